@@ -1,0 +1,42 @@
+# hoplat: what each hop between a client and a server costs.
+GO      ?= go
+BIN     ?= bin
+PKGS    := ./...
+# -race roughly doubles run time; the suite is sized so it stays affordable.
+TESTFLAGS ?= -race -count=1 -timeout 20m
+
+.PHONY: all build test check bench deps clean fuzz bench-fidelity bench-mysql bench-relay
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+test: build
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchtime=1x $(PKGS) >/dev/null
+
+check:
+	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt: $$fmt"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: skipped"; fi
+	$(MAKE) test
+
+bench: build
+	@scripts/bench.sh
+
+bench-fidelity: build
+	@scripts/bench-fidelity.sh
+
+bench-mysql: build
+	@scripts/bench-mysql.sh
+
+bench-relay: build
+	@scripts/bench-relay.sh
+
+deps:
+	@scripts/deps.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,125 @@
+// Package peer finds the programs a test or benchmark runs beside hoplat's
+// own code: optional peers (socat, HAProxy, sockperf, MariaDB, sysbench, the
+// mariadb client) and hoplat's own binaries. A missing peer skips the test
+// with the reason and the install hint, except when HOPLAT_REQUIRE_INTEGRATION
+// is set (as CI does): then it fails.
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// RequireEnv is the variable that turns a skipped integration test into a
+// failure.
+const RequireEnv = "HOPLAT_REQUIRE_INTEGRATION"
+
+// Required reports whether integration tests must run rather than skip.
+func Required() bool {
+	v := os.Getenv(RequireEnv)
+	return v != "" && v != "0" && v != "false"
+}
+
+// sbin directories are searched too: mariadbd and haproxy live there and a
+// non-root PATH often lacks them.
+var extraDirs = []string{"/usr/sbin", "/usr/local/sbin", "/sbin"}
+
+// Find returns the path of the program name, from PATH or the sbin
+// directories.
+func Find(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	for _, d := range extraDirs {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("peer: %s not found on PATH (install it with `make deps`)", name)
+}
+
+// Require returns the path of the program name, or skips t (fails it when
+// integration is required) with the reason.
+func Require(t testing.TB, name string) string {
+	t.Helper()
+	p, err := Find(name)
+	if err != nil {
+		Unavailable(t, err.Error())
+	}
+	return p
+}
+
+// Unavailable skips t with why, or fails it when integration is required.
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("%s (and %s is set)", why, RequireEnv)
+	}
+	t.Skip(why)
+}
+
+var (
+	buildMu sync.Mutex
+	built   = map[string]string{}
+)
+
+// Hoplat returns the path of one of hoplat's own binaries (pongd, pingpong,
+// hoprelay, hopbench): from $HOPLAT_BIN when `make test` set it, else built
+// once per test process into a temporary directory.
+func Hoplat(t testing.TB, name string) string {
+	t.Helper()
+	p, err := hoplatBin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func hoplatBin(name string) (string, error) {
+	if dir := os.Getenv("HOPLAT_BIN"); dir != "" {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[name]; ok {
+		return p, nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "hoplat-bin-")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", p, "./cmd/"+name)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("peer: go build ./cmd/%s: %v\n%s", name, err, out)
+	}
+	built[name] = p
+	return p, nil
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("peer: go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("peer: not inside the hoplat module")
+	}
+	return filepath.Dir(mod), nil
+}
