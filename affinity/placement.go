@@ -60,6 +60,9 @@ func parsePlacement(spec string, online CPUSet) (Placement, error) {
 		return Placement{preset: spec, online: online, spread: &spreadSlots{slots: slots}}, nil
 	}
 	tokens := strings.FieldsFunc(spec, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
+	if len(tokens) == 0 {
+		return Placement{}, errors.New("empty spec")
+	}
 	var lists []string // raw CPU list per name, in spec order
 	var names []string
 	for _, tok := range tokens {

@@ -14,7 +14,7 @@ type CPU struct {
 	ID      int
 	Core    int    // core_id: unique only within a package
 	Package int    // physical_package_id: the socket
-	Node    int    // NUMA node; the package when the kernel reports no nodes
+	Node    int    // NUMA node; 0 on a kernel without NUMA, which treats memory as uniform
 	Threads CPUSet // thread_siblings_list: the CPUs sharing this core, itself included
 }
 
@@ -31,7 +31,7 @@ const (
 	SameCPU      Relation = iota // one logical CPU
 	SMTSibling                   // hyperthreads of one core: shared L1/L2 and execution units
 	OtherCore                    // other core, same package and node: shared LLC at most
-	OtherPackage                 // other socket, same NUMA node (NUMA off or interleaved)
+	OtherPackage                 // other socket, same NUMA node (NUMA off, or memory interleaved)
 	OtherNode                    // other NUMA node: memory and cache lines cross the interconnect
 )
 
@@ -98,10 +98,7 @@ func readTopology(fsys fs.FS) (Topology, error) {
 		if c.Threads, err = readCPUList(fsys, dir+"/thread_siblings_list"); err != nil {
 			return Topology{}, err
 		}
-		c.Node = c.Package
-		if n, ok := nodeOf[id]; ok {
-			c.Node = n
-		}
+		c.Node = nodeOf[id]
 		t.CPUs = append(t.CPUs, c)
 	}
 	return t, nil
