@@ -21,7 +21,8 @@ import (
 // goes back to the runtime's pool and runs other goroutines on the narrowed
 // mask. The intended caller is a worker goroutine that pins itself first and
 // stays locked for its whole life; when it returns still locked, the runtime
-// terminates the thread. On error the mask and the lock are as they were.
+// terminates the thread. If the kernel refuses the mask, the thread's mask
+// and lock are as they were.
 func PinThread(cpus CPUSet) (granted CPUSet, err error) {
 	if err := checkOnline(cpus); err != nil {
 		return CPUSet{}, fmt.Errorf("affinity: pin thread to %s: %w", cpus, err)
