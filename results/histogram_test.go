@@ -159,3 +159,31 @@ func BenchmarkQuantile(b *testing.B) {
 		_ = h.Quantile(99)
 	}
 }
+
+// FuzzRecord checks that no value is dropped or escapes the range.
+func FuzzRecord(f *testing.F) {
+	f.Add(int64(25_000), int64(0))
+	f.Add(int64(-1), int64(1))
+	f.Add(int64(1<<62), int64(1_000_000))
+	f.Fuzz(func(t *testing.T, ns, interval int64) {
+		if interval > 0 && interval < int64(time.Millisecond) {
+			t.Skip() // the back-fill of a 60 s stall at µs intervals is 60 M records: slow, not wrong
+		}
+		h := NewHistogram()
+		h.Record(ns)
+		h.RecordCorrected(ns, interval)
+		if h.Count() < 2 {
+			t.Fatalf("Record(%d), RecordCorrected(%d, %d): count %d, want at least 2", ns, ns, interval, h.Count())
+		}
+		if h.Min() < 1 || h.Max() > highestNs+highestNs/1000 {
+			t.Fatalf("min %d, max %d outside 1 ns .. 60 s", h.Min(), h.Max())
+		}
+		wantClamped := int64(0)
+		if ns > highestNs {
+			wantClamped = 2
+		}
+		if h.Clamped() != wantClamped {
+			t.Fatalf("clamped %d, want %d", h.Clamped(), wantClamped)
+		}
+	})
+}
