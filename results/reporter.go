@@ -1,0 +1,25 @@
+package results
+
+import (
+	"fmt"
+	"io"
+)
+
+// A Reporter writes a finished measurement in one format.
+type Reporter func(io.Writer) error
+
+// Formats are the names ReporterFor accepts, as --format takes them.
+var Formats = []string{"text", "json", "csv"}
+
+// ReporterFor returns the reporter of r in the named format.
+func ReporterFor(format string, r Report) (Reporter, error) {
+	switch format {
+	case "text":
+		return func(w io.Writer) error { return WriteText(w, r) }, nil
+	case "json":
+		return func(w io.Writer) error { return WriteJSON(w, r) }, nil
+	case "csv":
+		return func(w io.Writer) error { return WriteCSV(w, r) }, nil
+	}
+	return nil, fmt.Errorf("results: unknown format %q (want text, json or csv)", format)
+}
