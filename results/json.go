@@ -22,6 +22,9 @@ func WriteJSON(w io.Writer, r Report) error {
 	if doc.Schema == "" {
 		doc.Schema = SchemaPingpong
 	}
+	if doc.Env.Pinning == nil {
+		doc.Env.Pinning = map[string]string{} // "pinning": {} when none, never null
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {

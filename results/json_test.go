@@ -90,6 +90,9 @@ func TestJSONSchemaOverride(t *testing.T) {
 	if doc["schema"] != "hoplat.test.v9" {
 		t.Errorf("schema = %v, want the report's own", doc["schema"])
 	}
+	if p, ok := doc["env"].(map[string]any)["pinning"].(map[string]any); !ok || len(p) != 0 {
+		t.Errorf("env.pinning = %v, want {} when nothing was pinned", doc["env"].(map[string]any)["pinning"])
+	}
 	if r, ok := doc["results"].([]any); !ok || len(r) != 0 {
 		t.Errorf("results = %v, want []", doc["results"])
 	}

@@ -77,6 +77,9 @@ type StepResult struct {
 	Threads int     `json:"threads"`
 	TPS     Series  `json:"tps"`
 	QPS     *Series `json:"qps,omitempty"` // when queries differ from events
+	// SQL is set when the client counted statements (Run.Queries), so the
+	// text report heads its counters "SQL statistics" as sysbench does.
+	SQL bool `json:"-"`
 	// Transactions, Queries and ElapsedS are totals over the kept runs.
 	Transactions int64       `json:"transactions"`
 	Queries      int64       `json:"queries"`
@@ -127,15 +130,17 @@ func (r Report) Results() []StepResult {
 func AnalyzeStep(s Step) StepResult {
 	tps := make([]float64, len(s.Runs))
 	qps := make([]float64, len(s.Runs))
-	queriesDiffer := false
+	queriesDiffer, sql := false, false
 	for i, run := range s.Runs {
 		tps[i] = perSecond(run.Transactions(), run.Elapsed)
 		qps[i] = perSecond(run.QueryCount(), run.Elapsed)
 		queriesDiffer = queriesDiffer || run.QueryCount() != run.Transactions()
+		sql = sql || run.Queries > 0
 	}
 	res := StepResult{
 		Threads:     s.Threads,
 		TPS:         AnalyzeSeries(tps, s.Discard),
+		SQL:         sql,
 		LatencyHist: NewHistogram(),
 		Runs:        make([]RunResult, len(s.Runs)),
 		OutlierRuns: []int{},

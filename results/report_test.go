@@ -2,6 +2,7 @@ package results
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +81,29 @@ func TestErrorSamplesBounded(t *testing.T) {
 	}}
 	if got := AnalyzeStep(s).ErrorSamples; !slices.Equal(got, []string{"a", "b", "c", "d", "e"}) {
 		t.Errorf("error samples %q, want the first %d distinct", got, maxErrorSamples)
+	}
+}
+
+func TestSQLHeading(t *testing.T) {
+	// mysql ping: one statement per transaction. Queries equal events, so no
+	// qps series, but the counters are still SQL statistics.
+	run := Run{Elapsed: time.Second, Latency: NewHistogram(), Events: []int64{10}, Queries: 10}
+	for _, c := range []struct {
+		name    string
+		queries int64
+		heading string
+	}{{"mysql", 10, "SQL statistics:"}, {"echo", 0, "Round-trip statistics:"}} {
+		run.Queries = c.queries
+		r := Report{Steps: []Step{{Threads: 1, Runs: []Run{run}}}}
+		if res := r.Results()[0]; res.QPS != nil {
+			t.Errorf("%s: qps %+v, want none when queries equal events", c.name, res.QPS)
+		}
+		var b strings.Builder
+		if err := WriteText(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "\n"+c.heading+"\n") {
+			t.Errorf("%s: text lacks %q:\n%s", c.name, c.heading, b.String())
+		}
 	}
 }

@@ -8,10 +8,8 @@ import (
 // A Reporter writes a finished measurement in one format.
 type Reporter func(io.Writer) error
 
-// Formats are the names ReporterFor accepts, as --format takes them.
-var Formats = []string{"text", "json", "csv"}
-
-// ReporterFor returns the reporter of r in the named format.
+// ReporterFor returns the reporter of r in the named format: text, json or
+// csv, as --format names them.
 func ReporterFor(format string, r Report) (Reporter, error) {
 	switch format {
 	case "text":

@@ -50,8 +50,8 @@ func LatencyOf(h *Histogram) Latency {
 // Summary is a histogram read over the time it was recorded in.
 type Summary struct {
 	Latency
-	Elapsed time.Duration
-	TPS     float64 // recorded values per second of Elapsed
+	Elapsed time.Duration `json:"-"`
+	TPS     float64       `json:"tps"` // recorded values per second of Elapsed
 }
 
 // Summarize reads h over elapsed. TPS is 0 when elapsed is not positive, so a

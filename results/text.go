@@ -56,7 +56,7 @@ func textStep(p *printer, s StepResult) {
 	secs := s.ElapsedS
 
 	// sysbench heads this block "SQL statistics"; echo has no SQL.
-	if s.QPS != nil || s.Queries != s.Transactions {
+	if s.SQL {
 		p.printf("SQL statistics:\n")
 	} else {
 		p.printf("Round-trip statistics:\n")
