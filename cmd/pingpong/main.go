@@ -30,19 +30,31 @@ import (
 
 const exitUsage = 2
 
+// usageError is a flag value that makes no sense: exit status 2.
 type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
 
 func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintln(os.Stderr, "pingpong:", err)
+		report(err)
 		os.Exit(exitUsage)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "pingpong:", err)
+		report(err)
 		os.Exit(1)
 	}
+}
+
+// report prints err once prefixed with the command's name.
+func report(err error) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "pingpong:") {
+		msg = "pingpong: " + msg
+	}
+	fmt.Fprintln(os.Stderr, msg)
 }
 
 type options struct {
@@ -54,6 +66,7 @@ type options struct {
 func parse(args []string) (options, error) {
 	var o options
 	fs := pflag.NewFlagSet("pingpong", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
 	target := fs.String("target", "", "address to load: tcp:HOST:PORT, unix:/path, or socat's TCP4:HOST:PORT,…")
 	proto := fs.String("proto", "echo", "protocol: echo (mysql is not wired yet)")
 	size := fs.Int("size", echo.DefaultSize, "echo: bytes per request and per reply")
@@ -69,6 +82,9 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
 	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (ns) in HdrHistogram's .hgrm format to FILE")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(os.Stdout, "Usage: pingpong --target ADDR [flags]\n%s", fs.FlagUsages())
+		}
 		return o, usageError{err}
 	}
 	if fs.NArg() > 0 {

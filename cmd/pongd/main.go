@@ -14,8 +14,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -28,23 +30,36 @@ import (
 // exitUsage is the status for flag values that make no sense.
 const exitUsage = 2
 
+// usageError is a flag value that makes no sense: exit status 2.
 type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
 
 func main() {
 	err := run(os.Args[1:])
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintln(os.Stderr, "pongd:", err)
+		report(err)
 		os.Exit(exitUsage)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "pongd:", err)
+		report(err)
 		os.Exit(1)
 	}
 }
 
+// report prints err once prefixed with the command's name.
+func report(err error) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "pongd:") {
+		msg = "pongd: " + msg
+	}
+	fmt.Fprintln(os.Stderr, msg)
+}
+
 func run(args []string) error {
 	fs := pflag.NewFlagSet("pongd", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
 	listen := fs.StringArray("listen", nil, "address to serve (repeatable): tcp:HOST:PORT, unix:/path, or socat's TCP4-LISTEN:PORT,…")
 	proto := fs.String("proto", "echo", "protocol: echo (mysql is not wired yet)")
 	ioModel := fs.String("io", "netpoll", "I/O model: netpoll, blocking or spin")
@@ -53,6 +68,7 @@ func run(args []string) error {
 	serviceMode := fs.String("service-mode", "busy", "how service time is spent: busy (burn CPU, as a query does) or sleep")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(os.Stdout, "Usage: pongd --listen ADDR [--listen ADDR ...] [flags]\n%s", fs.FlagUsages())
 			return nil
 		}
 		return usageError{err}
