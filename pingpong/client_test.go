@@ -141,6 +141,12 @@ func TestOpenLoop(t *testing.T) {
 	if s.Corrected.P50 < s.Latency.P50 || s.Corrected.Count != s.Latency.Count {
 		t.Errorf("corrected %+v, uncorrected %+v: corrected must count the same requests and be no shorter", *s.Corrected, s.Latency)
 	}
+	t.Logf("p50 corrected %.1f us, uncorrected %.1f us", s.Corrected.P50, s.Latency.P50)
+	// At this rate the responder keeps up: a corrected median far above
+	// the uncorrected one is the pacer sending late (a millisecond timer).
+	if s.Corrected.P50 > s.Latency.P50+300 {
+		t.Errorf("corrected p50 %.1f us, uncorrected %.1f us: the pacer sends late", s.Corrected.P50, s.Latency.P50)
+	}
 }
 
 // closeAfter serves n round trips per connection, then closes it.

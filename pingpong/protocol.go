@@ -13,7 +13,9 @@ type Protocol interface {
 
 // Session is one client connection speaking a protocol. Event performs one
 // request/response (for MySQL's oltp-ro, one transaction) and returns the
-// statements it ran. It is the hot path: it must not allocate.
+// statements it ran, 0 for a protocol without statements (echo), so that
+// reports count queries only where there are some. It is the hot path: it
+// must not allocate.
 type Session interface {
 	Event() (queries int, err error)
 }

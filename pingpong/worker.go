@@ -2,6 +2,7 @@ package pingpong
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -183,15 +184,28 @@ func (w *worker) paced(due int64) int64 {
 	return t2
 }
 
-// waitUntil waits for the clock to reach due: spinning in the spin model,
-// sleeping otherwise (any oversleep counts in the corrected latency).
+// slack is how early the pacer wakes before a send, to spin the rest:
+// nanosleep(2) wakes late by up to the thread's timer slack (50 us by
+// default, prctl(2) PR_SET_TIMERSLACK).
+const slack = int64(60 * time.Microsecond)
+
+// waitUntil waits for the clock to reach due. Sleeping in the runtime's
+// timers would be a millisecond late: they wait in epoll_wait, whose
+// timeout is in milliseconds, so a sleep shorter than 1 ms lasts about
+// 1 ms, and that lateness would count against the responder in the
+// corrected latency. So the pacer sleeps in nanosleep(2) to within slack of
+// due, then spins on the clock (yielding the P, but in the spin model,
+// which spins all the way).
 func (w *worker) waitUntil(due int64) {
-	if w.s.cfg.IO == Spin {
-		for now() < due {
-		}
-		return
+	spin := w.s.cfg.IO == Spin
+	if d := due - now() - slack; d > 0 && !spin {
+		preciseSleep(time.Duration(d))
 	}
-	time.Sleep(time.Duration(due - now()))
+	for now() < due {
+		if !spin {
+			runtime.Gosched()
+		}
+	}
 }
 
 func (w *worker) record(lat, corrected int64, q int) {

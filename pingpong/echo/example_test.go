@@ -12,7 +12,7 @@ import (
 )
 
 // A responder on a UNIX socket and one client session: each Event is one
-// checked round trip.
+// checked round trip (running no SQL statement).
 func Example() {
 	dir, _ := os.MkdirTemp("", "echo-example-")
 	defer os.RemoveAll(dir)
@@ -36,7 +36,7 @@ func Example() {
 		fmt.Println(q, err)
 	}
 	// Output:
-	// 1 <nil>
-	// 1 <nil>
-	// 1 <nil>
+	// 0 <nil>
+	// 0 <nil>
+	// 0 <nil>
 }
