@@ -227,6 +227,19 @@ func TestRefused(t *testing.T) {
 	}
 }
 
+// TestUnreachable: a host that does not answer (TEST-NET-1, RFC 5737) ends
+// the run with an error naming it, after the connect timeout at most.
+func TestUnreachable(t *testing.T) {
+	target := sockets.Addr{Network: "tcp", Host: "192.0.2.1", Port: 9}
+	_, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: target, Protocol: echo.Protocol{}, ConnectTimeout: 100 * time.Millisecond,
+	})
+	if err == nil || !strings.Contains(err.Error(), "192.0.2.1:9") {
+		t.Fatalf("Run = %v, want an error naming 192.0.2.1:9", err)
+	}
+	t.Log(err)
+}
+
 func TestConfigErrors(t *testing.T) {
 	tcp := sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: 1}
 	p := echo.Protocol{}
@@ -243,6 +256,7 @@ func TestConfigErrors(t *testing.T) {
 		{pingpong.Config{Target: tcp, Protocol: p, Rate: -5}, "rate -5"},
 		{pingpong.Config{Target: tcp, Protocol: p, CPUs: []int{-1}}, "cpu -1"},
 		{pingpong.Config{Target: tcp, Protocol: p, ReportInterval: -1}, "report interval"},
+		{pingpong.Config{Target: tcp, Protocol: p, ConnectTimeout: -1}, "connect timeout"},
 	} {
 		_, err := pingpong.Run(context.Background(), tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -348,6 +362,39 @@ func TestSpend(t *testing.T) {
 		pingpong.Service{Time: 2 * time.Millisecond, Mode: m}.Spend()
 		if d := time.Since(start); d < 2*time.Millisecond {
 			t.Errorf("%s: spent %v, want at least 2ms", m, d)
+		}
+	}
+}
+
+// TestPinning: workers pinned round-robin over --cpus, and the report says
+// which CPU each got; the responder reports its connections' CPUs too.
+func TestPinning(t *testing.T) {
+	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
+	got := make(chan int, 4)
+	srv := &pingpong.Server{Listen: []sockets.Addr{ta}, IO: pingpong.Blocking, CPUs: []int{0}, Handler: echo.Handler{},
+		Pinned: func(conn, cpu int) { got <- cpu }}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: srv.Addrs()[0], Protocol: echo.Protocol{}, IO: pingpong.Blocking,
+		Threads: []int{2}, CPUs: []int{0}, Time: 50 * time.Millisecond,
+	})
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
+			t.Skipf("cannot pin here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	for _, w := range []string{"pingpong/0", "pingpong/1"} {
+		if rep.Env.Pinning[w] != "0" {
+			t.Errorf("pinning %v, want %s on cpu 0", rep.Env.Pinning, w)
+		}
+	}
+	for range 2 {
+		if cpu := <-got; cpu != 0 {
+			t.Errorf("responder connection on cpu %d, want 0", cpu)
 		}
 	}
 }

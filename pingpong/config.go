@@ -33,9 +33,16 @@ type Config struct {
 	// interval counted, as sysbench's --report-interval does.
 	ReportInterval time.Duration
 	Progress       func(results.Progress)
+	// ConnectTimeout bounds each connection set-up, handshake included;
+	// default 5 s. An unreachable host would otherwise hold a run for the
+	// kernel's SYN retries (about two minutes, tcp_syn_retries).
+	ConnectTimeout time.Duration
 }
 
-const defaultTime = 10 * time.Second
+const (
+	defaultTime           = 10 * time.Second
+	defaultConnectTimeout = 5 * time.Second
+)
 
 func (c Config) withDefaults() (Config, error) {
 	if c.Protocol == nil {
@@ -49,6 +56,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Runs == 0 {
 		c.Runs = 1
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = defaultConnectTimeout
 	}
 	for _, n := range c.Threads {
 		if n < 1 {
@@ -71,6 +81,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("pingpong: discard %d: want 0 to runs-1 (%d)", c.Discard, c.Runs-1)
 	case c.Rate < 0:
 		return c, fmt.Errorf("pingpong: rate %v: want 0 (closed loop) or more", c.Rate)
+	case c.ConnectTimeout < 0:
+		return c, fmt.Errorf("pingpong: connect timeout %v: want a positive duration", c.ConnectTimeout)
 	case c.ReportInterval < 0:
 		return c, fmt.Errorf("pingpong: report interval %v: want 0 (off) or more", c.ReportInterval)
 	case c.IO > Spin:

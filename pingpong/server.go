@@ -23,6 +23,10 @@ type Server struct {
 	// ErrorLog receives connection errors other than a clean close; they
 	// are dropped when nil.
 	ErrorLog func(error)
+	// Pinned, when set, learns the CPU each connection's thread was pinned
+	// to (connections numbered from 0 in accept order), so a report can
+	// say where the responder ran.
+	Pinned func(conn, cpu int)
 
 	mu      sync.Mutex
 	lns     []*sockets.Listener
@@ -115,12 +119,15 @@ func (s *Server) accept(ln *sockets.Listener) {
 func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	defer s.wg.Done()
 	peer := nc.RemoteAddr().String()
-	_, unlock, err := pinned(s.IO, s.CPUs, i)
+	cpu, unlock, err := pinned(s.IO, s.CPUs, i)
 	defer unlock()
 	if err != nil {
 		nc.Close()
 		s.logf("pingpong: serve %s: %w", peer, err)
 		return
+	}
+	if cpu >= 0 && s.Pinned != nil {
+		s.Pinned(i, cpu)
 	}
 	c, err := adopt(nc, s.IO)
 	if err != nil {

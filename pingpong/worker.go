@@ -2,6 +2,7 @@ package pingpong
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -73,12 +74,25 @@ func (w *worker) run(ctx context.Context, ready chan<- error) {
 // dial connects and opens a session, timing both as connection set-up.
 func (w *worker) dial(ctx context.Context) error {
 	cfg := &w.s.cfg
+	ctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
+	defer cancel()
 	t := now()
 	c, err := dial(ctx, cfg.Target, cfg.IO)
 	if err != nil {
 		return err
 	}
+	// A handshake that never completes would block in Read: the deadline
+	// interrupts it.
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		c.Interrupt()
+		close(fired)
+	})
 	sess, err := cfg.Protocol.Open(c, cfg.Target.IsUnix())
+	if !stop() {
+		<-fired
+		err = fmt.Errorf("pingpong: %s: handshake: %w", cfg.Target.NetAddr(), context.Cause(ctx))
+	}
 	if err != nil {
 		c.Close()
 		return err

@@ -79,7 +79,10 @@ func run(args []string) error {
 	if len(*listen) == 0 {
 		return usageError{errors.New("--listen: at least one address is required")}
 	}
-	srv := &pingpong.Server{ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, "pongd:", err) }}
+	srv := &pingpong.Server{
+		ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, "pongd:", err) },
+		Pinned:   func(conn, cpu int) { fmt.Fprintf(os.Stderr, "pongd: connection %d on cpu %d\n", conn, cpu) },
+	}
 	for _, s := range *listen {
 		a, err := sockets.Parse(s)
 		if err != nil {
