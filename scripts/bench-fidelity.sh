@@ -11,12 +11,24 @@
 # Overhead: heap allocations per 1,000 round trips, client and responder in
 # one process, per I/O model (go test), target <= 1.
 #
-# ROUNDS (default 5) and SECS (default 3) size the run.
+# ROUNDS (default 9) and SECS (default 2) size the run: on a small shared
+# machine one round varies by a third (placement, neighbours), so many short
+# interleaved rounds and their medians say more than a few long ones.
+# PIN=1 pins every client to CPU 0 and every server to CPU 1 (taskset), the
+# same placement for sockperf and hoplat, which steadies the figures at the
+# price of a cross-CPU wake-up per message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${ROUNDS:-5}
-SECS=${SECS:-3}
+ROUNDS=${ROUNDS:-9}
+SECS=${SECS:-2}
 SIZE=64
+client=()
+server=()
+if [ "${PIN:-0}" = 1 ]; then
+	command -v taskset >/dev/null || { echo "bench-fidelity: PIN=1 needs taskset" >&2; exit 1; }
+	client=(taskset -c 0)
+	server=(taskset -c 1)
+fi
 for b in pingpong pongd; do
 	[ -x "bin/$b" ] || { echo "bench-fidelity: bin/$b missing (make build)" >&2; exit 1; }
 done
@@ -37,7 +49,7 @@ trap cleanup EXIT
 # pongd prints "listening ADDR" once bound; wait for that line.
 start_pongd() { # name io
 	local out="$tmp/pongd-$1.out"
-	bin/pongd --listen tcp:127.0.0.1:0 --io "$2" >"$out" 2>"$tmp/pongd-$1.err" &
+	"${server[@]}" bin/pongd --listen tcp:127.0.0.1:0 --io "$2" >"$out" 2>"$tmp/pongd-$1.err" &
 	pids+=($!)
 	for _ in $(seq 100); do
 		if grep -q '^listening ' "$out"; then
@@ -58,7 +70,7 @@ start_sockperf() {
 		port=$((20000 + RANDOM % 20000))
 		ss -Htln "sport = :$port" | grep -q . || break
 	done
-	sockperf server --tcp -i 127.0.0.1 -p "$port" >"$tmp/sockperf-server.out" 2>&1 &
+	"${server[@]}" sockperf server --tcp -i 127.0.0.1 -p "$port" >"$tmp/sockperf-server.out" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 100); do
 		if ss -Htln "sport = :$port" | grep -q .; then
@@ -79,7 +91,7 @@ csv_field() {
 
 run_pingpong() { # target io -> p50 round trip in us
 	local out="$tmp/pp.csv"
-	if ! bin/pingpong --target "$1" --io "$2" --size $SIZE --time "${SECS}s" --format csv >"$out" 2>"$tmp/pp.err"; then
+	if ! "${client[@]}" bin/pingpong --target "$1" --io "$2" --size $SIZE --time "${SECS}s" --format csv >"$out" 2>"$tmp/pp.err"; then
 		echo "bench-fidelity: pingpong --io $2 failed: $(cat "$tmp/pp.err")" >&2
 		exit 1
 	fi
@@ -88,7 +100,7 @@ run_pingpong() { # target io -> p50 round trip in us
 
 run_sockperf() { # port -> p50 round trip in us (sockperf's half, doubled)
 	local half
-	half=$(sockperf ping-pong --tcp -i 127.0.0.1 -p "$1" -m $SIZE -t "$SECS" 2>&1 |
+	half=$("${client[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "$1" -m $SIZE -t "$SECS" 2>&1 |
 		awk '/percentile 50.000 =/{print $NF}')
 	[ -n "$half" ] || { echo "bench-fidelity: sockperf ping-pong printed no p50" >&2; exit 1; }
 	awk -v h="$half" 'BEGIN{printf "%.3f\n", 2*h}'
@@ -101,7 +113,9 @@ t_blocking=$(start_pongd blocking blocking)
 t_netpoll=$(start_pongd netpoll netpoll)
 t_spin=$(start_pongd spin spin)
 
-echo "bench-fidelity: $ROUNDS interleaved rounds x ${SECS}s, $SIZE-byte messages, 1 thread, TCP loopback"
+pinning="unpinned"
+[ "${PIN:-0}" = 1 ] && pinning="clients on CPU 0, servers on CPU 1"
+echo "bench-fidelity: $ROUNDS interleaved rounds x ${SECS}s, $SIZE-byte messages, 1 thread, TCP loopback, $pinning"
 echo "(round trip p50 in us; sockperf prints half the round trip, doubled here)"
 printf '%-6s %10s %12s %10s %10s\n' round sockperf pp-blocking pp-netpoll pp-spin
 : >"$tmp/sp" >"$tmp/bl" >"$tmp/np" >"$tmp/sn" >"$tmp/ratio"
