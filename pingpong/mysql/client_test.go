@@ -1,0 +1,76 @@
+package mysql
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestClientAgainstMock(t *testing.T) {
+	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+		for _, network := range []string{"tcp", "unix"} {
+			t.Run(auth+"/"+network, func(t *testing.T) {
+				m := startMock(t, ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 3})
+				addr := m.tcpAddr
+				if network == "unix" {
+					addr = m.sock
+				}
+				cfg := ClientConfig{User: "bench", Password: "secret", DB: "sbtest"}
+				// Twice: caching_sha2's first login takes the full path, the
+				// second the fast path.
+				for range 2 {
+					c := mustDial(t, network, addr, cfg)
+					if err := c.Ping(); err != nil {
+						t.Fatal(err)
+					}
+					n, err := c.Query("SELECT c FROM sbtest1 WHERE id=1")
+					if err != nil || n != 3 {
+						t.Fatalf("Query = %d, %v; want 3 rows", n, err)
+					}
+					st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n, err := st.Exec(7); err != nil || n != 3 {
+						t.Fatalf("Exec = %d, %v; want 3 rows", n, err)
+					}
+					if err := st.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if err := c.Quit(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				_, err := dial(t, network, addr, ClientConfig{User: "bench", Password: "wrong"})
+				if se := asServerError(err); se == nil || se.Code != ErAccessDenied {
+					t.Fatalf("wrong password: %v, want ServerError 1045", err)
+				}
+			})
+		}
+	}
+}
+
+func TestWorkloadsAgainstMock(t *testing.T) {
+	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
+		for _, ps := range []bool{false, true} {
+			w, err := NewWorkload(WorkloadConfig{Command: cmd, PS: ps, Query: "SELECT 42"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+			s, err := w.Prepare(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for range 20 {
+				q, err := s.Event(rng)
+				if err != nil || q != w.QueriesPerEvent() {
+					t.Fatalf("%s ps=%v: Event = %d, %v", cmd, ps, q, err)
+				}
+			}
+			s.Close()
+			c.Quit()
+		}
+	}
+}
