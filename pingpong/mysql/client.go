@@ -51,13 +51,15 @@ func Connect(rw io.ReadWriter, cfg ClientConfig, unixSocket bool) (*Client, erro
 	if cfg.MaxMessage > 0 {
 		c.pc.maxMessage = cfg.MaxMessage
 	}
-	if err := c.handshake(&cfg, unixSocket); err != nil {
+	if err := c.handshake(&cfg, unixSocket, ""); err != nil {
 		return nil, fmt.Errorf("mysql: connect as %q: %w", cfg.User, err)
 	}
 	return c, nil
 }
 
-func (c *Client) handshake(cfg *ClientConfig, unixSocket bool) error {
+// handshake logs in. offer names the plugin of the first auth response; ""
+// takes the greeting's (tests use it to provoke an AuthSwitchRequest).
+func (c *Client) handshake(cfg *ClientConfig, unixSocket bool, offer string) error {
 	p, err := c.pc.readPacket()
 	if err != nil {
 		return fmt.Errorf("read greeting: %w", err)
@@ -83,7 +85,9 @@ func (c *Client) handshake(cfg *ClientConfig, unixSocket bool) error {
 	c.deprecateEOF = c.caps&capDeprecateEOF != 0
 
 	plugin := string(g.plugin)
-	if plugin != pluginCachingSHA2 {
+	if offer != "" {
+		plugin = offer
+	} else if plugin != pluginCachingSHA2 {
 		// Anything else starts with native; the server switches us if the
 		// account needs another plugin.
 		plugin = pluginNative

@@ -74,3 +74,27 @@ func TestWorkloadsAgainstMock(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthSwitchByMock offers the plugin the mock does not use; the mock
+// must switch the client, with both plugins on either side.
+func TestAuthSwitchByMock(t *testing.T) {
+	for _, tc := range []struct{ server, offer string }{
+		{pluginNative, pluginCachingSHA2},
+		{pluginCachingSHA2, pluginNative},
+	} {
+		m := startMock(t, ServerConfig{User: "u", Password: "p", Auth: tc.server})
+		for _, network := range []string{"tcp", "unix"} {
+			addr := m.tcpAddr
+			if network == "unix" {
+				addr = m.sock
+			}
+			c, err := connectOffering(dialRaw(t, network, addr), ClientConfig{User: "u", Password: "p"}, network == "unix", tc.offer)
+			if err != nil {
+				t.Fatalf("server %s, client offers %s over %s: %v", tc.server, tc.offer, network, err)
+			}
+			if err := c.Ping(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -124,3 +124,23 @@ func asServerError(err error) *ServerError {
 	}
 	return nil
 }
+
+func dialRaw(t testing.TB, network, addr string) net.Conn {
+	t.Helper()
+	nc, err := net.Dial(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return nc
+}
+
+// connectOffering is Connect with the first auth response computed for
+// plugin, whatever the greeting announced.
+func connectOffering(nc net.Conn, cfg ClientConfig, unixSocket bool, plugin string) (*Client, error) {
+	c := &Client{pc: newPacketConn(nc)}
+	if err := c.handshake(&cfg, unixSocket, plugin); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
