@@ -84,8 +84,10 @@ func (c *packetConn) fill(n int) error {
 	return nil
 }
 
-// readFrame reads one packet and checks its sequence id.
-func (c *packetConn) readFrame() ([]byte, error) {
+// readFrame reads one packet and checks its sequence id. already is the
+// length reassembled so far: the limit applies to the declared length before
+// any of it is buffered.
+func (c *packetConn) readFrame(already int) ([]byte, error) {
 	if err := c.fill(4); err != nil {
 		return nil, err
 	}
@@ -94,7 +96,10 @@ func (c *packetConn) readFrame() ([]byte, error) {
 	if h[3] != c.seq {
 		return nil, fmt.Errorf("%w: got sequence id %d, want %d", ErrOutOfOrder, h[3], c.seq)
 	}
-	if n > c.maxMessage {
+	if already+n > c.maxMessage {
+		if already > 0 {
+			return nil, fmt.Errorf("mysql: read packet: reassembled length %d exceeds limit %d", already+n, c.maxMessage)
+		}
 		return nil, fmt.Errorf("mysql: read packet: length %d exceeds limit %d", n, c.maxMessage)
 	}
 	c.seq++
@@ -109,18 +114,15 @@ func (c *packetConn) readFrame() ([]byte, error) {
 // readPacket returns the next logical payload, reassembling one that was
 // split at 16 MiB boundaries. The slice is valid until the next read.
 func (c *packetConn) readPacket() ([]byte, error) {
-	p, err := c.readFrame()
+	p, err := c.readFrame(0)
 	if err != nil || len(p) < maxPayload {
 		return p, err
 	}
 	c.big = append(c.big[:0], p...)
 	for {
-		p, err = c.readFrame()
+		p, err = c.readFrame(len(c.big))
 		if err != nil {
 			return nil, err
-		}
-		if len(c.big)+len(p) > c.maxMessage {
-			return nil, fmt.Errorf("mysql: read packet: reassembled length %d exceeds limit %d", len(c.big)+len(p), c.maxMessage)
 		}
 		c.big = append(c.big, p...)
 		if len(p) < maxPayload {
