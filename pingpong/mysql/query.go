@@ -13,6 +13,7 @@ const (
 	kindSysVar                    // SELECT @@var[, ...]: one row of variable values
 	kindDatabase                  // SELECT DATABASE()
 	kindShow                      // SHOW ...: an empty result set of a sane shape
+	kindEmpty                     // nothing but blanks and comments: ERR 1065
 )
 
 // classifyQuery looks at the first keyword only, without allocating: the
@@ -20,6 +21,8 @@ const (
 func classifyQuery(sql []byte) queryKind {
 	sql = skipSpaceAndComments(sql)
 	switch {
+	case len(sql) == 0:
+		return kindEmpty
 	case hasKeyword(sql, "SELECT"):
 		if bytes.IndexByte(sql, '@') >= 0 && indexFold(sql, "@@") >= 0 {
 			return kindSysVar

@@ -91,6 +91,8 @@ func (c *serverConn) query(sql []byte) error {
 		i = 1
 	}
 	switch kind {
+	case kindEmpty:
+		return c.sendErr(1065, "42000", "Query was empty")
 	case kindSelect:
 		r := &c.s.textRows[i]
 		return c.pc.writeRaw(r.frames, r.packets)
@@ -111,6 +113,13 @@ func (c *serverConn) prepare(sql []byte) error {
 		return c.sendErr(1461, "42000", fmt.Sprintf("Can't create more than max_prepared_stmt_count statements (current value: %d)", maxStmts))
 	}
 	st := &serverStmt{params: countParams(sql), kind: classifyQuery(sql)}
+	if st.params > 0xFFFF {
+		// The prepare-OK packet counts parameters in two bytes.
+		return c.sendErr(1390, "HY000", "Prepared statement contains too many placeholders")
+	}
+	if st.kind == kindEmpty {
+		return c.sendErr(1065, "42000", "Query was empty")
+	}
 	if st.kind != kindOK {
 		// Every statement that returns rows is served the canned c column
 		// when prepared; metadata queries are prepared rarely enough.
