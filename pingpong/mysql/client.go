@@ -17,6 +17,22 @@ type ClientConfig struct {
 	MaxMessage int
 }
 
+// String describes the config with the password redacted, so that logging
+// a config never leaks it.
+func (c ClientConfig) String() string {
+	return fmt.Sprintf("{User:%q Password:%s DB:%q MaxMessage:%d}", c.User, redact(c.Password), c.DB, c.MaxMessage)
+}
+
+// GoString is String for %#v.
+func (c ClientConfig) GoString() string { return "mysql.ClientConfig" + c.String() }
+
+func redact(password string) string {
+	if password == "" {
+		return `""`
+	}
+	return "<redacted>"
+}
+
 // Client is one authenticated connection. It is not safe for concurrent use:
 // a ping-pong worker owns one Client.
 type Client struct {

@@ -36,6 +36,18 @@ type ServerConfig struct {
 	Version string
 }
 
+// String describes the config with the password redacted.
+func (c ServerConfig) String() string {
+	return fmt.Sprintf("{User:%q Password:%s Auth:%q Rows:%d RowBytes:%d Service:%v Version:%q}",
+		c.User, redact(c.Password), c.Auth, c.Rows, c.RowBytes, c.Service != nil, c.Version)
+}
+
+// GoString is String for %#v.
+func (c ServerConfig) GoString() string { return "mysql.ServerConfig" + c.String() }
+
+// Config returns the configuration with defaults filled in.
+func (s *Server) Config() ServerConfig { return s.cfg }
+
 // Server answers the MySQL protocol with canned results. One Server serves
 // any number of connections concurrently; it holds what they share: the
 // pre-encoded responses, the RSA key and the caching_sha2_password cache.

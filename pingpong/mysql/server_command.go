@@ -68,6 +68,12 @@ func (c *serverConn) dispatch(p []byte) (quit bool, err error) {
 			delete(c.stmts, binary.LittleEndian.Uint32(p[1:]))
 		}
 		return false, nil // no reply, by protocol
+	case comStmtSendLongData:
+		return false, nil // no reply, by protocol; the value is not needed
+	case comFieldList:
+		// No fields: the list ends at once (old clients' table completion).
+		endResultSet(c.pc, c.deprecateEOF)
+		return false, c.pc.flush()
 	case comStmtReset:
 		if len(p) < 5 || c.stmts[binary.LittleEndian.Uint32(p[1:])] == nil {
 			return false, c.sendErr(ErUnknownStmtHandler, "HY000", "Unknown prepared statement handler given to mysqld_stmt_reset")

@@ -3,8 +3,10 @@ package mysql
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -168,5 +170,35 @@ func TestConnectAllocs(t *testing.T) {
 	// a few dozen, not hundreds.
 	if allocs > 64 {
 		t.Fatalf("%.0f allocations per Connect (client, server and net.Dial together), want at most 64", allocs)
+	}
+}
+
+func TestConfigsRedactPassword(t *testing.T) {
+	for _, s := range []string{
+		fmt.Sprintf("%v %+v %#v %s", ClientConfig{User: "u", Password: "hunter2"}, ClientConfig{Password: "hunter2"}, ClientConfig{Password: "hunter2"}, ClientConfig{Password: "hunter2"}),
+		fmt.Sprintf("%v %+v %#v", ServerConfig{Password: "hunter2"}, ServerConfig{Password: "hunter2"}, &ServerConfig{Password: "hunter2"}),
+	} {
+		if strings.Contains(s, "hunter2") || !strings.Contains(s, "<redacted>") {
+			t.Errorf("config printed as %q", s)
+		}
+	}
+}
+
+func TestServerServiceHook(t *testing.T) {
+	var calls atomic.Int32
+	m := startMock(t, ServerConfig{Service: func() { calls.Add(1) }})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Ping()
+	c.Query("SELECT 1")
+	st.Exec(1)
+	c.Query("COMMIT")
+	// The hook runs on the server goroutine before each reply, so the
+	// client has seen its effect once the reply arrives.
+	if n := calls.Load(); n != 3 {
+		t.Fatalf("Service ran %d times for 3 statements and a ping, want 3", n)
 	}
 }
