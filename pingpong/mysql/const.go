@@ -88,6 +88,7 @@ const (
 	ErNetPacketsOutOfOrder  = 1156
 	ErUnknownStmtHandler    = 1243
 	ErWrongArguments        = 1210
+	ErUnsupportedPS         = 1295
 	ErSecureTransportNeeded = 3159
 )
 

@@ -155,6 +155,12 @@ func (w *Workload) Prepare(c *Client) (*Session, error) {
 	if w.cfg.PS && w.cfg.Command != CommandPing {
 		for i := range s.shapes {
 			st, err := c.Prepare(s.shapes[i].preparedSQL())
+			if se := (*ServerError)(nil); errors.As(err, &se) && se.Code == ErUnsupportedPS {
+				// sysbench falls back to text for statements the server
+				// cannot prepare; so does the session (a nil entry).
+				s.stmts = append(s.stmts, nil)
+				continue
+			}
 			if err != nil {
 				s.Close()
 				return nil, fmt.Errorf("mysql: workload %s: %w", w.cfg.Command, err)
@@ -169,6 +175,9 @@ func (w *Workload) Prepare(c *Client) (*Session, error) {
 func (s *Session) Close() error {
 	var first error
 	for _, st := range s.stmts {
+		if st == nil {
+			continue
+		}
 		if err := st.Close(); err != nil && first == nil {
 			first = err
 		}
@@ -225,7 +234,7 @@ func (s *Session) oltpReadOnly(rng *rand.Rand) (int, error) {
 // run executes shape i with values a and b (as many as the shape takes).
 func (s *Session) run(i int, a, b int64) (int, error) {
 	sh := &s.shapes[i]
-	if s.stmts != nil {
+	if s.stmts != nil && s.stmts[i] != nil {
 		switch sh.params {
 		case 1:
 			return s.stmts[i].Exec(a)
