@@ -218,7 +218,7 @@ func (c *Client) fullAuth(password string, nonce []byte, unixSocket bool) error 
 		return parseErr(p)
 	}
 	if len(p) < 2 || p[0] != headerAuthMore {
-		return fmt.Errorf("caching_sha2_password: public key reply starts 0x%02x, want 0x01", p[0:min(1, len(p))])
+		return fmt.Errorf("caching_sha2_password: public key reply % x, want 0x01 and a PEM key", p[:min(len(p), 8)])
 	}
 	ct, err := encryptPassword(p[1:], password, nonce)
 	if err != nil {

@@ -92,3 +92,19 @@ func TestAuthSwitchByMariaDB(t *testing.T) {
 		}
 	}
 }
+
+// TestCachingSHA2AgainstServer logs in with caching_sha2_password where the
+// server has the plugin (MySQL-compatible builds); MariaDB 10.11 has none,
+// and the mock covers the path instead (TestClientAgainstMock).
+func TestCachingSHA2AgainstServer(t *testing.T) {
+	db := mariadbtest.Shared(t)
+	if db.SHA2User == "" {
+		t.Skip("server has no caching_sha2_password plugin (MariaDB 10.11 ships none); covered against the mock")
+	}
+	for _, tr := range []struct{ network, addr string }{{"tcp", db.Addr}, {"unix", db.Socket}, {"tcp", db.Addr}} {
+		c := mustDial(t, tr.network, tr.addr, ClientConfig{User: db.SHA2User, Password: db.Password})
+		if err := c.Ping(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
