@@ -138,7 +138,7 @@ func (s *Server) start(paths map[string]string) error {
 		"--innodb-flush-log-at-trx-commit=0", "--max-connections=200",
 	)
 	s.cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notifyPath)
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.cmd.SysProcAttr = procAttr()
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("mariadbtest: start mariadbd: %w", err)
 	}
