@@ -63,29 +63,53 @@ var (
 
 func TestSysbenchAgainstMock(t *testing.T) {
 	sb := peer.Require(t, "sysbench")
-	m := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw"})
-	for _, test := range []string{"oltp_point_select", "oltp_read_only"} {
-		for _, ps := range []string{"auto", "disable"} {
-			t.Run(test+"/ps="+ps, func(t *testing.T) {
-				out, err := runProgram(t, sb, test, "--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port="+m.port(),
-					"--mysql-user=sbtest", "--mysql-password=sbpw", "--mysql-db=sbtest", "--tables=1",
-					"--table-size=10000", "--time=1", "--threads=2", "--db-ps-mode="+ps, "run")
-				if err != nil {
-					t.Fatalf("sysbench: %v\n%s", err, out)
-				}
-				tx := sysbenchTransactions.FindStringSubmatch(out)
-				errs := sysbenchErrors.FindStringSubmatch(out)
-				if tx == nil || errs == nil {
-					t.Fatalf("sysbench output lacks transactions or errors:\n%s", out)
-				}
-				if n, _ := strconv.Atoi(tx[1]); n == 0 || errs[1] != "0" {
-					t.Fatalf("sysbench: %s transactions, %s errors; want some and 0\n%s", tx[1], errs[1], out)
-				}
-			})
-		}
+	native := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw"})
+	sha2 := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw", Auth: pluginCachingSHA2})
+	tcp := func(m *mockServer) []string { return []string{"--mysql-host=127.0.0.1", "--mysql-port=" + m.port()} }
+	unix := func(m *mockServer) []string { return []string{"--mysql-socket=" + m.sock} }
+	tests := []struct {
+		test, ps string
+		m        *mockServer
+		via      func(*mockServer) []string
+	}{
+		{"oltp_point_select", "auto", native, tcp},
+		{"oltp_point_select", "disable", native, tcp},
+		{"oltp_read_only", "auto", native, tcp},
+		{"oltp_read_only", "disable", native, tcp},
+		{"oltp_read_only", "auto", native, unix},
+		// Full authentication in clear over the socket, then the fast
+		// path over TCP.
+		{"oltp_point_select", "auto", sha2, unix},
+		{"oltp_point_select", "auto", sha2, tcp},
 	}
-	if errs := m.serveErrors(); len(errs) > 0 {
-		t.Fatalf("mock ended connections with errors: %v", errs)
+	for _, tc := range tests {
+		transport := "tcp"
+		if strings.HasPrefix(tc.via(tc.m)[0], "--mysql-socket") {
+			transport = "unix"
+		}
+		name := tc.test + "/ps=" + tc.ps + "/" + transport + "/" + tc.m.Config().Auth
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{tc.test, "--db-driver=mysql"}, tc.via(tc.m)...)
+			args = append(args, "--mysql-user=sbtest", "--mysql-password=sbpw", "--mysql-db=sbtest", "--tables=1",
+				"--table-size=10000", "--time=1", "--threads=2", "--db-ps-mode="+tc.ps, "run")
+			out, err := runProgram(t, sb, args...)
+			if err != nil {
+				t.Fatalf("sysbench: %v\n%s", err, out)
+			}
+			tx := sysbenchTransactions.FindStringSubmatch(out)
+			errs := sysbenchErrors.FindStringSubmatch(out)
+			if tx == nil || errs == nil {
+				t.Fatalf("sysbench output lacks transactions or errors:\n%s", out)
+			}
+			if n, _ := strconv.Atoi(tx[1]); n == 0 || errs[1] != "0" {
+				t.Fatalf("sysbench: %s transactions, %s errors; want some and 0\n%s", tx[1], errs[1], out)
+			}
+		})
+	}
+	for _, m := range []*mockServer{native, sha2} {
+		if errs := m.serveErrors(); len(errs) > 0 {
+			t.Fatalf("mock ended connections with errors: %v", errs)
+		}
 	}
 }
 
