@@ -98,3 +98,48 @@ func TestAuthSwitchByMock(t *testing.T) {
 		}
 	}
 }
+
+// TestClientClassicEOF runs every workload against a mock that does not
+// offer CLIENT_DEPRECATE_EOF, as older servers and some proxies do, so
+// result sets carry classic EOF packets.
+func TestClientClassicEOF(t *testing.T) {
+	m := startMockWith(t, ServerConfig{User: "u", Password: "p", Rows: 5}, func(s *Server) { s.caps &^= capDeprecateEOF })
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+	if c.deprecateEOF {
+		t.Fatal("DEPRECATE_EOF negotiated although the server did not offer it")
+	}
+	for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
+		for _, ps := range []bool{false, true} {
+			w, err := NewWorkload(WorkloadConfig{Command: cmd, PS: ps, Query: "SHOW WARNINGS"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := w.Prepare(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Event(rand.New(rand.NewPCG(1, 1))); err != nil {
+				t.Fatalf("%s ps=%v: %v", cmd, ps, err)
+			}
+			s.Close()
+		}
+	}
+	if n, err := c.Query("SELECT @@version_comment LIMIT 1"); err != nil || n != 1 {
+		t.Fatalf("version comment: %d rows, %v", n, err)
+	}
+	if n, err := c.Query("SELECT c FROM sbtest1"); err != nil || n != 5 {
+		t.Fatalf("select: %d rows, %v", n, err)
+	}
+}
+
+func TestClientSeesMariaDBFlavour(t *testing.T) {
+	m := startMock(t, ServerConfig{Version: "5.5.5-10.11.19-MariaDB-hoplat"})
+	c := mustDial(t, "unix", m.sock, ClientConfig{})
+	if !c.MariaDB() || c.ServerVersion() != "5.5.5-10.11.19-MariaDB-hoplat" {
+		t.Fatalf("MariaDB() = %v, version %q", c.MariaDB(), c.ServerVersion())
+	}
+	m2 := startMock(t, ServerConfig{})
+	if c := mustDial(t, "tcp", m2.tcpAddr, ClientConfig{}); c.MariaDB() {
+		t.Fatal("MySQL-flavoured greeting read as MariaDB")
+	}
+}

@@ -22,9 +22,18 @@ type mockServer struct {
 
 func startMock(t testing.TB, cfg ServerConfig) *mockServer {
 	t.Helper()
+	return startMockWith(t, cfg, nil)
+}
+
+// startMockWith lets tweak adjust the Server before it serves anything.
+func startMockWith(t testing.TB, cfg ServerConfig, tweak func(*Server)) *mockServer {
+	t.Helper()
 	srv, err := NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tweak != nil {
+		tweak(srv)
 	}
 	m := &mockServer{Server: srv}
 	tl, err := net.Listen("tcp", "127.0.0.1:0")

@@ -54,6 +54,7 @@ func (s *Server) Config() ServerConfig { return s.cfg }
 type Server struct {
 	cfg     ServerConfig
 	mariaDB bool
+	caps    uint32 // capabilities the greeting offers
 	connIDs atomic.Uint32
 
 	key    *rsa.PrivateKey // caching_sha2_password full authentication
@@ -99,7 +100,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "8.0.36-hoplat"
 	}
-	s := &Server{cfg: cfg, mariaDB: strings.Contains(cfg.Version, "MariaDB"), cached: map[string]bool{}}
+	s := &Server{cfg: cfg, caps: serverAdvertisedCaps, cached: map[string]bool{}}
+	if strings.Contains(cfg.Version, "MariaDB") {
+		s.mariaDB = true
+		s.caps &^= capLongPassword
+	}
 	if cfg.Auth == pluginCachingSHA2 {
 		key, err := rsa.GenerateKey(rand.Reader, 2048)
 		if err != nil {

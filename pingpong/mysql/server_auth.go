@@ -65,13 +65,10 @@ func (c *serverConn) handshake() error {
 		version: []byte(s.cfg.Version),
 		connID:  s.connIDs.Add(1),
 		nonce:   nonce,
-		caps:    serverAdvertisedCaps,
+		caps:    s.caps,
 		charset: clientCharsetUTF8MB4,
 		status:  serverStatusAutocommit,
 		plugin:  []byte(s.cfg.Auth),
-	}
-	if s.mariaDB {
-		g.caps &^= capLongPassword
 	}
 	c.pc.end(appendGreeting(c.pc.begin(), &g))
 	if err := c.pc.flush(); err != nil {
