@@ -94,7 +94,7 @@ func (c *packetConn) readFrame(already int) ([]byte, error) {
 	h := c.rbuf[c.r : c.r+4]
 	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
 	if h[3] != c.seq {
-		return nil, fmt.Errorf("%w: got sequence id %d, want %d", ErrOutOfOrder, h[3], c.seq)
+		return nil, c.outOfOrder(h[3], n)
 	}
 	if already+n > c.maxMessage {
 		if already > 0 {
@@ -109,6 +109,23 @@ func (c *packetConn) readFrame(already int) ([]byte, error) {
 	p := c.rbuf[c.r+4 : c.r+4+n]
 	c.r += 4 + n
 	return p, nil
+}
+
+// outOfOrder builds the error for a packet with sequence id got. A server
+// about to close an idle connection (MySQL 8.0.24+, error 4031) sends an
+// unsolicited ERR with sequence 0; its message is the real diagnosis, so it
+// is read and reported along with the desynchronisation.
+func (c *packetConn) outOfOrder(got uint8, n int) error {
+	err := fmt.Errorf("%w: got sequence id %d, want %d", ErrOutOfOrder, got, c.seq)
+	if n == 0 || n > 4096 || c.fill(4+n) != nil {
+		return err
+	}
+	p := c.rbuf[c.r+4 : c.r+4+n]
+	c.r += 4 + n
+	if p[0] != headerErr {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, parseErr(p))
 }
 
 // readPacket returns the next logical payload, reassembling one that was

@@ -111,3 +111,17 @@ func TestPacketReaderAllocs(t *testing.T) {
 		t.Fatalf("%.1f allocations per packet read and written, want 0", allocs)
 	}
 }
+
+// TestUnsolicitedErr: MySQL's idle-timeout ERR arrives with sequence 0 while
+// the client waits for 1; the client reports both facts.
+func TestUnsolicitedErr(t *testing.T) {
+	w := newPacketConn(nil)
+	w.writePacket(appendErr(nil, 4031, "HY000", "The client was disconnected by the server because of inactivity."))
+	r := newPacketConn(&pipeRW{in: bytes.NewReader(w.wbuf)})
+	r.seq = 1
+	_, err := r.readPacket()
+	se := asServerError(err)
+	if !errors.Is(err, ErrOutOfOrder) || se == nil || se.Code != 4031 {
+		t.Fatalf("err = %v, want ErrOutOfOrder wrapping ServerError 4031", err)
+	}
+}
