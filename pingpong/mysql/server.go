@@ -71,6 +71,9 @@ type Server struct {
 	colDef   []byte // the c column's definition payload
 }
 
+// maxCannedBytes bounds one pre-encoded result set.
+const maxCannedBytes = 64 << 20
+
 // canned is a pre-framed response and the number of packets it holds.
 type canned struct {
 	frames  []byte
@@ -96,6 +99,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.RowBytes == 0 {
 		cfg.RowBytes = 120
+	}
+	// Result sets are pre-encoded whole (text and binary, both EOF
+	// shapes), so their size is bounded.
+	if size := cfg.Rows * (cfg.RowBytes + 9); cfg.RowBytes > maxCannedBytes || size > maxCannedBytes {
+		return nil, fmt.Errorf("mysql: server: %d rows of %d bytes exceed the %d MiB a canned result may hold", cfg.Rows, cfg.RowBytes, maxCannedBytes>>20)
 	}
 	if cfg.Version == "" {
 		cfg.Version = "8.0.36-hoplat"
@@ -178,6 +186,7 @@ func (s *Server) encodeCanned() {
 func frame(encode func(pc *packetConn)) canned {
 	pc := &packetConn{seq: 1, pktStart: -1}
 	encode(pc)
+	// Sequence ids wrap at 256; only the count modulo 256 matters.
 	return canned{frames: pc.wbuf, packets: int(pc.seq - 1)}
 }
 

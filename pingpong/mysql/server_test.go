@@ -202,3 +202,36 @@ func TestServerServiceHook(t *testing.T) {
 		t.Fatalf("Service ran %d times for 3 statements and a ping, want 3", n)
 	}
 }
+
+func TestNewServerRejectsBadConfig(t *testing.T) {
+	for _, cfg := range []ServerConfig{
+		{Auth: "client_ed25519"},
+		{Rows: -1},
+		{RowBytes: -5},
+		{Rows: 1 << 20, RowBytes: 1000},
+	} {
+		if _, err := NewServer(cfg); err == nil {
+			t.Errorf("NewServer(%v) accepted", cfg)
+		}
+	}
+	s, err := NewServer(ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Config(); c.Auth != pluginNative || c.Rows != 1 || c.RowBytes != 120 || c.Version == "" {
+		t.Fatalf("defaults: %v", c)
+	}
+}
+
+// TestLargeRowsSplit: a row wider than 16 MiB is split on the wire and
+// reassembled by the client.
+func TestLargeRowsSplit(t *testing.T) {
+	m := startMock(t, ServerConfig{Rows: 1, RowBytes: maxPayload})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	if n, err := c.Query("SELECT c FROM sbtest1"); err != nil || n != 1 {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	if err := c.Ping(); err != nil {
+		t.Fatal(err)
+	}
+}
