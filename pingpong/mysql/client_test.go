@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -141,5 +142,31 @@ func TestClientSeesMariaDBFlavour(t *testing.T) {
 	m2 := startMock(t, ServerConfig{})
 	if c := mustDial(t, "tcp", m2.tcpAddr, ClientConfig{}); c.MariaDB() {
 		t.Fatal("MySQL-flavoured greeting read as MariaDB")
+	}
+}
+
+func TestWorkloadConfigErrors(t *testing.T) {
+	for _, cfg := range []WorkloadConfig{
+		{Command: "pong"},
+		{Command: CommandQuery},
+		{Command: CommandPointSelect, TableSize: -1},
+	} {
+		if _, err := NewWorkload(cfg); err == nil {
+			t.Errorf("NewWorkload(%+v) accepted", cfg)
+		}
+	}
+	w, err := NewWorkload(WorkloadConfig{Command: CommandOLTPRO})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := w.Config(); c.TableSize != 10000 || c.RangeSize != 100 || c.Table != "sbtest1" || w.QueriesPerEvent() != 16 {
+		t.Fatalf("defaults: %+v, %d queries per event", c, w.QueriesPerEvent())
+	}
+	// A user query with placeholders cannot be bound by the workload.
+	m := startMock(t, ServerConfig{})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	w, _ = NewWorkload(WorkloadConfig{Command: CommandQuery, PS: true, Query: "SELECT c FROM t WHERE id=?"})
+	if _, err := w.Prepare(c); err == nil || !strings.Contains(err.Error(), "server counts 1 parameters") {
+		t.Fatalf("placeholder query: %v", err)
 	}
 }

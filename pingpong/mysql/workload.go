@@ -166,6 +166,11 @@ func (w *Workload) Prepare(c *Client) (*Session, error) {
 				return nil, fmt.Errorf("mysql: workload %s: %w", w.cfg.Command, err)
 			}
 			s.stmts = append(s.stmts, st)
+			if st.Params() != s.shapes[i].params {
+				s.Close()
+				return nil, fmt.Errorf("mysql: workload %s: prepare %q: server counts %d parameters, the workload binds %d",
+					w.cfg.Command, s.shapes[i].preparedSQL(), st.Params(), s.shapes[i].params)
+			}
 		}
 	}
 	return s, nil
