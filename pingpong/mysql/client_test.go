@@ -1,7 +1,11 @@
 package mysql
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"net"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -168,5 +172,76 @@ func TestWorkloadConfigErrors(t *testing.T) {
 	w, _ = NewWorkload(WorkloadConfig{Command: CommandQuery, PS: true, Query: "SELECT c FROM t WHERE id=?"})
 	if _, err := w.Prepare(c); err == nil || !strings.Contains(err.Error(), "server counts 1 parameters") {
 		t.Fatalf("placeholder query: %v", err)
+	}
+}
+
+// recordingConn keeps what the client writes.
+type recordingConn struct {
+	net.Conn
+	sent bytes.Buffer
+}
+
+func (r *recordingConn) Write(b []byte) (int, error) {
+	r.sent.Write(b)
+	return r.Conn.Write(b)
+}
+
+// TestOLTPReadOnlyStatements checks the text of one oltp-ro event against
+// sysbench's oltp_read_only transaction.
+func TestOLTPReadOnlyStatements(t *testing.T) {
+	m := startMock(t, ServerConfig{})
+	rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
+	c, err := Connect(rc, ClientConfig{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewWorkload(WorkloadConfig{Command: CommandOLTPRO, TableSize: 500, RangeSize: 10})
+	s, _ := w.Prepare(c)
+	rc.sent.Reset()
+	if _, err := s.Event(rand.New(rand.NewPCG(9, 9))); err != nil {
+		t.Fatal(err)
+	}
+	r := newPacketConn(&pipeRW{in: bytes.NewReader(rc.sent.Bytes())})
+	var got []string
+	for {
+		r.resetSeq()
+		p, err := r.readPacket()
+		if err != nil {
+			break
+		}
+		if p[0] != comQuery {
+			t.Fatalf("command 0x%02x, want COM_QUERY", p[0])
+		}
+		got = append(got, string(p[1:]))
+	}
+	want := []string{`BEGIN`}
+	for range 10 {
+		want = append(want, `SELECT c FROM sbtest1 WHERE id=(\d+)`)
+	}
+	want = append(want,
+		`SELECT c FROM sbtest1 WHERE id BETWEEN (\d+) AND (\d+)`,
+		`SELECT SUM\(k\) FROM sbtest1 WHERE id BETWEEN (\d+) AND (\d+)`,
+		`SELECT c FROM sbtest1 WHERE id BETWEEN (\d+) AND (\d+) ORDER BY c`,
+		`SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN (\d+) AND (\d+) ORDER BY c`,
+		`COMMIT`)
+	if len(got) != len(want) {
+		t.Fatalf("sent %d statements, want %d: %q", len(got), len(want), got)
+	}
+	for i, re := range want {
+		m := regexp.MustCompile("^" + re + "$").FindStringSubmatch(got[i])
+		if m == nil {
+			t.Fatalf("statement %d = %q, want %s", i, got[i], re)
+		}
+		var ids []int
+		for _, v := range m[1:] {
+			n, _ := strconv.Atoi(v)
+			ids = append(ids, n)
+		}
+		if len(ids) > 0 && (ids[0] < 1 || ids[0] > 500) {
+			t.Errorf("statement %q: id outside 1..500", got[i])
+		}
+		if len(ids) == 2 && ids[1]-ids[0] != 9 {
+			t.Errorf("statement %q: range of %d ids, want 10", got[i], ids[1]-ids[0]+1)
+		}
 	}
 }
