@@ -39,6 +39,17 @@ type Server struct {
 
 // Start binds every listener (all or none) and starts serving.
 func (s *Server) Start(ctx context.Context) error {
+	if err := s.Bind(ctx); err != nil {
+		return err
+	}
+	s.Serve()
+	return nil
+}
+
+// Bind binds every listener, all or none, without accepting yet: a caller
+// that announces its addresses (pongd's "listening" lines) does so between
+// Bind and Serve.
+func (s *Server) Bind(ctx context.Context) error {
 	if s.Handler == nil {
 		return errors.New("pingpong: server: no handler")
 	}
@@ -58,11 +69,15 @@ func (s *Server) Start(ctx context.Context) error {
 		s.lns = append(s.lns, ln)
 		s.addrs = append(s.addrs, ln.Spec().FromNet(ln.Addr()))
 	}
+	return nil
+}
+
+// Serve starts accepting on every bound listener; Close stops it.
+func (s *Server) Serve() {
 	for _, ln := range s.lns {
 		s.wg.Add(1)
 		go s.accept(ln)
 	}
-	return nil
 }
 
 // Addrs returns the dialable address of each listener, in Listen's order,

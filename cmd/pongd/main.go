@@ -113,7 +113,7 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := srv.Start(ctx); err != nil {
+	if err := srv.Bind(ctx); err != nil {
 		return err
 	}
 	out := bufio.NewWriter(os.Stdout)
@@ -124,6 +124,7 @@ func run(args []string) error {
 		srv.Close()
 		return err
 	}
+	srv.Serve()
 	<-ctx.Done()
 	return srv.Close()
 }
