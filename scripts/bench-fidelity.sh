@@ -46,6 +46,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The start_ functions run in this shell, never in $(...): a server started
+# in a subshell would escape the cleanup's list. Each sets $addr.
+addr=
+
 # pongd prints "listening ADDR" once bound; wait for that line.
 start_pongd() { # name io
 	local out="$tmp/pongd-$1.out"
@@ -53,7 +57,7 @@ start_pongd() { # name io
 	pids+=($!)
 	for _ in $(seq 100); do
 		if grep -q '^listening ' "$out"; then
-			awk '/^listening /{print $2; exit}' "$out"
+			addr=$(awk '/^listening /{print $2; exit}' "$out")
 			return
 		fi
 		kill -0 "${pids[-1]}" 2>/dev/null || break
@@ -74,7 +78,7 @@ start_sockperf() {
 	pids+=($!)
 	for _ in $(seq 100); do
 		if ss -Htln "sport = :$port" | grep -q .; then
-			echo "$port"
+			addr=$port
 			return
 		fi
 		kill -0 "${pids[-1]}" 2>/dev/null || break
@@ -100,18 +104,22 @@ run_pingpong() { # target io -> p50 round trip in us
 
 run_sockperf() { # port -> p50 round trip in us (sockperf's half, doubled)
 	local half
-	half=$("${client[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "$1" -m $SIZE -t "$SECS" 2>&1 |
-		awk '/percentile 50.000 =/{print $NF}')
-	[ -n "$half" ] || { echo "bench-fidelity: sockperf ping-pong printed no p50" >&2; exit 1; }
+	"${client[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "$1" -m $SIZE -t "$SECS" >"$tmp/sockperf.out" 2>&1 || true
+	half=$(awk '/percentile 50.000 =/{print $NF}' "$tmp/sockperf.out")
+	[ -n "$half" ] || { echo "bench-fidelity: sockperf ping-pong printed no p50:" >&2; cat "$tmp/sockperf.out" >&2; exit 1; }
 	awk -v h="$half" 'BEGIN{printf "%.3f\n", 2*h}'
 }
 
 median() { sort -g | awk '{v[NR]=$1} END{if(NR%2) print v[(NR+1)/2]; else printf "%.3f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
-sp_port=$(start_sockperf)
-t_blocking=$(start_pongd blocking blocking)
-t_netpoll=$(start_pongd netpoll netpoll)
-t_spin=$(start_pongd spin spin)
+start_sockperf
+sp_port=$addr
+start_pongd blocking blocking
+t_blocking=$addr
+start_pongd netpoll netpoll
+t_netpoll=$addr
+start_pongd spin spin
+t_spin=$addr
 
 pinning="unpinned"
 [ "${PIN:-0}" = 1 ] && pinning="clients on CPU 0, servers on CPU 1"
