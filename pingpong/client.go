@@ -54,6 +54,7 @@ type step struct {
 	t0       int64
 	start    chan struct{}
 	stopped  atomic.Bool // past the end (plus grace) or cancelled
+	stalled  atomic.Bool // stopped because a reply was still missing after the grace
 	interval int64       // open loop: each worker's send interval in ns
 
 	mu   sync.Mutex
@@ -148,6 +149,7 @@ wait:
 			cfg.Progress(s.progress(workers, t-s.t0, t-last))
 			last = t
 		case <-deadline.C:
+			s.stalled.Store(true)
 			stop()
 			break wait
 		case <-ctx.Done():

@@ -196,6 +196,34 @@ func TestPeerClosesMidRun(t *testing.T) {
 	}
 }
 
+// swallow reads requests and never replies.
+type swallow struct{}
+
+func (swallow) ServeConn(rw io.ReadWriter, unix bool) error {
+	_, err := io.Copy(io.Discard, rw)
+	return err
+}
+
+// TestLostReply: a reply that never comes is counted as an error once the
+// client gives up on it, never timed.
+func TestLostReply(t *testing.T) {
+	t.Parallel() // it waits out the client's grace for a stalled reply
+	tcp, _ := serve(t, pingpong.Netpoll, swallow{})
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: tcp, Protocol: echo.Protocol{}, Time: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := onlyStep(t, rep)
+	if s.Errors != 1 || s.Transactions != 0 || s.Latency.Count != 0 {
+		t.Fatalf("%d errors, %d round trips, %d latencies: want the lost reply as the one error", s.Errors, s.Transactions, s.Latency.Count)
+	}
+	if !strings.Contains(s.ErrorSamples[0], "no reply") {
+		t.Errorf("error samples %q", s.ErrorSamples)
+	}
+}
+
 // TestRefused: nothing listens, so the run fails at once, naming the
 // address.
 func TestRefused(t *testing.T) {

@@ -147,6 +147,9 @@ func (w *worker) loop(ctx context.Context) {
 		}
 		if t2 < 0 {
 			if s.stopped.Load() {
+				if s.stalled.Load() {
+					w.lost()
+				}
 				w.flush(p)
 				return
 			}
@@ -242,6 +245,17 @@ func (w *worker) fail(err error) {
 	if w.s.stopped.Load() {
 		return
 	}
+	w.count(err)
+}
+
+// lost counts the round trip the step's owner interrupted because its
+// reply was still missing stallGrace after the last run ended: a reply that
+// never comes is an error, not a latency.
+func (w *worker) lost() {
+	w.count(fmt.Errorf("pingpong: worker %d: no reply %v after the run ended: lost or stalled", w.id, stallGrace))
+}
+
+func (w *worker) count(err error) {
 	w.errors++
 	if len(w.samples) < maxSamples {
 		msg := err.Error()
