@@ -59,6 +59,8 @@ type step struct {
 
 	mu   sync.Mutex
 	runs []results.Run
+
+	progHist *results.Histogram // the progress lines' merge, owned by runStep's goroutine
 }
 
 // end is the clock at which phase p ends; phase -1 is the warm-up.
@@ -92,7 +94,7 @@ func runStep(ctx context.Context, cfg Config, threads int) (results.Step, []int,
 	ready := make(chan error, threads)
 	var wg sync.WaitGroup
 	for i := range workers {
-		workers[i] = newWorker(s, i, cfg.ReportInterval > 0)
+		workers[i] = newWorker(s, i, cfg.ReportInterval > 0 && cfg.Progress != nil)
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
@@ -166,7 +168,11 @@ wait:
 
 // progress gathers and resets every worker's interval counts.
 func (s *step) progress(workers []*worker, at, interval int64) results.Progress {
-	h := results.NewHistogram()
+	if s.progHist == nil {
+		s.progHist = results.NewHistogram()
+	}
+	h := s.progHist
+	h.Reset()
 	p := results.Progress{At: time.Duration(at).Round(time.Millisecond), Threads: s.threads, Interval: time.Duration(interval)}
 	for _, w := range workers {
 		w.prog.mu.Lock()

@@ -92,7 +92,9 @@ func TestSeries(t *testing.T) {
 			t.Fatalf("step %d: threads %d discard %d runs %d", i, st.Threads, st.Discard, len(st.Runs))
 		}
 		perWorker := make([]int64, st.Threads)
+		var connects int64
 		for _, r := range st.Runs {
+			connects += r.Connect.Count()
 			if len(r.Events) != st.Threads {
 				t.Fatalf("step %d run %d: %d workers' events, want %d", i, r.Index, len(r.Events), st.Threads)
 			}
@@ -112,6 +114,9 @@ func TestSeries(t *testing.T) {
 			if e == 0 {
 				t.Errorf("step %d: worker %d made no round trip", i, w)
 			}
+		}
+		if connects != int64(st.Threads) {
+			t.Errorf("step %d: %d connection set-ups timed, want one per thread (%d)", i, connects, st.Threads)
 		}
 	}
 	if lines.Load() == 0 {

@@ -23,10 +23,11 @@ type worker struct {
 	c    conn
 	sess Session
 
-	lat, cor, connect *results.Histogram
-	events, queries   int64
-	errors, reconns   int64
-	samples           []string
+	lat, cor        *results.Histogram
+	connects        []int64 // set-up times since the last flush: rare, so no histogram of its own
+	events, queries int64
+	errors, reconns int64
+	samples         []string
 
 	prog *progress // nil unless progress is reported
 }
@@ -40,7 +41,9 @@ type progress struct {
 }
 
 func newWorker(s *step, id int, reporting bool) *worker {
-	w := &worker{s: s, id: id, cpu: -1, lat: results.NewHistogram(), connect: results.NewHistogram()}
+	// A histogram takes ~220 KiB: a worker keeps only those it needs, so
+	// that hundreds of threads stay affordable.
+	w := &worker{s: s, id: id, cpu: -1, lat: results.NewHistogram()}
 	if s.interval > 0 {
 		w.cor = results.NewHistogram()
 	}
@@ -97,7 +100,7 @@ func (w *worker) dial(ctx context.Context) error {
 		c.Close()
 		return err
 	}
-	w.connect.Record(now() - t)
+	w.connects = append(w.connects, now()-t)
 	w.cmu.Lock()
 	w.c, w.sess = c, sess
 	stopped := w.s.stopped.Load()
@@ -310,7 +313,9 @@ func (w *worker) flush(p int) {
 		if r.Corrected != nil {
 			r.Corrected.Merge(w.cor)
 		}
-		r.Connect.Merge(w.connect)
+		for _, d := range w.connects {
+			r.Connect.Record(d)
+		}
 		r.Events[w.id] = w.events
 		r.Queries += w.queries
 		r.Errors += w.errors
@@ -321,7 +326,7 @@ func (w *worker) flush(p int) {
 			}
 		}
 		w.s.mu.Unlock()
-		w.connect.Reset()
+		w.connects = w.connects[:0]
 	}
 	w.lat.Reset()
 	if w.cor != nil {
