@@ -50,7 +50,7 @@ func (p *Protocol) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(printedProtocol{
 		User: p.Client.User, Password: redact(p.Client.Password), DB: p.Client.DB,
-		Command: string(w.Command), Query: w.Query, PS: w.PS, TableSize: w.TableSize,
+		Command: string(w.Command), Query: w.Query, PS: &w.PS, TableSize: w.TableSize,
 	})
 }
 
@@ -61,7 +61,7 @@ type printedProtocol struct {
 	DB          string `json:"db"`
 	Command     string `json:"command,omitempty"`
 	Query       string `json:"query,omitempty"`
-	PS          bool   `json:"ps"`
+	PS          *bool  `json:"ps,omitempty"`
 	TableSize   int    `json:"table_size,omitempty"`
 	ConnectOnly bool   `json:"connect_only,omitempty"`
 }
