@@ -26,7 +26,7 @@ type mysqlReport struct {
 		Transactions int64
 		Queries      int64
 		Errors       int64
-		ErrorSamples []string              `json:"error_samples"`
+		ErrorSamples []string               `json:"error_samples"`
 		Connect      *struct{ P50 float64 } `json:"connect_us"`
 	}
 }
