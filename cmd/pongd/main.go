@@ -64,7 +64,7 @@ func run(args []string) error {
 	proto := fs.String("proto", "echo", "protocol: echo or mysql (a mock mysqld; account sbtest/sbtest unless --user/--password)")
 	ioModel := fs.String("io", "netpoll", "I/O model: netpoll, blocking or spin")
 	cpus := fs.String("cpus", "", "pin connection threads round-robin over this CPU list (0-3,8)")
-	serviceTime := fs.Duration("service-time", 0, "time spent before each reply, modelling a backend's own cost")
+	serviceTime := fs.Duration("service-time", 0, "time spent before each reply (mysql: each statement), modelling a backend's own cost")
 	serviceMode := fs.String("service-mode", "busy", "how service time is spent: busy (burn CPU, as a query does) or sleep")
 	my := addMySQLFlags(fs)
 	if err := fs.Parse(args); err != nil {

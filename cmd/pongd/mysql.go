@@ -25,7 +25,7 @@ var mysqlOnly = []string{"user", "password", "auth", "rows", "row-bytes"}
 func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	m := &mysqlFlags{}
 	fs.StringVar(&m.user, "user", "sbtest", "mysql: the one account's user (sysbench's default)")
-	fs.StringVar(&m.password, "password", "sbtest", "mysql: the account's password")
+	fs.StringVar(&m.password, "password", "sbtest", "mysql: the account's password; the defaults let sysbench --mysql-password=sbtest and mariadb -usbtest -psbtest in")
 	fs.StringVar(&m.auth, "auth", "mysql_native_password", "mysql: the account's plugin: mysql_native_password or caching_sha2_password")
 	fs.IntVar(&m.rows, "rows", 1, "mysql: rows every SELECT returns")
 	fs.IntVar(&m.rowBytes, "row-bytes", 120, "mysql: bytes per row (sysbench's c is CHAR(120))")
