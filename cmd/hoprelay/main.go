@@ -223,4 +223,3 @@ func parseBytes(s string) (int, error) {
 	}
 	return n * mult, nil
 }
-
