@@ -119,6 +119,11 @@ func (e *loopEngine) serve(stop, force <-chan struct{}) error {
 		}
 		<-allDone
 	}
+	// The epoll and event fds outlive their loops until here, so that a
+	// wakeup never writes to a descriptor number already reused.
+	for _, l := range e.loops {
+		l.closeFDs()
+	}
 	return errors.Join(errs...)
 }
 
@@ -218,7 +223,6 @@ func (l *loop) run() (err error) {
 	if !pinned {
 		defer runtime.UnlockOSThread()
 	}
-	defer l.closeFDs()
 	defer l.ackStopAccept()
 	defer l.closeAll()
 
