@@ -83,7 +83,7 @@ PORT[haproxy]=$(free_port)
 cat >"$tmp/haproxy.cfg" <<CFG
 global
 	nbthread 1
-	maxconn 20000
+	maxconn 9000
 defaults
 	mode tcp
 	timeout connect 5s
@@ -95,7 +95,7 @@ listen relay
 CFG
 "$HAPROXY" -db -f "$tmp/haproxy.cfg" >"$tmp/haproxy.log" 2>&1 &
 pids+=($!)
-wait_listen "${PORT[haproxy]}"
+wait_listen "${PORT[haproxy]}" || { cat "$tmp/haproxy.log" >&2; exit 1; }
 
 PATHS=(direct "${ENGINES[@]}" socat haproxy)
 echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"
@@ -132,8 +132,8 @@ END {
 	best = ""
 	for (k = 1; k <= np; k++) { p = P[k]; if (p == "direct" || p == "socat" || p == "haproxy") continue; if (best == "" || add50[p] < add50[best]) best = p }
 	printf "\nbest engine by added p50: %s\n", best
-	printf "  added p50 / socat's   = %.2f (target <= 0.6)\n", add50[best] / add50["socat"]
-	printf "  added p50 / haproxy's = %.2f (target <= 0.8)\n", add50[best] / add50["haproxy"]
+	printf "  added p50 / socat   = %.2f (target <= 0.6)\n", add50[best] / add50["socat"]
+	printf "  added p50 / haproxy = %.2f (target <= 0.8)\n", add50[best] / add50["haproxy"]
 	printf "  added p99: %.2f vs socat %.2f, haproxy %.2f (target: no worse than either)\n", add99[best], add99["socat"], add99["haproxy"]
 }' "$tmp/rounds"
 
