@@ -194,6 +194,9 @@ func parseCPUList(s string) ([]int, error) {
 		if b >= 1<<16 {
 			return nil, fmt.Errorf("CPU %d out of range", b)
 		}
+		if len(out)+b-a >= 1<<16 {
+			return nil, fmt.Errorf("more than %d CPUs", 1<<16)
+		}
 		for c := a; c <= b; c++ {
 			out = append(out, c)
 		}
