@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -87,19 +88,25 @@ func (e *goroutineEngine) serve(stop, force <-chan struct{}) error {
 // (nil); any other accept error ends serving.
 func (e *goroutineEngine) acceptLoop(handlers *sync.WaitGroup) error {
 	var shard int
+	var backoff time.Duration
 	for {
 		c, err := e.ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
-				e.r.cfg.Logf("relay: accept on %s: %v", e.r.bound, err)
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ENOBUFS) {
+				// Out of fds the accept fails at once, every time: back
+				// off (5 ms doubling to 1 s, as net/http does) instead
+				// of spinning until a connection closes.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				e.r.cfg.Logf("relay: accept on %s: %v; retrying in %v", e.r.bound, err, backoff)
+				time.Sleep(backoff)
 				continue
 			}
 			return err
 		}
+		backoff = 0
 		if !e.r.admit() {
 			e.r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", c.RemoteAddr(), e.r.bound, e.r.cfg.MaxConns)
 			c.Close()
