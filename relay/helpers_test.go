@@ -180,8 +180,16 @@ func startRelay(t testing.TB, cfg relay.Config, listenNet string, up sockets.Add
 	if err != nil {
 		t.Fatal(err)
 	}
+	rr := serveRelay(t, r)
+	rr.log = lb
+	return rr
+}
+
+// serveRelay runs Serve on a goroutine the test owns until cleanup.
+func serveRelay(t testing.TB, r *relay.Relay) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	rr := &running{Relay: r, cancel: cancel, done: make(chan error, 1), log: lb}
+	rr := &running{Relay: r, cancel: cancel, done: make(chan error, 1), log: newLogBuf()}
 	go func() { rr.done <- r.Serve(ctx) }()
 	t.Cleanup(func() { rr.stop(t) })
 	return rr

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/internal/mariadbtest"
 )
 
 // TestMain fails the package if its tests leave file descriptors open.
@@ -17,6 +19,9 @@ func TestMain(m *testing.M) {
 	}
 	before := openFDs()
 	code := m.Run()
+	if err := mariadbtest.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, "relay:", err)
+	}
 	// Go's splice pipe pool is emptied by the GC and closed by cleanups
 	// that run after it: wait (bounded) for the count to come down.
 	after := openFDs()
