@@ -76,6 +76,7 @@ func (l *loop) accept() {
 			cfd.Close()
 			continue
 		}
+		l.accepted.Add(1)
 		if !r.listen.IsUnix() {
 			cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
 		}

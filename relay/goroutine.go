@@ -56,6 +56,8 @@ func newGoroutineEngine(r *Relay) (*goroutineEngine, error) {
 
 func (e *goroutineEngine) recorders() []*recorder { return e.shards }
 
+func (e *goroutineEngine) loopStats() []LoopStats { return nil }
+
 func (e *goroutineEngine) closeListener() { e.ln.Close(); e.cancel() }
 
 func (e *goroutineEngine) serve(stop, force <-chan struct{}) error {

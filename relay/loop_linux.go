@@ -74,6 +74,14 @@ func (e *loopEngine) recorders() []*recorder {
 	return recs
 }
 
+func (e *loopEngine) loopStats() []LoopStats {
+	out := make([]LoopStats, len(e.loops))
+	for i, l := range e.loops {
+		out[i].Accepted = l.accepted.Load()
+	}
+	return out
+}
+
 // closeListener releases everything when Serve never ran.
 func (e *loopEngine) closeListener() {
 	for _, l := range e.loops {
@@ -139,6 +147,7 @@ type loop struct {
 	acceptStopped chan struct{}
 	stopOnce      sync.Once
 	acceptPaused  bool // out of fds: listener off until a connection closes
+	accepted      atomic.Int64
 
 	slots []*conn
 	free  []int32

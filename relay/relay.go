@@ -36,6 +36,7 @@ type engine interface {
 	serve(stop, force <-chan struct{}) error
 	closeListener() // when Serve never ran
 	recorders() []*recorder
+	loopStats() []LoopStats
 }
 
 // New binds listen and returns a relay that will connect each accepted
@@ -77,7 +78,7 @@ func (r *Relay) Addr() sockets.Addr { return r.bound }
 func (r *Relay) Config() Config { return r.cfg }
 
 // Stats returns the counters and the merged residence histogram now.
-func (r *Relay) Stats() Snapshot { return r.snapshot(r.eng.recorders()) }
+func (r *Relay) Stats() Snapshot { return r.snapshot(r.eng.recorders(), r.eng.loopStats()) }
 
 // Serve relays until ctx ends or Close is called. When ctx ends it stops
 // accepting (a UNIX listener's path is removed), lets live connections

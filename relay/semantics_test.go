@@ -207,9 +207,34 @@ func cpuTime(t testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// TestManyConnections holds well over a thousand connections at once
+// through the goroutine engine and two epoll loops (the test process holds
+// both ends of each, and the fd limit here is 20,000), then churns.
+func TestManyConnections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thousands of connections")
+	}
+	for _, v := range []variant{
+		{"goroutine", relay.Config{Engine: relay.EngineGoroutine}},
+		{"epoll-2", relay.Config{Engine: relay.EngineEpoll, Workers: 2}},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			s := testChurn(t, v.cfg, 1500, 1000)
+			t.Logf("accepted %d; per loop %+v", s.Connections.Accepted, s.Loops)
+			var sum int64
+			for _, l := range s.Loops {
+				sum += l.Accepted
+			}
+			if len(s.Loops) > 0 && sum != s.Connections.Accepted {
+				t.Errorf("loops accepted %d, relay %d", sum, s.Connections.Accepted)
+			}
+		})
+	}
+}
+
 // testChurn opens conc connections at once, then churns through total
 // more, and checks that no fd or goroutine is left behind.
-func testChurn(t *testing.T, cfg relay.Config, conc, total int) {
+func testChurn(t *testing.T, cfg relay.Config, conc, total int) relay.Snapshot {
 	up := startUpstream(t, "tcp", echo)
 	fds0, gor0 := openFDs()-countFDs("pipe:"), runtime.NumGoroutine()
 	rr := startRelay(t, cfg, "tcp", up.addr)
@@ -247,6 +272,7 @@ func testChurn(t *testing.T, cfg relay.Config, conc, total int) {
 		roundTrip(c)
 		c.Close()
 	}
+	snap := rr.Stats()
 	rr.stop(t)
 	up.Close()
 	// Go's own splice (the goroutine engine, the echo upstream) keeps a
@@ -261,6 +287,7 @@ func testChurn(t *testing.T, cfg relay.Config, conc, total int) {
 	if g := runtime.NumGoroutine(); g > gor0 {
 		t.Errorf("goroutines: %d before, %d after churn", gor0, g)
 	}
+	return snap
 }
 
 // testMaxConns: beyond the bound a connection is refused with a log line,

@@ -102,6 +102,11 @@ type Residence struct {
 	Histogram string  `json:"histogram,omitempty"` // base64 of hdrhistogram V2 compressed encoding
 }
 
+// LoopStats is one event loop's share of the work.
+type LoopStats struct {
+	Accepted int64 `json:"accepted"`
+}
+
 // Env is where the relay ran.
 type Env struct {
 	Kernel     string `json:"kernel"`
@@ -137,6 +142,9 @@ type Snapshot struct {
 		UpstreamToClient DirStats `json:"upstream_to_client"`
 	} `json:"directions"`
 	Residence Residence `json:"residence"`
+	// Loops lists, per event loop, the connections it accepted: how the
+	// listener spread them (epoll and splice engines only).
+	Loops []LoopStats `json:"loops,omitempty"`
 
 	hist *hdrhistogram.Histogram
 }
@@ -151,7 +159,7 @@ func (s Snapshot) WriteJSON(w io.Writer) error {
 	return enc.Encode(s)
 }
 
-func (r *Relay) snapshot(recs []*recorder) Snapshot {
+func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	c := &r.counters
 	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: collectEnv()}
 	s.Config = SnapshotConfig{
@@ -173,6 +181,7 @@ func (r *Relay) snapshot(recs []*recorder) Snapshot {
 		rec.mergeInto(h)
 	}
 	s.hist = h
+	s.Loops = loops
 	s.Residence = Residence{
 		Count: h.TotalCount(), MinNs: h.Min(), MeanNs: h.Mean(),
 		P50Ns: h.ValueAtQuantile(50), P90Ns: h.ValueAtQuantile(90), P99Ns: h.ValueAtQuantile(99),
