@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -44,7 +45,27 @@ func testByteExact(t *testing.T, cfg relay.Config, clientNet, upNet string) {
 	up := startUpstream(t, upNet, echo)
 	rr := startRelay(t, cfg, clientNet, up.addr)
 	rng := rand.New(rand.NewPCG(1, uint64(len(clientNet)+len(upNet))))
-	for _, size := range []int{1, 1000, 300 << 10} {
+	sizes := []int{1, 1000, 300 << 10}
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		// Every byte counted each way, and with timing on, one residence
+		// sample per chunk.
+		s := rr.Stats()
+		want := int64(1 + 1000 + 300<<10)
+		c2u, u2c := s.Directions.ClientToUpstream, s.Directions.UpstreamToClient
+		if c2u.Bytes != want || u2c.Bytes != want {
+			t.Errorf("stats bytes %d and %d, want %d each way", c2u.Bytes, u2c.Bytes, want)
+		}
+		if cfg.Stats && s.Residence.Count != c2u.Chunks+u2c.Chunks {
+			t.Errorf("residence samples %d, chunks %d+%d", s.Residence.Count, c2u.Chunks, u2c.Chunks)
+		}
+		if cfg.Stats && (s.Residence.P50Ns <= 0 || s.Residence.Histogram == "") {
+			t.Errorf("residence %+v", s.Residence)
+		}
+	}()
+	for _, size := range sizes {
 		c := dial(t, rr.Addr())
 		want := make([]byte, size)
 		for i := range want {
@@ -379,4 +400,30 @@ func countFDs(kind string) int {
 		}
 	}
 	return n
+}
+
+// TestSnapshotJSON: the stats file starts with the schema and carries the
+// configuration the relay ran with.
+func TestSnapshotJSON(t *testing.T) {
+	up := startUpstream(t, "tcp", echo)
+	rr := startRelay(t, relay.Config{Engine: relay.EngineEpoll, Workers: 2, Stats: true}, "tcp", up.addr)
+	var buf bytes.Buffer
+	if err := rr.Stats().WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Schema string `json:"schema"`
+		Config struct {
+			Engine  string `json:"engine"`
+			Workers int    `json:"workers"`
+		} `json:"config"`
+		Loops []relay.LoopStats `json:"loops"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(buf.Bytes()), []byte(`{
+  "schema": "hoplat.relay.v1"`)) || got.Config.Engine != "epoll" || got.Config.Workers != 2 || len(got.Loops) != 2 {
+		t.Errorf("snapshot JSON:\n%s", buf.Bytes())
+	}
 }
