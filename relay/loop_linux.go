@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -218,19 +219,16 @@ func (l *loop) closeFDs() {
 // run is the loop's thread. It returns when shutdown is forced, or once
 // accepting has stopped and its last connection has ended.
 func (l *loop) run() (err error) {
+	// A pinned thread is never handed back to the scheduler: the goroutine
+	// exits still locked and the runtime retires the thread with its mask.
 	runtime.LockOSThread()
-	pinned := false
 	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
 		cpu := cpus[l.id%len(cpus)]
-		if perr := pinThread(cpu); perr != nil {
-			l.e.r.cfg.Logf("relay: loop %d: pin to CPU %d: %v", l.id, cpu, perr)
-		} else {
-			pinned = true
+		if _, perr := affinity.PinThread(affinity.NewCPUSet(cpu)); perr != nil {
+			l.e.r.cfg.Logf("relay: loop %d: %v", l.id, perr)
+			defer runtime.UnlockOSThread()
 		}
-	}
-	// A pinned thread is not handed back to the scheduler: the goroutine
-	// exits locked and the runtime retires the thread with its affinity.
-	if !pinned {
+	} else {
 		defer runtime.UnlockOSThread()
 	}
 	defer l.ackStopAccept()

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -426,4 +427,30 @@ func TestSnapshotJSON(t *testing.T) {
   "schema": "hoplat.relay.v1"`)) || got.Config.Engine != "epoll" || got.Config.Workers != 2 || len(got.Loops) != 2 {
 		t.Errorf("snapshot JSON:\n%s", buf.Bytes())
 	}
+}
+
+// TestPinnedLoops: with CPUs set, each loop thread runs on its CPU only
+// (read back from /proc/self/task/*/status).
+func TestPinnedLoops(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("pinning is only visible with 2 or more CPUs")
+	}
+	last := runtime.NumCPU() - 1
+	up := startUpstream(t, "tcp", echo)
+	rr := startRelay(t, relay.Config{Engine: relay.EngineEpoll, CPUs: []int{last}}, "tcp", up.addr)
+	c := dial(t, rr.Addr())
+	c.Write([]byte("x"))
+	buf := make([]byte, 1)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, buf); err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := os.ReadDir("/proc/self/task")
+	want := "Cpus_allowed_list:\t" + strconv.Itoa(last) + "\n"
+	for _, task := range tasks {
+		if b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status"); err == nil && strings.Contains(string(b), want) {
+			return
+		}
+	}
+	t.Errorf("no thread pinned to CPU %d alone", last)
 }

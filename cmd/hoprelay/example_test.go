@@ -2,11 +2,14 @@ package main
 
 import "fmt"
 
-// The flag values hoprelay reads besides addresses: CPU lists as taskset
-// and RonDB write them, and sizes with binary suffixes.
-func Example_parse() {
-	cpus, _ := parseCPUList("0-2;8")
-	size, _ := parseBytes("64K")
-	fmt.Println(cpus, size)
-	// Output: [0 1 2 8] 65536
+// Sizes take binary suffixes, as --buffer does.
+func Example_parseBytes() {
+	for _, s := range []string{"65536", "64K", "1M"} {
+		n, _ := parseBytes(s)
+		fmt.Println(n)
+	}
+	// Output:
+	// 65536
+	// 65536
+	// 1048576
 }

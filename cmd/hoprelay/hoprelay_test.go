@@ -102,4 +102,3 @@ func waitFile(t *testing.T, path string) {
 	}
 	t.Fatalf("%s not written after SIGUSR1", path)
 }
-

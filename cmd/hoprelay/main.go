@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -85,8 +86,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *grace == 0 {
 		cfg.Grace = -1
 	}
-	if cfg.CPUs, err = parseCPUList(*cpus); err != nil {
-		return usageError{fmt.Errorf("--cpus %q: %v", *cpus, err)}
+	if *cpus != "" {
+		set, err := affinity.ParseList(*cpus)
+		if err != nil {
+			return usageError{fmt.Errorf("--cpus %q: %v", *cpus, err)}
+		}
+		cfg.CPUs = set.CPUs()
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {
 		return usageError{fmt.Errorf("--buffer %q: %v", *buffer, err)}
@@ -161,41 +166,6 @@ func writeStats(path string, s relay.Snapshot) error {
 		return fmt.Errorf("stats %s: %w", path, werr)
 	}
 	return nil
-}
-
-// parseCPUList reads "0-3,8", RonDB's "0;2", or "" (no pinning).
-func parseCPUList(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("bad CPU %q", part)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("bad CPU range %q", part)
-			}
-		}
-		if b >= 1<<16 {
-			return nil, fmt.Errorf("CPU %d out of range", b)
-		}
-		if len(out)+b-a >= 1<<16 {
-			return nil, fmt.Errorf("more than %d CPUs", 1<<16)
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no CPUs")
-	}
-	return out, nil
 }
 
 // parseBytes reads a size with an optional K, M or G suffix (powers of 1024).

@@ -3,33 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 )
-
-func TestParseCPUList(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []int
-		bad  bool
-	}{
-		{in: "", want: nil},
-		{in: "0", want: []int{0}},
-		{in: "0-3,8", want: []int{0, 1, 2, 3, 8}},
-		{in: "0;2", want: []int{0, 2}},
-		{in: "3-1", bad: true},
-		{in: "x", bad: true},
-		{in: "-1", bad: true},
-		{in: "70000", bad: true},
-		{in: ",", bad: true},
-	} {
-		got, err := parseCPUList(tc.in)
-		if (err != nil) != tc.bad || (!tc.bad && !reflect.DeepEqual(got, tc.want)) {
-			t.Errorf("parseCPUList(%q) = %v, %v", tc.in, got, err)
-		}
-	}
-}
 
 func TestParseBytes(t *testing.T) {
 	for _, tc := range []struct {
@@ -77,23 +53,6 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("run(%q) = %v, want a usage error naming %q", tc.args, err, tc.want)
 		}
 	}
-}
-
-func FuzzParseCPUList(f *testing.F) {
-	for _, s := range []string{"0-3,8", "0;2", "all", "1-", "-", "0-65535"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		cpus, err := parseCPUList(s)
-		if err == nil && len(cpus) > 1<<16 {
-			t.Fatalf("%q: %d CPUs", s, len(cpus))
-		}
-		for _, c := range cpus {
-			if c < 0 || c >= 1<<16 {
-				t.Fatalf("%q: CPU %d", s, c)
-			}
-		}
-	})
 }
 
 func FuzzParseBytes(f *testing.F) {
