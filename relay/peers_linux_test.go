@@ -146,9 +146,14 @@ func median(v []float64) float64 {
 // BenchmarkPeers compares the engines with socat and HAProxy as separate
 // processes, in interleaved rounds: tps with 64 connections ping-ponging 64
 // bytes, a 1 GiB stream, and RSS per idle relayed connection.
-// HOPLAT_RELAY_ROUNDS, HOPLAT_RELAY_CONNS tune it.
+// HOPLAT_RELAY_ROUNDS, HOPLAT_RELAY_CONNS and HOPLAT_RELAY_PEERS (a comma
+// list of relays) tune it.
 func BenchmarkPeers(b *testing.B) {
 	rounds := envInt("HOPLAT_RELAY_ROUNDS", 3)
+	peerKinds := peerKinds
+	if v := os.Getenv("HOPLAT_RELAY_PEERS"); v != "" {
+		peerKinds = strings.Split(v, ",")
+	}
 	b.Run("tps64", func(b *testing.B) {
 		up, _, _ := tcpUpstream(b, func(c net.Conn) { io.Copy(c, c) })
 		relays := map[string]*peerRelay{}
