@@ -45,23 +45,42 @@ free_port() {
 	done
 }
 
-# wait_listen waits until something listens on a TCP port (bounded).
+# wait_listen waits (bounded) until process $2 listens on TCP port $1;
+# it fails if the process dies first (port taken meanwhile, bad config).
 wait_listen() {
 	local i
 	for i in $(seq 200); do
 		[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.05
 	done
-	echo "bench-relay: nothing listens on port $1" >&2
+	return 1
+}
+
+# launch NAME CMD...: start a peer on a fresh free port ({PORT} in CMD),
+# retrying on another port if it does not come up; sets PORT[NAME].
+launch() {
+	local name=$1 try port pid
+	shift
+	for try in 1 2 3; do
+		port=$(free_port)
+		"${@//\{PORT\}/$port}" >"$tmp/$name.log" 2>&1 &
+		pid=$!
+		pids+=("$pid")
+		if wait_listen "$port" "$pid"; then
+			PORT[$name]=$port
+			return 0
+		fi
+		kill "$pid" 2>/dev/null || true
+	done
+	echo "bench-relay: $name did not listen:" >&2
+	cat "$tmp/$name.log" >&2
 	exit 1
 }
 
 declare -A PORT
-SP=$(free_port)
-sockperf server --tcp -i 127.0.0.1 -p "$SP" >"$tmp/sockperf-server.log" 2>&1 &
-pids+=($!)
-wait_listen "$SP"
-PORT[direct]=$SP
+launch direct sockperf server --tcp -i 127.0.0.1 -p {PORT}
+SP=${PORT[direct]}
 
 for eng in "${ENGINES[@]}"; do
 	flags=(--engine "${eng%-spin}")
@@ -74,13 +93,11 @@ for eng in "${ENGINES[@]}"; do
 	PORT[$eng]=${addr##*:}
 done
 
-PORT[socat]=$(free_port)
-socat "TCP4-LISTEN:${PORT[socat]},reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay" 2>"$tmp/socat.err" &
-pids+=($!)
-wait_listen "${PORT[socat]}"
+launch socat socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay"
 
-PORT[haproxy]=$(free_port)
-cat >"$tmp/haproxy.cfg" <<CFG
+# HAProxy reads its port from the config: one per attempt.
+haproxy_cfg() {
+	cat >"$tmp/haproxy-$1.cfg" <<CFG
 global
 	nbthread 1
 	maxconn 9000
@@ -90,12 +107,12 @@ defaults
 	timeout client 1h
 	timeout server 1h
 listen relay
-	bind 127.0.0.1:${PORT[haproxy]}
+	bind 127.0.0.1:$1
 	server upstream 127.0.0.1:$SP
 CFG
-"$HAPROXY" -db -f "$tmp/haproxy.cfg" >"$tmp/haproxy.log" 2>&1 &
-pids+=($!)
-wait_listen "${PORT[haproxy]}" || { cat "$tmp/haproxy.log" >&2; exit 1; }
+	exec "$HAPROXY" -db -f "$tmp/haproxy-$1.cfg"
+}
+launch haproxy haproxy_cfg {PORT}
 
 PATHS=(direct "${ENGINES[@]}" socat haproxy)
 echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"
