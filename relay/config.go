@@ -45,6 +45,7 @@ type Config struct {
 	Engine   Engine        // "" = EngineGoroutine
 	Workers  int           // event loops for epoll and splice; 0 = 1
 	Spin     bool          // loops poll with a zero timeout instead of sleeping (burns a core)
+	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = sleep at once
 	CPUs     []int         // CPUs the loop threads are pinned to, loop i on CPUs[i%len]; epoll and splice only
 	Lock     Lock          // "" = LockNone
 	Buffer   int           // bytes per direction; 0 = DefaultBuffer
@@ -102,13 +103,16 @@ func (c Config) withDefaults() (Config, error) {
 		switch {
 		case len(c.CPUs) > 0:
 			return c, fmt.Errorf("relay: cpus %v: the goroutine engine has no threads of its own to pin (use taskset, or engine epoll)", c.CPUs)
-		case c.Spin:
-			return c, fmt.Errorf("relay: spin: needs engine epoll or splice (the goroutine engine waits in Go's netpoller)")
+		case c.Spin || c.BusyPoll != 0:
+			return c, fmt.Errorf("relay: spin/busy-poll: needs engine epoll or splice (the goroutine engine waits in Go's netpoller)")
 		case c.Lock != LockNone:
 			return c, fmt.Errorf("relay: lock %s: needs engine epoll or splice", c.Lock)
 		case c.Workers != 1:
 			return c, fmt.Errorf("relay: workers %d: needs engine epoll or splice (the goroutine engine uses GOMAXPROCS)", c.Workers)
 		}
+	}
+	if c.BusyPoll < 0 || c.BusyPoll > time.Second {
+		return c, fmt.Errorf("relay: busy-poll %v: want 0..1s", c.BusyPoll)
 	}
 	if c.Grace == 0 {
 		c.Grace = DefaultGrace

@@ -29,6 +29,7 @@ var variants = []variant{
 	{"epoll", relay.Config{Engine: relay.EngineEpoll, Stats: true}},
 	{"splice", relay.Config{Engine: relay.EngineSplice, Stats: true}},
 	{"epoll-spin", relay.Config{Engine: relay.EngineEpoll, Spin: true}},
+	{"epoll-busy-poll", relay.Config{Engine: relay.EngineEpoll, BusyPoll: 50 * time.Microsecond}},
 	{"epoll-lock-conn", relay.Config{Engine: relay.EngineEpoll, Workers: 2, Lock: relay.LockConn}},
 	{"splice-lock-global", relay.Config{Engine: relay.EngineSplice, Workers: 2, Lock: relay.LockGlobal, Buffer: 4096}},
 }

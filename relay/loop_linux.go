@@ -236,10 +236,18 @@ func (l *loop) run() (err error) {
 
 	events := make([]unix.EpollEvent, 256)
 	timed := l.rec != nil
+	// BusyPoll: keep polling without sleeping for a while after the last
+	// event, so that the answer to what was just relayed finds the thread
+	// awake instead of paying a wake-up (a few microseconds, more on a busy
+	// machine); idle longer than that, the loop sleeps in epoll_wait.
+	busyPoll := int64(l.e.r.cfg.BusyPoll)
+	var lastEvent int64
 	for {
 		timeout := -1
 		switch {
 		case l.e.r.cfg.Spin:
+			timeout = 0
+		case busyPoll > 0 && nanotime()-lastEvent < busyPoll:
 			timeout = 0
 		case l.acceptPaused:
 			timeout = 100 // ms: retry accept4 after running out of fds
@@ -257,8 +265,9 @@ func (l *loop) run() (err error) {
 			}
 			return fmt.Errorf("relay: loop %d: %w", l.id, os.NewSyscallError("epoll_wait", werr))
 		}
-		if timed && n > 0 {
+		if n > 0 && (timed || busyPoll > 0) {
 			l.now = nanotime()
+			lastEvent = l.now
 		}
 		for i := range n {
 			ev := &events[i]

@@ -122,6 +122,7 @@ type SnapshotConfig struct {
 	Engine   Engine `json:"engine"`
 	Workers  int    `json:"workers"`
 	Spin     bool   `json:"spin"`
+	BusyPoll string `json:"busy_poll"`
 	CPUs     []int  `json:"cpus"`
 	Lock     Lock   `json:"lock"`
 	Buffer   int    `json:"buffer"`
@@ -164,7 +165,7 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: collectEnv()}
 	s.Config = SnapshotConfig{
 		Listen: r.listen.String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
-		Workers: r.cfg.Workers, Spin: r.cfg.Spin, CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
+		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
 		Buffer: r.cfg.Buffer, MaxConns: r.cfg.MaxConns, Timed: r.cfg.Stats,
 	}
 	if s.Config.CPUs == nil {

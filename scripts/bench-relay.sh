@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
-ENGINES=(goroutine epoll splice epoll-spin)
+ENGINES=(goroutine epoll splice epoll-spin epoll-busy)
 
 need() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || { echo "bench-relay: $1 not found (make deps)" >&2; exit 1; }; }
 for p in sockperf socat haproxy; do need "$p"; done
@@ -83,8 +83,9 @@ launch direct sockperf server --tcp -i 127.0.0.1 -p {PORT}
 SP=${PORT[direct]}
 
 for eng in "${ENGINES[@]}"; do
-	flags=(--engine "${eng%-spin}")
+	flags=(--engine "${eng%-*}")
 	[ "$eng" = epoll-spin ] && flags+=(--spin)
+	[ "$eng" = epoll-busy ] && flags+=(--busy-poll 50us)
 	"$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
 	pids+=($!)
 	for i in $(seq 200); do grep -q '^listening ' "$tmp/$eng.out" && break; sleep 0.05; done

@@ -49,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	engine := fs.String("engine", defaultEngine, "goroutine|epoll|splice")
 	workers := fs.Int("workers", 1, "event loops (epoll, splice)")
 	spin := fs.Bool("spin", false, "loops poll with a zero timeout instead of sleeping (burns a core)")
+	busyPoll := fs.Duration("busy-poll", 0, "loops poll without sleeping for this long after each event (e.g. 50us)")
 	cpus := fs.String("cpus", "", "CPUs to pin loop threads to, e.g. 0-3,8 or 0;2")
 	lock := fs.String("lock", "none", "none|conn|global: locking design of the loops")
 	buffer := fs.String("buffer", "64K", "bytes per direction (suffix K, M)")
@@ -80,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	cfg := relay.Config{
-		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, Lock: relay.Lock(*lock),
+		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, BusyPoll: *busyPoll, Lock: relay.Lock(*lock),
 		MaxConns: *maxConns, Stats: *stats != "", Grace: *grace,
 	}
 	if *grace == 0 {
