@@ -1,0 +1,49 @@
+package driver
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// WriteHgrm writes h (nanoseconds) as HdrHistogram's percentile
+// distribution text, in microseconds, with 5 ticks per half distance: the
+// .hgrm file HdrHistogram's plotter reads.
+func WriteHgrm(w io.Writer, h *hdrhistogram.Histogram) error {
+	_, err := h.PercentilesPrint(w, 5, 1e3)
+	return err
+}
+
+// Spectrum is h's percentile spectrum: percentiles (0 to 100) and the
+// latency in microseconds at each, with 5 ticks per half distance.
+func Spectrum(h *hdrhistogram.Histogram) (pct, us []float64) {
+	for _, b := range h.CumulativeDistributionWithTicks(5) {
+		pct = append(pct, b.Quantile)
+		us = append(us, float64(b.ValueAt)/1e3)
+	}
+	return pct, us
+}
+
+// FileName is a file name for r: its path name with every character that a
+// shell or file system dislikes replaced, plus its thread count and
+// backend setting when those are swept.
+func FileName(r PathResult) string {
+	name := strings.NewReplacer("->", "-to-", " ", "_").Replace(r.Name)
+	name = sectionName(name)
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteString("_t")
+	b.WriteString(strconv.Itoa(r.Threads))
+	if r.ServiceTimeUs != 0 {
+		b.WriteString("_svc" + strings.ReplaceAll(us(r.ServiceTimeUs), ".", "p") + "us")
+	}
+	if r.Size != 0 {
+		b.WriteString("_size" + strconv.Itoa(r.Size))
+	}
+	if r.Rows != 0 {
+		b.WriteString("_rows" + strconv.Itoa(r.Rows))
+	}
+	return b.String()
+}
