@@ -20,6 +20,11 @@ func TestMain(m *testing.M) {
 	case "pingpong":
 		os.Exit(fakePingpong(os.Args[1:]))
 	}
+	// Under -race every process sleeps a second at a clean exit to let
+	// reports flush; the stand-ins exit dozens of times per run.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	// The runtime opens its netpoller's epoll fd and eventfd on first use,
 	// and os/exec its pidfd support probe: start both before counting.
 	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {

@@ -28,6 +28,7 @@ type Process struct {
 	done      chan struct{} // closed once the process has been waited for
 	waitErr   error
 	stopOnce  sync.Once
+	signalled bool // Stop sent SIGTERM: an exit status of 143 is then expected
 }
 
 // StopGrace is how long Stop waits after SIGTERM before SIGKILL: long enough
@@ -133,6 +134,7 @@ func (p *Process) Stop() error {
 			return
 		default:
 		}
+		p.signalled = true
 		terminate(p.cmd)
 		timer := time.NewTimer(StopGrace)
 		defer timer.Stop()
@@ -145,8 +147,10 @@ func (p *Process) Stop() error {
 	})
 	<-p.done
 	var exit *exec.ExitError
-	if errors.As(p.waitErr, &exit) && !exit.Exited() {
-		return nil // ended by our signal, as asked
+	if errors.As(p.waitErr, &exit) && (!exit.Exited() || p.signalled && exit.ExitCode() == 128+15) {
+		// Ended by our signal, as asked, or exited with the status a
+		// shell gives death by SIGTERM (socat does so).
+		return nil
 	}
 	if p.waitErr != nil {
 		return fmt.Errorf("driver: stop %s: %w (stderr: %s)", p.Name, p.waitErr, p.stderr)

@@ -64,8 +64,14 @@ func WriteCSV(w io.Writer, r *Report) error {
 func WriteText(w io.Writer, r *Report) error {
 	sweep := sweeps(r.Paths)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// tabwriter right-aligns every column; padding the names by hand keeps
+	// the first one flush left, as a reader scans it.
+	width := len("path")
+	for _, p := range r.Paths {
+		width = max(width, len(p.Name))
+	}
 	var head []string
-	head = append(head, "path\t")
+	head = append(head, fmt.Sprintf("%-*s\t", width, "path"))
 	if sweep.threads {
 		head = append(head, "threads\t")
 	}
@@ -85,7 +91,7 @@ func WriteText(w io.Writer, r *Report) error {
 	fmt.Fprintln(tw, strings.Join(head, ""))
 	for _, p := range r.Paths {
 		var row strings.Builder
-		fmt.Fprintf(&row, "%s\t", p.Name)
+		fmt.Fprintf(&row, "%-*s\t", width, p.Name)
 		if sweep.threads {
 			fmt.Fprintf(&row, "%d\t", p.Threads)
 		}

@@ -1,0 +1,46 @@
+package driver_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hoplat/hoplat/driver"
+)
+
+// The default run's paths, and the socat command line of one of them, as
+// field-notes.md §1 typed it.
+func ExampleDefaultPaths() {
+	for _, p := range driver.DefaultPaths(driver.Relays, []driver.Transport{driver.TCP, driver.UNIX}) {
+		fmt.Printf("%-20s baseline %s\n", p.Name(), p.Baseline().Name())
+	}
+	argv := driver.SocatArgs("socat", driver.UNIXAddr("/tmp/hb/mysql.sock"), driver.TCPAddr(3000))
+	fmt.Println(strings.Join(argv, " "))
+	// Output:
+	// direct tcp           baseline direct tcp
+	// direct unix          baseline direct unix
+	// goroutine tcp->tcp   baseline direct tcp
+	// goroutine unix->tcp  baseline direct unix
+	// epoll tcp->tcp       baseline direct tcp
+	// epoll unix->tcp      baseline direct unix
+	// splice tcp->tcp      baseline direct tcp
+	// splice unix->tcp     baseline direct unix
+	// socat tcp->tcp       baseline direct tcp
+	// socat unix->tcp      baseline direct unix
+	// haproxy tcp->tcp     baseline direct tcp
+	// socat UNIX-LISTEN:/tmp/hb/mysql.sock,fork TCP4:127.0.0.1:3000,nodelay
+}
+
+// A chain sweep's fit: p50 against hop count, every round a point; the
+// slope is one hop's cost, the intercept the client's and server's.
+func ExampleFitLine() {
+	hops := []float64{0, 1, 2, 3, 0, 1, 2, 3}
+	p50 := []float64{25, 66, 104, 146, 26, 64, 106, 145}
+	f, err := driver.FitLine(hops, p50)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("per hop %.1f µs [%.1f, %.1f], fixed %.1f µs, r² %.3f\n", f.Slope, f.SlopeCI95[0], f.SlopeCI95[1], f.Intercept, f.R2)
+	// Output:
+	// per hop 40.0 µs [39.3, 40.7], fixed 25.2 µs, r² 1.000
+}
