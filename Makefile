@@ -15,7 +15,7 @@ build:
 
 test: build
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(PKGS)
-	$(GO) test -run '^$$' -bench . -benchtime=1x $(PKGS) >/dev/null
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
 
 check:
 	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt: $$fmt"; exit 1; fi

@@ -1,0 +1,154 @@
+package affinity
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrNotOnline is wrapped by errors that name a CPU the machine does not
+// have online.
+var ErrNotOnline = errors.New("not online")
+
+// CPUSet is an immutable set of CPU numbers. The zero value is the empty set.
+type CPUSet struct {
+	cpus []int // sorted, unique, non-negative
+}
+
+// NewCPUSet returns the set of the given CPUs; order and duplicates do not
+// matter. It panics on a negative CPU number, which is a programming error.
+func NewCPUSet(cpus ...int) CPUSet {
+	s := slices.Clone(cpus)
+	slices.Sort(s)
+	s = slices.Compact(s)
+	if len(s) > 0 && s[0] < 0 {
+		panic(fmt.Sprintf("affinity: negative CPU %d", s[0]))
+	}
+	return CPUSet{cpus: s}
+}
+
+// CPUs returns the CPU numbers in ascending order.
+func (s CPUSet) CPUs() []int { return slices.Clone(s.cpus) }
+
+// Len returns the number of CPUs in s.
+func (s CPUSet) Len() int { return len(s.cpus) }
+
+// Contains reports whether cpu is in s.
+func (s CPUSet) Contains(cpu int) bool {
+	_, ok := slices.BinarySearch(s.cpus, cpu)
+	return ok
+}
+
+// Equal reports whether s and o hold the same CPUs.
+func (s CPUSet) Equal(o CPUSet) bool { return slices.Equal(s.cpus, o.cpus) }
+
+// String returns the kernel's cpulist form ("0-3,8"), which ParseList reads
+// back. The empty set is "".
+func (s CPUSet) String() string {
+	var b strings.Builder
+	for i := 0; i < len(s.cpus); {
+		j := i
+		for j+1 < len(s.cpus) && s.cpus[j+1] == s.cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(s.cpus[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(s.cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// MarshalText writes the String form, so reports carry "0-3" rather than {}.
+func (s CPUSet) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// ParseList parses a CPU list against the CPUs online on this machine; see
+// ParseListFor for the syntax.
+func ParseList(s string) (CPUSet, error) {
+	online, err := OnlineCPUs()
+	if err != nil {
+		return CPUSet{}, fmt.Errorf("affinity: parse CPU list %q: %w", s, err)
+	}
+	return ParseListFor(s, online)
+}
+
+// ParseListFor parses a CPU list and rejects CPUs not in online. A list is
+// "all" (every online CPU) or elements separated by commas or, as RonDB
+// writes them, semicolons; an element is a CPU number or an inclusive range
+// "lo-hi". Spaces around elements and numbers are ignored: " 0 - 3 ; 8".
+func ParseListFor(s string, online CPUSet) (CPUSet, error) {
+	set, err := parseList(s, &online)
+	if err != nil {
+		return CPUSet{}, fmt.Errorf("affinity: parse CPU list %q: %w", s, err)
+	}
+	return set, nil
+}
+
+// parseList parses s; a nil online trusts every CPU number, for lists the
+// kernel itself wrote.
+func parseList(s string, online *CPUSet) (CPUSet, error) {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "":
+		return CPUSet{}, errors.New("empty list")
+	case "all":
+		if online == nil || online.Len() == 0 {
+			return CPUSet{}, errors.New("all: no CPU online")
+		}
+		return *online, nil
+	}
+	var cpus []int
+	for _, elem := range strings.Split(strings.ReplaceAll(s, ";", ","), ",") {
+		elem = strings.TrimSpace(elem)
+		if elem == "" {
+			return CPUSet{}, errors.New("empty element")
+		}
+		lo, hi, err := parseRange(elem)
+		if err != nil {
+			return CPUSet{}, err
+		}
+		for cpu := lo; cpu <= hi; cpu++ {
+			// Checking each CPU before appending bounds the work by the
+			// online set, however wide the range asked for.
+			if online != nil && !online.Contains(cpu) {
+				return CPUSet{}, fmt.Errorf("CPU %d %w (online %s)", cpu, ErrNotOnline, *online)
+			}
+			cpus = append(cpus, cpu)
+		}
+	}
+	return NewCPUSet(cpus...), nil
+}
+
+func parseRange(elem string) (lo, hi int, err error) {
+	a, b, isRange := strings.Cut(elem, "-")
+	if lo, err = parseCPU(a); err != nil {
+		return 0, 0, err
+	}
+	if !isRange {
+		return lo, lo, nil
+	}
+	if hi, err = parseCPU(b); err != nil {
+		return 0, 0, err
+	}
+	if hi < lo {
+		return 0, 0, fmt.Errorf("bad range %q: end before start", elem)
+	}
+	return lo, hi, nil
+}
+
+func parseCPU(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	// ParseUint, unlike Atoi, refuses signs; 31 bits keeps it an int anywhere.
+	n, err := strconv.ParseUint(s, 10, 31)
+	if err != nil {
+		return 0, fmt.Errorf("bad CPU %q", s)
+	}
+	return int(n), nil
+}

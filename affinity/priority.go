@@ -1,0 +1,7 @@
+package affinity
+
+import "errors"
+
+// ErrNotPermitted is wrapped by SetNice and SetFIFO errors when the kernel
+// refuses with EPERM or EACCES, so callers can skip rather than fail.
+var ErrNotPermitted = errors.New("not permitted")

@@ -1,0 +1,18 @@
+package affinity
+
+import "os"
+
+// sysfs is where the kernel describes CPUs (cpu/) and NUMA nodes (node/).
+const sysfs = "/sys/devices/system"
+
+// OnlineCPUs returns the CPUs the kernel has online (cpu/online in sysfs).
+// A process may be allowed fewer of them; see ThreadCPUs.
+func OnlineCPUs() (CPUSet, error) {
+	return readOnline(os.DirFS(sysfs))
+}
+
+// ReadTopology reads the core, package and NUMA node of every online CPU
+// from sysfs.
+func ReadTopology() (Topology, error) {
+	return readTopology(os.DirFS(sysfs))
+}

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package affinity
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// OnlineCPUs returns CPUs 0 to runtime.NumCPU()-1: without Linux's sysfs
+// that is the best guess, and it keeps CPU lists parseable everywhere.
+func OnlineCPUs() (CPUSet, error) {
+	cpus := make([]int, runtime.NumCPU())
+	for i := range cpus {
+		cpus[i] = i
+	}
+	return NewCPUSet(cpus...), nil
+}
+
+// ReadTopology needs Linux's sysfs.
+func ReadTopology() (Topology, error) {
+	return Topology{}, fmt.Errorf("affinity: read topology: %w", errors.ErrUnsupported)
+}

@@ -1,0 +1,5 @@
+// Package mariadbtest runs a throwaway MariaDB server for integration tests:
+// a fresh datadir in a temp directory, a loopback TCP port and a UNIX socket,
+// a native-password account and a sysbench table loaded by sysbench itself.
+// One server per test process is shared (Shared), stopped from TestMain.
+package mariadbtest

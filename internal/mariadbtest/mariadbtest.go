@@ -1,0 +1,304 @@
+package mariadbtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/internal/peer"
+)
+
+// Server is a running MariaDB.
+type Server struct {
+	Addr     string // host:port on 127.0.0.1
+	Socket   string // UNIX socket path
+	User     string // account with mysql_native_password and all privileges
+	Password string
+	DB       string // schema holding the sysbench table
+	PID      int
+
+	// TableSize is the number of rows of sbtest1 (ids 1..TableSize).
+	TableSize int
+	// SHA2User is an account using caching_sha2_password, or "" when the
+	// server has no such plugin (MariaDB 10.11 has none).
+	SHA2User string
+
+	dir  string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+	err  error         // the process's exit status, once done
+}
+
+// Options tunes Launch; the zero value loads 10000 rows (sysbench's
+// default --table-size).
+type Options struct {
+	TableSize int
+}
+
+// Programs Launch needs.
+var programs = []string{"mariadbd", "mariadb-install-db", "mariadb", "sysbench"}
+
+// startTimeout bounds how long a fresh server may take to announce
+// readiness; a 2-core machine shared with compilers needs a few seconds.
+const startTimeout = 90 * time.Second
+
+// Launch starts MariaDB. The caller must Stop it.
+func Launch(opts Options) (*Server, error) {
+	if opts.TableSize == 0 {
+		opts.TableSize = 10000
+	}
+	paths := map[string]string{}
+	for _, p := range programs {
+		path, err := peer.Find(p)
+		if err != nil {
+			return nil, err
+		}
+		paths[p] = path
+	}
+	// Short directory: sun_path holds 108 bytes.
+	dir, err := os.MkdirTemp("", "hoplat-mariadb-")
+	if err != nil {
+		return nil, fmt.Errorf("mariadbtest: %w", err)
+	}
+	s := &Server{
+		Socket: filepath.Join(dir, "mysqld.sock"), User: "bench", Password: "bench-pw-7Qx",
+		DB: "sbtest", TableSize: opts.TableSize, dir: dir,
+	}
+	if err := s.start(paths); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := s.setUp(paths); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func run(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("mariadbtest: %s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// freePort asks the kernel for an unused loopback port. Another process
+// could take it before mariadbd binds; the start then fails loudly.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (s *Server) start(paths map[string]string) error {
+	data := filepath.Join(s.dir, "data")
+	if err := run(paths["mariadb-install-db"], "--no-defaults", "--datadir="+data,
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--user=root",
+		"--skip-name-resolve"); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return fmt.Errorf("mariadbtest: free port: %w", err)
+	}
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+
+	// mariadbd is built with systemd support: it writes READY=1 to the
+	// datagram socket named by NOTIFY_SOCKET once it accepts connections,
+	// so readiness is an event rather than a poll.
+	notifyPath := filepath.Join(s.dir, "notify.sock")
+	notify, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: notifyPath, Net: "unixgram"})
+	if err != nil {
+		return fmt.Errorf("mariadbtest: notify socket: %w", err)
+	}
+	defer notify.Close()
+
+	s.cmd = exec.Command(paths["mariadbd"], "--no-defaults",
+		"--datadir="+data, "--socket="+s.Socket, "--port="+strconv.Itoa(port),
+		"--bind-address=127.0.0.1", "--user=root",
+		"--pid-file="+filepath.Join(s.dir, "mysqld.pid"),
+		"--log-error="+filepath.Join(s.dir, "error.log"),
+		"--skip-name-resolve", "--skip-log-bin", "--performance-schema=OFF",
+		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
+		"--innodb-flush-log-at-trx-commit=0", "--max-connections=200",
+	)
+	s.cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notifyPath)
+	s.cmd.SysProcAttr = procAttr()
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("mariadbtest: start mariadbd: %w", err)
+	}
+	s.PID = s.cmd.Process.Pid
+	s.done = make(chan struct{})
+	go func() {
+		s.err = s.cmd.Wait()
+		close(s.done)
+		notify.Close() // unblock the reader below if mariadbd died
+	}()
+
+	ready := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, _, err := notify.ReadFromUnix(buf)
+			if err != nil {
+				ready <- err
+				return
+			}
+			for _, line := range bytes.Split(buf[:n], []byte("\n")) {
+				if string(line) == "READY=1" {
+					ready <- nil
+					return
+				}
+			}
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			return fmt.Errorf("mariadbtest: mariadbd exited before ready (%v): %s", s.err, s.logTail())
+		}
+		return nil
+	case <-time.After(startTimeout):
+		notify.Close()
+		<-ready
+		return fmt.Errorf("mariadbtest: mariadbd not ready after %v: %s", startTimeout, s.logTail())
+	}
+}
+
+func (s *Server) logTail() string {
+	b, _ := os.ReadFile(filepath.Join(s.dir, "error.log"))
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(b)
+}
+
+func (s *Server) setUp(paths map[string]string) error {
+	sql := fmt.Sprintf(`CREATE DATABASE %[1]s;
+CREATE USER '%[2]s'@'%%' IDENTIFIED VIA mysql_native_password USING PASSWORD('%[3]s');
+CREATE USER '%[2]s'@'localhost' IDENTIFIED VIA mysql_native_password USING PASSWORD('%[3]s');
+GRANT ALL ON *.* TO '%[2]s'@'%%';
+GRANT ALL ON *.* TO '%[2]s'@'localhost';`, s.DB, s.User, s.Password)
+	if err := run(paths["mariadb"], "--no-defaults", "-uroot", "--socket="+s.Socket, "-e", sql); err != nil {
+		return err
+	}
+	// caching_sha2_password exists only on servers that ship the plugin.
+	out, err := exec.Command(paths["mariadb"], "--no-defaults", "-uroot", "--socket="+s.Socket, "-N", "-e",
+		"SELECT COUNT(*) FROM information_schema.ALL_PLUGINS WHERE PLUGIN_NAME='caching_sha2_password'").Output()
+	if err == nil && strings.TrimSpace(string(out)) != "0" {
+		user := "bench_sha2"
+		sql := fmt.Sprintf(`INSTALL PLUGIN caching_sha2_password SONAME 'caching_sha2_password';
+CREATE USER '%[1]s'@'%%' IDENTIFIED WITH caching_sha2_password BY '%[2]s';
+GRANT ALL ON *.* TO '%[1]s'@'%%';`, user, s.Password)
+		if run(paths["mariadb"], "--no-defaults", "-uroot", "--socket="+s.Socket, "-e", sql) == nil {
+			s.SHA2User = user
+		}
+	}
+	args := append([]string{"oltp_read_only"}, s.SysbenchArgs(true)...)
+	return run(paths["sysbench"], append(args, "--tables=1", "--table-size="+strconv.Itoa(s.TableSize), "prepare")...)
+}
+
+// Stop ends mariadbd with SIGTERM, waits for it and removes its files.
+func (s *Server) Stop() error {
+	var err error
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(60 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.done
+			err = errors.New("mariadbtest: mariadbd ignored SIGTERM for 60s; killed")
+		}
+		s.cmd = nil
+	}
+	if rmErr := os.RemoveAll(s.dir); rmErr != nil && err == nil {
+		err = fmt.Errorf("mariadbtest: %w", rmErr)
+	}
+	return err
+}
+
+// Start launches a server for t alone and stops it at cleanup. It skips t
+// (fails it under HOPLAT_REQUIRE_INTEGRATION) when a program is missing.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	for _, p := range programs {
+		peer.Require(t, p)
+	}
+	s, err := Launch(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+var shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
+}
+
+// Shared returns the test process's one server, starting it on first use.
+// A package that calls it stops the server from TestMain with StopShared.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	for _, p := range programs {
+		peer.Require(t, p)
+	}
+	shared.once.Do(func() { shared.srv, shared.err = Launch(Options{}) })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.srv
+}
+
+// StopShared stops the server Shared started, if any.
+func StopShared() error {
+	if shared.srv == nil {
+		return nil
+	}
+	return shared.srv.Stop()
+}
+
+// Probe dials the server's TCP port, proving it accepts connections.
+func (s *Server) Probe(ctx context.Context) error {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", s.Addr)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// SysbenchArgs returns the connection flags sysbench's mysql driver needs
+// to reach s, over its UNIX socket when unixSocket is set, else over TCP.
+func (s *Server) SysbenchArgs(unixSocket bool) []string {
+	args := []string{"--db-driver=mysql"}
+	if unixSocket {
+		args = append(args, "--mysql-socket="+s.Socket)
+	} else {
+		host, port, _ := net.SplitHostPort(s.Addr)
+		args = append(args, "--mysql-host="+host, "--mysql-port="+port)
+	}
+	return append(args, "--mysql-user="+s.User, "--mysql-password="+s.Password, "--mysql-db="+s.DB)
+}

@@ -1,0 +1,134 @@
+package mysql
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// pointSelectStream returns n point-select commands as a client sends them:
+// COM_STMT_EXECUTE of statement 1 with an INT bound as MYSQL_TYPE_LONG (as
+// sysbench binds it), or COM_QUERY text.
+func pointSelectStream(n int, prepared bool) []byte {
+	w := newPacketConn(nil)
+	for i := range n {
+		w.resetSeq()
+		b := w.begin()
+		if prepared {
+			b = append(b, comStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, typeLong, 0)
+			b = binary.LittleEndian.AppendUint32(b, uint32(i+1))
+		} else {
+			b = append(b, comQuery)
+			b = append(b, "SELECT c FROM sbtest1 WHERE id="...)
+			b = strconv.AppendInt(b, int64(i+1), 10)
+		}
+		w.end(b)
+	}
+	return w.wbuf
+}
+
+// benchConn is an authenticated server connection reading an endless
+// stream of point selects and discarding its replies.
+func benchConn(tb testing.TB, prepared bool) *serverConn {
+	srv, err := NewServer(ServerConfig{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rw := &loopRW{data: pointSelectStream(64, prepared)}
+	c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true}
+	c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
+	return c
+}
+
+func serveOne(tb testing.TB, c *serverConn) {
+	c.pc.resetSeq()
+	p, err := c.pc.readPacket()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := c.dispatch(p); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkServerPointSelect is the mock's own CPU per point select, from
+// reading the command to handing the reply to Write: the budget is 2 µs.
+func BenchmarkServerPointSelect(b *testing.B) {
+	for _, mode := range []struct {
+		name     string
+		prepared bool
+	}{{"execute", true}, {"query", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			c := benchConn(b, mode.prepared)
+			b.ReportAllocs()
+			for b.Loop() {
+				serveOne(b, c)
+			}
+		})
+	}
+}
+
+func TestServerPointSelectAllocs(t *testing.T) {
+	for _, prepared := range []bool{true, false} {
+		c := benchConn(t, prepared)
+		if allocs := testing.AllocsPerRun(1000, func() { serveOne(t, c) }); allocs != 0 {
+			t.Errorf("prepared=%v: %.1f allocations per point select served, want 0", prepared, allocs)
+		}
+	}
+}
+
+// TestClientEventAllocs runs the hot workloads against the mock over
+// loopback TCP; AllocsPerRun counts the server goroutine too, so 0 proves
+// both ends allocate nothing per event.
+func TestClientEventAllocs(t *testing.T) {
+	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	for _, tc := range []WorkloadConfig{
+		{Command: CommandPing},
+		{Command: CommandSelect1},
+		{Command: CommandSelect1, PS: true},
+		{Command: CommandPointSelect},
+		{Command: CommandPointSelect, PS: true},
+		{Command: CommandOLTPRO, PS: true},
+		{Command: CommandOLTPRO},
+	} {
+		w, err := NewWorkload(tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+		s, err := w.Prepare(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		allocs := testing.AllocsPerRun(200, func() {
+			if _, err := s.Event(rng); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s ps=%v: %.2f allocations per event, want 0", tc.Command, tc.PS, allocs)
+		}
+	}
+}
+
+// BenchmarkClientPointSelect is one point select round trip over loopback
+// TCP against the mock: client, server and kernel together.
+func BenchmarkClientPointSelect(b *testing.B) {
+	m := startMock(b, ServerConfig{User: "u", Password: "p"})
+	w, _ := NewWorkload(WorkloadConfig{Command: CommandPointSelect, PS: true})
+	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+	s, err := w.Prepare(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Event(rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/event")
+}

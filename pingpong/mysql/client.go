@@ -1,0 +1,371 @@
+package mysql
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ClientConfig names the account and schema a Client logs in with. The
+// password is used for the handshake only and never appears in an error.
+type ClientConfig struct {
+	User     string
+	Password string
+	DB       string // schema to select at connect; empty selects none
+
+	// MaxMessage caps one reassembled server message; 0 means 64 MiB.
+	MaxMessage int
+}
+
+// String describes the config with the password redacted, so that logging
+// a config never leaks it.
+func (c ClientConfig) String() string {
+	return fmt.Sprintf("{User:%q Password:%s DB:%q MaxMessage:%d}", c.User, redact(c.Password), c.DB, c.MaxMessage)
+}
+
+// GoString is String for %#v.
+func (c ClientConfig) GoString() string { return "mysql.ClientConfig" + c.String() }
+
+func redact(password string) string {
+	if password == "" {
+		return `""`
+	}
+	return "<redacted>"
+}
+
+// Client is one authenticated connection. It is not safe for concurrent use:
+// a ping-pong worker owns one Client.
+type Client struct {
+	pc           *packetConn
+	caps         uint32
+	deprecateEOF bool
+	mariaDB      bool
+	version      string
+	connID       uint32
+	colTypes     []byte // scratch: column types of the result being read
+}
+
+// ServerVersion is the version string from the greeting (MariaDB prefixes
+// "5.5.5-").
+func (c *Client) ServerVersion() string { return c.version }
+
+// MariaDB reports whether the server announced MariaDB's extended
+// capabilities (greeting bit 0 clear); proxies may rewrite the version
+// string, so the bit is the reliable signal.
+func (c *Client) MariaDB() bool { return c.mariaDB }
+
+// ConnectionID is the server's id for this session.
+func (c *Client) ConnectionID() uint32 { return c.connID }
+
+// Connect performs the handshake over an already-connected stream. The
+// caller owns rw (a net.Conn or a raw-fd wrapper) and closes it. unixSocket
+// says whether rw is a UNIX-domain socket, where caching_sha2_password may
+// send the password in clear as MySQL's own client does; over TCP it uses the
+// server's RSA public key instead.
+func Connect(rw io.ReadWriter, cfg ClientConfig, unixSocket bool) (*Client, error) {
+	c := &Client{pc: newPacketConn(rw)}
+	if cfg.MaxMessage > 0 {
+		c.pc.maxMessage = cfg.MaxMessage
+	}
+	if err := c.handshake(&cfg, unixSocket, ""); err != nil {
+		return nil, fmt.Errorf("mysql: connect as %q: %w", cfg.User, err)
+	}
+	return c, nil
+}
+
+// handshake logs in. offer names the plugin of the first auth response; ""
+// takes the greeting's (tests use it to provoke an AuthSwitchRequest).
+func (c *Client) handshake(cfg *ClientConfig, unixSocket bool, offer string) error {
+	p, err := c.pc.readPacket()
+	if err != nil {
+		return fmt.Errorf("read greeting: %w", err)
+	}
+	if len(p) > 0 && p[0] == headerErr {
+		return parseErr(p)
+	}
+	g, err := parseGreeting(p)
+	if err != nil {
+		return err
+	}
+	c.version = string(g.version)
+	c.connID = g.connID
+	c.mariaDB = g.mariaDB
+	if g.caps&capProtocol41 == 0 {
+		return fmt.Errorf("server lacks CLIENT_PROTOCOL_41 (capabilities 0x%08x)", g.caps)
+	}
+	want := uint32(clientWantedCaps)
+	if cfg.DB != "" {
+		want |= capConnectWithDB
+	}
+	c.caps = want & g.caps
+	c.deprecateEOF = c.caps&capDeprecateEOF != 0
+
+	plugin := string(g.plugin)
+	if offer != "" {
+		plugin = offer
+	} else if plugin != pluginCachingSHA2 {
+		// Anything else starts with native; the server switches us if the
+		// account needs another plugin.
+		plugin = pluginNative
+	}
+	nonce := g.nonce
+	auth, _ := authToken(nil, plugin, nonce[:], cfg.Password)
+	resp := handshakeResponse{
+		caps:      c.caps,
+		maxPacket: maxPayload + 1,
+		charset:   clientCharsetUTF8MB4,
+		user:      []byte(cfg.User),
+		auth:      auth,
+		db:        []byte(cfg.DB),
+		plugin:    []byte(plugin),
+	}
+	b := c.pc.begin()
+	c.pc.end(appendHandshakeResponse(b, &resp))
+	if err := c.pc.flush(); err != nil {
+		return fmt.Errorf("write handshake response: %w", err)
+	}
+	return c.authenticate(cfg.Password, plugin, nonce[:], unixSocket)
+}
+
+// authenticate reads the server's answers to the handshake response until
+// OK or ERR, answering one AuthSwitchRequest and caching_sha2_password's
+// AuthMoreData exchanges.
+func (c *Client) authenticate(password, plugin string, nonce []byte, unixSocket bool) error {
+	switched := false
+	for {
+		p, err := c.pc.readPacket()
+		if err != nil {
+			return fmt.Errorf("read auth result: %w", err)
+		}
+		if len(p) == 0 {
+			return errors.New("read auth result: empty packet")
+		}
+		switch p[0] {
+		case headerOK:
+			_, err := parseOK(p)
+			return err
+		case headerErr:
+			err := parseErr(p)
+			var se *ServerError
+			if errors.As(err, &se) && se.Code == ErSecureTransportNeeded {
+				return fmt.Errorf("server requires TLS, which this client does not implement: %w", err)
+			}
+			return err
+		case headerEOF:
+			if switched {
+				return errors.New("server sent a second auth switch")
+			}
+			switched = true
+			sw, err := parseAuthSwitch(p)
+			if err != nil {
+				return err
+			}
+			plugin = string(sw.plugin)
+			if plugin == pluginClear {
+				return errors.New("server asks for mysql_clear_password, which would send the password unencrypted: refused")
+			}
+			if len(sw.data) < 20 {
+				return fmt.Errorf("auth switch to %s: nonce is %d bytes, want 20", plugin, len(sw.data))
+			}
+			nonce = append([]byte(nil), sw.data[:20]...)
+			auth, err := authToken(nil, plugin, nonce, password)
+			if err != nil {
+				return err
+			}
+			c.pc.writePacket(auth)
+			if err := c.pc.flush(); err != nil {
+				return fmt.Errorf("write auth switch response: %w", err)
+			}
+		case headerAuthMore:
+			if plugin != pluginCachingSHA2 || len(p) < 2 {
+				return fmt.Errorf("unexpected AuthMoreData (% x) for plugin %s", p[:min(len(p), 8)], plugin)
+			}
+			switch p[1] {
+			case 3: // fast authentication succeeded; OK follows
+			case 4:
+				if err := c.fullAuth(password, nonce, unixSocket); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("caching_sha2_password: unexpected AuthMoreData status 0x%02x", p[1])
+			}
+		default:
+			return fmt.Errorf("unexpected packet 0x%02x during authentication", p[0])
+		}
+	}
+}
+
+// fullAuth sends the password for caching_sha2_password's full
+// authentication: in clear over a UNIX socket (a secure transport, as for
+// MySQL's client), else RSA-encrypted with the key the server hands out on
+// request (byte 0x02).
+func (c *Client) fullAuth(password string, nonce []byte, unixSocket bool) error {
+	if unixSocket {
+		b := c.pc.begin()
+		b = append(b, password...)
+		c.pc.end(append(b, 0))
+		return c.pc.flush()
+	}
+	c.pc.writePacket([]byte{2})
+	if err := c.pc.flush(); err != nil {
+		return fmt.Errorf("request server public key: %w", err)
+	}
+	p, err := c.pc.readPacket()
+	if err != nil {
+		return fmt.Errorf("read server public key: %w", err)
+	}
+	if len(p) > 0 && p[0] == headerErr {
+		return parseErr(p)
+	}
+	if len(p) < 2 || p[0] != headerAuthMore {
+		return fmt.Errorf("caching_sha2_password: public key reply % x, want 0x01 and a PEM key", p[:min(len(p), 8)])
+	}
+	ct, err := encryptPassword(p[1:], password, nonce)
+	if err != nil {
+		return err
+	}
+	c.pc.writePacket(ct)
+	return c.pc.flush()
+}
+
+// Ping sends COM_PING and waits for its OK.
+func (c *Client) Ping() error {
+	c.pc.resetSeq()
+	c.pc.end(append(c.pc.begin(), comPing))
+	if err := c.pc.flush(); err != nil {
+		return fmt.Errorf("mysql: ping: %w", err)
+	}
+	_, err := c.readResult(false)
+	if err != nil {
+		return fmt.Errorf("mysql: ping: %w", err)
+	}
+	return nil
+}
+
+// Query runs sql with COM_QUERY and reads the whole response, returning the
+// number of rows in its result set(s) (0 for a statement answered by OK).
+// Rows are checked for framing and discarded without allocating.
+func (c *Client) Query(sql string) (rows int, err error) {
+	c.pc.resetSeq()
+	b := append(c.pc.begin(), comQuery)
+	c.pc.end(append(b, sql...))
+	return c.roundTrip(false)
+}
+
+// QueryBytes is Query for SQL text the caller builds in a reused buffer.
+func (c *Client) QueryBytes(sql []byte) (rows int, err error) {
+	c.pc.resetSeq()
+	b := append(c.pc.begin(), comQuery)
+	c.pc.end(append(b, sql...))
+	return c.roundTrip(false)
+}
+
+func (c *Client) roundTrip(binaryRows bool) (int, error) {
+	if err := c.pc.flush(); err != nil {
+		return 0, fmt.Errorf("mysql: write command: %w", err)
+	}
+	return c.readResult(binaryRows)
+}
+
+// readResult reads one command's response: OK, ERR, or result set(s).
+func (c *Client) readResult(binaryRows bool) (int, error) {
+	rows := 0
+	for {
+		p, err := c.pc.readPacket()
+		if err != nil {
+			return rows, err
+		}
+		if len(p) == 0 {
+			return rows, errors.New("mysql: read result: empty packet")
+		}
+		var status uint16
+		switch p[0] {
+		case headerOK:
+			ok, err := parseOK(p)
+			if err != nil {
+				return rows, err
+			}
+			status = ok.status
+		case headerErr:
+			return rows, parseErr(p)
+		case headerLocalInfile:
+			return rows, errors.New("mysql: read result: server asks for LOAD DATA LOCAL INFILE, which is not supported")
+		default:
+			n, st, err := c.readResultSet(p, binaryRows)
+			rows += n
+			if err != nil {
+				return rows, err
+			}
+			status = st
+		}
+		if status&serverMoreResults == 0 {
+			return rows, nil
+		}
+	}
+}
+
+// readResultSet reads column definitions and rows after the column-count
+// packet p, returning the row count and the terminator's status flags.
+func (c *Client) readResultSet(p []byte, binaryRows bool) (rows int, status uint16, err error) {
+	d := decoder{b: p, what: "column count"}
+	n, _ := d.lenEncInt("column count")
+	if d.err != nil {
+		return 0, 0, d.err
+	}
+	if n == 0 || n > 4096 {
+		return 0, 0, fmt.Errorf("mysql: decode column count: %d columns", n)
+	}
+	c.colTypes = c.colTypes[:0]
+	for range n {
+		p, err := c.pc.readPacket()
+		if err != nil {
+			return 0, 0, err
+		}
+		col, err := parseColumnDef(p)
+		if err != nil {
+			return 0, 0, err
+		}
+		c.colTypes = append(c.colTypes, col.colType)
+	}
+	if !c.deprecateEOF {
+		p, err := c.pc.readPacket()
+		if err != nil {
+			return 0, 0, err
+		}
+		if _, err := parseEOF(p); err != nil {
+			return 0, 0, err
+		}
+	}
+	for {
+		p, err := c.pc.readPacket()
+		if err != nil {
+			return rows, 0, err
+		}
+		switch {
+		case isTerminator(p):
+			st, err := terminatorStatus(p, c.deprecateEOF)
+			return rows, st, err
+		case len(p) > 0 && p[0] == headerErr:
+			return rows, 0, parseErr(p)
+		case binaryRows:
+			err = checkBinaryRow(p, c.colTypes)
+		default:
+			err = checkTextRow(p, len(c.colTypes))
+		}
+		if err != nil {
+			return rows, 0, err
+		}
+		rows++
+	}
+}
+
+// Quit sends COM_QUIT. The server closes without answering; the caller
+// closes the stream.
+func (c *Client) Quit() error {
+	c.pc.resetSeq()
+	c.pc.end(append(c.pc.begin(), comQuit))
+	if err := c.pc.flush(); err != nil {
+		return fmt.Errorf("mysql: quit: %w", err)
+	}
+	return nil
+}

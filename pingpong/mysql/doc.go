@@ -1,0 +1,7 @@
+// Package mysql speaks the MySQL/MariaDB client/server protocol for both ends
+// of a hoplat ping-pong: a load client (Connect, Query, Prepare, the sysbench
+// workloads) and an embedded mock mysqld (Server) that answers with canned
+// result sets. The codec reuses its buffers so that the steady path of either
+// end allocates nothing per packet, and every decoder rejects malformed input
+// with an error that names the field instead of panicking.
+package mysql

@@ -1,0 +1,198 @@
+package mysql
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+)
+
+// serverConn is one connection's state on the mock server.
+type serverConn struct {
+	s            *Server
+	pc           *packetConn
+	rw           io.ReadWriter
+	unix         bool
+	caps         uint32
+	deprecateEOF bool
+	db           string
+	stmts        map[uint32]*serverStmt
+	nextStmt     uint32
+}
+
+// newNonce returns 20 random bytes in 0x21..0x7E: never NUL (the greeting
+// NUL-terminates the nonce) and printable, as MySQL and ProxySQL send.
+func newNonce() ([20]byte, error) {
+	var n [20]byte
+	if _, err := rand.Read(n[:]); err != nil {
+		return n, err
+	}
+	for i := range n {
+		n[i] = 0x21 + n[i]%(0x7F-0x21)
+	}
+	return n, nil
+}
+
+// peerHost names the client in Access denied messages, as mysqld does.
+func (c *serverConn) peerHost() string {
+	if c.unix {
+		return "localhost"
+	}
+	if nc, ok := c.rw.(interface{ RemoteAddr() net.Addr }); ok {
+		if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+			return a.IP.String()
+		}
+	}
+	return "localhost"
+}
+
+// sendErr writes an ERR packet with the next sequence id.
+func (c *serverConn) sendErr(code uint16, state, msg string) error {
+	c.pc.end(appendErr(c.pc.begin(), code, state, msg))
+	return c.pc.flush()
+}
+
+func (c *serverConn) handshake() error {
+	s := c.s
+	nonce, err := newNonce()
+	if err != nil {
+		return fmt.Errorf("mysql: serve: nonce: %w", err)
+	}
+	g := greeting{
+		version: []byte(s.cfg.Version),
+		connID:  s.connIDs.Add(1),
+		nonce:   nonce,
+		caps:    s.caps,
+		charset: clientCharsetUTF8MB4,
+		status:  serverStatusAutocommit,
+		plugin:  []byte(s.cfg.Auth),
+	}
+	c.pc.end(appendGreeting(c.pc.begin(), &g))
+	if err := c.pc.flush(); err != nil {
+		return fmt.Errorf("mysql: serve: write greeting: %w", err)
+	}
+	p, err := c.pc.readPacket()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			// Health checks (HAProxy, port probes) hang up after the
+			// greeting: not an error.
+			return nil
+		}
+		return fmt.Errorf("mysql: serve: read handshake response: %w", err)
+	}
+	resp, err := parseHandshakeResponse(p)
+	if err != nil {
+		c.sendErr(1043, "08S01", "Bad handshake")
+		return fmt.Errorf("mysql: serve: %w", err)
+	}
+	c.caps = resp.caps & g.caps
+	c.deprecateEOF = c.caps&capDeprecateEOF != 0
+	c.db = string(resp.db)
+	user := string(resp.user)
+
+	auth := resp.auth
+	plugin := string(resp.plugin)
+	if c.caps&capPluginAuth == 0 {
+		plugin = pluginNative
+	}
+	if plugin != s.cfg.Auth {
+		// MariaDB reuses the greeting nonce in the switch (captured), so
+		// the client's answer depends only on the plugin.
+		c.pc.end(appendAuthSwitch(c.pc.begin(), s.cfg.Auth, nonce[:]))
+		if err := c.pc.flush(); err != nil {
+			return fmt.Errorf("mysql: serve: write auth switch: %w", err)
+		}
+		if auth, err = c.pc.readPacket(); err != nil {
+			return fmt.Errorf("mysql: serve: read auth switch response: %w", err)
+		}
+	}
+	var ok bool
+	if s.cfg.Auth == pluginCachingSHA2 {
+		ok, err = c.authCachingSHA2(user, nonce[:], auth)
+		if err != nil {
+			return err
+		}
+	} else {
+		ok = user == s.cfg.User && checkToken(pluginNative, nonce[:], s.cfg.Password, auth)
+	}
+	if !ok {
+		c.denied(user, len(auth) > 0)
+		return fmt.Errorf("mysql: serve: access denied for user %q", user)
+	}
+	c.pc.end(appendOK(c.pc.begin(), headerOK, 0, serverStatusAutocommit))
+	if err := c.pc.flush(); err != nil {
+		return fmt.Errorf("mysql: serve: write auth OK: %w", err)
+	}
+	return nil
+}
+
+func (c *serverConn) denied(user string, withPassword bool) {
+	using := "NO"
+	if withPassword {
+		using = "YES"
+	}
+	c.sendErr(ErAccessDenied, "28000", fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, c.peerHost(), using))
+}
+
+// authCachingSHA2 runs the server side of caching_sha2_password (brief
+// §3.2): the fast path when this Server already saw the user complete full
+// authentication, else full authentication with the password in clear over
+// a UNIX socket or RSA-encrypted over TCP.
+func (c *serverConn) authCachingSHA2(user string, nonce, token []byte) (bool, error) {
+	s := c.s
+	if user != s.cfg.User {
+		return false, nil
+	}
+	if s.cfg.Password == "" {
+		return len(token) == 0, nil
+	}
+	s.cacheMu.Lock()
+	cached := s.cached[user]
+	s.cacheMu.Unlock()
+	if cached {
+		if !checkToken(pluginCachingSHA2, nonce, s.cfg.Password, token) {
+			return false, nil
+		}
+		c.pc.writePacket([]byte{headerAuthMore, 3})
+		return true, c.pc.flush()
+	}
+	c.pc.writePacket([]byte{headerAuthMore, 4})
+	if err := c.pc.flush(); err != nil {
+		return false, fmt.Errorf("mysql: serve: request full authentication: %w", err)
+	}
+	p, err := c.pc.readPacket()
+	if err != nil {
+		return false, fmt.Errorf("mysql: serve: read full authentication: %w", err)
+	}
+	var password []byte
+	switch {
+	case c.unix:
+		password = bytes.TrimSuffix(p, []byte{0})
+	case len(p) == 1 && p[0] == 2:
+		c.pc.writePacket(append([]byte{headerAuthMore}, s.pubPEM...))
+		if err := c.pc.flush(); err != nil {
+			return false, fmt.Errorf("mysql: serve: send public key: %w", err)
+		}
+		if p, err = c.pc.readPacket(); err != nil {
+			return false, fmt.Errorf("mysql: serve: read encrypted password: %w", err)
+		}
+		pw, err := decryptPassword(s.key, p, nonce)
+		if err != nil {
+			return false, nil
+		}
+		password = []byte(pw)
+	default:
+		// A clear password over TCP is refused, as MySQL does without TLS.
+		return false, nil
+	}
+	if subtle.ConstantTimeCompare(password, []byte(s.cfg.Password)) != 1 {
+		return false, nil
+	}
+	s.cacheMu.Lock()
+	s.cached[user] = true
+	s.cacheMu.Unlock()
+	return true, nil
+}

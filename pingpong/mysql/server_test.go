@@ -1,0 +1,237 @@
+package mysql
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestServerRejectsGarbage: a desynchronised or garbage connection gets an
+// ERR and is closed, while another connection keeps working.
+func TestServerRejectsGarbage(t *testing.T) {
+	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	good := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+
+	tests := []struct {
+		name string
+		send []byte
+		code uint16
+	}{
+		{"out of order", []byte{1, 0, 0, 3, comPing}, ErNetPacketsOutOfOrder},
+		{"unknown command", []byte{1, 0, 0, 0, 0x0F}, ErUnknownCommand},
+		{"execute unknown statement", []byte{10, 0, 0, 0, comStmtExecute, 9, 0, 0, 0, 0, 1, 0, 0, 0}, ErUnknownStmtHandler},
+		{"execute truncated", []byte{3, 0, 0, 0, comStmtExecute, 9, 0}, ErWrongArguments},
+	}
+	for _, tc := range tests {
+		nc := dialRaw(t, "tcp", m.tcpAddr)
+		c, err := Connect(nc, ClientConfig{User: "u", Password: "p"}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nc.Write(tc.send); err != nil {
+			t.Fatal(err)
+		}
+		c.pc.seq = 1
+		p, err := c.pc.readPacket()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		se := asServerError(parseErr(p))
+		if se == nil || se.Code != tc.code {
+			t.Fatalf("%s: got %v, want ERR %d", tc.name, parseErr(p), tc.code)
+		}
+		if err := good.Ping(); err != nil {
+			t.Fatalf("after %s on another connection: %v", tc.name, err)
+		}
+	}
+	var outOfOrder bool
+	for _, err := range m.serveErrors() {
+		outOfOrder = outOfOrder || errors.Is(err, ErrOutOfOrder)
+	}
+	if !outOfOrder {
+		t.Fatalf("server errors %v: want the out-of-order connection closed with ErrOutOfOrder", m.serveErrors())
+	}
+}
+
+func TestServerMetadataQueries(t *testing.T) {
+	m := startMock(t, ServerConfig{User: "u", Password: "p", Rows: 4})
+	c := mustDial(t, "unix", m.sock, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	tests := []struct {
+		sql  string
+		rows int
+	}{
+		{"select @@version_comment limit 1", 1},
+		{"SELECT @@session.auto_increment_increment AS a, @@max_allowed_packet", 1},
+		{"SELECT DATABASE()", 1},
+		{"SHOW WARNINGS", 0},
+		{"show databases", 1},
+		{"SHOW VARIABLES LIKE 'sql_mode'", 0},
+		{"/* ping */ SELECT 1", 4},
+		{"select c from sbtest1 where id=1", 4},
+		{"BEGIN", 0},
+		{"SET autocommit=1", 0},
+		{"USE sbtest", 0},
+		{"COMMIT", 0},
+	}
+	if _, err := c.Query("  "); asServerError(err) == nil || asServerError(err).Code != 1065 {
+		t.Errorf("empty query: %v, want ERR 1065", err)
+	}
+	for _, tc := range tests {
+		if n, err := c.Query(tc.sql); err != nil || n != tc.rows {
+			t.Errorf("%q: %d rows, %v; want %d", tc.sql, n, err, tc.rows)
+		}
+	}
+}
+
+func TestClassifyQuery(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want queryKind
+	}{
+		{"SELECT c FROM sbtest1 WHERE id=1", kindSelect},
+		{"  (select 1)", kindSelect},
+		{"/* x */select 1", kindSelect},
+		{"SELECTED", kindOK},
+		{"select @@version_comment limit 1", kindSysVar},
+		{"SELECT DATABASE()", kindDatabase},
+		{"show tables", kindShow},
+		{"BEGIN", kindOK},
+		{"", kindEmpty},
+		{"/* unterminated", kindEmpty},
+	}
+	for _, tc := range tests {
+		if got := classifyQuery([]byte(tc.sql)); got != tc.want {
+			t.Errorf("classifyQuery(%q) = %d, want %d", tc.sql, got, tc.want)
+		}
+	}
+	for sql, want := range map[string]int{"SELECT ?": 1, "SELECT '?', \"?\", `?`, ?": 1, "id BETWEEN ? AND ?": 2, `'it\'s ?'`: 0} {
+		if got := countParams([]byte(sql)); got != want {
+			t.Errorf("countParams(%q) = %d, want %d", sql, got, want)
+		}
+	}
+}
+
+// TestClientTLSRequired: a server that demands TLS (ERR 3159, MySQL's
+// require_secure_transport) gets a clear error, not a protocol puzzle.
+func TestClientTLSRequired(t *testing.T) {
+	w := newPacketConn(nil)
+	w.writePacket(unhex(t, capturedGreeting))
+	w.seq = 2
+	w.writePacket(appendErr(nil, ErSecureTransportNeeded, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON."))
+	_, err := Connect(&pipeRW{in: bytes.NewReader(w.wbuf)}, ClientConfig{User: "u", Password: "pw"}, false)
+	if err == nil || !strings.Contains(err.Error(), "server requires TLS") {
+		t.Fatalf("err = %v, want one saying the server requires TLS", err)
+	}
+	if se := asServerError(err); se == nil || se.Code != ErSecureTransportNeeded {
+		t.Fatalf("err = %v, want the ServerError wrapped", err)
+	}
+}
+
+// TestClientRefusesClearPassword: a switch to mysql_clear_password over TCP
+// would expose the password; the client refuses.
+func TestClientRefusesClearPassword(t *testing.T) {
+	w := newPacketConn(nil)
+	w.writePacket(unhex(t, capturedGreeting))
+	w.seq = 2
+	w.writePacket(appendAuthSwitch(nil, pluginClear, nil))
+	rw := &pipeRW{in: bytes.NewReader(w.wbuf)}
+	_, err := Connect(rw, ClientConfig{User: "u", Password: "topsecret"}, false)
+	if err == nil || !strings.Contains(err.Error(), "mysql_clear_password") {
+		t.Fatalf("err = %v, want a refusal naming mysql_clear_password", err)
+	}
+	if bytes.Contains(rw.out.Bytes(), []byte("topsecret")) {
+		t.Fatal("password sent in clear")
+	}
+}
+
+func TestConnectAllocs(t *testing.T) {
+	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	var ncs []net.Conn
+	t.Cleanup(func() {
+		for _, nc := range ncs {
+			nc.Close()
+		}
+	})
+	allocs := testing.AllocsPerRun(20, func() {
+		nc, err := net.Dial("tcp", m.tcpAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ncs = append(ncs, nc)
+		if _, err := Connect(nc, ClientConfig{User: "u", Password: "p"}, false); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// Both ends' 16 KiB buffers, the handshake's few strings, the socket:
+	// a few dozen, not hundreds.
+	if allocs > 64 {
+		t.Fatalf("%.0f allocations per Connect (client, server and net.Dial together), want at most 64", allocs)
+	}
+}
+
+func TestConfigsRedactPassword(t *testing.T) {
+	for _, s := range []string{
+		fmt.Sprintf("%v %+v %#v %s", ClientConfig{User: "u", Password: "hunter2"}, ClientConfig{Password: "hunter2"}, ClientConfig{Password: "hunter2"}, ClientConfig{Password: "hunter2"}),
+		fmt.Sprintf("%v %+v %#v", ServerConfig{Password: "hunter2"}, ServerConfig{Password: "hunter2"}, &ServerConfig{Password: "hunter2"}),
+	} {
+		if strings.Contains(s, "hunter2") || !strings.Contains(s, "<redacted>") {
+			t.Errorf("config printed as %q", s)
+		}
+	}
+}
+
+func TestServerServiceHook(t *testing.T) {
+	var calls atomic.Int32
+	m := startMock(t, ServerConfig{Service: func() { calls.Add(1) }})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Ping()
+	c.Query("SELECT 1")
+	st.Exec(1)
+	c.Query("COMMIT")
+	// The hook runs on the server goroutine before each reply, so the
+	// client has seen its effect once the reply arrives.
+	if n := calls.Load(); n != 3 {
+		t.Fatalf("Service ran %d times for 3 statements and a ping, want 3", n)
+	}
+}
+
+func TestNewServerRejectsBadConfig(t *testing.T) {
+	for _, cfg := range []ServerConfig{
+		{Auth: "client_ed25519"},
+		{Rows: -1},
+		{RowBytes: -5},
+		{Rows: 1 << 20, RowBytes: 1000},
+	} {
+		if _, err := NewServer(cfg); err == nil {
+			t.Errorf("NewServer(%v) accepted", cfg)
+		}
+	}
+	s, err := NewServer(ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Config(); c.Auth != pluginNative || c.Rows != 1 || c.RowBytes != 120 || c.Version == "" {
+		t.Fatalf("defaults: %v", c)
+	}
+}
+
+// TestLargeRowsSplit: a row wider than 16 MiB is split on the wire and
+// reassembled by the client.
+func TestLargeRowsSplit(t *testing.T) {
+	m := startMock(t, ServerConfig{Rows: 1, RowBytes: maxPayload})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	if n, err := c.Query("SELECT c FROM sbtest1"); err != nil || n != 1 {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	if err := c.Ping(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,120 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/montanaflynn/stats"
+)
+
+// Series summarises repeated runs of one measurement (tps of each run, say):
+// the first Discard values are warm-up and dropped, the rest are kept and
+// summarised, and any kept run far from the others is named in Outliers, not
+// removed from the figures.
+type Series struct {
+	Values   []float64  `json:"-"`         // every run, discarded ones included
+	Discard  int        `json:"discarded"` // leading runs dropped
+	N        int        `json:"n"`         // runs kept
+	Mean     float64    `json:"mean"`
+	Median   float64    `json:"median"`
+	StdDev   float64    `json:"stddev"` // sample standard deviation (n-1)
+	CI95     [2]float64 `json:"ci95"`   // 95% confidence interval of the mean
+	Outliers []int      `json:"outliers"`
+}
+
+// AnalyzeSeries drops the first discard values and summarises the rest. The
+// confidence interval is mean ± t(0.975, n-1)·s/√n; with one kept run it is
+// the run's value itself. Outliers are indices into values (the original
+// series), chosen by outlierRule over the kept runs only. With no run kept
+// (discard >= len(values)) N is 0 and every figure is 0, never NaN, so the
+// Series still encodes as JSON. discard is clamped to 0..len(values).
+func AnalyzeSeries(values []float64, discard int) Series {
+	discard = min(max(discard, 0), len(values))
+	s := Series{Values: values, Discard: discard, Outliers: []int{}}
+	kept := stats.Float64Data(values[discard:])
+	s.N = len(kept)
+	if s.N == 0 {
+		return s
+	}
+	s.Mean, _ = kept.Mean()
+	s.Median, _ = kept.Median()
+	s.CI95 = [2]float64{s.Mean, s.Mean}
+	if s.N > 1 {
+		s.StdDev, _ = kept.StandardDeviationSample()
+		half := studentT975(s.N-1) * s.StdDev / math.Sqrt(float64(s.N))
+		s.CI95 = [2]float64{s.Mean - half, s.Mean + half}
+	}
+	for _, i := range outlierRule(kept) {
+		s.Outliers = append(s.Outliers, discard+i)
+	}
+	return s
+}
+
+// Kept returns the values that were summarised.
+func (s Series) Kept() []float64 { return s.Values[s.Discard:] }
+
+// IsDiscarded reports whether run i of the original series was dropped.
+func (s Series) IsDiscarded(i int) bool { return i < s.Discard }
+
+// IsOutlier reports whether run i of the original series was named an outlier.
+func (s Series) IsOutlier(i int) bool { return slices.Contains(s.Outliers, i) }
+
+// madScale turns a median absolute deviation into an estimate of the standard
+// deviation of normal data (1/Φ⁻¹(3/4)); meanADScale does the same for the
+// mean absolute deviation (√(π/2)).
+const (
+	madScale    = 1.4826
+	meanADScale = 1.2533
+	outlierK    = 3
+)
+
+// outlierRule returns the indices of the values farther than 3 robust
+// standard deviations from their median, the robust deviation being the
+// scaled median absolute deviation (Hampel's identifier). Mean and standard
+// deviation would not do: one run at half speed drags both towards itself
+// and hides. When more than half the runs are identical the MAD is 0; the
+// mean absolute deviation about the median takes its place (as Iglewicz and
+// Hoaglin's modified z-score does), so a lone odd run is still named rather
+// than every run that differs in the last digit. Fewer than 3 runs have no
+// majority to judge against and yield none.
+func outlierRule(v stats.Float64Data) []int {
+	if len(v) < 3 {
+		return nil
+	}
+	med, _ := v.Median()
+	dev := make(stats.Float64Data, len(v))
+	for i, x := range v {
+		dev[i] = math.Abs(x - med)
+	}
+	mad, _ := dev.Median()
+	spread := madScale * mad
+	if spread == 0 {
+		meanAD, _ := dev.Mean()
+		spread = meanADScale * meanAD
+	}
+	if spread == 0 {
+		return nil
+	}
+	var out []int
+	for i, d := range dev {
+		if d > outlierK*spread {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Paired summarises the differences b[i]-a[i] of two series measured in
+// interleaved rounds (A B A B ...): the added latency of set-up b over a,
+// with the round-to-round drift of the machine cancelled pair by pair.
+func Paired(a, b []float64) (Series, error) {
+	if len(a) != len(b) {
+		return Series{}, fmt.Errorf("results: paired series of unequal length: %d and %d", len(a), len(b))
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = b[i] - a[i]
+	}
+	return AnalyzeSeries(d, 0), nil
+}

@@ -1,0 +1,171 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText prints r in the layout of sysbench 1.0's final report, so that its
+// users find transactions, "Latency" and "Threads fairness" where they expect
+// them; latencies are in microseconds, not sysbench's milliseconds. Each
+// thread count gets one block over its kept runs, followed by the run series
+// (mean, median, stddev, 95% CI, discarded and outlier runs named).
+func WriteText(w io.Writer, r Report) error {
+	p := &printer{w: w}
+	if r.Config != nil {
+		cfg, err := json.Marshal(r.Config)
+		if err != nil {
+			return fmt.Errorf("results: text report: config: %w", err)
+		}
+		p.printf("Config: %s\n", cfg)
+	}
+	p.printf("Env: %s\n", envLine(r.Env))
+	results := r.Results()
+	for _, s := range results {
+		p.printf("\n")
+		textStep(p, s)
+	}
+	if len(results) > 1 {
+		// One line per thread count, in the form of RonDB's result files
+		// ("Threads: 16 Mean: 1684") so existing scripts can read it.
+		p.printf("\nSummary (tps over kept runs):\n")
+		for _, s := range results {
+			p.printf("Threads: %d Mean: %.2f Median: %.2f CI95: [%.2f, %.2f] p95_us: %.2f\n",
+				s.Threads, s.TPS.Mean, s.TPS.Median, s.TPS.CI95[0], s.TPS.CI95[1], s.Latency.P95)
+		}
+	}
+	return p.err
+}
+
+func envLine(e Env) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "host %s, %s/%s, kernel %s, cpu %q, cores %d, GOMAXPROCS %d, %s, clock %s",
+		e.Hostname, e.OS, e.Arch, e.Kernel, e.CPUModel, e.Cores, e.GOMAXPROCS, e.GoVersion, e.ClockSource)
+	if len(e.Pinning) > 0 {
+		pin, _ := json.Marshal(e.Pinning) // sorted keys: stable output
+		fmt.Fprintf(&b, ", pinning %s", pin)
+	}
+	return b.String()
+}
+
+func textStep(p *printer, s StepResult) {
+	p.printf("Threads: %d (%d runs, first %d discarded, figures over the %d kept)\n\n",
+		s.Threads, len(s.Runs), s.TPS.Discard, s.TPS.N)
+	secs := s.ElapsedS
+
+	// sysbench heads this block "SQL statistics"; echo has no SQL.
+	if s.SQL {
+		p.printf("SQL statistics:\n")
+	} else {
+		p.printf("Round-trip statistics:\n")
+	}
+	p.count("transactions:", s.Transactions, secs)
+	p.count("queries:", s.Queries, secs)
+	p.count("ignored errors:", s.Errors, secs)
+	p.count("reconnects:", s.Reconnects, secs)
+	p.printf("\nGeneral statistics:\n")
+	p.printf("    %-37s%.4fs\n", "total time:", secs)
+	p.printf("    %-37s%d\n", "total number of events:", s.Transactions)
+
+	p.printf("\nLatency (us):\n")
+	p.latency(s.Latency, true)
+	if s.Corrected != nil {
+		p.printf("\nLatency corrected for coordinated omission, from intended send (us):\n")
+		p.latency(*s.Corrected, false)
+	}
+	if s.Connect != nil {
+		p.printf("\nConnect latency (us):\n")
+		p.row("connections:", "%d", s.Connect.Count)
+		p.latency(*s.Connect, false)
+	}
+
+	p.printf("\nThreads fairness:\n")
+	p.printf("    %-31s%.4f/%.2f\n", "events (avg/stddev):", s.Fairness.EventsAvg, s.Fairness.EventsStdDev)
+
+	if len(s.ErrorSamples) > 0 {
+		p.printf("\nErrors (first distinct):\n")
+		for _, e := range s.ErrorSamples {
+			p.printf("    %s\n", e)
+		}
+	}
+
+	p.printf("\nRun series:\n")
+	p.series("tps", s.TPS)
+	if s.QPS != nil {
+		p.series("qps", *s.QPS)
+	}
+	var discarded, outliers []string
+	for i, run := range s.Runs {
+		desc := fmt.Sprintf("%d (%.2f tps", run.Index, run.TPS)
+		if run.Errors > 0 {
+			desc += fmt.Sprintf(", %d errors", run.Errors)
+		}
+		desc += ")"
+		if s.TPS.IsDiscarded(i) {
+			discarded = append(discarded, desc)
+		}
+		if run.Outlier {
+			outliers = append(outliers, desc)
+		}
+	}
+	p.printf("    %-31s%s\n", "discarded runs:", listOrNone(discarded))
+	p.printf("    %-31s%s\n", "outlier runs:", listOrNone(outliers))
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+// printer keeps the first write error so the layout code reads straight.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) printf(format string, a ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, a...)
+	}
+}
+
+// count prints a sysbench counter line: "transactions:  N  (X per sec.)".
+func (p *printer) count(label string, n int64, secs float64) {
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(n) / secs
+	}
+	p.printf("    %-37s%-6d (%.2f per sec.)\n", label, n, rate)
+}
+
+// row prints a latency line; values end in column 53 as sysbench's do.
+func (p *printer) row(label, format string, v any) {
+	p.printf("         %-20s%24s\n", label, fmt.Sprintf(format, v))
+}
+
+func (p *printer) latency(l Latency, sum bool) {
+	p.row("min:", "%.2f", l.Min)
+	p.row("avg:", "%.2f", l.Avg)
+	p.row("stddev:", "%.2f", l.StdDev)
+	p.row("max:", "%.2f", l.Max)
+	p.row("50th percentile:", "%.2f", l.P50)
+	p.row("90th percentile:", "%.2f", l.P90)
+	p.row("95th percentile:", "%.2f", l.P95)
+	p.row("99th percentile:", "%.2f", l.P99)
+	p.row("99.9th percentile:", "%.2f", l.P999)
+	if sum {
+		p.row("sum:", "%.2f", l.Avg*float64(l.Count))
+	}
+	if l.Clamped > 0 {
+		p.row("above 60 s:", "%d", l.Clamped)
+	}
+}
+
+func (p *printer) series(name string, s Series) {
+	p.printf("    %-31s%.2f/%.2f/%.2f\n", name+" mean/median/stddev:", s.Mean, s.Median, s.StdDev)
+	p.printf("    %-31s[%.2f, %.2f] (%d kept runs)\n", name+" 95% CI of mean:", s.CI95[0], s.CI95[1], s.N)
+}
