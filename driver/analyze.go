@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 // Series is every round of one cell in one stage, in round order.
@@ -20,14 +22,14 @@ func (s Series) kept(i, discard int) bool { return i >= discard && s.Samples[i].
 // Analyze turns measured series into the report's paths and, when hops is
 // set, chain fits. discard is the number of leading warm-up rounds.
 func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
-	results := make([]PathResult, len(all))
+	sums := make([]PathResult, len(all))
 	for i, s := range all {
-		results[i] = summarise(s, discard)
+		sums[i] = summarise(s, discard)
 	}
 	for i, s := range all {
 		if base := baselineOf(all, s); base != nil {
-			results[i].AddedUs = added(s, *base, discard)
-			if a := results[i].AddedUs; a != nil {
+			sums[i].AddedUs = added(s, *base, discard)
+			if a := sums[i].AddedUs; a != nil {
 				if b := summarise(*base, discard).LatencyUs.P50; b > 0 {
 					a.P50Pct = 100 * a.P50 / b
 				}
@@ -35,7 +37,7 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 		}
 	}
 	for i, s := range all {
-		r := &results[i]
+		r := &sums[i]
 		r.RelayUs = s.RelayUs
 		if r.RelayUs != nil && r.AddedUs != nil {
 			// What the relay's own code does not account for is the
@@ -47,9 +49,9 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 	}
 	var chains []Chain
 	if len(hops) > 0 {
-		chains = fitChains(all, results, discard)
+		chains = fitChains(all, sums, discard)
 	}
-	return results, chains
+	return sums, chains
 }
 
 func summarise(s Series, discard int) PathResult {
@@ -92,7 +94,7 @@ func summarise(s Series, discard int) PathResult {
 		}
 	}
 	if len(tps) > 0 {
-		e := Estimate95(tps)
+		e := results.AnalyzeSeries(tps, 0)
 		r.TPS, r.TPSCI95 = e.Mean, e.CI95
 	}
 	if merged != nil && merged.TotalCount() > 0 && len(lats) == countHists(s, discard) {
@@ -179,8 +181,9 @@ func added(s, base Series, discard int) *Added {
 	if len(a50) == 0 {
 		return nil
 	}
-	d50, _ := PairedDifference(a50, b50)
-	d99, _ := PairedDifference(a99, b99)
+	// results.Paired gives b-a: the path over its baseline.
+	d50, _ := results.Paired(b50, a50)
+	d99, _ := results.Paired(b99, a99)
 	return &Added{Baseline: base.Cell.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
 }
 
@@ -194,7 +197,7 @@ type chainKey struct {
 // fitChains fits p50 against hop count for every relay and transport that
 // was measured at two or more hop counts, with every kept round a point, so
 // the slope's interval reflects the spread between rounds.
-func fitChains(all []Series, results []PathResult, discard int) []Chain {
+func fitChains(all []Series, sums []PathResult, discard int) []Chain {
 	var order []chainKey
 	members := map[chainKey][]int{}
 	for i, s := range all {
@@ -222,7 +225,7 @@ func fitChains(all []Series, results []PathResult, discard int) []Chain {
 		for _, i := range idx {
 			s := all[i]
 			c.Hops = append(c.Hops, s.Cell.Path.Hops)
-			c.P50Us = append(c.P50Us, results[i].LatencyUs.P50)
+			c.P50Us = append(c.P50Us, sums[i].LatencyUs.P50)
 			for r, smp := range s.Samples {
 				if s.kept(r, discard) {
 					x = append(x, float64(s.Cell.Path.Hops))
@@ -230,7 +233,7 @@ func fitChains(all []Series, results []PathResult, discard int) []Chain {
 				}
 			}
 		}
-		f, err := FitLine(x, y)
+		f, err := results.FitLine(x, y)
 		if err != nil {
 			continue // one hop count only: nothing to fit
 		}

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
 )
 
 // Config is one hopbench invocation. The zero value is valid: every unset
@@ -34,19 +37,17 @@ type Config struct {
 	ServiceTimes []time.Duration
 	Sizes        []int
 	Rows         []int
-	// Placement gives CPU lists per component: "client", "relay",
-	// "server"; a missing component is not pinned. PlacementSpec is what
-	// the user wrote, for the report.
-	Placement     map[string]string
-	PlacementSpec string
-	Pin           func(pid int, cpus string) (string, error) // pins socat and HAProxy; nil leaves them
-	Nice          int                                        // the embedded server's niceness
-	RelayLock     string                                     // hoprelay --lock; "" for its default
-	Stats         bool                                       // collect hoprelay --stats
-	TempRoot      string                                     // parent of the temp dir; "" for os.TempDir
-	Locate        Locator                                    // nil for Locate
-	Progress      io.Writer                                  // progress lines; nil for none
-	Env           func() Env                                 // describes the machine; nil for CollectEnv
+	// Placement gives the CPUs of each component — "client" (pingpong),
+	// "relay" (every relay process), "server" (the embedded responder) —
+	// applied as each process starts; the zero value pins nothing.
+	Placement affinity.Placement
+	Nice      int                // the embedded server's niceness
+	RelayLock string             // hoprelay --lock; "" for its default
+	Stats     bool               // collect hoprelay --stats
+	TempRoot  string             // parent of the temp dir; "" for os.TempDir
+	Locate    Locator            // nil for Locate
+	Progress  io.Writer          // progress lines; nil for none
+	Env       func() results.Env // describes the machine; nil for results.CollectEnv
 }
 
 // DefaultConfig is the default run: every path, 5 rounds of 1 s per path
@@ -105,7 +106,7 @@ func (c Config) withDefaults() Config {
 		c.Progress = io.Discard
 	}
 	if c.Env == nil {
-		c.Env = CollectEnv
+		c.Env = results.CollectEnv
 	}
 	return c
 }
@@ -156,7 +157,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // bench is one run; measure is swapped for a stand-in in tests.
 type bench struct {
-	measure func(ctx context.Context, argv, env []string) (Sample, error)
+	measure func(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error)
 }
 
 func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
@@ -194,11 +195,14 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Schema:  Schema,
 		Config:  reportConfig(cfg, paths),
-		Env:     withPinning(cfg.Env(), pinning),
+		Env:     cfg.Env(),
 		Paths:   results,
 		Chains:  chains,
 		Skipped: skipped,
 		Elapsed: time.Since(began).Seconds(),
+	}
+	if len(pinning) > 0 {
+		rep.Env.Pinning = pinning
 	}
 	if rep.Skipped == nil {
 		rep.Skipped = []Skip{}
@@ -213,14 +217,13 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Backend:  cfg.Backend,
 		Responder: Responder{
 			Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-			User: cfg.User, Password: cfg.Password, CPUs: cfg.Placement["server"],
+			User: cfg.User, Password: cfg.Password,
 		},
 		Nice:      cfg.Nice,
 		Paths:     paths,
-		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cfg.Placement["relay"]},
+		Relay:     HopRelay{Lock: cfg.RelayLock},
 		Stats:     cfg.Stats,
-		RelayCPUs: cfg.Placement["relay"],
-		Pin:       cfg.Pin,
+		Placement: cfg.Placement,
 		Locate:    cfg.Locate,
 	})
 	if err != nil {
@@ -247,10 +250,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		series[i] = Series{Stage: st, Cell: c, Samples: make([]Sample, cfg.Rounds)}
 	}
 	client := clientFor(cfg, st)
+	clientCPUs, _ := cfg.Placement.For(ComponentClient)
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		c := cells[step.Cell]
 		progress.begin(si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
-		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env())
+		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return nil, nil, nil, ctx.Err()
 		}
@@ -272,6 +276,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	for _, s := range series {
 		for _, smp := range s.Samples {
+			if smp.CPUs != "" {
+				topo.Pinning[ComponentClient] = smp.CPUs
+			}
 			for k, v := range smp.Pinning {
 				topo.Pinning["client "+k] = v
 			}
@@ -283,7 +290,6 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 func clientFor(cfg Config, st Stage) Client {
 	c := Client{
 		Proto: cfg.Proto, Command: cfg.Command, Time: cfg.Time, Warmup: cfg.Warmup,
-		CPUs: cfg.Placement["client"],
 	}
 	if cfg.Proto == ProtoEcho {
 		c.Size = st.Size
@@ -309,7 +315,7 @@ func reportConfig(cfg Config, paths []Path) ReportConfig {
 	rc := ReportConfig{
 		Backend: cfg.Backend.String(), Proto: cfg.Proto, Threads: cfg.Threads,
 		TimeS: cfg.Time.Seconds(), WarmupS: cfg.Warmup.Seconds(), Rounds: cfg.Rounds, Discard: cfg.Discard,
-		Hops: cfg.Hops, Sizes: cfg.Sizes, Rows: cfg.Rows, Placement: cfg.PlacementSpec, Nice: cfg.Nice,
+		Hops: cfg.Hops, Sizes: cfg.Sizes, Rows: cfg.Rows, Placement: cfg.Placement.String(), Nice: cfg.Nice,
 		RelayLock: cfg.RelayLock, Stats: cfg.Stats,
 	}
 	if cfg.Proto == ProtoMySQL {

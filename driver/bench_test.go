@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
 )
 
@@ -210,4 +212,35 @@ func TestRunMissingResponder(t *testing.T) {
 		t.Errorf("Run without pongd: %v", err)
 	}
 	nothingLeft(t, cfg.TempRoot)
+}
+
+// --placement pins every component as it starts, and the report says what
+// each obtained.
+func TestRunPlacement(t *testing.T) {
+	online, err := affinity.OnlineCPUs()
+	if err != nil || online.Len() < 2 {
+		t.Skip("needs two online CPUs")
+	}
+	cpus := online.CPUs()
+	spec := fmt.Sprintf("client=%d relay=%d server=%d", cpus[0], cpus[1], cpus[1])
+	cfg := shortConfig(t, Direct, Epoll)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 1, 0
+	if cfg.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	want := map[string]string{"client": strconv.Itoa(cpus[0]), "relay": strconv.Itoa(cpus[1]), "server": strconv.Itoa(cpus[1])}
+	for k, v := range want {
+		if rep.Env.Pinning[k] != v {
+			t.Errorf("pinning %v: %s should be %s", rep.Env.Pinning, k, v)
+		}
+	}
+	if rep.Config.Placement != spec {
+		t.Errorf("config placement %q", rep.Config.Placement)
+	}
 }

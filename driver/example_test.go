@@ -29,18 +29,3 @@ func ExampleDefaultPaths() {
 	// haproxy tcp->tcp     baseline direct tcp
 	// socat UNIX-LISTEN:/tmp/hb/mysql.sock,fork TCP4:127.0.0.1:3000,nodelay
 }
-
-// A chain sweep's fit: p50 against hop count, every round a point; the
-// slope is one hop's cost, the intercept the client's and server's.
-func ExampleFitLine() {
-	hops := []float64{0, 1, 2, 3, 0, 1, 2, 3}
-	p50 := []float64{25, 66, 104, 146, 26, 64, 106, 145}
-	f, err := driver.FitLine(hops, p50)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("per hop %.1f µs [%.1f, %.1f], fixed %.1f µs, r² %.3f\n", f.Slope, f.SlopeCI95[0], f.SlopeCI95[1], f.Intercept, f.R2)
-	// Output:
-	// per hop 40.0 µs [39.3, 40.7], fixed 25.2 µs, r² 1.000
-}

@@ -14,6 +14,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -29,7 +30,6 @@ type Client struct {
 	Command  string // mysql: ping, select1, point-select, oltp-ro, …
 	Time     time.Duration
 	Warmup   time.Duration
-	CPUs     string
 }
 
 // Args is pingpong's command line for one round against target with threads
@@ -55,9 +55,6 @@ func (c Client) Args(bin string, target sockets.Addr, threads int) []string {
 			argv = append(argv, "--db", c.DB)
 		}
 	}
-	if c.CPUs != "" {
-		argv = append(argv, "--cpus", c.CPUs)
-	}
 	return argv
 }
 
@@ -78,7 +75,8 @@ type Sample struct {
 	Errors  int64
 	Hist    *hdrhistogram.Histogram // nanoseconds; nil if pingpong sent none
 	Failed  string                  // why the round produced no figures; empty if it did
-	Pinning map[string]string       // CPUs pingpong obtained, from its env
+	Pinning map[string]string       // pinning pingpong reports in its env
+	CPUs    string                  // CPUs the process was allowed, when placed
 }
 
 // Latency is a latency distribution's summary, in microseconds.
@@ -150,9 +148,9 @@ func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
 	return nil, fmt.Errorf("driver: decode histogram %.40q: %w", s, err)
 }
 
-// RunClient runs one pingpong process to completion and returns its
-// figures. Cancelling ctx kills its process group.
-func RunClient(ctx context.Context, argv, env []string) (Sample, error) {
+// RunClient runs one pingpong process to completion, on cpus when any,
+// and returns its figures. Cancelling ctx kills its process group.
+func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error { kill(cmd); return nil }
@@ -163,7 +161,14 @@ func RunClient(ctx context.Context, argv, env []string) (Sample, error) {
 	var stdout bytes.Buffer
 	stderr := &tail{max: 2048}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	err := cmd.Run()
+	var obtained string
+	err := startOn(cmd, cpus)
+	if err == nil {
+		if cpus.Len() > 0 {
+			obtained, _ = AllowedCPUs(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
 	if ctx.Err() != nil {
 		return Sample{}, ctx.Err()
 	}
@@ -174,5 +179,7 @@ func RunClient(ctx context.Context, argv, env []string) (Sample, error) {
 		}
 		return Sample{}, fmt.Errorf("driver: run pingpong: %w", err)
 	}
-	return ParsePingpong(stdout.Bytes())
+	s, err := ParsePingpong(stdout.Bytes())
+	s.CPUs = obtained
+	return s, err
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -35,10 +36,11 @@ type Process struct {
 // for a relay to write its stats and unlink its UNIX paths.
 const StopGrace = 3 * time.Second
 
-// Start runs argv as a new process group. Its stdout is read for readiness
-// lines (`listening ADDR`, see DESIGN.md) and otherwise discarded; the tail of
-// its stderr is kept for error messages.
-func Start(name string, argv []string) (*Process, error) {
+// Start runs argv as a new process group, on cpus when the set is not
+// empty. Its stdout is read for readiness lines (`listening ADDR`, see
+// DESIGN.md) and otherwise discarded; the tail of its stderr is kept for
+// error messages.
+func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
 	p := &Process{
 		Name:      name,
 		Argv:      argv,
@@ -53,7 +55,7 @@ func Start(name string, argv []string) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver: start %s: %w", name, err)
 	}
-	if err := p.cmd.Start(); err != nil {
+	if err := startOn(p.cmd, cpus); err != nil {
 		return nil, fmt.Errorf("driver: start %s: %w", name, err)
 	}
 	// One goroutine owns the process: it reads stdout to EOF (which Wait

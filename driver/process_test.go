@@ -11,10 +11,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/affinity"
 )
 
 func TestProcessListeningLines(t *testing.T) {
-	p, err := Start("stand-in", []string{"sh", "-c", `echo "some banner"; echo "listening tcp:127.0.0.1:4321"; echo "listening unix:/w/x.sock"; exec sleep 60`})
+	p, err := Start("stand-in", []string{"sh", "-c", `echo "some banner"; echo "listening tcp:127.0.0.1:4321"; echo "listening unix:/w/x.sock"; exec sleep 60`}, affinity.CPUSet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestProcessListeningLines(t *testing.T) {
 }
 
 func TestProcessExitsBeforeListening(t *testing.T) {
-	p, err := Start("broken", []string{"sh", "-c", "echo 'bind: address in use' >&2; exit 3"})
+	p, err := Start("broken", []string{"sh", "-c", "echo 'bind: address in use' >&2; exit 3"}, affinity.CPUSet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestProcessExitsBeforeListening(t *testing.T) {
 // connection): the whole process group goes.
 func TestStopKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child")
-	p, err := Start("forker", []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; echo listening tcp:127.0.0.1:1; wait"})
+	p, err := Start("forker", []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; echo listening tcp:127.0.0.1:1; wait"}, affinity.CPUSet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestStopEscalatesToKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits StopGrace")
 	}
-	p, err := Start("stubborn", []string{"sh", "-c", "trap '' TERM; echo listening tcp:127.0.0.1:1; while :; do sleep 1; done"})
+	p, err := Start("stubborn", []string{"sh", "-c", "trap '' TERM; echo listening tcp:127.0.0.1:1; while :; do sleep 1; done"}, affinity.CPUSet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func TestProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	p, err := Start("sleeper", []string{"sleep", "60"})
+	p, err := Start("sleeper", []string{"sleep", "60"}, affinity.CPUSet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func TestProbe(t *testing.T) {
 // A probe gives up as soon as the component exits, instead of polling to
 // its timeout.
 func TestProbeStopsWhenProcessExits(t *testing.T) {
-	p, err := Start("quitter", []string{"sh", "-c", "exit 1"})
+	p, err := Start("quitter", []string{"sh", "-c", "exit 1"}, affinity.CPUSet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,5 +145,34 @@ func TestProbeStopsWhenProcessExits(t *testing.T) {
 	var exit interface{ ExitCode() int }
 	if !errors.As(p.waitErr, &exit) {
 		t.Errorf("wait error %v", p.waitErr)
+	}
+}
+
+// A component started on a CPU set runs there from its first instruction,
+// and the driver's own process keeps its mask.
+func TestStartOnCPUs(t *testing.T) {
+	online, err := affinity.OnlineCPUs()
+	if err != nil || online.Len() < 2 {
+		t.Skip("needs two online CPUs")
+	}
+	before, err := AllowedCPUs(os.Getpid())
+	if err != nil {
+		t.Skip(err)
+	}
+	last := online.CPUs()[online.Len()-1]
+	p, err := Start("sleeper", []string{"sleep", "60"}, affinity.NewCPUSet(last))
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	got, err := AllowedCPUs(p.PID())
+	if err != nil || got != strconv.Itoa(last) {
+		t.Errorf("child allowed %q, %v; want %d", got, err, last)
+	}
+	if after, _ := AllowedCPUs(os.Getpid()); after != before {
+		t.Errorf("driver's mask changed from %s to %s", before, after)
 	}
 }

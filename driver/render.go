@@ -14,6 +14,7 @@ import (
 func WriteJSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // path names hold "->"
 	return enc.Encode(r)
 }
 

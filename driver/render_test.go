@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -27,7 +29,7 @@ func syntheticReport() *Report {
 	r := &Report{
 		Schema: Schema,
 		Config: ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
-		Env:    Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
+		Env:    results.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
 		Paths:  paths,
 		Chains: chains,
 		Skipped: []Skip{

@@ -2,6 +2,8 @@ package driver
 
 import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 // Schema names the JSON contract of hopbench's report (DESIGN.md).
@@ -11,7 +13,7 @@ const Schema = "hoplat.hopbench.v1"
 type Report struct {
 	Schema   string       `json:"schema"`
 	Config   ReportConfig `json:"config"`
-	Env      Env          `json:"env"` // the machine it ran on, pinning obtained included
+	Env      results.Env  `json:"env"` // the machine it ran on, pinning obtained included
 	Paths    []PathResult `json:"paths"`
 	Chains   []Chain      `json:"chains,omitempty"`
 	Skipped  []Skip       `json:"skipped"`

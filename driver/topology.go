@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -22,13 +23,12 @@ type TopologySpec struct {
 	Responder Responder // the embedded backend
 	Nice      int       // niceness of the embedded backend; 0 leaves it
 	Paths     []Path    // direct paths need nothing started
-	Relay     HopRelay  // template for every hoprelay (Lock, CPUs); Engine is set per path
+	Relay     HopRelay  // template for every hoprelay (Lock); Engine is set per path
 	Stats     bool      // give every hoprelay a --stats file
-	RelayCPUs string    // CPUs for socat and HAProxy, applied with Pin
 	Locate    Locator   // nil: Locate
-	// Pin applies a CPU list to a process that takes no --cpus flag and
-	// returns the CPUs it obtained; nil leaves such processes unpinned.
-	Pin func(pid int, cpus string) (string, error)
+	// Placement gives the CPUs of the "server" and of every "relay"
+	// process; the zero value pins nothing.
+	Placement affinity.Placement
 }
 
 // Topology is the running set of processes for one stage.
@@ -130,7 +130,7 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Tra
 		return nil, err
 	}
 	listen := []sockets.Addr{TCPAddr(0), UNIXAddr(filepath.Join(t.Dir, "pongd.sock"))}
-	p, err := t.start("pongd", spec.Responder.Args(bin, listen))
+	p, err := t.start(spec, ComponentServer, "pongd", spec.Responder.Args(bin, listen))
 	if err != nil {
 		return nil, err
 	}
@@ -150,16 +150,23 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Tra
 			return nil, fmt.Errorf("driver: nice %d for pongd: %w", spec.Nice, err)
 		}
 	}
-	t.recordPinning("server", p.PID())
 	return out, nil
 }
 
-func (t *Topology) start(name string, argv []string) (*Process, error) {
-	p, err := Start(name, argv)
+// start starts one component on the CPUs the placement gives its kind and
+// records the CPUs it obtained, once per kind.
+func (t *Topology) start(spec TopologySpec, component, name string, argv []string) (*Process, error) {
+	cpus, _ := spec.Placement.For(component)
+	p, err := Start(name, argv, cpus)
 	if err != nil {
 		return nil, err
 	}
 	t.procs = append(t.procs, p)
+	if _, ok := t.Pinning[component]; !ok && cpus.Len() > 0 {
+		if got, err := AllowedCPUs(p.PID()); err == nil {
+			t.Pinning[component] = got
+		}
+	}
 	return p, nil
 }
 
@@ -212,7 +219,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", sectionName(p.Name()), hop))
 		t.Stats[p] = append(t.Stats[p], h.Stats)
 	}
-	proc, err := t.start(name, h.Args(bin, listen, upstream))
+	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream))
 	if err != nil {
 		return sockets.Addr{}, err
 	}
@@ -220,7 +227,6 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 	if err != nil {
 		return sockets.Addr{}, err
 	}
-	t.recordPinning("relay", proc.PID())
 	return addrs[0], nil
 }
 
@@ -243,13 +249,12 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, ho
 			}
 			listen = TCPAddr(port)
 		}
-		proc, err := t.start(name, SocatArgs(bin, listen, upstream))
+		proc, err := t.start(spec, ComponentRelay, name, SocatArgs(bin, listen, upstream))
 		if err != nil {
 			return sockets.Addr{}, err
 		}
 		err = Probe(ctx, proc, listen, ReadyTimeout)
 		if err == nil {
-			t.pin(spec, "relay", proc)
 			return listen, nil
 		}
 		proc.Stop()
@@ -284,7 +289,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		if err := os.WriteFile(cfgPath, []byte(HAProxyConfig(routes)), 0o600); err != nil {
 			return fmt.Errorf("driver: write %s: %w", cfgPath, err)
 		}
-		proc, err := t.start("haproxy", []string{bin, "-db", "-f", cfgPath})
+		proc, err := t.start(spec, ComponentRelay, "haproxy", []string{bin, "-db", "-f", cfgPath})
 		if err != nil {
 			return err
 		}
@@ -294,7 +299,6 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 			}
 		}
 		if err == nil {
-			t.pin(spec, "relay", proc)
 			for i, p := range paths {
 				t.Entries[p] = routes[i].Listen
 			}
@@ -304,29 +308,6 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		if attempt == startAttempts || ctx.Err() != nil {
 			return err
 		}
-	}
-}
-
-func (t *Topology) pin(spec TopologySpec, component string, p *Process) {
-	if spec.Pin == nil || spec.RelayCPUs == "" {
-		t.recordPinning(component, p.PID())
-		return
-	}
-	got, err := spec.Pin(p.PID(), spec.RelayCPUs)
-	if err != nil {
-		got = "error: " + err.Error()
-	}
-	t.Pinning[component+" "+p.Name] = got
-}
-
-// recordPinning notes the CPUs the component may run on, as the kernel
-// reports them, once per component kind.
-func (t *Topology) recordPinning(component string, pid int) {
-	if _, ok := t.Pinning[component]; ok {
-		return
-	}
-	if cpus, err := AllowedCPUs(pid); err == nil {
-		t.Pinning[component] = cpus
 	}
 }
 

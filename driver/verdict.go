@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 // Verdicts states what a reader wants to know from the report in
@@ -63,7 +65,7 @@ func firstGroup(paths []PathResult) map[Path]PathResult {
 }
 
 // pairedP50 is the mean paired difference a−b of the rounds both kept.
-func pairedP50(a, b PathResult) (Estimate, bool) {
+func pairedP50(a, b PathResult) (results.Series, bool) {
 	var x, y []float64
 	for i := range min(len(a.Rounds), len(b.Rounds)) {
 		if a.Rounds[i].Kept && b.Rounds[i].Kept {
@@ -72,9 +74,9 @@ func pairedP50(a, b PathResult) (Estimate, bool) {
 		}
 	}
 	if len(x) == 0 {
-		return Estimate{}, false
+		return results.Series{}, false
 	}
-	e, err := PairedDifference(x, y)
+	e, err := results.Paired(y, x)
 	return e, err == nil
 }
 

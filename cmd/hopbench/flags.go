@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/driver"
 )
 
@@ -162,23 +162,14 @@ func parseFlags(args []string) (options, error) {
 	return o, nil
 }
 
-// applyPlacement reads --placement.
-//
-// TODO(hopbench): affinity.ParsePlacement once affinity is on main.
+// applyPlacement reads --placement against the CPUs online now.
 func applyPlacement(c *driver.Config, spec string) error {
-	c.PlacementSpec = spec
-	c.Placement = map[string]string{}
-	for _, f := range strings.Fields(spec) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok || v == "" {
-			return fmt.Errorf("--placement %q: bad item %q (want component=CPUS)", spec, f)
-		}
-		switch k {
-		case "client", "relay", "server":
-			c.Placement[k] = v
-		default:
-			return fmt.Errorf("--placement %q: unknown component %q (want client, relay or server)", spec, k)
-		}
+	online, err := affinity.OnlineCPUs()
+	if err != nil {
+		return fmt.Errorf("--placement %q: %w", spec, err)
+	}
+	if c.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
+		return fmt.Errorf("--placement: %w", err)
 	}
 	return nil
 }
