@@ -30,8 +30,13 @@ func Spectrum(h *hdrhistogram.Histogram) (pct, us []float64) {
 // shell or file system dislikes replaced, plus its thread count and
 // backend setting when those are swept.
 func FileName(r PathResult) string {
-	name := strings.NewReplacer("->", "-to-", " ", "_").Replace(r.Name)
-	name = sectionName(name)
+	name := strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
+			return c
+		}
+		return '_'
+	}, strings.ReplaceAll(r.Name, "->", "-to-"))
 	var b strings.Builder
 	b.WriteString(name)
 	b.WriteString("_t")

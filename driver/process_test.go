@@ -64,11 +64,21 @@ func TestStopKillsProcessGroup(t *testing.T) {
 	}
 	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	p.Stop()
-	// The child was reparented when sh died; it is gone once signal 0
-	// fails, or a zombie awaiting its new parent (state Z).
-	if err := syscall.Kill(child, 0); err == nil && !isZombie(child) {
-		t.Errorf("child %d of the stopped group still runs", child)
-		syscall.Kill(child, syscall.SIGKILL)
+	// The child was reparented when sh died, so it cannot be waited for:
+	// it is gone once signal 0 fails, or a zombie awaiting its new parent
+	// (state Z). Signal delivery is asynchronous, so look again, with a
+	// deadline, until it is.
+	deadline := time.Now().Add(5 * time.Second)
+	for backoff := time.Millisecond; ; backoff = min(2*backoff, 100*time.Millisecond) {
+		if err := syscall.Kill(child, 0); err != nil || isZombie(child) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("child %d of the stopped group still runs", child)
+			syscall.Kill(child, syscall.SIGKILL)
+			return
+		}
+		<-time.After(backoff)
 	}
 }
 

@@ -189,14 +189,14 @@ func writeThreadTable(w io.Writer, paths []PathResult) {
 func writeChainTable(w io.Writer, chains []Chain) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "chain\tthreads\thops\tp50 µs\tper hop µs\t95% CI\tintercept µs\tr²\t")
+	fmt.Fprintln(tw, "chain\tthreads\tservice µs\thops\tp50 µs\tper hop µs\t95% CI\tintercept µs\tr²\t")
 	for _, c := range chains {
 		var hops, p50 []string
 		for i, h := range c.Hops {
 			hops = append(hops, strconv.Itoa(h))
 			p50 = append(p50, us(c.P50Us[i]))
 		}
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads,
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, us(c.ServiceTimeUs),
 			strings.Join(hops, ","), strings.Join(p50, ","), us(c.PerHopUs), us(c.PerHopCI95[0]), us(c.PerHopCI95[1]),
 			us(c.InterceptUs), c.R2)
 	}

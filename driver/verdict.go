@@ -159,8 +159,8 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 func chainVerdicts(chains []Chain) []string {
 	var out []string
 	for _, c := range chains {
-		out = append(out, fmt.Sprintf("%s %s chain (%d threads): each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
-			c.Relay, c.Transport, c.Threads, us(c.PerHopUs), us(c.PerHopCI95[0]), us(c.PerHopCI95[1]), c.R2, us(c.InterceptUs)))
+		out = append(out, fmt.Sprintf("%s %s chain (%s): each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
+			c.Relay, c.Transport, setting(c.Threads, c.ServiceTimeUs), us(c.PerHopUs), us(c.PerHopCI95[0]), us(c.PerHopCI95[1]), c.R2, us(c.InterceptUs)))
 	}
 	return out
 }
@@ -193,7 +193,11 @@ func threadVerdicts(paths []PathResult) []string {
 			continue
 		}
 		p := peak[k]
-		out = append(out, fmt.Sprintf("%s: throughput peaks at %d threads (%.0f tps)", p.Name, p.Threads, p.TPS))
+		where := p.Name
+		if p.ServiceTimeUs != 0 {
+			where += fmt.Sprintf(" (service time %s µs)", us(p.ServiceTimeUs))
+		}
+		out = append(out, fmt.Sprintf("%s: throughput peaks at %d threads (%.0f tps)", where, p.Threads, p.TPS))
 	}
 	return out
 }
@@ -232,11 +236,20 @@ func serviceTimeVerdicts(paths []PathResult) []string {
 		if l.ServiceTimeUs == h.ServiceTimeUs {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: the hop's %s µs are %s of the round trip at %s µs service time, its %s µs %s at %s µs",
-			k.name, us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), us(l.ServiceTimeUs),
+		out = append(out, fmt.Sprintf("%s (%d threads): adds %s µs, %s of the round trip, at %s µs service time; %s µs, %s, at %s µs",
+			k.name, k.threads, us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), us(l.ServiceTimeUs),
 			us(h.AddedUs.P50), pct(h.AddedUs.P50, h.LatencyUs.P50), us(h.ServiceTimeUs)))
 	}
 	return out
+}
+
+// setting names a thread count and, when there is one, a service time.
+func setting(threads int, serviceUs float64) string {
+	s := fmt.Sprintf("%d threads", threads)
+	if serviceUs != 0 {
+		s += fmt.Sprintf(", service time %s µs", us(serviceUs))
+	}
+	return s
 }
 
 func us(v float64) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -170,6 +171,13 @@ func applyPlacement(c *driver.Config, spec string) error {
 	}
 	if c.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
 		return fmt.Errorf("--placement: %w", err)
+	}
+	// affinity accepts any component name; hopbench places three.
+	for _, tok := range strings.Fields(c.Placement.String()) {
+		name, _, ok := strings.Cut(tok, "=")
+		if ok && name != driver.ComponentClient && name != driver.ComponentRelay && name != driver.ComponentServer {
+			return fmt.Errorf("--placement %q: unknown component %q (want client, relay or server)", spec, name)
+		}
 	}
 	return nil
 }
