@@ -363,7 +363,7 @@ func (p *progress) begin(stage, stages int, s Step, rounds, discard, cells int, 
 	if s.Round < discard {
 		where.WriteString(" (warm-up)")
 	}
-	fmt.Fprintf(p.w, "hopbench: %s  path %d/%d %-22s threads %-3d  ~%s left\n",
+	fmt.Fprintf(p.w, "hopbench: %s  path %2d/%d %-22s threads %-3d  ~%s left\n",
 		where.String(), s.Cell+1, cells, c.Path.Name(), c.Threads, left.Round(time.Second))
 }
 

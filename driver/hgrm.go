@@ -26,10 +26,10 @@ func Spectrum(h *hdrhistogram.Histogram) (pct, us []float64) {
 	return pct, us
 }
 
-// FileName is a file name for r: its path name with every character that a
-// shell or file system dislikes replaced, plus its thread count and
-// backend setting when those are swept.
-func FileName(r PathResult) string {
+// FileName is a file name for r among all: its path name with every
+// character a shell or file system dislikes replaced, then its thread
+// count, and its service time, size and rows where those vary among all.
+func FileName(r PathResult, all []PathResult) string {
 	name := strings.Map(func(c rune) rune {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
@@ -37,17 +37,17 @@ func FileName(r PathResult) string {
 		}
 		return '_'
 	}, strings.ReplaceAll(r.Name, "->", "-to-"))
+	v := sweeps(all)
 	var b strings.Builder
 	b.WriteString(name)
-	b.WriteString("_t")
-	b.WriteString(strconv.Itoa(r.Threads))
-	if r.ServiceTimeUs != 0 {
+	b.WriteString("_t" + strconv.Itoa(r.Threads))
+	if v.service {
 		b.WriteString("_svc" + strings.ReplaceAll(us(r.ServiceTimeUs), ".", "p") + "us")
 	}
-	if r.Size != 0 {
+	if v.size {
 		b.WriteString("_size" + strconv.Itoa(r.Size))
 	}
-	if r.Rows != 0 {
+	if v.rows {
 		b.WriteString("_rows" + strconv.Itoa(r.Rows))
 	}
 	return b.String()

@@ -98,13 +98,12 @@ func unixLegVerdicts(g map[Path]PathResult) []string {
 		if !ok {
 			continue
 		}
-		verb := "saves"
-		save := d.Mean
+		verb, save, lo, hi := "saves", d.Mean, d.CI95[0], d.CI95[1]
 		if save < 0 {
-			verb, save = "costs", -save
+			verb, save, lo, hi = "costs", -save, -hi, -lo
 		}
 		out = append(out, fmt.Sprintf("%s: %s %s %s µs (%s) per request [95%% CI %s, %s]",
-			label(r), leg, verb, us(save), pct(save, a.LatencyUs.P50), us(d.CI95[0]), us(d.CI95[1])))
+			label(r), leg, verb, us(save), pct(save, a.LatencyUs.P50), us(lo), us(hi)))
 	}
 	return out
 }
@@ -133,12 +132,13 @@ func hopCostVerdicts(g map[Path]PathResult) []string {
 	for _, p := range hops {
 		parts = append(parts, fmt.Sprintf("%s %s µs", p.Relay, us(p.AddedUs.P50)))
 	}
-	base := hops[0].LatencyUs.P50 - hops[0].AddedUs.P50
-	return []string{
-		"hop cost (added p50, TCP client leg): " + strings.Join(parts, ", "),
-		fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs)",
-			hops[0].Relay, pct(hops[0].AddedUs.P50, base), us(base)),
+	out := []string{"hop cost (added p50, TCP client leg): " + strings.Join(parts, ", ")}
+	if direct, ok := g[DirectPath(TCP)]; ok {
+		base := direct.LatencyUs.P50
+		out = append(out, fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs); the dearest (%s) %s",
+			hops[0].Relay, pct(hops[0].AddedUs.P50, base), us(base), hops[len(hops)-1].Relay, pct(hops[len(hops)-1].AddedUs.P50, base)))
 	}
+	return out
 }
 
 func residenceVerdicts(g map[Path]PathResult) []string {

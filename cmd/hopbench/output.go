@@ -42,7 +42,7 @@ func writeOut(dir string, rep *driver.Report) error {
 		if p.Hist == nil {
 			continue
 		}
-		name := filepath.Join(dir, driver.FileName(p)+".hgrm")
+		name := filepath.Join(dir, driver.FileName(p, rep.Paths)+".hgrm")
 		if err := writeFile(name, func(w io.Writer) error { return driver.WriteHgrm(w, p.Hist) }); err != nil {
 			return err
 		}
