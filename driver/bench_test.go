@@ -188,7 +188,7 @@ func TestRunCancelLeavesNothingBehind(t *testing.T) {
 	defer cancel()
 	// Interrupt while the first pingpong runs (or, on a slow machine, just
 	// before): the invariant holds wherever the interruption lands.
-	cfg.Progress = &signalWriter{marker: "path 1/", fn: func() { time.AfterFunc(300*time.Millisecond, cancel) }}
+	cfg.Progress = &signalWriter{marker: "round 1/", fn: func() { time.AfterFunc(300*time.Millisecond, cancel) }}
 	began := time.Now()
 	_, err := Run(ctx, cfg)
 	if !errors.Is(err, context.Canceled) {

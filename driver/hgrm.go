@@ -42,7 +42,7 @@ func FileName(r PathResult, all []PathResult) string {
 	b.WriteString(name)
 	b.WriteString("_t" + strconv.Itoa(r.Threads))
 	if v.service {
-		b.WriteString("_svc" + strings.ReplaceAll(us(r.ServiceTimeUs), ".", "p") + "us")
+		b.WriteString("_svc" + strings.ReplaceAll(strconv.FormatFloat(r.ServiceTimeUs, 'g', -1, 64), ".", "p") + "us")
 	}
 	if v.size {
 		b.WriteString("_size" + strconv.Itoa(r.Size))

@@ -56,7 +56,7 @@ func TestWriteOut(t *testing.T) {
 	if err := writeOut(dir, rep); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"report.json", "report.csv", "report.txt", "epoll_tcp-to-tcp_t1.hgrm", "direct_tcp_t2_svc1000us.hgrm"}
+	want := []string{"report.json", "report.csv", "report.txt", "epoll_tcp-to-tcp_t1_svc0us.hgrm", "direct_tcp_t2_svc1000us.hgrm"}
 	for _, fig := range []string{"spectrum", "added", "threads-tps", "threads-latency", "service-time", "chains"} {
 		want = append(want, fig+".png", fig+".svg")
 	}
@@ -70,7 +70,7 @@ func TestWriteOut(t *testing.T) {
 	if err := driver.CheckJSON(js); err != nil {
 		t.Error(err)
 	}
-	hgrm, _ := os.ReadFile(filepath.Join(dir, "epoll_tcp-to-tcp_t1.hgrm"))
+	hgrm, _ := os.ReadFile(filepath.Join(dir, "epoll_tcp-to-tcp_t1_svc0us.hgrm"))
 	if !strings.Contains(string(hgrm), "Percentile") {
 		t.Errorf("hgrm: %.200s", hgrm)
 	}
