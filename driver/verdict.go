@@ -135,8 +135,11 @@ func hopCostVerdicts(g map[Path]PathResult) []string {
 	out := []string{"hop cost (added p50, TCP client leg): " + strings.Join(parts, ", ")}
 	if direct, ok := g[DirectPath(TCP)]; ok {
 		base := direct.LatencyUs.P50
-		out = append(out, fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs); the dearest (%s) %s",
-			hops[0].Relay, pct(hops[0].AddedUs.P50, base), us(base), hops[len(hops)-1].Relay, pct(hops[len(hops)-1].AddedUs.P50, base)))
+		line := fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs)", hops[0].Relay, pct(hops[0].AddedUs.P50, base), us(base))
+		if last := hops[len(hops)-1]; len(hops) > 1 {
+			line += fmt.Sprintf("; the dearest (%s) %s", last.Relay, pct(last.AddedUs.P50, base))
+		}
+		out = append(out, line)
 	}
 	return out
 }
@@ -149,7 +152,7 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 			if !ok || p.RelayUs == nil || p.KernelUs == nil {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s: the relay's own code holds a request %s µs of the %s µs hop; kernel and wake-ups take the other %s µs",
+			out = append(out, fmt.Sprintf("%s: the relay holds a request %s µs of the %s µs hop (its code and its read and write calls); wake-ups and the extra loopback legs take the other %s µs",
 				p.Name, us(*p.RelayUs), us(p.AddedUs.P50), us(*p.KernelUs)))
 		}
 	}
@@ -236,8 +239,8 @@ func serviceTimeVerdicts(paths []PathResult) []string {
 		if l.ServiceTimeUs == h.ServiceTimeUs {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s (%d threads): adds %s µs, %s of the round trip, at %s µs service time; %s µs, %s, at %s µs",
-			k.name, k.threads, us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), us(l.ServiceTimeUs),
+		out = append(out, fmt.Sprintf("%s (%s): adds %s µs, %s of the round trip, at %s µs service time; %s µs, %s, at %s µs",
+			k.name, plural(k.threads, "thread"), us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), us(l.ServiceTimeUs),
 			us(h.AddedUs.P50), pct(h.AddedUs.P50, h.LatencyUs.P50), us(h.ServiceTimeUs)))
 	}
 	return out
@@ -245,11 +248,18 @@ func serviceTimeVerdicts(paths []PathResult) []string {
 
 // setting names a thread count and, when there is one, a service time.
 func setting(threads int, serviceUs float64) string {
-	s := fmt.Sprintf("%d threads", threads)
+	s := plural(threads, "thread")
 	if serviceUs != 0 {
 		s += fmt.Sprintf(", service time %s µs", us(serviceUs))
 	}
 	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func us(v float64) string {
