@@ -58,7 +58,7 @@ func writePlots(dir string, rep *driver.Report) error {
 	}
 	if fits := chainFits(rep); len(fits) > 0 {
 		figs = append(figs, figure{"chains", func(w io.Writer, f string) error {
-			return plot.Fits(w, f, "p50 round trip by relay hops", "hops", "µs", fits)
+			return plot.Fits(w, f, "p50 round trip by relay hops (per-hop slope in the legend)", "hops", "p50 round trip (µs)", fits)
 		}})
 	}
 	for _, fig := range figs {
@@ -164,8 +164,16 @@ func overheadSeries(paths []driver.PathResult) []plot.Series {
 // chainFits gives each chain's per-round p50 points and its fitted line.
 func chainFits(rep *driver.Report) []plot.Fit {
 	var fits []plot.Fit
+	several := false
 	for _, c := range rep.Chains {
-		f := plot.Fit{Name: fmt.Sprintf("%s %s", c.Relay, c.Transport), Slope: c.PerHopUs, Intercept: c.InterceptUs}
+		several = several || c.Threads != rep.Chains[0].Threads || c.ServiceTimeUs != rep.Chains[0].ServiceTimeUs
+	}
+	for _, c := range rep.Chains {
+		name := fmt.Sprintf("%s %s", c.Relay, c.Transport)
+		if several {
+			name += fmt.Sprintf(" (%d thr, %g µs)", c.Threads, c.ServiceTimeUs)
+		}
+		f := plot.Fit{Name: name, Slope: c.PerHopUs, Intercept: c.InterceptUs}
 		for _, p := range rep.Paths {
 			if p.Threads != c.Threads || p.ServiceTimeUs != c.ServiceTimeUs || !slices.Contains(c.Hops, p.Hops) {
 				continue
