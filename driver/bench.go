@@ -260,10 +260,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 		if err != nil {
 			smp = Sample{Failed: err.Error()}
-			progress.fail(c, err)
 		}
 		series[step.Cell].Samples[step.Round] = smp
-		progress.end()
+		progress.end(smp)
 	}
 	if cfg.Stats {
 		// hoprelay writes its stats as it exits.
@@ -363,17 +362,21 @@ func (p *progress) begin(stage, stages int, s Step, rounds, discard, cells int, 
 	if s.Round < discard {
 		where.WriteString(" (warm-up)")
 	}
-	fmt.Fprintf(p.w, "hopbench: %s  path %2d/%d %-22s threads %-3d  ~%s left\n",
+	// The line is finished by end with the step's figures, so that a
+	// long --time shows what runs now and a short one reads as a log.
+	fmt.Fprintf(p.w, "hopbench: %s  path %2d/%d %-22s threads %-3d  ~%s left ",
 		where.String(), s.Cell+1, cells, c.Path.Name(), c.Threads, left.Round(time.Second))
 }
 
-func (p *progress) end() {
+func (p *progress) end(s Sample) {
 	p.done++
 	p.spent += time.Since(p.began)
+	if s.Failed != "" {
+		fmt.Fprintf(p.w, "-> failed: %s\n", s.Failed)
+		return
+	}
+	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, us(s.Latency.P50), us(s.Latency.P95), s.Errors)
 }
 
 func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
 
-func (p *progress) fail(c Cell, err error) {
-	fmt.Fprintf(p.w, "hopbench: %s: round failed: %v\n", c, err)
-}
