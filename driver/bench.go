@@ -379,4 +379,3 @@ func (p *progress) end(s Sample) {
 }
 
 func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
-
