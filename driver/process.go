@@ -107,9 +107,13 @@ func (p *Process) Listening(ctx context.Context, n int, timeout time.Duration) (
 	for len(addrs) < n {
 		select {
 		case a, ok := <-p.listening:
-			if !ok {
-				<-p.done
-				return nil, p.exitError("before it was listening")
+			if !ok { // stdout closed: the process is exiting, or closed it itself
+				select {
+				case <-p.done:
+					return nil, p.exitError("before it was listening")
+				case <-timer.C:
+					return nil, fmt.Errorf("driver: %s closed stdout before it was listening", p.Name)
+				}
 			}
 			addrs = append(addrs, a)
 		case <-ctx.Done():
