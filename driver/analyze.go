@@ -68,7 +68,7 @@ func summarise(s Series, discard int) PathResult {
 		Rows:              s.Stage.Rows,
 		path:              p,
 	}
-	var tps []float64
+	var tps, connect []float64
 	var lats []Latency
 	var merged *hdrhistogram.Histogram
 	for i, smp := range s.Samples {
@@ -85,6 +85,7 @@ func summarise(s Series, discard int) PathResult {
 		}
 		r.Errors += smp.Errors
 		tps = append(tps, smp.TPS)
+		connect = append(connect, smp.Connect)
 		lats = append(lats, smp.Latency)
 		if smp.Hist != nil {
 			if merged == nil {
@@ -96,6 +97,7 @@ func summarise(s Series, discard int) PathResult {
 	if len(tps) > 0 {
 		e := results.AnalyzeSeries(tps, 0)
 		r.TPS, r.TPSCI95 = e.Mean, e.CI95
+		r.ConnectUs = results.AnalyzeSeries(connect, 0).Mean
 	}
 	if merged != nil && merged.TotalCount() > 0 && len(lats) == countHists(s, discard) {
 		r.Hist = merged

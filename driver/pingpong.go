@@ -71,6 +71,7 @@ func (c Client) Env() []string {
 // full round trips in microseconds.
 type Sample struct {
 	Latency Latency
+	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
 	TPS     float64
 	Errors  int64
 	Hist    *hdrhistogram.Histogram // nanoseconds; nil if pingpong sent none
@@ -102,9 +103,12 @@ type pingpongReport struct {
 		TPS     struct {
 			Mean float64 `json:"mean"`
 		} `json:"tps"`
-		Latency   Latency `json:"latency_us"`
-		Errors    int64   `json:"errors"`
-		Histogram string  `json:"histogram"`
+		Latency Latency `json:"latency_us"`
+		Connect struct {
+			P50 float64 `json:"p50"`
+		} `json:"connect_us"`
+		Errors    int64  `json:"errors"`
+		Histogram string `json:"histogram"`
 	} `json:"results"`
 }
 
@@ -121,7 +125,7 @@ func ParsePingpong(data []byte) (Sample, error) {
 		return Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
 	}
 	res := r.Results[0]
-	s := Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning}
+	s := Sample{Latency: res.Latency, Connect: res.Connect.P50, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning}
 	if res.Histogram != "" {
 		h, err := DecodeHistogram(res.Histogram)
 		if err != nil {

@@ -27,7 +27,7 @@ func pingpongJSON(hist string) string {
 	return fmt.Sprintf(`{"schema":"hoplat.pingpong.v1","config":{},"env":{"pinning":{"worker 0":"0"}},
  "results":[{"threads":1,"tps":{"mean":1000.5,"median":1000,"ci95":[990,1010]},
   "latency_us":{"min":20,"avg":25,"p50":24,"p95":30,"p99":40,"p999":80,"max":120},
-  "errors":2,"runs":[],"outlier_runs":[],"histogram":%q}]}`, hist)
+  "errors":2,"runs":[],"outlier_runs":[],"connect_us":{"p50":150},"histogram":%q}]}`, hist)
 }
 
 func TestParsePingpong(t *testing.T) {
@@ -55,7 +55,7 @@ func TestParsePingpong(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.TPS != 1000.5 || s.Errors != 2 || s.Latency.P50 != 24 || s.Latency.P99 != 40 || s.Pinning["worker 0"] != "0" {
+			if s.TPS != 1000.5 || s.Errors != 2 || s.Connect != 150 || s.Latency.P50 != 24 || s.Latency.P99 != 40 || s.Pinning["worker 0"] != "0" {
 				t.Errorf("sample %+v", s)
 			}
 			if tc.name == "no histogram" {

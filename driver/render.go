@@ -24,7 +24,7 @@ var csvHeader = []string{
 	"service_time_us", "size", "rows",
 	"p50_us", "p95_us", "p99_us", "p999_us", "max_us",
 	"added_p50_us", "added_p50_ci95_lo", "added_p50_ci95_hi", "added_p99_us", "added_p50_pct", "baseline",
-	"tps", "tps_ci95_lo", "tps_ci95_hi", "errors", "failed_rounds", "relay_us", "kernel_us",
+	"tps", "tps_ci95_lo", "tps_ci95_hi", "errors", "failed_rounds", "relay_us", "kernel_us", "connect_us",
 }
 
 // WriteCSV writes one row per path result; empty cells where a figure does
@@ -51,7 +51,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 			row = append(row, "", "", "", "", "", "")
 		}
 		row = append(row, f(p.TPS), f(p.TPSCI95[0]), f(p.TPSCI95[1]),
-			strconv.FormatInt(p.Errors, 10), strconv.Itoa(p.Failed), opt(p.RelayUs), opt(p.KernelUs))
+			strconv.FormatInt(p.Errors, 10), strconv.Itoa(p.Failed), opt(p.RelayUs), opt(p.KernelUs), f(p.ConnectUs))
 		cw.Write(row)
 	}
 	cw.Flush()

@@ -57,8 +57,12 @@ type PathResult struct {
 	Rows              int       `json:"rows"`
 	// LatencyUs is read from the merged histogram of the kept rounds when
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
-	LatencyUs Latency    `json:"latency_us"`
-	AddedUs   *Added     `json:"added_us,omitempty"`
+	LatencyUs Latency `json:"latency_us"`
+	AddedUs   *Added  `json:"added_us,omitempty"`
+	// ConnectUs is the mean over kept rounds of the p50 connection
+	// set-up time (TCP or UNIX connect plus the protocol's handshake):
+	// what a hop costs once per connection rather than per request.
+	ConnectUs float64    `json:"connect_us"`
 	TPS       float64    `json:"tps"`
 	TPSCI95   [2]float64 `json:"tps_ci95"`
 	Errors    int64      `json:"errors"`

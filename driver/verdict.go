@@ -21,6 +21,7 @@ func Verdicts(r *Report) []string {
 	out = append(out, unixLegVerdicts(first)...)
 	out = append(out, hopCostVerdicts(first)...)
 	out = append(out, residenceVerdicts(first)...)
+	out = append(out, connectVerdicts(first)...)
 	out = append(out, chainVerdicts(r.Chains)...)
 	out = append(out, threadVerdicts(r.Paths)...)
 	out = append(out, serviceTimeVerdicts(r.Paths)...)
@@ -157,6 +158,26 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 		}
 	}
 	return out
+}
+
+// connectVerdicts separates what a hop costs once per connection from what
+// it costs per request (field-notes.md §2): the relay must accept, connect
+// upstream, and pass the protocol's handshake through.
+func connectVerdicts(g map[Path]PathResult) []string {
+	direct, ok := g[DirectPath(TCP)]
+	if !ok || direct.ConnectUs == 0 {
+		return nil
+	}
+	var parts []string
+	for _, r := range Relays[1:] {
+		if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.ConnectUs > 0 {
+			parts = append(parts, fmt.Sprintf("%s %+.0f µs", r, p.ConnectUs-direct.ConnectUs))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", us(direct.ConnectUs), strings.Join(parts, ", "))}
 }
 
 func chainVerdicts(chains []Chain) []string {
