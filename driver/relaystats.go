@@ -43,16 +43,6 @@ func ParseRelayStats(data []byte) (float64, error) {
 	return s.Residence.MeanNs * float64(s.Residence.Count) / float64(requests) / 1e3, nil
 }
 
-// stopProcesses stops every process but keeps the temp dir, so that the
-// relays' stats files, written as they exit, can be read.
-func (t *Topology) stopProcesses() error {
-	var errs []error
-	for i := len(t.procs) - 1; i >= 0; i-- {
-		errs = append(errs, t.procs[i].Stop())
-	}
-	return errors.Join(errs...)
-}
-
 // relayResidence sums the residence per request over a path's hops (one
 // stats file each), or returns nil when any hop's stats are missing. The
 // stats span the whole stage — warm-up rounds and every thread count — so

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -323,18 +324,34 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Stop stops every process in the reverse order of starting (relays before
-// the backend, so none logs a refused upstream), then removes the temp dir
-// and what is left in it.
+// Stop stops every process, then removes the temp dir and what is left in
+// it. Relays stop together, each with its own grace period, so an
+// interrupted run ends within one grace period however many paths it had;
+// the processes started first (the backend) stop last, so no relay sees
+// its upstream vanish while it still serves.
 func (t *Topology) Stop() error {
-	var errs []error
-	for i := len(t.procs) - 1; i >= 0; i-- {
-		errs = append(errs, t.procs[i].Stop())
-	}
+	err := t.stopProcesses()
 	t.procs = nil
 	if t.Dir != "" {
-		errs = append(errs, os.RemoveAll(t.Dir))
+		err = errors.Join(err, os.RemoveAll(t.Dir))
 	}
+	return err
+}
+
+// stopProcesses stops every process but keeps the temp dir, so that the
+// relays' stats files, written as they exit, can be read.
+func (t *Topology) stopProcesses() error {
+	if len(t.procs) == 0 {
+		return nil
+	}
+	first, rest := t.procs[0], t.procs[1:]
+	errs := make([]error, len(rest)+1)
+	var wg sync.WaitGroup
+	for i, p := range rest {
+		wg.Go(func() { errs[i+1] = p.Stop() })
+	}
+	wg.Wait()
+	errs[0] = first.Stop()
 	return errors.Join(errs...)
 }
 
