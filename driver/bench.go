@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -34,44 +35,42 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	stages := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)
 	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
 	var all []Series
-	var skipped []Skip
+	rep := &Report{Schema: Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []Skip{}}
 	pinning := map[string]string{}
 	for si, st := range stages {
-		series, skips, pins, err := b.runStage(ctx, cfg, pingpong, paths, st, si, len(stages), progress)
+		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, si, len(stages), progress)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, series...)
-		for _, s := range skips {
-			if !slices.Contains(skipped, s) {
-				skipped = append(skipped, s)
+		all = append(all, sr.series...)
+		for _, s := range sr.skipped {
+			if !slices.Contains(rep.Skipped, s) {
+				rep.Skipped = append(rep.Skipped, s)
 			}
 		}
-		for k, v := range pins {
-			pinning[k] = v
-		}
+		maps.Copy(pinning, sr.pinning)
+		rep.Warnings = append(rep.Warnings, sr.warnings...)
 	}
-	results, chains := Analyze(all, cfg.Discard, cfg.Hops)
-	rep := &Report{
-		Schema:  Schema,
-		Config:  reportConfig(cfg, paths),
-		Env:     cfg.Env(),
-		Paths:   results,
-		Chains:  chains,
-		Skipped: skipped,
-		Elapsed: time.Since(began).Seconds(),
-	}
+	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
 	if len(pinning) > 0 {
 		rep.Env.Pinning = pinning
 	}
-	if rep.Skipped == nil {
-		rep.Skipped = []Skip{}
-	}
 	rep.Verdicts = Verdicts(rep)
+	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
 }
 
-func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []Path, st Stage, si, nstages int, progress *progress) (_ []Series, _ []Skip, _ map[string]string, err error) {
+// stageResult is what one stage measured and noticed.
+type stageResult struct {
+	series   []Series
+	skipped  []Skip
+	pinning  map[string]string
+	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
+}
+
+func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []Path, st Stage, si, nstages int, progress *progress) (sr stageResult, err error) {
+	// sr is a named result so that the deferred Stop's warnings reach
+	// the caller.
 	topo, err := Build(ctx, TopologySpec{
 		TempRoot: cfg.TempRoot,
 		Backend:  cfg.Backend,
@@ -87,13 +86,15 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Locate:    cfg.Locate,
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return stageResult{}, err
 	}
-	defer func() {
-		if stopErr := topo.Stop(); err == nil && stopErr != nil && ctx.Err() == nil {
-			err = stopErr
+	warn := func(err error) {
+		if err != nil && ctx.Err() == nil {
+			sr.warnings = append(sr.warnings, err.Error())
+			progress.warn(err)
 		}
-	}()
+	}
+	defer func() { warn(topo.Stop()) }()
 	var live []Path
 	for _, p := range paths {
 		if _, ok := topo.Entries[p]; ok {
@@ -105,9 +106,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	progress.drop((len(paths) - len(live)) * len(cfg.Threads) * cfg.Rounds)
 	cells := Cells(live, cfg.Threads)
-	series := make([]Series, len(cells))
+	sr.series = make([]Series, len(cells))
 	for i, c := range cells {
-		series[i] = Series{Stage: st, Cell: c, Samples: make([]Sample, cfg.Rounds)}
+		sr.series[i] = Series{Stage: st, Cell: c, Samples: make([]Sample, cfg.Rounds)}
 	}
 	client := clientFor(cfg, st)
 	clientCPUs, _ := cfg.Placement.For(ComponentClient)
@@ -116,24 +117,23 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		progress.begin(si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
 		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env(), clientCPUs)
 		if ctx.Err() != nil {
-			return nil, nil, nil, ctx.Err()
+			return stageResult{}, ctx.Err()
 		}
 		if err != nil {
 			smp = Sample{Failed: err.Error()}
 		}
-		series[step.Cell].Samples[step.Round] = smp
+		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
 	}
 	if cfg.Stats {
-		// hoprelay writes its stats as it exits.
-		if err := topo.stopProcesses(); err != nil {
-			return nil, nil, nil, err
-		}
-		for i := range series {
-			series[i].RelayUs = relayResidence(topo.Stats[series[i].Cell.Path])
+		// hoprelay writes its stats as it exits; the files stay in the
+		// temp dir until the deferred Stop.
+		warn(topo.stopProcesses())
+		for i := range sr.series {
+			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path])
 		}
 	}
-	for _, s := range series {
+	for _, s := range sr.series {
 		for _, smp := range s.Samples {
 			if smp.CPUs != "" {
 				topo.Pinning[ComponentClient] = smp.CPUs
@@ -143,7 +143,8 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			}
 		}
 	}
-	return series, topo.Skipped, topo.Pinning, nil
+	sr.skipped, sr.pinning = topo.Skipped, topo.Pinning
+	return sr, nil
 }
 
 func clientFor(cfg Config, st Stage) Client {

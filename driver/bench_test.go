@@ -244,3 +244,20 @@ func TestRunPlacement(t *testing.T) {
 		t.Errorf("config placement %q", rep.Config.Placement)
 	}
 }
+
+// A relay that fails as it stops does not void the figures: the report
+// carries a warning.
+func TestRunStopFailureIsAWarning(t *testing.T) {
+	cfg := shortConfig(t, Direct, Epoll)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 1, 0
+	cfg.RelayLock = "global"
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	if len(rep.Paths) != 2 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "exit status 3") {
+		t.Errorf("paths %d, warnings %q", len(rep.Paths), rep.Warnings)
+	}
+}

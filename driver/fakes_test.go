@@ -149,6 +149,9 @@ func fakeHoprelay(args []string) int {
 		stats := fmt.Sprintf(`{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"chunks":%d},"upstream_to_client":{"chunks":%d}},"residence":{"count":%d,"mean_ns":2000}}`, n, n, 2*n)
 		os.WriteFile(files[0], []byte(stats), 0o600)
 	}
+	if l := flags["lock"]; len(l) > 0 && l[0] == "global" {
+		return 3 // a relay that fails as it stops, for TestRunStopFailureIsAWarning
+	}
 	return code
 }
 

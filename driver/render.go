@@ -132,6 +132,9 @@ func WriteText(w io.Writer, r *Report) error {
 	if len(r.Chains) > 0 {
 		writeChainTable(w, r.Chains)
 	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
 	if len(r.Verdicts) > 0 {
 		fmt.Fprintln(w)
 		for _, v := range r.Verdicts {

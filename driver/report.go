@@ -18,6 +18,7 @@ type Report struct {
 	Chains   []Chain      `json:"chains,omitempty"`
 	Skipped  []Skip       `json:"skipped"`
 	Verdicts []string     `json:"verdicts"`
+	Warnings []string     `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
 	Elapsed  float64      `json:"elapsed_s"`
 }
 
