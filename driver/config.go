@@ -120,6 +120,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("driver: time %v: must be positive", c.Time)
 	case c.Proto != ProtoEcho && c.Proto != ProtoMySQL:
 		return fmt.Errorf("driver: proto %q: want echo or mysql", c.Proto)
+	case c.Proto == ProtoEcho && c.Rows != nil:
+		return fmt.Errorf("driver: rows %v: rows shape mysql results; echo's payload is its size", c.Rows)
 	case !c.Backend.Embedded() && (c.ServiceTimes != nil || c.Rows != nil):
 		return fmt.Errorf("driver: service time and rows shape the embedded backend, not %s", c.Backend)
 	}
