@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 )
 
@@ -176,4 +178,60 @@ func TestIntegrationInterrupt(t *testing.T) {
 		t.Errorf("exit %v, want status 130", err)
 	}
 	noneLeft(t, tmp)
+}
+
+// pingpongSpeaksMySQL reports whether the pingpong on PATH for cmd has its
+// mysql protocol wired: asked to load a closed port, it fails on the dial
+// (status 1), not on its flags (status 2).
+func pingpongSpeaksMySQL(t *testing.T, cmd *exec.Cmd) bool {
+	t.Helper()
+	var path string
+	for _, kv := range cmd.Env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = p
+		}
+	}
+	bin, err := lookPathIn("pingpong", path)
+	if err != nil {
+		return false
+	}
+	probe := exec.Command(bin, "--proto", "mysql", "--target", "tcp:127.0.0.1:1", "--time", "10ms", "--user", "x", "--command", "ping")
+	err = probe.Run()
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && exit.ExitCode() != 2
+}
+
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}
+
+// A real MariaDB behind the same paths: direct over TCP and its UNIX
+// socket, and through a relay.
+func TestIntegrationRealBackend(t *testing.T) {
+	peer.Require(t, "mariadbd")
+	probe, _ := hopbench(t)
+	if !pingpongSpeaksMySQL(t, probe) {
+		peer.Unavailable(t, "pingpong's mysql protocol is not wired yet")
+	}
+	srv := mariadbtest.Start(t)
+	backend := fmt.Sprintf("mysql://%s:%s@%s/%s?socket=%s", srv.User, srv.Password, srv.Addr, srv.DB, srv.Socket)
+	rep, _ := runJSON(t, "--backend", backend, "--command", "point-select", "--paths", "direct,epoll",
+		"--time", "200ms", "--warmup", "50ms", "--runs", "2", "--discard", "0")
+	if len(rep.Paths) != 4 {
+		t.Fatalf("%d paths, want direct and epoll on both client legs", len(rep.Paths))
+	}
+	for _, p := range rep.Paths {
+		if p.TPS <= 0 || p.Errors != 0 || p.Failed != 0 {
+			t.Errorf("%s: tps %v errors %d failed rounds %d: %+v", p.Name, p.TPS, p.Errors, p.Failed, p.Rounds)
+		}
+	}
+	if strings.Contains(rep.Config.Backend, srv.Password) && srv.Password != "" {
+		t.Errorf("report shows the password: %s", rep.Config.Backend)
+	}
 }
