@@ -76,11 +76,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Backend:  cfg.Backend,
 		Responder: Responder{
 			Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-			User: cfg.User, Password: cfg.Password,
+			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(cfg.Placement, ComponentServer),
 		},
 		Nice:      cfg.Nice,
 		Paths:     paths,
-		Relay:     HopRelay{Lock: cfg.RelayLock},
+		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(cfg.Placement, ComponentRelay)},
 		Stats:     cfg.Stats,
 		Placement: cfg.Placement,
 		Locate:    cfg.Locate,
@@ -150,6 +150,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 func clientFor(cfg Config, st Stage) Client {
 	c := Client{
 		Proto: cfg.Proto, Command: cfg.Command, Time: cfg.Time, Warmup: cfg.Warmup,
+		CPUs: cpusOf(cfg.Placement, ComponentClient),
 	}
 	if cfg.Proto == ProtoEcho {
 		c.Size = st.Size

@@ -25,6 +25,7 @@ type Responder struct {
 	RowBytes    int           // mysql: bytes per row (0: pongd's default)
 	User        string        // mysql credentials pingpong must present
 	Password    string
+	CPUs        string // --cpus, the placement's server CPUs (also applied at fork)
 }
 
 // Args is pongd's command line, serving on every address in listen (port 0
@@ -46,6 +47,9 @@ func (r Responder) Args(bin string, listen []sockets.Addr) []string {
 			argv = append(argv, "--row-bytes", strconv.Itoa(r.RowBytes))
 		}
 	}
+	if r.CPUs != "" {
+		argv = append(argv, "--cpus", r.CPUs)
+	}
 	return argv
 }
 
@@ -54,6 +58,7 @@ type HopRelay struct {
 	Engine Relay
 	Lock   string // --lock none|conn|global; empty leaves hoprelay's default
 	Stats  string // --stats FILE; empty for none
+	CPUs   string // --cpus, the placement's relay CPUs (also applied at fork)
 }
 
 // Args is hoprelay's command line relaying listen to connect.
@@ -64,6 +69,9 @@ func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
 	}
 	if h.Stats != "" {
 		argv = append(argv, "--stats", h.Stats)
+	}
+	if h.CPUs != "" {
+		argv = append(argv, "--cpus", h.CPUs)
 	}
 	return append(argv, listen.String(), connect.String())
 }

@@ -45,9 +45,9 @@ func TestHAProxyConfig(t *testing.T) {
 }
 
 func TestResponderArgs(t *testing.T) {
-	r := Responder{Proto: ProtoMySQL, ServiceTime: 20 * time.Microsecond, Rows: 10, RowBytes: 100, User: "u", Password: "p"}
+	r := Responder{Proto: ProtoMySQL, ServiceTime: 20 * time.Microsecond, Rows: 10, RowBytes: 100, User: "u", Password: "p", CPUs: "1"}
 	got := strings.Join(r.Args("pongd", []addrT{TCPAddr(0), UNIXAddr("/w/p.sock")}), " ")
-	want := "pongd --proto mysql --listen tcp:127.0.0.1:0 --listen unix:/w/p.sock --service-time 20µs --user u --password p --rows 10 --row-bytes 100"
+	want := "pongd --proto mysql --listen tcp:127.0.0.1:0 --listen unix:/w/p.sock --service-time 20µs --user u --password p --rows 10 --row-bytes 100 --cpus 1"
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
@@ -58,9 +58,9 @@ func TestResponderArgs(t *testing.T) {
 }
 
 func TestHopRelayArgs(t *testing.T) {
-	h := HopRelay{Engine: Epoll, Lock: "global", Stats: "/w/s.json"}
+	h := HopRelay{Engine: Epoll, Lock: "global", Stats: "/w/s.json", CPUs: "1"}
 	got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " ")
-	want := "hoprelay --engine epoll --lock global --stats /w/s.json tcp:127.0.0.1:0 tcp:127.0.0.1:3000"
+	want := "hoprelay --engine epoll --lock global --stats /w/s.json --cpus 1 tcp:127.0.0.1:0 tcp:127.0.0.1:3000"
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
@@ -79,8 +79,8 @@ func TestClientArgs(t *testing.T) {
 	if env := c.Env(); !slices.Equal(env, []string{"MYSQL_PWD=secret"}) {
 		t.Errorf("env %q", env)
 	}
-	echo := Client{Proto: ProtoEcho, Size: 64, Time: time.Second}
-	if got := strings.Join(echo.Args("pingpong", TCPAddr(9), 1), " "); !strings.HasSuffix(got, "--format json --size 64") {
+	echo := Client{Proto: ProtoEcho, Size: 64, Time: time.Second, CPUs: "0"}
+	if got := strings.Join(echo.Args("pingpong", TCPAddr(9), 1), " "); !strings.HasSuffix(got, "--format json --size 64 --cpus 0") {
 		t.Errorf("echo: %s", got)
 	}
 }

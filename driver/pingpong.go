@@ -30,6 +30,7 @@ type Client struct {
 	Command  string // mysql: ping, select1, point-select, oltp-ro, …
 	Time     time.Duration
 	Warmup   time.Duration
+	CPUs     string // --cpus, the placement's client CPUs (also applied at fork)
 }
 
 // Args is pingpong's command line for one round against target with threads
@@ -54,6 +55,9 @@ func (c Client) Args(bin string, target sockets.Addr, threads int) []string {
 		if c.DB != "" {
 			argv = append(argv, "--db", c.DB)
 		}
+	}
+	if c.CPUs != "" {
+		argv = append(argv, "--cpus", c.CPUs)
 	}
 	return argv
 }

@@ -15,6 +15,16 @@ const (
 	ComponentServer = "server"
 )
 
+// cpusOf is the --cpus value of a component under p; "" when p leaves it
+// unplaced. hoplat's own binaries take it as well as the inherited mask so
+// that they pin each worker thread and report the pinning they obtained.
+func cpusOf(p affinity.Placement, component string) string {
+	if cpus, ok := p.For(component); ok {
+		return cpus.String()
+	}
+	return ""
+}
+
 // startOn starts cmd restricted to cpus (none: unrestricted). A child
 // inherits the CPU mask of the thread that forks it (sched_setaffinity(2)),
 // so the fork runs on a thread pinned for the occasion: this pins socat and
