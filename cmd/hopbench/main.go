@@ -1,7 +1,15 @@
 // Command hopbench builds a topology of a responder, relays, socat and
 // HAProxy on this machine, runs the load client over every path in
-// interleaved rounds, and prints what each hop adds. With no arguments it
-// is `make bench`: the default paths, embedded backend, about a minute.
+// interleaved rounds, and prints what each hop adds:
+//
+//	hopbench                                  # make bench: every path, about a minute
+//	hopbench --hops 0,1,2,3 --paths direct,epoll --transports tcp
+//	hopbench --threads '1;2;4;8;16;32' --relay-lock global
+//	hopbench --service-time 0,20us,100us,1ms --out results/
+//	hopbench --backend 'mysql://bench:pw@127.0.0.1:3306/sbtest?socket=/run/mysqld/mysqld.sock'
+//
+// Every component is its own process in its own process group; Ctrl-C
+// stops them all by PID, removes their sockets, and exits 130.
 package main
 
 import (
