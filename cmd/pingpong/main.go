@@ -1,0 +1,225 @@
+// Command pingpong is hoplat's load client: each thread holds one
+// connection and times every round trip to the target, closed loop or at a
+// fixed rate, and the report reads like sysbench's.
+//
+//	pingpong --target tcp:127.0.0.1:7000 --threads 1,2,4 --time 10s --runs 5 --discard 1
+//
+// It exits 1 when the target cannot be reached or a round trip failed
+// (the report still prints), and 2 for flag values that make no sense.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+const exitUsage = 2
+
+// usageError is a flag value that makes no sense: exit status 2.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		report(err)
+		os.Exit(exitUsage)
+	case err != nil:
+		report(err)
+		os.Exit(1)
+	}
+}
+
+// report prints err once prefixed with the command's name.
+func report(err error) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "pingpong:") {
+		msg = "pingpong: " + msg
+	}
+	fmt.Fprintln(os.Stderr, msg)
+}
+
+type options struct {
+	cfg    pingpong.Config
+	format string
+	hgrm   string
+}
+
+func parse(args []string) (options, error) {
+	var o options
+	fs := pflag.NewFlagSet("pingpong", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
+	target := fs.String("target", "", "address to load: tcp:HOST:PORT, unix:/path, or socat's TCP4:HOST:PORT,…")
+	proto := fs.String("proto", "echo", "protocol: echo (mysql is not wired yet)")
+	size := fs.Int("size", echo.DefaultSize, "echo: bytes per request and per reply")
+	threads := fs.String("threads", "1", "thread counts to sweep, one connection each: 1,2,4 or 1;2;4")
+	fs.DurationVar(&o.cfg.Time, "time", 10*time.Second, "length of each run")
+	fs.DurationVar(&o.cfg.Warmup, "warmup", 0, "untimed load before each thread count's first run")
+	fs.IntVar(&o.cfg.Runs, "runs", 1, "runs per thread count")
+	fs.IntVar(&o.cfg.Discard, "discard", 0, "leave the first K runs out of the figures")
+	fs.Float64Var(&o.cfg.Rate, "rate", 0, "open loop: total requests per second (0 = closed loop)")
+	ioModel := fs.String("io", "netpoll", "I/O model: netpoll, blocking or spin")
+	cpus := fs.String("cpus", "", "pin worker threads round-robin over this CPU list (0-3,8)")
+	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
+	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
+	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (ns) in HdrHistogram's .hgrm format to FILE")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(os.Stdout, "Usage: pingpong --target ADDR [flags]\n%s", fs.FlagUsages())
+		}
+		return o, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return o, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if *target == "" {
+		return o, usageError{errors.New("--target: an address is required")}
+	}
+	a, err := sockets.Parse(*target)
+	if err != nil {
+		return o, usageError{fmt.Errorf("--target: %w", err)}
+	}
+	if a.Role == sockets.RoleListen {
+		return o, usageError{fmt.Errorf("--target %q: a listen address; want one to connect to", *target)}
+	}
+	o.cfg.Target = a
+	if *proto != "echo" {
+		return o, usageError{fmt.Errorf("--proto %q: only echo is available", *proto)}
+	}
+	if err := echo.CheckSize(*size); err != nil {
+		return o, usageError{fmt.Errorf("--size: %w", err)}
+	}
+	o.cfg.Protocol = echo.Protocol{Size: *size}
+	if o.cfg.Threads, err = pingpong.ParseCounts(*threads); err != nil {
+		return o, usageError{fmt.Errorf("--threads: %w", err)}
+	}
+	if o.cfg.IO, err = pingpong.ParseIO(*ioModel); err != nil {
+		return o, usageError{fmt.Errorf("--io: %w", err)}
+	}
+	if *cpus != "" {
+		if o.cfg.CPUs, err = parseCPUs(*cpus); err != nil {
+			return o, usageError{fmt.Errorf("--cpus: %w", err)}
+		}
+	}
+	checks := []struct {
+		bad  bool
+		flag string
+		val  any
+		want string
+	}{
+		{o.cfg.Time <= 0, "time", o.cfg.Time, "a positive duration"},
+		{o.cfg.Warmup < 0, "warmup", o.cfg.Warmup, "0 or more"},
+		{o.cfg.Runs < 1, "runs", o.cfg.Runs, "at least 1"},
+		{o.cfg.Discard < 0 || o.cfg.Discard >= o.cfg.Runs, "discard", o.cfg.Discard, "0 to runs-1"},
+		{o.cfg.Rate < 0, "rate", o.cfg.Rate, "0 (closed loop) or more"},
+		{o.cfg.ReportInterval < 0, "report-interval", o.cfg.ReportInterval, "0 (off) or more"},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return o, usageError{fmt.Errorf("--%s %v: want %s", c.flag, c.val, c.want)}
+		}
+	}
+	if _, err := results.ReporterFor(o.format, results.Report{}); err != nil {
+		return o, usageError{fmt.Errorf("--format: %w", err)}
+	}
+	return o, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// Progress lines go where sysbench prints them, unless stdout carries
+	// a machine-readable report.
+	progress := stdout
+	if o.format != "text" {
+		progress = stderr
+	}
+	o.cfg.Progress = func(p results.Progress) { fmt.Fprintln(progress, p) }
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	rep, err := pingpong.Run(ctx, o.cfg)
+	if err != nil {
+		return err
+	}
+	write, err := results.ReporterFor(o.format, rep)
+	if err != nil {
+		return err
+	}
+	if err := write(stdout); err != nil {
+		return err
+	}
+	res := rep.Results()
+	if o.hgrm != "" {
+		if err := writeHgrm(o.hgrm, res); err != nil {
+			return err
+		}
+	}
+	return failures(res)
+}
+
+// failures turns failed round trips into the exit status: a figure with
+// errors behind it is not a clean figure.
+func failures(res []results.StepResult) error {
+	for _, s := range res {
+		if s.Errors == 0 {
+			continue
+		}
+		first := ""
+		if len(s.ErrorSamples) > 0 {
+			first = ": first: " + s.ErrorSamples[0]
+		}
+		if s.Transactions == 0 {
+			return fmt.Errorf("%d threads: every request failed (%d errors)%s", s.Threads, s.Errors, first)
+		}
+		return fmt.Errorf("%d threads: %d errors, %d reconnects%s", s.Threads, s.Errors, s.Reconnects, first)
+	}
+	return nil
+}
+
+// writeHgrm writes each step's kept-run histogram: to path for a single
+// thread count, else to path with ".tN" before its extension.
+func writeHgrm(path string, res []results.StepResult) error {
+	for _, s := range res {
+		p := path
+		if len(res) > 1 {
+			ext := filepath.Ext(path)
+			p = fmt.Sprintf("%s.t%d%s", strings.TrimSuffix(path, ext), s.Threads, ext)
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			return fmt.Errorf("--hgrm: %w", err)
+		}
+		err = results.WriteHgrm(f, s.LatencyHist)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--hgrm %s: %w", p, err)
+		}
+	}
+	return nil
+}

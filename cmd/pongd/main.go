@@ -1,0 +1,130 @@
+// Command pongd is hoplat's responder: it serves the echo protocol (and,
+// once wired, MySQL's) on any number of listening addresses at once.
+//
+//	pongd --listen tcp:127.0.0.1:0 --listen unix:/tmp/p.sock --io blocking
+//
+// After every listener is bound it prints one "listening ADDR" line per
+// listener on stdout (ADDR dialable, with the port the kernel chose), so a
+// driver can pass port 0. SIGINT or SIGTERM closes the listeners (UNIX paths
+// removed) and exits 0.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// exitUsage is the status for flag values that make no sense.
+const exitUsage = 2
+
+// usageError is a flag value that makes no sense: exit status 2.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func main() {
+	err := run(os.Args[1:])
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		report(err)
+		os.Exit(exitUsage)
+	case err != nil:
+		report(err)
+		os.Exit(1)
+	}
+}
+
+// report prints err once prefixed with the command's name.
+func report(err error) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "pongd:") {
+		msg = "pongd: " + msg
+	}
+	fmt.Fprintln(os.Stderr, msg)
+}
+
+func run(args []string) error {
+	fs := pflag.NewFlagSet("pongd", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
+	listen := fs.StringArray("listen", nil, "address to serve (repeatable): tcp:HOST:PORT, unix:/path, or socat's TCP4-LISTEN:PORT,…")
+	proto := fs.String("proto", "echo", "protocol: echo (mysql is not wired yet)")
+	ioModel := fs.String("io", "netpoll", "I/O model: netpoll, blocking or spin")
+	cpus := fs.String("cpus", "", "pin connection threads round-robin over this CPU list (0-3,8)")
+	serviceTime := fs.Duration("service-time", 0, "time spent before each reply, modelling a backend's own cost")
+	serviceMode := fs.String("service-mode", "busy", "how service time is spent: busy (burn CPU, as a query does) or sleep")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(os.Stdout, "Usage: pongd --listen ADDR [--listen ADDR ...] [flags]\n%s", fs.FlagUsages())
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if len(*listen) == 0 {
+		return usageError{errors.New("--listen: at least one address is required")}
+	}
+	srv := &pingpong.Server{
+		ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, "pongd:", err) },
+		Pinned:   func(conn, cpu int) { fmt.Fprintf(os.Stderr, "pongd: connection %d on cpu %d\n", conn, cpu) },
+	}
+	for _, s := range *listen {
+		a, err := sockets.Parse(s)
+		if err != nil {
+			return usageError{fmt.Errorf("--listen %q: %w", s, err)}
+		}
+		srv.Listen = append(srv.Listen, a)
+	}
+	if *proto != "echo" {
+		return usageError{fmt.Errorf("--proto %q: only echo is available", *proto)}
+	}
+	var err error
+	if srv.IO, err = pingpong.ParseIO(*ioModel); err != nil {
+		return usageError{fmt.Errorf("--io: %w", err)}
+	}
+	if *cpus != "" {
+		if srv.CPUs, err = parseCPUs(*cpus); err != nil {
+			return usageError{fmt.Errorf("--cpus: %w", err)}
+		}
+	}
+	if *serviceTime < 0 {
+		return usageError{fmt.Errorf("--service-time %v: want 0 or more", *serviceTime)}
+	}
+	mode, err := pingpong.ParseServiceMode(*serviceMode)
+	if err != nil {
+		return usageError{fmt.Errorf("--service-mode: %w", err)}
+	}
+	srv.Handler = echo.Handler{Service: pingpong.Service{Time: *serviceTime, Mode: mode}}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Bind(ctx); err != nil {
+		return err
+	}
+	out := bufio.NewWriter(os.Stdout)
+	for _, a := range srv.Addrs() {
+		fmt.Fprintln(out, "listening", a)
+	}
+	if err := out.Flush(); err != nil {
+		srv.Close()
+		return err
+	}
+	srv.Serve()
+	<-ctx.Done()
+	return srv.Close()
+}

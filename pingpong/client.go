@@ -1,0 +1,198 @@
+package pingpong
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hoplat/hoplat/results"
+)
+
+// stallGrace is how long past a step's end the client waits for a worker
+// stuck in a round trip before it interrupts the connection.
+const stallGrace = 2 * time.Second
+
+// Run runs every step of cfg (one per thread count) and returns what was
+// measured. It fails when a worker cannot connect at the start of a step
+// (the target is unreachable or refuses): that is a set-up error, not a
+// figure. Errors after that (a peer closing mid-run, a bad reply) are
+// counted, the connection re-established, and the run goes on.
+func Run(ctx context.Context, cfg Config) (results.Report, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return results.Report{}, err
+	}
+	rep := results.Report{Schema: results.SchemaPingpong, Config: cfg.printed(), Env: results.CollectEnv()}
+	for _, n := range cfg.Threads {
+		s, cpus, err := runStep(ctx, cfg, n)
+		if err != nil {
+			return rep, err
+		}
+		for w, cpu := range cpus {
+			if cpu >= 0 {
+				if rep.Env.Pinning == nil {
+					rep.Env.Pinning = map[string]string{}
+				}
+				rep.Env.Pinning["pingpong/"+strconv.Itoa(w)] = strconv.Itoa(cpu)
+			}
+		}
+		rep.Steps = append(rep.Steps, s)
+	}
+	return rep, nil
+}
+
+// step is one thread count's series of runs, shared by its workers.
+type step struct {
+	cfg     Config
+	threads int
+	// t0 is the clock at which warm-up starts; written before start is
+	// closed, read-only after.
+	t0       int64
+	start    chan struct{}
+	stopped  atomic.Bool // past the end (plus grace) or cancelled
+	stalled  atomic.Bool // stopped because a reply was still missing after the grace
+	interval int64       // open loop: each worker's send interval in ns
+
+	mu   sync.Mutex
+	runs []results.Run
+
+	progHist *results.Histogram // the progress lines' merge, owned by runStep's goroutine
+}
+
+// end is the clock at which phase p ends; phase -1 is the warm-up.
+func (s *step) end(p int) int64 {
+	return s.t0 + int64(s.cfg.Warmup) + int64(p+1)*int64(s.cfg.Time)
+}
+
+func runStep(ctx context.Context, cfg Config, threads int) (results.Step, []int, error) {
+	s := &step{cfg: cfg, threads: threads, start: make(chan struct{})}
+	if cfg.Rate > 0 {
+		s.interval = int64(float64(threads) * 1e9 / cfg.Rate)
+		if s.interval < 1 {
+			s.interval = 1
+		}
+	}
+	s.runs = make([]results.Run, cfg.Runs)
+	for i := range s.runs {
+		r := &s.runs[i]
+		r.Index = i
+		r.Elapsed = cfg.Time
+		r.Latency = results.NewHistogram()
+		r.Connect = results.NewHistogram()
+		r.Events = make([]int64, threads)
+		if s.interval > 0 {
+			r.Corrected = results.NewHistogram()
+		}
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := make([]*worker, threads)
+	ready := make(chan error, threads)
+	var wg sync.WaitGroup
+	for i := range workers {
+		workers[i] = newWorker(s, i, cfg.ReportInterval > 0 && cfg.Progress != nil)
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			w.run(dctx, ready)
+		}(workers[i])
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	stop := func() {
+		s.stopped.Store(true)
+		cancel()
+		for _, w := range workers {
+			w.interrupt()
+		}
+		<-done
+	}
+
+	var first error
+	for range workers {
+		if err := <-ready; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	if first != nil {
+		stop()
+		return results.Step{}, nil, first
+	}
+	s.t0 = now()
+	close(s.start)
+
+	var prog *time.Ticker
+	var progC <-chan time.Time
+	if cfg.ReportInterval > 0 && cfg.Progress != nil {
+		prog = time.NewTicker(cfg.ReportInterval)
+		defer prog.Stop()
+		progC = prog.C
+	}
+	deadline := time.NewTimer(time.Duration(s.end(cfg.Runs-1)-now()) + stallGrace)
+	defer deadline.Stop()
+	last := s.t0
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-progC:
+			t := now()
+			cfg.Progress(s.progress(workers, t-s.t0, t-last))
+			last = t
+		case <-deadline.C:
+			s.stalled.Store(true)
+			stop()
+			break wait
+		case <-ctx.Done():
+			stop()
+			return results.Step{}, nil, ctx.Err()
+		}
+	}
+	cpus := make([]int, threads)
+	for i, w := range workers {
+		cpus[i] = w.cpu
+	}
+	return results.Step{Threads: threads, Discard: cfg.Discard, Runs: s.runs}, cpus, nil
+}
+
+// progress gathers and resets every worker's interval counts.
+func (s *step) progress(workers []*worker, at, interval int64) results.Progress {
+	if s.progHist == nil {
+		s.progHist = results.NewHistogram()
+	}
+	h := s.progHist
+	h.Reset()
+	p := results.Progress{At: time.Duration(at).Round(time.Millisecond), Threads: s.threads, Interval: time.Duration(interval)}
+	for _, w := range workers {
+		w.prog.mu.Lock()
+		h.Merge(w.prog.lat)
+		w.prog.lat.Reset()
+		p.Events += w.prog.events
+		p.Queries += w.prog.queries
+		p.Errors += w.prog.errors
+		p.Reconnects += w.prog.reconnects
+		w.prog.events, w.prog.queries, w.prog.errors, w.prog.reconnects = 0, 0, 0, 0
+		w.prog.mu.Unlock()
+	}
+	p.P95 = float64(h.Quantile(95)) / 1e3
+	return p
+}
+
+// connectError names the worker and the target.
+func connectError(i int, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("pingpong: worker %d: connect: %w", i, err)
+}

@@ -1,0 +1,481 @@
+package pingpong_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// serve starts a responder on a TCP port and a UNIX path and returns their
+// dialable addresses; it is closed when the test ends.
+func serve(t testing.TB, m pingpong.IOModel, h pingpong.Handler) (tcp, unix sockets.Addr) {
+	t.Helper()
+	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
+	ua, _ := sockets.Parse("unix:" + filepath.Join(t.TempDir(), "pong.sock"))
+	srv := &pingpong.Server{
+		Listen:   []sockets.Addr{ta, ua},
+		IO:       m,
+		Handler:  h,
+		ErrorLog: func(err error) { t.Log(err) },
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv.Addrs()[0], srv.Addrs()[1]
+}
+
+func onlyStep(t *testing.T, rep results.Report) results.StepResult {
+	t.Helper()
+	res := rep.Results()
+	if len(res) != 1 {
+		t.Fatalf("%d steps, want 1", len(res))
+	}
+	return res[0]
+}
+
+// TestIOModels round-trips under each I/O model, the client and the
+// responder using the same one, over TCP and over UNIX.
+func TestIOModels(t *testing.T) {
+	for _, m := range []pingpong.IOModel{pingpong.Netpoll, pingpong.Blocking, pingpong.Spin} {
+		t.Run(m.String(), func(t *testing.T) {
+			tcp, unix := serve(t, m, echo.Handler{})
+			for _, target := range []sockets.Addr{tcp, unix} {
+				rep, err := pingpong.Run(context.Background(), pingpong.Config{
+					Target: target, Protocol: echo.Protocol{}, IO: m, Time: 100 * time.Millisecond,
+				})
+				if err != nil {
+					t.Fatalf("%s: %v", target, err)
+				}
+				s := onlyStep(t, rep)
+				if s.Transactions == 0 || s.Errors != 0 {
+					t.Fatalf("%s: %d round trips, %d errors %v", target, s.Transactions, s.Errors, s.ErrorSamples)
+				}
+				if s.Latency.P50 <= 0 || s.Latency.Count != s.Transactions {
+					t.Errorf("%s: latency %+v over %d round trips", target, s.Latency, s.Transactions)
+				}
+			}
+		})
+	}
+}
+
+// TestSeries checks a thread sweep with runs, discards and warm-up: every
+// worker reports its own events, and every run gets its share.
+func TestSeries(t *testing.T) {
+	tcp, _ := serve(t, pingpong.Netpoll, echo.Handler{})
+	var lines atomic.Int64
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: tcp, Protocol: echo.Protocol{Size: 100}, Threads: []int{1, 3},
+		Time: 100 * time.Millisecond, Warmup: 30 * time.Millisecond, Runs: 3, Discard: 1,
+		ReportInterval: 40 * time.Millisecond,
+		Progress:       func(p results.Progress) { lines.Add(1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Steps) != 2 {
+		t.Fatalf("%d steps, want 2", len(rep.Steps))
+	}
+	for i, st := range rep.Steps {
+		if st.Threads != []int{1, 3}[i] || st.Discard != 1 || len(st.Runs) != 3 {
+			t.Fatalf("step %d: threads %d discard %d runs %d", i, st.Threads, st.Discard, len(st.Runs))
+		}
+		perWorker := make([]int64, st.Threads)
+		var connects int64
+		for _, r := range st.Runs {
+			connects += r.Connect.Count()
+			if len(r.Events) != st.Threads {
+				t.Fatalf("step %d run %d: %d workers' events, want %d", i, r.Index, len(r.Events), st.Threads)
+			}
+			// On two busy cores under -race a worker may miss a whole
+			// short run; over the step each must have worked.
+			for w, e := range r.Events {
+				perWorker[w] += e
+			}
+			if r.Transactions() == 0 {
+				t.Logf("step %d run %d: no round trip (the machine stalled us)", i, r.Index)
+			}
+			if r.Latency.Count() != r.Transactions() {
+				t.Errorf("step %d run %d: %d latencies for %d events", i, r.Index, r.Latency.Count(), r.Transactions())
+			}
+		}
+		for w, e := range perWorker {
+			if e == 0 {
+				t.Errorf("step %d: worker %d made no round trip", i, w)
+			}
+		}
+		if connects != int64(st.Threads) {
+			t.Errorf("step %d: %d connection set-ups timed, want one per thread (%d)", i, connects, st.Threads)
+		}
+	}
+	if lines.Load() == 0 {
+		t.Error("no progress line")
+	}
+}
+
+// TestOpenLoop paces requests at a fixed rate and times each from its
+// intended send time as well.
+func TestOpenLoop(t *testing.T) {
+	for _, m := range []pingpong.IOModel{pingpong.Netpoll, pingpong.Blocking} {
+		t.Run(m.String(), func(t *testing.T) { testOpenLoop(t, m) })
+	}
+}
+
+func testOpenLoop(t *testing.T, m pingpong.IOModel) {
+	tcp, _ := serve(t, m, echo.Handler{})
+	const rate, d = 2000.0, 300 * time.Millisecond
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: tcp, Protocol: echo.Protocol{}, Threads: []int{2}, Time: d, Rate: rate, IO: m,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := onlyStep(t, rep)
+	want := rate * d.Seconds()
+	if got := float64(s.Transactions); got < 0.7*want || got > 1.05*want {
+		t.Errorf("%v round trips at %v/s over %v, want about %v", got, rate, d, want)
+	}
+	if s.Corrected == nil {
+		t.Fatal("open loop without corrected latency")
+	}
+	if s.Corrected.P50 < s.Latency.P50 || s.Corrected.Count != s.Latency.Count {
+		t.Errorf("corrected %+v, uncorrected %+v: corrected must count the same requests and be no shorter", *s.Corrected, s.Latency)
+	}
+	t.Logf("p50 corrected %.1f us, uncorrected %.1f us", s.Corrected.P50, s.Latency.P50)
+	// At this rate the responder keeps up: a corrected median far above
+	// the uncorrected one is the pacer sending late (a millisecond timer).
+	if s.Corrected.P50 > s.Latency.P50+300 {
+		t.Errorf("corrected p50 %.1f us, uncorrected %.1f us: the pacer sends late", s.Corrected.P50, s.Latency.P50)
+	}
+}
+
+// stallOnce echoes, but stops for d before its nth request.
+type stallOnce struct {
+	n int
+	d time.Duration
+}
+
+func (h stallOnce) ServeConn(rw io.ReadWriter, unix bool) error {
+	return echo.Handler{}.ServeConn(&stalling{ReadWriter: rw, left: h.n, d: h.d}, unix)
+}
+
+type stalling struct {
+	io.ReadWriter
+	left int
+	d    time.Duration
+}
+
+func (s *stalling) Read(p []byte) (int, error) {
+	if s.left--; s.left == 0 {
+		time.Sleep(s.d)
+	}
+	return s.ReadWriter.Read(p[:min(len(p), echo.DefaultSize)])
+}
+
+// TestCoordinatedOmission: one 60 ms stall of the responder delays one
+// request in the uncorrected figures, but every request due during it in
+// the corrected ones, as wrk2 counts them.
+func TestCoordinatedOmission(t *testing.T) {
+	tcp, _ := serve(t, pingpong.Netpoll, stallOnce{n: 100, d: 60 * time.Millisecond})
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: tcp, Protocol: echo.Protocol{}, Time: 300 * time.Millisecond, Rate: 2000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := onlyStep(t, rep)
+	// 120 of about 600 requests were due during the stall: a fifth.
+	if s.Corrected.P90 < 10000 || s.Latency.P90 > 10000 || s.Latency.Max < 50000 {
+		t.Errorf("p90 corrected %.0f us, uncorrected %.0f us, max %.0f us: want only the corrected p90 to show the 60 ms stall",
+			s.Corrected.P90, s.Latency.P90, s.Latency.Max)
+	}
+}
+
+// closeAfter serves n round trips per connection, then closes it.
+type closeAfter struct{ n int }
+
+func (h closeAfter) ServeConn(rw io.ReadWriter, unix bool) error {
+	return echo.Handler{}.ServeConn(&limited{rw, h.n * echo.DefaultSize}, unix)
+}
+
+type limited struct {
+	io.ReadWriter
+	left int
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, io.EOF
+	}
+	n, err := l.ReadWriter.Read(p[:min(len(p), l.left)])
+	l.left -= n
+	return n, err
+}
+
+// TestPeerClosesMidRun: a responder that drops connections is counted as
+// errors and reconnects, as sysbench counts them, and the run goes on.
+func TestPeerClosesMidRun(t *testing.T) {
+	for _, m := range []pingpong.IOModel{pingpong.Netpoll, pingpong.Blocking} {
+		t.Run(m.String(), func(t *testing.T) {
+			_, unix := serve(t, m, closeAfter{50})
+			rep, err := pingpong.Run(context.Background(), pingpong.Config{
+				Target: unix, Protocol: echo.Protocol{}, IO: m, Time: 100 * time.Millisecond,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := onlyStep(t, rep)
+			if s.Reconnects == 0 || s.Errors == 0 || s.Transactions < 50 {
+				t.Fatalf("%d round trips, %d errors, %d reconnects: want all three", s.Transactions, s.Errors, s.Reconnects)
+			}
+			if s.Transactions/50 < s.Reconnects-1 {
+				t.Errorf("%d reconnects for %d round trips of 50 per connection", s.Reconnects, s.Transactions)
+			}
+			if len(s.ErrorSamples) == 0 || !strings.Contains(s.ErrorSamples[0], "echo:") {
+				t.Errorf("error samples %q", s.ErrorSamples)
+			}
+		})
+	}
+}
+
+// swallow reads requests and never replies.
+type swallow struct{}
+
+func (swallow) ServeConn(rw io.ReadWriter, unix bool) error {
+	_, err := io.Copy(io.Discard, rw)
+	return err
+}
+
+// TestLostReply: a reply that never comes is counted as an error once the
+// client gives up on it, never timed.
+func TestLostReply(t *testing.T) {
+	t.Parallel() // it waits out the client's grace for a stalled reply
+	tcp, _ := serve(t, pingpong.Netpoll, swallow{})
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: tcp, Protocol: echo.Protocol{}, Time: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := onlyStep(t, rep)
+	if s.Errors != 1 || s.Transactions != 0 || s.Latency.Count != 0 {
+		t.Fatalf("%d errors, %d round trips, %d latencies: want the lost reply as the one error", s.Errors, s.Transactions, s.Latency.Count)
+	}
+	if !strings.Contains(s.ErrorSamples[0], "no reply") {
+		t.Errorf("error samples %q", s.ErrorSamples)
+	}
+}
+
+// TestRefused: nothing listens, so the run fails at once, naming the
+// address.
+func TestRefused(t *testing.T) {
+	tcp, unix := serve(t, pingpong.Netpoll, echo.Handler{})
+	gone := unix
+	gone.Path += ".missing"
+	// A port that was bound and released: nothing listens there now.
+	a, _ := sockets.Parse("tcp:127.0.0.1:0")
+	ln, err := sockets.Listen(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Spec().FromNet(ln.Addr())
+	ln.Close()
+	_ = tcp
+	for _, target := range []sockets.Addr{closed, gone} {
+		for _, m := range []pingpong.IOModel{pingpong.Netpoll, pingpong.Blocking} {
+			_, err := pingpong.Run(context.Background(), pingpong.Config{
+				Target: target, Protocol: echo.Protocol{}, IO: m, Threads: []int{2}, Time: time.Second,
+			})
+			if err == nil {
+				t.Fatalf("%s %s: no error", target, m)
+			}
+			if !strings.Contains(err.Error(), target.NetAddr()) ||
+				!(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
+				t.Errorf("%s %s: %v: want the address and the refusal", target, m, err)
+			}
+		}
+	}
+}
+
+// TestUnreachable: a host that does not answer (TEST-NET-1, RFC 5737) ends
+// the run with an error naming it, after the connect timeout at most.
+func TestUnreachable(t *testing.T) {
+	target := sockets.Addr{Network: "tcp", Host: "192.0.2.1", Port: 9}
+	_, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: target, Protocol: echo.Protocol{}, ConnectTimeout: 100 * time.Millisecond,
+	})
+	if err == nil || !strings.Contains(err.Error(), "192.0.2.1:9") {
+		t.Fatalf("Run = %v, want an error naming 192.0.2.1:9", err)
+	}
+	t.Log(err)
+}
+
+func TestConfigErrors(t *testing.T) {
+	tcp := sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: 1}
+	p := echo.Protocol{}
+	for _, tc := range []struct {
+		cfg  pingpong.Config
+		want string
+	}{
+		{pingpong.Config{Target: tcp}, "no protocol"},
+		{pingpong.Config{Target: tcp, Protocol: p, Threads: []int{0}}, "threads 0"},
+		{pingpong.Config{Target: tcp, Protocol: p, Time: -1}, "time -1ns"},
+		{pingpong.Config{Target: tcp, Protocol: p, Warmup: -1}, "warmup"},
+		{pingpong.Config{Target: tcp, Protocol: p, Runs: 2, Discard: 2}, "discard 2"},
+		{pingpong.Config{Target: tcp, Protocol: p, Discard: -1}, "discard -1"},
+		{pingpong.Config{Target: tcp, Protocol: p, Rate: -5}, "rate -5"},
+		{pingpong.Config{Target: tcp, Protocol: p, CPUs: []int{-1}}, "cpu -1"},
+		{pingpong.Config{Target: tcp, Protocol: p, ReportInterval: -1}, "report interval"},
+		{pingpong.Config{Target: tcp, Protocol: p, ConnectTimeout: -1}, "connect timeout"},
+	} {
+		_, err := pingpong.Run(context.Background(), tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Run(%+v) = %v, want an error with %q", tc.cfg, err, tc.want)
+		}
+	}
+	// A session the protocol refuses to open fails the run as a refused
+	// connection does.
+	served, _ := serve(t, pingpong.Netpoll, echo.Handler{})
+	_, err := pingpong.Run(context.Background(), pingpong.Config{Target: served, Protocol: echo.Protocol{Size: 5}})
+	if err == nil || !strings.Contains(err.Error(), "size 5") {
+		t.Errorf("Run with size 5 = %v", err)
+	}
+}
+
+// TestCancel: cancelling the context ends a run early with its error.
+func TestCancel(t *testing.T) {
+	tcp, _ := serve(t, pingpong.Blocking, echo.Handler{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var once atomic.Bool
+	_, err := pingpong.Run(ctx, pingpong.Config{
+		Target: tcp, Protocol: echo.Protocol{}, IO: pingpong.Blocking, Time: time.Minute,
+		ReportInterval: 10 * time.Millisecond,
+		Progress: func(results.Progress) {
+			if once.CompareAndSwap(false, true) {
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+}
+
+func TestParseCounts(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []int
+	}{
+		{"1", []int{1}}, {"1,2,4", []int{1, 2, 4}}, {"1;2;4", []int{1, 2, 4}}, {" 8 , 16 ", []int{8, 16}},
+		{"", nil}, {"0", nil}, {"1,,2", nil}, {"1,x", nil}, {"-2", nil}, {"1;2,3", nil},
+	} {
+		got, err := pingpong.ParseCounts(tc.in)
+		if tc.want == nil {
+			if err == nil {
+				t.Errorf("ParseCounts(%q) = %v, want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("ParseCounts(%q) = %v, %v, want %v", tc.in, got, err, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("ParseCounts(%q) = %v, want %v", tc.in, got, tc.want)
+			}
+		}
+	}
+}
+
+func FuzzParseCounts(f *testing.F) {
+	for _, s := range []string{"1,2,4", "1;2;4", "", "0", " 3 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := pingpong.ParseCounts(s)
+		if err != nil {
+			return
+		}
+		for _, n := range l {
+			if n < 1 {
+				t.Fatalf("ParseCounts(%q) gave %d", s, n)
+			}
+		}
+	})
+}
+
+func TestParseIOAndServiceMode(t *testing.T) {
+	for _, s := range []string{"netpoll", "blocking", "spin"} {
+		m, err := pingpong.ParseIO(s)
+		if err != nil || m.String() != s {
+			t.Errorf("ParseIO(%q) = %v, %v", s, m, err)
+		}
+	}
+	if _, err := pingpong.ParseIO("epoll"); err == nil || !strings.Contains(err.Error(), `"epoll"`) {
+		t.Errorf("ParseIO(epoll) = %v", err)
+	}
+	for _, s := range []string{"busy", "sleep"} {
+		m, err := pingpong.ParseServiceMode(s)
+		if err != nil || m.String() != s {
+			t.Errorf("ParseServiceMode(%q) = %v, %v", s, m, err)
+		}
+	}
+	if _, err := pingpong.ParseServiceMode("yield"); err == nil {
+		t.Error("ParseServiceMode(yield) succeeded")
+	}
+}
+
+func TestSpend(t *testing.T) {
+	for _, m := range []pingpong.ServiceMode{pingpong.Busy, pingpong.Sleep} {
+		start := time.Now()
+		pingpong.Service{Time: 2 * time.Millisecond, Mode: m}.Spend()
+		if d := time.Since(start); d < 2*time.Millisecond {
+			t.Errorf("%s: spent %v, want at least 2ms", m, d)
+		}
+	}
+}
+
+// TestPinning: workers pinned round-robin over --cpus, and the report says
+// which CPU each got; the responder reports its connections' CPUs too.
+func TestPinning(t *testing.T) {
+	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
+	got := make(chan int, 4)
+	srv := &pingpong.Server{Listen: []sockets.Addr{ta}, IO: pingpong.Blocking, CPUs: []int{0}, Handler: echo.Handler{},
+		Pinned: func(conn, cpu int) { got <- cpu }}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: srv.Addrs()[0], Protocol: echo.Protocol{}, IO: pingpong.Blocking,
+		Threads: []int{2}, CPUs: []int{0}, Time: 50 * time.Millisecond,
+	})
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
+			t.Skipf("cannot pin here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	for _, w := range []string{"pingpong/0", "pingpong/1"} {
+		if rep.Env.Pinning[w] != "0" {
+			t.Errorf("pinning %v, want %s on cpu 0", rep.Env.Pinning, w)
+		}
+	}
+	for range 2 {
+		if cpu := <-got; cpu != 0 {
+			t.Errorf("responder connection on cpu %d, want 0", cpu)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+// Package echo is the simplest protocol pingpong measures: fixed-size
+// requests that the responder sends back byte for byte. Each request carries
+// its length and a sequence number, so a lost, duplicated, short or corrupted
+// reply is detected and counted as an error, never silently timed.
+package echo

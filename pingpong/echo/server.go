@@ -1,0 +1,70 @@
+package echo
+
+import (
+	"errors"
+	"io"
+
+	"github.com/hoplat/hoplat/pingpong"
+)
+
+// Handler is the responder side: it sends every frame back unchanged after
+// spending Service, one write per frame.
+type Handler struct {
+	Service pingpong.Service
+}
+
+// initialBuf holds many default-size frames, so that a pipelining client
+// is served in one read.
+const initialBuf = 16 << 10
+
+// ServeConn echoes frames until the peer closes the connection.
+func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
+	buf := make([]byte, initialBuf)
+	have := 0
+	for {
+		n, err := rw.Read(buf[have:])
+		have += n
+		if err != nil {
+			if errors.Is(err, io.EOF) && have == 0 {
+				return nil
+			}
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		done, err := h.reply(rw, buf[:have])
+		if err != nil {
+			return err
+		}
+		have = copy(buf, buf[done:have])
+		if have >= 4 {
+			// A frame larger than the buffer: grow once for it.
+			if fl, _ := frameLen(buf); fl > len(buf) {
+				nb := make([]byte, fl)
+				copy(nb, buf[:have])
+				buf = nb
+			}
+		}
+	}
+}
+
+// reply answers every complete frame in b and returns the bytes used.
+func (h Handler) reply(w io.Writer, b []byte) (int, error) {
+	done := 0
+	for len(b)-done >= 4 {
+		n, err := frameLen(b[done:])
+		if err != nil {
+			return done, err
+		}
+		if len(b)-done < n {
+			break
+		}
+		h.Service.Spend()
+		if _, err := w.Write(b[done : done+n]); err != nil {
+			return done, err
+		}
+		done += n
+	}
+	return done, nil
+}

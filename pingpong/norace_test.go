@@ -1,0 +1,5 @@
+//go:build !race
+
+package pingpong_test
+
+const race = false

@@ -1,0 +1,32 @@
+package pingpong
+
+import (
+	"errors"
+	"io"
+)
+
+// Protocol starts client sessions on fresh connections. Open may run a
+// handshake (a MySQL login); its time counts as connection set-up.
+type Protocol interface {
+	Open(rw io.ReadWriter, unix bool) (Session, error)
+}
+
+// Session is one client connection speaking a protocol. Event performs one
+// request/response (for MySQL's oltp-ro, one transaction) and returns the
+// statements it ran, 0 for a protocol without statements (echo), so that
+// reports count queries only where there are some. It is the hot path: it
+// must not allocate.
+type Session interface {
+	Event() (queries int, err error)
+}
+
+// Handler is the responder side of a protocol: ServeConn serves one
+// connection until the peer closes it (returning nil at a clean EOF).
+type Handler interface {
+	ServeConn(rw io.ReadWriter, unix bool) error
+}
+
+// ErrBadReply marks a reply that arrived but was wrong: corrupted, for
+// another request, duplicated or malformed. The client counts it as an error
+// and reconnects, since the stream can no longer be trusted.
+var ErrBadReply = errors.New("bad reply")

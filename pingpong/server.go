@@ -1,0 +1,175 @@
+package pingpong
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// Server is the responder: it listens on every address in Listen at once
+// (TCP and UNIX side by side) and serves each accepted connection with
+// Handler under the I/O model IO, on its own goroutine (its own pinned OS
+// thread for blocking and spin).
+type Server struct {
+	Listen  []sockets.Addr
+	IO      IOModel // Netpoll when zero
+	CPUs    []int   // connection threads pinned round-robin over these; none when empty
+	Handler Handler
+	// ErrorLog receives connection errors other than a clean close; they
+	// are dropped when nil.
+	ErrorLog func(error)
+	// Pinned, when set, learns the CPU each connection's thread was pinned
+	// to (connections numbered from 0 in accept order), so a report can
+	// say where the responder ran.
+	Pinned func(conn, cpu int)
+
+	mu      sync.Mutex
+	lns     []*sockets.Listener
+	addrs   []sockets.Addr
+	conns   map[conn]struct{}
+	next    int // connections accepted, for round-robin pinning
+	closing bool
+	wg      sync.WaitGroup
+}
+
+// Start binds every listener (all or none) and starts serving.
+func (s *Server) Start(ctx context.Context) error {
+	if err := s.Bind(ctx); err != nil {
+		return err
+	}
+	s.Serve()
+	return nil
+}
+
+// Bind binds every listener, all or none, without accepting yet: a caller
+// that announces its addresses (pongd's "listening" lines) does so between
+// Bind and Serve.
+func (s *Server) Bind(ctx context.Context) error {
+	if s.Handler == nil {
+		return errors.New("pingpong: server: no handler")
+	}
+	if len(s.Listen) == 0 {
+		return errors.New("pingpong: server: no listen address")
+	}
+	s.conns = map[conn]struct{}{}
+	for _, a := range s.Listen {
+		ln, err := sockets.Listen(ctx, a)
+		if err != nil {
+			for _, l := range s.lns {
+				l.Close()
+			}
+			s.lns = nil
+			return err
+		}
+		s.lns = append(s.lns, ln)
+		s.addrs = append(s.addrs, ln.Spec().FromNet(ln.Addr()))
+	}
+	return nil
+}
+
+// Serve starts accepting on every bound listener; Close stops it.
+func (s *Server) Serve() {
+	for _, ln := range s.lns {
+		s.wg.Add(1)
+		go s.accept(ln)
+	}
+}
+
+// Addrs returns the dialable address of each listener, in Listen's order,
+// with the ports the kernel chose.
+func (s *Server) Addrs() []sockets.Addr { return s.addrs }
+
+// Close stops accepting, wakes every connection's reader, and waits for
+// every goroutine the server started. UNIX socket paths are removed.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closing = true
+	for _, ln := range s.lns {
+		ln.Close()
+	}
+	for c := range s.conns {
+		c.Interrupt()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) logf(format string, a ...any) {
+	if s.ErrorLog != nil {
+		s.ErrorLog(fmt.Errorf(format, a...))
+	}
+}
+
+func (s *Server) accept(ln *sockets.Listener) {
+	defer s.wg.Done()
+	unix := ln.Spec().IsUnix()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				s.logf("pingpong: accept on %s: %w", ln.Spec(), err)
+			}
+			return
+		}
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			c.Close()
+			return
+		}
+		i := s.next
+		s.next++
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serve(c, i, unix)
+	}
+}
+
+func (s *Server) serve(nc net.Conn, i int, unix bool) {
+	defer s.wg.Done()
+	peer := nc.RemoteAddr().String()
+	cpu, unlock, err := pinned(s.IO, s.CPUs, i)
+	defer unlock()
+	if err != nil {
+		nc.Close()
+		s.logf("pingpong: serve %s: %w", peer, err)
+		return
+	}
+	if cpu >= 0 && s.Pinned != nil {
+		s.Pinned(i, cpu)
+	}
+	c, err := adopt(nc, s.IO)
+	if err != nil {
+		s.logf("pingpong: serve %s: %w", peer, err)
+		return
+	}
+	defer c.Close()
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	err = s.Handler.ServeConn(c, unix)
+	s.mu.Lock()
+	delete(s.conns, c)
+	closing := s.closing
+	s.mu.Unlock()
+	if err != nil && !closing && !isDisconnect(err) {
+		s.logf("pingpong: serve %s: %w", peer, err)
+	}
+}
+
+// isDisconnect reports whether err is how a peer going away shows up.
+func isDisconnect(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, sockets.ErrClosed) ||
+		isReset(err)
+}

@@ -1,0 +1,40 @@
+package results
+
+import (
+	"fmt"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Encode returns h in HdrHistogram's V2 compressed encoding as the text
+// hdrhistogram-go's Encode writes (already base64, std alphabet) and its
+// Decode reads: the "histogram" field of a JSON report, which a driver
+// decodes and merges across rounds.
+func (h *Histogram) Encode() (string, error) {
+	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("results: encode histogram: %w", err)
+	}
+	return string(b), nil
+}
+
+// DecodeHistogram reads what Encode wrote (or any V2 compressed
+// HdrHistogram in base64) into a Histogram of the usual range; values
+// outside it are clamped as Record clamps them.
+func DecodeHistogram(s string) (*Histogram, error) {
+	d, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("results: decode histogram: %w", err)
+	}
+	h := NewHistogram()
+	for _, b := range d.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		v := h.clamp(b.To)
+		if err := h.h.RecordValues(v, b.Count); err != nil {
+			return nil, fmt.Errorf("results: decode histogram: %w", err)
+		}
+	}
+	return h, nil
+}

@@ -1,0 +1,56 @@
+package results
+
+import (
+	"testing"
+)
+
+// TestJSONHistogram checks the contract's results[i].histogram: it decodes
+// to the kept runs' merged latency histogram, so rounds merge exactly.
+func TestJSONHistogram(t *testing.T) {
+	r := synthReport()
+	doc := decodeReport(t, r)
+	for i, res := range doc["results"].([]any) {
+		enc, ok := res.(map[string]any)["histogram"].(string)
+		if !ok || enc == "" {
+			t.Fatalf("results[%d].histogram = %v, want the encoded histogram", i, res.(map[string]any)["histogram"])
+		}
+		got, err := DecodeHistogram(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := AnalyzeStep(r.Steps[i]).LatencyHist
+		if got.Count() != want.Count() {
+			t.Errorf("results[%d]: decoded %d values, want %d", i, got.Count(), want.Count())
+		}
+		for _, q := range []float64{50, 99, 99.9} {
+			if g, w := got.Quantile(q), want.Quantile(q); g != w {
+				t.Errorf("results[%d]: p%v = %d after decoding, want %d", i, q, g, w)
+			}
+		}
+	}
+}
+
+func TestDecodeHistogramRejectsGarbage(t *testing.T) {
+	for _, s := range []string{"", "not base64!", "AAAA"} {
+		if _, err := DecodeHistogram(s); err == nil {
+			t.Errorf("DecodeHistogram(%q) = nil error, want one", s)
+		}
+	}
+}
+
+func FuzzDecodeHistogram(f *testing.F) {
+	h := NewHistogram()
+	h.Record(1000)
+	enc, _ := h.Encode()
+	f.Add(enc)
+	f.Add("HISTFAAAAB54nJNpmSzMwMDAxAABzFCaEUzOmNZg")
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := DecodeHistogram(s)
+		if err != nil {
+			return
+		}
+		if _, err := h.Encode(); err != nil {
+			t.Fatalf("re-encode: %v", err)
+		}
+	})
+}

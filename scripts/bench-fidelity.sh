@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# make bench-fidelity: is pingpong's round trip the kernel's, not its own?
+#
+# Fidelity: sockperf (the C reference) against its own server, and pingpong
+# --io blocking against pongd --io blocking, on the same loopback, 64-byte
+# messages, one thread, in interleaved rounds (sockperf, blocking, netpoll,
+# spin, sockperf, ...). sockperf prints HALF the round trip: it is doubled
+# here, so every figure below is a full round trip in microseconds. The
+# target is pingpong's median p50 <= 1.05 x sockperf's.
+#
+# Overhead: heap allocations per 1,000 round trips, client and responder in
+# one process, per I/O model (go test), target <= 1.
+#
+# ROUNDS (default 9) and SECS (default 2) size the run: on a small shared
+# machine one round varies by a third (placement, neighbours), so many short
+# interleaved rounds and their medians say more than a few long ones.
+# PIN=1 pins every client to CPU 0 and every server to CPU 1 (taskset), the
+# same placement for sockperf and hoplat, which steadies the figures at the
+# price of a cross-CPU wake-up per message.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-9}
+SECS=${SECS:-2}
+SIZE=64
+client=()
+server=()
+if [ "${PIN:-0}" = 1 ]; then
+	command -v taskset >/dev/null || { echo "bench-fidelity: PIN=1 needs taskset" >&2; exit 1; }
+	client=(taskset -c 0)
+	server=(taskset -c 1)
+fi
+for b in pingpong pongd; do
+	[ -x "bin/$b" ] || { echo "bench-fidelity: bin/$b missing (make build)" >&2; exit 1; }
+done
+if ! command -v sockperf >/dev/null; then
+	echo "bench-fidelity: sockperf not installed (make deps): no reference to compare with" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The start_ functions run in this shell, never in $(...): a server started
+# in a subshell would escape the cleanup's list. Each sets $addr.
+addr=
+
+# pongd prints "listening ADDR" once bound; wait for that line.
+start_pongd() { # name io
+	local out="$tmp/pongd-$1.out"
+	"${server[@]}" bin/pongd --listen tcp:127.0.0.1:0 --io "$2" >"$out" 2>"$tmp/pongd-$1.err" &
+	pids+=($!)
+	for _ in $(seq 100); do
+		if grep -q '^listening ' "$out"; then
+			addr=$(awk '/^listening /{print $2; exit}' "$out")
+			return
+		fi
+		kill -0 "${pids[-1]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "bench-fidelity: pongd --io $2 did not start: $(cat "$tmp/pongd-$1.err")" >&2
+	exit 1
+}
+
+# sockperf takes a fixed port: find a free one, then wait until it listens.
+start_sockperf() {
+	local port
+	for _ in $(seq 50); do
+		port=$((20000 + RANDOM % 20000))
+		ss -Htln "sport = :$port" | grep -q . || break
+	done
+	"${server[@]}" sockperf server --tcp -i 127.0.0.1 -p "$port" >"$tmp/sockperf-server.out" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 100); do
+		if ss -Htln "sport = :$port" | grep -q .; then
+			addr=$port
+			return
+		fi
+		kill -0 "${pids[-1]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "bench-fidelity: sockperf server did not start: $(cat "$tmp/sockperf-server.out")" >&2
+	exit 1
+}
+
+# csv_field FILE NAME: the first data row's column NAME of pingpong's CSV.
+csv_field() {
+	awk -F, -v name="$2" 'NR==1{for(i=1;i<=NF;i++) if($i==name) c=i; next} c{print $c; exit}' "$1"
+}
+
+run_pingpong() { # target io -> p50 round trip in us
+	local out="$tmp/pp.csv"
+	if ! "${client[@]}" bin/pingpong --target "$1" --io "$2" --size $SIZE --time "${SECS}s" --format csv >"$out" 2>"$tmp/pp.err"; then
+		echo "bench-fidelity: pingpong --io $2 failed: $(cat "$tmp/pp.err")" >&2
+		exit 1
+	fi
+	csv_field "$out" p50_us
+}
+
+run_sockperf() { # port -> p50 round trip in us (sockperf's half, doubled)
+	local half
+	"${client[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "$1" -m $SIZE -t "$SECS" >"$tmp/sockperf.out" 2>&1 || true
+	half=$(awk '/percentile 50.000 =/{print $NF}' "$tmp/sockperf.out")
+	[ -n "$half" ] || { echo "bench-fidelity: sockperf ping-pong printed no p50:" >&2; cat "$tmp/sockperf.out" >&2; exit 1; }
+	awk -v h="$half" 'BEGIN{printf "%.3f\n", 2*h}'
+}
+
+median() { sort -g | awk '{v[NR]=$1} END{if(NR%2) print v[(NR+1)/2]; else printf "%.3f\n", (v[NR/2]+v[NR/2+1])/2}'; }
+
+start_sockperf
+sp_port=$addr
+start_pongd blocking blocking
+t_blocking=$addr
+start_pongd netpoll netpoll
+t_netpoll=$addr
+start_pongd spin spin
+t_spin=$addr
+
+pinning="unpinned"
+[ "${PIN:-0}" = 1 ] && pinning="clients on CPU 0, servers on CPU 1"
+echo "bench-fidelity: $ROUNDS interleaved rounds x ${SECS}s, $SIZE-byte messages, 1 thread, TCP loopback, $pinning"
+echo "(round trip p50 in us; sockperf prints half the round trip, doubled here)"
+printf '%-6s %10s %12s %10s %10s\n' round sockperf pp-blocking pp-netpoll pp-spin
+: >"$tmp/sp" >"$tmp/bl" >"$tmp/np" >"$tmp/sn" >"$tmp/ratio"
+for r in $(seq "$ROUNDS"); do
+	sp=$(run_sockperf "$sp_port")
+	bl=$(run_pingpong "$t_blocking" blocking)
+	np=$(run_pingpong "$t_netpoll" netpoll)
+	sn=$(run_pingpong "$t_spin" spin)
+	echo "$sp" >>"$tmp/sp"; echo "$bl" >>"$tmp/bl"; echo "$np" >>"$tmp/np"; echo "$sn" >>"$tmp/sn"
+	awk -v a="$bl" -v b="$sp" 'BEGIN{printf "%.4f\n", a/b}' >>"$tmp/ratio"
+	printf '%-6s %10s %12s %10s %10s\n' "$r" "$sp" "$bl" "$np" "$sn"
+done
+m_sp=$(median <"$tmp/sp"); m_bl=$(median <"$tmp/bl"); m_np=$(median <"$tmp/np"); m_sn=$(median <"$tmp/sn")
+printf '%-6s %10s %12s %10s %10s\n' median "$m_sp" "$m_bl" "$m_np" "$m_sn"
+ratio=$(awk -v a="$m_bl" -v b="$m_sp" 'BEGIN{printf "%.3f", a/b}')
+rratio=$(median <"$tmp/ratio")
+verdict=$(awk -v r="$ratio" 'BEGIN{print (r <= 1.05) ? "within" : "OVER"}')
+echo
+echo "fidelity: pingpong --io blocking / sockperf p50 round trip = $ratio (median of per-round ratios $rratio); target <= 1.05: $verdict"
+awk -v n="$m_np" -v s="$m_sn" -v b="$m_sp" 'BEGIN{printf "          netpoll / sockperf = %.3f, spin / sockperf = %.3f\n", n/b, s/b}'
+
+echo
+echo "overhead: heap allocations per round trip, client and responder in one process (target <= 1 per 1,000):"
+go test -count=1 -run '^TestAllocsPerRoundTrip$' -v ./pingpong/ 2>&1 |
+	awk '/allocations in/{sub(/^.*alloc_test.go:[0-9]+: /,""); n=$3; t=$6; printf "    %-16s %s allocations in %s round trips = %.3f per 1,000\n", $1" "$2, n, t, 1000*n/t} /^(--- FAIL|FAIL)/{print}'
