@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -54,6 +55,26 @@ func ignoringEINTR(fn func() (int, error)) (int, error) {
 	}
 }
 
+// rw makes one read(2) or write(2). A Spin FD never sleeps in the kernel,
+// so it skips the scheduler's syscall bookkeeping (entersyscall and
+// exitsyscall, about 100 ns a call) with RawSyscall: its goroutine keeps its
+// P either way while it spins, and stays preemptible between calls. A
+// Blocking FD must tell the scheduler, or a thread asleep in read(2) would
+// hold a P that other goroutines need.
+func (f *FD) rw(trap uintptr, p []byte) (int, error) {
+	if f.mode != Spin {
+		if trap == unix.SYS_READ {
+			return unix.Read(f.fd, p)
+		}
+		return unix.Write(f.fd, p)
+	}
+	r, _, e := unix.RawSyscall(trap, uintptr(f.fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
 // Read reads into p. It returns io.EOF when the peer has shut down its
 // write side, ErrWouldBlock for a Nonblocking FD with nothing to read, and
 // in Spin mode retries until data, EOF, an error, or Interrupt.
@@ -62,7 +83,7 @@ func (f *FD) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, err := ignoringEINTR(func() (int, error) { return unix.Read(f.fd, p) })
+		n, err := ignoringEINTR(func() (int, error) { return f.rw(unix.SYS_READ, p) })
 		switch {
 		case err == nil && n > 0:
 			return n, nil
@@ -87,7 +108,7 @@ func (f *FD) Read(p []byte) (int, error) {
 func (f *FD) Write(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, err := ignoringEINTR(func() (int, error) { return unix.Write(f.fd, p[done:]) })
+		n, err := ignoringEINTR(func() (int, error) { return f.rw(unix.SYS_WRITE, p[done:]) })
 		if n > 0 {
 			done += n
 		}

@@ -68,7 +68,7 @@ func parse(args []string) (options, error) {
 	fs := pflag.NewFlagSet("pingpong", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
 	target := fs.String("target", "", "address to load: tcp:HOST:PORT, unix:/path, or socat's TCP4:HOST:PORT,…")
-	proto := fs.String("proto", "echo", "protocol: echo (mysql is not wired yet)")
+	proto := fs.String("proto", "echo", "protocol: echo or mysql")
 	size := fs.Int("size", echo.DefaultSize, "echo: bytes per request and per reply")
 	threads := fs.String("threads", "1", "thread counts to sweep, one connection each: 1,2,4 or 1;2;4")
 	fs.DurationVar(&o.cfg.Time, "time", 10*time.Second, "length of each run")
@@ -80,6 +80,7 @@ func parse(args []string) (options, error) {
 	cpus := fs.String("cpus", "", "pin worker threads round-robin over this CPU list (0-3,8)")
 	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
 	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
+	my := addMySQLFlags(fs)
 	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (ns) in HdrHistogram's .hgrm format to FILE")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -101,13 +102,6 @@ func parse(args []string) (options, error) {
 		return o, usageError{fmt.Errorf("--target %q: a listen address; want one to connect to", *target)}
 	}
 	o.cfg.Target = a
-	if *proto != "echo" {
-		return o, usageError{fmt.Errorf("--proto %q: only echo is available", *proto)}
-	}
-	if err := echo.CheckSize(*size); err != nil {
-		return o, usageError{fmt.Errorf("--size: %w", err)}
-	}
-	o.cfg.Protocol = echo.Protocol{Size: *size}
 	if o.cfg.Threads, err = pingpong.ParseCounts(*threads); err != nil {
 		return o, usageError{fmt.Errorf("--threads: %w", err)}
 	}
@@ -118,6 +112,9 @@ func parse(args []string) (options, error) {
 		if o.cfg.CPUs, err = parseCPUs(*cpus); err != nil {
 			return o, usageError{fmt.Errorf("--cpus: %w", err)}
 		}
+	}
+	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, o.cfg.IO); err != nil {
+		return o, usageError{err}
 	}
 	checks := []struct {
 		bad  bool

@@ -162,7 +162,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--target", "tcp:127.0.0.1:1", "--threads", "0"}, "--threads"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--threads", "1,x"}, "--threads"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--io", "epoll"}, "--io"},
-		{[]string{"--target", "tcp:127.0.0.1:1", "--proto", "mysql"}, "--proto"},
+		{[]string{"--target", "tcp:127.0.0.1:1", "--proto", "http"}, "--proto"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--size", "4"}, "--size"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--time", "0s"}, "--time"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--warmup", "-1s"}, "--warmup"},

@@ -1,5 +1,6 @@
-// Command pongd is hoplat's responder: it serves the echo protocol (and,
-// once wired, MySQL's) on any number of listening addresses at once.
+// Command pongd is hoplat's responder: it serves the echo protocol, or
+// MySQL's as a mock mysqld with canned results, on any number of listening
+// addresses at once.
 //
 //	pongd --listen tcp:127.0.0.1:0 --listen unix:/tmp/p.sock --io blocking
 //
@@ -23,7 +24,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/echo"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -61,11 +61,12 @@ func run(args []string) error {
 	fs := pflag.NewFlagSet("pongd", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
 	listen := fs.StringArray("listen", nil, "address to serve (repeatable): tcp:HOST:PORT, unix:/path, or socat's TCP4-LISTEN:PORT,…")
-	proto := fs.String("proto", "echo", "protocol: echo (mysql is not wired yet)")
+	proto := fs.String("proto", "echo", "protocol: echo or mysql (a mock mysqld; account sbtest/sbtest unless --user/--password)")
 	ioModel := fs.String("io", "netpoll", "I/O model: netpoll, blocking or spin")
 	cpus := fs.String("cpus", "", "pin connection threads round-robin over this CPU list (0-3,8)")
-	serviceTime := fs.Duration("service-time", 0, "time spent before each reply, modelling a backend's own cost")
+	serviceTime := fs.Duration("service-time", 0, "time spent before each reply (mysql: each statement), modelling a backend's own cost")
 	serviceMode := fs.String("service-mode", "busy", "how service time is spent: busy (burn CPU, as a query does) or sleep")
+	my := addMySQLFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(os.Stdout, "Usage: pongd --listen ADDR [--listen ADDR ...] [flags]\n%s", fs.FlagUsages())
@@ -90,9 +91,6 @@ func run(args []string) error {
 		}
 		srv.Listen = append(srv.Listen, a)
 	}
-	if *proto != "echo" {
-		return usageError{fmt.Errorf("--proto %q: only echo is available", *proto)}
-	}
 	var err error
 	if srv.IO, err = pingpong.ParseIO(*ioModel); err != nil {
 		return usageError{fmt.Errorf("--io: %w", err)}
@@ -109,7 +107,9 @@ func run(args []string) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--service-mode: %w", err)}
 	}
-	srv.Handler = echo.Handler{Service: pingpong.Service{Time: *serviceTime, Mode: mode}}
+	if srv.Handler, err = handler(fs, *proto, my, pingpong.Service{Time: *serviceTime, Mode: mode}); err != nil {
+		return usageError{err}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -3,5 +3,7 @@
 // workloads) and an embedded mock mysqld (Server) that answers with canned
 // result sets. The codec reuses its buffers so that the steady path of either
 // end allocates nothing per packet, and every decoder rejects malformed input
-// with an error that names the field instead of panicking.
+// with an error that names the field instead of panicking. Protocol,
+// ConnectOnly and Handler plug both ends into pingpong's load client and
+// responder.
 package mysql

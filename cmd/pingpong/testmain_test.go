@@ -1,0 +1,19 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/hoplat/hoplat/internal/mariadbtest"
+)
+
+// TestMain stops the MariaDB the mysql tests share, started at most once.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := mariadbtest.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+)
+
+// mysqlFlags shape the mock mysqld. The account defaults to sysbench's
+// user and db name with the same word as password, so that `sysbench
+// --mysql-password=sbtest` and `mariadb -usbtest -psbtest` log in as they
+// are.
+type mysqlFlags struct {
+	user, password, auth string
+	rows, rowBytes       int
+}
+
+// names of the flags that only --proto mysql takes.
+var mysqlOnly = []string{"user", "password", "auth", "rows", "row-bytes"}
+
+func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
+	m := &mysqlFlags{}
+	fs.StringVar(&m.user, "user", "sbtest", "mysql: the one account's user (sysbench's default)")
+	fs.StringVar(&m.password, "password", "sbtest", "mysql: the account's password; the defaults let sysbench --mysql-password=sbtest and mariadb -usbtest -psbtest in")
+	fs.StringVar(&m.auth, "auth", "mysql_native_password", "mysql: the account's plugin: mysql_native_password or caching_sha2_password")
+	fs.IntVar(&m.rows, "rows", 1, "mysql: rows every SELECT returns")
+	fs.IntVar(&m.rowBytes, "row-bytes", 120, "mysql: bytes per row (sysbench's c is CHAR(120))")
+	return m
+}
+
+// handler builds the responder --proto names, spending svc per echo
+// request or per MySQL statement.
+func handler(fs *pflag.FlagSet, proto string, m *mysqlFlags, svc pingpong.Service) (pingpong.Handler, error) {
+	switch proto {
+	case "echo":
+		for _, f := range mysqlOnly {
+			if fs.Changed(f) {
+				return nil, fmt.Errorf("--%s: a mysql flag; add --proto mysql", f)
+			}
+		}
+		return echo.Handler{Service: svc}, nil
+	case "mysql":
+		return m.handler(svc)
+	}
+	return nil, fmt.Errorf("--proto %q: want echo or mysql", proto)
+}
+
+func (m *mysqlFlags) handler(svc pingpong.Service) (pingpong.Handler, error) {
+	switch {
+	case m.auth != "mysql_native_password" && m.auth != "caching_sha2_password":
+		return nil, fmt.Errorf("--auth %q: want mysql_native_password or caching_sha2_password", m.auth)
+	case m.rows < 1:
+		return nil, fmt.Errorf("--rows %d: want at least 1", m.rows)
+	case m.rowBytes < 1:
+		return nil, fmt.Errorf("--row-bytes %d: want at least 1", m.rowBytes)
+	}
+	cfg := mysql.ServerConfig{User: m.user, Password: m.password, Auth: m.auth, Rows: m.rows, RowBytes: m.rowBytes}
+	if svc.Time > 0 {
+		cfg.Service = svc.Spend
+	}
+	srv, err := mysql.NewServer(cfg)
+	if err != nil {
+		// Only the canned result's bound is left to fail.
+		return nil, fmt.Errorf("--rows %d --row-bytes %d: %w", m.rows, m.rowBytes, err)
+	}
+	return mysql.Handler{Server: srv}, nil
+}

@@ -1,0 +1,209 @@
+package mysql
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/hoplat/hoplat/pingpong"
+)
+
+// Protocol is the load client's side of MySQL: each session logs in with
+// Client on its connection, prepares Workload's statements there, and runs
+// one workload event per pingpong event.
+type Protocol struct {
+	Client   ClientConfig
+	Workload *Workload
+}
+
+// Name is the protocol's name, as --proto takes it.
+func (*Protocol) Name() string { return "mysql" }
+
+// Open logs in on rw and readies the workload; both count as connection
+// set-up. Each session draws its ids from its own generator, seeded afresh,
+// so that threads do not share (and contend on) one.
+func (p *Protocol) Open(rw io.ReadWriter, unix bool) (pingpong.Session, error) {
+	if p.Workload == nil {
+		return nil, errors.New("mysql: protocol: no workload")
+	}
+	c, err := Connect(rw, p.Client, unix)
+	if err != nil {
+		return nil, asClientPrints(err)
+	}
+	s, err := p.Workload.Prepare(c)
+	if err != nil {
+		return nil, asClientPrints(err)
+	}
+	return &session{s: s, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}, nil
+}
+
+// MarshalJSON prints the protocol in a report's config, password redacted.
+func (p *Protocol) MarshalJSON() ([]byte, error) {
+	var w WorkloadConfig
+	if p.Workload != nil {
+		w = p.Workload.Config()
+	}
+	return json.Marshal(printedProtocol{
+		User: p.Client.User, Password: redact(p.Client.Password), DB: p.Client.DB,
+		Command: string(w.Command), Query: w.Query, PS: &w.PS, TableSize: w.TableSize,
+	})
+}
+
+// printedProtocol is a protocol as a report's config carries it.
+type printedProtocol struct {
+	User        string `json:"user"`
+	Password    string `json:"password"` // redacted
+	DB          string `json:"db"`
+	Command     string `json:"command,omitempty"`
+	Query       string `json:"query,omitempty"`
+	PS          *bool  `json:"ps,omitempty"`
+	TableSize   int    `json:"table_size,omitempty"`
+	ConnectOnly bool   `json:"connect_only,omitempty"`
+}
+
+// session adapts a workload Session to pingpong.Session.
+type session struct {
+	s   *Session
+	rng *rand.Rand
+}
+
+// Event runs one workload event. It allocates nothing unless it fails.
+func (s *session) Event() (int, error) {
+	q, err := s.s.Event(s.rng)
+	if err != nil {
+		return q, asClientPrints(err)
+	}
+	return q, nil
+}
+
+// ConnectOnly is a protocol whose every event is a whole connection
+// set-up: dial, handshake, COM_QUIT and close, so that its latency is what
+// a client without a connection pool pays per request.
+type ConnectOnly struct {
+	Client ClientConfig
+	// Dial opens each event's connection; ctx carries Timeout.
+	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
+	// Timeout bounds one event's dial and handshake; 0 means 5 s.
+	Timeout time.Duration
+}
+
+// Name is the protocol's name, as --proto takes it.
+func (*ConnectOnly) Name() string { return "mysql" }
+
+// Open logs in once on the worker's own connection, so that a wrong
+// password fails the run at set-up rather than as every event's error,
+// and quits; the events then dial their own connections.
+func (p *ConnectOnly) Open(rw io.ReadWriter, unix bool) (pingpong.Session, error) {
+	if p.Dial == nil {
+		return nil, errors.New("mysql: connect-only: no dialer")
+	}
+	c, err := Connect(rw, p.Client, unix)
+	if err != nil {
+		return nil, asClientPrints(err)
+	}
+	if err := c.Quit(); err != nil {
+		return nil, err
+	}
+	timeout := p.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	return &connectSession{p: p, unix: unix, timeout: timeout}, nil
+}
+
+// MarshalJSON prints the protocol in a report's config, password redacted.
+func (p *ConnectOnly) MarshalJSON() ([]byte, error) {
+	return json.Marshal(printedProtocol{
+		User: p.Client.User, Password: redact(p.Client.Password), DB: p.Client.DB, ConnectOnly: true,
+	})
+}
+
+type connectSession struct {
+	p       *ConnectOnly
+	unix    bool
+	timeout time.Duration
+}
+
+// Event sets up one connection and tears it down. It runs no statement,
+// so it counts none.
+func (s *connectSession) Event() (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	c, err := s.p.Dial(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	// A server that accepts but never greets would hold the event forever:
+	// the timeout wakes the handshake's read.
+	stop := context.AfterFunc(ctx, interrupter(c))
+	defer stop()
+	cl, err := Connect(c, s.p.Client, s.unix)
+	if err != nil {
+		return 0, asClientPrints(err)
+	}
+	return 0, cl.Quit()
+}
+
+// interrupter returns how to wake a read blocked on c from another
+// goroutine: a raw fd's Interrupt, or a net.Conn's deadline (closing a
+// net.Conn would do too, but the deferred Close then races it).
+func interrupter(c io.ReadWriteCloser) func() {
+	switch c := c.(type) {
+	case interface{ Interrupt() }:
+		return c.Interrupt
+	case interface{ SetDeadline(time.Time) error }:
+		return func() { c.SetDeadline(time.Unix(1, 0)) }
+	}
+	return func() { c.Close() }
+}
+
+// Handler is the responder's side: it serves each connection with Server.
+type Handler struct {
+	Server *Server
+}
+
+// ServeConn serves one connection until COM_QUIT or end of stream. unix
+// marks a UNIX-domain socket, which caching_sha2_password trusts with the
+// password in clear; a raw fd cannot say so itself.
+func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
+	if unix {
+		return h.Server.ServeUnixConn(rw)
+	}
+	return h.Server.ServeConn(rw)
+}
+
+// ClientError is a server's ERR as the mysql command-line client prints
+// it, "ERROR 1146 (42S02): Table 'sbtest.t' doesn't exist", inside
+// whatever context the error carried. errors.As still finds the
+// *ServerError.
+type ClientError struct {
+	msg string
+	err error
+}
+
+func (e *ClientError) Error() string { return e.msg }
+func (e *ClientError) Unwrap() error { return e.err }
+
+// ClientString formats e as the mysql client does.
+func (e *ServerError) ClientString() string {
+	if e.State == "" {
+		return fmt.Sprintf("ERROR %d: %s", e.Code, e.Message)
+	}
+	return fmt.Sprintf("ERROR %d (%s): %s", e.Code, e.State, e.Message)
+}
+
+// asClientPrints rewrites the ServerError inside err, if any, in the
+// client's form; a report's error samples then read as a user knows them.
+func asClientPrints(err error) error {
+	var se *ServerError
+	if !errors.As(err, &se) {
+		return err
+	}
+	return &ClientError{msg: strings.Replace(err.Error(), se.Error(), se.ClientString(), 1), err: err}
+}
