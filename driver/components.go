@@ -145,7 +145,7 @@ const (
 	ProtoMySQL = "mysql"
 )
 
-// EmbeddedProto is the protocol of the default run's embedded backend.
-// pongd's --proto mysql is not on main yet: the default falls back to echo
-// (64 bytes) until it is, and this one line flips it.
-const EmbeddedProto = ProtoEcho
+// EmbeddedProto is the protocol of the default run's embedded backend:
+// pongd's mock mysqld, so that the default measures what field-notes.md §1
+// measured, point selects. Setting it to ProtoEcho runs 64-byte echo.
+const EmbeddedProto = ProtoMySQL

@@ -49,7 +49,7 @@ type Config struct {
 
 // DefaultConfig is the default run: every path, 5 rounds of 1 s per path
 // with the first discarded, 1 thread, point-select on the embedded MySQL
-// responder (64-byte echo while EmbeddedProto is echo). About a minute on two
+// responder (64-byte echo when EmbeddedProto is echo). About a minute on two
 // cores.
 func DefaultConfig() Config {
 	return Config{

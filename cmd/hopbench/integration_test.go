@@ -5,11 +5,11 @@ package main
 // binaries exist on this branch, or fail under HOPLAT_REQUIRE_INTEGRATION.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,19 +154,25 @@ func TestIntegrationInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "round 1/") {
-			break
+	// A progress line is finished only when its run ends; read what has
+	// come so far, not whole lines.
+	var seen []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(seen, []byte("round 1/")) {
+		n, err := stderr.Read(buf)
+		if err != nil {
+			t.Fatalf("hopbench ended before its first round: %v\n%s", err, seen)
 		}
+		seen = append(seen, buf[:n]...)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	// Wait may close the pipe only after the last read: drain it to EOF
+	// (hopbench exiting) first.
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		io.Copy(io.Discard, stderr)
+		done <- cmd.Wait()
+	}()
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
