@@ -103,8 +103,12 @@ func unixLegVerdicts(g map[Path]PathResult) []string {
 		if save < 0 {
 			verb, save, lo, hi = "costs", -save, -hi, -lo
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s %s µs (%s) per request [95%% CI %s, %s]",
-			label(r), leg, verb, us(save), pct(save, a.LatencyUs.P50), us(lo), us(hi)))
+		line := fmt.Sprintf("%s: %s %s %s µs (%s) per request [95%% CI %s, %s]",
+			label(r), leg, verb, us(save), pct(save, a.LatencyUs.P50), us(lo), us(hi))
+		if lo <= 0 && hi >= 0 {
+			line += ", within the noise"
+		}
+		out = append(out, line)
 	}
 	return out
 }
