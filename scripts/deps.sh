@@ -2,7 +2,7 @@
 # Installs the optional peers hoplat compares against and tests with.
 # Needs root (apt-get); says what it did and what it skipped.
 set -euo pipefail
-pkgs=(socat haproxy sockperf mariadb-server mariadb-client sysbench python3-pymysql)
+pkgs=(socat haproxy sockperf mariadb-server mariadb-client sysbench python3-pymysql strace)
 missing=()
 for p in "${pkgs[@]}"; do
 	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -81,7 +81,7 @@ func parse(args []string) (options, error) {
 	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
 	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
 	my := addMySQLFlags(fs)
-	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (ns) in HdrHistogram's .hgrm format to FILE")
+	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (microseconds) in HdrHistogram's .hgrm format to FILE")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(os.Stdout, "Usage: pingpong --target ADDR [flags]\n%s", fs.FlagUsages())

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/relay"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// usageError is a flag or argument that makes no sense: exit status 2.
+type usageError struct{ error }
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var ue usageError
+	switch {
+	case err == nil:
+	case errors.Is(err, pflag.ErrHelp):
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "hoprelay:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "hoprelay:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("hoprelay", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	defaultEngine := "epoll"
+	if runtime.GOOS != "linux" {
+		defaultEngine = "goroutine"
+	}
+	engine := fs.String("engine", defaultEngine, "goroutine|epoll|splice")
+	workers := fs.Int("workers", 1, "event loops (epoll, splice)")
+	spin := fs.Bool("spin", false, "loops poll with a zero timeout instead of sleeping (burns a core)")
+	busyPoll := fs.Duration("busy-poll", 0, "loops poll without sleeping for this long after each event (e.g. 50us)")
+	cpus := fs.String("cpus", "", "CPUs to pin loop threads to, e.g. 0-3,8 or 0;2")
+	lock := fs.String("lock", "none", "none|conn|global: locking design of the loops")
+	buffer := fs.String("buffer", "64K", "bytes per direction (suffix K, M)")
+	stats := fs.String("stats", "", "write JSON stats and per-chunk residence times to FILE at exit and on SIGUSR1")
+	maxConns := fs.Int("max-conns", 0, "refuse connections beyond this many live ones (0 = no bound)")
+	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT/SIGTERM, how long live connections may finish")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: hoprelay [flags] LISTEN CONNECT\n\n"+
+			"  e.g. hoprelay TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3306,nodelay\n"+
+			"       hoprelay UNIX-LISTEN:/tmp/mysql.sock,fork TCP4:127.0.0.1:3306,nodelay\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return usageError{fmt.Errorf("want LISTEN CONNECT, got %d arguments", fs.NArg())}
+	}
+	listen, err := sockets.Parse(fs.Arg(0))
+	if err != nil {
+		return usageError{err}
+	}
+	connect, err := sockets.Parse(fs.Arg(1))
+	if err != nil {
+		return usageError{err}
+	}
+	cfg := relay.Config{
+		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, BusyPoll: *busyPoll, Lock: relay.Lock(*lock),
+		MaxConns: *maxConns, Stats: *stats != "", Grace: *grace,
+	}
+	if *grace == 0 {
+		cfg.Grace = -1
+	}
+	if *cpus != "" {
+		set, err := affinity.ParseList(*cpus)
+		if err != nil {
+			return usageError{fmt.Errorf("--cpus %q: %v", *cpus, err)}
+		}
+		cfg.CPUs = set.CPUs()
+	}
+	if cfg.Buffer, err = parseBytes(*buffer); err != nil {
+		return usageError{fmt.Errorf("--buffer %q: %v", *buffer, err)}
+	}
+	if *workers < 1 {
+		return usageError{fmt.Errorf("--workers %d: want 1 or more", *workers)}
+	}
+	if *maxConns < 0 {
+		return usageError{fmt.Errorf("--max-conns %d: want 0 (no bound) or more", *maxConns)}
+	}
+	if *grace < 0 {
+		return usageError{fmt.Errorf("--grace %v: want 0 or more", *grace)}
+	}
+	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
+	cfg.Logf = logger.Printf
+
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	r, err := relay.New(listen, connect, cfg)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fmt.Fprintf(stdout, "listening %s\n", r.Addr())
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+
+	served := make(chan error, 1)
+	go func() { served <- r.Serve(ctx) }()
+	for {
+		select {
+		case <-usr1:
+			if *stats != "" {
+				if err := writeStats(*stats, r.Stats()); err != nil {
+					logger.Printf("hoprelay: %v", err)
+				}
+			}
+		case err := <-served:
+			if *stats != "" {
+				if serr := writeStats(*stats, r.Stats()); serr != nil && err == nil {
+					err = serr
+				}
+			}
+			return err
+		}
+	}
+}
+
+// writeStats replaces path atomically, so a reader never sees half a file.
+func writeStats(path string, s relay.Snapshot) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".hoprelay-stats-")
+	if err != nil {
+		return fmt.Errorf("stats %s: %w", path, err)
+	}
+	werr := s.WriteJSON(tmp)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("stats %s: %w", path, werr)
+	}
+	return nil
+}
+
+// parseBytes reads a size with an optional K, M or G suffix (powers of 1024).
+func parseBytes(s string) (int, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
+	mult := 1
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, t[:len(t)-1]
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, t[:len(t)-1]
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, t[:len(t)-1]
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil || n <= 0 || n > (1<<30)/mult {
+		return 0, fmt.Errorf("want a size like 65536 or 64K")
+	}
+	return n * mult, nil
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		bad  bool
+	}{
+		{in: "65536", want: 65536},
+		{in: "64K", want: 64 << 10},
+		{in: "1m", want: 1 << 20},
+		{in: "4KiB", want: 4 << 10},
+		{in: "1G", want: 1 << 30},
+		{in: "2G", bad: true},
+		{in: "0", bad: true},
+		{in: "-5", bad: true},
+		{in: "K", bad: true},
+	} {
+		got, err := parseBytes(tc.in)
+		if (err != nil) != tc.bad || (!tc.bad && got != tc.want) {
+			t.Errorf("parseBytes(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}
+
+// TestUsageErrors: every flag value that makes no sense is an error that
+// names the flag, and a usage error (exit status 2).
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "threads", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "engine"},
+		{[]string{"--lock", "big", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "lock"},
+		{[]string{"--buffer", "lots", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--buffer"},
+		{[]string{"--cpus", "a-b", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--cpus"},
+		{[]string{"--workers", "0", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--workers"},
+		{[]string{"--engine", "goroutine", "--spin", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "spin"},
+		{[]string{"TCP4-LISTEN:x", "tcp:127.0.0.1:1"}, `bad port "x"`},
+		{[]string{"tcp:127.0.0.1:0"}, "LISTEN CONNECT"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(tc.args, &out, &errb)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run(%q) = %v, want a usage error naming %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"64K", "1G", "512", "9999999999M"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n, err := parseBytes(s); err == nil && (n <= 0 || n > 1<<30) {
+			t.Fatalf("%q: %d", s, n)
+		}
+	})
+}

@@ -1,0 +1,124 @@
+package relay
+
+import (
+	"fmt"
+	"time"
+)
+
+// Engine names how a relay moves bytes.
+type Engine string
+
+const (
+	// EngineGoroutine runs two goroutines per connection and lets the Go
+	// runtime splice(2) where it can (TCP→TCP, UNIX→TCP, TCP→UNIX).
+	EngineGoroutine Engine = "goroutine"
+	// EngineEpoll runs Workers event loops, each a locked OS thread with its
+	// own epoll set, reading into a buffer and writing it out.
+	EngineEpoll Engine = "epoll"
+	// EngineSplice is EngineEpoll moving bytes socket→pipe→socket with
+	// splice(2), so the payload never enters user space.
+	EngineSplice Engine = "splice"
+)
+
+// Lock names the locking design of the event-loop engines, for
+// lock-contention comparisons under a thread sweep.
+type Lock string
+
+const (
+	LockNone   Lock = "none"   // loops share nothing
+	LockConn   Lock = "conn"   // a mutex per connection, held while a chunk moves
+	LockGlobal Lock = "global" // one mutex for every loop, held while a chunk moves: mysql-proxy 0.7/0.8's giant lock
+)
+
+// DefaultBuffer is the per-direction buffer (and pipe) size when Config
+// names none: 64 KiB, Linux's default pipe capacity.
+const DefaultBuffer = 64 << 10
+
+// DefaultGrace is how long Serve waits for live connections to finish after
+// its context ends, when Config names no Grace.
+const DefaultGrace = 5 * time.Second
+
+// Config says how a Relay runs. The zero value is valid: the goroutine
+// engine, one loop where loops apply, no pinning, no locks, 64 KiB buffers,
+// no connection limit, no timing, a 5 s grace period, no logging.
+type Config struct {
+	Engine   Engine        // "" = EngineGoroutine
+	Workers  int           // event loops for epoll and splice; 0 = 1
+	Spin     bool          // loops poll with a zero timeout instead of sleeping (burns a core)
+	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = sleep at once
+	CPUs     []int         // CPUs the loop threads are pinned to, loop i on CPUs[i%len]; epoll and splice only
+	Lock     Lock          // "" = LockNone
+	Buffer   int           // bytes per direction; 0 = DefaultBuffer
+	MaxConns int           // live connections beyond this are refused with a log line; 0 = no bound
+	Stats    bool          // time every chunk's residence in the relay (costs two clock reads per chunk)
+	Grace    time.Duration // how long shutdown waits for live connections; 0 = DefaultGrace, <0 = none
+	Logf     func(format string, args ...any)
+}
+
+// Validate reports the first field that makes no sense, naming it and its
+// value; New runs it too.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
+// withDefaults fills the documented defaults and rejects what makes no
+// sense, naming the field and the value.
+func (c Config) withDefaults() (Config, error) {
+	switch c.Engine {
+	case "":
+		c.Engine = EngineGoroutine
+	case EngineGoroutine, EngineEpoll, EngineSplice:
+	default:
+		return c, fmt.Errorf("relay: engine %q: want goroutine, epoll or splice", c.Engine)
+	}
+	switch c.Lock {
+	case "":
+		c.Lock = LockNone
+	case LockNone, LockConn, LockGlobal:
+	default:
+		return c, fmt.Errorf("relay: lock %q: want none, conn or global", c.Lock)
+	}
+	if c.Workers < 0 || c.Workers > 1024 {
+		return c, fmt.Errorf("relay: workers %d: want 1..1024", c.Workers)
+	}
+	if c.Workers == 0 {
+		c.Workers = 1
+	}
+	if c.Buffer < 0 || (c.Buffer > 0 && c.Buffer < 512) || c.Buffer > 1<<30 {
+		return c, fmt.Errorf("relay: buffer %d: want 512 bytes..1 GiB", c.Buffer)
+	}
+	if c.Buffer == 0 {
+		c.Buffer = DefaultBuffer
+	}
+	if c.MaxConns < 0 {
+		return c, fmt.Errorf("relay: max-conns %d: want 0 (no bound) or more", c.MaxConns)
+	}
+	for _, cpu := range c.CPUs {
+		if cpu < 0 || cpu >= 1<<16 {
+			return c, fmt.Errorf("relay: cpus: bad CPU %d", cpu)
+		}
+	}
+	if c.Engine == EngineGoroutine {
+		switch {
+		case len(c.CPUs) > 0:
+			return c, fmt.Errorf("relay: cpus %v: the goroutine engine has no threads of its own to pin (use taskset, or engine epoll)", c.CPUs)
+		case c.Spin || c.BusyPoll != 0:
+			return c, fmt.Errorf("relay: spin/busy-poll: needs engine epoll or splice (the goroutine engine waits in Go's netpoller)")
+		case c.Lock != LockNone:
+			return c, fmt.Errorf("relay: lock %s: needs engine epoll or splice", c.Lock)
+		case c.Workers != 1:
+			return c, fmt.Errorf("relay: workers %d: needs engine epoll or splice (the goroutine engine uses GOMAXPROCS)", c.Workers)
+		}
+	}
+	if c.BusyPoll < 0 || c.BusyPoll > time.Second {
+		return c, fmt.Errorf("relay: busy-poll %v: want 0..1s", c.BusyPoll)
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return c, nil
+}

@@ -1,0 +1,385 @@
+package relay
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// conn is one relayed connection, owned by one loop for its whole life.
+type conn struct {
+	slot       int32
+	gen        int32
+	sock       [2]*sockets.FD // client, upstream
+	dir        [2]half        // ClientToUpstream, UpstreamToClient: dir[d] reads sock[d], writes sock[1-d]
+	connecting bool           // non-blocking connect to upstream in progress
+	closed     bool
+	noSplice   bool // splice(2) refused on this pair: read/write instead
+	lk         sync.Locker
+	mu         sync.Mutex // LockConn
+}
+
+// half is one direction's state. When the destination is full the unsent
+// bytes wait here (pend, or inPipe bytes in a pipe) and the source is not
+// read again until they are gone: memory per direction stays within one
+// buffer and a stalled connection generates no events.
+type half struct {
+	pend   []byte
+	own    []byte // pend's backing array, Buffer bytes, taken from the loop's spares
+	pipe   *pipe
+	inPipe int
+	since  int64 // wake-up that read the pending bytes
+	eof    bool  // source sent FIN
+	shut   bool  // FIN passed on: shutdown(SHUT_WR) on the destination
+}
+
+func (h *half) pending() bool { return len(h.pend) > 0 || h.inPipe > 0 }
+
+type nopLock struct{}
+
+func (nopLock) Lock()   {}
+func (nopLock) Unlock() {}
+
+// acceptBatch bounds accepts per wake-up, so that a burst of connections
+// is shared with the other loops (the listener is level-triggered: what is
+// left wakes a loop again).
+const acceptBatch = 8
+
+func (l *loop) accept() {
+	r := l.e.r
+	for range acceptBatch {
+		cfd, err := l.e.ln.Accept()
+		if err != nil {
+			if errors.Is(err, sockets.ErrWouldBlock) {
+				return
+			}
+			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
+				// Level-triggered, the listener would wake this loop
+				// at once again: take it out until a connection closes
+				// or 100 ms pass.
+				r.cfg.Logf("relay: accept on %s: %v (pausing accepts)", r.bound, err)
+				unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.e.ln.Sysfd(), nil)
+				l.acceptPaused = true
+				return
+			}
+			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
+			return
+		}
+		if !r.admit() {
+			r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
+			cfd.Close()
+			continue
+		}
+		l.accepted.Add(1)
+		if !r.listen.IsUnix() {
+			cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
+		}
+		ufd, err := sockets.RawDial(r.connect)
+		if err != nil {
+			r.counters.upstreamFailed.Add(1)
+			r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(cfd.Sysfd()), r.bound, r.connect.NetAddr(), err)
+			cfd.Close()
+			r.release()
+			continue
+		}
+		l.add(cfd, ufd)
+	}
+}
+
+func (l *loop) add(cfd, ufd *sockets.FD) {
+	c := &conn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true}
+	switch l.e.r.cfg.Lock {
+	case LockConn:
+		c.lk = &c.mu
+	case LockGlobal:
+		c.lk = &l.e.global
+	default:
+		c.lk = nopLock{}
+	}
+	if n := len(l.free); n > 0 {
+		c.slot = l.free[n-1]
+		l.free = l.free[:n-1]
+	} else {
+		c.slot = int32(len(l.slots))
+		l.slots = append(l.slots, nil)
+	}
+	l.gen++
+	c.gen = l.gen
+	l.slots[c.slot] = c
+	l.live++
+	// Edge-triggered, registered once for both directions: no epoll_ctl
+	// per pause and resume. EPOLLRDHUP tells a short read that a FIN is
+	// queued behind the data, so it reads on to the EOF.
+	const events = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
+	for side, s := range c.sock {
+		if err := l.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), events, c.slot*2+int32(side), c.gen); err != nil {
+			l.e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
+			l.closeConn(c, nil)
+			return
+		}
+	}
+}
+
+func (l *loop) event(id, gen int32, ev uint32) {
+	slot, side := id/2, int(id%2)
+	if int(slot) >= len(l.slots) {
+		return
+	}
+	c := l.slots[slot]
+	if c == nil || c.gen != gen {
+		return
+	}
+	if c.connecting {
+		if side == 1 && ev&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			l.connected(c)
+		}
+		return
+	}
+	const readable = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+	if ev&readable != 0 {
+		// A short read means the receive queue is empty, unless a FIN or
+		// an error is pending behind the data (epoll(7)).
+		l.pump(c, side, ev&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) == 0)
+	}
+	if other := &c.dir[1-side]; !c.closed && ev&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0 && other.pending() {
+		l.pump(c, 1-side, false)
+	}
+}
+
+// connected finishes the non-blocking connect to upstream. A refused or
+// failed connect closes the client at once and is logged with both ends.
+func (l *loop) connected(c *conn) {
+	r := l.e.r
+	if err := c.sock[1].ConnectResult(); err != nil {
+		r.counters.upstreamFailed.Add(1)
+		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.connect.NetAddr(), err)
+		l.closeConn(c, nil)
+		return
+	}
+	c.connecting = false
+	// Whatever the client sent meanwhile raised no new edge: read on
+	// until EAGAIN.
+	l.pump(c, ClientToUpstream, false)
+	if !c.closed {
+		l.pump(c, UpstreamToClient, false)
+	}
+}
+
+// pump moves direction d as far as it can go now: first what is pending,
+// then chunk after chunk from the source until it has nothing more, the
+// destination is full, or the source has ended (then the FIN is passed on).
+func (l *loop) pump(c *conn, d int, shortOK bool) {
+	h := &c.dir[d]
+	for {
+		if h.pending() {
+			done, err := l.flush(c, d)
+			if err != nil {
+				l.closeConn(c, err)
+				return
+			}
+			if !done {
+				return // EPOLLOUT on the destination resumes us
+			}
+		}
+		if h.eof {
+			l.passFIN(c, d)
+			return
+		}
+		var p progress
+		var err error
+		if l.e.splice && !c.noSplice {
+			p, err = l.moveSplice(c, d)
+		} else {
+			p, err = l.moveCopy(c, d)
+		}
+		switch {
+		case err == io.EOF:
+			h.eof = true
+		case err != nil:
+			l.closeConn(c, err)
+			return
+		case h.pending(), p == drained, p == short && shortOK:
+			return
+		}
+	}
+}
+
+// passFIN shuts the destination's write side once the source has ended and
+// everything before the FIN is out, and closes the connection when both
+// directions are done.
+func (l *loop) passFIN(c *conn, d int) {
+	h := &c.dir[d]
+	if h.shut {
+		return
+	}
+	h.shut = true
+	if err := c.sock[1-d].Shutdown(sockets.ShutWrite); err != nil && !errors.Is(err, unix.ENOTCONN) {
+		l.closeConn(c, err)
+		return
+	}
+	if c.dir[1-d].shut {
+		l.closeConn(c, nil)
+	}
+}
+
+// progress is what a chunk move learnt about its source.
+type progress uint8
+
+const (
+	drained progress = iota // EAGAIN: nothing queued now
+	short                   // read less than asked: queue empty, unless a FIN is behind it
+	full                    // more may be queued
+)
+
+// moveCopy reads one chunk into the loop's buffer and writes it on; a
+// partial write leaves the rest pending.
+func (l *loop) moveCopy(c *conn, d int) (progress, error) {
+	h := &c.dir[d]
+	src, dst := c.sock[d], c.sock[1-d]
+	c.lk.Lock()
+	n, rerr := src.Read(l.buf)
+	if n == 0 {
+		c.lk.Unlock()
+		if errors.Is(rerr, sockets.ErrWouldBlock) {
+			return drained, nil
+		}
+		return drained, rerr
+	}
+	w, werr := dst.Write(l.buf[:n])
+	c.lk.Unlock()
+	l.count(d, n)
+	if w < n {
+		if !errors.Is(werr, sockets.ErrWouldBlock) {
+			return drained, werr
+		}
+		h.own = l.getBuf()
+		h.pend = append(h.own[:0], l.buf[w:n]...)
+		h.since = l.now
+		return short, nil
+	}
+	if werr != nil {
+		return drained, werr
+	}
+	l.residence(l.now)
+	if n < len(l.buf) {
+		return short, nil
+	}
+	return full, nil
+}
+
+func (l *loop) count(d, n int) {
+	l.e.r.counters.bytes[d].Add(int64(n))
+	l.e.r.counters.chunks[d].Add(1)
+}
+
+func (l *loop) residence(since int64) {
+	if l.rec != nil {
+		l.rec.record(nanotime() - since)
+	}
+}
+
+// flush writes what direction d has pending; done means nothing is left.
+func (l *loop) flush(c *conn, d int) (done bool, err error) {
+	h := &c.dir[d]
+	if h.inPipe > 0 {
+		return l.flushPipe(c, d)
+	}
+	c.lk.Lock()
+	w, err := c.sock[1-d].Write(h.pend)
+	c.lk.Unlock()
+	h.pend = h.pend[w:]
+	if len(h.pend) > 0 {
+		if errors.Is(err, sockets.ErrWouldBlock) {
+			return false, nil
+		}
+		return false, err
+	}
+	h.pend = nil
+	l.putBuf(h.own)
+	h.own = nil
+	l.residence(h.since)
+	return true, nil
+}
+
+// maxSpares bounds the pending buffers a loop keeps for reuse.
+const maxSpares = 64
+
+func (l *loop) getBuf() []byte {
+	if n := len(l.spare); n > 0 {
+		b := l.spare[n-1]
+		l.spare = l.spare[:n-1]
+		return b
+	}
+	return make([]byte, l.e.r.cfg.Buffer)
+}
+
+func (l *loop) putBuf(b []byte) {
+	if b != nil && len(l.spare) < maxSpares {
+		l.spare = append(l.spare, b)
+	}
+}
+
+// closeConn closes both sockets (which takes them out of the epoll set).
+// After a reset on one side the other is reset too (SO_LINGER 0), so the
+// peer learns of the failure as it would have without the relay.
+func (l *loop) closeConn(c *conn, cause error) {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	if errors.Is(cause, unix.ECONNRESET) {
+		lingerZero := &unix.Linger{Onoff: 1, Linger: 0}
+		for _, s := range c.sock {
+			unix.SetsockoptLinger(s.Sysfd(), unix.SOL_SOCKET, unix.SO_LINGER, lingerZero)
+		}
+	}
+	for _, s := range c.sock {
+		s.Close()
+	}
+	for d := range c.dir {
+		h := &c.dir[d]
+		if h.pipe != nil {
+			if h.inPipe > 0 {
+				h.pipe.close() // holds bytes nobody will read
+			} else {
+				l.putPipe(h.pipe)
+			}
+			h.pipe = nil
+		}
+		l.putBuf(h.own)
+		h.own, h.pend = nil, nil
+	}
+	l.slots[c.slot] = nil
+	l.free = append(l.free, c.slot)
+	l.live--
+	l.e.r.release()
+	if l.acceptPaused && !l.stopAccept.Load() {
+		l.resumeAccept()
+	}
+}
+
+// peerName is the client's address for log lines.
+func peerName(fd int) string {
+	sa, err := unix.Getpeername(fd)
+	if err != nil {
+		return "?"
+	}
+	switch v := sa.(type) {
+	case *unix.SockaddrInet4:
+		return net.JoinHostPort(net.IP(v.Addr[:]).String(), strconv.Itoa(v.Port))
+	case *unix.SockaddrInet6:
+		return net.JoinHostPort(net.IP(v.Addr[:]).String(), strconv.Itoa(v.Port))
+	case *unix.SockaddrUnix:
+		if v.Name == "" {
+			return "unix:(unnamed)"
+		}
+		return "unix:" + v.Name
+	}
+	return "?"
+}

@@ -1,0 +1,259 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// goroutineEngine is the tcpproxy design: per connection one goroutine per
+// direction, each a plain io.Copy between the unwrapped *net.TCPConn and
+// *net.UnixConn, so that the runtime splices (TCPConn.ReadFrom from a TCP
+// or UNIX source, TCPConn.WriteTo to a UNIX destination). With Stats on,
+// the copy goes through a buffer instead, since a spliced chunk cannot be
+// timed; Stats therefore changes what this engine measures.
+type goroutineEngine struct {
+	r      *Relay
+	ln     *sockets.Listener
+	shards []*recorder
+
+	mu     sync.Mutex
+	live   map[*gconn]struct{}
+	forced bool
+	ctx    context.Context // dials; cancelled on force
+	cancel context.CancelFunc
+}
+
+type gconn struct {
+	client, upstream net.Conn
+}
+
+func newGoroutineEngine(r *Relay) (*goroutineEngine, error) {
+	ln, err := sockets.Listen(context.Background(), r.listen)
+	if err != nil {
+		return nil, err
+	}
+	r.bound = ln.Spec().FromNet(ln.Addr())
+	r.bound.Opts = sockets.Options{}
+	e := &goroutineEngine{r: r, ln: ln, live: map[*gconn]struct{}{}}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	if r.cfg.Stats {
+		// One histogram per goroutine pair would cost ~200 KiB per
+		// connection; shards keep the lock uncontended in practice.
+		for range runtime.GOMAXPROCS(0) * 2 {
+			e.shards = append(e.shards, newRecorder())
+		}
+	}
+	return e, nil
+}
+
+func (e *goroutineEngine) recorders() []*recorder { return e.shards }
+
+func (e *goroutineEngine) loopStats() []LoopStats { return nil }
+
+func (e *goroutineEngine) closeListener() { e.ln.Close(); e.cancel() }
+
+func (e *goroutineEngine) serve(stop, force <-chan struct{}) error {
+	defer e.cancel()
+	var handlers sync.WaitGroup
+	acceptDone := make(chan error, 1)
+	go func() { acceptDone <- e.acceptLoop(&handlers) }()
+
+	var err error
+	select {
+	case <-stop:
+		e.ln.Close()
+		<-acceptDone
+	case err = <-acceptDone:
+		e.ln.Close()
+	}
+
+	finished := make(chan struct{})
+	go func() { handlers.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-force:
+		e.closeAll()
+		<-finished
+	}
+	return err
+}
+
+// acceptLoop accepts until the listener is closed, which is the normal end
+// (nil); any other accept error ends serving.
+func (e *goroutineEngine) acceptLoop(handlers *sync.WaitGroup) error {
+	var shard int
+	var backoff time.Duration
+	for {
+		c, err := e.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ENOBUFS) {
+				// Out of fds the accept fails at once, every time: back
+				// off (5 ms doubling to 1 s, as net/http does) instead
+				// of spinning until a connection closes.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				e.r.cfg.Logf("relay: accept on %s: %v; retrying in %v", e.r.bound, err, backoff)
+				time.Sleep(backoff)
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		if !e.r.admit() {
+			e.r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", c.RemoteAddr(), e.r.bound, e.r.cfg.MaxConns)
+			c.Close()
+			continue
+		}
+		var rec *recorder
+		if len(e.shards) > 0 {
+			rec = e.shards[shard%len(e.shards)]
+			shard++
+		}
+		handlers.Add(1)
+		go func() {
+			defer handlers.Done()
+			defer e.r.release()
+			e.handle(c, rec)
+		}()
+	}
+}
+
+// track registers a live connection so that closeAll can end it; false
+// means shutdown has been forced and the caller must close.
+func (e *goroutineEngine) track(g *gconn) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.forced {
+		return false
+	}
+	e.live[g] = struct{}{}
+	return true
+}
+
+func (e *goroutineEngine) untrack(g *gconn) {
+	e.mu.Lock()
+	delete(e.live, g)
+	e.mu.Unlock()
+}
+
+func (e *goroutineEngine) closeAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.forced = true
+	e.cancel()
+	for g := range e.live {
+		g.client.Close()
+		g.upstream.Close()
+	}
+}
+
+// handle dials upstream and relays both directions: one more goroutine
+// copies client→upstream while this one copies upstream→client, two per
+// connection as in tcpproxy. A direction that ends with EOF half-closes its
+// destination and leaves the other running; one that ends with an error
+// closes both sockets, which ends the other.
+func (e *goroutineEngine) handle(client net.Conn, rec *recorder) {
+	up, err := sockets.Dial(e.ctx, e.r.connect)
+	if err != nil {
+		e.r.counters.upstreamFailed.Add(1)
+		e.r.cfg.Logf("relay: %s -> %s: upstream %s: %v", client.RemoteAddr(), e.r.bound, e.r.connect.NetAddr(), err)
+		client.Close()
+		return
+	}
+	g := &gconn{client: client, upstream: up}
+	if !e.track(g) {
+		client.Close()
+		up.Close()
+		return
+	}
+	defer e.untrack(g)
+
+	errc := make(chan error, 2)
+	go func() { errc <- e.copyDir(g, up, client, ClientToUpstream, rec) }()
+	errc <- e.copyDir(g, client, up, UpstreamToClient, rec)
+	<-errc
+	<-errc
+	client.Close()
+	up.Close()
+}
+
+// fail ends both sides after an error on one. A reset is passed on as a
+// reset (SO_LINGER 0) rather than as a polite FIN.
+func (g *gconn) fail(err error) {
+	if errors.Is(err, syscall.ECONNRESET) {
+		setLingerZero(g.client)
+		setLingerZero(g.upstream)
+	}
+	g.client.Close()
+	g.upstream.Close()
+}
+
+func setLingerZero(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+}
+
+// closeWriter is what *net.TCPConn and *net.UnixConn share for half-close.
+type closeWriter interface{ CloseWrite() error }
+
+// copyDir copies src to dst until EOF, then shuts dst's write side so that
+// the peer sees the half-close and may still answer.
+func (e *goroutineEngine) copyDir(g *gconn, dst, src net.Conn, dir int, rec *recorder) (err error) {
+	defer func() {
+		if err != nil {
+			g.fail(err)
+		}
+	}()
+	var n int64
+	if rec == nil {
+		n, err = io.Copy(dst, src)
+		e.r.counters.bytes[dir].Add(n)
+	} else {
+		err = e.timedCopy(dst, src, dir, rec)
+	}
+	if err != nil {
+		return err
+	}
+	if cw, ok := dst.(closeWriter); ok {
+		if err := cw.CloseWrite(); err != nil && !errors.Is(err, net.ErrClosed) {
+			return err
+		}
+	}
+	return nil
+}
+
+// timedCopy moves src to dst through a buffer and records each chunk's
+// time from the return of the read (the goroutine's wake-up) to the end of
+// its write.
+func (e *goroutineEngine) timedCopy(dst, src net.Conn, dir int, rec *recorder) error {
+	buf := make([]byte, e.r.cfg.Buffer)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			t0 := nanotime()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			rec.record(nanotime() - t0)
+			e.r.counters.bytes[dir].Add(int64(n))
+			e.r.counters.chunks[dir].Add(1)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

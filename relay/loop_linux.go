@@ -1,0 +1,335 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// loopEngine runs Workers event loops. Each is a goroutine locked to its
+// own OS thread with its own epoll set; every socket it watches was created
+// non-blocking by the engine (RawListen, accept4, RawDial), so Go's
+// netpoller never sees them and each event wakes exactly one poller.
+//
+// Accepted connections spread over the loops without a hand-off: the one
+// listening socket sits in every loop's epoll set with EPOLLEXCLUSIVE
+// (Linux 4.5), so a new connection wakes one idle loop, which accepts it and
+// keeps it for its life. Unlike SO_REUSEPORT per loop this also works for
+// UNIX listeners, and a busy loop does not get its share of new
+// connections hashed onto it regardless of load.
+type loopEngine struct {
+	r      *Relay
+	ln     *sockets.FD
+	splice bool
+	loops  []*loop
+	global sync.Mutex // LockGlobal: held by whichever loop moves a chunk
+}
+
+// Event data: the listener and the wake-up eventfd have negative ids; a
+// connection's socket is slot*2+side, with the slot's generation beside it
+// so that an event queued for a connection closed earlier in the same batch
+// is not applied to the one that reuses its slot.
+const (
+	idListener = -1
+	idWake     = -2
+)
+
+func newLoopEngine(r *Relay) (engine, error) {
+	ln, bound, err := sockets.RawListen(r.listen)
+	if err != nil {
+		return nil, err
+	}
+	bound.Role = sockets.RoleAny
+	if !bound.IsUnix() && bound.Host == "" {
+		bound.Host = bound.ListenHost()
+	}
+	bound.Opts = sockets.Options{}
+	r.bound = bound
+	e := &loopEngine{r: r, ln: ln, splice: r.cfg.Engine == EngineSplice}
+	for i := range r.cfg.Workers {
+		l, err := newLoop(e, i)
+		if err != nil {
+			e.closeListener()
+			return nil, err
+		}
+		e.loops = append(e.loops, l)
+	}
+	return e, nil
+}
+
+func (e *loopEngine) recorders() []*recorder {
+	var recs []*recorder
+	for _, l := range e.loops {
+		if l.rec != nil {
+			recs = append(recs, l.rec)
+		}
+	}
+	return recs
+}
+
+func (e *loopEngine) loopStats() []LoopStats {
+	out := make([]LoopStats, len(e.loops))
+	for i, l := range e.loops {
+		out[i].Accepted = l.accepted.Load()
+	}
+	return out
+}
+
+// closeListener releases everything when Serve never ran.
+func (e *loopEngine) closeListener() {
+	for _, l := range e.loops {
+		l.closeFDs()
+	}
+	e.ln.Close()
+}
+
+func (e *loopEngine) serve(stop, force <-chan struct{}) error {
+	errs := make([]error, len(e.loops))
+	var wg sync.WaitGroup
+	for i, l := range e.loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.run()
+		}()
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+
+	select {
+	case <-stop:
+	case <-allDone:
+	}
+	// Every loop takes the listener out of its epoll set before it is
+	// closed: a loop must never accept4 on a descriptor number the kernel
+	// may already have given to something else.
+	for _, l := range e.loops {
+		l.stopAccept.Store(true)
+		l.wakeup()
+	}
+	for _, l := range e.loops {
+		<-l.acceptStopped
+	}
+	e.ln.Close()
+	select {
+	case <-allDone:
+	case <-force:
+		for _, l := range e.loops {
+			l.force.Store(true)
+			l.wakeup()
+		}
+		<-allDone
+	}
+	// The epoll and event fds outlive their loops until here, so that a
+	// wakeup never writes to a descriptor number already reused.
+	for _, l := range e.loops {
+		l.closeFDs()
+	}
+	return errors.Join(errs...)
+}
+
+// loop is one event loop and the connections it owns.
+type loop struct {
+	e    *loopEngine
+	id   int
+	epfd int
+	wake int // eventfd that serve writes to make the loop look at its flags
+
+	stopAccept    atomic.Bool
+	force         atomic.Bool
+	acceptStopped chan struct{}
+	stopOnce      sync.Once
+	acceptPaused  bool // out of fds: listener off until a connection closes
+	accepted      atomic.Int64
+
+	slots []*conn
+	free  []int32
+	gen   int32
+	live  int
+
+	buf   []byte   // read buffer shared by the loop's connections
+	spare [][]byte // pending buffers returned by drained connections
+	pipes []*pipe  // empty pipes for the splice engine
+	rec   *recorder
+	now   int64 // clock at the last wake-up (timed runs only)
+}
+
+func newLoop(e *loopEngine, id int) (*loop, error) {
+	l := &loop{e: e, id: id, epfd: -1, wake: -1, acceptStopped: make(chan struct{})}
+	fail := func(op string, err error) (*loop, error) {
+		l.closeFDs()
+		return nil, fmt.Errorf("relay: loop %d: %w", id, os.NewSyscallError(op, err))
+	}
+	var err error
+	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return fail("epoll_create1", err)
+	}
+	if l.wake, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return fail("eventfd", err)
+	}
+	if err := l.ctl(unix.EPOLL_CTL_ADD, l.wake, unix.EPOLLIN, idWake, 0); err != nil {
+		return fail("epoll_ctl add eventfd", err)
+	}
+	if err := l.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0); err != nil {
+		return fail("epoll_ctl add listener", err)
+	}
+	if !e.splice {
+		l.buf = make([]byte, e.r.cfg.Buffer)
+	}
+	if e.r.cfg.Stats {
+		l.rec = newRecorder()
+	}
+	return l, nil
+}
+
+func (l *loop) ctl(op, fd int, events uint32, id, gen int32) error {
+	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
+	return unix.EpollCtl(l.epfd, op, fd, &ev)
+}
+
+func (l *loop) wakeup() {
+	one := [8]byte{1}
+	unix.Write(l.wake, one[:])
+}
+
+func (l *loop) closeFDs() {
+	if l.epfd >= 0 {
+		unix.Close(l.epfd)
+		l.epfd = -1
+	}
+	if l.wake >= 0 {
+		unix.Close(l.wake)
+		l.wake = -1
+	}
+	for _, p := range l.pipes {
+		p.close()
+	}
+	l.pipes = nil
+}
+
+// run is the loop's thread. It returns when shutdown is forced, or once
+// accepting has stopped and its last connection has ended.
+func (l *loop) run() (err error) {
+	// A pinned thread is never handed back to the scheduler: the goroutine
+	// exits still locked and the runtime retires the thread with its mask.
+	runtime.LockOSThread()
+	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
+		cpu := cpus[l.id%len(cpus)]
+		if _, perr := affinity.PinThread(affinity.NewCPUSet(cpu)); perr != nil {
+			l.e.r.cfg.Logf("relay: loop %d: %v", l.id, perr)
+			defer runtime.UnlockOSThread()
+		}
+	} else {
+		defer runtime.UnlockOSThread()
+	}
+	defer l.ackStopAccept()
+	defer l.closeAll()
+
+	events := make([]unix.EpollEvent, 256)
+	timed := l.rec != nil
+	// BusyPoll: keep polling without sleeping for a while after the last
+	// event, so that the answer to what was just relayed finds the thread
+	// awake instead of paying a wake-up (a few microseconds, more on a busy
+	// machine); idle longer than that, the loop sleeps in epoll_wait.
+	busyPoll := int64(l.e.r.cfg.BusyPoll)
+	var lastEvent int64
+	for {
+		timeout := -1
+		switch {
+		case l.e.r.cfg.Spin:
+			timeout = 0
+		case busyPoll > 0 && nanotime()-lastEvent < busyPoll:
+			timeout = 0
+		case l.acceptPaused:
+			timeout = 100 // ms: retry accept4 after running out of fds
+		}
+		var n int
+		var werr error
+		if timeout == 0 {
+			n, werr = epollPoll(l.epfd, events)
+		} else {
+			n, werr = unix.EpollWait(l.epfd, events, timeout)
+		}
+		if werr != nil {
+			if werr == unix.EINTR {
+				continue
+			}
+			return fmt.Errorf("relay: loop %d: %w", l.id, os.NewSyscallError("epoll_wait", werr))
+		}
+		if n > 0 && (timed || busyPoll > 0) {
+			l.now = nanotime()
+			lastEvent = l.now
+		}
+		for i := range n {
+			ev := &events[i]
+			switch ev.Fd {
+			case idListener:
+				l.accept()
+			case idWake:
+				var b [8]byte
+				unix.Read(l.wake, b[:])
+			default:
+				l.event(ev.Fd, ev.Pad, ev.Events)
+			}
+		}
+		if n == 0 && timeout > 0 && l.acceptPaused && !l.stopAccept.Load() {
+			l.resumeAccept()
+		}
+		if l.force.Load() {
+			return nil
+		}
+		if l.stopAccept.Load() {
+			l.ackStopAccept()
+			if l.live == 0 {
+				return nil
+			}
+		}
+	}
+}
+
+// epollPoll is epoll_wait with a zero timeout as a raw system call: it
+// never blocks, so the spinning thread need not tell the scheduler it is in
+// a syscall (entersyscall/exitsyscall on every poll), and it stays
+// preemptible between polls. epoll_pwait with no mask is epoll_wait on
+// every architecture (arm64 has only the former).
+func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
+		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+func (l *loop) ackStopAccept() {
+	l.stopOnce.Do(func() {
+		if l.epfd >= 0 && !l.acceptPaused {
+			unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.e.ln.Sysfd(), nil)
+		}
+		l.acceptPaused = true
+		close(l.acceptStopped)
+	})
+}
+
+func (l *loop) resumeAccept() {
+	if l.ctl(unix.EPOLL_CTL_ADD, l.e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0) == nil {
+		l.acceptPaused = false
+	}
+}
+
+func (l *loop) closeAll() {
+	for _, c := range l.slots {
+		if c != nil {
+			l.closeConn(c, nil)
+		}
+	}
+}

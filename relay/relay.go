@@ -1,0 +1,166 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// ErrClosed is what Serve returns when the relay was closed before it
+// started serving.
+var ErrClosed = errors.New("relay: closed")
+
+// Relay accepts connections on one address and relays each, both ways, to
+// a new connection to another address.
+type Relay struct {
+	cfg      Config
+	listen   sockets.Addr // as asked
+	connect  sockets.Addr
+	bound    sockets.Addr // dialable form of the bound listener
+	eng      engine
+	counters counters
+
+	mu      sync.Mutex
+	serving bool
+	closed  chan struct{}
+}
+
+// engine is what each way of moving bytes implements. serve accepts until
+// stop is closed, then lets live connections finish until force is closed,
+// closes them, and returns once every goroutine and fd it owns is gone.
+type engine interface {
+	serve(stop, force <-chan struct{}) error
+	closeListener() // when Serve never ran
+	recorders() []*recorder
+	loopStats() []LoopStats
+}
+
+// New binds listen and returns a relay that will connect each accepted
+// connection to connect. The listener is bound when New returns, so Addr
+// can be dialed at once (connections wait in the backlog until Serve).
+func New(listen, connect sockets.Addr, cfg Config) (*Relay, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if listen.Role == sockets.RoleConnect {
+		return nil, fmt.Errorf("relay: listen address %s is a connect address", listen)
+	}
+	if connect.Role == sockets.RoleListen {
+		return nil, fmt.Errorf("relay: connect address %s is a listen address", connect)
+	}
+	if !connect.IsUnix() && connect.Host == "" {
+		return nil, fmt.Errorf("relay: connect address %s: no host", connect)
+	}
+	r := &Relay{cfg: cfg, listen: listen, connect: connect, closed: make(chan struct{})}
+	switch cfg.Engine {
+	case EngineGoroutine:
+		r.eng, err = newGoroutineEngine(r)
+	default:
+		r.eng, err = newLoopEngine(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Addr is the dialable address the relay listens on, with the port the
+// kernel chose when the listen address asked for port 0 and without the
+// listen-only options (fork, reuseaddr, mode...).
+func (r *Relay) Addr() sockets.Addr { return r.bound }
+
+// Config returns the configuration in effect, defaults filled in.
+func (r *Relay) Config() Config { return r.cfg }
+
+// Stats returns the counters and the merged residence histogram now.
+func (r *Relay) Stats() Snapshot { return r.snapshot(r.eng.recorders(), r.eng.loopStats()) }
+
+// Serve relays until ctx ends or Close is called. When ctx ends it stops
+// accepting (a UNIX listener's path is removed), lets live connections
+// finish for up to Config.Grace, closes what is left, and returns nil once
+// everything it started is gone. Close ends it without the grace period.
+func (r *Relay) Serve(ctx context.Context) error {
+	r.mu.Lock()
+	select {
+	case <-r.closed:
+		r.mu.Unlock()
+		return ErrClosed
+	default:
+	}
+	if r.serving {
+		r.mu.Unlock()
+		return errors.New("relay: Serve called twice")
+	}
+	r.serving = true
+	r.mu.Unlock()
+
+	stop := make(chan struct{})
+	force := make(chan struct{})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+		case <-r.closed:
+		case <-done:
+			return
+		}
+		close(stop)
+		var grace <-chan time.Time
+		if r.cfg.Grace > 0 {
+			t := time.NewTimer(r.cfg.Grace)
+			defer t.Stop()
+			grace = t.C
+		}
+		select {
+		case <-grace:
+		case <-r.closed:
+		case <-done:
+			return
+		}
+		close(force)
+	}()
+	err := r.eng.serve(stop, force)
+	close(done)
+	wg.Wait()
+	return err
+}
+
+// Close stops the relay at once: the listener is closed and every live
+// connection with it. It is idempotent.
+func (r *Relay) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-r.closed:
+		return nil
+	default:
+	}
+	close(r.closed)
+	if !r.serving {
+		r.eng.closeListener()
+	}
+	return nil
+}
+
+// admit counts one more live connection, or refuses it (false) when
+// MaxConns are live already.
+func (r *Relay) admit() bool {
+	n := r.counters.active.Add(1)
+	if r.cfg.MaxConns > 0 && n > int64(r.cfg.MaxConns) {
+		r.counters.active.Add(-1)
+		r.counters.refused.Add(1)
+		return false
+	}
+	r.counters.accepted.Add(1)
+	return true
+}
+
+func (r *Relay) release() { r.counters.active.Add(-1) }

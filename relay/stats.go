@@ -1,0 +1,205 @@
+package relay
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Schema names the JSON layout Snapshot.WriteJSON writes.
+const Schema = "hoplat.relay.v1"
+
+// Directions of a relayed connection, as indices into per-direction arrays.
+const (
+	ClientToUpstream = 0
+	UpstreamToClient = 1
+)
+
+// counters are the relay-wide tallies every engine keeps, updated with
+// atomic adds so that a snapshot may read them while loops run.
+type counters struct {
+	accepted       atomic.Int64
+	active         atomic.Int64
+	refused        atomic.Int64 // over MaxConns
+	upstreamFailed atomic.Int64 // connect to upstream refused or failed
+	bytes          [2]atomic.Int64
+	chunks         [2]atomic.Int64
+}
+
+// recorder is one loop's (or one shard of goroutines') residence
+// histogram. The mutex is uncontended except while a snapshot merges it.
+type recorder struct {
+	mu sync.Mutex
+	h  *hdrhistogram.Histogram
+}
+
+// Residence times run from 1 ns to 60 s with 3 significant digits, the
+// range and precision every hoplat histogram uses, so they merge.
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(60*time.Second), 3) }
+
+func newRecorder() *recorder { return &recorder{h: newHistogram()} }
+
+// record adds one chunk's residence; RecordValue only fails for values out
+// of range, which it then drops: a chunk held a minute is clamped instead.
+func (r *recorder) record(ns int64) {
+	if ns < 1 {
+		ns = 1
+	}
+	if ns > int64(60*time.Second) {
+		ns = int64(60 * time.Second)
+	}
+	r.mu.Lock()
+	r.h.RecordValue(ns)
+	r.mu.Unlock()
+}
+
+func (r *recorder) mergeInto(h *hdrhistogram.Histogram) {
+	r.mu.Lock()
+	h.Merge(r.h)
+	r.mu.Unlock()
+}
+
+// epoch anchors the monotonic clock reads of the timed paths: time.Since
+// reads the vDSO clock once and allocates nothing.
+var epoch = time.Now()
+
+func nanotime() int64 { return int64(time.Since(epoch)) }
+
+// DirStats counts one direction of traffic.
+type DirStats struct {
+	Bytes  int64 `json:"bytes"`
+	Chunks int64 `json:"chunks"` // reads that moved data (0 where the runtime spliced unseen)
+}
+
+// ConnStats counts connections.
+type ConnStats struct {
+	Accepted       int64 `json:"accepted"`
+	Active         int64 `json:"active"`
+	Refused        int64 `json:"refused_max_conns"`
+	UpstreamFailed int64 `json:"upstream_failed"`
+}
+
+// Residence summarises how long chunks spent inside the relay: from the
+// wake-up that found data readable to the write that finished it, in
+// nanoseconds.
+type Residence struct {
+	Count     int64   `json:"count"`
+	MinNs     int64   `json:"min_ns"`
+	MeanNs    float64 `json:"mean_ns"`
+	P50Ns     int64   `json:"p50_ns"`
+	P90Ns     int64   `json:"p90_ns"`
+	P99Ns     int64   `json:"p99_ns"`
+	P999Ns    int64   `json:"p999_ns"`
+	MaxNs     int64   `json:"max_ns"`
+	Histogram string  `json:"histogram,omitempty"` // base64 of hdrhistogram V2 compressed encoding
+}
+
+// LoopStats is one event loop's share of the work.
+type LoopStats struct {
+	Accepted int64 `json:"accepted"`
+}
+
+// Env is where the relay ran.
+type Env struct {
+	Kernel     string `json:"kernel"`
+	GoVersion  string `json:"go_version"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	NumCPU     int    `json:"num_cpu"`
+}
+
+// SnapshotConfig is the configuration a snapshot reports it ran with.
+type SnapshotConfig struct {
+	Listen   string `json:"listen"`
+	Connect  string `json:"connect"`
+	Engine   Engine `json:"engine"`
+	Workers  int    `json:"workers"`
+	Spin     bool   `json:"spin"`
+	BusyPoll string `json:"busy_poll"`
+	CPUs     []int  `json:"cpus"`
+	Lock     Lock   `json:"lock"`
+	Buffer   int    `json:"buffer"`
+	MaxConns int    `json:"max_conns"`
+	Timed    bool   `json:"timed"`
+}
+
+// Snapshot is the relay's state at one instant.
+type Snapshot struct {
+	Schema      string         `json:"schema"`
+	Time        time.Time      `json:"time"`
+	Config      SnapshotConfig `json:"config"`
+	Env         Env            `json:"env"`
+	Connections ConnStats      `json:"connections"`
+	// Directions are indexed by ClientToUpstream and UpstreamToClient.
+	Directions struct {
+		ClientToUpstream DirStats `json:"client_to_upstream"`
+		UpstreamToClient DirStats `json:"upstream_to_client"`
+	} `json:"directions"`
+	Residence Residence `json:"residence"`
+	// Loops lists, per event loop, the connections it accepted: how the
+	// listener spread them (epoll and splice engines only).
+	Loops []LoopStats `json:"loops,omitempty"`
+
+	hist *hdrhistogram.Histogram
+}
+
+// ResidenceHistogram returns the merged residence histogram (nanoseconds).
+func (s Snapshot) ResidenceHistogram() *hdrhistogram.Histogram { return s.hist }
+
+// WriteJSON writes s as one indented JSON document.
+func (s Snapshot) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
+	c := &r.counters
+	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: collectEnv()}
+	s.Config = SnapshotConfig{
+		Listen: r.listen.String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
+		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
+		Buffer: r.cfg.Buffer, MaxConns: r.cfg.MaxConns, Timed: r.cfg.Stats,
+	}
+	if s.Config.CPUs == nil {
+		s.Config.CPUs = []int{}
+	}
+	s.Connections = ConnStats{
+		Accepted: c.accepted.Load(), Active: c.active.Load(),
+		Refused: c.refused.Load(), UpstreamFailed: c.upstreamFailed.Load(),
+	}
+	s.Directions.ClientToUpstream = DirStats{c.bytes[0].Load(), c.chunks[0].Load()}
+	s.Directions.UpstreamToClient = DirStats{c.bytes[1].Load(), c.chunks[1].Load()}
+	h := newHistogram()
+	for _, rec := range recs {
+		rec.mergeInto(h)
+	}
+	s.hist = h
+	s.Loops = loops
+	s.Residence = Residence{
+		Count: h.TotalCount(), MinNs: h.Min(), MeanNs: h.Mean(),
+		P50Ns: h.ValueAtQuantile(50), P90Ns: h.ValueAtQuantile(90), P99Ns: h.ValueAtQuantile(99),
+		P999Ns: h.ValueAtQuantile(99.9), MaxNs: h.Max(),
+	}
+	if h.TotalCount() > 0 {
+		if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+			s.Residence.Histogram = base64.StdEncoding.EncodeToString(enc)
+		}
+	}
+	return s
+}
+
+func collectEnv() Env {
+	e := Env{GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Kernel: runtime.GOOS}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		e.Kernel = runtime.GOOS + " " + strings.TrimSpace(string(b))
+	}
+	return e
+}

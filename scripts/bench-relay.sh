@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# make bench-relay: what one relay hop adds, hoprelay's engines against socat
+# and HAProxy, in one run of interleaved rounds.
+#
+# Hop cost: sockperf (a client nobody here wrote) ping-pongs 64-byte messages
+# over one TCP connection to a sockperf server, directly and through each
+# relay. Round trips come from sockperf --full-rtt, so they are FULL round
+# trips (sockperf's default output is half of one). Per round each path's
+# p50/p99 minus the direct path's in the same round is its added cost; the
+# table shows the median over rounds.
+#
+# Then, unless QUICK=1: tps at 64 connections, a 1 GiB stream and RSS per idle
+# connection, from `go test -bench BenchmarkPeers ./relay` against the same
+# binaries.
+#
+# Knobs: ROUNDS (default 5), SECS per sockperf run (3), BIN (bin), QUICK.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+ROUNDS=${ROUNDS:-5}
+SECS=${SECS:-3}
+ENGINES=(goroutine epoll splice epoll-spin epoll-busy)
+
+need() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || { echo "bench-relay: $1 not found (make deps)" >&2; exit 1; }; }
+for p in sockperf socat haproxy; do need "$p"; done
+[ -x "$BIN/hoprelay" ] || { echo "bench-relay: $BIN/hoprelay missing (run via make bench-relay)" >&2; exit 1; }
+HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+# free_port picks an unused loopback port for the peers that cannot report
+# the one the kernel chose.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then echo "$p"; return; fi
+	done
+}
+
+# wait_listen waits (bounded) until process $2 listens on TCP port $1;
+# it fails if the process dies first (port taken meanwhile, bad config).
+wait_listen() {
+	local i
+	for i in $(seq 200); do
+		[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# launch NAME CMD...: start a peer on a fresh free port ({PORT} in CMD),
+# retrying on another port if it does not come up; sets PORT[NAME].
+launch() {
+	local name=$1 try port pid
+	shift
+	for try in 1 2 3; do
+		port=$(free_port)
+		"${@//\{PORT\}/$port}" >"$tmp/$name.log" 2>&1 &
+		pid=$!
+		pids+=("$pid")
+		if wait_listen "$port" "$pid"; then
+			PORT[$name]=$port
+			return 0
+		fi
+		kill "$pid" 2>/dev/null || true
+	done
+	echo "bench-relay: $name did not listen:" >&2
+	cat "$tmp/$name.log" >&2
+	exit 1
+}
+
+declare -A PORT
+launch direct sockperf server --tcp -i 127.0.0.1 -p {PORT}
+SP=${PORT[direct]}
+
+for eng in "${ENGINES[@]}"; do
+	flags=(--engine "${eng%-*}")
+	[ "$eng" = epoll-spin ] && flags+=(--spin)
+	[ "$eng" = epoll-busy ] && flags+=(--busy-poll 50us)
+	"$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
+	pids+=($!)
+	for i in $(seq 200); do grep -q '^listening ' "$tmp/$eng.out" && break; sleep 0.05; done
+	addr=$(awk '/^listening /{print $2; exit}' "$tmp/$eng.out")
+	[ -n "$addr" ] || { echo "bench-relay: hoprelay $eng did not start: $(cat "$tmp/$eng.err")" >&2; exit 1; }
+	PORT[$eng]=${addr##*:}
+done
+
+launch socat socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay"
+
+# HAProxy reads its port from the config: one per attempt.
+haproxy_cfg() {
+	cat >"$tmp/haproxy-$1.cfg" <<CFG
+global
+	nbthread 1
+	maxconn 9000
+defaults
+	mode tcp
+	timeout connect 5s
+	timeout client 1h
+	timeout server 1h
+listen relay
+	bind 127.0.0.1:$1
+	server upstream 127.0.0.1:$SP
+CFG
+	exec "$HAPROXY" -db -f "$tmp/haproxy-$1.cfg"
+}
+launch haproxy haproxy_cfg {PORT}
+
+PATHS=(direct "${ENGINES[@]}" socat haproxy)
+echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"
+for r in $(seq "$ROUNDS"); do
+	for p in "${PATHS[@]}"; do
+		out=$(sockperf ping-pong --tcp -i 127.0.0.1 -p "${PORT[$p]}" -m 64 -t "$SECS" --full-rtt 2>&1) || {
+			echo "bench-relay: sockperf via $p failed:" >&2
+			echo "$out" >&2
+			exit 1
+		}
+		p50=$(awk '/percentile 50.000 =/{print $NF}' <<<"$out")
+		p99=$(awk '/percentile 99.000 =/{print $NF}' <<<"$out")
+		echo "$r $p $p50 $p99" >>"$tmp/rounds"
+	done
+	echo "  round $r/$ROUNDS done" >&2
+done
+
+# Per round, added = path - direct; then medians over rounds.
+awk -v paths="${PATHS[*]}" '
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ p50[$1, $2] = $3; p99[$1, $2] = $4; if ($1 > rounds) rounds = $1 }
+END {
+	np = split(paths, P, " ")
+	printf "%-11s %9s %9s %10s %10s\n", "path", "p50", "p99", "added p50", "added p99"
+	for (k = 1; k <= np; k++) {
+		p = P[k]
+		for (r = 1; r <= rounds; r++) { a[r] = p50[r, p]; b[r] = p99[r, p]; c[r] = p50[r, p] - p50[r, "direct"]; d[r] = p99[r, p] - p99[r, "direct"] }
+		m50[p] = median(a, rounds); m99[p] = median(b, rounds); add50[p] = median(c, rounds); add99[p] = median(d, rounds)
+		printf "%-11s %9.2f %9.2f %10.2f %10.2f\n", p, m50[p], m99[p], add50[p], add99[p]
+	}
+	best = ""
+	for (k = 1; k <= np; k++) { p = P[k]; if (p == "direct" || p == "socat" || p == "haproxy") continue; if (best == "" || add50[p] < add50[best]) best = p }
+	printf "\nbest engine by added p50: %s\n", best
+	printf "  added p50 / socat   = %.2f (target <= 0.6)\n", add50[best] / add50["socat"]
+	printf "  added p50 / haproxy = %.2f (target <= 0.8)\n", add50[best] / add50["haproxy"]
+	printf "  added p99: %.2f vs socat %.2f, haproxy %.2f (target: no worse than either)\n", add99[best], add99["socat"], add99["haproxy"]
+}' "$tmp/rounds"
+
+[ "${QUICK:-0}" = 1 ] && exit 0
+echo
+echo "concurrency, stream, idle RSS: go test -run '^\$' -bench BenchmarkPeers -benchtime 1x ./relay"
+HOPLAT_BIN="$PWD/$BIN" go test -run '^$' -bench BenchmarkPeers -benchtime 1x -timeout 15m ./relay | grep -E '^(Benchmark|ok|FAIL|---)' || true
