@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/driver"
+)
+
+var errHelp = errors.New("help")
+
+type options struct {
+	cfg    driver.Config
+	format string
+	out    string
+}
+
+func parseFlags(args []string) (options, error) {
+	def := driver.DefaultConfig()
+	fs := pflag.NewFlagSet("hopbench", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		backend    = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB (unix(/path) or ?socket=/path for its UNIX socket)")
+		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
+		command    = fs.String("command", def.Command, "mysql workload: ping, select1, point-select, oltp-ro, query")
+		paths      = fs.String("paths", "", "relays to include: direct,goroutine,epoll,splice,socat,haproxy (default all)")
+		transports = fs.String("transports", "tcp,unix", "client legs: tcp,unix")
+		threads    = fs.String("threads", "1", "client connections, LIST: 1,2,4 or 1;2;4 (a thread sweep)")
+		duration   = fs.Duration("time", def.Time, "length of one path's run in each round")
+		warmup     = fs.Duration("warmup", def.Warmup, "client warm-up before each timed run")
+		runs       = fs.Int("runs", def.Rounds, "rounds; every path runs once per round, interleaved")
+		discard    = fs.Int("discard", def.Discard, "leading rounds dropped as warm-up")
+		hops       = fs.String("hops", "", "chain lengths, LIST such as 0,1,2,3: chains of N relays of each engine, fit per-hop cost")
+		service    = fs.String("service-time", "", "embedded backend's own time per request, LIST such as 0,20us,100us,1ms")
+		size       = fs.String("size", "", "payload bytes, LIST: echo message size, or bytes per row for mysql")
+		rows       = fs.String("rows", "", "mysql rows per result, LIST (large results stream)")
+		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, or same-core, spread")
+		nice       = fs.Int("nice", 0, "niceness of the embedded server")
+		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: none, conn or global")
+		stats      = fs.Bool("stats", false, "collect hoprelay --stats: relay residence vs kernel time per hop")
+		format     = fs.String("format", "text", "output: text, json or csv")
+		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
+		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
+		help       = fs.BoolP("help", "h", false, "this help")
+	)
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if *help {
+		fmt.Fprintf(os.Stdout, "usage: hopbench [flags]\n\n%s", fs.FlagUsages())
+		return options{}, errHelp
+	}
+	if fs.NArg() > 0 {
+		return options{}, fmt.Errorf("unexpected argument %q (hopbench takes only flags)", fs.Arg(0))
+	}
+	o := options{cfg: def, format: *format, out: *out}
+	c := &o.cfg
+	var err error
+	if c.Backend, err = driver.ParseBackend(*backend); err != nil {
+		return o, fmt.Errorf("--backend: %w", err)
+	}
+	if *proto != "" && *proto != driver.ProtoEcho && *proto != driver.ProtoMySQL {
+		return o, fmt.Errorf("--proto %q: want echo or mysql", *proto)
+	}
+	c.Proto, c.Command = *proto, *command
+	switch *command {
+	case "ping", "select1", "point-select", "oltp-ro", "query":
+	default:
+		return o, fmt.Errorf("--command %q: want ping, select1, point-select, oltp-ro or query", *command)
+	}
+	if *paths != "" {
+		items, err := splitList("paths", *paths)
+		if err != nil {
+			return o, err
+		}
+		for _, it := range items {
+			r, err := driver.ParseRelay(it)
+			if err != nil {
+				return o, fmt.Errorf("--paths: %w", err)
+			}
+			c.Relays = append(c.Relays, r)
+		}
+	}
+	items, err := splitList("transports", *transports)
+	if err != nil {
+		return o, err
+	}
+	c.Transports = nil
+	for _, it := range items {
+		t, err := driver.ParseTransport(it)
+		if err != nil {
+			return o, fmt.Errorf("--transports: %w", err)
+		}
+		c.Transports = append(c.Transports, t)
+	}
+	if c.Threads, err = parseInts("threads", *threads, 1); err != nil {
+		return o, err
+	}
+	if *duration <= 0 {
+		return o, fmt.Errorf("--time %v: must be positive", *duration)
+	}
+	if *warmup < 0 {
+		return o, fmt.Errorf("--warmup %v: must not be negative", *warmup)
+	}
+	c.Time, c.Warmup = *duration, *warmup
+	if *runs < 1 {
+		return o, fmt.Errorf("--runs %d: need at least 1", *runs)
+	}
+	if *discard < 0 || *discard >= *runs {
+		return o, fmt.Errorf("--discard %d: must be at least 0 and below --runs %d", *discard, *runs)
+	}
+	c.Rounds, c.Discard = *runs, *discard
+	if *hops != "" {
+		if c.Hops, err = parseInts("hops", *hops, 0); err != nil {
+			return o, err
+		}
+	}
+	if *service != "" {
+		if c.ServiceTimes, err = parseDurations("service-time", *service); err != nil {
+			return o, err
+		}
+	}
+	if *size != "" {
+		if c.Sizes, err = parseInts("size", *size, 1); err != nil {
+			return o, err
+		}
+	}
+	if *rows != "" {
+		if c.Rows, err = parseInts("rows", *rows, 0); err != nil {
+			return o, err
+		}
+	}
+	if *placement != "" {
+		if err := applyPlacement(c, *placement); err != nil {
+			return o, err
+		}
+	}
+	c.Nice = *nice
+	switch *relayLock {
+	case "", "none", "conn", "global":
+		c.RelayLock = *relayLock
+	default:
+		return o, fmt.Errorf("--relay-lock %q: want none, conn or global", *relayLock)
+	}
+	c.Stats = *stats
+	switch *format {
+	case "text", "json", "csv":
+	default:
+		return o, fmt.Errorf("--format %q: want text, json or csv", *format)
+	}
+	if !*quiet {
+		c.Progress = os.Stderr
+	}
+	if err := c.Check(); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// applyPlacement reads --placement against the CPUs online now.
+func applyPlacement(c *driver.Config, spec string) error {
+	online, err := affinity.OnlineCPUs()
+	if err != nil {
+		return fmt.Errorf("--placement %q: %w", spec, err)
+	}
+	if c.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
+		return fmt.Errorf("--placement: %w", err)
+	}
+	// affinity accepts any component name; hopbench places three.
+	for _, tok := range strings.Fields(c.Placement.String()) {
+		name, _, ok := strings.Cut(tok, "=")
+		if ok && name != driver.ComponentClient && name != driver.ComponentRelay && name != driver.ComponentServer {
+			return fmt.Errorf("--placement %q: unknown component %q (want client, relay or server)", spec, name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/driver"
+)
+
+func TestParseFlagsDefaults(t *testing.T) {
+	o, err := parseFlags(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	if c.Rounds != 5 || c.Discard != 1 || c.Time != time.Second || !slices.Equal(c.Threads, []int{1}) || o.format != "text" {
+		t.Errorf("defaults %+v", c)
+	}
+	if !c.Backend.Embedded() || len(c.Hops) != 0 || c.Progress == nil {
+		t.Errorf("defaults %+v", c)
+	}
+}
+
+func TestParseFlagsExperiments(t *testing.T) {
+	o, err := parseFlags([]string{
+		"--paths", "direct,epoll", "--transports", "tcp", "--hops", "0,1,2,3", "--threads", "1;2;4",
+		"--service-time", "0,20us,1ms", "--rows", "1,1000", "--relay-lock", "global", "--stats",
+		"--format", "json", "--out", "/tmp/x", "--runs", "3", "--discard", "0", "-q",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	if !slices.Equal(c.Relays, []driver.Relay{driver.Direct, driver.Epoll}) || !slices.Equal(c.Transports, []driver.Transport{driver.TCP}) {
+		t.Errorf("paths %v transports %v", c.Relays, c.Transports)
+	}
+	if !slices.Equal(c.Hops, []int{0, 1, 2, 3}) || !slices.Equal(c.Threads, []int{1, 2, 4}) || len(c.ServiceTimes) != 3 || !slices.Equal(c.Rows, []int{1, 1000}) {
+		t.Errorf("sweeps %+v", c)
+	}
+	if c.RelayLock != "global" || !c.Stats || o.format != "json" || o.out != "/tmp/x" || c.Rounds != 3 || c.Discard != 0 || c.Progress != nil {
+		t.Errorf("options %+v", o)
+	}
+}
+
+// Every flag value that makes no sense is an error naming the flag and the
+// value (run turns it into exit status 2).
+func TestParseFlagsRejects(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--threads", "0"}, `--threads "0"`},
+		{[]string{"--paths", "nginx"}, `"nginx"`},
+		{[]string{"--transports", "udp"}, `"udp"`},
+		{[]string{"--time", "0s"}, "--time 0s"},
+		{[]string{"--runs", "2", "--discard", "2"}, "--discard 2"},
+		{[]string{"--format", "xml"}, `--format "xml"`},
+		{[]string{"--relay-lock", "big"}, `--relay-lock "big"`},
+		{[]string{"--command", "drop"}, `--command "drop"`},
+		{[]string{"--backend", "pg://x"}, "--backend"},
+		{[]string{"--service-time", "fast"}, `--service-time "fast"`},
+		{[]string{"--placement", "gpu=0"}, "--placement"},
+		{[]string{"--hops", "-1"}, `--hops "-1"`},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--bogus"}, "bogus"},
+	} {
+		_, err := parseFlags(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if code := run([]string{"--threads", "x"}); code != 2 {
+		t.Errorf("exit status %d for a bad flag, want 2", code)
+	}
+}

@@ -1,0 +1,243 @@
+package main
+
+// Integration tests: the real hopbench driving the real pongd, pingpong and
+// hoprelay (and socat and HAProxy when installed). They skip until those
+// binaries exist on this branch, or fail under HOPLAT_REQUIRE_INTEGRATION.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/internal/peer"
+)
+
+// hopbench returns a command running the real hopbench with args, with the
+// components it drives on PATH and a private TMPDIR (returned) for its
+// sockets.
+func hopbench(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	var dirs []string
+	for _, name := range []string{"pongd", "pingpong", "hoprelay"} {
+		_, built := os.Stat(filepath.Join(os.Getenv("HOPLAT_BIN"), name))
+		if _, src := os.Stat(filepath.Join("..", name)); src != nil && (os.Getenv("HOPLAT_BIN") == "" || built != nil) {
+			peer.Unavailable(t, "cmd/"+name+" is not on this branch yet")
+		}
+		dirs = append(dirs, filepath.Dir(peer.Hoplat(t, name)))
+	}
+	bin := peer.Hoplat(t, "hopbench")
+	tmp := t.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PATH="+strings.Join(dirs, ":")+":"+os.Getenv("PATH"))
+	return cmd, tmp
+}
+
+func runJSON(t *testing.T, args ...string) (*driver.Report, []byte) {
+	t.Helper()
+	cmd, tmp := hopbench(t, append([]string{"--format", "json", "-q"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hopbench %v: %v\n%s", args, err, stderr.String())
+	}
+	if err := driver.CheckJSON(out); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rep driver.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	noneLeft(t, tmp)
+	return &rep, out
+}
+
+// noneLeft checks that no socket file or temp dir remains in tmp and no
+// process still names it on its command line.
+func noneLeft(t *testing.T, tmp string) {
+	t.Helper()
+	ents, _ := os.ReadDir(tmp)
+	for _, e := range ents {
+		t.Errorf("left in TMPDIR: %s", e.Name())
+	}
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		if _, err := strconv.Atoi(p.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(tmp)) {
+			t.Errorf("process %s left running: %s", p.Name(), bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+		}
+	}
+}
+
+func TestIntegrationDefaultShort(t *testing.T) {
+	out := t.TempDir()
+	rep, _ := runJSON(t, "--time", "200ms", "--warmup", "50ms", "--runs", "2", "--discard", "1", "--out", out)
+	names := map[string]bool{}
+	for _, p := range rep.Paths {
+		names[p.Name] = true
+		if p.TPS <= 0 || p.Errors != 0 || p.Failed != 0 {
+			t.Errorf("%s: tps %v errors %d failed rounds %d", p.Name, p.TPS, p.Errors, p.Failed)
+		}
+	}
+	for _, want := range []string{"direct tcp", "direct unix", "goroutine tcp->tcp", "epoll unix->tcp", "splice tcp->tcp"} {
+		if !names[want] {
+			t.Errorf("no row for %s", want)
+		}
+	}
+	skipped := map[string]bool{}
+	for _, s := range rep.Skipped {
+		skipped[s.Path] = true
+	}
+	for _, peerPath := range []struct{ prog, path string }{{"socat", "socat tcp->tcp"}, {"haproxy", "haproxy tcp->tcp"}} {
+		_, err := peer.Find(peerPath.prog)
+		if (err == nil) != names[peerPath.path] || (err != nil) != skipped[peerPath.path] {
+			t.Errorf("%s installed %v: row %v, skipped %v", peerPath.prog, err == nil, names[peerPath.path], skipped[peerPath.path])
+		}
+	}
+	for _, f := range []string{"report.json", "report.csv", "spectrum.png", "spectrum.svg", "added.png", "added.svg", "direct_tcp_t1.hgrm"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("--out %s: %v", f, err)
+		}
+	}
+}
+
+func TestIntegrationChainSweep(t *testing.T) {
+	rep, _ := runJSON(t, "--hops", "0,1,2", "--paths", "direct,epoll", "--transports", "tcp",
+		"--time", "150ms", "--warmup", "20ms", "--runs", "2", "--discard", "0")
+	if len(rep.Chains) != 1 {
+		t.Fatalf("chains %+v", rep.Chains)
+	}
+	c := rep.Chains[0]
+	if c.Relay != driver.Epoll || len(c.Hops) != 3 || c.PerHopUs <= 0 {
+		t.Errorf("chain %+v", c)
+	}
+}
+
+func TestIntegrationThreadSweep(t *testing.T) {
+	cmd, tmp := hopbench(t, "--threads", "1,4", "--paths", "direct,goroutine", "--transports", "tcp",
+		"--time", "150ms", "--warmup", "20ms", "--runs", "2", "--discard", "0", "-q")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	noneLeft(t, tmp)
+	for _, want := range []string{"Threads: 1 Mean:", "Threads: 4 Mean:", "goroutine tcp->tcp"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Ctrl-C mid-run: hopbench stops every component by PID, removes its
+// sockets, and exits 130.
+func TestIntegrationInterrupt(t *testing.T) {
+	cmd, tmp := hopbench(t, "--time", "5s", "--runs", "2")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A progress line is finished only when its run ends; read what has
+	// come so far, not whole lines.
+	var seen []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(seen, []byte("round 1/")) {
+		n, err := stderr.Read(buf)
+		if err != nil {
+			t.Fatalf("hopbench ended before its first round: %v\n%s", err, seen)
+		}
+		seen = append(seen, buf[:n]...)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	// Wait may close the pipe only after the last read: drain it to EOF
+	// (hopbench exiting) first.
+	done := make(chan error, 1)
+	go func() {
+		io.Copy(io.Discard, stderr)
+		done <- cmd.Wait()
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("hopbench did not stop within 30s of SIGINT")
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit %v, want status 130", err)
+	}
+	noneLeft(t, tmp)
+}
+
+// pingpongSpeaksMySQL reports whether the pingpong on PATH for cmd has its
+// mysql protocol wired: asked to load a closed port, it fails on the dial
+// (status 1), not on its flags (status 2).
+func pingpongSpeaksMySQL(t *testing.T, cmd *exec.Cmd) bool {
+	t.Helper()
+	var path string
+	for _, kv := range cmd.Env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = p
+		}
+	}
+	bin, err := lookPathIn("pingpong", path)
+	if err != nil {
+		return false
+	}
+	probe := exec.Command(bin, "--proto", "mysql", "--target", "tcp:127.0.0.1:1", "--time", "10ms", "--user", "x", "--command", "ping")
+	err = probe.Run()
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && exit.ExitCode() != 2
+}
+
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}
+
+// A real MariaDB behind the same paths: direct over TCP and its UNIX
+// socket, and through a relay.
+func TestIntegrationRealBackend(t *testing.T) {
+	peer.Require(t, "mariadbd")
+	probe, _ := hopbench(t)
+	if !pingpongSpeaksMySQL(t, probe) {
+		peer.Unavailable(t, "pingpong's mysql protocol is not wired yet")
+	}
+	srv := mariadbtest.Start(t)
+	backend := fmt.Sprintf("mysql://%s:%s@%s/%s?socket=%s", srv.User, srv.Password, srv.Addr, srv.DB, srv.Socket)
+	rep, _ := runJSON(t, "--backend", backend, "--command", "point-select", "--paths", "direct,epoll",
+		"--time", "200ms", "--warmup", "50ms", "--runs", "2", "--discard", "0")
+	if len(rep.Paths) != 4 {
+		t.Fatalf("%d paths, want direct and epoll on both client legs", len(rep.Paths))
+	}
+	for _, p := range rep.Paths {
+		if p.TPS <= 0 || p.Errors != 0 || p.Failed != 0 {
+			t.Errorf("%s: tps %v errors %d failed rounds %d: %+v", p.Name, p.TPS, p.Errors, p.Failed, p.Rounds)
+		}
+	}
+	if strings.Contains(rep.Config.Backend, srv.Password) && srv.Password != "" {
+		t.Errorf("report shows the password: %s", rep.Config.Backend)
+	}
+}

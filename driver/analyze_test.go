@@ -1,0 +1,143 @@
+package driver
+
+import (
+	"math"
+	"testing"
+)
+
+var (
+	directTCP  = DirectPath(TCP)
+	directUNIX = DirectPath(UNIX)
+	epollTCP   = Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: 1}
+	epollUNIX  = Path{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1}
+)
+
+// series builds a synthetic series whose round i has p50 p50s[i] (p99 at
+// twice that) and 1e6/p50 tps.
+func series(p Path, threads int, p50s ...float64) Series {
+	s := Series{Cell: Cell{Path: p, Threads: threads}}
+	for _, v := range p50s {
+		s.Samples = append(s.Samples, Sample{Latency: Latency{P50: v, P95: 1.5 * v, P99: 2 * v}, TPS: 1e6 / v})
+	}
+	return s
+}
+
+func find(t *testing.T, rs []PathResult, p Path) PathResult {
+	t.Helper()
+	for _, r := range rs {
+		if r.path == p {
+			return r
+		}
+	}
+	t.Fatalf("no result for %s", p.Name())
+	return PathResult{}
+}
+
+// The added latency pairs each round with the same round of the baseline,
+// so a drift common to both (round 3 is slow for everyone) cancels, and the
+// warm-up round (discard 1) is left out.
+func TestAnalyzeAddedIsPairedByRound(t *testing.T) {
+	all := []Series{
+		series(directTCP, 1, 500, 25, 26, 50),
+		series(directUNIX, 1, 500, 18, 19, 43),
+		series(epollTCP, 1, 900, 65, 66, 90),
+		series(epollUNIX, 1, 900, 55, 57, 80),
+	}
+	rs, chains := Analyze(all, 1, nil)
+	if chains != nil {
+		t.Errorf("chains without --hops: %v", chains)
+	}
+	e := find(t, rs, epollTCP)
+	if e.AddedUs == nil || e.AddedUs.P50 != 40 || e.AddedUs.CI95P50 != [2]float64{40, 40} || e.AddedUs.Baseline != "direct tcp" || e.AddedUs.Pairs != 3 {
+		t.Errorf("epoll tcp added %+v", e.AddedUs)
+	}
+	if e.AddedUs.P99 != 80 {
+		t.Errorf("added p99 %v, want 80", e.AddedUs.P99)
+	}
+	u := find(t, rs, epollUNIX)
+	if u.AddedUs.Baseline != "direct unix" || math.Abs(u.AddedUs.P50-(37+38+37)/3.0) > 1e-9 {
+		t.Errorf("epoll unix added %+v", u.AddedUs)
+	}
+	if u.AddedUs.CI95P50[0] >= u.AddedUs.P50 || u.AddedUs.CI95P50[1] <= u.AddedUs.P50 {
+		t.Errorf("CI %v does not bracket %v", u.AddedUs.CI95P50, u.AddedUs.P50)
+	}
+	d := find(t, rs, directTCP)
+	if d.AddedUs.P50 != 0 || d.AddedUs.Baseline != "direct tcp" {
+		t.Errorf("direct against itself: %+v", d.AddedUs)
+	}
+	if !d.Rounds[1].Kept || d.Rounds[0].Kept {
+		t.Errorf("rounds %+v", d.Rounds)
+	}
+	// No histograms: the summary is the mean of the kept rounds.
+	if want := (25 + 26 + 50) / 3.0; math.Abs(d.LatencyUs.P50-want) > 1e-9 {
+		t.Errorf("direct p50 %v, want %v", d.LatencyUs.P50, want)
+	}
+}
+
+func TestAnalyzeFailedRoundsArePairedOut(t *testing.T) {
+	relay := series(epollTCP, 1, 60, 65, 70)
+	relay.Samples[1] = Sample{Failed: "pingpong: connection refused"}
+	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 25, 30), relay}, 0, nil)
+	e := find(t, rs, epollTCP)
+	if e.Failed != 1 || e.AddedUs.Pairs != 2 || e.AddedUs.P50 != 40 {
+		t.Errorf("failed %d, added %+v", e.Failed, e.AddedUs)
+	}
+}
+
+// A real server with no UNIX socket has no direct unix path: UNIX client
+// legs are then measured against direct tcp, and the report says so.
+func TestAnalyzeBaselineFallback(t *testing.T) {
+	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), series(epollUNIX, 1, 50, 50)}, 0, nil)
+	if a := find(t, rs, epollUNIX).AddedUs; a == nil || a.Baseline != "direct tcp" || a.P50 != 30 {
+		t.Errorf("added %+v", a)
+	}
+}
+
+func TestAnalyzeMergesHistograms(t *testing.T) {
+	s := series(directTCP, 1, 1, 1)
+	h0, _ := DecodeHistogram(encodedHistogram(t, 10000, 10000, 10000))
+	h1, _ := DecodeHistogram(encodedHistogram(t, 30000))
+	s.Samples[0].Hist, s.Samples[1].Hist = h0, h1
+	rs, _ := Analyze([]Series{s}, 0, nil)
+	r := rs[0]
+	if r.Hist == nil || r.Hist.TotalCount() != 4 {
+		t.Fatalf("merged %v", r.Hist)
+	}
+	if math.Abs(r.LatencyUs.P50-10) > 0.05 || math.Abs(r.LatencyUs.Max-30) > 0.05 {
+		t.Errorf("latency %+v from the merged histogram", r.LatencyUs)
+	}
+}
+
+func TestAnalyzeChains(t *testing.T) {
+	chain := func(n int, p50s ...float64) Series {
+		return series(Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: n}, 1, p50s...)
+	}
+	all := []Series{
+		series(directTCP, 1, 25, 27),
+		chain(1, 65, 67),
+		chain(2, 105, 107),
+		chain(3, 145, 147),
+	}
+	_, chains := Analyze(all, 0, []int{0, 1, 2, 3})
+	if len(chains) != 1 {
+		t.Fatalf("chains %+v", chains)
+	}
+	c := chains[0]
+	if math.Abs(c.PerHopUs-40) > 1e-9 || math.Abs(c.InterceptUs-26) > 1e-9 || c.R2 < 0.99 || c.Points != 8 {
+		t.Errorf("chain %+v", c)
+	}
+	if len(c.Hops) != 4 || c.Hops[0] != 0 || c.Hops[3] != 3 || c.Relay != Epoll || c.Transport != TCP {
+		t.Errorf("chain hops %v", c.Hops)
+	}
+}
+
+func TestAnalyzeRelayResidence(t *testing.T) {
+	relay := series(epollTCP, 1, 60, 60)
+	r := 6.0
+	relay.RelayUs = &r
+	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), relay}, 0, nil)
+	e := find(t, rs, epollTCP)
+	if e.RelayUs == nil || *e.RelayUs != 6 || e.KernelUs == nil || *e.KernelUs != 34 {
+		t.Errorf("relay %v kernel %v", e.RelayUs, e.KernelUs)
+	}
+}

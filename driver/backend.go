@@ -1,0 +1,117 @@
+package driver
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// Backend is the server at the end of every path. Its zero value is the
+// embedded responder (pongd) that hopbench starts itself.
+type Backend struct {
+	URL      string        // as given, password masked by String
+	TCP      *sockets.Addr // a real server's TCP address, nil if none
+	UNIX     *sockets.Addr // its UNIX socket, nil if none
+	User     string
+	Password string
+	DB       string
+}
+
+// Embedded reports whether the backend is hopbench's own responder.
+func (b Backend) Embedded() bool { return b.TCP == nil && b.UNIX == nil }
+
+// String is the backend as reports print it, without the password.
+func (b Backend) String() string {
+	if b.Embedded() {
+		return "embedded"
+	}
+	u, err := url.Parse(b.URL)
+	if err != nil {
+		return "mysql://?"
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	return u.String()
+}
+
+// ParseBackend reads --backend: "embedded" (or empty), or a MySQL server as
+// mysql://USER:PASS@HOST:PORT/DB, mysql://USER:PASS@unix(/path/mysqld.sock)/DB
+// (the go-sql-driver spelling), or mysql://USER:PASS@HOST:PORT/DB?socket=/path
+// to name both, so the direct UNIX path runs too.
+func ParseBackend(s string) (Backend, error) {
+	if s == "" || s == "embedded" {
+		return Backend{}, nil
+	}
+	fail := func(format string, args ...any) (Backend, error) {
+		return Backend{}, fmt.Errorf("driver: parse backend %q: %s", mask(s), fmt.Sprintf(format, args...))
+	}
+	rest, ok := strings.CutPrefix(s, "mysql://")
+	if !ok {
+		return fail("want embedded or mysql://USER:PASS@HOST:PORT/DB")
+	}
+	b := Backend{URL: s}
+	unixOnly := false
+	// unix(/path) holds slashes that url.Parse would read as the URL path.
+	if at := strings.LastIndex(rest, "@unix("); at >= 0 {
+		end := strings.Index(rest[at:], ")")
+		if end < 0 {
+			return fail("unix( without )")
+		}
+		p := UNIXAddr(rest[at+len("@unix(") : at+end])
+		b.UNIX = &p
+		rest = rest[:at+1] + "localhost" + rest[at+end+1:]
+		unixOnly = true
+	}
+	u, err := url.Parse("mysql://" + rest)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if u.User != nil {
+		b.User = u.User.Username()
+		b.Password, _ = u.User.Password()
+	}
+	if b.User == "" {
+		return fail("no user")
+	}
+	b.DB = strings.TrimPrefix(u.Path, "/")
+	if sock := u.Query().Get("socket"); sock != "" {
+		p := UNIXAddr(sock)
+		b.UNIX = &p
+	}
+	if unixOnly {
+		return b, nil
+	}
+	host, portStr, err := net.SplitHostPort(u.Host)
+	if err != nil {
+		host, portStr = u.Host, "3306"
+	}
+	if host == "" {
+		return fail("no host")
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port <= 0 || port > 65535 {
+		return fail("bad port %q", portStr)
+	}
+	a := sockets.Addr{Network: "tcp", Host: host, Port: port}
+	b.TCP = &a
+	return b, nil
+}
+
+// mask hides the password of a URL in error messages.
+func mask(s string) string {
+	at := strings.LastIndex(s, "@")
+	rest, ok := strings.CutPrefix(s, "mysql://")
+	if at < 0 || !ok {
+		return s
+	}
+	creds := rest[:at-len("mysql://")]
+	if user, _, ok := strings.Cut(creds, ":"); ok {
+		return "mysql://" + user + ":***" + s[at:]
+	}
+	return s
+}

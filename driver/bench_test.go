@@ -1,0 +1,263 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/peer"
+)
+
+// shortConfig is a default run cut down to seconds, against the stand-ins.
+func shortConfig(t *testing.T, relays ...Relay) Config {
+	cfg := DefaultConfig()
+	cfg.Relays = relays
+	cfg.Time = 150 * time.Millisecond
+	cfg.Warmup = 0
+	cfg.Rounds = 3
+	cfg.Discard = 1
+	cfg.Locate = fakeLocator(fakeBin(t), false)
+	cfg.TempRoot = t.TempDir()
+	return cfg
+}
+
+// children lists the processes whose parent is this test process.
+func children(t *testing.T) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	me := os.Getpid()
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(me) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// nothingLeft checks that a run left no process and no temp dir (and so no
+// UNIX socket file) behind.
+func nothingLeft(t *testing.T, tempRoot string) {
+	t.Helper()
+	if pids := children(t); len(pids) > 0 {
+		t.Errorf("processes left behind: %v", pids)
+	}
+	ents, err := os.ReadDir(tempRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		t.Errorf("left behind in the temp root: %s", e.Name())
+	}
+}
+
+func TestRunDefaultWithStandIns(t *testing.T) {
+	cfg := shortConfig(t, Direct, Goroutine, Epoll, Socat, HAProxy)
+	cfg.Stats = true
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	if len(rep.Paths) != 6 {
+		t.Fatalf("%d paths, want direct, goroutine and epoll on two client legs", len(rep.Paths))
+	}
+	if len(rep.Skipped) != 3 || !strings.Contains(rep.Skipped[0].Reason, "make deps") {
+		t.Errorf("skipped %+v, want socat twice and haproxy with the install hint", rep.Skipped)
+	}
+	for _, p := range rep.Paths {
+		if p.TPS <= 0 || p.Hist == nil || p.Errors != 0 || p.Failed != 0 || len(p.Rounds) != 3 {
+			t.Errorf("%s: tps %v hist %v errors %d failed %d rounds %d", p.Name, p.TPS, p.Hist != nil, p.Errors, p.Failed, len(p.Rounds))
+		}
+		if p.AddedUs == nil {
+			t.Errorf("%s: no added latency", p.Name)
+		}
+		if p.Relay != Direct && (p.RelayUs == nil || *p.RelayUs != 4) {
+			t.Errorf("%s: relay residence %v, want the stand-in's 4 µs", p.Name, p.RelayUs)
+		}
+	}
+	if rep.Env.Pinning["client workers"] != "0-1" {
+		t.Errorf("pinning %v lacks the client's", rep.Env.Pinning)
+	}
+	var js bytes.Buffer
+	WriteJSON(&js, rep)
+	if err := CheckJSON(js.Bytes()); err != nil {
+		t.Error(err)
+	}
+	for _, want := range []string{"round 1/3 (warm-up)", "round 3/3", "epoll unix->tcp", "left", "skip socat tcp->tcp"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, progress.String())
+		}
+	}
+}
+
+// socat and HAProxy, when installed, start from their generated command
+// line and config, are probed ready, and carry traffic.
+func TestRunSocatAndHAProxy(t *testing.T) {
+	peer.Require(t, "socat")
+	peer.Require(t, "haproxy")
+	cfg := shortConfig(t, Direct, Socat, HAProxy)
+	cfg.Locate = fakeLocator(fakeBin(t), true)
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	if len(rep.Skipped) != 0 || len(rep.Paths) != 5 {
+		t.Fatalf("paths %d, skipped %+v", len(rep.Paths), rep.Skipped)
+	}
+	for _, p := range rep.Paths {
+		if p.TPS <= 0 || p.Failed != 0 {
+			t.Errorf("%s: tps %v, failed rounds %d: %+v", p.Name, p.TPS, p.Failed, p.Rounds)
+		}
+	}
+}
+
+func TestRunChainAndThreadSweep(t *testing.T) {
+	cfg := shortConfig(t, Direct, Epoll)
+	cfg.Transports = []Transport{TCP}
+	cfg.Hops = []int{0, 1, 3}
+	cfg.Threads = []int{1, 2}
+	cfg.Time = 100 * time.Millisecond
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	if len(rep.Paths) != 6 {
+		t.Errorf("%d path results, want 3 paths at 2 thread counts", len(rep.Paths))
+	}
+	if len(rep.Chains) != 2 {
+		t.Fatalf("chains %+v, want one per thread count", rep.Chains)
+	}
+	for _, c := range rep.Chains {
+		if len(c.Hops) != 3 || c.Points != 6 {
+			t.Errorf("chain %+v", c)
+		}
+	}
+	var js bytes.Buffer
+	WriteJSON(&js, rep)
+	if err := CheckJSON(js.Bytes()); err != nil {
+		t.Error(err)
+	}
+}
+
+// signalWriter calls fn once, at the first write that contains marker.
+type signalWriter struct {
+	once   sync.Once
+	marker string
+	fn     func()
+}
+
+func (w *signalWriter) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte(w.marker)) {
+		w.once.Do(w.fn)
+	}
+	return len(b), nil
+}
+
+// Cancelling mid-run (hopbench's Ctrl-C) stops every component and removes
+// every socket file before Run returns.
+func TestRunCancelLeavesNothingBehind(t *testing.T) {
+	cfg := shortConfig(t, Direct, Goroutine, Epoll)
+	cfg.Time = 5 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupt while the first pingpong runs (or, on a slow machine, just
+	// before): the invariant holds wherever the interruption lands.
+	cfg.Progress = &signalWriter{marker: "round 1/", fn: func() { time.AfterFunc(300*time.Millisecond, cancel) }}
+	began := time.Now()
+	_, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+	nothingLeft(t, cfg.TempRoot)
+}
+
+func TestRunMissingResponder(t *testing.T) {
+	cfg := shortConfig(t, Direct)
+	cfg.Locate = func(name string) (string, error) {
+		if name == "pingpong" {
+			return "/bin/true", nil
+		}
+		return "", errors.New("pongd not found")
+	}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "pongd") {
+		t.Errorf("Run without pongd: %v", err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+}
+
+// --placement pins every component as it starts, and the report says what
+// each obtained.
+func TestRunPlacement(t *testing.T) {
+	online, err := affinity.OnlineCPUs()
+	if err != nil || online.Len() < 2 {
+		t.Skip("needs two online CPUs")
+	}
+	cpus := online.CPUs()
+	spec := fmt.Sprintf("client=%d relay=%d server=%d", cpus[0], cpus[1], cpus[1])
+	cfg := shortConfig(t, Direct, Epoll)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 1, 0
+	if cfg.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	want := map[string]string{"client": strconv.Itoa(cpus[0]), "relay": strconv.Itoa(cpus[1]), "server": strconv.Itoa(cpus[1])}
+	for k, v := range want {
+		if rep.Env.Pinning[k] != v {
+			t.Errorf("pinning %v: %s should be %s", rep.Env.Pinning, k, v)
+		}
+	}
+	if rep.Config.Placement != spec {
+		t.Errorf("config placement %q", rep.Config.Placement)
+	}
+}
+
+// A relay that fails as it stops does not void the figures: the report
+// carries a warning.
+func TestRunStopFailureIsAWarning(t *testing.T) {
+	cfg := shortConfig(t, Direct, Epoll)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 1, 0
+	cfg.RelayLock = "global"
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	if len(rep.Paths) != 2 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "exit status 3") {
+		t.Errorf("paths %d, warnings %q", len(rep.Paths), rep.Warnings)
+	}
+}

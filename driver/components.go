@@ -1,0 +1,151 @@
+package driver
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// TCPAddr is the loopback TCP address with port (0 asks the kernel).
+func TCPAddr(port int) sockets.Addr {
+	return sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: port}
+}
+
+// UNIXAddr is the UNIX stream socket at path.
+func UNIXAddr(path string) sockets.Addr { return sockets.Addr{Network: "unix", Path: path} }
+
+// Responder is how hopbench starts pongd, the embedded backend.
+type Responder struct {
+	Proto       string        // echo or mysql
+	ServiceTime time.Duration // time pongd spends before each reply
+	Rows        int           // mysql: rows in each result set (0: pongd's default)
+	RowBytes    int           // mysql: bytes per row (0: pongd's default)
+	User        string        // mysql credentials pingpong must present
+	Password    string
+	CPUs        string // --cpus, the placement's server CPUs (also applied at fork)
+}
+
+// Args is pongd's command line, serving on every address in listen (port 0
+// and temp-dir paths, read back from its `listening` lines).
+func (r Responder) Args(bin string, listen []sockets.Addr) []string {
+	argv := []string{bin, "--proto", r.Proto}
+	for _, a := range listen {
+		argv = append(argv, "--listen", a.String())
+	}
+	if r.ServiceTime > 0 {
+		argv = append(argv, "--service-time", r.ServiceTime.String())
+	}
+	if r.Proto == ProtoMySQL {
+		argv = append(argv, "--user", r.User, "--password", r.Password)
+		if r.Rows > 0 {
+			argv = append(argv, "--rows", strconv.Itoa(r.Rows))
+		}
+		if r.RowBytes > 0 {
+			argv = append(argv, "--row-bytes", strconv.Itoa(r.RowBytes))
+		}
+	}
+	if r.CPUs != "" {
+		argv = append(argv, "--cpus", r.CPUs)
+	}
+	return argv
+}
+
+// HopRelay is how hopbench starts one hoprelay process.
+type HopRelay struct {
+	Engine Relay
+	Lock   string // --lock none|conn|global; empty leaves hoprelay's default
+	Stats  string // --stats FILE; empty for none
+	CPUs   string // --cpus, the placement's relay CPUs (also applied at fork)
+}
+
+// Args is hoprelay's command line relaying listen to connect.
+func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
+	argv := []string{bin, "--engine", string(h.Engine)}
+	if h.Lock != "" {
+		argv = append(argv, "--lock", h.Lock)
+	}
+	if h.Stats != "" {
+		argv = append(argv, "--stats", h.Stats)
+	}
+	if h.CPUs != "" {
+		argv = append(argv, "--cpus", h.CPUs)
+	}
+	return append(argv, listen.String(), connect.String())
+}
+
+// SocatArgs is socat's command line for one hop, in the exact form
+// field-notes.md §1 used: TCP_NODELAY on both TCP legs, fork so that every
+// connection gets its own child.
+//
+//	socat TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3000,nodelay
+//	socat UNIX-LISTEN:$PWD/mysql.sock,fork TCP4:127.0.0.1:3000,nodelay
+func SocatArgs(bin string, listen, connect sockets.Addr) []string {
+	var l, c string
+	if listen.IsUnix() {
+		l = "UNIX-LISTEN:" + listen.Path + ",fork"
+	} else {
+		l = fmt.Sprintf("TCP4-LISTEN:%d,reuseaddr,fork,nodelay", listen.Port)
+	}
+	if connect.IsUnix() {
+		c = "UNIX-CONNECT:" + connect.Path
+	} else {
+		c = fmt.Sprintf("TCP4:%s:%d,nodelay", connect.Host, connect.Port)
+	}
+	return []string{bin, l, c}
+}
+
+// HAProxyRoute is one frontend/backend pair of the generated config.
+type HAProxyRoute struct {
+	Name            string // a path's name; sanitised into section names
+	Listen, Connect sockets.Addr
+}
+
+// HAProxyConfig is the configuration hopbench runs HAProxy with: one thread
+// (nbthread 1, as field-notes.md's sandbox run, so it is one event loop like
+// socat's child or hoprelay's epoll engine), mode tcp, and one
+// frontend/backend pair per route. Timeouts are set because HAProxy warns
+// without them; they are far longer than any round.
+func HAProxyConfig(routes []HAProxyRoute) string {
+	var b strings.Builder
+	b.WriteString("global\n\tnbthread 1\n\tmaxconn 4096\n\n")
+	b.WriteString("defaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 10m\n\ttimeout server 10m\n")
+	for i, r := range routes {
+		id := fmt.Sprintf("p%d_%s", i, sectionName(r.Name))
+		fmt.Fprintf(&b, "\nfrontend f_%s\n\tbind %s\n\tdefault_backend b_%s\n", id, haproxyAddr(r.Listen), id)
+		fmt.Fprintf(&b, "\nbackend b_%s\n\tserver s0 %s\n", id, haproxyAddr(r.Connect))
+	}
+	return b.String()
+}
+
+// haproxyAddr writes an address as HAProxy reads it: host:port, or an
+// absolute path for a UNIX socket.
+func haproxyAddr(a sockets.Addr) string {
+	if a.IsUnix() {
+		return a.Path
+	}
+	return fmt.Sprintf("%s:%d", a.Host, a.Port)
+}
+
+func sectionName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Protocols the embedded responder and pingpong speak.
+const (
+	ProtoEcho  = "echo"
+	ProtoMySQL = "mysql"
+)
+
+// EmbeddedProto is the protocol of the default run's embedded backend:
+// pongd's mock mysqld, so that the default measures what field-notes.md §1
+// measured, point selects. Setting it to ProtoEcho runs 64-byte echo.
+const EmbeddedProto = ProtoMySQL

@@ -1,0 +1,86 @@
+package driver
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The command lines of field-notes.md §1, to the byte.
+func TestSocatArgsMatchFieldNotes(t *testing.T) {
+	for _, tc := range []struct {
+		listen, connect string
+		want            []string
+	}{
+		{"tcp:4008", "tcp:127.0.0.1:3000", []string{"socat", "TCP4-LISTEN:4008,reuseaddr,fork,nodelay", "TCP4:127.0.0.1:3000,nodelay"}},
+		{"unix:/w/mysql.sock", "tcp:127.0.0.1:3000", []string{"socat", "UNIX-LISTEN:/w/mysql.sock,fork", "TCP4:127.0.0.1:3000,nodelay"}},
+		{"tcp:4008", "unix:/w/up.sock", []string{"socat", "TCP4-LISTEN:4008,reuseaddr,fork,nodelay", "UNIX-CONNECT:/w/up.sock"}},
+	} {
+		l, c := mustAddr(t, tc.listen), mustAddr(t, tc.connect)
+		if got := SocatArgs("socat", l, c); !slices.Equal(got, tc.want) {
+			t.Errorf("SocatArgs(%s, %s)\n got %q\nwant %q", tc.listen, tc.connect, got, tc.want)
+		}
+	}
+}
+
+func TestHAProxyConfig(t *testing.T) {
+	cfg := HAProxyConfig([]HAProxyRoute{
+		{Name: "haproxy tcp->tcp", Listen: TCPAddr(4008), Connect: TCPAddr(3000)},
+		{Name: "haproxy unix->tcp", Listen: UNIXAddr("/w/h.sock"), Connect: UNIXAddr("/w/pongd.sock")},
+	})
+	for _, want := range []string{
+		"global\n\tnbthread 1\n",
+		"defaults\n\tmode tcp\n",
+		"timeout connect", "timeout client", "timeout server",
+		"frontend f_p0_haproxy_tcp__tcp\n\tbind 127.0.0.1:4008\n\tdefault_backend b_p0_haproxy_tcp__tcp\n",
+		"backend b_p0_haproxy_tcp__tcp\n\tserver s0 127.0.0.1:3000\n",
+		"frontend f_p1_haproxy_unix__tcp\n\tbind /w/h.sock\n",
+		"\tserver s0 /w/pongd.sock\n",
+	} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config lacks %q:\n%s", want, cfg)
+		}
+	}
+}
+
+func TestResponderArgs(t *testing.T) {
+	r := Responder{Proto: ProtoMySQL, ServiceTime: 20 * time.Microsecond, Rows: 10, RowBytes: 100, User: "u", Password: "p", CPUs: "1"}
+	got := strings.Join(r.Args("pongd", []addrT{TCPAddr(0), UNIXAddr("/w/p.sock")}), " ")
+	want := "pongd --proto mysql --listen tcp:127.0.0.1:0 --listen unix:/w/p.sock --service-time 20µs --user u --password p --rows 10 --row-bytes 100 --cpus 1"
+	if got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	echo := Responder{Proto: ProtoEcho, Rows: 10}
+	if got := strings.Join(echo.Args("pongd", []addrT{TCPAddr(0)}), " "); got != "pongd --proto echo --listen tcp:127.0.0.1:0" {
+		t.Errorf("echo: %s", got)
+	}
+}
+
+func TestHopRelayArgs(t *testing.T) {
+	h := HopRelay{Engine: Epoll, Lock: "global", Stats: "/w/s.json", CPUs: "1"}
+	got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " ")
+	want := "hoprelay --engine epoll --lock global --stats /w/s.json --cpus 1 tcp:127.0.0.1:0 tcp:127.0.0.1:3000"
+	if got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestClientArgs(t *testing.T) {
+	c := Client{Proto: ProtoMySQL, User: "root", Password: "secret", DB: "test", Command: "oltp-ro", Time: time.Second, Warmup: 100 * time.Millisecond}
+	got := strings.Join(c.Args("pingpong", UNIXAddr("/w/r.sock"), 4), " ")
+	want := "pingpong --target unix:/w/r.sock --proto mysql --threads 4 --time 1s --warmup 100ms --runs 1 --format json --user root --command oltp-ro --db test"
+	if got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if strings.Contains(got, "secret") {
+		t.Error("password on the command line")
+	}
+	if env := c.Env(); !slices.Equal(env, []string{"MYSQL_PWD=secret"}) {
+		t.Errorf("env %q", env)
+	}
+	echo := Client{Proto: ProtoEcho, Size: 64, Time: time.Second, CPUs: "0"}
+	if got := strings.Join(echo.Args("pingpong", TCPAddr(9), 1), " "); !strings.HasSuffix(got, "--format json --size 64 --cpus 0") {
+		t.Errorf("echo: %s", got)
+	}
+}

@@ -1,0 +1,148 @@
+package driver
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
+)
+
+// Config is one hopbench invocation. The zero value is valid: every unset
+// field takes the default named in its comment, and DefaultConfig is what
+// `make bench` runs.
+type Config struct {
+	Backend Backend // zero: the embedded responder
+	// Proto is the embedded responder's protocol, "" for EmbeddedProto. A
+	// real backend is always mysql.
+	Proto      string
+	Command    string        // mysql workload; "" for point-select
+	User       string        // embedded mysql credentials; "" for hoplat
+	Password   string        // "" for hoplat
+	Relays     []Relay       // relays to include; nil for all of Relays
+	Transports []Transport   // client legs; nil for tcp and unix
+	Threads    []int         // client connections; nil for 1
+	Time       time.Duration // per path per round; 0 for 1s
+	Warmup     time.Duration // per pingpong run, before timing; 0 for none
+	Rounds     int           // 0 for 5
+	Discard    int           // leading rounds dropped as warm-up; 0 keeps all
+	Hops       []int         // a chain sweep instead of the default paths; nil for none
+	// ServiceTimes, Sizes and Rows sweep the embedded backend; each
+	// combination is a stage with a topology of its own. nil for the
+	// responder's default.
+	ServiceTimes []time.Duration
+	Sizes        []int
+	Rows         []int
+	// Placement gives the CPUs of each component — "client" (pingpong),
+	// "relay" (every relay process), "server" (the embedded responder) —
+	// applied as each process starts; the zero value pins nothing.
+	Placement affinity.Placement
+	Nice      int                // the embedded server's niceness
+	RelayLock string             // hoprelay --lock; "" for its default
+	Stats     bool               // collect hoprelay --stats
+	TempRoot  string             // parent of the temp dir; "" for os.TempDir
+	Locate    Locator            // nil for Locate
+	Progress  io.Writer          // progress lines; nil for none
+	Env       func() results.Env // describes the machine; nil for results.CollectEnv
+}
+
+// DefaultConfig is the default run: every path, 5 rounds of 1 s per path
+// with the first discarded, 1 thread, point-select on the embedded MySQL
+// responder (64-byte echo when EmbeddedProto is echo). About a minute on two
+// cores.
+func DefaultConfig() Config {
+	return Config{
+		Command: "point-select",
+		Threads: []int{1},
+		Time:    time.Second,
+		Warmup:  100 * time.Millisecond,
+		Rounds:  5,
+		Discard: 1,
+	}
+}
+
+func (c Config) withDefaults() Config {
+	if c.Proto == "" {
+		c.Proto = EmbeddedProto
+	}
+	if !c.Backend.Embedded() {
+		c.Proto = ProtoMySQL
+	}
+	if c.Command == "" {
+		c.Command = "point-select"
+	}
+	if c.User == "" {
+		c.User = "hoplat"
+	}
+	if c.Password == "" {
+		c.Password = "hoplat"
+	}
+	if c.Relays == nil {
+		c.Relays = Relays
+	}
+	if c.Transports == nil {
+		c.Transports = []Transport{TCP, UNIX}
+	}
+	if c.Threads == nil {
+		c.Threads = []int{1}
+	}
+	if c.Time == 0 {
+		c.Time = time.Second
+	}
+	if c.Rounds == 0 {
+		c.Rounds = 5
+	}
+	if c.Proto == ProtoEcho && c.Sizes == nil {
+		c.Sizes = []int{64}
+	}
+	if c.Locate == nil {
+		c.Locate = Locate
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	if c.Env == nil {
+		c.Env = results.CollectEnv
+	}
+	return c
+}
+
+// Check reports a configuration that cannot run.
+func (c Config) Check() error {
+	c = c.withDefaults()
+	switch {
+	case c.Rounds < 1:
+		return fmt.Errorf("driver: rounds %d: need at least 1", c.Rounds)
+	case c.Discard < 0 || c.Discard >= c.Rounds:
+		return fmt.Errorf("driver: discard %d of %d rounds: must keep at least one", c.Discard, c.Rounds)
+	case c.Time < 0:
+		return fmt.Errorf("driver: time %v: must be positive", c.Time)
+	case c.Proto != ProtoEcho && c.Proto != ProtoMySQL:
+		return fmt.Errorf("driver: proto %q: want echo or mysql", c.Proto)
+	case c.Proto == ProtoEcho && c.Rows != nil:
+		return fmt.Errorf("driver: rows %v: rows shape mysql results; echo's payload is its size", c.Rows)
+	case !c.Backend.Embedded() && (c.ServiceTimes != nil || c.Rows != nil):
+		return fmt.Errorf("driver: service time and rows shape the embedded backend, not %s", c.Backend)
+	}
+	for _, t := range c.Threads {
+		if t < 1 {
+			return fmt.Errorf("driver: threads %d: need at least 1", t)
+		}
+	}
+	for _, h := range c.Hops {
+		if h < 0 {
+			return fmt.Errorf("driver: hops %d: must not be negative", h)
+		}
+	}
+	return nil
+}
+
+// Paths is the matrix the configuration measures.
+func (c Config) Paths() []Path {
+	c = c.withDefaults()
+	if len(c.Hops) > 0 {
+		return ChainPaths(c.Relays, c.Transports, c.Hops)
+	}
+	return DefaultPaths(c.Relays, c.Transports)
+}

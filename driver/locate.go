@@ -1,0 +1,37 @@
+package driver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hoplat/hoplat/internal/peer"
+)
+
+// Locator finds the program a component runs.
+type Locator func(name string) (string, error)
+
+// Locate finds name next to the running executable first — so that
+// bin/hopbench drives the bin/pongd built with it, not an older one on PATH —
+// then on PATH and in the sbin directories (HAProxy lives in /usr/sbin).
+func Locate(name string) (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := peer.Find(name)
+	if err != nil {
+		return "", fmt.Errorf("driver: %s not found next to hopbench or on PATH (%s)", name, installHint(name))
+	}
+	return p, nil
+}
+
+func installHint(name string) string {
+	switch name {
+	case "pongd", "pingpong", "hoprelay", "hopbench":
+		return "run `make build`"
+	}
+	return "install it with `make deps`"
+}

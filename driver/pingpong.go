@@ -1,0 +1,193 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// Client is how hopbench runs pingpong for one round of one path: one
+// process per round, one run, so every round starts from fresh connections
+// and a crash stays inside its round.
+type Client struct {
+	Proto    string // echo or mysql
+	Size     int    // echo payload bytes
+	User     string // mysql
+	Password string
+	DB       string
+	Command  string // mysql: ping, select1, point-select, oltp-ro, …
+	Time     time.Duration
+	Warmup   time.Duration
+	CPUs     string // --cpus, the placement's client CPUs (also applied at fork)
+}
+
+// Args is pingpong's command line for one round against target with threads
+// connections.
+func (c Client) Args(bin string, target sockets.Addr, threads int) []string {
+	argv := []string{bin,
+		"--target", target.String(),
+		"--proto", c.Proto,
+		"--threads", strconv.Itoa(threads),
+		"--time", c.Time.String(),
+		"--warmup", c.Warmup.String(),
+		"--runs", "1",
+		"--format", "json",
+	}
+	switch c.Proto {
+	case ProtoEcho:
+		if c.Size > 0 {
+			argv = append(argv, "--size", strconv.Itoa(c.Size))
+		}
+	case ProtoMySQL:
+		argv = append(argv, "--user", c.User, "--command", c.Command)
+		if c.DB != "" {
+			argv = append(argv, "--db", c.DB)
+		}
+	}
+	if c.CPUs != "" {
+		argv = append(argv, "--cpus", c.CPUs)
+	}
+	return argv
+}
+
+// Env is what the client's process needs besides its flags: the password
+// goes through MYSQL_PWD, as with the mysql client, so it never shows in ps.
+func (c Client) Env() []string {
+	if c.Proto == ProtoMySQL && c.Password != "" {
+		return []string{"MYSQL_PWD=" + c.Password}
+	}
+	return nil
+}
+
+// Sample is one round of one path as pingpong measured it. Latencies are
+// full round trips in microseconds.
+type Sample struct {
+	Latency Latency
+	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
+	TPS     float64
+	Errors  int64
+	Hist    *hdrhistogram.Histogram // nanoseconds; nil if pingpong sent none
+	Failed  string                  // why the round produced no figures; empty if it did
+	Pinning map[string]string       // pinning pingpong reports in its env
+	CPUs    string                  // CPUs the process was allowed, when placed
+}
+
+// Latency is a latency distribution's summary, in microseconds.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Avg  float64 `json:"avg"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// pingpongReport is the part of `pingpong --format json` (hoplat.pingpong.v1)
+// hopbench reads.
+type pingpongReport struct {
+	Schema string `json:"schema"`
+	Env    struct {
+		Pinning map[string]string `json:"pinning"`
+	} `json:"env"`
+	Results []struct {
+		Threads int `json:"threads"`
+		TPS     struct {
+			Mean float64 `json:"mean"`
+		} `json:"tps"`
+		Latency Latency `json:"latency_us"`
+		Connect struct {
+			P50 float64 `json:"p50"`
+		} `json:"connect_us"`
+		Errors    int64  `json:"errors"`
+		Histogram string `json:"histogram"`
+	} `json:"results"`
+}
+
+// ParsePingpong reads one round's figures from pingpong's JSON output.
+func ParsePingpong(data []byte) (Sample, error) {
+	var r pingpongReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Sample{}, fmt.Errorf("driver: parse pingpong json: %w (output: %.200q)", err, data)
+	}
+	if r.Schema != "hoplat.pingpong.v1" {
+		return Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want hoplat.pingpong.v1", r.Schema)
+	}
+	if len(r.Results) != 1 {
+		return Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
+	}
+	res := r.Results[0]
+	s := Sample{Latency: res.Latency, Connect: res.Connect.P50, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning}
+	if res.Histogram != "" {
+		h, err := DecodeHistogram(res.Histogram)
+		if err != nil {
+			return Sample{}, err
+		}
+		s.Hist = h
+	}
+	return s, nil
+}
+
+// DecodeHistogram reads the histogram field: hdrhistogram-go's V2 compressed
+// encoding, which its Encode already writes as base64. A writer that
+// base64-encoded that text once more is read too.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err == nil {
+		return h, nil
+	}
+	if inner, err2 := base64.StdEncoding.DecodeString(s); err2 == nil {
+		if h, err2 := hdrhistogram.Decode(inner); err2 == nil {
+			return h, nil
+		}
+	}
+	return nil, fmt.Errorf("driver: decode histogram %.40q: %w", s, err)
+}
+
+// RunClient runs one pingpong process to completion, on cpus when any,
+// and returns its figures. Cancelling ctx kills its process group.
+func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { kill(cmd); return nil }
+	cmd.WaitDelay = StopGrace
+	if env != nil {
+		cmd.Env = append(cmd.Environ(), env...)
+	}
+	var stdout bytes.Buffer
+	stderr := &tail{max: 2048}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	var obtained string
+	err := startOn(cmd, cpus)
+	if err == nil {
+		if cpus.Len() > 0 {
+			obtained, _ = AllowedCPUs(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
+	if ctx.Err() != nil {
+		return Sample{}, ctx.Err()
+	}
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return Sample{}, fmt.Errorf("pingpong %s: %v: %s", strings.Join(argv[1:3], " "), err, stderr)
+		}
+		return Sample{}, fmt.Errorf("driver: run pingpong: %w", err)
+	}
+	s, err := ParsePingpong(stdout.Bytes())
+	s.CPUs = obtained
+	return s, err
+}

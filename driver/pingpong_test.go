@@ -1,0 +1,85 @@
+package driver
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+func encodedHistogram(t testing.TB, values ...int64) string {
+	t.Helper()
+	h := hdrhistogram.New(1, int64(60*time.Second), 3)
+	for _, v := range values {
+		h.RecordValue(v)
+	}
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(enc)
+}
+
+func pingpongJSON(hist string) string {
+	return fmt.Sprintf(`{"schema":"hoplat.pingpong.v1","config":{},"env":{"pinning":{"worker 0":"0"}},
+ "results":[{"threads":1,"tps":{"mean":1000.5,"median":1000,"ci95":[990,1010]},
+  "latency_us":{"min":20,"avg":25,"p50":24,"p95":30,"p99":40,"p999":80,"max":120},
+  "errors":2,"runs":[],"outlier_runs":[],"connect_us":{"p50":150},"histogram":%q}]}`, hist)
+}
+
+func TestParsePingpong(t *testing.T) {
+	hist := encodedHistogram(t, 24000, 25000, 26000)
+	for _, tc := range []struct {
+		name, in string
+		err      string
+	}{
+		{"histogram", pingpongJSON(hist), ""},
+		{"histogram base64 twice", pingpongJSON(base64.StdEncoding.EncodeToString([]byte(hist))), ""},
+		{"no histogram", pingpongJSON(""), ""},
+		{"bad histogram", pingpongJSON("!!!"), "decode histogram"},
+		{"wrong schema", `{"schema":"hoplat.relay.v1","results":[]}`, "schema"},
+		{"two results", `{"schema":"hoplat.pingpong.v1","results":[{},{}]}`, "2 results"},
+		{"not json", "pingpong: dial: refused", "parse pingpong json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParsePingpong([]byte(tc.in))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.TPS != 1000.5 || s.Errors != 2 || s.Connect != 150 || s.Latency.P50 != 24 || s.Latency.P99 != 40 || s.Pinning["worker 0"] != "0" {
+				t.Errorf("sample %+v", s)
+			}
+			if tc.name == "no histogram" {
+				if s.Hist != nil {
+					t.Error("histogram from nothing")
+				}
+				return
+			}
+			if s.Hist == nil || s.Hist.TotalCount() != 3 || !s.Hist.ValuesAreEquivalent(s.Hist.ValueAtQuantile(50), 25000) {
+				t.Errorf("histogram %v", s.Hist)
+			}
+		})
+	}
+}
+
+func FuzzParsePingpong(f *testing.F) {
+	f.Add([]byte(pingpongJSON(encodedHistogram(f, 1000, 2000))))
+	f.Add([]byte(pingpongJSON("")))
+	f.Add([]byte(`{"schema":"hoplat.pingpong.v1","results":[{"histogram":"HISTFAAAAB"}]}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParsePingpong(data)
+		if err == nil && s.Hist != nil && s.Hist.TotalCount() < 0 {
+			t.Errorf("negative count")
+		}
+	})
+}

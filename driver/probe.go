@@ -1,0 +1,51 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// Probe waits until addr accepts a connection, for components that print no
+// readiness line (socat, HAProxy). It retries connect(2) with a backoff that
+// starts at 1 ms and doubles to 50 ms, and gives up when p exits (a bind
+// failure, a bad config), ctx ends, or timeout passes. The connection is
+// closed at once: socat forks a child for it that exits on the EOF, and a
+// responder sees a client that left before its first request.
+func Probe(ctx context.Context, p *Process, addr sockets.Addr, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	dial := addr
+	dial.Role = sockets.RoleConnect
+	dial.Opts = sockets.Options{}
+	backoff := time.Millisecond
+	for {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, networkOf(dial), dial.NetAddr())
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		timer := time.NewTimer(backoff)
+		select {
+		case <-timer.C:
+		case <-p.Done():
+			timer.Stop()
+			return p.exitError("before it accepted connections on " + addr.String())
+		case <-ctx.Done():
+			timer.Stop()
+			return fmt.Errorf("driver: %s: not accepting on %s after %v: %v (stderr: %s)", p.Name, addr, timeout, err, p.stderr)
+		}
+		backoff = min(2*backoff, 50*time.Millisecond)
+	}
+}
+
+func networkOf(a sockets.Addr) string {
+	if a.IsUnix() {
+		return "unix"
+	}
+	return a.Network
+}

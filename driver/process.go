@@ -1,0 +1,195 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// Process is one component of the topology — a responder, a relay, socat,
+// HAProxy — running as its own OS process in its own process group, so that
+// stopping it by PID also stops what it forked (socat's per-connection
+// children).
+type Process struct {
+	Name string // what the table calls it: "pongd", "epoll tcp->tcp", "socat"
+	Argv []string
+
+	cmd       *exec.Cmd
+	stderr    *tail
+	listening chan sockets.Addr
+	done      chan struct{} // closed once the process has been waited for
+	waitErr   error
+	stopOnce  sync.Once
+	signalled bool // Stop sent SIGTERM: an exit status of 143 is then expected
+}
+
+// StopGrace is how long Stop waits after SIGTERM before SIGKILL: long enough
+// for a relay to write its stats and unlink its UNIX paths.
+const StopGrace = 3 * time.Second
+
+// Start runs argv as a new process group, on cpus when the set is not
+// empty. Its stdout is read for readiness lines (`listening ADDR`, see
+// DESIGN.md) and otherwise discarded; the tail of its stderr is kept for
+// error messages.
+func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
+	p := &Process{
+		Name:      name,
+		Argv:      argv,
+		stderr:    &tail{max: 4096},
+		listening: make(chan sockets.Addr, 16),
+		done:      make(chan struct{}),
+	}
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	setProcessGroup(p.cmd)
+	p.cmd.Stderr = p.stderr
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("driver: start %s: %w", name, err)
+	}
+	if err := startOn(p.cmd, cpus); err != nil {
+		return nil, fmt.Errorf("driver: start %s: %w", name, err)
+	}
+	// One goroutine owns the process: it reads stdout to EOF (which Wait
+	// requires before it may close the pipe), then waits. Stop and
+	// everything else synchronise on done.
+	go func() {
+		p.readStdout(stdout)
+		p.waitErr = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *Process) readStdout(r io.Reader) {
+	defer close(p.listening)
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "listening ")
+		if !ok {
+			continue
+		}
+		a, err := sockets.Parse(strings.TrimSpace(rest))
+		if err != nil {
+			fmt.Fprintf(p.stderr, "hopbench: %s: bad readiness line: %v\n", p.Name, err)
+			continue
+		}
+		select {
+		case p.listening <- a:
+		default: // nobody asked for more lines than this; drop the rest
+		}
+	}
+	// Keep draining whatever the scanner could not tokenise (a line past its
+	// buffer) so the child never blocks writing to a full pipe.
+	io.Copy(io.Discard, r)
+}
+
+// PID is the process's id, which is also its process group's id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Done is closed once the process has exited and been waited for.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Listening waits for n readiness lines and returns their addresses, or
+// fails when the process exits first, ctx ends, or timeout passes.
+func (p *Process) Listening(ctx context.Context, n int, timeout time.Duration) ([]sockets.Addr, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var addrs []sockets.Addr
+	for len(addrs) < n {
+		select {
+		case a, ok := <-p.listening:
+			if !ok { // stdout closed: the process is exiting, or closed it itself
+				select {
+				case <-p.done:
+					return nil, p.exitError("before it was listening")
+				case <-timer.C:
+					return nil, fmt.Errorf("driver: %s closed stdout before it was listening", p.Name)
+				}
+			}
+			addrs = append(addrs, a)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("driver: %s: waiting for %d listeners: %w", p.Name, n, ctx.Err())
+		case <-timer.C:
+			return nil, fmt.Errorf("driver: %s: no `listening` line after %v (stderr: %s)", p.Name, timeout, p.stderr)
+		}
+	}
+	return addrs, nil
+}
+
+func (p *Process) exitError(when string) error {
+	return fmt.Errorf("driver: %s exited %s: %v (command: %s; stderr: %s)",
+		p.Name, when, p.waitErr, strings.Join(p.Argv, " "), p.stderr)
+}
+
+// Stop sends SIGTERM to the process group, waits up to StopGrace, then sends
+// SIGKILL; it returns once the process has been waited for. Stop is safe to
+// call more than once and from several goroutines.
+func (p *Process) Stop() error {
+	p.stopOnce.Do(func() {
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		p.signalled = true
+		terminate(p.cmd)
+		timer := time.NewTimer(StopGrace)
+		defer timer.Stop()
+		select {
+		case <-p.done:
+		case <-timer.C:
+			kill(p.cmd)
+			<-p.done
+		}
+	})
+	<-p.done
+	var exit *exec.ExitError
+	if errors.As(p.waitErr, &exit) && (!exit.Exited() || p.signalled && exit.ExitCode() == 128+15) {
+		// Ended by our signal, as asked, or exited with the status a
+		// shell gives death by SIGTERM (socat does so).
+		return nil
+	}
+	if p.waitErr != nil {
+		return fmt.Errorf("driver: stop %s: %w (stderr: %s)", p.Name, p.waitErr, p.stderr)
+	}
+	return nil
+}
+
+// Stderr is the last few KiB the process wrote to stderr.
+func (p *Process) Stderr() string { return p.stderr.String() }
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimSpace(string(t.buf))
+	if s == "" {
+		return "(empty)"
+	}
+	return strings.ReplaceAll(s, "\n", " | ")
+}

@@ -1,0 +1,61 @@
+package driver
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// progress writes one line per pingpong run: where the run is and about how
+// long is left, from the mean duration of the steps so far.
+type progress struct {
+	w       io.Writer
+	total   int
+	done    int
+	nominal time.Duration
+	spent   time.Duration
+	began   time.Time
+}
+
+func newProgress(w io.Writer, total int, nominal time.Duration) *progress {
+	return &progress{w: w, total: total, nominal: nominal}
+}
+
+// drop takes steps that will not run (skipped paths) out of the estimate.
+func (p *progress) drop(steps int) { p.total -= steps }
+
+func (p *progress) begin(stage, stages int, s Step, rounds, discard, cells int, c Cell) {
+	p.began = time.Now()
+	per := p.nominal
+	if p.done > 0 {
+		per = p.spent / time.Duration(p.done)
+	}
+	left := time.Duration(p.total-p.done) * per
+	var where strings.Builder
+	if stages > 1 {
+		fmt.Fprintf(&where, "stage %d/%d ", stage+1, stages)
+	}
+	fmt.Fprintf(&where, "round %d/%d", s.Round+1, rounds)
+	if s.Round < discard {
+		where.WriteString(" (warm-up)")
+	}
+	// The line is finished by end with the step's figures, so that a
+	// long --time shows what runs now and a short one reads as a log.
+	fmt.Fprintf(p.w, "hopbench: %s  path %2d/%d %-22s threads %-3d  ~%s left ",
+		where.String(), s.Cell+1, cells, c.Path.Name(), c.Threads, left.Round(time.Second))
+}
+
+func (p *progress) end(s Sample) {
+	p.done++
+	p.spent += time.Since(p.began)
+	if s.Failed != "" {
+		fmt.Fprintf(p.w, "-> failed: %s\n", s.Failed)
+		return
+	}
+	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, us(s.Latency.P50), us(s.Latency.P95), s.Errors)
+}
+
+func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
+
+func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }

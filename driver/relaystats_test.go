@@ -1,0 +1,51 @@
+package driver
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const relayStats = `{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"bytes":6400,"chunks":100},
+ "upstream_to_client":{"bytes":6400,"chunks":100}},"residence":{"count":200,"mean_ns":3000}}`
+
+func TestParseRelayStats(t *testing.T) {
+	us, err := ParseRelayStats([]byte(relayStats))
+	if err != nil || us != 6 { // two chunks of 3 µs per request
+		t.Errorf("got %v, %v; want 6 µs", us, err)
+	}
+	for _, bad := range []string{`{"schema":"x"}`, `{"schema":"hoplat.relay.v1"}`, `nope`} {
+		if _, err := ParseRelayStats([]byte(bad)); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+func TestRelayResidenceSumsHops(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, n := range []string{"a", "b"} {
+		f := filepath.Join(dir, n)
+		os.WriteFile(f, []byte(relayStats), 0o600)
+		files = append(files, f)
+	}
+	if got := relayResidence(files); got == nil || *got != 12 {
+		t.Errorf("two hops: %v", got)
+	}
+	if got := relayResidence(append(files, filepath.Join(dir, "missing"))); got != nil {
+		t.Errorf("missing hop counted: %v", *got)
+	}
+}
+
+func FuzzParseRelayStats(f *testing.F) {
+	f.Add([]byte(relayStats))
+	f.Add([]byte(strings.ReplaceAll(relayStats, "100", "0")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		us, err := ParseRelayStats(data)
+		if err == nil && math.IsNaN(us) {
+			t.Errorf("NaN residence from %q", data)
+		}
+	})
+}

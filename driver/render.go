@@ -1,0 +1,207 @@
+package driver
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes the report as hoplat.hopbench.v1, indented.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // path names hold "->"
+	return enc.Encode(r)
+}
+
+// csvHeader names the columns of WriteCSV, one row per path result.
+var csvHeader = []string{
+	"name", "relay", "client_transport", "upstream_transport", "hops", "threads",
+	"service_time_us", "size", "rows",
+	"p50_us", "p95_us", "p99_us", "p999_us", "max_us",
+	"added_p50_us", "added_p50_ci95_lo", "added_p50_ci95_hi", "added_p99_us", "added_p50_pct", "baseline",
+	"tps", "tps_ci95_lo", "tps_ci95_hi", "errors", "failed_rounds", "relay_us", "kernel_us", "connect_us",
+}
+
+// WriteCSV writes one row per path result; empty cells where a figure does
+// not exist (no baseline, no relay stats).
+func WriteCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	cw.Write(csvHeader)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
+	for _, p := range r.Paths {
+		row := []string{
+			p.Name, string(p.Relay), string(p.ClientTransport), string(p.UpstreamTransport),
+			strconv.Itoa(p.Hops), strconv.Itoa(p.Threads), f(p.ServiceTimeUs), strconv.Itoa(p.Size), strconv.Itoa(p.Rows),
+			f(p.LatencyUs.P50), f(p.LatencyUs.P95), f(p.LatencyUs.P99), f(p.LatencyUs.P999), f(p.LatencyUs.Max),
+		}
+		if a := p.AddedUs; a != nil {
+			row = append(row, f(a.P50), f(a.CI95P50[0]), f(a.CI95P50[1]), f(a.P99), f(a.P50Pct), a.Baseline)
+		} else {
+			row = append(row, "", "", "", "", "", "")
+		}
+		row = append(row, f(p.TPS), f(p.TPSCI95[0]), f(p.TPSCI95[1]),
+			strconv.FormatInt(p.Errors, 10), strconv.Itoa(p.Failed), opt(p.RelayUs), opt(p.KernelUs), f(p.ConnectUs))
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteText writes the table a reader wants: one row per path with its
+// round-trip percentiles, what it adds over the direct path (paired by
+// round, with the 95% interval), throughput and errors; then skipped paths,
+// the sweeps' own tables and the verdicts.
+func WriteText(w io.Writer, r *Report) error {
+	sweep := sweeps(r.Paths)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// tabwriter right-aligns every column; padding the names by hand keeps
+	// the first one flush left, as a reader scans it.
+	width := len("path")
+	for _, p := range r.Paths {
+		width = max(width, len(p.Name))
+	}
+	var head []string
+	head = append(head, fmt.Sprintf("%-*s\t", width, "path"))
+	if sweep.threads {
+		head = append(head, "threads\t")
+	}
+	if sweep.service {
+		head = append(head, "service µs\t")
+	}
+	if sweep.size {
+		head = append(head, "size\t")
+	}
+	if sweep.rows {
+		head = append(head, "rows\t")
+	}
+	head = append(head, "p50 µs\tp95 µs\tp99 µs\tadded p50 µs\t95% CI\ttps\terrors\t")
+	if sweep.stats {
+		head = append(head, "relay µs\tkernel µs\t")
+	}
+	fmt.Fprintln(tw, strings.Join(head, ""))
+	for _, p := range r.Paths {
+		var row strings.Builder
+		fmt.Fprintf(&row, "%-*s\t", width, p.Name)
+		if sweep.threads {
+			fmt.Fprintf(&row, "%d\t", p.Threads)
+		}
+		if sweep.service {
+			fmt.Fprintf(&row, "%s\t", us(p.ServiceTimeUs))
+		}
+		if sweep.size {
+			fmt.Fprintf(&row, "%d\t", p.Size)
+		}
+		if sweep.rows {
+			fmt.Fprintf(&row, "%d\t", p.Rows)
+		}
+		fmt.Fprintf(&row, "%s\t%s\t%s\t", us(p.LatencyUs.P50), us(p.LatencyUs.P95), us(p.LatencyUs.P99))
+		switch a := p.AddedUs; {
+		case p.Relay == Direct && a != nil && a.Baseline == p.Name:
+			row.WriteString("baseline\t\t")
+		case a == nil:
+			row.WriteString("-\t\t")
+		default:
+			fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, us(a.CI95P50[0]), us(a.CI95P50[1]))
+		}
+		fmt.Fprintf(&row, "%.0f\t%d\t", p.TPS, p.Errors+int64(p.Failed))
+		if sweep.stats {
+			fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
+		}
+		fmt.Fprintln(tw, row.String())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "skipped  %-20s %s\n", s.Path, s.Reason)
+	}
+	if sweep.threads {
+		writeThreadTable(w, r.Paths)
+	}
+	if len(r.Chains) > 0 {
+		writeChainTable(w, r.Chains)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
+	if len(r.Verdicts) > 0 {
+		fmt.Fprintln(w)
+		for _, v := range r.Verdicts {
+			fmt.Fprintln(w, "* "+v)
+		}
+	}
+	return nil
+}
+
+type sweep struct{ threads, service, size, rows, stats bool }
+
+func sweeps(paths []PathResult) sweep {
+	var s sweep
+	for _, p := range paths {
+		q := paths[0]
+		s.threads = s.threads || p.Threads != q.Threads
+		s.service = s.service || p.ServiceTimeUs != q.ServiceTimeUs
+		s.size = s.size || p.Size != q.Size
+		s.rows = s.rows || p.Rows != q.Rows
+		s.stats = s.stats || p.RelayUs != nil
+	}
+	return s
+}
+
+func optUs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return us(*v)
+}
+
+// writeThreadTable prints RonDB's result format, one line per thread count
+// and path: `Threads: 16 Mean: 1684` (transactions per second).
+func writeThreadTable(w io.Writer, paths []PathResult) {
+	var names []string
+	by := map[string][]PathResult{}
+	for _, p := range paths {
+		key := p.Name
+		if p.ServiceTimeUs != 0 || p.Size != paths[0].Size || p.Rows != paths[0].Rows {
+			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, us(p.ServiceTimeUs), p.Size, p.Rows)
+		}
+		if _, ok := by[key]; !ok {
+			names = append(names, key)
+		}
+		by[key] = append(by[key], p)
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "\n%s\n", n)
+		for _, p := range by[n] {
+			fmt.Fprintf(w, "Threads: %d Mean: %.0f\n", p.Threads, p.TPS)
+		}
+	}
+}
+
+func writeChainTable(w io.Writer, chains []Chain) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "chain\tthreads\tservice µs\thops\tp50 µs\tper hop µs\t95% CI\tintercept µs\tr²\t")
+	for _, c := range chains {
+		var hops, p50 []string
+		for i, h := range c.Hops {
+			hops = append(hops, strconv.Itoa(h))
+			p50 = append(p50, us(c.P50Us[i]))
+		}
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, us(c.ServiceTimeUs),
+			strings.Join(hops, ","), strings.Join(p50, ","), us(c.PerHopUs), us(c.PerHopCI95[0]), us(c.PerHopCI95[1]),
+			us(c.InterceptUs), c.R2)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,129 @@
+package driver
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hoplat/hoplat/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// syntheticReport is a default run's report made from fixed figures: five
+// rounds, the first discarded, socat and HAProxy skipped.
+func syntheticReport() *Report {
+	all := []Series{
+		series(directTCP, 1, 90, 25, 26, 24, 25),
+		series(directUNIX, 1, 90, 18, 19, 17, 18),
+		series(Path{Relay: Goroutine, Client: TCP, Upstream: TCP, Hops: 1}, 1, 200, 70, 72, 69, 71),
+		series(Path{Relay: Goroutine, Client: UNIX, Upstream: TCP, Hops: 1}, 1, 200, 60, 61, 59, 62),
+		series(epollTCP, 1, 200, 62, 63, 61, 62),
+		series(epollUNIX, 1, 200, 52, 54, 51, 53),
+	}
+	paths, chains := Analyze(all, 1, nil)
+	r := &Report{
+		Schema: Schema,
+		Config: ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
+		Env:    results.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
+		Paths:  paths,
+		Chains: chains,
+		Skipped: []Skip{
+			{"socat tcp->tcp", "driver: socat not found next to hopbench or on PATH (install it with `make deps`)"},
+			{"haproxy tcp->tcp", "driver: haproxy not found next to hopbench or on PATH (install it with `make deps`)"},
+		},
+	}
+	r.Verdicts = Verdicts(r)
+	return r
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s", name, got)
+	}
+}
+
+func TestWriteText(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteText(&b, syntheticReport()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"epoll tcp->tcp", "+37.0", "baseline",
+		"skipped  socat tcp->tcp",
+		"epoll: UNIX client leg saves",
+		"hop cost (added p50, TCP client leg): epoll 37.0 µs, goroutine 45.5 µs",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	golden(t, "report.txt", b.Bytes())
+}
+
+func TestWriteJSONKeepsTheContract(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, syntheticReport()); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckJSON(b.Bytes()); err != nil {
+		t.Error(err)
+	}
+	golden(t, "report.json", b.Bytes())
+}
+
+func TestCheckJSONRejects(t *testing.T) {
+	for _, bad := range []string{
+		`{"schema":"hoplat.pingpong.v1"}`,
+		`{"schema":"hoplat.hopbench.v1","config":{},"env":{}}`,
+		`{"schema":"hoplat.hopbench.v1","config":{},"env":{},"paths":[{"name":"epoll tcp->tcp","relay":"epoll","client_transport":"tcp","upstream_transport":"tcp","hops":1,"threads":1,"tps":1,"errors":0,"latency_us":{"p50":1,"p95":1,"p99":1}}]}`,
+		`{"schema":"hoplat.hopbench.v1","config":{},"env":{},"paths":[],"chains":[{"relay":"epoll","transport":"tcp","per_hop_us":1,"intercept_us":1,"r2":1,"hops":[0,1],"p50_us":[1],"per_hop_ci95":[0,2]}]}`,
+	} {
+		if err := CheckJSON([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+func TestWriteCSV(t *testing.T) {
+	var b bytes.Buffer
+	rep := syntheticReport()
+	if err := WriteCSV(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+len(rep.Paths) {
+		t.Fatalf("%d rows for %d paths", len(rows), len(rep.Paths))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	epoll := rows[5]
+	if epoll[col["name"]] != "epoll tcp->tcp" || epoll[col["added_p50_us"]] != "37.000" || epoll[col["baseline"]] != "direct tcp" {
+		t.Errorf("epoll row %q", epoll)
+	}
+	if epoll[col["relay_us"]] != "" {
+		t.Errorf("relay_us without stats: %q", epoll[col["relay_us"]])
+	}
+}

@@ -1,0 +1,359 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// ReadyTimeout bounds how long a component may take to start listening.
+const ReadyTimeout = 10 * time.Second
+
+// TopologySpec says what to start for one stage.
+type TopologySpec struct {
+	TempRoot  string    // parent of the run's temp dir; "" for os.TempDir
+	Backend   Backend   // zero: start pongd with Responder
+	Responder Responder // the embedded backend
+	Nice      int       // niceness of the embedded backend; 0 leaves it
+	Paths     []Path    // direct paths need nothing started
+	Relay     HopRelay  // template for every hoprelay (Lock); Engine is set per path
+	Stats     bool      // give every hoprelay a --stats file
+	Locate    Locator   // nil: Locate
+	// Placement gives the CPUs of the "server" and of every "relay"
+	// process; the zero value pins nothing.
+	Placement affinity.Placement
+}
+
+// Topology is the running set of processes for one stage.
+type Topology struct {
+	Dir     string                // temp dir holding UNIX sockets, HAProxy's config, stats files
+	Entries map[Path]sockets.Addr // where the client connects for each path
+	Skipped []Skip
+	Stats   map[Path][]string // hoprelay --stats files of each path, one per hop
+	Pinning map[string]string // component → CPUs it obtained
+
+	procs []*Process
+}
+
+// Build starts the backend and every relay the paths need, each awaited by
+// its readiness line or a connect probe. A path whose program is missing is
+// skipped with the reason; any other failure stops what was started.
+func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
+	if spec.Locate == nil {
+		spec.Locate = Locate
+	}
+	dir, err := os.MkdirTemp(spec.TempRoot, "hopbench-")
+	if err != nil {
+		return nil, fmt.Errorf("driver: build topology: %w", err)
+	}
+	t := &Topology{Dir: dir, Entries: map[Path]sockets.Addr{}, Stats: map[Path][]string{}, Pinning: map[string]string{}}
+	defer func() {
+		if err != nil {
+			t.Stop()
+		}
+	}()
+	backend, err := t.startBackend(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	var viaHAProxy []Path
+	for _, p := range spec.Paths {
+		up, ok := backend[p.Upstream]
+		if p.Hops == 0 {
+			up, ok = backend[p.Client]
+		}
+		switch {
+		case !ok:
+			t.Skipped = append(t.Skipped, Skip{p.Name(), fmt.Sprintf("the backend has no %s socket", p.Upstream)})
+		case p.Hops == 0:
+			t.Entries[p] = up
+		case p.Relay == HAProxy:
+			viaHAProxy = append(viaHAProxy, p)
+		default:
+			if err := t.startChain(ctx, spec, p, up); err != nil {
+				var missing *missingError
+				if !errors.As(err, &missing) {
+					return nil, err
+				}
+				t.Skipped = append(t.Skipped, Skip{p.Name(), missing.Error()})
+			}
+		}
+	}
+	if len(viaHAProxy) > 0 {
+		if err := t.startHAProxy(ctx, spec, viaHAProxy, backend); err != nil {
+			var missing *missingError
+			if !errors.As(err, &missing) {
+				return nil, err
+			}
+			for _, p := range viaHAProxy {
+				t.Skipped = append(t.Skipped, Skip{p.Name(), missing.Error()})
+			}
+		}
+	}
+	return t, nil
+}
+
+// missingError is a program that is not installed: its paths are skipped,
+// not failed.
+type missingError struct{ err error }
+
+func (m *missingError) Error() string { return m.err.Error() }
+
+func (t *Topology) locate(spec TopologySpec, name string) (string, error) {
+	p, err := spec.Locate(name)
+	if err != nil {
+		return "", &missingError{err}
+	}
+	return p, nil
+}
+
+func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Transport]sockets.Addr, error) {
+	out := map[Transport]sockets.Addr{}
+	if !spec.Backend.Embedded() {
+		if a := spec.Backend.TCP; a != nil {
+			out[TCP] = *a
+		}
+		if a := spec.Backend.UNIX; a != nil {
+			out[UNIX] = *a
+		}
+		return out, nil
+	}
+	bin, err := spec.Locate("pongd")
+	if err != nil {
+		return nil, err
+	}
+	listen := []sockets.Addr{TCPAddr(0), UNIXAddr(filepath.Join(t.Dir, "pongd.sock"))}
+	p, err := t.start(spec, ComponentServer, "pongd", spec.Responder.Args(bin, listen))
+	if err != nil {
+		return nil, err
+	}
+	addrs, err := p.Listening(ctx, len(listen), ReadyTimeout)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range addrs {
+		if a.IsUnix() {
+			out[UNIX] = a
+		} else {
+			out[TCP] = a
+		}
+	}
+	if spec.Nice != 0 {
+		if err := setNice(p.PID(), spec.Nice); err != nil {
+			return nil, fmt.Errorf("driver: nice %d for pongd: %w", spec.Nice, err)
+		}
+	}
+	return out, nil
+}
+
+// start starts one component on the CPUs the placement gives its kind and
+// records the CPUs it obtained, once per kind.
+func (t *Topology) start(spec TopologySpec, component, name string, argv []string) (*Process, error) {
+	cpus, _ := spec.Placement.For(component)
+	p, err := Start(name, argv, cpus)
+	if err != nil {
+		return nil, err
+	}
+	t.procs = append(t.procs, p)
+	if _, ok := t.Pinning[component]; !ok && cpus.Len() > 0 {
+		if got, err := AllowedCPUs(p.PID()); err == nil {
+			t.Pinning[component] = got
+		}
+	}
+	return p, nil
+}
+
+// startChain starts p's hops from the backend outwards, each one's connect
+// address the listen address of the one after it, and records where the
+// client connects.
+func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p Path, upstream sockets.Addr) error {
+	for h := p.Hops; h >= 1; h-- {
+		tr := p.Upstream
+		if h == 1 {
+			tr = p.Client
+		}
+		name := p.Name()
+		if p.Hops > 1 {
+			name = fmt.Sprintf("%s hop %d", name, h)
+		}
+		var err error
+		switch {
+		case p.Relay.IsEngine():
+			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, upstream)
+		case p.Relay == Socat:
+			upstream, err = t.startSocat(ctx, spec, p, h, name, tr, upstream)
+		default:
+			err = fmt.Errorf("driver: %s: relay %q cannot be chained", p.Name(), p.Relay)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	t.Entries[p] = upstream
+	return nil
+}
+
+func (t *Topology) sockPath(p Path, hop int) string {
+	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", sectionName(p.Name()), hop))
+}
+
+func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path, hop int, name string, tr Transport, upstream sockets.Addr) (sockets.Addr, error) {
+	bin, err := t.locate(spec, "hoprelay")
+	if err != nil {
+		return sockets.Addr{}, err
+	}
+	listen := TCPAddr(0)
+	if tr == UNIX {
+		listen = UNIXAddr(t.sockPath(p, hop))
+	}
+	h := spec.Relay
+	h.Engine = p.Relay
+	if spec.Stats {
+		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", sectionName(p.Name()), hop))
+		t.Stats[p] = append(t.Stats[p], h.Stats)
+	}
+	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream))
+	if err != nil {
+		return sockets.Addr{}, err
+	}
+	addrs, err := proc.Listening(ctx, 1, ReadyTimeout)
+	if err != nil {
+		return sockets.Addr{}, err
+	}
+	return addrs[0], nil
+}
+
+// startAttempts bounds the retries of a component that must be given a
+// port number (socat, HAProxy): the port is free when chosen but another
+// process may take it before the component binds it.
+const startAttempts = 3
+
+func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, hop int, name string, tr Transport, upstream sockets.Addr) (sockets.Addr, error) {
+	bin, err := t.locate(spec, "socat")
+	if err != nil {
+		return sockets.Addr{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		listen := UNIXAddr(t.sockPath(p, hop))
+		if tr == TCP {
+			port, err := FreePort()
+			if err != nil {
+				return sockets.Addr{}, err
+			}
+			listen = TCPAddr(port)
+		}
+		proc, err := t.start(spec, ComponentRelay, name, SocatArgs(bin, listen, upstream))
+		if err != nil {
+			return sockets.Addr{}, err
+		}
+		err = Probe(ctx, proc, listen, ReadyTimeout)
+		if err == nil {
+			return listen, nil
+		}
+		proc.Stop()
+		if attempt == startAttempts || ctx.Err() != nil {
+			return sockets.Addr{}, err
+		}
+	}
+}
+
+// startHAProxy runs one HAProxy process with a frontend/backend pair per
+// path, in the foreground (-db) so that it stays the process hopbench
+// started and stops by its PID.
+func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []Path, backend map[Transport]sockets.Addr) error {
+	bin, err := t.locate(spec, "haproxy")
+	if err != nil {
+		return err
+	}
+	cfgPath := filepath.Join(t.Dir, "haproxy.cfg")
+	for attempt := 1; ; attempt++ {
+		routes := make([]HAProxyRoute, len(paths))
+		for i, p := range paths {
+			listen := UNIXAddr(t.sockPath(p, 1))
+			if p.Client == TCP {
+				port, err := FreePort()
+				if err != nil {
+					return err
+				}
+				listen = TCPAddr(port)
+			}
+			routes[i] = HAProxyRoute{Name: p.Name(), Listen: listen, Connect: backend[p.Upstream]}
+		}
+		if err := os.WriteFile(cfgPath, []byte(HAProxyConfig(routes)), 0o600); err != nil {
+			return fmt.Errorf("driver: write %s: %w", cfgPath, err)
+		}
+		proc, err := t.start(spec, ComponentRelay, "haproxy", []string{bin, "-db", "-f", cfgPath})
+		if err != nil {
+			return err
+		}
+		for _, r := range routes {
+			if err = Probe(ctx, proc, r.Listen, ReadyTimeout); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			for i, p := range paths {
+				t.Entries[p] = routes[i].Listen
+			}
+			return nil
+		}
+		proc.Stop()
+		if attempt == startAttempts || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// FreePort asks the kernel for a TCP port that is free now, for programs
+// that cannot report the port they bound (socat, HAProxy). It binds the
+// wildcard address because socat's TCP4-LISTEN does.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp4", ":0")
+	if err != nil {
+		return 0, fmt.Errorf("driver: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Stop stops every process, then removes the temp dir and what is left in
+// it. Relays stop together, each with its own grace period, so an
+// interrupted run ends within one grace period however many paths it had;
+// the processes started first (the backend) stop last, so no relay sees
+// its upstream vanish while it still serves.
+func (t *Topology) Stop() error {
+	err := t.stopProcesses()
+	t.procs = nil
+	if t.Dir != "" {
+		err = errors.Join(err, os.RemoveAll(t.Dir))
+	}
+	return err
+}
+
+// stopProcesses stops every process but keeps the temp dir, so that the
+// relays' stats files, written as they exit, can be read.
+func (t *Topology) stopProcesses() error {
+	if len(t.procs) == 0 {
+		return nil
+	}
+	first, rest := t.procs[0], t.procs[1:]
+	errs := make([]error, len(rest)+1)
+	var wg sync.WaitGroup
+	for i, p := range rest {
+		wg.Go(func() { errs[i+1] = p.Stop() })
+	}
+	wg.Wait()
+	errs[0] = first.Stop()
+	return errors.Join(errs...)
+}
+
+// Processes is every process the topology started, in start order.
+func (t *Topology) Processes() []*Process { return t.procs }

@@ -1,0 +1,98 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// niceOf reads a process's niceness, field 19 of /proc/PID/stat (proc(5)).
+func niceOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Skip(err)
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	n, err := strconv.Atoi(fields[16]) // field 19, counting from state (field 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A path whose program is missing is skipped with the reason, the others
+// still start; the responder gets the niceness asked for; Stop leaves
+// nothing behind.
+func TestBuildSkipsMissingAndSetsNice(t *testing.T) {
+	bin := fakeBin(t)
+	locate := fakeLocator(bin, false)
+	spec := TopologySpec{
+		TempRoot:  t.TempDir(),
+		Responder: Responder{Proto: ProtoEcho},
+		Nice:      5,
+		Paths: []Path{
+			DirectPath(TCP), DirectPath(UNIX),
+			{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1},
+			{Relay: Socat, Client: TCP, Upstream: TCP, Hops: 1},
+		},
+		Locate: func(name string) (string, error) {
+			if name == "socat" {
+				return "", errors.New("driver: socat not found next to hopbench or on PATH (install it with `make deps`)")
+			}
+			return locate(name)
+		},
+	}
+	topo, err := Build(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(topo.Entries) != 3 {
+		t.Errorf("entries %v", topo.Entries)
+	}
+	if a := topo.Entries[spec.Paths[2]]; !a.IsUnix() || !strings.HasPrefix(a.Path, topo.Dir) {
+		t.Errorf("epoll unix->tcp entry %v", a)
+	}
+	if len(topo.Skipped) != 1 || topo.Skipped[0].Path != "socat tcp->tcp" || !strings.Contains(topo.Skipped[0].Reason, "make deps") {
+		t.Errorf("skipped %+v", topo.Skipped)
+	}
+	if got := niceOf(t, topo.Processes()[0].PID()); got != 5 {
+		t.Errorf("pongd nice %d, want 5", got)
+	}
+	dir := topo.Dir
+	if err := topo.Stop(); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temp dir %s survives Stop: %v", dir, err)
+	}
+}
+
+// A real backend needs nothing started; a path its sockets cannot serve is
+// skipped.
+func TestBuildRealBackend(t *testing.T) {
+	b, err := ParseBackend("mysql://u:p@127.0.0.1:3306/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := Build(context.Background(), TopologySpec{
+		TempRoot: t.TempDir(),
+		Backend:  b,
+		Paths:    []Path{DirectPath(TCP), DirectPath(UNIX)},
+		Locate:   func(string) (string, error) { return "", errors.New("nothing to start") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer topo.Stop()
+	if len(topo.Processes()) != 0 || topo.Entries[DirectPath(TCP)].Port != 3306 {
+		t.Errorf("entries %v, processes %d", topo.Entries, len(topo.Processes()))
+	}
+	if len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0].Reason, "no unix socket") {
+		t.Errorf("skipped %+v", topo.Skipped)
+	}
+}

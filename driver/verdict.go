@@ -1,0 +1,312 @@
+package driver
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hoplat/hoplat/results"
+)
+
+// Verdicts states what a reader wants to know from the report in
+// sentences: what a UNIX client leg saves, what each hop costs, how much of
+// a hop is the relay's own code, the per-hop slope of each chain, where
+// throughput stops scaling, and how overhead falls as the query's own cost
+// grows. Comparisons are made at the first stage and smallest thread count,
+// where the paths have the most in common.
+func Verdicts(r *Report) []string {
+	var out []string
+	first := firstGroup(r.Paths)
+	out = append(out, unixLegVerdicts(first)...)
+	out = append(out, hopCostVerdicts(first)...)
+	out = append(out, residenceVerdicts(first)...)
+	out = append(out, connectVerdicts(first)...)
+	out = append(out, chainVerdicts(r.Chains)...)
+	out = append(out, threadVerdicts(r.Paths)...)
+	out = append(out, serviceTimeVerdicts(r.Paths)...)
+	for _, p := range r.Paths {
+		if p.Errors > 0 || p.Failed > 0 {
+			out = append(out, fmt.Sprintf("%s (%d threads): %d errors, %d failed rounds — its figures are suspect", p.Name, p.Threads, p.Errors, p.Failed))
+		}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+type group struct {
+	serviceTimeUs float64
+	size, rows    int
+	threads       int
+}
+
+func groupOf(p PathResult) group { return group{p.ServiceTimeUs, p.Size, p.Rows, p.Threads} }
+
+// firstGroup is the results of the first stage at its smallest thread
+// count, keyed by path.
+func firstGroup(paths []PathResult) map[Path]PathResult {
+	out := map[Path]PathResult{}
+	if len(paths) == 0 {
+		return out
+	}
+	g := groupOf(paths[0])
+	for _, p := range paths {
+		if p.Threads < g.threads && p.ServiceTimeUs == g.serviceTimeUs && p.Size == g.size && p.Rows == g.rows {
+			g.threads = p.Threads
+		}
+	}
+	for _, p := range paths {
+		if groupOf(p) == g {
+			out[p.path] = p
+		}
+	}
+	return out
+}
+
+// pairedP50 is the mean paired difference a−b of the rounds both kept.
+func pairedP50(a, b PathResult) (results.Series, bool) {
+	var x, y []float64
+	for i := range min(len(a.Rounds), len(b.Rounds)) {
+		if a.Rounds[i].Kept && b.Rounds[i].Kept {
+			x = append(x, a.Rounds[i].P50)
+			y = append(y, b.Rounds[i].P50)
+		}
+	}
+	if len(x) == 0 {
+		return results.Series{}, false
+	}
+	e, err := results.Paired(y, x)
+	return e, err == nil
+}
+
+func unixLegVerdicts(g map[Path]PathResult) []string {
+	var out []string
+	for _, r := range Relays {
+		tcp := Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}
+		unix := Path{Relay: r, Client: UNIX, Upstream: TCP, Hops: 1}
+		leg := "UNIX client leg"
+		if r == Direct {
+			tcp, unix, leg = DirectPath(TCP), DirectPath(UNIX), "UNIX socket instead of TCP"
+		}
+		a, okA := g[tcp]
+		b, okB := g[unix]
+		if !okA || !okB {
+			continue
+		}
+		d, ok := pairedP50(a, b)
+		if !ok {
+			continue
+		}
+		verb, save, lo, hi := "saves", d.Mean, d.CI95[0], d.CI95[1]
+		if save < 0 {
+			verb, save, lo, hi = "costs", -save, -hi, -lo
+		}
+		line := fmt.Sprintf("%s: %s %s %s µs (%s) per request [95%% CI %s, %s]",
+			label(r), leg, verb, us(save), pct(save, a.LatencyUs.P50), us(lo), us(hi))
+		if lo <= 0 && hi >= 0 {
+			line += ", within the noise"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func label(r Relay) string {
+	if r == Direct {
+		return "direct"
+	}
+	return string(r)
+}
+
+// hopCostVerdicts lists each relay's added p50 with a TCP client leg,
+// cheapest first.
+func hopCostVerdicts(g map[Path]PathResult) []string {
+	var hops []PathResult
+	for _, r := range Relays[1:] {
+		if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.AddedUs != nil {
+			hops = append(hops, p)
+		}
+	}
+	if len(hops) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(hops, func(a, b PathResult) int { return cmpFloat(a.AddedUs.P50, b.AddedUs.P50) })
+	var parts []string
+	for _, p := range hops {
+		parts = append(parts, fmt.Sprintf("%s %s µs", p.Relay, us(p.AddedUs.P50)))
+	}
+	out := []string{"hop cost (added p50, TCP client leg): " + strings.Join(parts, ", ")}
+	if direct, ok := g[DirectPath(TCP)]; ok {
+		base := direct.LatencyUs.P50
+		line := fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs)", hops[0].Relay, pct(hops[0].AddedUs.P50, base), us(base))
+		if last := hops[len(hops)-1]; len(hops) > 1 {
+			line += fmt.Sprintf("; the dearest (%s) %s", last.Relay, pct(last.AddedUs.P50, base))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func residenceVerdicts(g map[Path]PathResult) []string {
+	var out []string
+	for _, r := range Relays[1:] {
+		for _, c := range []Transport{TCP, UNIX} {
+			p, ok := g[Path{Relay: r, Client: c, Upstream: TCP, Hops: 1}]
+			if !ok || p.RelayUs == nil || p.KernelUs == nil {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: the relay holds a request %s µs of the %s µs hop (its code and its read and write calls); wake-ups and the extra loopback legs take the other %s µs",
+				p.Name, us(*p.RelayUs), us(p.AddedUs.P50), us(*p.KernelUs)))
+		}
+	}
+	return out
+}
+
+// connectVerdicts separates what a hop costs once per connection from what
+// it costs per request (field-notes.md §2): the relay must accept, connect
+// upstream, and pass the protocol's handshake through.
+func connectVerdicts(g map[Path]PathResult) []string {
+	direct, ok := g[DirectPath(TCP)]
+	if !ok || direct.ConnectUs == 0 {
+		return nil
+	}
+	var parts []string
+	for _, r := range Relays[1:] {
+		if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.ConnectUs > 0 {
+			parts = append(parts, fmt.Sprintf("%s %+.0f µs", r, p.ConnectUs-direct.ConnectUs))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", us(direct.ConnectUs), strings.Join(parts, ", "))}
+}
+
+func chainVerdicts(chains []Chain) []string {
+	var out []string
+	for _, c := range chains {
+		out = append(out, fmt.Sprintf("%s %s chain (%s): each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
+			c.Relay, c.Transport, setting(c.Threads, c.ServiceTimeUs), us(c.PerHopUs), us(c.PerHopCI95[0]), us(c.PerHopCI95[1]), c.R2, us(c.InterceptUs)))
+	}
+	return out
+}
+
+// threadVerdicts names, for each path swept over thread counts, the count
+// where throughput peaked: past it, a lock or a single loop caps scaling.
+func threadVerdicts(paths []PathResult) []string {
+	type key struct {
+		name string
+		g    group
+	}
+	peak := map[key]PathResult{}
+	counts := map[key]int{}
+	var order []key
+	for _, p := range paths {
+		g := groupOf(p)
+		g.threads = 0
+		k := key{p.Name, g}
+		if _, ok := peak[k]; !ok {
+			order = append(order, k)
+		}
+		counts[k]++
+		if best, ok := peak[k]; !ok || p.TPS > best.TPS {
+			peak[k] = p
+		}
+	}
+	var out []string
+	for _, k := range order {
+		if counts[k] < 2 {
+			continue
+		}
+		p := peak[k]
+		where := p.Name
+		if p.ServiceTimeUs != 0 {
+			where += fmt.Sprintf(" (service time %s µs)", us(p.ServiceTimeUs))
+		}
+		out = append(out, fmt.Sprintf("%s: throughput peaks at %d threads (%.0f tps)", where, p.Threads, p.TPS))
+	}
+	return out
+}
+
+// serviceTimeVerdicts shows, for each relay path swept over service times,
+// its overhead at the shortest and the longest: the shorter the query, the
+// larger the relative overhead.
+func serviceTimeVerdicts(paths []PathResult) []string {
+	type key struct {
+		name    string
+		threads int
+	}
+	lo, hi := map[key]PathResult{}, map[key]PathResult{}
+	var order []key
+	for _, p := range paths {
+		if p.AddedUs == nil || p.Relay == Direct {
+			continue
+		}
+		k := key{p.Name, p.Threads}
+		l, ok := lo[k]
+		if !ok {
+			order = append(order, k)
+			lo[k], hi[k] = p, p
+			continue
+		}
+		if p.ServiceTimeUs < l.ServiceTimeUs {
+			lo[k] = p
+		}
+		if p.ServiceTimeUs > hi[k].ServiceTimeUs {
+			hi[k] = p
+		}
+	}
+	var out []string
+	for _, k := range order {
+		l, h := lo[k], hi[k]
+		if l.ServiceTimeUs == h.ServiceTimeUs {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (%s): adds %s µs, %s of the round trip, at %s µs service time; %s µs, %s, at %s µs",
+			k.name, plural(k.threads, "thread"), us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), us(l.ServiceTimeUs),
+			us(h.AddedUs.P50), pct(h.AddedUs.P50, h.LatencyUs.P50), us(h.ServiceTimeUs)))
+	}
+	return out
+}
+
+// setting names a thread count and, when there is one, a service time.
+func setting(threads int, serviceUs float64) string {
+	s := plural(threads, "thread")
+	if serviceUs != 0 {
+		s += fmt.Sprintf(", service time %s µs", us(serviceUs))
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func us(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func pct(part, whole float64) string {
+	if whole == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*part/whole)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

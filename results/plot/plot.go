@@ -1,0 +1,249 @@
+package plot
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Series is one named curve.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// Bar is one named value with its 95% confidence interval.
+type Bar struct {
+	Name          string
+	Value, Lo, Hi float64
+}
+
+// Fit is measured points and the least-squares line through them.
+type Fit struct {
+	Name             string
+	X, Y             []float64
+	Slope, Intercept float64
+}
+
+// Size of every figure: wide enough for a legend of a dozen paths.
+const (
+	width  = 8 * vg.Inch
+	height = 5 * vg.Inch
+)
+
+// Formats are the image formats every drawing function accepts.
+var Formats = []string{"png", "svg"}
+
+// write renders p in format ("png" or "svg") to w.
+func write(w io.Writer, p *plot.Plot, format string, h vg.Length) error {
+	switch format {
+	case "png", "svg":
+	default:
+		return fmt.Errorf("plot: format %q: want png or svg", format)
+	}
+	wt, err := p.WriterTo(width, h, format)
+	if err != nil {
+		return fmt.Errorf("plot: render %s: %w", format, err)
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+func check(kind string, n int) error {
+	if n == 0 {
+		return fmt.Errorf("plot: %s: no data", kind)
+	}
+	return nil
+}
+
+// Spectrum draws latency against percentile, one line per series (X in
+// percent, 0 to 100; Y in microseconds). The percentile axis is 1/(1-q) on
+// a log scale, so 90%, 99%, 99.9% are equally spaced and the tail gets the
+// room it needs, as HdrHistogram's plotter draws it; the latency axis is
+// logarithmic too, so that a 20 µs median and a 4 ms stall both read.
+func Spectrum(w io.Writer, format, title string, series []Series) error {
+	if err := check("spectrum", len(series)); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "percentile"
+	p.Y.Label.Text = "round trip (µs)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = percentileTicks{}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	for i, s := range series {
+		var xy plotter.XYs
+		for j := range s.X {
+			q := min(s.X[j], maxPercentile)
+			if q < 0 || math.IsNaN(s.Y[j]) || s.Y[j] <= 0 {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: 1 / (1 - q/100), Y: s.Y[j]})
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return fmt.Errorf("plot: spectrum %q: %w", s.Name, err)
+		}
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i / 7)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(s.Name, l)
+	}
+	return write(w, p, format, height)
+}
+
+// maxPercentile caps the percentile axis: the 100th percentile (the
+// maximum) is at infinity on it.
+const maxPercentile = 99.9999
+
+// percentileTicks labels the 1/(1-q) axis in percentiles.
+type percentileTicks struct{}
+
+func (percentileTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	labels := []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"}
+	for i, v := 0, 1.0; i < len(labels) && v <= hi*1.0001; i, v = i+1, v*10 {
+		if v >= lo/1.0001 {
+			ticks = append(ticks, plot.Tick{Value: v, Label: labels[i]})
+		}
+	}
+	if hi >= 2 && lo <= 2 {
+		ticks = append(ticks, plot.Tick{Value: 2, Label: "50%"})
+	}
+	return ticks
+}
+
+// Added draws one horizontal bar per path with its confidence interval:
+// what each path adds over its direct baseline.
+func Added(w io.Writer, format, title, unit string, bars []Bar) error {
+	if err := check("added", len(bars)); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = unit
+	vals := make(plotter.Values, len(bars))
+	errs := ciBars{}
+	names := make([]string, len(bars))
+	for i, b := range bars {
+		vals[i] = b.Value
+		names[i] = b.Name
+		errs.xy = append(errs.xy, plotter.XY{X: b.Value, Y: float64(i)})
+		errs.err = append(errs.err, [2]float64{b.Value - b.Lo, b.Hi - b.Value})
+	}
+	bc, err := plotter.NewBarChart(vals, vg.Points(14))
+	if err != nil {
+		return fmt.Errorf("plot: added: %w", err)
+	}
+	bc.Horizontal = true
+	bc.Color = plotutil.Color(0)
+	eb, err := plotter.NewXErrorBars(errs)
+	if err != nil {
+		return fmt.Errorf("plot: added: %w", err)
+	}
+	p.Add(bc, eb, plotter.NewGrid())
+	p.NominalY(names...)
+	h := max(height, vg.Length(len(bars))*vg.Points(22)+vg.Inch)
+	return write(w, p, format, h)
+}
+
+type ciBars struct {
+	xy  plotter.XYs
+	err [][2]float64
+}
+
+func (c ciBars) Len() int                        { return len(c.xy) }
+func (c ciBars) XY(i int) (float64, float64)     { return c.xy[i].X, c.xy[i].Y }
+func (c ciBars) XError(i int) (float64, float64) { return c.err[i][0], c.err[i][1] }
+
+// Lines draws one line with points per series, such as throughput against
+// threads or overhead against service time. logX puts X on a log scale
+// (thread counts 1, 2, 4, … 128); it needs every X above zero.
+func Lines(w io.Writer, format, title, xLabel, yLabel string, logX bool, series []Series) error {
+	if err := check("lines", len(series)); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	if logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	for i, s := range series {
+		var xy plotter.XYs
+		for j := range s.X {
+			if logX && s.X[j] <= 0 {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: s.X[j], Y: s.Y[j]})
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return fmt.Errorf("plot: %q: %w", s.Name, err)
+		}
+		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i / 7)
+		pts.Shape = plotutil.Shape(i)
+		p.Add(l, pts)
+		p.Legend.Add(s.Name, l, pts)
+	}
+	return write(w, p, format, height)
+}
+
+// Fits draws each fit's points and its line across their X range.
+func Fits(w io.Writer, format, title, xLabel, yLabel string, fits []Fit) error {
+	if err := check("fits", len(fits)); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	for i, f := range fits {
+		if len(f.X) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, len(f.X))
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for j := range f.X {
+			pts[j] = plotter.XY{X: f.X[j], Y: f.Y[j]}
+			lo, hi = min(lo, f.X[j]), max(hi, f.X[j])
+		}
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return fmt.Errorf("plot: fit %q: %w", f.Name, err)
+		}
+		s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
+		line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: f.Intercept + f.Slope*lo}, {X: hi, Y: f.Intercept + f.Slope*hi}})
+		if err != nil {
+			return fmt.Errorf("plot: fit %q: %w", f.Name, err)
+		}
+		line.Color = plotutil.Color(i)
+		p.Add(s, line)
+		p.Legend.Add(strings.TrimSpace(fmt.Sprintf("%s: %.1f/hop", f.Name, f.Slope)), s, line)
+	}
+	return write(w, p, format, height)
+}

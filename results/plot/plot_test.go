@@ -1,0 +1,83 @@
+package plot
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+func spectrumData() []Series {
+	return []Series{
+		{Name: "direct tcp", X: []float64{0, 50, 90, 99, 99.9, 100}, Y: []float64{20, 25, 28, 40, 80, 120}},
+		{Name: "epoll tcp->tcp", X: []float64{0, 50, 90, 99, 99.9, 100}, Y: []float64{55, 62, 70, 95, 160, 300}},
+	}
+}
+
+// Every figure renders to a non-empty PNG and an SVG that names its data.
+func TestFiguresRender(t *testing.T) {
+	figures := []struct {
+		name string
+		draw func(b *bytes.Buffer, format string) error
+		text string // a string the SVG must contain
+	}{
+		{"spectrum", func(b *bytes.Buffer, f string) error { return Spectrum(b, f, "Latency by percentile", spectrumData()) }, "99.9%"},
+		{"added", func(b *bytes.Buffer, f string) error {
+			return Added(b, f, "Added p50", "µs", []Bar{{"epoll tcp->tcp", 37, 35, 39}, {"socat tcp->tcp", 52, 48, 56}})
+		}, "socat tcp-&gt;tcp"},
+		{"lines", func(b *bytes.Buffer, f string) error {
+			return Lines(b, f, "Throughput", "threads", "requests/s", true, []Series{{Name: "direct tcp", X: []float64{1, 2, 4, 8}, Y: []float64{40000, 70000, 80000, 79000}}})
+		}, "Throughput"},
+		{"fits", func(b *bytes.Buffer, f string) error {
+			return Fits(b, f, "Chains", "hops", "µs", []Fit{{Name: "epoll tcp", X: []float64{0, 1, 2, 3}, Y: []float64{25, 66, 104, 146}, Slope: 40, Intercept: 25.2}})
+		}, "epoll tcp: 40.0/hop"},
+	}
+	for _, fig := range figures {
+		t.Run(fig.name, func(t *testing.T) {
+			var png, svg bytes.Buffer
+			if err := fig.draw(&png, "png"); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(png.Bytes(), pngMagic) || png.Len() < 1000 {
+				t.Errorf("png: %d bytes, prefix %q", png.Len(), png.Bytes()[:min(8, png.Len())])
+			}
+			if err := fig.draw(&svg, "svg"); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(svg.String(), "<svg") || !strings.Contains(svg.String(), fig.text) {
+				t.Errorf("svg lacks %q", fig.text)
+			}
+		})
+	}
+}
+
+func TestFiguresRefuse(t *testing.T) {
+	var b bytes.Buffer
+	if err := Spectrum(&b, "png", "x", nil); err == nil {
+		t.Error("empty spectrum drawn")
+	}
+	if err := Added(&b, "png", "x", "µs", nil); err == nil {
+		t.Error("empty bar chart drawn")
+	}
+	if err := Spectrum(&b, "gif", "x", spectrumData()); err == nil || !strings.Contains(err.Error(), `"gif"`) {
+		t.Errorf("gif: %v", err)
+	}
+}
+
+// The percentile axis labels sit at 1/(1-q): 90% at 10, 99% at 100.
+func TestPercentileTicks(t *testing.T) {
+	ticks := percentileTicks{}.Ticks(1, 1000)
+	got := map[float64]string{}
+	for _, tk := range ticks {
+		got[tk.Value] = tk.Label
+	}
+	for v, want := range map[float64]string{1: "0%", 2: "50%", 10: "90%", 100: "99%", 1000: "99.9%"} {
+		if got[v] != want {
+			t.Errorf("tick at %v = %q, want %q", v, got[v], want)
+		}
+	}
+	if _, ok := got[10000]; ok {
+		t.Error("tick beyond the axis")
+	}
+}
