@@ -178,6 +178,8 @@ type stalling struct {
 
 func (s *stalling) Read(p []byte) (int, error) {
 	if s.left--; s.left == 0 {
+		// The stall is the behaviour under test (a responder that
+		// stops answering for d), not a wait for readiness.
 		time.Sleep(s.d)
 	}
 	return s.ReadWriter.Read(p[:min(len(p), echo.DefaultSize)])
