@@ -57,7 +57,7 @@ func run(args []string) int {
 		return 1
 	}
 	if opts.out != "" {
-		if err := writeOut(opts.out, rep); err != nil {
+		if err := driver.WriteDir(opts.out, rep); err != nil {
 			fmt.Fprintln(os.Stderr, "hopbench:", err)
 			return 1
 		}

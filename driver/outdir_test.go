@@ -1,4 +1,4 @@
-package main
+package driver
 
 import (
 	"bytes"
@@ -9,13 +9,11 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/hoplat/hoplat/driver"
 )
 
-// syntheticReport runs the analysis on fixed figures: two paths at two
+// sweepReport runs the analysis on fixed figures: two paths at two
 // thread counts, two service times and a chain, with histograms.
-func syntheticReport(t *testing.T) *driver.Report {
+func sweepReport(t *testing.T) *Report {
 	t.Helper()
 	hist := func(us int64) *hdrhistogram.Histogram {
 		h := hdrhistogram.New(1, int64(time.Minute), 3)
@@ -24,16 +22,16 @@ func syntheticReport(t *testing.T) *driver.Report {
 		}
 		return h
 	}
-	var all []driver.Series
-	add := func(p driver.Path, threads int, svc time.Duration, p50 ...float64) {
-		s := driver.Series{Stage: driver.Stage{ServiceTime: svc}, Cell: driver.Cell{Path: p, Threads: threads}}
+	var all []Series
+	add := func(p Path, threads int, svc time.Duration, p50 ...float64) {
+		s := Series{Stage: Stage{ServiceTime: svc}, Cell: Cell{Path: p, Threads: threads}}
 		for _, v := range p50 {
-			s.Samples = append(s.Samples, driver.Sample{Latency: driver.Latency{P50: v, P95: v * 1.2, P99: v * 1.5}, TPS: float64(threads) * 1e6 / v, Hist: hist(int64(v))})
+			s.Samples = append(s.Samples, Sample{Latency: Latency{P50: v, P95: v * 1.2, P99: v * 1.5}, TPS: float64(threads) * 1e6 / v, Hist: hist(int64(v))})
 		}
 		all = append(all, s)
 	}
-	direct := driver.DirectPath(driver.TCP)
-	epoll := driver.Path{Relay: driver.Epoll, Client: driver.TCP, Upstream: driver.TCP, Hops: 1}
+	direct := DirectPath(TCP)
+	epoll := Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: 1}
 	epoll2 := epoll
 	epoll2.Hops = 2
 	for _, svc := range []time.Duration{0, time.Millisecond} {
@@ -44,16 +42,16 @@ func syntheticReport(t *testing.T) *driver.Report {
 			add(epoll2, threads, svc, 105+extra, 106+extra, 104+extra)
 		}
 	}
-	paths, chains := driver.Analyze(all, 1, []int{0, 1, 2})
-	rep := &driver.Report{Schema: driver.Schema, Paths: paths, Chains: chains, Skipped: []driver.Skip{}}
-	rep.Verdicts = driver.Verdicts(rep)
+	paths, chains := Analyze(all, 1, []int{0, 1, 2})
+	rep := &Report{Schema: Schema, Paths: paths, Chains: chains, Skipped: []Skip{}}
+	rep.Verdicts = Verdicts(rep)
 	return rep
 }
 
 func TestWriteOut(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := syntheticReport(t)
-	if err := writeOut(dir, rep); err != nil {
+	rep := sweepReport(t)
+	if err := WriteDir(dir, rep); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"report.json", "report.csv", "report.txt", "epoll_tcp-to-tcp_t1_svc0us.hgrm", "direct_tcp_t2_svc1000us.hgrm"}
@@ -67,7 +65,7 @@ func TestWriteOut(t *testing.T) {
 		}
 	}
 	js, _ := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err := driver.CheckJSON(js); err != nil {
+	if err := CheckJSON(js); err != nil {
 		t.Error(err)
 	}
 	hgrm, _ := os.ReadFile(filepath.Join(dir, "epoll_tcp-to-tcp_t1_svc0us.hgrm"))
@@ -75,7 +73,7 @@ func TestWriteOut(t *testing.T) {
 		t.Errorf("hgrm: %.200s", hgrm)
 	}
 	var text bytes.Buffer
-	write(&text, "text", rep)
+	WriteText(&text, rep)
 	for _, s := range []string{"Threads: 2 Mean:", "chain", "throughput peaks at 2 threads"} {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, text.String())

@@ -1,20 +1,63 @@
-package main
+package driver
 
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/results/plot"
 )
+
+// WriteDir fills dir with the report in every format, one .hgrm per path
+// result, and the plots.
+func WriteDir(dir string, rep *Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("hopbench: out dir %s: %w", dir, err)
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer, *Report) error
+	}{
+		{"report.json", WriteJSON},
+		{"report.csv", WriteCSV},
+		{"report.txt", WriteText},
+	}
+	for _, f := range files {
+		if err := writeFile(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, rep) }); err != nil {
+			return err
+		}
+	}
+	for _, p := range rep.Paths {
+		if p.Hist == nil {
+			continue
+		}
+		name := filepath.Join(dir, FileName(p, rep.Paths)+".hgrm")
+		if err := writeFile(name, func(w io.Writer) error { return WriteHgrm(w, p.Hist) }); err != nil {
+			return err
+		}
+	}
+	return writePlots(dir, rep)
+}
+
+func writeFile(name string, fill func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return f.Close()
+}
 
 // writePlots draws every figure the report has data for, each as PNG and
 // SVG: the latency spectrum and added latency of the first group of
 // results, throughput against threads, overhead against service time, and
 // the chain fits.
-func writePlots(dir string, rep *driver.Report) error {
+func writePlots(dir string, rep *Report) error {
 	type figure struct {
 		name string
 		draw func(w io.Writer, format string) error
@@ -25,10 +68,10 @@ func writePlots(dir string, rep *driver.Report) error {
 	var bars []plot.Bar
 	for _, p := range first {
 		if p.Hist != nil {
-			x, y := driver.Spectrum(p.Hist)
+			x, y := Spectrum(p.Hist)
 			spec = append(spec, plot.Series{Name: p.Name, X: x, Y: y})
 		}
-		if a := p.AddedUs; a != nil && p.Relay != driver.Direct {
+		if a := p.AddedUs; a != nil && p.Relay != Direct {
 			bars = append(bars, plot.Bar{Name: p.Name, Value: a.P50, Lo: a.CI95P50[0], Hi: a.CI95P50[1]})
 		}
 	}
@@ -42,7 +85,7 @@ func writePlots(dir string, rep *driver.Report) error {
 			return plot.Added(w, f, "Added p50 round trip vs direct (95% CI)", "µs", bars)
 		}})
 	}
-	if tps, lat := sweepSeries(rep.Paths, func(p driver.PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
+	if tps, lat := sweepSeries(rep.Paths, func(p PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
 		figs = append(figs,
 			figure{"threads-tps", func(w io.Writer, f string) error {
 				return plot.Lines(w, f, "Throughput by client threads", "threads", "requests/s", true, tps)
@@ -73,7 +116,7 @@ func writePlots(dir string, rep *driver.Report) error {
 }
 
 // firstResults is the first backend setting at the smallest thread count.
-func firstResults(paths []driver.PathResult) []driver.PathResult {
+func firstResults(paths []PathResult) []PathResult {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -82,7 +125,7 @@ func firstResults(paths []driver.PathResult) []driver.PathResult {
 		least = min(least, p.Threads)
 	}
 	q := paths[0]
-	var out []driver.PathResult
+	var out []PathResult
 	for _, p := range paths {
 		if p.Threads == least && p.ServiceTimeUs == q.ServiceTimeUs && p.Size == q.Size && p.Rows == q.Rows {
 			out = append(out, p)
@@ -93,14 +136,14 @@ func firstResults(paths []driver.PathResult) []driver.PathResult {
 
 // sweepSeries gives, per path and backend setting, throughput and p50
 // against x, when x takes two or more values.
-func sweepSeries(paths []driver.PathResult, x func(driver.PathResult) float64) (tps, lat []plot.Series) {
+func sweepSeries(paths []PathResult, x func(PathResult) float64) (tps, lat []plot.Series) {
 	type key struct {
 		name       string
 		svc        float64
 		size, rows int
 	}
 	var order []key
-	byKey := map[key][]driver.PathResult{}
+	byKey := map[key][]PathResult{}
 	for _, p := range paths {
 		k := key{p.Name, p.ServiceTimeUs, p.Size, p.Rows}
 		if _, ok := byKey[k]; !ok {
@@ -113,7 +156,7 @@ func sweepSeries(paths []driver.PathResult, x func(driver.PathResult) float64) (
 		if len(ps) < 2 {
 			continue
 		}
-		slices.SortFunc(ps, func(a, b driver.PathResult) int { return int(x(a) - x(b)) })
+		slices.SortFunc(ps, func(a, b PathResult) int { return int(x(a) - x(b)) })
 		name := k.name
 		if len(order) > 1 && (k.svc != 0 || k.size != ps[0].Size) {
 			name = fmt.Sprintf("%s (%g µs)", k.name, k.svc)
@@ -131,7 +174,7 @@ func sweepSeries(paths []driver.PathResult, x func(driver.PathResult) float64) (
 
 // overheadSeries is, per relay path and thread count, the added p50 as a
 // share of the round trip against the backend's service time.
-func overheadSeries(paths []driver.PathResult) []plot.Series {
+func overheadSeries(paths []PathResult) []plot.Series {
 	type key struct {
 		name    string
 		threads int
@@ -139,7 +182,7 @@ func overheadSeries(paths []driver.PathResult) []plot.Series {
 	var order []key
 	by := map[key]*plot.Series{}
 	for _, p := range paths {
-		if p.Relay == driver.Direct || p.AddedUs == nil || p.LatencyUs.P50 == 0 {
+		if p.Relay == Direct || p.AddedUs == nil || p.LatencyUs.P50 == 0 {
 			continue
 		}
 		k := key{p.Name, p.Threads}
@@ -162,7 +205,7 @@ func overheadSeries(paths []driver.PathResult) []plot.Series {
 }
 
 // chainFits gives each chain's per-round p50 points and its fitted line.
-func chainFits(rep *driver.Report) []plot.Fit {
+func chainFits(rep *Report) []plot.Fit {
 	var fits []plot.Fit
 	several := false
 	for _, c := range rep.Chains {
@@ -178,7 +221,7 @@ func chainFits(rep *driver.Report) []plot.Fit {
 			if p.Threads != c.Threads || p.ServiceTimeUs != c.ServiceTimeUs || !slices.Contains(c.Hops, p.Hops) {
 				continue
 			}
-			if !(p.Relay == c.Relay || p.Relay == driver.Direct) || p.ClientTransport != c.Transport || p.UpstreamTransport != c.Transport {
+			if !(p.Relay == c.Relay || p.Relay == Direct) || p.ClientTransport != c.Transport || p.UpstreamTransport != c.Transport {
 				continue
 			}
 			for _, r := range p.Rounds {
