@@ -2,6 +2,7 @@ package leak
 
 import (
 	"os"
+	"sync"
 	"testing"
 )
 
@@ -10,27 +11,39 @@ func TestFinishNamesAnFDLeak(t *testing.T) {
 	if got := c.Finish(0, true); got != 0 {
 		t.Fatalf("nothing leaked, Finish = %d", got)
 	}
-	f, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
+	// Several, so that an fd closed elsewhere meanwhile cannot hide the leak.
+	var files []*os.File
+	for range 3 {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
 	}
 	if got := c.Finish(0, false); got != 1 {
-		t.Errorf("an open file: Finish = %d, want 1", got)
+		t.Errorf("open files: Finish = %d, want 1", got)
 	}
 	if got := c.Finish(3, false); got != 3 {
 		t.Errorf("failed tests keep their code: Finish = %d, want 3", got)
 	}
-	f.Close()
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 func TestFinishNamesAGoroutineLeak(t *testing.T) {
 	c := Start("leaktest")
+	// Several, so that a goroutine of the testing framework ending
+	// meanwhile cannot hide the leak from the count.
+	const n = 4
 	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() { <-stop; close(done) }()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { <-stop })
+	}
 	if got := c.Finish(0, true); got != 1 {
-		t.Errorf("a running goroutine: Finish = %d, want 1", got)
+		t.Errorf("%d running goroutines: Finish = %d, want 1", n, got)
 	}
 	close(stop)
-	<-done
+	wg.Wait()
 }
