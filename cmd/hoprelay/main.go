@@ -17,26 +17,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// usageError is a flag or argument that makes no sense: exit status 2.
-type usageError struct{ error }
-
 func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
-	var ue usageError
-	switch {
-	case err == nil:
-	case errors.Is(err, pflag.ErrHelp):
-	case errors.As(err, &ue):
-		fmt.Fprintln(os.Stderr, "hoprelay:", err)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "hoprelay:", err)
-		os.Exit(1)
+	if errors.Is(err, pflag.ErrHelp) {
+		err = nil
 	}
+	cli.Exit("hoprelay", err)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -66,19 +57,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()
-		return usageError{fmt.Errorf("want LISTEN CONNECT, got %d arguments", fs.NArg())}
+		return cli.Usage(fmt.Errorf("want LISTEN CONNECT, got %d arguments", fs.NArg()))
 	}
 	listen, err := sockets.Parse(fs.Arg(0))
 	if err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	connect, err := sockets.Parse(fs.Arg(1))
 	if err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	cfg := relay.Config{
 		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, BusyPoll: *busyPoll, Lock: relay.Lock(*lock),
@@ -90,27 +81,27 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *cpus != "" {
 		set, err := affinity.ParseList(*cpus)
 		if err != nil {
-			return usageError{fmt.Errorf("--cpus %q: %v", *cpus, err)}
+			return cli.Usage(fmt.Errorf("--cpus %q: %v", *cpus, err))
 		}
 		cfg.CPUs = set.CPUs()
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {
-		return usageError{fmt.Errorf("--buffer %q: %v", *buffer, err)}
+		return cli.Usage(fmt.Errorf("--buffer %q: %v", *buffer, err))
 	}
 	if *workers < 1 {
-		return usageError{fmt.Errorf("--workers %d: want 1 or more", *workers)}
+		return cli.Usage(fmt.Errorf("--workers %d: want 1 or more", *workers))
 	}
 	if *maxConns < 0 {
-		return usageError{fmt.Errorf("--max-conns %d: want 0 (no bound) or more", *maxConns)}
+		return cli.Usage(fmt.Errorf("--max-conns %d: want 0 (no bound) or more", *maxConns))
 	}
 	if *grace < 0 {
-		return usageError{fmt.Errorf("--grace %v: want 0 or more", *grace)}
+		return cli.Usage(fmt.Errorf("--grace %v: want 0 or more", *grace))
 	}
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
 	cfg.Logf = logger.Printf
 
 	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	r, err := relay.New(listen, connect, cfg)
 	if err != nil {

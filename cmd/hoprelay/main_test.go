@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/cli"
 )
 
 func TestParseBytes(t *testing.T) {
@@ -48,8 +49,7 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		err := run(tc.args, &out, &errb)
-		var ue usageError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+		if !cli.IsUsage(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%q) = %v, want a usage error naming %q", tc.args, err, tc.want)
 		}
 	}

@@ -9,6 +9,8 @@
 package main
 
 import (
+	"github.com/hoplat/hoplat/internal/cli"
+
 	"context"
 	"errors"
 	"fmt"
@@ -28,34 +30,7 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-const exitUsage = 2
-
-// usageError is a flag value that makes no sense: exit status 2.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-func main() {
-	err := run(os.Args[1:], os.Stdout, os.Stderr)
-	var ue usageError
-	switch {
-	case errors.As(err, &ue):
-		report(err)
-		os.Exit(exitUsage)
-	case err != nil:
-		report(err)
-		os.Exit(1)
-	}
-}
-
-// report prints err once prefixed with the command's name.
-func report(err error) {
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "pingpong:") {
-		msg = "pingpong: " + msg
-	}
-	fmt.Fprintln(os.Stderr, msg)
-}
+func main() { cli.Exit("pingpong", run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 type options struct {
 	cfg    pingpong.Config
@@ -86,35 +61,35 @@ func parse(args []string) (options, error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(os.Stdout, "Usage: pingpong --target ADDR [flags]\n%s", fs.FlagUsages())
 		}
-		return o, usageError{err}
+		return o, cli.Usage(err)
 	}
 	if fs.NArg() > 0 {
-		return o, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return o, cli.Usage(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	if *target == "" {
-		return o, usageError{errors.New("--target: an address is required")}
+		return o, cli.Usage(errors.New("--target: an address is required"))
 	}
 	a, err := sockets.Parse(*target)
 	if err != nil {
-		return o, usageError{fmt.Errorf("--target: %w", err)}
+		return o, cli.Usage(fmt.Errorf("--target: %w", err))
 	}
 	if a.Role == sockets.RoleListen {
-		return o, usageError{fmt.Errorf("--target %q: a listen address; want one to connect to", *target)}
+		return o, cli.Usage(fmt.Errorf("--target %q: a listen address; want one to connect to", *target))
 	}
 	o.cfg.Target = a
 	if o.cfg.Threads, err = pingpong.ParseCounts(*threads); err != nil {
-		return o, usageError{fmt.Errorf("--threads: %w", err)}
+		return o, cli.Usage(fmt.Errorf("--threads: %w", err))
 	}
 	if o.cfg.IO, err = pingpong.ParseIO(*ioModel); err != nil {
-		return o, usageError{fmt.Errorf("--io: %w", err)}
+		return o, cli.Usage(fmt.Errorf("--io: %w", err))
 	}
 	if *cpus != "" {
 		if o.cfg.CPUs, err = parseCPUs(*cpus); err != nil {
-			return o, usageError{fmt.Errorf("--cpus: %w", err)}
+			return o, cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, o.cfg.IO); err != nil {
-		return o, usageError{err}
+		return o, cli.Usage(err)
 	}
 	checks := []struct {
 		bad  bool
@@ -131,11 +106,11 @@ func parse(args []string) (options, error) {
 	}
 	for _, c := range checks {
 		if c.bad {
-			return o, usageError{fmt.Errorf("--%s %v: want %s", c.flag, c.val, c.want)}
+			return o, cli.Usage(fmt.Errorf("--%s %v: want %s", c.flag, c.val, c.want))
 		}
 	}
 	if _, err := results.ReporterFor(o.format, results.Report{}); err != nil {
-		return o, usageError{fmt.Errorf("--format: %w", err)}
+		return o, cli.Usage(fmt.Errorf("--format: %w", err))
 	}
 	return o, nil
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results"
 )
@@ -126,8 +127,7 @@ func TestPeerDies(t *testing.T) {
 	err := run([]string{"--target", addrs[0], "--time", "400ms", "--report-interval", "50ms"}, io.MultiWriter(&out, pw), io.Discard)
 	pw.Close()
 	wg.Wait()
-	var ue usageError
-	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), "errors") {
+	if err == nil || cli.IsUsage(err) || !strings.Contains(err.Error(), "errors") {
 		t.Fatalf("run = %v, want a failure counting errors", err)
 	}
 	if !strings.Contains(out.String(), "Latency (us)") {
@@ -138,8 +138,7 @@ func TestPeerDies(t *testing.T) {
 func TestRefused(t *testing.T) {
 	for _, target := range []string{"unix:" + filepath.Join(t.TempDir(), "none.sock"), "tcp:127.0.0.1:1"} {
 		err := run([]string{"--target", target, "--time", "1s"}, io.Discard, io.Discard)
-		var ue usageError
-		if err == nil || errors.As(err, &ue) {
+		if err == nil || cli.IsUsage(err) {
 			t.Errorf("%s: run = %v, want a connection error", target, err)
 			continue
 		}
@@ -176,8 +175,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--target", "tcp:127.0.0.1:1", "extra"}, "extra"},
 	} {
 		err := run(tc.args, io.Discard, io.Discard)
-		var ue usageError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.flag) {
+		if !cli.IsUsage(err) || !strings.Contains(err.Error(), tc.flag) {
 			t.Errorf("%q: %v, want a usage error naming %s", tc.args, err, tc.flag)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 )
@@ -234,8 +235,7 @@ func TestMySQLFlagErrors(t *testing.T) {
 		{[]string{"--proto", "mysql", "--connect-only", "--command", "ping"}, "--command"},
 	} {
 		err := run(append(base, tc.args...), io.Discard, io.Discard)
-		var ue usageError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.flag) {
+		if !cli.IsUsage(err) || !strings.Contains(err.Error(), tc.flag) {
 			t.Errorf("%q: %v, want a usage error naming %s", tc.args, err, tc.flag)
 		}
 	}

@@ -11,6 +11,8 @@
 package main
 
 import (
+	"github.com/hoplat/hoplat/internal/cli"
+
 	"bufio"
 	"context"
 	"errors"
@@ -18,7 +20,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -27,35 +28,7 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// exitUsage is the status for flag values that make no sense.
-const exitUsage = 2
-
-// usageError is a flag value that makes no sense: exit status 2.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-func main() {
-	err := run(os.Args[1:])
-	var ue usageError
-	switch {
-	case errors.As(err, &ue):
-		report(err)
-		os.Exit(exitUsage)
-	case err != nil:
-		report(err)
-		os.Exit(1)
-	}
-}
-
-// report prints err once prefixed with the command's name.
-func report(err error) {
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "pongd:") {
-		msg = "pongd: " + msg
-	}
-	fmt.Fprintln(os.Stderr, msg)
-}
+func main() { cli.Exit("pongd", run(os.Args[1:])) }
 
 func run(args []string) error {
 	fs := pflag.NewFlagSet("pongd", pflag.ContinueOnError)
@@ -72,13 +45,13 @@ func run(args []string) error {
 			fmt.Fprintf(os.Stdout, "Usage: pongd --listen ADDR [--listen ADDR ...] [flags]\n%s", fs.FlagUsages())
 			return nil
 		}
-		return usageError{err}
+		return cli.Usage(err)
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return cli.Usage(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	if len(*listen) == 0 {
-		return usageError{errors.New("--listen: at least one address is required")}
+		return cli.Usage(errors.New("--listen: at least one address is required"))
 	}
 	srv := &pingpong.Server{
 		ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, "pongd:", err) },
@@ -87,28 +60,28 @@ func run(args []string) error {
 	for _, s := range *listen {
 		a, err := sockets.Parse(s)
 		if err != nil {
-			return usageError{fmt.Errorf("--listen %q: %w", s, err)}
+			return cli.Usage(fmt.Errorf("--listen %q: %w", s, err))
 		}
 		srv.Listen = append(srv.Listen, a)
 	}
 	var err error
 	if srv.IO, err = pingpong.ParseIO(*ioModel); err != nil {
-		return usageError{fmt.Errorf("--io: %w", err)}
+		return cli.Usage(fmt.Errorf("--io: %w", err))
 	}
 	if *cpus != "" {
 		if srv.CPUs, err = parseCPUs(*cpus); err != nil {
-			return usageError{fmt.Errorf("--cpus: %w", err)}
+			return cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	if *serviceTime < 0 {
-		return usageError{fmt.Errorf("--service-time %v: want 0 or more", *serviceTime)}
+		return cli.Usage(fmt.Errorf("--service-time %v: want 0 or more", *serviceTime))
 	}
 	mode, err := pingpong.ParseServiceMode(*serviceMode)
 	if err != nil {
-		return usageError{fmt.Errorf("--service-mode: %w", err)}
+		return cli.Usage(fmt.Errorf("--service-mode: %w", err))
 	}
 	if srv.Handler, err = handler(fs, *proto, my, pingpong.Service{Time: *serviceTime, Mode: mode}); err != nil {
-		return usageError{err}
+		return cli.Usage(err)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
