@@ -3,8 +3,6 @@ package driver
 import (
 	"slices"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hoplat/hoplat/results"
 )
 
@@ -70,7 +68,7 @@ func summarise(s Series, discard int) PathResult {
 	}
 	var tps, connect []float64
 	var lats []Latency
-	var merged *hdrhistogram.Histogram
+	var merged *results.Histogram
 	for i, smp := range s.Samples {
 		k := s.kept(i, discard)
 		r.Rounds = append(r.Rounds, Round{
@@ -89,7 +87,7 @@ func summarise(s Series, discard int) PathResult {
 		lats = append(lats, smp.Latency)
 		if smp.Hist != nil {
 			if merged == nil {
-				merged = hdrhistogram.New(smp.Hist.LowestTrackableValue(), smp.Hist.HighestTrackableValue(), int(smp.Hist.SignificantFigures()))
+				merged = results.NewHistogram()
 			}
 			merged.Merge(smp.Hist)
 		}
@@ -99,7 +97,7 @@ func summarise(s Series, discard int) PathResult {
 		r.TPS, r.TPSCI95 = e.Mean, e.CI95
 		r.ConnectUs = results.AnalyzeSeries(connect, 0).Mean
 	}
-	if merged != nil && merged.TotalCount() > 0 && len(lats) == countHists(s, discard) {
+	if merged != nil && merged.Count() > 0 && len(lats) == countHists(s, discard) {
 		r.Hist = merged
 		r.LatencyUs = latencyOf(merged)
 	} else {
@@ -118,18 +116,10 @@ func countHists(s Series, discard int) int {
 	return n
 }
 
-// latencyOf reads the summary from a histogram in nanoseconds.
-func latencyOf(h *hdrhistogram.Histogram) Latency {
-	us := func(ns int64) float64 { return float64(ns) / 1e3 }
-	return Latency{
-		Min:  us(h.Min()),
-		Avg:  h.Mean() / 1e3,
-		P50:  us(h.ValueAtQuantile(50)),
-		P95:  us(h.ValueAtQuantile(95)),
-		P99:  us(h.ValueAtQuantile(99)),
-		P999: us(h.ValueAtQuantile(99.9)),
-		Max:  us(h.Max()),
-	}
+// latencyOf reads the summary from a histogram.
+func latencyOf(h *results.Histogram) Latency {
+	l := results.LatencyOf(h)
+	return Latency{Min: l.Min, Avg: l.Avg, P50: l.P50, P95: l.P95, P99: l.P99, P999: l.P999, Max: l.Max}
 }
 
 // meanLatency averages rounds' summaries field by field, when no histogram

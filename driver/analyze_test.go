@@ -3,6 +3,8 @@ package driver
 import (
 	"math"
 	"testing"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 var (
@@ -95,12 +97,12 @@ func TestAnalyzeBaselineFallback(t *testing.T) {
 
 func TestAnalyzeMergesHistograms(t *testing.T) {
 	s := series(directTCP, 1, 1, 1)
-	h0, _ := DecodeHistogram(encodedHistogram(t, 10000, 10000, 10000))
-	h1, _ := DecodeHistogram(encodedHistogram(t, 30000))
+	h0, _ := results.DecodeHistogram(encodedHistogram(t, 10000, 10000, 10000))
+	h1, _ := results.DecodeHistogram(encodedHistogram(t, 30000))
 	s.Samples[0].Hist, s.Samples[1].Hist = h0, h1
 	rs, _ := Analyze([]Series{s}, 0, nil)
 	r := rs[0]
-	if r.Hist == nil || r.Hist.TotalCount() != 4 {
+	if r.Hist == nil || r.Hist.Count() != 4 {
 		t.Fatalf("merged %v", r.Hist)
 	}
 	if math.Abs(r.LatencyUs.P50-10) > 0.05 || math.Abs(r.LatencyUs.Max-30) > 0.05 {

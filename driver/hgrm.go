@@ -1,41 +1,9 @@
 package driver
 
 import (
-	"io"
 	"strconv"
 	"strings"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
-
-// WriteHgrm writes h (nanoseconds) as HdrHistogram's percentile
-// distribution text, in microseconds, with 5 ticks per half distance: the
-// .hgrm file HdrHistogram's plotter reads.
-func WriteHgrm(w io.Writer, h *hdrhistogram.Histogram) error {
-	_, err := h.PercentilesPrint(w, 5, 1e3)
-	return err
-}
-
-// Spectrum is h's percentile spectrum: percentiles (0 to 100) and the
-// latency in microseconds at each, with 5 ticks per half distance. The
-// maximum is placed at the percentile of the last of n values, 100(1-1/n),
-// as HdrHistogram's plotter does, since 100% lies at infinity on a
-// 1/(1-q) axis.
-func Spectrum(h *hdrhistogram.Histogram) (pct, us []float64) {
-	n := float64(h.TotalCount())
-	for _, b := range h.CumulativeDistributionWithTicks(5) {
-		q := b.Quantile
-		if q >= 100 {
-			q = 100 * (1 - 1/n)
-		}
-		if len(pct) > 0 && q <= pct[len(pct)-1] {
-			continue
-		}
-		pct = append(pct, q)
-		us = append(us, float64(b.ValueAt)/1e3)
-	}
-	return pct, us
-}
 
 // FileName is a file name for r among all: its path name with every
 // character a shell or file system dislikes replaced, then its thread

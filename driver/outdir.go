@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/plot"
 )
 
@@ -34,7 +35,7 @@ func WriteDir(dir string, rep *Report) error {
 			continue
 		}
 		name := filepath.Join(dir, FileName(p, rep.Paths)+".hgrm")
-		if err := writeFile(name, func(w io.Writer) error { return WriteHgrm(w, p.Hist) }); err != nil {
+		if err := writeFile(name, func(w io.Writer) error { return results.WriteHgrm(w, p.Hist) }); err != nil {
 			return err
 		}
 	}
@@ -68,7 +69,7 @@ func writePlots(dir string, rep *Report) error {
 	var bars []plot.Bar
 	for _, p := range first {
 		if p.Hist != nil {
-			x, y := Spectrum(p.Hist)
+			x, y := p.Hist.Spectrum()
 			spec = append(spec, plot.Series{Name: p.Name, X: x, Y: y})
 		}
 		if a := p.AddedUs; a != nil && p.Relay != Direct {

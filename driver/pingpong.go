@@ -3,7 +3,6 @@ package driver
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -78,10 +76,10 @@ type Sample struct {
 	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
 	TPS     float64
 	Errors  int64
-	Hist    *hdrhistogram.Histogram // nanoseconds; nil if pingpong sent none
-	Failed  string                  // why the round produced no figures; empty if it did
-	Pinning map[string]string       // pinning pingpong reports in its env
-	CPUs    string                  // CPUs the process was allowed, when placed
+	Hist    *results.Histogram // nil if pingpong sent none
+	Failed  string             // why the round produced no figures; empty if it did
+	Pinning map[string]string  // pinning pingpong reports in its env
+	CPUs    string             // CPUs the process was allowed, when placed
 }
 
 // Latency is a latency distribution's summary, in microseconds.
@@ -131,29 +129,13 @@ func ParsePingpong(data []byte) (Sample, error) {
 	res := r.Results[0]
 	s := Sample{Latency: res.Latency, Connect: res.Connect.P50, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning}
 	if res.Histogram != "" {
-		h, err := DecodeHistogram(res.Histogram)
+		h, err := results.DecodeHistogram(res.Histogram)
 		if err != nil {
 			return Sample{}, err
 		}
 		s.Hist = h
 	}
 	return s, nil
-}
-
-// DecodeHistogram reads the histogram field: hdrhistogram-go's V2 compressed
-// encoding, which its Encode already writes as base64. A writer that
-// base64-encoded that text once more is read too.
-func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(s))
-	if err == nil {
-		return h, nil
-	}
-	if inner, err2 := base64.StdEncoding.DecodeString(s); err2 == nil {
-		if h, err2 := hdrhistogram.Decode(inner); err2 == nil {
-			return h, nil
-		}
-	}
-	return nil, fmt.Errorf("driver: decode histogram %.40q: %w", s, err)
 }
 
 // RunClient runs one pingpong process to completion, on cpus when any,

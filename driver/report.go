@@ -1,8 +1,6 @@
 package driver
 
 import (
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hoplat/hoplat/results"
 )
 
@@ -75,7 +73,7 @@ type PathResult struct {
 	RelayUs  *float64 `json:"relay_us,omitempty"`
 	KernelUs *float64 `json:"kernel_us,omitempty"`
 
-	Hist *hdrhistogram.Histogram `json:"-"` // merged, nanoseconds; nil without histograms
+	Hist *results.Histogram `json:"-"` // merged; nil without histograms
 	path Path
 }
 
