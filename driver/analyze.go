@@ -1,10 +1,6 @@
 package driver
 
-import (
-	"slices"
-
-	"github.com/hoplat/hoplat/results"
-)
+import "github.com/hoplat/hoplat/results/hop"
 
 // Series is every round of one cell in one stage, in round order.
 type Series struct {
@@ -14,223 +10,18 @@ type Series struct {
 	RelayUs *float64 // the relays' own residence per request, from --stats
 }
 
-// kept reports whether round i counts: past the warm-up and with figures.
-func (s Series) kept(i, discard int) bool { return i >= discard && s.Samples[i].Failed == "" }
-
-// Analyze turns measured series into the report's paths and, when hops is
-// set, chain fits. discard is the number of leading warm-up rounds.
+// Analyze hands the measured series to results/hop, which turns them into
+// the report's paths and, when hops is set, chain fits. discard is the
+// number of leading warm-up rounds.
 func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
-	sums := make([]PathResult, len(all))
+	in := make([]hop.Series, len(all))
 	for i, s := range all {
-		sums[i] = summarise(s, discard)
-	}
-	for i, s := range all {
-		if base := baselineOf(all, s); base != nil {
-			sums[i].AddedUs = added(s, *base, discard)
-			if a := sums[i].AddedUs; a != nil {
-				if b := summarise(*base, discard).LatencyUs.P50; b > 0 {
-					a.P50Pct = 100 * a.P50 / b
-				}
-			}
+		in[i] = hop.Series{
+			Setting: hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads},
+			Path:    s.Cell.Path,
+			Samples: s.Samples,
+			RelayUs: s.RelayUs,
 		}
 	}
-	for i, s := range all {
-		r := &sums[i]
-		r.RelayUs = s.RelayUs
-		if r.RelayUs != nil && r.AddedUs != nil {
-			// What the relay's own code does not account for is the
-			// kernel's: two more socket round trips through loopback and
-			// the wake-ups of the relay's thread.
-			kernel := r.AddedUs.P50 - *r.RelayUs
-			r.KernelUs = &kernel
-		}
-	}
-	var chains []Chain
-	if len(hops) > 0 {
-		chains = fitChains(all, sums, discard)
-	}
-	return sums, chains
-}
-
-func summarise(s Series, discard int) PathResult {
-	p := s.Cell.Path
-	r := PathResult{
-		Name:              p.Name(),
-		Relay:             p.Relay,
-		ClientTransport:   p.Client,
-		UpstreamTransport: p.Upstream,
-		Hops:              p.Hops,
-		Threads:           s.Cell.Threads,
-		ServiceTimeUs:     float64(s.Stage.ServiceTime.Nanoseconds()) / 1e3,
-		Size:              s.Stage.Size,
-		Rows:              s.Stage.Rows,
-		path:              p,
-	}
-	var tps, connect []float64
-	var lats []Latency
-	var merged *results.Histogram
-	for i, smp := range s.Samples {
-		k := s.kept(i, discard)
-		r.Rounds = append(r.Rounds, Round{
-			Index: i, Kept: k, P50: smp.Latency.P50, P95: smp.Latency.P95, P99: smp.Latency.P99,
-			TPS: smp.TPS, Errors: smp.Errors, Failed: smp.Failed,
-		})
-		if smp.Failed != "" {
-			r.Failed++
-		}
-		if !k {
-			continue
-		}
-		r.Errors += smp.Errors
-		tps = append(tps, smp.TPS)
-		connect = append(connect, smp.Connect)
-		lats = append(lats, smp.Latency)
-		if smp.Hist != nil {
-			if merged == nil {
-				merged = results.NewHistogram()
-			}
-			merged.Merge(smp.Hist)
-		}
-	}
-	if len(tps) > 0 {
-		e := results.AnalyzeSeries(tps, 0)
-		r.TPS, r.TPSCI95 = e.Mean, e.CI95
-		r.ConnectUs = results.AnalyzeSeries(connect, 0).Mean
-	}
-	if merged != nil && merged.Count() > 0 && len(lats) == countHists(s, discard) {
-		r.Hist = merged
-		r.LatencyUs = latencyOf(merged)
-	} else {
-		r.LatencyUs = meanLatency(lats)
-	}
-	return r
-}
-
-func countHists(s Series, discard int) int {
-	n := 0
-	for i, smp := range s.Samples {
-		if s.kept(i, discard) && smp.Hist != nil {
-			n++
-		}
-	}
-	return n
-}
-
-// latencyOf reads the summary from a histogram.
-func latencyOf(h *results.Histogram) Latency {
-	l := results.LatencyOf(h)
-	return Latency{Min: l.Min, Avg: l.Avg, P50: l.P50, P95: l.P95, P99: l.P99, P999: l.P999, Max: l.Max}
-}
-
-// meanLatency averages rounds' summaries field by field, when no histogram
-// came back to merge. (The mean of p99s is not the p99 of the union, which
-// is why histograms are preferred.)
-func meanLatency(ls []Latency) Latency {
-	var m Latency
-	if len(ls) == 0 {
-		return m
-	}
-	for _, l := range ls {
-		m.Min += l.Min
-		m.Avg += l.Avg
-		m.P50 += l.P50
-		m.P95 += l.P95
-		m.P99 += l.P99
-		m.P999 += l.P999
-		m.Max += l.Max
-	}
-	n := float64(len(ls))
-	return Latency{m.Min / n, m.Avg / n, m.P50 / n, m.P95 / n, m.P99 / n, m.P999 / n, m.Max / n}
-}
-
-// baselineOf finds the direct path s is compared with: same stage and
-// thread count, same client transport; when that direct path was not
-// measured (a real server with no UNIX socket), the direct TCP path.
-func baselineOf(all []Series, s Series) *Series {
-	for _, want := range []Path{s.Cell.Path.Baseline(), DirectPath(TCP)} {
-		for i := range all {
-			b := &all[i]
-			if b.Stage == s.Stage && b.Cell.Threads == s.Cell.Threads && b.Cell.Path == want {
-				return b
-			}
-		}
-	}
-	return nil
-}
-
-// added pairs s's rounds with base's: same round, both kept.
-func added(s, base Series, discard int) *Added {
-	var a50, b50, a99, b99 []float64
-	for i := range min(len(s.Samples), len(base.Samples)) {
-		if !s.kept(i, discard) || !base.kept(i, discard) {
-			continue
-		}
-		a50 = append(a50, s.Samples[i].Latency.P50)
-		b50 = append(b50, base.Samples[i].Latency.P50)
-		a99 = append(a99, s.Samples[i].Latency.P99)
-		b99 = append(b99, base.Samples[i].Latency.P99)
-	}
-	if len(a50) == 0 {
-		return nil
-	}
-	// results.Paired gives b-a: the path over its baseline.
-	d50, _ := results.Paired(b50, a50)
-	d99, _ := results.Paired(b99, a99)
-	return &Added{Baseline: base.Cell.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
-}
-
-type chainKey struct {
-	stage   Stage
-	threads int
-	relay   Relay
-	t       Transport
-}
-
-// fitChains fits p50 against hop count for every relay and transport that
-// was measured at two or more hop counts, with every kept round a point, so
-// the slope's interval reflects the spread between rounds.
-func fitChains(all []Series, sums []PathResult, discard int) []Chain {
-	var order []chainKey
-	members := map[chainKey][]int{}
-	for i, s := range all {
-		p := s.Cell.Path
-		if p.Hops == 0 || p.Client != p.Upstream || !p.Relay.Chainable() {
-			continue
-		}
-		k := chainKey{s.Stage, s.Cell.Threads, p.Relay, p.Client}
-		if _, ok := members[k]; !ok {
-			order = append(order, k)
-			for j, d := range all { // hop count 0: the direct path
-				if d.Stage == s.Stage && d.Cell.Threads == s.Cell.Threads && d.Cell.Path == DirectPath(p.Client) {
-					members[k] = append(members[k], j)
-				}
-			}
-		}
-		members[k] = append(members[k], i)
-	}
-	var chains []Chain
-	for _, k := range order {
-		idx := members[k]
-		slices.SortStableFunc(idx, func(a, b int) int { return all[a].Cell.Path.Hops - all[b].Cell.Path.Hops })
-		c := Chain{Relay: k.relay, Transport: k.t, Threads: k.threads, ServiceTimeUs: float64(k.stage.ServiceTime.Nanoseconds()) / 1e3}
-		var x, y []float64
-		for _, i := range idx {
-			s := all[i]
-			c.Hops = append(c.Hops, s.Cell.Path.Hops)
-			c.P50Us = append(c.P50Us, sums[i].LatencyUs.P50)
-			for r, smp := range s.Samples {
-				if s.kept(r, discard) {
-					x = append(x, float64(s.Cell.Path.Hops))
-					y = append(y, smp.Latency.P50)
-				}
-			}
-		}
-		f, err := results.FitLine(x, y)
-		if err != nil {
-			continue // one hop count only: nothing to fit
-		}
-		c.PerHopUs, c.PerHopCI95, c.InterceptUs, c.R2, c.Points = f.Slope, f.SlopeCI95, f.Intercept, f.R2, f.N
-		chains = append(chains, c)
-	}
-	return chains
+	return hop.Analyze(in, discard, len(hops) > 0)
 }

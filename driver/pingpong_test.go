@@ -1,10 +1,12 @@
 package driver
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hoplat/hoplat/results"
 )
@@ -81,4 +83,36 @@ func FuzzParsePingpong(f *testing.F) {
 			t.Errorf("negative count")
 		}
 	})
+}
+
+// TestParsePingpongReadsWhatResultsWrites: pingpong's --format json is
+// results.WriteJSON, and the driver decodes it with the same types, so a
+// round's figures and histogram come back exactly.
+func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
+	lat, conn := results.NewHistogram(), results.NewHistogram()
+	for i := range int64(1000) {
+		lat.Record(20_000 + 10*i)
+	}
+	conn.Record(150_000)
+	rep := results.Report{
+		Env: results.Env{Pinning: map[string]string{"worker 0": "0"}},
+		Steps: []results.Step{{Threads: 2, Runs: []results.Run{
+			{Elapsed: time.Second, Latency: lat, Connect: conn, Events: []int64{600, 400}, Errors: 2},
+		}}},
+	}
+	var b bytes.Buffer
+	if err := results.WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParsePingpong(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := results.LatencyOf(lat)
+	if s.Latency != want || s.TPS != 1000 || s.Errors != 2 || s.Connect != results.LatencyOf(conn).P50 || s.Pinning["worker 0"] != "0" {
+		t.Errorf("sample %+v, want latency %+v, 1000 tps, 2 errors", s, want)
+	}
+	if s.Hist == nil || s.Hist.Count() != lat.Count() || s.Hist.Quantile(99) != lat.Quantile(99) {
+		t.Errorf("histogram did not come back")
+	}
 }

@@ -1,0 +1,8 @@
+package hop
+
+// Test hooks for contract_test.go, which is outside the package.
+var (
+	SyntheticReport = syntheticReport
+	SweepReport     = sweepReport
+	Golden          = golden
+)

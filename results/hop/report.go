@@ -1,0 +1,172 @@
+package hop
+
+import (
+	"time"
+
+	"github.com/hoplat/hoplat/results"
+)
+
+// Schema names the JSON contract of hopbench's report.
+const Schema = "hoplat.hopbench.v1"
+
+// Report is everything one hopbench invocation measured.
+type Report struct {
+	Schema   string       `json:"schema"`
+	Config   ReportConfig `json:"config"`
+	Env      results.Env  `json:"env"` // the machine it ran on, pinning obtained included
+	Paths    []PathResult `json:"paths"`
+	Chains   []Chain      `json:"chains,omitempty"`
+	Skipped  []Skip       `json:"skipped"`
+	Verdicts []string     `json:"verdicts"`
+	Warnings []string     `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
+	Elapsed  float64      `json:"elapsed_s"`
+}
+
+// ReportConfig is the configuration the report was made with, as it ran
+// (defaults filled in).
+type ReportConfig struct {
+	Backend        string    `json:"backend"`
+	Proto          string    `json:"proto"`
+	Command        string    `json:"command,omitempty"`
+	Paths          []string  `json:"paths"`
+	Threads        []int     `json:"threads"`
+	TimeS          float64   `json:"time_s"`
+	WarmupS        float64   `json:"warmup_s"`
+	Rounds         int       `json:"rounds"`
+	Discard        int       `json:"discard"`
+	Hops           []int     `json:"hops,omitempty"`
+	ServiceTimesUs []float64 `json:"service_times_us,omitempty"`
+	Sizes          []int     `json:"sizes,omitempty"`
+	Rows           []int     `json:"rows,omitempty"`
+	Placement      string    `json:"placement,omitempty"`
+	Nice           int       `json:"nice,omitempty"`
+	RelayLock      string    `json:"relay_lock,omitempty"`
+	Stats          bool      `json:"stats"`
+}
+
+// PathResult is one path at one thread count and backend setting, over the
+// kept rounds.
+type PathResult struct {
+	Name              string    `json:"name"`
+	Relay             Relay     `json:"relay"`
+	ClientTransport   Transport `json:"client_transport"`
+	UpstreamTransport Transport `json:"upstream_transport"`
+	Hops              int       `json:"hops"`
+	Threads           int       `json:"threads"`
+	ServiceTimeUs     float64   `json:"service_time_us"`
+	Size              int       `json:"size"`
+	Rows              int       `json:"rows"`
+	// LatencyUs is read from the merged histogram of the kept rounds when
+	// pingpong sent histograms, else it is the mean of the rounds' figures.
+	LatencyUs Latency `json:"latency_us"`
+	AddedUs   *Added  `json:"added_us,omitempty"`
+	// ConnectUs is the mean over kept rounds of the p50 connection
+	// set-up time (TCP or UNIX connect plus the protocol's handshake):
+	// what a hop costs once per connection rather than per request.
+	ConnectUs float64    `json:"connect_us"`
+	TPS       float64    `json:"tps"`
+	TPSCI95   [2]float64 `json:"tps_ci95"`
+	Errors    int64      `json:"errors"`
+	Failed    int        `json:"failed_rounds"`
+	Rounds    []Round    `json:"rounds"`
+	// RelayUs is the relay's own mean residence time per request (both
+	// directions, every hop of the path), from its --stats; KernelUs is
+	// what remains of the added latency: socket calls, loopback, wake-ups.
+	RelayUs  *float64 `json:"relay_us,omitempty"`
+	KernelUs *float64 `json:"kernel_us,omitempty"`
+
+	Hist *results.Histogram `json:"-"` // merged; nil without histograms
+	path Path
+}
+
+// Path is the path this result measured.
+func (r PathResult) Path() Path { return r.path }
+
+// Added is a path's latency over its baseline direct path, from per-round
+// paired differences.
+type Added struct {
+	Baseline string     `json:"baseline"`
+	P50      float64    `json:"p50"`
+	P99      float64    `json:"p99"`
+	CI95P50  [2]float64 `json:"ci95_p50"`
+	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50
+	Pairs    int        `json:"pairs"`
+}
+
+// Round is one round of one path.
+type Round struct {
+	Index  int     `json:"index"`
+	Kept   bool    `json:"kept"`
+	P50    float64 `json:"p50_us"`
+	P95    float64 `json:"p95_us"`
+	P99    float64 `json:"p99_us"`
+	TPS    float64 `json:"tps"`
+	Errors int64   `json:"errors"`
+	Failed string  `json:"failed,omitempty"`
+}
+
+// Chain is the fit of p50 round trip against the number of identical relay
+// hops (the report's `chains`): the slope is one hop's cost, free of the
+// client's and server's fixed costs, which land in the intercept.
+type Chain struct {
+	Relay         Relay      `json:"relay"`
+	Transport     Transport  `json:"transport"`
+	Threads       int        `json:"threads"`
+	ServiceTimeUs float64    `json:"service_time_us"`
+	Hops          []int      `json:"hops"`
+	P50Us         []float64  `json:"p50_us"`
+	PerHopUs      float64    `json:"per_hop_us"`
+	PerHopCI95    [2]float64 `json:"per_hop_ci95"`
+	InterceptUs   float64    `json:"intercept_us"`
+	R2            float64    `json:"r2"`
+	Points        int        `json:"points"`
+}
+
+// Skip is a path that did not run, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Latency is the latency_us object of the report, in microseconds: the
+// fields of a results.Latency that hoplat.hopbench.v1 has always carried.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Avg  float64 `json:"avg"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// Setting is what a series was measured under besides its path: the
+// backend's service time and result shape, and the client's thread count.
+type Setting struct {
+	ServiceTime time.Duration // time the responder spent per request
+	Size        int           // echo payload bytes, or bytes per row for mysql
+	Rows        int           // mysql rows per result (0: the responder's default)
+	Threads     int
+}
+
+// Series is every round of one path at one setting, in round order: what
+// the driver collects and Analyze reads.
+type Series struct {
+	Setting Setting
+	Path    Path
+	Samples []Sample
+	RelayUs *float64 // the relays' own residence per request, from --stats
+}
+
+// Sample is one round of one path as the load client measured it.
+// Latencies are full round trips in microseconds.
+type Sample struct {
+	Latency results.Latency
+	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
+	TPS     float64
+	Errors  int64
+	Hist    *results.Histogram // nil if the client sent none
+	Failed  string             // why the round produced no figures; empty if it did
+	Pinning map[string]string  // pinning the client reports in its env
+	CPUs    string             // CPUs the process was allowed, when placed
+}
