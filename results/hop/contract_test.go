@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -23,7 +24,7 @@ func TestWriteJSONKeepsTheContract(t *testing.T) {
 	if err := hoptest.CheckJSON(b.Bytes()); err != nil {
 		t.Error(err)
 	}
-	hop.Golden(t, "report.json", b.Bytes())
+	golden.Check(t, "report.json", b.Bytes())
 }
 
 func TestWriteOut(t *testing.T) {

@@ -4,5 +4,4 @@ package hop
 var (
 	SyntheticReport = syntheticReport
 	SweepReport     = sweepReport
-	Golden          = golden
 )

@@ -3,16 +3,12 @@ package hop
 import (
 	"bytes"
 	"encoding/csv"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // syntheticReport is a default run's report made from fixed figures: five
 // rounds, the first discarded, socat and HAProxy skipped.
@@ -41,24 +37,6 @@ func syntheticReport() *Report {
 	return r
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
-}
-
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteText(&b, syntheticReport()); err != nil {
@@ -75,7 +53,7 @@ func TestWriteText(t *testing.T) {
 			t.Errorf("text lacks %q", want)
 		}
 	}
-	golden(t, "report.txt", b.Bytes())
+	golden.Check(t, "report.txt", b.Bytes())
 }
 
 func TestWriteCSV(t *testing.T) {
