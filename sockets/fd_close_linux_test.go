@@ -90,9 +90,10 @@ func TestCloseInterruptRace(t *testing.T) {
 }
 
 // TestCloseWakesReader closes an FD while another thread sleeps in read(2)
-// on it. close(2) alone would not wake that thread (close(2) NOTES), and
-// closing the number under it would let the kernel reuse it: Close shuts
-// the socket down instead, and the reader's return closes the descriptor.
+// on it. close(2) alone would not wake that thread (close(2),
+// "Multithreaded processes and close()"), and closing the number under it
+// would let the kernel reuse it: Close shuts the socket down instead, and
+// the reader's return closes the descriptor.
 func TestCloseWakesReader(t *testing.T) {
 	f, _ := socketPair(t)
 	fd := f.fd

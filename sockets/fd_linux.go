@@ -24,7 +24,7 @@ import (
 // it closed at once but leaves close(2) to whoever releases the last hold.
 // So Interrupt, which may run on any thread, never shuts down a descriptor
 // number that Close has freed and the kernel has handed to another socket
-// (close(2) NOTES: reuse of a closed descriptor), and Close on one thread
+// (close(2), "Multithreaded processes and close()"), and Close on one thread
 // cannot leave a reader on another asleep on a descriptor that no longer
 // exists. Read, Write and Close are otherwise for the FD's owner; only
 // Interrupt and Close may race with them.
