@@ -1,6 +1,9 @@
-// Package affinity places the threads of a measurement on chosen CPUs and
-// reports where they really ran. It parses CPU lists and placement specs
-// ("client=0 relay=1", "spread"), pins threads and processes with
-// sched_setaffinity, reads the CPU topology from sysfs so a report can say
-// whether two threads shared a core, and sets nice values and SCHED_FIFO.
+// Package affinity places the threads and processes of a measurement on
+// chosen CPUs and reports where they really ran. It parses CPU lists and
+// placement specs ("client=0 relay=1", "spread"), pins threads with
+// sched_setaffinity, starts child processes on a CPU set and in a process
+// group of their own, reads a process's mask back, reads the CPU topology
+// from sysfs so a report can say whether two threads shared a core, sets
+// nice values on every thread of a process, and sleeps in nanosleep(2) for
+// pacing finer than the runtime's timers.
 package affinity

@@ -2,6 +2,7 @@ package affinity_test
 
 import (
 	"fmt"
+	"os/exec"
 
 	"github.com/hoplat/hoplat/affinity"
 )
@@ -38,4 +39,15 @@ func ExamplePlacement_For() {
 	// relay2 1
 	// client 0
 	// relay 1
+}
+
+func ExampleStartOn() {
+	cmd := exec.Command("true")
+	affinity.NewGroup(cmd) // stoppable with everything it forks
+	if err := affinity.StartOn(cmd, affinity.NewCPUSet(0)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	cpus, _ := affinity.ProcessCPUs(cmd.Process.Pid) // may fail once it has exited
+	fmt.Println(cpus, cmd.Wait())
 }

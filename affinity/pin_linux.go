@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -38,46 +37,6 @@ func PinThread(cpus CPUSet) (granted CPUSet, err error) {
 		return CPUSet{}, fmt.Errorf("affinity: pin thread to %s: %w", cpus, err)
 	}
 	return granted, nil
-}
-
-// PinProcess restricts every thread of the process to cpus. The
-// sched_setaffinity(2) of pid 0 covers only the calling thread, so
-// PinProcess sets each thread listed in /proc/self/task, and lists again
-// until no new thread shows up: a thread cloned meanwhile by a thread not
-// yet pinned inherits the old mask. Threads created later inherit the new
-// one. It overrides any narrower PinThread.
-//
-// Unless GOMAXPROCS was set explicitly, the Go runtime (1.25 and later)
-// re-reads the mask periodically and lowers GOMAXPROCS to match.
-func PinProcess(cpus CPUSet) error {
-	if err := checkOnline(cpus); err != nil {
-		return fmt.Errorf("affinity: pin process to %s: %w", cpus, err)
-	}
-	pinned := make(map[int]bool)
-	for {
-		tids, err := threadIDs()
-		if err != nil {
-			return fmt.Errorf("affinity: pin process to %s: %w", cpus, err)
-		}
-		fresh := 0
-		for _, tid := range tids {
-			if pinned[tid] {
-				continue
-			}
-			fresh++
-			pinned[tid] = true
-			err := setAffinity(tid, cpus)
-			if errors.Is(err, unix.ESRCH) {
-				continue // exited since the listing
-			}
-			if err != nil {
-				return fmt.Errorf("affinity: pin process to %s: thread %d: %w", cpus, tid, err)
-			}
-		}
-		if fresh == 0 {
-			return nil
-		}
-	}
 }
 
 // ThreadCPUs returns the CPUs the calling thread may run on. Unless the
@@ -148,18 +107,4 @@ func getAffinity(tid int) (CPUSet, error) {
 		}
 		return CPUSet{cpus: cpus}, nil
 	}
-}
-
-func threadIDs() ([]int, error) {
-	entries, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil, err
-	}
-	tids := make([]int, 0, len(entries))
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	return tids, nil
 }

@@ -105,38 +105,6 @@ func TestPinThreadErrors(t *testing.T) {
 	}
 }
 
-func TestPinProcess(t *testing.T) {
-	allowed := allowedCPUs(t)
-	t.Cleanup(func() {
-		if err := PinProcess(allowed); err != nil {
-			t.Errorf("restore: %v", err)
-		}
-	})
-	want := NewCPUSet(allowed.cpus[1])
-	if err := PinProcess(want); err != nil {
-		t.Fatal(err)
-	}
-	tids, err := threadIDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tid := range tids {
-		got, err := getAffinity(tid)
-		if err != nil {
-			t.Fatalf("thread %d: %v", tid, err)
-		}
-		if !got.Equal(want) {
-			t.Errorf("after PinProcess(%s), thread %d may use %s", want, tid, got)
-		}
-	}
-	if len(tids) < 2 {
-		t.Errorf("saw %d threads; a Go process has several", len(tids))
-	}
-	if err := PinProcess(NewCPUSet(1 << 20)); !errors.Is(err, ErrNotOnline) {
-		t.Errorf("PinProcess(1<<20) error %v, want ErrNotOnline", err)
-	}
-}
-
 func BenchmarkCurrentCPU(b *testing.B) {
 	for b.Loop() {
 		if _, err := CurrentCPU(); err != nil {

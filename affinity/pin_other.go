@@ -12,11 +12,6 @@ func PinThread(cpus CPUSet) (granted CPUSet, err error) {
 	return CPUSet{}, fmt.Errorf("affinity: pin thread to %s: %w", cpus, errors.ErrUnsupported)
 }
 
-// PinProcess needs Linux's sched_setaffinity(2).
-func PinProcess(cpus CPUSet) error {
-	return fmt.Errorf("affinity: pin process to %s: %w", cpus, errors.ErrUnsupported)
-}
-
 // ThreadCPUs needs Linux's sched_getaffinity(2).
 func ThreadCPUs() (CPUSet, error) {
 	return CPUSet{}, fmt.Errorf("affinity: thread CPUs: %w", errors.ErrUnsupported)

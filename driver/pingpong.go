@@ -101,7 +101,7 @@ func ParsePingpong(data []byte) (Sample, error) {
 // and returns its figures. Cancelling ctx kills its process group.
 func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	setProcessGroup(cmd)
+	affinity.NewGroup(cmd)
 	cmd.Cancel = func() error { kill(cmd); return nil }
 	cmd.WaitDelay = StopGrace
 	if env != nil {
@@ -111,10 +111,10 @@ func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (S
 	stderr := &tail{max: 2048}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	var obtained string
-	err := startOn(cmd, cpus)
+	err := affinity.StartOn(cmd, cpus)
 	if err == nil {
 		if cpus.Len() > 0 {
-			obtained, _ = AllowedCPUs(cmd.Process.Pid)
+			obtained = obtainedCPUs(cmd.Process.Pid)
 		}
 		err = cmd.Wait()
 	}

@@ -1,12 +1,6 @@
 package driver
 
-import (
-	"fmt"
-	"os/exec"
-	"runtime"
-
-	"github.com/hoplat/hoplat/affinity"
-)
+import "github.com/hoplat/hoplat/affinity"
 
 // Components of a path, as --placement names them.
 const (
@@ -25,47 +19,15 @@ func cpusOf(p affinity.Placement, component string) string {
 	return ""
 }
 
-// startOn starts cmd restricted to cpus (none: unrestricted). A child
-// inherits the CPU mask of the thread that forks it (sched_setaffinity(2)),
-// so the fork runs on a thread pinned for the occasion: this pins socat and
-// HAProxy, which take no --cpus flag, the same way as hoplat's own
-// binaries, and pins the whole process — every thread it will create — from
-// its first instruction.
-//
-// The thread's own mask is restored before it is unlocked: a thread left
-// narrowed would run other goroutines on those CPUs, and a thread left to
-// exit would fire the children's Pdeathsig, which the kernel ties to the
-// forking thread, not the process.
-func startOn(cmd *exec.Cmd, cpus affinity.CPUSet) error {
-	if cpus.Len() == 0 {
-		return cmd.Start()
+// obtainedCPUs is the CPU list process pid may run on, read back from the
+// kernel: what a placement actually obtained, whoever applied it (the
+// child's cpuset may forbid some CPUs). "" when it cannot be read, as once
+// the process has exited. Components are started on their CPUs by
+// affinity.StartOn.
+func obtainedCPUs(pid int) string {
+	cpus, err := affinity.ProcessCPUs(pid)
+	if err != nil {
+		return ""
 	}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := affinity.ThreadCPUs()
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("driver: pin %s: %w", cmd.Path, err)
-			return
-		}
-		if _, err := affinity.PinThread(cpus); err != nil { // locks once more on success
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("driver: pin %s: %w", cmd.Path, err)
-			return
-		}
-		startErr := cmd.Start()
-		if _, err := affinity.PinThread(orig); err != nil {
-			// Stay locked: the runtime ends the thread with this
-			// goroutine, and the child's Pdeathsig stops it, which the
-			// error makes the caller expect.
-			errc <- fmt.Errorf("driver: restore thread CPUs %s after starting %s: %w", orig, cmd.Path, err)
-			return
-		}
-		runtime.UnlockOSThread() // the restoring PinThread's lock
-		runtime.UnlockOSThread() // the pinning PinThread's lock
-		runtime.UnlockOSThread() // ours
-		errc <- startErr
-	}()
-	return <-errc
+	return cpus.String()
 }

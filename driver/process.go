@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -49,13 +50,16 @@ func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
 		done:      make(chan struct{}),
 	}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
-	setProcessGroup(p.cmd)
+	// A group of its own, so that stopping it stops what it forks
+	// (socat's per-connection children), and Ctrl-C on the terminal
+	// reaches only hopbench, which then stops the components in order.
+	affinity.NewGroup(p.cmd)
 	p.cmd.Stderr = p.stderr
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("driver: start %s: %w", name, err)
 	}
-	if err := startOn(p.cmd, cpus); err != nil {
+	if err := affinity.StartOn(p.cmd, cpus); err != nil {
 		return nil, fmt.Errorf("driver: start %s: %w", name, err)
 	}
 	// One goroutine owns the process: it reads stdout to EOF (which Wait
@@ -162,6 +166,21 @@ func (p *Process) Stop() error {
 		return fmt.Errorf("driver: stop %s: %w (stderr: %s)", p.Name, p.waitErr, p.stderr)
 	}
 	return nil
+}
+
+// terminate asks cmd's process group to stop; where there are no process
+// groups, the process itself.
+func terminate(cmd *exec.Cmd) {
+	if cmd.Process != nil && affinity.TerminateGroup(cmd.Process.Pid) != nil {
+		cmd.Process.Signal(os.Interrupt)
+	}
+}
+
+// kill ends cmd's process group, or the process itself.
+func kill(cmd *exec.Cmd) {
+	if cmd.Process != nil && affinity.KillGroup(cmd.Process.Pid) != nil {
+		cmd.Process.Kill()
+	}
 }
 
 // Stderr is the last few KiB the process wrote to stderr.

@@ -147,7 +147,7 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Tra
 		}
 	}
 	if spec.Nice != 0 {
-		if err := setNice(p.PID(), spec.Nice); err != nil {
+		if err := affinity.SetNice(p.PID(), spec.Nice); err != nil {
 			return nil, fmt.Errorf("driver: nice %d for pongd: %w", spec.Nice, err)
 		}
 	}
@@ -164,7 +164,7 @@ func (t *Topology) start(spec TopologySpec, component, name string, argv []strin
 	}
 	t.procs = append(t.procs, p)
 	if _, ok := t.Pinning[component]; !ok && cpus.Len() > 0 {
-		if got, err := AllowedCPUs(p.PID()); err == nil {
+		if got := obtainedCPUs(p.PID()); got != "" {
 			t.Pinning[component] = got
 		}
 	}

@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// niceOf reads a process's niceness, field 19 of /proc/PID/stat (proc(5)).
-func niceOf(t *testing.T, pid int) int {
+// niceOf reads the nice value (field 19 of stat) of thread tid of process pid (proc(5),
+// /proc/PID/task/TID/stat): nice is per thread on Linux.
+func niceOf(t *testing.T, pid int, tid string) int {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + tid + "/stat")
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	s := string(b)
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
@@ -60,8 +61,15 @@ func TestBuildSkipsMissingAndSetsNice(t *testing.T) {
 	if len(topo.Skipped) != 1 || topo.Skipped[0].Path != "socat tcp->tcp" || !strings.Contains(topo.Skipped[0].Reason, "make deps") {
 		t.Errorf("skipped %+v", topo.Skipped)
 	}
-	if got := niceOf(t, topo.Processes()[0].PID()); got != 5 {
-		t.Errorf("pongd nice %d, want 5", got)
+	pongd := topo.Processes()[0].PID()
+	threads, err := os.ReadDir("/proc/" + strconv.Itoa(pongd) + "/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range threads {
+		if got := niceOf(t, pongd, th.Name()); got != 5 {
+			t.Errorf("pongd thread %s of %d: nice %d, want 5", th.Name(), len(threads), got)
+		}
 	}
 	dir := topo.Dir
 	if err := topo.Stop(); err != nil {

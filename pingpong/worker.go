@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hoplat/hoplat/results"
@@ -19,8 +20,9 @@ type worker struct {
 	id  int
 	cpu int // CPU pinned to, -1 when not pinned
 
-	cmu  sync.Mutex // guards c against interrupt from the step's owner
-	c    conn
+	// c is the live connection, which the step's owner interrupts from
+	// its own goroutine: Interrupt and Close are safe together.
+	c    atomic.Pointer[liveConn]
 	sess Session
 
 	lat, cor        *results.Histogram
@@ -101,31 +103,31 @@ func (w *worker) dial(ctx context.Context) error {
 		return err
 	}
 	w.connects = append(w.connects, now()-t)
-	w.cmu.Lock()
-	w.c, w.sess = c, sess
-	stopped := w.s.stopped.Load()
-	w.cmu.Unlock()
-	if stopped {
+	w.sess = sess
+	// The owner sets stopped, then interrupts every worker's c; this
+	// stores c, then reads stopped. Go's atomics are sequentially
+	// consistent, so one of the two sees the other.
+	w.c.Store(&liveConn{c})
+	if w.s.stopped.Load() {
 		c.Interrupt()
 	}
 	return nil
 }
 
+// liveConn boxes a conn for atomic.Pointer.
+type liveConn struct{ conn }
+
 func (w *worker) interrupt() {
-	w.cmu.Lock()
-	if w.c != nil {
-		w.c.Interrupt()
+	if c := w.c.Load(); c != nil {
+		c.Interrupt()
 	}
-	w.cmu.Unlock()
 }
 
 func (w *worker) close() {
-	w.cmu.Lock()
-	if w.c != nil {
-		w.c.Close()
-		w.c, w.sess = nil, nil
+	if c := w.c.Swap(nil); c != nil {
+		c.Close()
+		w.sess = nil
 	}
-	w.cmu.Unlock()
 }
 
 // loop runs round trips until the last run ends. Phase -1 is the warm-up,

@@ -18,24 +18,81 @@ import (
 // and spinning I/O models and the event-loop engines own and wait on it
 // themselves. Handing an fd that the netpoller also watches to another epoll
 // set would wake two pollers per event.
+//
+// The descriptor is reference counted, as Go's internal/poll counts its own:
+// every operation holds it for the length of its syscalls, and Close marks
+// it closed at once but leaves close(2) to whoever releases the last hold.
+// So Interrupt, which may run on any thread, never shuts down a descriptor
+// number that Close has freed and the kernel has handed to another socket
+// (close(2), "Multithreaded processes and close()"), and Close on one thread
+// cannot leave a reader on another asleep on a descriptor that no longer
+// exists. Read, Write and Close are otherwise for the FD's owner; only
+// Interrupt and Close may race with them.
 type FD struct {
-	fd     int
+	fd     int           // never changes: only the last release closes it
+	state  atomic.Uint64 // fdClosed | fdInterrupted | holds
 	mode   Mode
-	closed atomic.Bool
 	unlink string // UNIX listening path to remove at Close
 }
 
-// NewFD takes ownership of a socket descriptor the caller created.
-func NewFD(fd int, m Mode) *FD { return &FD{fd: fd, mode: m} }
+const (
+	fdClosed      = 1 << 63 // Close has begun: no new holds
+	fdInterrupted = 1 << 62 // Interrupt has shut the socket down
+	fdHolds       = fdInterrupted - 1
+)
 
-// Sysfd returns the descriptor, for epoll_ctl and friends. It stays owned by f.
-func (f *FD) Sysfd() int { return f.fd }
+// hold takes a reference for one operation; false once Close has begun.
+// One compare-and-swap: the only cost the read and write paths pay for the
+// lifecycle.
+func (f *FD) hold() bool {
+	for {
+		s := f.state.Load()
+		if s&fdClosed != 0 {
+			return false
+		}
+		if f.state.CompareAndSwap(s, s+1) {
+			return true
+		}
+	}
+}
+
+// release drops a hold. The release that leaves a closed FD without holds
+// closes the descriptor, exactly once: a closed FD gains no new holds.
+func (f *FD) release() error {
+	s := f.state.Add(^uint64(0))
+	if s&fdClosed == 0 || s&fdHolds != 0 {
+		return nil
+	}
+	if f.unlink != "" {
+		os.Remove(f.unlink)
+	}
+	if err := unix.Close(f.fd); err != nil {
+		return os.NewSyscallError("close", err)
+	}
+	return nil
+}
+
+// stopped reports whether Close or Interrupt has begun, for the Spin loops.
+func (f *FD) stopped() bool { return f.state.Load()&(fdClosed|fdInterrupted) != 0 }
+
+// Sysfd returns the descriptor, for epoll_ctl and friends, or -1 after
+// Close. It stays owned by f: the caller must not use it past Close.
+func (f *FD) Sysfd() int {
+	if f.state.Load()&fdClosed != 0 {
+		return -1
+	}
+	return f.fd
+}
 
 // Mode returns how f waits.
 func (f *FD) Mode() Mode { return f.mode }
 
 // SetMode switches between blocking and non-blocking waiting (O_NONBLOCK).
 func (f *FD) SetMode(m Mode) error {
+	if !f.hold() {
+		return fmt.Errorf("sockets: set mode %v: %w", m, ErrClosed)
+	}
+	defer f.release()
 	if err := unix.SetNonblock(f.fd, m != Blocking); err != nil {
 		return os.NewSyscallError("fcntl O_NONBLOCK", err)
 	}
@@ -82,6 +139,15 @@ func (f *FD) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if !f.hold() {
+		return 0, ErrClosed
+	}
+	n, err := f.read(p)
+	f.release()
+	return n, err
+}
+
+func (f *FD) read(p []byte) (int, error) {
 	for {
 		n, err := ignoringEINTR(func() (int, error) { return f.rw(unix.SYS_READ, p) })
 		switch {
@@ -90,14 +156,12 @@ func (f *FD) Read(p []byte) (int, error) {
 		case err == nil:
 			return 0, io.EOF
 		case err == unix.EAGAIN && f.mode == Spin:
-			if f.closed.Load() {
+			if f.stopped() {
 				return 0, ErrClosed
 			}
 			continue
 		case err == unix.EAGAIN:
 			return 0, ErrWouldBlock
-		case err == unix.EBADF && f.closed.Load():
-			return 0, ErrClosed
 		}
 		return 0, os.NewSyscallError("read", err)
 	}
@@ -106,6 +170,15 @@ func (f *FD) Read(p []byte) (int, error) {
 // Write writes p. A Nonblocking FD may write part of p and return
 // ErrWouldBlock with the count; Blocking and Spin write it all.
 func (f *FD) Write(p []byte) (int, error) {
+	if !f.hold() {
+		return 0, ErrClosed
+	}
+	n, err := f.write(p)
+	f.release()
+	return n, err
+}
+
+func (f *FD) write(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
 		n, err := ignoringEINTR(func() (int, error) { return f.rw(unix.SYS_WRITE, p[done:]) })
@@ -116,14 +189,12 @@ func (f *FD) Write(p []byte) (int, error) {
 		case err == nil:
 			continue
 		case err == unix.EAGAIN && f.mode == Spin:
-			if f.closed.Load() {
+			if f.stopped() {
 				return done, ErrClosed
 			}
 			continue
 		case err == unix.EAGAIN:
 			return done, ErrWouldBlock
-		case err == unix.EBADF && f.closed.Load():
-			return done, ErrClosed
 		}
 		return done, os.NewSyscallError("write", err)
 	}
@@ -133,7 +204,17 @@ func (f *FD) Write(p []byte) (int, error) {
 // Shutdown wraps shutdown(2). ShutWrite sends FIN after what is queued,
 // which is how a relay passes a half-close on.
 func (f *FD) Shutdown(how How) error {
-	h := map[How]int{ShutRead: unix.SHUT_RD, ShutWrite: unix.SHUT_WR, ShutBoth: unix.SHUT_RDWR}[how]
+	h := unix.SHUT_RDWR
+	switch how {
+	case ShutRead:
+		h = unix.SHUT_RD
+	case ShutWrite:
+		h = unix.SHUT_WR
+	}
+	if !f.hold() {
+		return fmt.Errorf("sockets: shutdown: %w", ErrClosed)
+	}
+	defer f.release()
 	if err := unix.Shutdown(f.fd, h); err != nil {
 		return os.NewSyscallError("shutdown", err)
 	}
@@ -142,33 +223,50 @@ func (f *FD) Shutdown(how How) error {
 
 // Interrupt wakes whoever waits on f in Read or Write, on any thread, by
 // shutting the socket down both ways; their calls return EOF or ErrClosed.
-// The owner still calls Close.
+// The owner still calls Close. Interrupt after or during Close does nothing
+// to the descriptor, which Close may already have freed for reuse.
 func (f *FD) Interrupt() {
-	f.closed.Store(true)
+	if f == nil || !f.hold() {
+		return
+	}
+	f.state.Or(fdInterrupted)
 	unix.Shutdown(f.fd, unix.SHUT_RDWR)
+	f.release()
 }
 
 // Close closes the descriptor (and removes a UNIX listening path). It is
-// idempotent; only the first call closes.
+// idempotent and safe against a concurrent Interrupt: only the first call
+// closes, and when another goroutine holds f in an operation at that
+// moment, Close shuts the socket down to wake it, and the descriptor is
+// closed as that operation returns; Close then returns nil at once, as Go's
+// internal/poll does for a non-blocking descriptor.
 func (f *FD) Close() error {
-	if f == nil || f.fd < 0 {
+	if f == nil {
 		return nil
 	}
-	f.closed.Store(true)
-	fd := f.fd
-	f.fd = -1
-	if f.unlink != "" {
-		os.Remove(f.unlink)
+	for {
+		s := f.state.Load()
+		if s&fdClosed != 0 {
+			return nil
+		}
+		// Close holds f itself, so that the wake-up below cannot race
+		// with the last release.
+		if f.state.CompareAndSwap(s, (s+1)|fdClosed) {
+			if s&fdHolds != 0 {
+				unix.Shutdown(f.fd, unix.SHUT_RDWR)
+			}
+			return f.release()
+		}
 	}
-	if err := unix.Close(fd); err != nil {
-		return os.NewSyscallError("close", err)
-	}
-	return nil
 }
 
 // Accept wraps accept4(2), the new socket non-blocking and close-on-exec. On
 // a Nonblocking listener it returns ErrWouldBlock when the queue is empty.
 func (f *FD) Accept() (*FD, error) {
+	if !f.hold() {
+		return nil, fmt.Errorf("sockets: accept: %w", ErrClosed)
+	}
+	defer f.release()
 	for {
 		nfd, _, err := unix.Accept4(f.fd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		switch err {
@@ -187,6 +285,10 @@ func (f *FD) Accept() (*FD, error) {
 // ConnectResult reports how a non-blocking connect started by RawDial
 // ended, once the fd polled writable (SO_ERROR).
 func (f *FD) ConnectResult() error {
+	if !f.hold() {
+		return fmt.Errorf("sockets: connect result: %w", ErrClosed)
+	}
+	defer f.release()
 	v, err := unix.GetsockoptInt(f.fd, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err != nil {
 		return os.NewSyscallError("getsockopt SO_ERROR", err)
@@ -199,6 +301,10 @@ func (f *FD) ConnectResult() error {
 
 // SetNoDelay sets TCP_NODELAY on a TCP socket.
 func (f *FD) SetNoDelay(on bool) error {
+	if !f.hold() {
+		return fmt.Errorf("sockets: setsockopt TCP_NODELAY: %w", ErrClosed)
+	}
+	defer f.release()
 	v := 0
 	if on {
 		v = 1
@@ -207,7 +313,13 @@ func (f *FD) SetNoDelay(on bool) error {
 }
 
 // TCPInfo reads TCP_INFO from f.
-func (f *FD) TCPInfo() (TCPInfo, error) { return tcpInfo(f.fd) }
+func (f *FD) TCPInfo() (TCPInfo, error) {
+	if !f.hold() {
+		return TCPInfo{}, fmt.Errorf("sockets: getsockopt TCP_INFO: %w", ErrClosed)
+	}
+	defer f.release()
+	return tcpInfo(f.fd)
+}
 
 func tcpInfo(fd int) (TCPInfo, error) {
 	ti, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)

@@ -15,7 +15,6 @@ var errNoRaw = fmt.Errorf("sockets: raw sockets on this platform: %w", errors.Er
 // FD is a socket descriptor outside Go's netpoller; Linux only.
 type FD struct{}
 
-func NewFD(fd int, m Mode) *FD                        { return &FD{} }
 func (f *FD) Sysfd() int                              { return -1 }
 func (f *FD) Mode() Mode                              { return Nonblocking }
 func (f *FD) SetMode(Mode) error                      { return errNoRaw }

@@ -1,0 +1,191 @@
+package affinity
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// StartOn starts cmd (exec.Cmd.Start) with its CPU mask set to cpus from
+// its first instruction; an empty set starts it unrestricted. A child
+// inherits the CPU mask of the thread that forks it (sched_setaffinity(2)),
+// so the fork runs on a thread pinned for the occasion: this pins programs
+// that take no CPU flag of their own the same way as hoplat's binaries, and
+// pins every thread the child will create. The calling process's threads
+// keep their masks.
+//
+// The forking thread's own mask is restored before it goes back to the
+// runtime: a thread left narrowed would run other goroutines on those CPUs,
+// and a thread left to exit would fire the child's Pdeathsig, which the
+// kernel ties to the forking thread, not the process (prctl(2),
+// PR_SET_PDEATHSIG). If the mask cannot be restored the thread does exit,
+// and the error says so: the child then gets its Pdeathsig, if it set one.
+func StartOn(cmd *exec.Cmd, cpus CPUSet) error {
+	if cpus.Len() == 0 {
+		return cmd.Start()
+	}
+	if err := checkOnline(cpus); err != nil {
+		return fmt.Errorf("affinity: start %s on %s: %w", cmd.Path, cpus, err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := getAffinity(0)
+		if err == nil {
+			err = setAffinity(0, cpus)
+		}
+		if err != nil {
+			runtime.UnlockOSThread() // the mask is as it was
+			errc <- fmt.Errorf("affinity: start %s on %s: %w", cmd.Path, cpus, err)
+			return
+		}
+		startErr := cmd.Start()
+		if err := setAffinity(0, orig); err != nil {
+			// Stay locked: the runtime ends the thread with this goroutine.
+			errc <- fmt.Errorf("affinity: restore thread CPUs %s after starting %s: %w", orig, cmd.Path, err)
+			return
+		}
+		runtime.UnlockOSThread()
+		errc <- startErr
+	}()
+	return <-errc
+}
+
+// NewGroup makes cmd, once started, the leader of a process group of its
+// own (setpgid(2)), so that TerminateGroup and KillGroup reach it and
+// everything it forks, and a terminal's Ctrl-C reaches only the parent. It
+// also asks the kernel to send the child SIGTERM when the thread that
+// forked it exits (prctl(2), PR_SET_PDEATHSIG): a parent killed outright
+// does not leave its children running. NewGroup replaces cmd.SysProcAttr.
+func NewGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+}
+
+// TerminateGroup sends SIGTERM to the process group that pid leads (kill(2)
+// with -pid), or to pid alone if that fails: pid did not start its own
+// group.
+func TerminateGroup(pid int) error { return signalGroup(pid, unix.SIGTERM) }
+
+// KillGroup sends SIGKILL as TerminateGroup sends SIGTERM.
+func KillGroup(pid int) error { return signalGroup(pid, unix.SIGKILL) }
+
+func signalGroup(pid int, sig unix.Signal) error {
+	if pid <= 0 {
+		return fmt.Errorf("affinity: signal %v to process group %d: not a process id", sig, pid)
+	}
+	if unix.Kill(-pid, sig) == nil {
+		return nil
+	}
+	if err := unix.Kill(pid, sig); err != nil {
+		return fmt.Errorf("affinity: signal %v to process %d: %w", sig, pid, os.NewSyscallError("kill", err))
+	}
+	return nil
+}
+
+// ProcessCPUs returns the CPUs process pid may run on: the mask of its main
+// thread, whose thread id is pid, read with sched_getaffinity(2). It is
+// what /proc/PID/status reports as Cpus_allowed_list (proc(5)), and what a
+// placement actually obtained, whoever applied it; the kernel drops CPUs
+// the process's cpuset forbids.
+func ProcessCPUs(pid int) (CPUSet, error) {
+	cpus, err := getAffinity(pid)
+	if err != nil {
+		return CPUSet{}, fmt.Errorf("affinity: CPUs of process %d: %w", pid, err)
+	}
+	return cpus, nil
+}
+
+// SetNice sets the nice value (-20 to 19) of every thread of process pid.
+// On Linux nice is per thread: setpriority(PRIO_PROCESS, id) changes only
+// the thread whose id it is (setpriority(2), BUGS), so SetNice sets each
+// thread listed in /proc/PID/task. Threads created later inherit the value
+// of the thread that creates them. Raising nice needs only that the caller
+// own the process; lowering it below the current value needs CAP_SYS_NICE
+// or RLIMIT_NICE.
+func SetNice(pid, n int) error {
+	if n < -20 || n > 19 {
+		return fmt.Errorf("affinity: set nice %d on process %d: outside -20..19", n, pid)
+	}
+	err := eachThread(pid, func(tid int) error {
+		return os.NewSyscallError("setpriority", unix.Setpriority(unix.PRIO_PROCESS, tid, n))
+	})
+	if err != nil {
+		return priorityError(fmt.Sprintf("set nice %d on process %d", n, pid), err,
+			"lowering nice needs CAP_SYS_NICE or RLIMIT_NICE")
+	}
+	return nil
+}
+
+// eachThread calls fn for every thread of process pid, and lists them
+// again until no new thread shows up: a thread cloned meanwhile by a thread
+// not yet visited inherits the old setting. A thread that exits before its
+// turn is skipped.
+func eachThread(pid int, fn func(tid int) error) error {
+	done := make(map[int]bool)
+	for {
+		tids, err := threadIDs(pid)
+		if err != nil {
+			return err
+		}
+		fresh := 0
+		for _, tid := range tids {
+			if done[tid] {
+				continue
+			}
+			fresh++
+			done[tid] = true
+			err := fn(tid)
+			if errors.Is(err, unix.ESRCH) {
+				continue // exited since the listing
+			}
+			if err != nil {
+				return fmt.Errorf("thread %d: %w", tid, err)
+			}
+		}
+		if fresh == 0 {
+			return nil
+		}
+	}
+}
+
+// threadIDs lists the threads of process pid (/proc/PID/task, proc(5)).
+func threadIDs(pid int) ([]int, error) {
+	entries, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return nil, err
+	}
+	tids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
+}
+
+// Nanosleep sleeps d in nanosleep(2), late by the thread's timer slack only
+// (prctl(2), PR_SET_TIMERSLACK), where the runtime's timers wait in
+// epoll_wait with a millisecond timeout. The goroutine holds its thread
+// meanwhile, as a blocking read does; the runtime hands the P to another
+// thread if the sleep lasts. It does not allocate, and returns an error
+// only where nanosleep is unsupported.
+func Nanosleep(d time.Duration) error {
+	ts := unix.NsecToTimespec(int64(d))
+	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+	}
+	return nil
+}
+
+func priorityError(op string, err error, hint string) error {
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("affinity: %s: %w: %s (%w)", op, ErrNotPermitted, hint, err)
+	}
+	return fmt.Errorf("affinity: %s: %w", op, err)
+}

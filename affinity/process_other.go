@@ -1,0 +1,51 @@
+//go:build !linux
+
+package affinity
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+)
+
+// StartOn starts cmd unrestricted; a CPU set needs Linux's
+// sched_setaffinity(2).
+func StartOn(cmd *exec.Cmd, cpus CPUSet) error {
+	if cpus.Len() == 0 {
+		return cmd.Start()
+	}
+	return fmt.Errorf("affinity: start %s on %s: %w", cmd.Path, cpus, errors.ErrUnsupported)
+}
+
+// NewGroup does nothing: process groups and Pdeathsig are Linux
+// facilities here.
+func NewGroup(cmd *exec.Cmd) {}
+
+// TerminateGroup needs Linux process groups; the caller signals the process
+// itself.
+func TerminateGroup(pid int) error {
+	return fmt.Errorf("affinity: terminate process group %d: %w", pid, errors.ErrUnsupported)
+}
+
+// KillGroup needs Linux process groups; the caller kills the process
+// itself.
+func KillGroup(pid int) error {
+	return fmt.Errorf("affinity: kill process group %d: %w", pid, errors.ErrUnsupported)
+}
+
+// ProcessCPUs needs Linux's sched_getaffinity(2).
+func ProcessCPUs(pid int) (CPUSet, error) {
+	return CPUSet{}, fmt.Errorf("affinity: CPUs of process %d: %w", pid, errors.ErrUnsupported)
+}
+
+// SetNice needs Linux, where nice is per thread.
+func SetNice(pid, n int) error {
+	return fmt.Errorf("affinity: set nice %d on process %d: %w", n, pid, errors.ErrUnsupported)
+}
+
+var errNanosleep = fmt.Errorf("affinity: nanosleep: %w", errors.ErrUnsupported)
+
+// Nanosleep needs nanosleep(2) as Linux provides it; it returns at once,
+// and the caller falls back to time.Sleep.
+func Nanosleep(d time.Duration) error { return errNanosleep }
