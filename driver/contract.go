@@ -6,7 +6,7 @@ import (
 )
 
 // CheckJSON reports where data departs from the hoplat.hopbench.v1 contract
-// in DESIGN.md: the fields scripts rely on, present and of the right kind.
+// (Schema): the fields scripts rely on, present and of the right kind.
 // Tests of hopbench and of scripts that read it use it.
 func CheckJSON(data []byte) error {
 	var doc map[string]any

@@ -6,7 +6,7 @@ import (
 	"github.com/hoplat/hoplat/results"
 )
 
-// Schema names the JSON contract of hopbench's report (DESIGN.md).
+// Schema names the JSON contract of hopbench's report, which CheckJSON checks.
 const Schema = "hoplat.hopbench.v1"
 
 // Report is everything one hopbench invocation measured.
@@ -106,7 +106,7 @@ type Round struct {
 }
 
 // Chain is the fit of p50 round trip against the number of identical relay
-// hops (DESIGN.md `chains`): the slope is one hop's cost, free of the
+// hops (the report's `chains`): the slope is one hop's cost, free of the
 // client's and server's fixed costs, which land in the intercept.
 type Chain struct {
 	Relay         Relay      `json:"relay"`

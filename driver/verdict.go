@@ -167,7 +167,7 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 }
 
 // connectVerdicts separates what a hop costs once per connection from what
-// it costs per request (field-notes.md §2): the relay must accept, connect
+// it costs per request: the relay must accept, connect
 // upstream, and pass the protocol's handshake through.
 func connectVerdicts(g map[Path]PathResult) []string {
 	direct, ok := g[DirectPath(TCP)]
