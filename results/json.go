@@ -6,8 +6,8 @@ import (
 	"io"
 )
 
-// reportJSON is the pingpong --format json document (DESIGN.md, "JSON fields
-// that scripts rely on"): schema first, then the config and environment the
+// reportJSON is the pingpong --format json document, whose fields scripts
+// rely on (TestJSONContract lists them): schema first, then the config and environment the
 // figures came from, then one entry per thread count.
 type reportJSON struct {
 	Schema  string     `json:"schema"`
