@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,7 +40,12 @@ func CheckOutputDir(flag, dir string) error {
 func probe(dir string) error {
 	f, err := os.CreateTemp(dir, ".hoplat-probe-")
 	if err != nil {
-		return err
+		// The probe's random name would only puzzle: name the directory.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create files in %s: %w", dir, err)
 	}
 	name := f.Name()
 	err = f.Close()

@@ -23,7 +23,7 @@ func TestCheckOutput(t *testing.T) {
 		want string // "" for success
 	}{
 		{"file in a dir", CheckOutputFile("hgrm", filepath.Join(dir, "x.hgrm")), ""},
-		{"missing dir", CheckOutputFile("hgrm", "/nonexistent/x"), "--hgrm /nonexistent/x: "},
+		{"missing dir", CheckOutputFile("hgrm", "/nonexistent/x"), "--hgrm /nonexistent/x: cannot create files in /nonexistent: no such file or directory"},
 		{"a directory", CheckOutputFile("hgrm", dir), "is a directory"},
 		{"new dir", CheckOutputDir("out", filepath.Join(dir, "a", "b")), ""},
 		{"/proc", CheckOutputDir("out", "/proc/x"), "--out /proc/x: "},
