@@ -4,6 +4,8 @@ BIN     ?= bin
 PKGS    := ./...
 # -race roughly doubles run time; the suite is sized so it stays affordable.
 TESTFLAGS ?= -race -count=1 -timeout 20m
+# make fuzz runs every Fuzz target in the tree for this long each.
+FUZZTIME ?= 10s
 
 .PHONY: all build test check bench deps clean fuzz bench-fidelity bench-mysql bench-relay
 
@@ -21,6 +23,12 @@ test: build
 
 check:
 	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt: $$fmt"; exit 1; fi
+	@# go.mod must say what the code imports: direct dependencies not marked
+	@# indirect, nothing missing, nothing stale.
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run go mod tidy"; exit 1; }
+	@# The binaries must not link the testing package (peer-finding for tests
+	@# lives in internal/peer, production lookup in internal/locate).
+	@if $(GO) list -deps ./cmd/... | grep -qx testing; then echo "a binary under cmd/ links testing:"; $(GO) list -f '{{.ImportPath}} {{.Imports}}' -deps ./cmd/... | grep -w testing; exit 1; fi
 	$(GO) vet $(PKGS)
 	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: skipped"; fi
 	$(MAKE) test
@@ -39,6 +47,10 @@ bench-relay: build
 
 deps:
 	@scripts/deps.sh
+
+# Every Fuzz target, found with go test -list, for FUZZTIME each.
+fuzz:
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(PKGS)
 
 clean:
 	rm -rf $(BIN)

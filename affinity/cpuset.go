@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hoplat/hoplat/internal/list"
 )
 
 // ErrNotOnline is wrapped by errors that name a CPU the machine does not
@@ -81,8 +83,9 @@ func ParseList(s string) (CPUSet, error) {
 
 // ParseListFor parses a CPU list and rejects CPUs not in online. A list is
 // "all" (every online CPU) or elements separated by commas or, as RonDB
-// writes them, semicolons; an element is a CPU number or an inclusive range
-// "lo-hi". Spaces around elements and numbers are ignored: " 0 - 3 ; 8".
+// writes them, semicolons (one or the other, as internal/list reads every
+// LIST); an element is a CPU number or an inclusive range "lo-hi". Spaces
+// around elements and numbers are ignored: " 0 - 3 ; 8".
 func ParseListFor(s string, online CPUSet) (CPUSet, error) {
 	set, err := parseList(s, &online)
 	if err != nil {
@@ -92,25 +95,21 @@ func ParseListFor(s string, online CPUSet) (CPUSet, error) {
 }
 
 // parseList parses s; a nil online trusts every CPU number, for lists the
-// kernel itself wrote.
+// kernel itself wrote. The syntax is internal/list's, with "all" besides.
 func parseList(s string, online *CPUSet) (CPUSet, error) {
-	s = strings.TrimSpace(s)
-	switch s {
-	case "":
-		return CPUSet{}, errors.New("empty list")
-	case "all":
+	if strings.TrimSpace(s) == "all" {
 		if online == nil || online.Len() == 0 {
 			return CPUSet{}, errors.New("all: no CPU online")
 		}
 		return *online, nil
 	}
+	elems, err := list.Items(s)
+	if err != nil {
+		return CPUSet{}, err
+	}
 	var cpus []int
-	for _, elem := range strings.Split(strings.ReplaceAll(s, ";", ","), ",") {
-		elem = strings.TrimSpace(elem)
-		if elem == "" {
-			return CPUSet{}, errors.New("empty element")
-		}
-		lo, hi, err := parseRange(elem)
+	for _, elem := range elems {
+		lo, hi, err := list.Range(elem, "CPU")
 		if err != nil {
 			return CPUSet{}, err
 		}
@@ -124,31 +123,4 @@ func parseList(s string, online *CPUSet) (CPUSet, error) {
 		}
 	}
 	return NewCPUSet(cpus...), nil
-}
-
-func parseRange(elem string) (lo, hi int, err error) {
-	a, b, isRange := strings.Cut(elem, "-")
-	if lo, err = parseCPU(a); err != nil {
-		return 0, 0, err
-	}
-	if !isRange {
-		return lo, lo, nil
-	}
-	if hi, err = parseCPU(b); err != nil {
-		return 0, 0, err
-	}
-	if hi < lo {
-		return 0, 0, fmt.Errorf("bad range %q: end before start", elem)
-	}
-	return lo, hi, nil
-}
-
-func parseCPU(s string) (int, error) {
-	s = strings.TrimSpace(s)
-	// ParseUint, unlike Atoi, refuses signs; 31 bits keeps it an int anywhere.
-	n, err := strconv.ParseUint(s, 10, 31)
-	if err != nil {
-		return 0, fmt.Errorf("bad CPU %q", s)
-	}
-	return int(n), nil
 }

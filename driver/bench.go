@@ -2,8 +2,10 @@ package driver
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -190,4 +192,58 @@ func reportConfig(cfg Config, paths []Path) ReportConfig {
 		rc.ServiceTimesUs = append(rc.ServiceTimesUs, float64(d.Nanoseconds())/1e3)
 	}
 	return rc
+}
+
+// Failure is the first failed round of a report and how many failed.
+type Failure struct {
+	Path   string // the path's name, with its thread count when swept
+	Round  int    // 0-based
+	Cause  string // the round's error: pingpong's exit and its last stderr
+	Failed int    // failed rounds in the whole report, discarded ones included
+}
+
+func (f *Failure) Error() string {
+	return fmt.Sprintf("%d failed rounds; the first, %s round %d: %s", f.Failed, f.Path, f.Round+1, f.Cause)
+}
+
+// FirstFailure returns the first failed round of rep in path order, nil
+// when every round ran.
+func FirstFailure(rep *Report) *Failure {
+	var first *Failure
+	n := 0
+	for _, p := range rep.Paths {
+		for _, r := range p.Rounds {
+			if r.Failed == "" {
+				continue
+			}
+			n++
+			if first == nil {
+				first = &Failure{Path: pathLabel(p), Round: r.Index, Cause: r.Failed}
+			}
+		}
+	}
+	if first != nil {
+		first.Failed = n
+	}
+	return first
+}
+
+// Unmeasured returns an error naming every path of rep without one
+// successful kept round: its row holds zeros, not figures, and a run that
+// measured nothing on a path must not pass for one that did.
+func Unmeasured(rep *Report) error {
+	var none []string
+	for _, p := range rep.Paths {
+		if !slices.ContainsFunc(p.Rounds, func(r Round) bool { return r.Kept }) {
+			none = append(none, pathLabel(p))
+		}
+	}
+	if len(none) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no successful round on %d of %d paths: %s", len(none), len(rep.Paths), strings.Join(none, ", "))
+}
+
+func pathLabel(p PathResult) string {
+	return fmt.Sprintf("%s (%d threads)", p.Name, p.Threads)
 }

@@ -76,9 +76,9 @@ func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
 	return append(argv, listen.String(), connect.String())
 }
 
-// SocatArgs is socat's command line for one hop, in the exact form
-// field-notes.md §1 used: TCP_NODELAY on both TCP legs, fork so that every
-// connection gets its own child.
+// SocatArgs is socat's command line for one hop, with socat(1)'s address
+// options: nodelay (TCP_NODELAY, tcp(7)) on both TCP legs, fork so that
+// every connection gets its own child.
 //
 //	socat TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3000,nodelay
 //	socat UNIX-LISTEN:$PWD/mysql.sock,fork TCP4:127.0.0.1:3000,nodelay
@@ -104,7 +104,7 @@ type HAProxyRoute struct {
 }
 
 // HAProxyConfig is the configuration hopbench runs HAProxy with: one thread
-// (nbthread 1, as field-notes.md's sandbox run, so it is one event loop like
+// (nbthread 1 in HAProxy's configuration manual, so it is one event loop like
 // socat's child or hoprelay's epoll engine), mode tcp, and one
 // frontend/backend pair per route. Timeouts are set because HAProxy warns
 // without them; they are far longer than any round.
@@ -146,6 +146,6 @@ const (
 )
 
 // EmbeddedProto is the protocol of the default run's embedded backend:
-// pongd's mock mysqld, so that the default measures what field-notes.md §1
-// measured, point selects. Setting it to ProtoEcho runs 64-byte echo.
+// pongd's mock mysqld, so that the default measures point selects, as
+// sysbench's oltp_point_select does. Setting it to ProtoEcho runs 64-byte echo.
 const EmbeddedProto = ProtoMySQL

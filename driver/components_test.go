@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The command lines of field-notes.md §1, to the byte.
+// socat's command lines, to the byte, as socat(1) reads them.
 func TestSocatArgsMatchFieldNotes(t *testing.T) {
 	for _, tc := range []struct {
 		listen, connect string

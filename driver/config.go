@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -133,6 +134,14 @@ func (c Config) Check() error {
 	for _, h := range c.Hops {
 		if h < 0 {
 			return fmt.Errorf("driver: hops %d: must not be negative", h)
+		}
+	}
+	// affinity accepts any component name; hopbench places three.
+	for _, tok := range strings.Fields(c.Placement.String()) {
+		name, _, ok := strings.Cut(tok, "=")
+		if ok && name != ComponentClient && name != ComponentRelay && name != ComponentServer {
+			return fmt.Errorf("driver: placement %q: unknown component %q (want %s, %s or %s)",
+				c.Placement, name, ComponentClient, ComponentRelay, ComponentServer)
 		}
 	}
 	return nil

@@ -4,10 +4,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/affinity"
 )
 
 func TestConfigCheck(t *testing.T) {
 	real, _ := ParseBackend("mysql://u:p@127.0.0.1:3306/d")
+	online := affinity.NewCPUSet(0, 1)
+	gpu, err := affinity.ParsePlacement("gpu=0", online)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed, err := affinity.ParsePlacement("client=0 relay=1 server=1", online)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
@@ -20,6 +31,8 @@ func TestConfigCheck(t *testing.T) {
 		{"negative hops", func(c *Config) { c.Hops = []int{-1} }, "hops -1"},
 		{"bad proto", func(c *Config) { c.Proto = "http" }, `proto "http"`},
 		{"rows on echo", func(c *Config) { c.Proto, c.Rows = ProtoEcho, []int{10} }, "rows [10]"},
+		{"placement of an unknown component", func(c *Config) { c.Placement = gpu }, `unknown component "gpu"`},
+		{"placement of the three", func(c *Config) { c.Placement = placed }, ""},
 		{"service time on a real server", func(c *Config) { c.Backend, c.ServiceTimes = real, []time.Duration{0} }, "embedded backend"},
 	} {
 		cfg := DefaultConfig()

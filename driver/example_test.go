@@ -7,8 +7,7 @@ import (
 	"github.com/hoplat/hoplat/driver"
 )
 
-// The default run's paths, and the socat command line of one of them, as
-// field-notes.md §1 typed it.
+// The default run's paths, and the socat command line of one of them.
 func ExampleDefaultPaths() {
 	for _, p := range driver.DefaultPaths(driver.Relays, []driver.Transport{driver.TCP, driver.UNIX}) {
 		fmt.Printf("%-20s baseline %s\n", p.Name(), p.Baseline().Name())

@@ -3,7 +3,7 @@ package driver
 // The test binary doubles as stand-ins for pongd, hoprelay and pingpong, so
 // that the orchestration runs end to end — real processes, real loopback
 // sockets, readiness lines, signals — before the real binaries exist. Each
-// speaks just enough of its DESIGN.md contract: `listening ADDR` lines,
+// speaks just enough of what its command documents: `listening ADDR` lines,
 // SIGTERM to stop, pingpong's JSON with a histogram, hoprelay's stats JSON.
 
 import (

@@ -2,10 +2,8 @@ package driver
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/locate"
 )
 
 // Locator finds the program a component runs.
@@ -15,13 +13,7 @@ type Locator func(name string) (string, error)
 // bin/hopbench drives the bin/pongd built with it, not an older one on PATH —
 // then on PATH and in the sbin directories (HAProxy lives in /usr/sbin).
 func Locate(name string) (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := peer.Find(name)
+	p, err := locate.Program(name)
 	if err != nil {
 		return "", fmt.Errorf("driver: %s not found next to hopbench or on PATH (%s)", name, installHint(name))
 	}

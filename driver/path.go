@@ -36,7 +36,7 @@ func DirectPath(t Transport) Path { return hop.DirectPath(t) }
 // DefaultPaths is the matrix of the default run, filtered to relays and
 // client transports: both direct paths; every hoprelay engine with a TCP and
 // a UNIX client leg and a TCP upstream; socat TCP->TCP and UNIX->TCP exactly
-// as field-notes.md §1 ran them; HAProxy in mode tcp with a TCP client leg.
+// with SocatArgs' command lines; HAProxy in mode tcp with a TCP client leg.
 func DefaultPaths(relays []Relay, clients []Transport) []Path {
 	var paths []Path
 	for _, r := range relays {
@@ -45,8 +45,8 @@ func DefaultPaths(relays []Relay, clients []Transport) []Path {
 			case r == Direct:
 				paths = append(paths, DirectPath(c))
 			case r == HAProxy && c != TCP:
-				// HAProxy's UNIX listener works, but field-notes.md compared
-				// it only on TCP; one row keeps the default run short.
+				// HAProxy's UNIX listener works, but one row, on TCP,
+				// keeps the default run short.
 			default:
 				paths = append(paths, Path{Relay: r, Client: c, Upstream: TCP, Hops: 1})
 			}

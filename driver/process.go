@@ -38,8 +38,8 @@ type Process struct {
 const StopGrace = 3 * time.Second
 
 // Start runs argv as a new process group, on cpus when the set is not
-// empty. Its stdout is read for readiness lines (`listening ADDR`, see
-// DESIGN.md) and otherwise discarded; the tail of its stderr is kept for
+// empty. Its stdout is read for readiness lines (`listening ADDR`, as
+// cmd/pongd and cmd/hoprelay print them) and otherwise discarded; the tail of its stderr is kept for
 // error messages.
 func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
 	p := &Process{

@@ -11,6 +11,7 @@ type (
 	Chain        = hop.Chain
 	Skip         = hop.Skip
 	Sample       = hop.Sample
+	Round        = hop.Round
 )
 
 // Schema names the JSON contract of hopbench's report.

@@ -340,7 +340,7 @@ func TestConfigErrors(t *testing.T) {
 		{pingpong.Config{Target: tcp, Protocol: p, Runs: 2, Discard: 2}, "discard 2"},
 		{pingpong.Config{Target: tcp, Protocol: p, Discard: -1}, "discard -1"},
 		{pingpong.Config{Target: tcp, Protocol: p, Rate: -5}, "rate -5"},
-		{pingpong.Config{Target: tcp, Protocol: p, CPUs: []int{-1}}, "cpu -1"},
+		{pingpong.Config{Target: tcp, Protocol: p, CPUs: []int{-1}}, "cpus -1"},
 		{pingpong.Config{Target: tcp, Protocol: p, ReportInterval: -1}, "report interval"},
 		{pingpong.Config{Target: tcp, Protocol: p, ConnectTimeout: -1}, "connect timeout"},
 	} {

@@ -3,6 +3,7 @@ package pingpong
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hoplat/hoplat/results"
@@ -45,9 +46,6 @@ const (
 )
 
 func (c Config) withDefaults() (Config, error) {
-	if c.Protocol == nil {
-		return c, errors.New("pingpong: no protocol")
-	}
 	if len(c.Threads) == 0 {
 		c.Threads = []int{1}
 	}
@@ -60,35 +58,60 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ConnectTimeout == 0 {
 		c.ConnectTimeout = defaultConnectTimeout
 	}
+	return c, c.Validate()
+}
+
+// Validate reports the first field of c that makes no sense, as a
+// *ConfigError. It checks c as given: Run fills zero Threads, Time, Runs
+// and ConnectTimeout with their defaults first, so a caller that sets
+// them (a command line does) learns here that 0 is not a run length.
+func (c Config) Validate() error {
+	if c.Protocol == nil {
+		return errors.New("pingpong: no protocol")
+	}
 	for _, n := range c.Threads {
 		if n < 1 {
-			return c, fmt.Errorf("pingpong: threads %d: want at least 1", n)
+			return &ConfigError{Flag: "threads", Value: n, Want: "at least 1"}
 		}
 	}
 	for _, cpu := range c.CPUs {
 		if cpu < 0 {
-			return c, fmt.Errorf("pingpong: cpu %d: want a CPU number", cpu)
+			return &ConfigError{Flag: "cpus", Value: cpu, Want: "a CPU number"}
 		}
 	}
 	switch {
-	case c.Time < 0:
-		return c, fmt.Errorf("pingpong: time %v: want a positive duration", c.Time)
+	case c.Time <= 0:
+		return &ConfigError{Flag: "time", Value: c.Time, Want: "a positive duration"}
 	case c.Warmup < 0:
-		return c, fmt.Errorf("pingpong: warmup %v: want 0 or more", c.Warmup)
-	case c.Runs < 0:
-		return c, fmt.Errorf("pingpong: runs %d: want at least 1", c.Runs)
+		return &ConfigError{Flag: "warmup", Value: c.Warmup, Want: "0 or more"}
+	case c.Runs < 1:
+		return &ConfigError{Flag: "runs", Value: c.Runs, Want: "at least 1"}
 	case c.Discard < 0 || c.Discard >= c.Runs:
-		return c, fmt.Errorf("pingpong: discard %d: want 0 to runs-1 (%d)", c.Discard, c.Runs-1)
+		return &ConfigError{Flag: "discard", Value: c.Discard, Want: fmt.Sprintf("0 to runs-1 (%d)", c.Runs-1)}
 	case c.Rate < 0:
-		return c, fmt.Errorf("pingpong: rate %v: want 0 (closed loop) or more", c.Rate)
+		return &ConfigError{Flag: "rate", Value: c.Rate, Want: "0 (closed loop) or more"}
 	case c.ConnectTimeout < 0:
-		return c, fmt.Errorf("pingpong: connect timeout %v: want a positive duration", c.ConnectTimeout)
+		return &ConfigError{Flag: "connect-timeout", Value: c.ConnectTimeout, Want: "a positive duration"}
 	case c.ReportInterval < 0:
-		return c, fmt.Errorf("pingpong: report interval %v: want 0 (off) or more", c.ReportInterval)
+		return &ConfigError{Flag: "report-interval", Value: c.ReportInterval, Want: "0 (off) or more"}
 	case c.IO > Spin:
-		return c, fmt.Errorf("pingpong: I/O model %d unknown", c.IO)
+		return &ConfigError{Flag: "io", Value: uint8(c.IO), Want: "netpoll, blocking or spin"}
 	}
-	return c, nil
+	return nil
+}
+
+// ConfigError names the Config field that makes no sense by the pingpong
+// flag that sets it ("time", "report-interval"), so a command line can point
+// at the flag.
+type ConfigError struct {
+	Flag  string
+	Value any
+	Want  string
+}
+
+func (e *ConfigError) Error() string {
+	// The message reads as prose: "report interval", not the flag's dash.
+	return fmt.Sprintf("pingpong: %s %v: want %s", strings.ReplaceAll(e.Flag, "-", " "), e.Value, e.Want)
 }
 
 // printed is the config as a report carries it.

@@ -2,28 +2,17 @@ package pingpong
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/hoplat/hoplat/internal/list"
 )
 
-// ParseCounts reads a thread-count list: "1,2,4", or RonDB's "1;2;4".
+// ParseCounts reads a thread-count list in the syntax every hoplat LIST
+// takes (internal/list): "1,2,4", RonDB's "1;2;4", or a range "1-4".
 // Every count is a positive integer.
 func ParseCounts(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("pingpong: list %q: empty", s)
+	n, err := list.Ints(s, 1)
+	if err != nil {
+		return nil, fmt.Errorf("pingpong: thread counts: %w", err)
 	}
-	sep := ","
-	if strings.Contains(s, ";") {
-		sep = ";"
-	}
-	var out []int
-	for _, f := range strings.Split(s, sep) {
-		f = strings.TrimSpace(f)
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("pingpong: list %q: %q is not a positive count", s, f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return n, nil
 }

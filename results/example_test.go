@@ -8,9 +8,9 @@ import (
 	"github.com/hoplat/hoplat/results"
 )
 
-// The series of field-notes.md §3: "do a series of runs, discard the first
-// few, and then take an average of the remainder, and watch out for
-// outliers."
+// A queries/s series whose first run is half the steady rate: do a series
+// of runs, discard the first few, average the remainder, and watch out for
+// outliers.
 func ExampleAnalyzeSeries() {
 	qps := []float64{4253.60, 8685.55, 8324.28, 8680.88, 8321.53, 8391.27,
 		8557.10, 8034.79, 7532.90, 8196.65, 7931.77, 7981.55}

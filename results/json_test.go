@@ -43,8 +43,8 @@ func forbidKeys(t *testing.T, where string, m map[string]any, keys ...string) {
 	}
 }
 
-// TestJSONContract checks every field DESIGN.md and the pingpong brief
-// promise scripts, in both a closed-loop echo step and an open-loop mysql one.
+// TestJSONContract checks every field of pingpong's JSON report that
+// scripts rely on, in both a closed-loop echo step and an open-loop mysql one.
 func TestJSONContract(t *testing.T) {
 	doc := requireKeys(t, "document", decodeReport(t, synthReport()), "schema", "config", "env", "results")
 	if doc["schema"] != SchemaPingpong {
@@ -75,7 +75,7 @@ func TestJSONContract(t *testing.T) {
 		case 0: // closed-loop echo: no qps, no corrected latency, no connect
 			forbidKeys(t, "closed-loop step", step, "qps", "latency_corrected_us", "connect_us")
 			if o := step["outlier_runs"].([]any); len(o) != 1 || o[0] != 0.0 {
-				t.Errorf("outlier_runs = %v, want [0] (field-notes §3)", o)
+				t.Errorf("outlier_runs = %v, want [0] (the series' slow first run)", o)
 			}
 		case 1: // open-loop mysql
 			requireKeys(t, "qps", step["qps"], "mean", "median", "stddev", "ci95")

@@ -9,8 +9,8 @@ import (
 	"github.com/montanaflynn/stats"
 )
 
-// fieldNotesSeries is the queries/s series of field-notes.md §3 (FreeBSD UNIX
-// socket locking, 2006): run 0 is half the steady rate, run 1 overshoots.
+// fieldNotesSeries is a queries/s series of 12 runs (FreeBSD UNIX socket
+// locking, 2006): run 0 is half the steady rate, run 1 overshoots.
 var fieldNotesSeries = []float64{
 	4253.60, 8685.55, 8324.28, 8680.88, 8321.53, 8391.27,
 	8557.10, 8034.79, 7532.90, 8196.65, 7931.77, 7981.55,

@@ -48,7 +48,7 @@ var synthEnv = Env{
 }
 
 // synthReport has two steps: one closed-loop echo thread over the
-// field-notes §3 series (1 s runs, none discarded, so run 0 is an outlier), and four open-loop mysql
+// fieldNotesSeries (1 s runs, none discarded, so run 0 is an outlier), and four open-loop mysql
 // threads with 16 statements per transaction, connect latency, errors and
 // reconnects.
 func synthReport() Report {

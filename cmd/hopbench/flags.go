@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +10,12 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/internal/list"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/relay"
+	"github.com/hoplat/hoplat/results"
 )
-
-var errHelp = errors.New("help")
 
 type options struct {
 	cfg    driver.Config
@@ -21,14 +23,32 @@ type options struct {
 	out    string
 }
 
+// parseFlags reads the command line; every error is a cli usage error
+// naming the flag, and pflag.ErrHelp after printing the help.
 func parseFlags(args []string) (options, error) {
+	o, err := readFlags(args)
+	if err != nil && err != pflag.ErrHelp {
+		err = cli.Usage(err)
+	}
+	return o, err
+}
+
+func commandNames() string {
+	names := make([]string, len(mysql.Commands))
+	for i, c := range mysql.Commands {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
+}
+
+func readFlags(args []string) (options, error) {
 	def := driver.DefaultConfig()
 	fs := pflag.NewFlagSet("hopbench", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
 		backend    = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB (unix(/path) or ?socket=/path for its UNIX socket)")
 		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
-		command    = fs.String("command", def.Command, "mysql workload: ping, select1, point-select, oltp-ro, query")
+		command    = fs.String("command", def.Command, "mysql workload: "+commandNames())
 		paths      = fs.String("paths", "", "relays to include: direct,goroutine,epoll,splice,socat,haproxy (default all)")
 		transports = fs.String("transports", "tcp,unix", "client legs: tcp,unix")
 		threads    = fs.String("threads", "1", "client connections, LIST: 1,2,4 or 1;2;4 (a thread sweep)")
@@ -42,7 +62,7 @@ func parseFlags(args []string) (options, error) {
 		rows       = fs.String("rows", "", "mysql rows per result, LIST (large results stream)")
 		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, or same-core, spread")
 		nice       = fs.Int("nice", 0, "niceness of the embedded server")
-		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: none, conn or global")
+		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
 		stats      = fs.Bool("stats", false, "collect hoprelay --stats: relay residence vs kernel time per hop")
 		format     = fs.String("format", "text", "output: text, json or csv")
 		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
@@ -54,7 +74,7 @@ func parseFlags(args []string) (options, error) {
 	}
 	if *help {
 		fmt.Fprintf(os.Stdout, "usage: hopbench [flags]\n\n%s", fs.FlagUsages())
-		return options{}, errHelp
+		return options{}, pflag.ErrHelp
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q (hopbench takes only flags)", fs.Arg(0))
@@ -69,15 +89,13 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("--proto %q: want echo or mysql", *proto)
 	}
 	c.Proto, c.Command = *proto, *command
-	switch *command {
-	case "ping", "select1", "point-select", "oltp-ro", "query":
-	default:
-		return o, fmt.Errorf("--command %q: want ping, select1, point-select, oltp-ro or query", *command)
+	if _, err := mysql.ParseCommand(*command); err != nil {
+		return o, fmt.Errorf("--command: %w", err)
 	}
 	if *paths != "" {
-		items, err := splitList("paths", *paths)
+		items, err := list.Items(*paths)
 		if err != nil {
-			return o, err
+			return o, fmt.Errorf("--paths %q: %w", *paths, err)
 		}
 		for _, it := range items {
 			r, err := driver.ParseRelay(it)
@@ -87,9 +105,9 @@ func parseFlags(args []string) (options, error) {
 			c.Relays = append(c.Relays, r)
 		}
 	}
-	items, err := splitList("transports", *transports)
+	items, err := list.Items(*transports)
 	if err != nil {
-		return o, err
+		return o, fmt.Errorf("--transports %q: %w", *transports, err)
 	}
 	c.Transports = nil
 	for _, it := range items {
@@ -99,8 +117,8 @@ func parseFlags(args []string) (options, error) {
 		}
 		c.Transports = append(c.Transports, t)
 	}
-	if c.Threads, err = parseInts("threads", *threads, 1); err != nil {
-		return o, err
+	if c.Threads, err = list.Ints(*threads, 1); err != nil {
+		return o, fmt.Errorf("--threads: %w", err)
 	}
 	if *duration <= 0 {
 		return o, fmt.Errorf("--time %v: must be positive", *duration)
@@ -117,23 +135,23 @@ func parseFlags(args []string) (options, error) {
 	}
 	c.Rounds, c.Discard = *runs, *discard
 	if *hops != "" {
-		if c.Hops, err = parseInts("hops", *hops, 0); err != nil {
-			return o, err
+		if c.Hops, err = list.Ints(*hops, 0); err != nil {
+			return o, fmt.Errorf("--hops: %w", err)
 		}
 	}
 	if *service != "" {
-		if c.ServiceTimes, err = parseDurations("service-time", *service); err != nil {
-			return o, err
+		if c.ServiceTimes, err = list.Durations(*service); err != nil {
+			return o, fmt.Errorf("--service-time: %w", err)
 		}
 	}
 	if *size != "" {
-		if c.Sizes, err = parseInts("size", *size, 1); err != nil {
-			return o, err
+		if c.Sizes, err = list.Ints(*size, 1); err != nil {
+			return o, fmt.Errorf("--size: %w", err)
 		}
 	}
 	if *rows != "" {
-		if c.Rows, err = parseInts("rows", *rows, 0); err != nil {
-			return o, err
+		if c.Rows, err = list.Ints(*rows, 0); err != nil {
+			return o, fmt.Errorf("--rows: %w", err)
 		}
 	}
 	if *placement != "" {
@@ -142,21 +160,19 @@ func parseFlags(args []string) (options, error) {
 		}
 	}
 	c.Nice = *nice
-	switch *relayLock {
-	case "", "none", "conn", "global":
-		c.RelayLock = *relayLock
-	default:
-		return o, fmt.Errorf("--relay-lock %q: want none, conn or global", *relayLock)
+	if _, err := relay.ParseLock(*relayLock); err != nil {
+		return o, fmt.Errorf("--relay-lock: %w", err)
 	}
+	c.RelayLock = *relayLock
 	c.Stats = *stats
-	switch *format {
-	case "text", "json", "csv":
-	default:
-		return o, fmt.Errorf("--format %q: want text, json or csv", *format)
+	// hopbench's reports come in the formats pingpong's do.
+	if _, err := results.ReporterFor(*format, results.Report{}); err != nil {
+		return o, fmt.Errorf("--format: %w", err)
 	}
 	if !*quiet {
 		c.Progress = os.Stderr
 	}
+	// What no single flag decides (rows with echo, placement names, ...).
 	if err := c.Check(); err != nil {
 		return o, err
 	}
@@ -171,13 +187,6 @@ func applyPlacement(c *driver.Config, spec string) error {
 	}
 	if c.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
 		return fmt.Errorf("--placement: %w", err)
-	}
-	// affinity accepts any component name; hopbench places three.
-	for _, tok := range strings.Fields(c.Placement.String()) {
-		name, _, ok := strings.Cut(tok, "=")
-		if ok && name != driver.ComponentClient && name != driver.ComponentRelay && name != driver.ComponentServer {
-			return fmt.Errorf("--placement %q: unknown component %q (want client, relay or server)", spec, name)
-		}
 	}
 	return nil
 }

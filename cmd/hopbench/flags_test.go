@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/internal/cli"
 )
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -25,7 +26,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 
 func TestParseFlagsExperiments(t *testing.T) {
 	o, err := parseFlags([]string{
-		"--paths", "direct,epoll", "--transports", "tcp", "--hops", "0,1,2,3", "--threads", "1;2;4",
+		"--paths", "direct,epoll", "--transports", "tcp", "--hops", "0-3", "--threads", "1;2;4",
 		"--service-time", "0,20us,1ms", "--rows", "1,1000", "--relay-lock", "global", "--stats",
 		"--format", "json", "--out", "/tmp/x", "--runs", "3", "--discard", "0", "-q",
 	})
@@ -51,27 +52,27 @@ func TestParseFlagsRejects(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--threads", "0"}, `--threads "0"`},
+		{[]string{"--threads", "0"}, `--threads: list "0": 0: want at least 1`},
+		{[]string{"--threads", "1;2,4"}, `--threads: list "1;2,4": mixes , and ;`},
+		{[]string{"--paths", "direct,,epoll"}, `--paths "direct,,epoll": empty element`},
 		{[]string{"--paths", "nginx"}, `"nginx"`},
 		{[]string{"--transports", "udp"}, `"udp"`},
 		{[]string{"--time", "0s"}, "--time 0s"},
 		{[]string{"--runs", "2", "--discard", "2"}, "--discard 2"},
-		{[]string{"--format", "xml"}, `--format "xml"`},
-		{[]string{"--relay-lock", "big"}, `--relay-lock "big"`},
-		{[]string{"--command", "drop"}, `--command "drop"`},
+		{[]string{"--format", "xml"}, `--format: results: unknown format "xml"`},
+		{[]string{"--relay-lock", "big"}, `--relay-lock: relay: lock "big"`},
+		{[]string{"--command", "drop"}, `--command: mysql: parse command "drop"`},
 		{[]string{"--backend", "pg://x"}, "--backend"},
-		{[]string{"--service-time", "fast"}, `--service-time "fast"`},
-		{[]string{"--placement", "gpu=0"}, "--placement"},
-		{[]string{"--hops", "-1"}, `--hops "-1"`},
+		{[]string{"--service-time", "fast"}, `--service-time: list "fast": bad duration "fast"`},
+		{[]string{"--placement", "gpu=0"}, `placement "gpu=0": unknown component "gpu"`},
+		{[]string{"--placement", "client=x"}, "--placement"},
+		{[]string{"--hops", "-1"}, `--hops: list "-1": bad number ""`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--bogus"}, "bogus"},
 	} {
 		_, err := parseFlags(tc.args)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !cli.IsUsage(err) {
+			t.Errorf("%v: error %v, want a usage error with %q", tc.args, err, tc.want)
 		}
-	}
-	if code := run([]string{"--threads", "x"}); code != 2 {
-		t.Errorf("exit status %d for a bad flag, want 2", code)
 	}
 }

@@ -8,61 +8,69 @@
 //	hopbench --service-time 0,20us,100us,1ms --out results/
 //	hopbench --backend 'mysql://bench:pw@127.0.0.1:3306/sbtest?socket=/run/mysqld/mysqld.sock'
 //
-// Every component is its own process in its own process group; Ctrl-C
-// stops them all by PID, removes their sockets, and exits 130.
+// Every component is its own process in its own process group; SIGINT
+// (Ctrl-C) or SIGTERM stops them all by PID, removes their sockets, and
+// exits 130 or 143. It exits 2 for flag values that make no sense (an --out
+// directory that cannot be written included, found before any load), and 1
+// when the run failed or a path had no successful round, after printing
+// the first failed round's cause.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	err := run(os.Args[1:])
+	if err == pflag.ErrHelp {
+		err = nil
+	}
+	cli.Exit("hopbench", err)
 }
 
-// Exit statuses: 2 for a flag that makes no sense, 130 when interrupted
-// (as a shell reports SIGINT), 1 for any other failure.
-func run(args []string) int {
+func run(args []string) error {
 	opts, err := parseFlags(args)
-	if errors.Is(err, errHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hopbench:", err)
-		return 2
+		return err
+	}
+	if opts.out != "" {
+		if err := cli.CheckOutputDir("out", opts.out); err != nil {
+			return err
+		}
 	}
 	// Components run in process groups of their own, so the terminal's
 	// Ctrl-C reaches only hopbench; cancelling ctx stops them by PID and
 	// removes the temp dir before Run returns.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	rep, err := driver.Run(ctx, opts.cfg)
 	if ctx.Err() != nil {
-		fmt.Fprintln(os.Stderr, "hopbench: interrupted; every component stopped")
-		return 130
+		return fmt.Errorf("%w; every component stopped", context.Cause(ctx))
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hopbench:", err)
-		return 1
+		return err
 	}
 	if err := write(os.Stdout, opts.format, rep); err != nil {
-		fmt.Fprintln(os.Stderr, "hopbench:", err)
-		return 1
+		return err
 	}
 	if opts.out != "" {
 		if err := hop.WriteDir(opts.out, rep); err != nil {
-			fmt.Fprintln(os.Stderr, "hopbench:", err)
-			return 1
+			return err
 		}
 		fmt.Fprintf(os.Stderr, "hopbench: wrote %s\n", opts.out)
 	}
-	return 0
+	// Printed whatever -q says: a failed round's figures are missing from
+	// the report, and its cause is nowhere else.
+	if f := driver.FirstFailure(rep); f != nil {
+		fmt.Fprintf(os.Stderr, "hopbench: %v\n", f)
+	}
+	return driver.Unmeasured(rep)
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
@@ -79,11 +78,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cfg.Grace = -1
 	}
 	if *cpus != "" {
-		set, err := affinity.ParseList(*cpus)
-		if err != nil {
-			return cli.Usage(fmt.Errorf("--cpus %q: %v", *cpus, err))
+		if cfg.CPUs, err = cli.CPUs("cpus", *cpus); err != nil {
+			return err
 		}
-		cfg.CPUs = set.CPUs()
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {
 		return cli.Usage(fmt.Errorf("--buffer %q: %v", *buffer, err))

@@ -5,25 +5,24 @@
 //	pingpong --target tcp:127.0.0.1:7000 --threads 1,2,4 --time 10s --runs 5 --discard 1
 //
 // It exits 1 when the target cannot be reached or a round trip failed
-// (the report still prints), and 2 for flag values that make no sense.
+// (the report still prints), 2 for flag values that make no sense (an
+// --hgrm file that cannot be created included, before any load), and 130 or
+// 143 when SIGINT or SIGTERM stops it.
 package main
 
 import (
-	"github.com/hoplat/hoplat/internal/cli"
-
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
 	"github.com/hoplat/hoplat/results"
@@ -84,33 +83,27 @@ func parse(args []string) (options, error) {
 		return o, cli.Usage(fmt.Errorf("--io: %w", err))
 	}
 	if *cpus != "" {
-		if o.cfg.CPUs, err = parseCPUs(*cpus); err != nil {
-			return o, cli.Usage(fmt.Errorf("--cpus: %w", err))
+		if o.cfg.CPUs, err = cli.CPUs("cpus", *cpus); err != nil {
+			return o, err
 		}
 	}
 	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, o.cfg.IO); err != nil {
 		return o, cli.Usage(err)
 	}
-	checks := []struct {
-		bad  bool
-		flag string
-		val  any
-		want string
-	}{
-		{o.cfg.Time <= 0, "time", o.cfg.Time, "a positive duration"},
-		{o.cfg.Warmup < 0, "warmup", o.cfg.Warmup, "0 or more"},
-		{o.cfg.Runs < 1, "runs", o.cfg.Runs, "at least 1"},
-		{o.cfg.Discard < 0 || o.cfg.Discard >= o.cfg.Runs, "discard", o.cfg.Discard, "0 to runs-1"},
-		{o.cfg.Rate < 0, "rate", o.cfg.Rate, "0 (closed loop) or more"},
-		{o.cfg.ReportInterval < 0, "report-interval", o.cfg.ReportInterval, "0 (off) or more"},
-	}
-	for _, c := range checks {
-		if c.bad {
-			return o, cli.Usage(fmt.Errorf("--%s %v: want %s", c.flag, c.val, c.want))
+	if err := o.cfg.Validate(); err != nil {
+		var ce *pingpong.ConfigError
+		if errors.As(err, &ce) {
+			return o, cli.Usage(fmt.Errorf("--%s %v: want %s", ce.Flag, ce.Value, ce.Want))
 		}
+		return o, cli.Usage(err)
 	}
 	if _, err := results.ReporterFor(o.format, results.Report{}); err != nil {
 		return o, cli.Usage(fmt.Errorf("--format: %w", err))
+	}
+	if o.hgrm != "" {
+		if err := cli.CheckOutputFile("hgrm", o.hgrm); err != nil {
+			return o, err
+		}
 	}
 	return o, nil
 }
@@ -131,9 +124,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o.cfg.Progress = func(p results.Progress) { fmt.Fprintln(progress, p) }
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	rep, err := pingpong.Run(ctx, o.cfg)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if err != nil {
 		return err
 	}

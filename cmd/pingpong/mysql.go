@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -80,7 +78,7 @@ func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model ping
 				return nil, fmt.Errorf("--%s: --connect-only runs no statements", f)
 			}
 		}
-		return &mysql.ConnectOnly{Client: client, Dial: dialer(target, model)}, nil
+		return &mysql.ConnectOnly{Client: client, Dial: pingpong.Dialer(target, model)}, nil
 	}
 	cmd, err := mysql.ParseCommand(m.command)
 	if err != nil {
@@ -99,23 +97,4 @@ func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model ping
 		return nil, fmt.Errorf("--command %s: %w", cmd, err)
 	}
 	return &mysql.Protocol{Client: client, Workload: w}, nil
-}
-
-// dialer opens connect-only events' connections under the run's I/O
-// model, as the framework opens its workers'.
-func dialer(a sockets.Addr, model pingpong.IOModel) func(context.Context) (io.ReadWriteCloser, error) {
-	if model == pingpong.Netpoll {
-		return func(ctx context.Context) (io.ReadWriteCloser, error) { return sockets.Dial(ctx, a) }
-	}
-	mode := sockets.Blocking
-	if model == pingpong.Spin {
-		mode = sockets.Spin
-	}
-	return func(ctx context.Context) (io.ReadWriteCloser, error) {
-		fd, err := sockets.DialFD(ctx, a, mode)
-		if err != nil {
-			return nil, err // not a nil *FD inside a non-nil interface
-		}
-		return fd, nil
-	}
 }

@@ -1,7 +1,9 @@
 // Package cli holds what hoplat's commands share at their edge: how an error
 // becomes one message on stderr and an exit status — 2 for flag values that
-// make no sense, 1 for everything else — so that scripts can tell the two
-// apart the same way for every binary.
+// make no sense, 128+N when signal N stopped the command (130 for SIGINT,
+// 143 for SIGTERM), 1 for everything else — so that scripts can tell them
+// apart the same way for every binary; and the checks of flag values that
+// several commands take (CPU lists, output paths).
 package cli
 
 import (
@@ -29,7 +31,8 @@ func IsUsage(err error) bool {
 }
 
 // Exit returns when err is nil; otherwise it prints err once, prefixed with
-// the command's name, and exits with ExitUsage or 1.
+// the command's name (once, however many layers prefixed it), and exits
+// with the status exitStatus gives.
 func Exit(cmd string, err error) {
 	if err == nil {
 		return
@@ -40,12 +43,9 @@ func Exit(cmd string, err error) {
 // report writes the message and returns the exit status.
 func report(w io.Writer, cmd string, err error) int {
 	msg := err.Error()
-	if !strings.HasPrefix(msg, cmd+":") {
-		msg = cmd + ": " + msg
+	for strings.HasPrefix(msg, cmd+": ") {
+		msg = strings.TrimPrefix(msg, cmd+": ")
 	}
-	fmt.Fprintln(w, msg)
-	if IsUsage(err) {
-		return ExitUsage
-	}
-	return 1
+	fmt.Fprintln(w, cmd+": "+msg)
+	return exitStatus(err)
 }

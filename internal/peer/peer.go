@@ -3,6 +3,9 @@
 // mariadb client) and hoplat's own binaries. A missing peer skips the test
 // with the reason and the install hint, except when HOPLAT_REQUIRE_INTEGRATION
 // is set (as CI does): then it fails.
+//
+// It imports testing, so only tests may import it; the binaries find their
+// programs with internal/locate, which this package uses too.
 package peer
 
 import (
@@ -14,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/locate"
 )
 
 // RequireEnv is the variable that turns a skipped integration test into a
@@ -26,23 +31,14 @@ func Required() bool {
 	return v != "" && v != "0" && v != "false"
 }
 
-// sbin directories are searched too: mariadbd and haproxy live there and a
-// non-root PATH often lacks them.
-var extraDirs = []string{"/usr/sbin", "/usr/local/sbin", "/sbin"}
-
 // Find returns the path of the program name, from PATH or the sbin
-// directories.
+// directories (locate.Find), or an error with the install hint.
 func Find(name string) (string, error) {
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
+	p, err := locate.Find(name)
+	if err != nil {
+		return "", fmt.Errorf("peer: %s not found on PATH (install it with `make deps`)", name)
 	}
-	for _, d := range extraDirs {
-		p := filepath.Join(d, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("peer: %s not found on PATH (install it with `make deps`)", name)
+	return p, nil
 }
 
 // Require returns the path of the program name, or skips t (fails it when

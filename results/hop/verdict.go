@@ -27,7 +27,9 @@ func Verdicts(r *Report) []string {
 	out = append(out, serviceTimeVerdicts(r.Paths)...)
 	for _, p := range r.Paths {
 		if p.Errors > 0 || p.Failed > 0 {
-			out = append(out, fmt.Sprintf("%s (%d threads): %d errors, %d failed rounds — its figures are suspect", p.Name, p.Threads, p.Errors, p.Failed))
+			// The same count as the table's errors column: a failed round
+			// counts once, as its requests were never tallied.
+			out = append(out, fmt.Sprintf("%s (%d threads): %d errors (%d failed rounds among them) — its figures are suspect", p.Name, p.Threads, p.Errors+int64(p.Failed), p.Failed))
 		}
 	}
 	if out == nil {

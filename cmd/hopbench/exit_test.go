@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/internal/peer"
+)
+
+// exitOf runs cmd to the end and returns its exit status, stdout and stderr.
+func exitOf(t *testing.T, cmd *exec.Cmd) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stdout.String(), stderr.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	}
+	t.Fatal(err)
+	return 0, "", ""
+}
+
+// closedPort returns a loopback port nothing listens on: one the kernel
+// just gave out and took back.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
+}
+
+// TestIntegrationEveryRoundFails: a backend that refuses the password or
+// the connection fails every round. hopbench prints the cause even under
+// -q, counts the errors the same way in the table and the verdict, and
+// exits 1 rather than passing a table of zeros for a measurement.
+func TestIntegrationEveryRoundFails(t *testing.T) {
+	peer.Require(t, "mariadbd")
+	srv := mariadbtest.Start(t)
+	for _, tc := range []struct{ name, backend, cause string }{
+		{"wrong password", fmt.Sprintf("mysql://%s:not-the-pw-42@%s/%s", srv.User, srv.Addr, srv.DB), "ERROR 1045 (28000)"},
+		{"closed port", fmt.Sprintf("mysql://sbtest:sbtest@127.0.0.1:%d/sbtest", closedPort(t)), "connection refused"},
+	} {
+		cmd, tmp := hopbench(t, "-q", "--backend", tc.backend, "--paths", "direct", "--transports", "tcp",
+			"--time", "100ms", "--warmup", "0s", "--runs", "2", "--discard", "0")
+		code, out, errOut := exitOf(t, cmd)
+		noneLeft(t, tmp)
+		if code != 1 {
+			t.Errorf("%s: exit status %d, want 1\n%s%s", tc.name, code, out, errOut)
+		}
+		for _, want := range []string{"hopbench: 2 failed rounds; the first, direct tcp (1 threads) round 1: ", tc.cause,
+			"hopbench: no successful round on 1 of 1 paths: direct tcp (1 threads)"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, want, errOut)
+			}
+		}
+		if strings.Contains(errOut, "not-the-pw-42") || strings.Contains(out, "not-the-pw-42") {
+			t.Errorf("%s: the password is printed", tc.name)
+		}
+		// One count: the table's errors column says 2, and so does the verdict.
+		var row string
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "direct tcp ") {
+				row = line
+			}
+		}
+		if f := strings.Fields(row); len(f) == 0 || f[len(f)-1] != "2" {
+			t.Errorf("%s: table row %q, want 2 errors last", tc.name, row)
+		}
+		if !strings.Contains(out, "direct tcp (1 threads): 2 errors (2 failed rounds among them)") {
+			t.Errorf("%s: the verdict does not count the 2 errors:\n%s", tc.name, out)
+		}
+	}
+}
+
+// TestIntegrationOutCheckedFirst: an --out directory that cannot be made
+// fails at once (exit 2, no round run, no report), with hopbench's name
+// once in the message.
+func TestIntegrationOutCheckedFirst(t *testing.T) {
+	cmd, tmp := hopbench(t, "--out", "/proc/x", "--time", "30s")
+	code, out, errOut := exitOf(t, cmd)
+	noneLeft(t, tmp)
+	if code != 2 || out != "" || strings.Contains(errOut, "round ") {
+		t.Errorf("exit status %d, stdout %q, stderr %q: want 2, before any round", code, out, errOut)
+	}
+	if !strings.HasPrefix(errOut, "hopbench: --out /proc/x: ") || strings.Contains(errOut, "hopbench: hopbench:") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("stderr %q, want one line naming --out, hopbench named once", errOut)
+	}
+}
+
+// TestIntegrationSignals: SIGINT and SIGTERM mid-run stop every component
+// by PID, remove their sockets, and exit 130 and 143, as a shell reports
+// the signal.
+func TestIntegrationSignals(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		cmd, tmp := hopbench(t, "--time", "5s", "--runs", "2")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A progress line is finished only when its run ends; read what
+		// has come so far, not whole lines.
+		var seen []byte
+		buf := make([]byte, 4096)
+		for !bytes.Contains(seen, []byte("round 1/")) {
+			n, err := stderr.Read(buf)
+			if err != nil {
+				t.Fatalf("%v: hopbench ended before its first round: %v\n%s", tc.sig, err, seen)
+			}
+			seen = append(seen, buf[:n]...)
+		}
+		cmd.Process.Signal(tc.sig)
+		done := make(chan error, 1)
+		var rest bytes.Buffer
+		go func() {
+			io.Copy(&rest, stderr)
+			done <- cmd.Wait()
+		}()
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("hopbench did not stop within 30s of %v", tc.sig)
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
+			t.Errorf("%v: exit %v, want status %d", tc.sig, err, tc.code)
+		}
+		if !strings.Contains(rest.String(), "hopbench: interrupted (") {
+			t.Errorf("%v: stderr after the signal %q", tc.sig, rest.String())
+		}
+		noneLeft(t, tmp)
+	}
+}

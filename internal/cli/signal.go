@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// Interrupted is the cause of a SignalContext's cancellation: the signal
+// that stopped the command. Exit turns it into status 128+signal, as a
+// shell reports a command killed by that signal (bash(1), EXIT STATUS):
+// 130 for SIGINT, 143 for SIGTERM.
+type Interrupted struct{ Signal syscall.Signal }
+
+func (e Interrupted) Error() string { return fmt.Sprintf("interrupted (%v)", e.Signal) }
+
+// SignalContext returns a context cancelled by the first SIGINT or SIGTERM,
+// with an Interrupted cause that context.Cause returns. stop releases the
+// signals (a second one then gets the default action) and the context.
+func SignalContext(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case s := <-ch:
+			sig, _ := s.(syscall.Signal)
+			cancel(Interrupted{Signal: sig})
+		case <-done:
+		case <-ctx.Done():
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			wg.Wait()
+			cancel(context.Canceled)
+		})
+	}
+}
+
+// exitStatus is the status for err: 128+signal for Interrupted, ExitUsage
+// for a usage error, else 1.
+func exitStatus(err error) int {
+	var in Interrupted
+	switch {
+	case errors.As(err, &in) && in.Signal > 0:
+		return 128 + int(in.Signal)
+	case IsUsage(err):
+		return ExitUsage
+	}
+	return 1
+}
