@@ -7,7 +7,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check bench deps clean fuzz bench-fidelity bench-mysql bench-relay
+.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay
 
 all: build
 
@@ -21,7 +21,10 @@ test: build
 	@# peer comparison is cut to one short round here (make bench-relay runs it whole).
 	HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
 
-check:
+# lint is the static half of check; CI runs it, then the README's make test.
+check: lint test
+
+lint:
 	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt: $$fmt"; exit 1; fi
 	@# go.mod must say what the code imports: direct dependencies not marked
 	@# indirect, nothing missing, nothing stale.
@@ -31,7 +34,6 @@ check:
 	@if $(GO) list -deps ./cmd/... | grep -qx testing; then echo "a binary under cmd/ links testing:"; $(GO) list -f '{{.ImportPath}} {{.Imports}}' -deps ./cmd/... | grep -w testing; exit 1; fi
 	$(GO) vet $(PKGS)
 	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: skipped"; fi
-	$(MAKE) test
 
 bench: build
 	@scripts/bench.sh

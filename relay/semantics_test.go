@@ -385,8 +385,6 @@ func testShutdown(t *testing.T, cfg relay.Config) {
 	}
 }
 
-func openFDs() int { return countFDs("") }
-
 // nonPipeFDs counts descriptors other than pipes in one pass over
 // /proc/self/fd: Go's pipe pool is being closed by GC cleanups meanwhile,
 // so two separate counts would not add up.
@@ -398,22 +396,6 @@ func nonPipeFDs() int {
 	n := 0
 	for _, e := range ents {
 		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && !strings.HasPrefix(l, "pipe:") {
-			n++
-		}
-	}
-	return n
-}
-
-// countFDs counts this process's descriptors whose link starts with kind
-// ("socket:", "pipe:", "" for all).
-func countFDs(kind string) int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	n := 0
-	for _, e := range ents {
-		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, kind) {
 			n++
 		}
 	}
