@@ -22,7 +22,7 @@ type FD struct {
 	fd     int
 	mode   Mode
 	closed atomic.Bool
-	unlink string // UNIX listening path to remove at Close
+	unlink *boundPath // UNIX listening path to remove at Close, if still ours
 }
 
 // NewFD takes ownership of a socket descriptor the caller created.
@@ -157,9 +157,7 @@ func (f *FD) Close() error {
 	f.closed.Store(true)
 	fd := f.fd
 	f.fd = -1
-	if f.unlink != "" {
-		os.Remove(f.unlink)
-	}
+	f.unlink.remove()
 	if err := unix.Close(fd); err != nil {
 		return os.NewSyscallError("close", err)
 	}
@@ -348,7 +346,9 @@ func RawListen(a Addr) (*FD, Addr, error) {
 		return fail("bind", err)
 	}
 	if a.IsUnix() {
-		f.unlink = a.Path
+		if f.unlink, err = bound(a.Path); err != nil {
+			return fail("stat", err)
+		}
 		mode := a.Opts.Mode
 		if mode == 0 {
 			mode = DefaultMode
