@@ -168,7 +168,7 @@ func skipSpace(s []byte, parens bool) []byte {
 			s = s[1:]
 		case len(s) > 2 && s[0] == '/' && s[1] == '*' && (s[2] == '!' || s[2] == 'M' && len(s) > 3 && s[3] == '!'):
 			s = s[3:]
-			if s[0] == '!' {
+			if len(s) > 0 && s[0] == '!' {
 				s = s[1:]
 			}
 			for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {

@@ -281,7 +281,17 @@ func (s *Server) ServeConn(rw io.ReadWriter) error {
 func (s *Server) ServeUnixConn(rw io.ReadWriter) error { return s.serve(rw, true) }
 
 func (s *Server) serve(rw io.ReadWriter, unix bool) error {
-	c := &serverConn{s: s, pc: newPacketConnSize(rw, serverReadBuf, serverWriteBuf), unix: unix, rw: rw}
+	return s.newServerConn(rw, unix).run()
+}
+
+func (s *Server) newServerConn(rw io.ReadWriter, unix bool) *serverConn {
+	return &serverConn{s: s, pc: newPacketConnSize(rw, serverReadBuf, serverWriteBuf), unix: unix, rw: rw}
+}
+
+// run serves the connection: the connection phase under handshakeLimit
+// and connect_timeout, then commands under max_allowed_packet.
+func (c *serverConn) run() error {
+	s := c.s
 	c.pc.maxMessage = handshakeLimit
 	s.threads.Add(1)
 	defer s.threads.Add(-1)
