@@ -116,8 +116,8 @@ func TestConnectTimeout(t *testing.T) {
 	const timeout = 200 * time.Millisecond
 	m := startMock(t, ServerConfig{ConnectTimeout: timeout})
 	for _, send := range [][]byte{nil, {100, 0, 0, 1, 'x'}} {
+		start := time.Now() // before the dial: the server's clock starts at accept
 		nc := dialRaw(t, "unix", m.sock)
-		start := time.Now()
 		nc.Write(send)
 		readUntilClosed(t, nc)
 		if d := time.Since(start); d < timeout {
@@ -225,12 +225,14 @@ func TestHostileConnectionsRSS(t *testing.T) {
 		}
 	}()
 	for i := range n {
+		// Taken before the dial: the server's clock starts at accept.
+		opened := time.Now()
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatalf("dial %d: %v", i, err)
 		}
 		conns = append(conns, c)
-		dialed = append(dialed, time.Now())
+		dialed = append(dialed, opened)
 		// Read the greeting first, as the attack does: the server is then
 		// in its handshake read.
 		var hdr [4]byte
