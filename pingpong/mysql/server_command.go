@@ -158,11 +158,11 @@ func (c *serverConn) query(sql []byte) error {
 		r := &c.s.ok[i]
 		return c.pc.writeRaw(r.frames, r.packets)
 	}
-	return c.sendServerError(statementError(kind, sql, c.db))
+	return c.sendServerError(statementError(kind, sql))
 }
 
 // statementError is mysqld's error for a statement the mock does not run.
-func statementError(kind queryKind, sql []byte, db string) *ServerError {
+func statementError(kind queryKind, sql []byte) *ServerError {
 	sql = skipSpaceAndComments(sql)
 	switch kind {
 	case kindEmpty:
@@ -266,7 +266,7 @@ func (c *serverConn) prepare(sql []byte) error {
 		// mysqld prepares these; the mock answers them as text only.
 		return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
 	default:
-		return c.sendServerError(statementError(st.kind, sql, c.db))
+		return c.sendServerError(statementError(st.kind, sql))
 	}
 	c.nextStmt++
 	c.stmts[c.nextStmt] = st
