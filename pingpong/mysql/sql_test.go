@@ -91,12 +91,18 @@ func queryResult(t testing.TB, c *Client, sql string) (*result, error) {
 // TestServerExpressions: SELECTs without a table get the values and the
 // column types mysqld gives them, over both result-set shapes.
 func TestServerExpressions(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p", Rows: 3, MaxAllowedPacket: 1 << 20})
+	cfg := ServerConfig{User: "u", Password: "p", Rows: 3, MaxAllowedPacket: 1 << 20}
 	for _, deprecateEOF := range []bool{true, false} {
+		// Without DEPRECATE_EOF in the greeting, both ends use classic EOF
+		// packets, as libmariadb does.
+		m := startMockWith(t, cfg, func(s *Server) {
+			if !deprecateEOF {
+				s.caps &^= capDeprecateEOF
+			}
+		})
 		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
-		c.deprecateEOF = deprecateEOF // the server decides by its own copy: make them agree
-		if !deprecateEOF {
-			continue // covered by the mariadb client, which does not ask for it
+		if c.deprecateEOF != deprecateEOF {
+			t.Fatalf("DEPRECATE_EOF negotiated %v, want %v", c.deprecateEOF, deprecateEOF)
 		}
 		tests := []struct {
 			sql, name, value string
@@ -163,6 +169,19 @@ func TestServerExpressions(t *testing.T) {
 		}
 		if now, err := time.ParseInLocation(time.DateTime, r.cell(0, 1), time.Local); err != nil || now.Before(before) || now.After(time.Now().Add(time.Second)) {
 			t.Errorf("NOW() = %q, %v", r.cell(0, 1), err)
+		}
+		// Prepared, the same values travel in the binary protocol, checked
+		// against the column types the prepare announced.
+		for _, sql := range []string{"SELECT 1, 'x', NULL, 2.5, @@max_allowed_packet", "SELECT NOW(), CONNECTION_ID(), DATABASE()"} {
+			st, err := c.Prepare(sql)
+			if err != nil {
+				t.Fatalf("prepare %q: %v", sql, err)
+			}
+			for range 2 {
+				if n, err := st.Exec(); err != nil || n != 1 {
+					t.Fatalf("execute %q: %d rows, %v", sql, n, err)
+				}
+			}
 		}
 		if r, err := queryResult(t, c, "SELECT c FROM sbtest1 WHERE id=7"); err != nil || len(r.rows) != 3 || string(r.cols[0].name) != "c" {
 			t.Errorf("a table's canned rows: %+v, %v", r, err)
