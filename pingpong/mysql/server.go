@@ -67,8 +67,9 @@ const (
 // plugin name (64), and connection attributes, which libmariadb, the Go
 // driver and PyMySQL keep to a few hundred bytes (MySQL's
 // performance_schema keeps 512 of them by default). 8 KiB leaves several
-// times that room while a hostile length prefix costs nothing: the 4 KiB
-// read buffer a connection starts with need not grow before login.
+// times that room, and a hostile length prefix costs nothing: the 4 KiB
+// read buffer a connection starts with grows, to 8 KiB at most before
+// login, only as bytes arrive.
 const handshakeLimit = 8 << 10
 
 // Initial buffer sizes of a served connection: enough for the connection
