@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -34,6 +36,7 @@ type Server struct {
 	conns   map[conn]struct{}
 	next    int // connections accepted, for round-robin pinning
 	closing bool
+	done    chan struct{} // closed by Close: wakes an accept backing off
 	wg      sync.WaitGroup
 }
 
@@ -57,6 +60,7 @@ func (s *Server) Bind(ctx context.Context) error {
 		return errors.New("pingpong: server: no listen address")
 	}
 	s.conns = map[conn]struct{}{}
+	s.done = make(chan struct{})
 	for _, a := range s.Listen {
 		ln, err := sockets.Listen(ctx, a)
 		if err != nil {
@@ -88,6 +92,9 @@ func (s *Server) Addrs() []sockets.Addr { return s.addrs }
 // every goroutine the server started. UNIX socket paths are removed.
 func (s *Server) Close() error {
 	s.mu.Lock()
+	if !s.closing && s.done != nil {
+		close(s.done)
+	}
 	s.closing = true
 	for _, ln := range s.lns {
 		ln.Close()
@@ -106,17 +113,51 @@ func (s *Server) logf(format string, a ...any) {
 	}
 }
 
+// Accept backoff when the process or system is out of file descriptors:
+// accept(2) then fails at once, every time, until a connection closes, so
+// the loop waits (5 ms doubling to 1 s, as net/http and hoprelay do)
+// instead of spinning or giving up.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
+// outOfFDs reports the accept errors that a closing connection cures
+// (accept(2): EMFILE, ENFILE, ENOBUFS, ENOMEM).
+func outOfFDs(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
+}
+
 func (s *Server) accept(ln *sockets.Listener) {
 	defer s.wg.Done()
 	unix := ln.Spec().IsUnix()
+	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				s.logf("pingpong: accept on %s: %w", ln.Spec(), err)
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			if !outOfFDs(err) {
+				s.logf("pingpong: accept on %s: %w", ln.Spec(), err)
+				return
+			}
+			if backoff == 0 {
+				// Once per episode: every retry would flood the log.
+				s.logf("pingpong: accept on %s: %w; retrying every %v to %v until connections close", ln.Spec(), err, acceptBackoffMin, acceptBackoffMax)
+			}
+			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-s.done:
+				t.Stop()
+				return
+			}
+			continue
 		}
+		backoff = 0
 		s.mu.Lock()
 		if s.closing {
 			s.mu.Unlock()

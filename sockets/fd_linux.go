@@ -32,7 +32,7 @@ type FD struct {
 	fd     int           // never changes: only the last release closes it
 	state  atomic.Uint64 // fdClosed | fdInterrupted | holds
 	mode   Mode
-	unlink string // UNIX listening path to remove at Close
+	unlink *boundPath // UNIX listening path to remove at Close, if still ours
 }
 
 const (
@@ -63,9 +63,7 @@ func (f *FD) release() error {
 	if s&fdClosed == 0 || s&fdHolds != 0 {
 		return nil
 	}
-	if f.unlink != "" {
-		os.Remove(f.unlink)
-	}
+	f.unlink.remove()
 	if err := unix.Close(f.fd); err != nil {
 		return os.NewSyscallError("close", err)
 	}
@@ -460,7 +458,9 @@ func RawListen(a Addr) (*FD, Addr, error) {
 		return fail("bind", err)
 	}
 	if a.IsUnix() {
-		f.unlink = a.Path
+		if f.unlink, err = bound(a.Path); err != nil {
+			return fail("stat", err)
+		}
 		mode := a.Opts.Mode
 		if mode == 0 {
 			mode = DefaultMode

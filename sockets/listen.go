@@ -14,7 +14,50 @@ import (
 // io.Copy between two of them can still use splice(2) and sendfile(2).
 type Listener struct {
 	net.Listener
-	addr Addr
+	addr   Addr
+	unlink *boundPath // a UNIX listener's path, removed at Close if still ours
+}
+
+// Close closes the listener and, for UNIX, removes its path if the path
+// still names the socket this listener bound.
+func (l *Listener) Close() error {
+	err := l.Listener.Close()
+	l.unlink.remove()
+	return err
+}
+
+// boundPath is a UNIX socket path as bind(2) created it: the node's
+// identity (device and inode) tells it apart from a socket another
+// listener put at the same path later, after removing ours with
+// unlink-early.
+type boundPath struct {
+	path string
+	node os.FileInfo
+}
+
+// bound records the node now at path, which bind just created.
+func bound(path string) (*boundPath, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	return &boundPath{path: path, node: st}, nil
+}
+
+// remove unlinks the path if it still names the bound node (os.SameFile
+// compares device and inode). A path taken over by another listener, or
+// already gone, is left alone. Between the check and unlink(2) another
+// process could still replace the node: there is no unlink by inode, and
+// the window is two syscalls wide.
+func (b *boundPath) remove() {
+	if b == nil {
+		return
+	}
+	st, err := os.Lstat(b.path)
+	if err != nil || !os.SameFile(st, b.node) {
+		return
+	}
+	os.Remove(b.path)
 }
 
 // Spec returns the address the listener was asked for, with the port the
@@ -70,8 +113,14 @@ func Listen(ctx context.Context, a Addr) (*Listener, error) {
 			return nil, err
 		}
 	}
+	var unlink *boundPath
 	if ul, ok := ln.(*net.UnixListener); ok {
-		ul.SetUnlinkOnClose(true)
+		// Go would unlink the path at Close whoever owns it by then.
+		ul.SetUnlinkOnClose(false)
+		if unlink, err = bound(a.Path); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("sockets: listen unix %s: %w", a.Path, err)
+		}
 		mode := os.FileMode(a.Opts.Mode)
 		if mode == 0 {
 			mode = DefaultMode
@@ -81,13 +130,14 @@ func Listen(ctx context.Context, a Addr) (*Listener, error) {
 		// client can be accepted.
 		if err := os.Chmod(a.Path, mode); err != nil {
 			ln.Close()
+			unlink.remove()
 			return nil, fmt.Errorf("sockets: listen unix %s: chmod %o: %w", a.Path, mode, err)
 		}
 	}
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && a.Port == 0 {
 		a.Port = ta.Port
 	}
-	return &Listener{Listener: ln, addr: a}, nil
+	return &Listener{Listener: ln, addr: a, unlink: unlink}, nil
 }
 
 // Dial connects to a, which must have RoleConnect or RoleAny, applying its
@@ -151,10 +201,31 @@ func removeStaleSocket(path string) error {
 		return fmt.Errorf("sockets: unlink-early %s: %w", path, err)
 	}
 	if st.Mode()&os.ModeSocket == 0 {
-		return fmt.Errorf("sockets: unlink-early %s: not a socket (%s), refusing to remove it", path, st.Mode().Type())
+		return fmt.Errorf("sockets: unlink-early %s: not a socket but a %s, refusing to remove it", path, fileType(st.Mode()))
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("sockets: unlink-early %s: %w", path, err)
 	}
 	return nil
+}
+
+// fileType names the kind of file m describes, as stat(1) does.
+func fileType(m os.FileMode) string {
+	switch t := m.Type(); {
+	case t == 0:
+		return "regular file"
+	case t&os.ModeDir != 0:
+		return "directory"
+	case t&os.ModeSymlink != 0:
+		return "symbolic link"
+	case t&os.ModeNamedPipe != 0:
+		return "fifo"
+	case t&os.ModeCharDevice != 0:
+		return "character special file"
+	case t&os.ModeDevice != 0:
+		return "block special file"
+	case t&os.ModeSocket != 0:
+		return "socket"
+	}
+	return "file of mode " + m.Type().String()
 }

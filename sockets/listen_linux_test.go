@@ -197,7 +197,7 @@ func TestUnixLifecycle(t *testing.T) {
 	ln.Close()
 
 	// Never delete a regular file or a directory.
-	for _, kind := range []string{"file", "dir"} {
+	for kind, named := range map[string]string{"file": "not a socket but a regular file", "dir": "not a socket but a directory"} {
 		p := filepath.Join(dir, kind)
 		if kind == "file" {
 			os.WriteFile(p, []byte("precious"), 0o644)
@@ -205,8 +205,8 @@ func TestUnixLifecycle(t *testing.T) {
 			os.Mkdir(p, 0o755)
 		}
 		_, err := Listen(ctx, mustParse(t, "UNIX-LISTEN:"+p+",unlink-early"))
-		if err == nil || !strings.Contains(err.Error(), "not a socket") {
-			t.Errorf("unlink-early on a %s: %v, want a refusal", kind, err)
+		if err == nil || !strings.Contains(err.Error(), named) {
+			t.Errorf("unlink-early on a %s: %v, want a refusal saying %q", kind, err, named)
 		}
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("unlink-early removed a %s: %v", kind, err)
@@ -223,5 +223,56 @@ func TestRoleChecks(t *testing.T) {
 	}
 	if _, err := Dial(context.Background(), mustParse(t, "tcp::1")); err == nil {
 		t.Error("Dial without a host succeeded")
+	}
+}
+
+// TestUnixTakeover: listener A binds a path, listener B takes it over with
+// unlink-early; closing A must leave B's socket in place and reachable.
+// Both listeners kinds are covered: Listen (net) and RawListen (the fd the
+// epoll relay engine serves).
+func TestUnixTakeover(t *testing.T) {
+	ctx := context.Background()
+	type closer interface{ Close() error }
+	listen := map[string]func(Addr) (closer, error){
+		"Listen":    func(a Addr) (closer, error) { return Listen(ctx, a) },
+		"RawListen": func(a Addr) (closer, error) { f, _, err := RawListen(a); return f, err },
+	}
+	for name, fn := range listen {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.sock")
+			a, err := fn(mustParse(t, "UNIX-LISTEN:"+path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			b, err := fn(mustParse(t, "UNIX-LISTEN:"+path+",unlink-early"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Close()
+			if _, err := os.Lstat(path); err != nil {
+				t.Fatalf("closing the old listener removed the new one's path: %v", err)
+			}
+			c, err := Dial(ctx, mustParse(t, "UNIX-CONNECT:"+path))
+			if err != nil {
+				t.Fatalf("the new listener is unreachable: %v", err)
+			}
+			c.Close()
+			b.Close()
+			if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the owner's Close left its path: %v", err)
+			}
+		})
+	}
+}
+
+func TestFileType(t *testing.T) {
+	for m, want := range map[os.FileMode]string{
+		0o644: "regular file", os.ModeDir | 0o755: "directory", os.ModeSymlink: "symbolic link",
+		os.ModeNamedPipe: "fifo", os.ModeDevice | os.ModeCharDevice: "character special file", os.ModeDevice: "block special file",
+	} {
+		if got := fileType(m); got != want {
+			t.Errorf("fileType(%v) = %q, want %q", m, got, want)
+		}
 	}
 }

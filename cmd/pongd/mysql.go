@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -17,10 +18,12 @@ import (
 type mysqlFlags struct {
 	user, password, auth string
 	rows, rowBytes       int
+	connectTimeout       time.Duration
+	maxAllowedPacket     int
 }
 
 // names of the flags that only --proto mysql takes.
-var mysqlOnly = []string{"user", "password", "auth", "rows", "row-bytes"}
+var mysqlOnly = []string{"user", "password", "auth", "rows", "row-bytes", "connect-timeout", "max-allowed-packet"}
 
 func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	m := &mysqlFlags{}
@@ -29,6 +32,8 @@ func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	fs.StringVar(&m.auth, "auth", "mysql_native_password", "mysql: the account's plugin: mysql_native_password or caching_sha2_password")
 	fs.IntVar(&m.rows, "rows", 1, "mysql: rows every SELECT returns")
 	fs.IntVar(&m.rowBytes, "row-bytes", 120, "mysql: bytes per row (sysbench's c is CHAR(120))")
+	fs.DurationVar(&m.connectTimeout, "connect-timeout", mysql.DefaultConnectTimeout, "mysql: time a client has from accept to login before it is disconnected (mysqld's connect_timeout); 0 for none")
+	fs.IntVar(&m.maxAllowedPacket, "max-allowed-packet", mysql.DefaultMaxAllowedPacket, "mysql: largest command after login, in bytes (mysqld's max_allowed_packet); larger ones get ERR 1153 and a close")
 	return m
 }
 
@@ -57,8 +62,17 @@ func (m *mysqlFlags) handler(svc pingpong.Service) (pingpong.Handler, error) {
 		return nil, fmt.Errorf("--rows %d: want at least 1", m.rows)
 	case m.rowBytes < 1:
 		return nil, fmt.Errorf("--row-bytes %d: want at least 1", m.rowBytes)
+	case m.connectTimeout < 0:
+		return nil, fmt.Errorf("--connect-timeout %v: want 0 (none) or more", m.connectTimeout)
+	case m.maxAllowedPacket < mysql.MinMaxAllowedPacket || m.maxAllowedPacket > mysql.MaxMaxAllowedPacket:
+		return nil, fmt.Errorf("--max-allowed-packet %d: want %d to %d, as mysqld", m.maxAllowedPacket, mysql.MinMaxAllowedPacket, mysql.MaxMaxAllowedPacket)
 	}
-	cfg := mysql.ServerConfig{User: m.user, Password: m.password, Auth: m.auth, Rows: m.rows, RowBytes: m.rowBytes}
+	timeout := m.connectTimeout
+	if timeout == 0 {
+		timeout = -1 // ServerConfig's "none"
+	}
+	cfg := mysql.ServerConfig{User: m.user, Password: m.password, Auth: m.auth, Rows: m.rows, RowBytes: m.rowBytes,
+		ConnectTimeout: timeout, MaxAllowedPacket: m.maxAllowedPacket}
 	if svc.Time > 0 {
 		cfg.Service = svc.Spend
 	}

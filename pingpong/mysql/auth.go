@@ -12,7 +12,8 @@ import (
 	"fmt"
 )
 
-// nativeToken is mysql_native_password's scramble (brief §3.1):
+// nativeToken is mysql_native_password's scramble (MySQL Source Code
+// Documentation, Native Authentication):
 // SHA1(password) XOR SHA1(nonce ‖ SHA1(SHA1(password))). An empty password
 // sends an empty response.
 func nativeToken(dst []byte, nonce []byte, password string) []byte {
@@ -32,7 +33,8 @@ func nativeToken(dst []byte, nonce []byte, password string) []byte {
 	return append(dst, mix[:]...)
 }
 
-// sha2Token is caching_sha2_password's scramble (brief §3.2):
+// sha2Token is caching_sha2_password's scramble (MySQL Source Code
+// Documentation, caching_sha2_password information):
 // SHA256(p) XOR SHA256(SHA256(SHA256(p)) ‖ nonce).
 func sha2Token(dst []byte, nonce []byte, password string) []byte {
 	if password == "" {

@@ -41,8 +41,9 @@ type Client struct {
 	deprecateEOF bool
 	mariaDB      bool
 	version      string
-	connID       uint32
-	colTypes     []byte // scratch: column types of the result being read
+	connID       uint32   // the greeting's; the server's CONNECTION_ID()
+	nonce        [20]byte // the greeting's, for COM_CHANGE_USER's token
+	colTypes     []byte   // scratch: column types of the result being read
 }
 
 // ServerVersion is the version string from the greeting (MariaDB prefixes
@@ -53,9 +54,6 @@ func (c *Client) ServerVersion() string { return c.version }
 // capabilities (greeting bit 0 clear); proxies may rewrite the version
 // string, so the bit is the reliable signal.
 func (c *Client) MariaDB() bool { return c.mariaDB }
-
-// ConnectionID is the server's id for this session.
-func (c *Client) ConnectionID() uint32 { return c.connID }
 
 // Connect performs the handshake over an already-connected stream. The
 // caller owns rw (a net.Conn or a raw-fd wrapper) and closes it. unixSocket
@@ -109,6 +107,7 @@ func (c *Client) handshake(cfg *ClientConfig, unixSocket bool, offer string) err
 		plugin = pluginNative
 	}
 	nonce := g.nonce
+	c.nonce = nonce
 	auth, _ := authToken(nil, plugin, nonce[:], cfg.Password)
 	resp := handshakeResponse{
 		caps:      c.caps,

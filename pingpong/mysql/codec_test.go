@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// unhex decodes hex with spaces and newlines, as the protocol brief prints
-// captured bytes.
+// unhex decodes hex with spaces and newlines, as protocol captures
+// are printed.
 func unhex(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
@@ -18,7 +18,7 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// Captured from MariaDB 10.11.19 on loopback (protocol brief §2.1).
+// Captured from MariaDB 10.11.19 on loopback (Protocol::HandshakeV10).
 const capturedGreeting = `0a 352e352e352d31302e31312e31392d4d6172696144422d302b6465623132753100 05000000
 2a3a295a6d345a4b 00 fef7 08 0200 ff81 15 000000000000 1d000000
 455a73563239646e79394d57 00 6d7973716c5f6e61746976655f70617373776f726400`
@@ -68,7 +68,7 @@ func TestParseGreetingErrors(t *testing.T) {
 	}
 }
 
-// Captured accepted response of user bench, password secret (brief §2.3).
+// Captured accepted response of user bench, password secret (Protocol::HandshakeResponse41).
 const capturedResponse = `04a22a01 00000001 2d 0000000000000000000000000000000000000000000000 62656e636800
 14 e637cee3a4faa27ec811ff0e2e241ee3ecfb20dc 6d7973716c5f6e61746976655f70617373776f726400`
 
@@ -122,7 +122,7 @@ func TestAuthTokenVectors(t *testing.T) {
 func TestRSAFullAuthRoundTrip(t *testing.T) {
 	nonce := unhex(t, "0102030405060708090a0b0c0d0e0f1011121314")
 	if got := hex.EncodeToString(xorNonce("password", nonce)); got != "716370777269756c09" {
-		t.Fatalf("plaintext %s, want 716370777269756c09 (brief §7)", got)
+		t.Fatalf("plaintext %s, want 716370777269756c09 (password+NUL XOR nonce)", got)
 	}
 	s, err := NewServer(ServerConfig{Auth: pluginCachingSHA2})
 	if err != nil {
@@ -184,7 +184,7 @@ func TestOKErrEOF(t *testing.T) {
 	}
 }
 
-// SELECT 1 with DEPRECATE_EOF, captured (brief §4).
+// SELECT 1 with DEPRECATE_EOF, captured (Text Resultset).
 func TestColumnDefAndRowsCaptured(t *testing.T) {
 	def := unhex(t, "03646566 00 00 00 01 31 00 0c 3f00 01000000 03 8100 00 0000")
 	c, err := parseColumnDef(def)

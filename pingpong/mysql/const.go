@@ -1,6 +1,7 @@
 package mysql
 
-// Capability flags (protocol brief §2.2).
+// Capability flags (MySQL Source Code Documentation, Capabilities Flags;
+// MariaDB Knowledge Base, Connection).
 const (
 	capLongPassword        = 0x00000001 // CLIENT_MYSQL; MariaDB clears it to announce extended caps
 	capLongFlag            = 0x00000004
@@ -26,13 +27,16 @@ const (
 	serverMoreResults      = 0x0008
 )
 
-// Command bytes (brief §5).
+// Command bytes (MySQL Source Code Documentation, Text Protocol and
+// Prepared Statements; MariaDB Knowledge Base, COM_* pages).
 const (
 	comQuit             = 0x01
 	comInitDB           = 0x02
 	comQuery            = 0x03
 	comFieldList        = 0x04
+	comStatistics       = 0x09
 	comPing             = 0x0E
+	comChangeUser       = 0x11
 	comStmtPrepare      = 0x16
 	comStmtExecute      = 0x17
 	comStmtSendLongData = 0x18
@@ -76,16 +80,25 @@ const (
 
 // Column flags.
 const (
-	flagNotNull = 0x0001
-	flagBinary  = 0x0080
+	flagNotNull  = 0x0001
+	flagUnsigned = 0x0020
+	flagBinary   = 0x0080
 )
 
 // Error codes this package produces or recognises.
 const (
+	ErHandshake             = 1043
 	ErAccessDenied          = 1045
 	ErUnknownCommand        = 1047
 	ErBadDB                 = 1049
+	ErParse                 = 1064
+	ErEmptyQuery            = 1065
+	ErNoSuchTable           = 1146
+	ErNetPacketTooLarge     = 1153
 	ErNetPacketsOutOfOrder  = 1156
+	ErUnknownSystemVariable = 1193
+	ErNotSupportedYet       = 1235
+	ErFunctionNotDefined    = 1305
 	ErUnknownStmtHandler    = 1243
 	ErWrongArguments        = 1210
 	ErUnsupportedPS         = 1295

@@ -16,7 +16,8 @@ func (e *ServerError) Error() string {
 	return fmt.Sprintf("mysql: server error %d (%s): %s", e.Code, e.State, e.Message)
 }
 
-// parseErr decodes an ERR packet (brief §4): 0xFF, code, '#' + SQLSTATE when
+// parseErr decodes an ERR packet (MySQL Source Code Documentation, ERR_Packet):
+// 0xFF, code, '#' + SQLSTATE when
 // the 4.1 protocol is on, then the message.
 func parseErr(b []byte) error {
 	d := decoder{b: b, what: "ERR packet"}

@@ -159,6 +159,75 @@ func FuzzServeConn(f *testing.F) {
 	})
 }
 
+// FuzzServePreLogin feeds a served connection arbitrary client bytes from
+// its first byte, under the server's real limits: before login nothing
+// grows the read buffer past what the pre-login limit needs, and after it
+// the buffer stays within twice the bytes that arrived.
+func FuzzServePreLogin(f *testing.F) {
+	login := func(cmds ...[]byte) []byte {
+		w := newPacketConn(nil)
+		w.seq = 1
+		r := handshakeResponse{caps: clientWantedCaps | capConnectWithDB | capConnectAttrs, user: []byte("u"), db: []byte("d"), plugin: []byte(pluginNative)}
+		b := appendHandshakeResponse(nil, &r)
+		w.writePacket(append(b, 4, 1, 'k', 1, 'v'))
+		for _, cmd := range cmds {
+			w.resetSeq()
+			w.writePacket(cmd)
+		}
+		return w.wbuf
+	}
+	f.Add(login())
+	f.Add([]byte{0xff, 0xff, 0xff, 1, 0})
+	f.Add([]byte{0x00, 0x20, 0x00, 1, 0})
+	f.Add([]byte{0x01, 0x20, 0x00, 1, 0})
+	f.Add(append(login(), 0xff, 0xff, 0xff, 0, comQuery))
+	f.Add(login([]byte{comChangeUser, 'u', 0, 0, 'd', 0, 45, 0, 'x', 0}, []byte{comResetConnection}, []byte{comStatistics}))
+	f.Add(login(append([]byte{comQuery}, "SELECT 1+1, @@version, NOW(), 'x' LIMIT 1"...), append([]byte{comQuery}, "SHOW VARIABLES LIKE 'a%'"...)))
+	s, err := NewServer(ServerConfig{User: "u", MaxAllowedPacket: 1 << 20})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c := s.newServerConn(&pipeRW{in: bytes.NewReader(in)}, false)
+		c.run()
+		limit := max(serverReadBuf, 4+handshakeLimit)
+		if c.authed {
+			limit = max(limit, 2*(len(in)+4))
+		}
+		if len(c.pc.rbuf) > limit {
+			t.Fatalf("read buffer of %d bytes from %d bytes of input (authenticated: %v)", len(c.pc.rbuf), len(in), c.authed)
+		}
+	})
+}
+
+// FuzzEvalSelect feeds the expression evaluator and SHOW arbitrary SQL: an
+// answer or mysqld's error, never a panic.
+func FuzzEvalSelect(f *testing.F) {
+	for _, q := range []string{"SELECT 1", "select 1+1 as x", "SELECT 'a''b', \"c\"", "SELECT @@session.autocommit, @@version LIMIT 1",
+		"SELECT NOW(), CONNECTION_ID(), USER(), DATABASE()", "(SELECT -1.5 * 2 DIV 0)", "/*!40101 SELECT 5 */", "SELECT 1 = 1, NOT 0",
+		"SHOW VARIABLES LIKE 'max\\_%'", "SHOW /*!40003 GLOBAL */ STATUS", "SHOW DATABASES"} {
+		f.Add(q)
+	}
+	s, err := NewServer(ServerConfig{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		rw := &pipeRW{in: bytes.NewReader(nil)}
+		c := &serverConn{s: s, pc: newPacketConn(rw), rw: rw, db: "d"}
+		if classifyQuery([]byte(sql)) == kindShow {
+			c.showQuery([]byte(sql))
+			return
+		}
+		if r, serr := evalSelect([]byte(sql), &evalContext{c: c}); serr == nil {
+			if len(r.cols) != len(r.row) {
+				t.Fatalf("%d columns, %d values", len(r.cols), len(r.row))
+			}
+			r.encode()
+		}
+	})
+}
+
 // FuzzClient feeds Connect and a query arbitrary server bytes.
 func FuzzClient(f *testing.F) {
 	w := newPacketConn(nil)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 )
 
-// greeting is the server's Initial Handshake v10 (brief §2.1).
+// greeting is the server's Initial Handshake v10 (MySQL Source Code
+// Documentation, Protocol::HandshakeV10; MariaDB Knowledge Base,
+// Connection).
 type greeting struct {
 	version []byte
 	connID  uint32
@@ -87,7 +89,8 @@ func appendGreeting(b []byte, g *greeting) []byte {
 	return append(b, 0)
 }
 
-// handshakeResponse is HandshakeResponse41 (brief §2.3).
+// handshakeResponse is HandshakeResponse41 (MySQL Source Code
+// Documentation, Protocol::HandshakeResponse41).
 type handshakeResponse struct {
 	caps      uint32
 	maxPacket uint32
@@ -170,7 +173,8 @@ func appendHandshakeResponse(b []byte, r *handshakeResponse) []byte {
 	return b
 }
 
-// authSwitch is an AuthSwitchRequest (brief §3.3): 0xFE, plugin name, data.
+// authSwitch is an AuthSwitchRequest (MySQL Source Code
+// Documentation, Protocol::AuthSwitchRequest): 0xFE, plugin name, data.
 type authSwitch struct {
 	plugin []byte
 	data   []byte

@@ -17,6 +17,11 @@ const maxPayload = 0xFFFFFF
 // without bound.
 const defaultMaxMessage = 64 << 20
 
+// ErrPacketTooLarge reports a packet whose declared length exceeds the
+// connection's limit (max_allowed_packet once logged in, far less before).
+// The declared length is checked before any of the payload is buffered.
+var ErrPacketTooLarge = errors.New("mysql: packet too large")
+
 // ErrOutOfOrder reports a packet whose sequence id is not the one expected:
 // the two ends have lost sync and the connection cannot be trusted.
 var ErrOutOfOrder = errors.New("mysql: packets out of order")
@@ -41,10 +46,16 @@ type packetConn struct {
 }
 
 func newPacketConn(rw io.ReadWriter) *packetConn {
+	return newPacketConnSize(rw, 16<<10, 16<<10)
+}
+
+// newPacketConnSize starts the buffers at the given sizes; they grow as
+// bytes arrive or are appended.
+func newPacketConnSize(rw io.ReadWriter, rsize, wsize int) *packetConn {
 	return &packetConn{
 		rw:         rw,
-		rbuf:       make([]byte, 16<<10),
-		wbuf:       make([]byte, 0, 16<<10),
+		rbuf:       make([]byte, rsize),
+		wbuf:       make([]byte, 0, wsize),
 		maxMessage: defaultMaxMessage,
 		pktStart:   -1,
 	}
@@ -53,22 +64,27 @@ func newPacketConn(rw io.ReadWriter) *packetConn {
 // resetSeq starts a new command exchange.
 func (c *packetConn) resetSeq() { c.seq = 0 }
 
-// fill makes at least n unread bytes available in rbuf, compacting or
-// growing the buffer as needed.
+// fill makes at least n unread bytes available in rbuf. The buffer grows
+// only when it is full of bytes that did arrive, and then at most doubles:
+// a header declaring 16 MiB costs memory in proportion to the bytes that
+// follow it, never to the declaration.
 func (c *packetConn) fill(n int) error {
 	if c.w-c.r >= n {
 		return nil
 	}
-	if n > len(c.rbuf) {
-		nb := make([]byte, max(n, 2*len(c.rbuf)))
-		c.w = copy(nb, c.rbuf[c.r:c.w])
-		c.r = 0
-		c.rbuf = nb
-	} else if len(c.rbuf)-c.r < n {
+	if len(c.rbuf)-c.r < n && c.r > 0 {
 		c.w = copy(c.rbuf, c.rbuf[c.r:c.w])
 		c.r = 0
 	}
 	for c.w-c.r < n {
+		if c.w == len(c.rbuf) {
+			// Full of unread bytes (r is 0 here: compacted above or
+			// never advanced), and still fewer than n.
+			nb := make([]byte, min(max(2*len(c.rbuf), 512), n))
+			c.w = copy(nb, c.rbuf[c.r:c.w])
+			c.r = 0
+			c.rbuf = nb
+		}
 		m, err := c.rw.Read(c.rbuf[c.w:])
 		c.w += m
 		if err != nil {
@@ -96,13 +112,15 @@ func (c *packetConn) readFrame(already int) ([]byte, error) {
 	if h[3] != c.seq {
 		return nil, c.outOfOrder(h[3], n)
 	}
+	// The id is consumed before the length is judged, so that an ERR
+	// refusing the packet carries the next one.
+	c.seq++
 	if already+n > c.maxMessage {
 		if already > 0 {
-			return nil, fmt.Errorf("mysql: read packet: reassembled length %d exceeds limit %d", already+n, c.maxMessage)
+			return nil, fmt.Errorf("%w: read packet: reassembled length %d exceeds limit %d", ErrPacketTooLarge, already+n, c.maxMessage)
 		}
-		return nil, fmt.Errorf("mysql: read packet: length %d exceeds limit %d", n, c.maxMessage)
+		return nil, fmt.Errorf("%w: read packet: length %d exceeds limit %d", ErrPacketTooLarge, n, c.maxMessage)
 	}
-	c.seq++
 	if err := c.fill(4 + n); err != nil {
 		return nil, err
 	}

@@ -47,7 +47,8 @@ func TestPacketSplitRule(t *testing.T) {
 			t.Fatalf("size %d: next seq %d, want %d", size, w.seq, 7+wantPackets)
 		}
 		if size == maxPayload {
-			// The brief's rule, verified against MariaDB: ff ff ff 00 then
+			// The protocol's rule (MySQL Source Code Documentation, Sending
+			// More Than 16Mb), verified against MariaDB: ff ff ff 00 then
 			// an empty packet 00 00 00 01.
 			if !bytes.Equal(frames[:4], []byte{0xff, 0xff, 0xff, 7}) || !bytes.Equal(frames[len(frames)-4:], []byte{0, 0, 0, 8}) {
 				t.Fatalf("exact multiple: head % x tail % x", frames[:4], frames[len(frames)-4:])

@@ -56,6 +56,60 @@ func TestMariaDBClientAgainstMock(t *testing.T) {
 	}
 }
 
+// TestMariaDBClientQueries: the mariadb client prints the evaluated
+// expressions and mysqld's errors, over TCP and UNIX.
+func TestMariaDBClientQueries(t *testing.T) {
+	cli := peer.Require(t, "mariadb")
+	m := startMock(t, ServerConfig{User: "bench", Password: "secret"})
+	for _, via := range [][]string{{"--socket=" + m.sock}, {"-h127.0.0.1", "-P" + m.port()}} {
+		args := append([]string{"--no-defaults", "--batch", "--skip-column-names"}, via...)
+		args = append(args, "-ubench", "-psecret", "-e",
+			"SELECT 1+1, 'x', @@version_comment, @@session.autocommit, DATABASE(), USER(); SHOW VARIABLES LIKE 'max_allowed_packet'; SHOW DATABASES", "sbtest")
+		out, err := runProgram(t, cli, args...)
+		if err != nil {
+			t.Fatalf("mariadb %v: %v\n%s", via, err, out)
+		}
+		for _, want := range []string{"2\tx\thoplat mock mysqld\t1\tsbtest\tbench@", "max_allowed_packet\t67108864\n", "information_schema\nsbtest\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("mariadb %v printed %q; want %q in it", via, out, want)
+			}
+		}
+		args = append([]string{"--no-defaults"}, via...)
+		out, err = runProgram(t, cli, append(args, "-ubench", "-psecret", "-e", "SELECT * FROM mysql.user")...)
+		if err == nil || !strings.Contains(out, "ERROR 1146 (42S02)") {
+			t.Errorf("mariadb %v on a system table: %v\n%s", via, err, out)
+		}
+	}
+}
+
+// TestMariaDBAdminAgainstMock: mariadb-admin ping (COM_PING), status
+// (COM_STATISTICS) and variables (SHOW VARIABLES), over TCP and UNIX.
+func TestMariaDBAdminAgainstMock(t *testing.T) {
+	admin := peer.Require(t, "mariadb-admin")
+	m := startMock(t, ServerConfig{User: "bench", Password: "secret"})
+	for _, via := range [][]string{{"--socket=" + m.sock}, {"-h127.0.0.1", "-P" + m.port()}} {
+		for cmd, want := range map[string][]string{
+			"ping":      {"mysqld is alive"},
+			"status":    {"Uptime: ", "Threads: ", "Questions: "},
+			"variables": {"| max_allowed_packet ", "| 67108864 ", "| version ", "| 8.0.36-hoplat "},
+		} {
+			args := append([]string{"--no-defaults"}, via...)
+			out, err := runProgram(t, admin, append(args, "-ubench", "-psecret", cmd)...)
+			if err != nil {
+				t.Fatalf("mariadb-admin %v %s: %v\n%s", via, cmd, err, out)
+			}
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("mariadb-admin %v %s printed %q; want %q in it", via, cmd, out, w)
+				}
+			}
+		}
+	}
+	if errs := m.serveErrors(); len(errs) > 0 {
+		t.Fatalf("mock ended connections with errors: %v", errs)
+	}
+}
+
 var (
 	sysbenchTransactions = regexp.MustCompile(`transactions:\s+(\d+)`)
 	sysbenchErrors       = regexp.MustCompile(`ignored errors:\s+(\d+)`)
@@ -138,7 +192,17 @@ conn = pymysql.connect(user="py", password="pw", database="sbtest", **kw)
 cur = conn.cursor()
 cur.execute("SELECT c FROM sbtest1 WHERE id=%s", (5,))
 rows = cur.fetchall()
-cur.execute("SELECT 1")
+cur.execute("SELECT 1, 'x', @@autocommit, NOW(), NULL")
+one, x, autocommit, now, null = cur.fetchone()
+import datetime
+assert (one, x, autocommit, null) == (1, "x", 1, None) and type(one) is int and isinstance(now, datetime.datetime), (one, x, autocommit, now, null)
+cur.execute("SHOW VARIABLES LIKE 'version'")
+assert cur.fetchall() == (("version", "8.0.36-hoplat"),), "SHOW VARIABLES"
+try:
+    cur.execute("SELEC 1")
+    print("parse error accepted")
+except pymysql.err.ProgrammingError as e:
+    assert e.args[0] == 1064, e
 cur.execute("BEGIN")
 conn.commit()
 conn.ping(reconnect=False)

@@ -8,48 +8,186 @@ import (
 type queryKind uint8
 
 const (
-	kindOK       queryKind = iota // BEGIN, COMMIT, SET, USE, DML...: OK
-	kindSelect                    // the canned c result set
-	kindSysVar                    // SELECT @@var[, ...]: one row of variable values
-	kindDatabase                  // SELECT DATABASE()
-	kindShow                      // SHOW ...: an empty result set of a sane shape
-	kindEmpty                     // nothing but blanks and comments: ERR 1065
+	kindOK          queryKind = iota // BEGIN, COMMIT, SET, DML...: OK
+	kindSelect                       // a statement on a table: the canned c result set
+	kindExpr                         // SELECT without a table: evaluated (expr.go)
+	kindShow                         // SHOW ...: show.go
+	kindUse                          // USE db: OK, and the schema changes
+	kindEmpty                        // nothing but blanks and comments: ERR 1065
+	kindSystemTable                  // a table of mysql, sys, information_schema...: ERR 1146
+	kindUnsupported                  // a statement mysqld knows and the mock does not run: ERR 1235
+	kindSyntax                       // not a statement: ERR 1064
 )
 
-// classifyQuery looks at the first keyword only, without allocating: the
-// point-select path goes through here on every request.
+// classifyQuery looks at the first keyword and, for SELECT, whether a FROM
+// names a table, without allocating: the point-select path goes through
+// here on every request.
 func classifyQuery(sql []byte) queryKind {
 	sql = skipSpaceAndComments(sql)
 	switch {
 	case len(sql) == 0:
 		return kindEmpty
 	case hasKeyword(sql, "SELECT"):
-		if bytes.IndexByte(sql, '@') >= 0 && indexFold(sql, "@@") >= 0 {
-			return kindSysVar
+		from := findFrom(sql)
+		if from < 0 {
+			return kindExpr
 		}
-		if indexFold(sql, "DATABASE()") >= 0 || indexFold(sql, "SCHEMA()") >= 0 {
-			return kindDatabase
+		table := skipSpaceAndComments(sql[from+len("FROM"):])
+		switch {
+		case hasKeyword(table, "DUAL"):
+			return kindExpr
+		case isSystemTable(table):
+			return kindSystemTable
 		}
+		return kindSelect
+	case hasKeyword(sql, "WITH"), hasKeyword(sql, "VALUES"), hasKeyword(sql, "TABLE"):
 		return kindSelect
 	case hasKeyword(sql, "SHOW"):
 		return kindShow
-	case hasKeyword(sql, "WITH"), hasKeyword(sql, "VALUES"), hasKeyword(sql, "TABLE"):
-		return kindSelect
+	case hasKeyword(sql, "USE"):
+		return kindUse
 	}
-	return kindOK
+	for _, kw := range okKeywords {
+		if hasKeyword(sql, kw) {
+			return kindOK
+		}
+	}
+	for _, kw := range unsupportedKeywords {
+		if hasKeyword(sql, kw) {
+			return kindUnsupported
+		}
+	}
+	return kindSyntax
 }
 
-func skipSpaceAndComments(s []byte) []byte {
+// okKeywords start statements that the mock acknowledges with OK: they
+// change nothing a benchmark reads back (sysbench's prepare and cleanup,
+// transactions, session settings).
+var okKeywords = []string{
+	"BEGIN", "COMMIT", "ROLLBACK", "START", "SET", "SAVEPOINT", "RELEASE", "XA",
+	"INSERT", "UPDATE", "DELETE", "REPLACE", "DO", "LOCK", "UNLOCK", "FLUSH",
+	"CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "ANALYZE", "OPTIMIZE",
+	"GRANT", "REVOKE", "KILL", "RESET",
+}
+
+// unsupportedKeywords start statements mysqld runs and the mock does not;
+// they get ER_NOT_SUPPORTED_YET rather than a made-up answer.
+var unsupportedKeywords = []string{
+	"EXPLAIN", "DESCRIBE", "DESC", "CALL", "HANDLER", "LOAD", "PREPARE",
+	"EXECUTE", "DEALLOCATE", "HELP", "CHECK", "CHECKSUM", "REPAIR", "INSTALL",
+	"UNINSTALL", "IMPORT", "CHANGE", "PURGE", "BINLOG", "CACHE", "SHUTDOWN",
+	"RESTART", "CLONE", "GET", "SIGNAL", "RESIGNAL",
+}
+
+// systemSchemas hold tables every mysqld has and the mock does not.
+var systemSchemas = []string{"MYSQL", "SYS", "INFORMATION_SCHEMA", "PERFORMANCE_SCHEMA"}
+
+// isSystemTable reports whether s starts with schema.table for one of the
+// system schemas, quoted or not.
+func isSystemTable(s []byte) bool {
+	if len(s) > 0 && s[0] == '`' {
+		s = s[1:]
+	}
+	for _, schema := range systemSchemas {
+		if len(s) > len(schema) && hasKeyword(s, schema) {
+			rest := s[len(schema):]
+			if rest[0] == '`' {
+				rest = rest[1:]
+			}
+			if len(rest) > 0 && rest[0] == '.' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findFrom returns the offset of the FROM keyword at the top level of a
+// SELECT (outside quotes, comments and parentheses), or -1.
+func findFrom(sql []byte) int {
+	depth := 0
+	for i := 0; i < len(sql); i++ {
+		switch ch := sql[i]; ch {
+		case '\'', '"', '`':
+			i = skipQuoted(sql, i)
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '/':
+			if i+1 < len(sql) && sql[i+1] == '*' {
+				end := bytes.Index(sql[i+2:], []byte("*/"))
+				if end < 0 {
+					return -1
+				}
+				i += end + 3
+			}
+		case 'F', 'f':
+			if depth == 0 && i > 0 && !isIdentByte(sql[i-1]) && hasKeyword(sql[i:], "FROM") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// skipQuoted returns the offset of the quote that closes the one at i (a
+// backslash escapes, a doubled quote stands for itself), or the last
+// offset when it is not closed.
+func skipQuoted(s []byte, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && q != '`':
+			j++
+		case s[j] == q:
+			if j+1 < len(s) && s[j+1] == q {
+				j++
+				continue
+			}
+			return j
+		}
+	}
+	return len(s) - 1
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || 'A' <= upper(c) && upper(c) <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
+}
+
+// skipSpaceAndComments skips blanks, '(' and comments. An executable
+// comment (/*! ... */, /*M! ... */) is MySQL syntax its server runs: its
+// opening is skipped and its contents kept.
+func skipSpaceAndComments(s []byte) []byte { return skipSpace(s, true) }
+
+// skipSpace is skipSpaceAndComments, skipping '(' only when parens is set.
+func skipSpace(s []byte, parens bool) []byte {
 	for len(s) > 0 {
 		switch {
-		case s[0] == ' ' || s[0] == '\t' || s[0] == '\n' || s[0] == '\r' || s[0] == '(':
+		case s[0] == ' ' || s[0] == '\t' || s[0] == '\n' || s[0] == '\r' || parens && s[0] == '(':
 			s = s[1:]
+		case len(s) > 2 && s[0] == '/' && s[1] == '*' && (s[2] == '!' || s[2] == 'M' && len(s) > 3 && s[3] == '!'):
+			s = s[3:]
+			if len(s) > 0 && s[0] == '!' {
+				s = s[1:]
+			}
+			for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
+				s = s[1:] // the version the contents need
+			}
+		case len(s) > 1 && s[0] == '*' && s[1] == '/':
+			s = s[2:] // the end of an executable comment
 		case len(s) > 1 && s[0] == '/' && s[1] == '*':
 			end := bytes.Index(s[2:], []byte("*/"))
 			if end < 0 {
 				return nil
 			}
 			s = s[end+4:]
+		case len(s) > 2 && s[0] == '-' && s[1] == '-' && (s[2] == ' ' || s[2] == '\t'), s[0] == '#':
+			end := bytes.IndexByte(s, '\n')
+			if end < 0 {
+				return nil
+			}
+			s = s[end+1:]
 		default:
 			return s
 		}
@@ -75,11 +213,7 @@ func hasKeyword(s []byte, kw string) bool {
 			return false
 		}
 	}
-	if len(s) == len(kw) {
-		return true
-	}
-	c := s[len(kw)]
-	return !(c == '_' || 'A' <= upper(c) && upper(c) <= 'Z' || '0' <= c && c <= '9')
+	return len(s) == len(kw) || !isIdentByte(s[len(kw)])
 }
 
 // indexFold is a case-insensitive bytes.Index for an upper-case pattern.
@@ -94,144 +228,4 @@ func indexFold(s []byte, pat string) int {
 		}
 	}
 	return -1
-}
-
-// sysVars are the values connectors read at connect time.
-var sysVars = map[string]string{
-	"VERSION_COMMENT":          "hoplat mock mysqld",
-	"MAX_ALLOWED_PACKET":       "16777216",
-	"AUTO_INCREMENT_INCREMENT": "1",
-	"AUTOCOMMIT":               "1",
-	"TX_ISOLATION":             "REPEATABLE-READ",
-	"TRANSACTION_ISOLATION":    "REPEATABLE-READ",
-	"TX_READ_ONLY":             "0",
-	"TRANSACTION_READ_ONLY":    "0",
-	"CHARACTER_SET_CLIENT":     "utf8mb4",
-	"CHARACTER_SET_CONNECTION": "utf8mb4",
-	"CHARACTER_SET_RESULTS":    "utf8mb4",
-	"CHARACTER_SET_SERVER":     "utf8mb4",
-	"COLLATION_SERVER":         "utf8mb4_general_ci",
-	"COLLATION_CONNECTION":     "utf8mb4_general_ci",
-	"SQL_MODE":                 "STRICT_TRANS_TABLES",
-	"TIME_ZONE":                "SYSTEM",
-	"SYSTEM_TIME_ZONE":         "UTC",
-	"WAIT_TIMEOUT":             "28800",
-	"INTERACTIVE_TIMEOUT":      "28800",
-	"LOWER_CASE_TABLE_NAMES":   "0",
-	"NET_WRITE_TIMEOUT":        "60",
-	"PERFORMANCE_SCHEMA":       "0",
-	"QUERY_CACHE_SIZE":         "0",
-	"QUERY_CACHE_TYPE":         "OFF",
-	"LICENSE":                  "GPL",
-	"INIT_CONNECT":             "",
-}
-
-// selectList splits "SELECT a, b AS x LIMIT 1" into its expressions and
-// the names their columns carry.
-func selectList(sql []byte) (exprs, names []string) {
-	sql = skipSpaceAndComments(sql)
-	sql = bytes.TrimSpace(sql[len("SELECT"):])
-	for _, stop := range []string{" LIMIT ", " FROM ", ";"} {
-		if i := indexFold(sql, stop); i >= 0 {
-			sql = sql[:i]
-		}
-	}
-	for _, item := range bytes.Split(sql, []byte(",")) {
-		item = bytes.TrimSpace(item)
-		name := item
-		if i := indexFold(item, " AS "); i >= 0 {
-			name = bytes.Trim(bytes.TrimSpace(item[i+4:]), "`'\"")
-			item = bytes.TrimSpace(item[:i])
-		}
-		exprs = append(exprs, string(item))
-		names = append(names, string(name))
-	}
-	return exprs, names
-}
-
-func sysVarValue(expr string, version string) string {
-	v := bytes.ToUpper([]byte(expr))
-	v = bytes.TrimPrefix(v, []byte("@@"))
-	for _, scope := range []string{"SESSION.", "GLOBAL.", "LOCAL."} {
-		v = bytes.TrimPrefix(v, []byte(scope))
-	}
-	if string(v) == "VERSION" {
-		return version
-	}
-	return sysVars[string(v)]
-}
-
-// metadataQuery answers the queries connectors and the mariadb client send
-// around a session — system variables, DATABASE(), SHOW — with a text result
-// set of a plausible shape. It is off the hot path and may allocate.
-func (c *serverConn) metadataQuery(kind queryKind, sql []byte) error {
-	var names []string
-	var rows [][]*string
-	switch kind {
-	case kindSysVar:
-		exprs, ns := selectList(sql)
-		names = ns
-		row := make([]*string, len(exprs))
-		for i, e := range exprs {
-			v := e
-			if bytes.HasPrefix([]byte(e), []byte("@@")) {
-				v = sysVarValue(e, c.s.cfg.Version)
-			}
-			row[i] = &v
-		}
-		rows = [][]*string{row}
-	case kindDatabase:
-		_, names = selectList(sql)
-		row := make([]*string, len(names))
-		if c.db != "" {
-			db := c.db
-			row[0] = &db
-		}
-		rows = [][]*string{row}
-	case kindShow:
-		rest := skipSpaceAndComments(sql)[len("SHOW"):]
-		rest = bytes.TrimSpace(rest)
-		switch {
-		case hasKeyword(rest, "WARNINGS"), hasKeyword(rest, "ERRORS"):
-			names = []string{"Level", "Code", "Message"}
-		case hasKeyword(rest, "DATABASES"), hasKeyword(rest, "SCHEMAS"):
-			names = []string{"Database"}
-			if c.db != "" {
-				db := c.db
-				rows = [][]*string{{&db}}
-			}
-		case hasKeyword(rest, "TABLES"):
-			names = []string{"Tables_in_" + c.db}
-		default:
-			names = []string{"Variable_name", "Value"}
-		}
-	}
-	return c.writeTextResult(names, rows)
-}
-
-// writeTextResult writes a text result set of VAR_STRING columns; a nil
-// value is NULL.
-func (c *serverConn) writeTextResult(names []string, rows [][]*string) error {
-	pc := c.pc
-	pc.end(appendLenEncInt(pc.begin(), uint64(len(names))))
-	for _, n := range names {
-		col := columnDef{name: []byte(n), orgName: []byte(n), charset: clientCharsetUTF8MB4, length: 1024, colType: typeVarString}
-		pc.end(appendColumnDef(pc.begin(), &col))
-	}
-	if !c.deprecateEOF {
-		pc.end(appendEOF(pc.begin(), serverStatusAutocommit))
-	}
-	for _, row := range rows {
-		b := pc.begin()
-		for _, v := range row {
-			if v == nil {
-				b = append(b, lenencNull)
-			} else {
-				b = appendLenEncString(b, *v)
-			}
-		}
-		pc.end(b)
-	}
-	endResultSet(pc, c.deprecateEOF)
-	return pc.flush()
 }

@@ -69,7 +69,8 @@ func terminatorStatus(b []byte, deprecateEOF bool) (uint16, error) {
 	return parseEOF(b)
 }
 
-// columnDef is a ColumnDefinition41 (brief §4). Byte slices alias the
+// columnDef is a ColumnDefinition41 (MySQL Source Code Documentation,
+// Column Definition). Byte slices alias the
 // payload.
 type columnDef struct {
 	schema, table, orgTable, name, orgName []byte
@@ -150,7 +151,8 @@ func binaryValueLen(t uint8) int {
 	return -1
 }
 
-// checkBinaryRow walks a binary-protocol row (brief §5): 0x00, a NULL bitmap
+// checkBinaryRow walks a binary-protocol row (MySQL Source Code Documentation,
+// Binary Protocol Resultset Row): 0x00, a NULL bitmap
 // of (cols+9)/8 bytes with a bit offset of 2, then each non-NULL value in
 // the encoding its column type dictates.
 func checkBinaryRow(b []byte, types []byte) error {

@@ -5,12 +5,15 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ServerConfig shapes the mock mysqld. The zero value serves user "" with
@@ -34,12 +37,53 @@ type ServerConfig struct {
 	// A version containing "MariaDB" makes the greeting MariaDB-flavoured
 	// (capability bit 0 clear, extended capabilities 0).
 	Version string
+	// ConnectTimeout bounds the connection phase, from accept to the
+	// login's OK, as mysqld's connect_timeout does; 0 means mysqld's
+	// default of 10 s, a negative value no bound. A client still silent
+	// then is disconnected without a word, as mysqld does (the client
+	// sees "Lost connection ... at 'reading authorization packet'").
+	ConnectTimeout time.Duration
+	// MaxAllowedPacket caps one command after login, as mysqld's
+	// max_allowed_packet does (ER_NET_PACKET_TOO_LARGE, then the
+	// connection closes); 0 means 64 MiB, MySQL 8.0's default. mysqld
+	// accepts 1 KiB to 1 GiB.
+	MaxAllowedPacket int
 }
+
+// Defaults and bounds of ServerConfig's limits.
+const (
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultMaxAllowedPacket = 64 << 20
+	MinMaxAllowedPacket     = 1 << 10
+	MaxMaxAllowedPacket     = 1 << 30
+)
+
+// handshakeLimit caps every packet a client sends before it is logged in.
+// The largest HandshakeResponse41 a real client sends is well under it:
+// 32 fixed bytes, a user name of at most 128 characters (MariaDB's
+// USERNAME_CHAR_LENGTH) in up to 4 bytes each (512), an auth response of
+// at most 256 bytes (an RSA-2048 encrypted password; the native and
+// caching_sha2 tokens are 20 and 32), a schema of 64 characters (256), a
+// plugin name (64), and connection attributes, which libmariadb, the Go
+// driver and PyMySQL keep to a few hundred bytes (MySQL's
+// performance_schema keeps 512 of them by default). 8 KiB leaves several
+// times that room, and a hostile length prefix costs nothing: the 4 KiB
+// read buffer a connection starts with grows, to 8 KiB at most before
+// login, only as bytes arrive.
+const handshakeLimit = 8 << 10
+
+// Initial buffer sizes of a served connection: enough for the connection
+// phase and the commands of a benchmark; they grow as larger packets
+// arrive.
+const (
+	serverReadBuf  = 4 << 10
+	serverWriteBuf = 1 << 10
+)
 
 // String describes the config with the password redacted.
 func (c ServerConfig) String() string {
-	return fmt.Sprintf("{User:%q Password:%s Auth:%q Rows:%d RowBytes:%d Service:%v Version:%q}",
-		c.User, redact(c.Password), c.Auth, c.Rows, c.RowBytes, c.Service != nil, c.Version)
+	return fmt.Sprintf("{User:%q Password:%s Auth:%q Rows:%d RowBytes:%d Service:%v Version:%q ConnectTimeout:%v MaxAllowedPacket:%d}",
+		c.User, redact(c.Password), c.Auth, c.Rows, c.RowBytes, c.Service != nil, c.Version, c.ConnectTimeout, c.MaxAllowedPacket)
 }
 
 // GoString is String for %#v.
@@ -56,6 +100,17 @@ type Server struct {
 	mariaDB bool
 	caps    uint32 // capabilities the greeting offers
 	connIDs atomic.Uint32
+	started time.Time
+
+	hostname string
+
+	// Constant results of SELECTs without a table, by SQL text.
+	exprMu sync.RWMutex
+	exprs  map[string]*exprResult
+
+	// Counters for SHOW STATUS and COM_STATISTICS.
+	threads   atomic.Int64 // connections being served
+	questions atomic.Uint64
 
 	key    *rsa.PrivateKey // caching_sha2_password full authentication
 	pubPEM []byte
@@ -108,7 +163,17 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "8.0.36-hoplat"
 	}
-	s := &Server{cfg: cfg, caps: serverAdvertisedCaps, cached: map[string]bool{}}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.MaxAllowedPacket == 0 {
+		cfg.MaxAllowedPacket = DefaultMaxAllowedPacket
+	}
+	if cfg.MaxAllowedPacket < MinMaxAllowedPacket || cfg.MaxAllowedPacket > MaxMaxAllowedPacket {
+		return nil, fmt.Errorf("mysql: server: max_allowed_packet %d: want %d to %d, as mysqld", cfg.MaxAllowedPacket, MinMaxAllowedPacket, MaxMaxAllowedPacket)
+	}
+	s := &Server{cfg: cfg, caps: serverAdvertisedCaps, cached: map[string]bool{}, started: time.Now(), exprs: map[string]*exprResult{}}
+	s.hostname, _ = os.Hostname()
 	if strings.Contains(cfg.Version, "MariaDB") {
 		s.mariaDB = true
 		s.caps &^= capLongPassword
@@ -217,9 +282,76 @@ func (s *Server) ServeConn(rw io.ReadWriter) error {
 func (s *Server) ServeUnixConn(rw io.ReadWriter) error { return s.serve(rw, true) }
 
 func (s *Server) serve(rw io.ReadWriter, unix bool) error {
-	c := &serverConn{s: s, pc: newPacketConn(rw), unix: unix, rw: rw}
-	if err := c.handshake(); err != nil {
+	return s.newServerConn(rw, unix).run()
+}
+
+func (s *Server) newServerConn(rw io.ReadWriter, unix bool) *serverConn {
+	return &serverConn{s: s, pc: newPacketConnSize(rw, serverReadBuf, serverWriteBuf), unix: unix, rw: rw}
+}
+
+// run serves the connection: the connection phase under handshakeLimit
+// and connect_timeout, then commands under max_allowed_packet.
+func (c *serverConn) run() error {
+	s := c.s
+	c.pc.maxMessage = handshakeLimit
+	s.threads.Add(1)
+	defer s.threads.Add(-1)
+	defer c.flushQuestions()
+	if err := c.handshakeWithin(s.cfg.ConnectTimeout); err != nil || !c.authed {
 		return err
 	}
+	c.pc.maxMessage = s.cfg.MaxAllowedPacket
 	return c.commandLoop()
+}
+
+// ErrConnectTimeout reports a client that did not complete the connection
+// phase within ServerConfig.ConnectTimeout.
+var ErrConnectTimeout = errors.New("mysql: serve: connect_timeout expired before login")
+
+// handshakeWithin runs the connection phase under a deadline: on a net.Conn
+// its own read/write deadline, on anything else (a raw fd) an Interrupt
+// from a timer.
+func (c *serverConn) handshakeWithin(timeout time.Duration) error {
+	if timeout < 0 {
+		return c.handshake()
+	}
+	expired := func(err error) error {
+		if err != nil {
+			return fmt.Errorf("%w (%v): %w", ErrConnectTimeout, timeout, err)
+		}
+		return fmt.Errorf("%w (%v)", ErrConnectTimeout, timeout)
+	}
+	if d, ok := c.rw.(interface{ SetDeadline(time.Time) error }); ok {
+		start := time.Now()
+		if err := d.SetDeadline(start.Add(timeout)); err != nil {
+			return fmt.Errorf("mysql: serve: set connect deadline: %w", err)
+		}
+		err := c.handshake()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return expired(err)
+		}
+		if err != nil {
+			return err
+		}
+		if err := d.SetDeadline(time.Time{}); err != nil {
+			return fmt.Errorf("mysql: serve: clear connect deadline: %w", err)
+		}
+		return nil
+	}
+	i, ok := c.rw.(interface{ Interrupt() })
+	if !ok {
+		return c.handshake()
+	}
+	var fired atomic.Bool
+	t := time.AfterFunc(timeout, func() {
+		fired.Store(true)
+		i.Interrupt()
+	})
+	err := c.handshake()
+	if !t.Stop() || fired.Load() {
+		// The interrupt may have landed after the handshake's last read:
+		// the connection is unusable either way.
+		return expired(err)
+	}
+	return err
 }

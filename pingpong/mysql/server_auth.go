@@ -18,9 +18,20 @@ type serverConn struct {
 	unix         bool
 	caps         uint32
 	deprecateEOF bool
+	authed       bool // the connection phase ended with OK
+	connID       uint32
+	nonce        [20]byte // the greeting's, which COM_CHANGE_USER's token uses too
+	user         string
 	db           string
 	stmts        map[uint32]*serverStmt
 	nextStmt     uint32
+	questions    uint64 // statements not yet added to the Server's count
+}
+
+// flushQuestions adds this connection's statements to the Server's count.
+func (c *serverConn) flushQuestions() {
+	c.s.questions.Add(c.questions)
+	c.questions = 0
 }
 
 // newNonce returns 20 random bytes in 0x21..0x7E: never NUL (the greeting
@@ -61,9 +72,11 @@ func (c *serverConn) handshake() error {
 	if err != nil {
 		return fmt.Errorf("mysql: serve: nonce: %w", err)
 	}
+	c.nonce = nonce
+	c.connID = s.connIDs.Add(1)
 	g := greeting{
 		version: []byte(s.cfg.Version),
-		connID:  s.connIDs.Add(1),
+		connID:  c.connID,
 		nonce:   nonce,
 		caps:    s.caps,
 		charset: clientCharsetUTF8MB4,
@@ -81,36 +94,52 @@ func (c *serverConn) handshake() error {
 			// greeting: not an error.
 			return nil
 		}
+		if errors.Is(err, ErrPacketTooLarge) {
+			// Nothing this long is a handshake response; mysqld answers
+			// a response it cannot use with ER_HANDSHAKE_ERROR.
+			c.sendErr(ErHandshake, "08S01", "Bad handshake")
+		}
 		return fmt.Errorf("mysql: serve: read handshake response: %w", err)
 	}
 	resp, err := parseHandshakeResponse(p)
 	if err != nil {
-		c.sendErr(1043, "08S01", "Bad handshake")
+		c.sendErr(ErHandshake, "08S01", "Bad handshake")
 		return fmt.Errorf("mysql: serve: %w", err)
 	}
 	c.caps = resp.caps & g.caps
 	c.deprecateEOF = c.caps&capDeprecateEOF != 0
 	c.db = string(resp.db)
-	user := string(resp.user)
-
-	auth := resp.auth
 	plugin := string(resp.plugin)
 	if c.caps&capPluginAuth == 0 {
 		plugin = pluginNative
 	}
+	if err := c.authenticate(string(resp.user), plugin, resp.auth); err != nil {
+		return err
+	}
+	c.authed = true
+	return nil
+}
+
+// authenticate checks user's auth response, switching the client to the
+// account's plugin first if it answered for another, and ends the exchange
+// with OK, or with ERR 1045 and an error. The login and COM_CHANGE_USER
+// share it; both use the greeting's nonce, as MariaDB does (captured).
+func (c *serverConn) authenticate(user, plugin string, auth []byte) error {
+	s := c.s
+	nonce := c.nonce
 	if plugin != s.cfg.Auth {
-		// MariaDB reuses the greeting nonce in the switch (captured), so
-		// the client's answer depends only on the plugin.
 		c.pc.end(appendAuthSwitch(c.pc.begin(), s.cfg.Auth, nonce[:]))
 		if err := c.pc.flush(); err != nil {
 			return fmt.Errorf("mysql: serve: write auth switch: %w", err)
 		}
+		var err error
 		if auth, err = c.pc.readPacket(); err != nil {
 			return fmt.Errorf("mysql: serve: read auth switch response: %w", err)
 		}
 	}
 	var ok bool
 	if s.cfg.Auth == pluginCachingSHA2 {
+		var err error
 		ok, err = c.authCachingSHA2(user, nonce[:], auth)
 		if err != nil {
 			return err
@@ -122,6 +151,7 @@ func (c *serverConn) handshake() error {
 		c.denied(user, len(auth) > 0)
 		return fmt.Errorf("mysql: serve: access denied for user %q", user)
 	}
+	c.user = user
 	c.pc.end(appendOK(c.pc.begin(), headerOK, 0, serverStatusAutocommit))
 	if err := c.pc.flush(); err != nil {
 		return fmt.Errorf("mysql: serve: write auth OK: %w", err)
@@ -137,8 +167,9 @@ func (c *serverConn) denied(user string, withPassword bool) {
 	c.sendErr(ErAccessDenied, "28000", fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, c.peerHost(), using))
 }
 
-// authCachingSHA2 runs the server side of caching_sha2_password (brief
-// §3.2): the fast path when this Server already saw the user complete full
+// authCachingSHA2 runs the server side of caching_sha2_password (MySQL
+// Source Code Documentation, "caching_sha2_password information"): the fast
+// path when this Server already saw the user complete full
 // authentication, else full authentication with the password in clear over
 // a UNIX socket or RSA-encrypted over TCP.
 func (c *serverConn) authCachingSHA2(user string, nonce, token []byte) (bool, error) {
@@ -195,4 +226,66 @@ func (c *serverConn) authCachingSHA2(user string, nonce, token []byte) (bool, er
 	s.cached[user] = true
 	s.cacheMu.Unlock()
 	return true, nil
+}
+
+// changeUserRequest is COM_CHANGE_USER's payload after the command byte
+// (MySQL Source Code Documentation, COM_CHANGE_USER): unlike the
+// handshake response, the auth response has a one-byte length whenever
+// SECURE_CONNECTION is on, and the fields after the schema are optional.
+type changeUserRequest struct {
+	user, auth, db, plugin []byte
+}
+
+func parseChangeUser(b []byte, caps uint32) (changeUserRequest, error) {
+	var r changeUserRequest
+	d := decoder{b: b, what: "COM_CHANGE_USER"}
+	r.user = d.nulBytes("user name", false)
+	if caps&capSecureConnection != 0 {
+		r.auth = d.bytes(int(d.u8("auth response length")), "auth response")
+	} else {
+		r.auth = d.nulBytes("auth response", false)
+	}
+	r.db = d.nulBytes("schema", true)
+	if d.err == nil && d.remaining() > 0 {
+		d.u16("character set")
+		if caps&capPluginAuth != 0 && d.remaining() > 0 {
+			r.plugin = d.nulBytes("auth plugin name", true)
+		}
+		if caps&capConnectAttrs != 0 && d.remaining() > 0 {
+			attrs, _ := d.lenEncBytes("connection attributes")
+			ad := decoder{b: attrs, what: "connection attributes"}
+			for ad.err == nil && ad.remaining() > 0 {
+				ad.lenEncBytes("attribute")
+			}
+			if ad.err != nil {
+				return r, ad.err
+			}
+		}
+	}
+	return r, d.err
+}
+
+// changeUser answers COM_CHANGE_USER as mysqld does: the new account
+// authenticates in full (with an auth switch when the client answered for
+// another plugin), then the session starts afresh: the new schema, no
+// prepared statements. A refused login ends the connection after ERR 1045.
+func (c *serverConn) changeUser(b []byte) error {
+	r, err := parseChangeUser(b, c.caps)
+	if err != nil {
+		c.sendErr(ErUnknownCommand, "08S01", "Unknown command")
+		return fmt.Errorf("mysql: serve: %w", err)
+	}
+	plugin := string(r.plugin)
+	if c.caps&capPluginAuth == 0 || plugin == "" {
+		plugin = pluginNative
+	}
+	db := string(r.db)
+	c.authed = false
+	if err := c.authenticate(string(r.user), plugin, r.auth); err != nil {
+		return err
+	}
+	c.authed = true
+	c.db = db
+	clear(c.stmts)
+	return nil
 }

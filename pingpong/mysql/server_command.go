@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 )
 
 // serverStmt is a statement prepared on one connection.
 type serverStmt struct {
 	params int
 	kind   queryKind
-	types  []byte // parameter types from the last execution that sent them
+	types  []byte      // parameter types from the last execution that sent them
+	expr   *exprResult // kindExpr: the result, encoded when constant
+	sql    string      // kindExpr: the text, to evaluate again when not
 }
 
 // maxStmts bounds the prepared statements one connection may hold, as
@@ -29,6 +33,10 @@ func (c *serverConn) commandLoop() error {
 			if errors.Is(err, ErrOutOfOrder) {
 				c.pc.seq = 1
 				c.sendErr(ErNetPacketsOutOfOrder, "08S01", "Got packets out of order")
+			}
+			if errors.Is(err, ErrPacketTooLarge) {
+				// mysqld's reply, after which it closes the connection.
+				c.sendErr(ErNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
 			}
 			return fmt.Errorf("mysql: serve: read command: %w", err)
 		}
@@ -49,11 +57,36 @@ func (c *serverConn) dispatch(p []byte) (quit bool, err error) {
 		i = 1
 	}
 	s := c.s
+	if c.questions++; c.questions >= 1024 {
+		c.flushQuestions()
+	}
 	switch p[0] {
 	case comQuit:
 		return true, nil
-	case comPing, comResetConnection:
+	case comPing:
 		return false, c.pc.writeRaw(s.ok[i].frames, s.ok[i].packets)
+	case comResetConnection:
+		// What mysqld resets: prepared statements go, the user and the
+		// schema stay.
+		clear(c.stmts)
+		return false, c.pc.writeRaw(s.ok[i].frames, s.ok[i].packets)
+	case comChangeUser:
+		return false, c.changeUser(p[1:])
+	case comStatistics:
+		c.flushQuestions()
+		// A bare string, not an OK packet (COM_STATISTICS in the MySQL
+		// Source Code Documentation); mariadb-admin status prints it.
+		c.pc.writePacket([]byte(c.s.statistics()))
+		return false, c.pc.flush()
+	case comSetOption:
+		// Multi-statements on or off: mysqld answers with EOF (an
+		// 0xFE-headed OK with DEPRECATE_EOF). The mock never runs more
+		// than one statement per query either way.
+		if len(p) != 3 {
+			return false, c.sendErr(ErUnknownCommand, "08S01", "Unknown command")
+		}
+		endResultSet(c.pc, c.deprecateEOF)
+		return false, c.pc.flush()
 	case comInitDB:
 		c.db = string(p[1:])
 		return false, c.pc.writeRaw(s.ok[i].frames, s.ok[i].packets)
@@ -97,16 +130,111 @@ func (c *serverConn) query(sql []byte) error {
 		i = 1
 	}
 	switch kind {
-	case kindEmpty:
-		return c.sendErr(1065, "42000", "Query was empty")
 	case kindSelect:
 		r := &c.s.textRows[i]
 		return c.pc.writeRaw(r.frames, r.packets)
 	case kindOK:
 		r := &c.s.ok[i]
 		return c.pc.writeRaw(r.frames, r.packets)
+	case kindExpr:
+		if r := c.s.cachedExpr(sql); r != nil {
+			return c.pc.writeRaw(r.text[i].frames, r.text[i].packets)
+		}
+		r, serr := c.evalExpr(sql)
+		if serr != nil {
+			return c.sendServerError(serr)
+		}
+		r.write(c.pc, c.deprecateEOF, false)
+		return c.pc.flush()
+	case kindShow:
+		c.flushQuestions()
+		return c.showQuery(sql)
+	case kindUse:
+		db, ok := useTarget(sql)
+		if !ok {
+			return c.sendServerError(syntaxError(skipSpaceAndComments(sql)))
+		}
+		c.db = db
+		r := &c.s.ok[i]
+		return c.pc.writeRaw(r.frames, r.packets)
 	}
-	return c.metadataQuery(kind, sql)
+	return c.sendServerError(statementError(kind, sql))
+}
+
+// statementError is mysqld's error for a statement the mock does not run.
+func statementError(kind queryKind, sql []byte) *ServerError {
+	sql = skipSpaceAndComments(sql)
+	switch kind {
+	case kindEmpty:
+		return &ServerError{Code: ErEmptyQuery, State: "42000", Message: "Query was empty"}
+	case kindSystemTable:
+		table := skipSpaceAndComments(sql[findFrom(sql)+len("FROM"):])
+		end := 0
+		for end < len(table) && (isIdentByte(table[end]) || table[end] == '.' || table[end] == '`') {
+			end++
+		}
+		name := strings.ReplaceAll(string(table[:end]), "`", "")
+		return &ServerError{Code: ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s' doesn't exist", name)}
+	case kindUnsupported:
+		end := 0
+		for end < len(sql) && isIdentByte(sql[end]) {
+			end++
+		}
+		return &ServerError{Code: ErNotSupportedYet, State: "42000", Message: fmt.Sprintf("This version of MySQL doesn't yet support '%s' (a mock mysqld)", strings.ToUpper(string(sql[:end])))}
+	}
+	return syntaxError(sql)
+}
+
+// useTarget reads the schema of USE db.
+func useTarget(sql []byte) (string, bool) {
+	p := &exprParser{src: skipSpaceAndComments(sql)}
+	p.keyword("USE")
+	db, ok := p.ident()
+	p.punct(';')
+	return db, ok && p.pos == len(p.src)
+}
+
+func (c *serverConn) sendServerError(e *ServerError) error {
+	return c.sendErr(e.Code, e.State, e.Message)
+}
+
+// writeRows writes a text result set.
+func (c *serverConn) writeRows(cols []columnDef, rows [][]value) error {
+	writeResult(c.pc, cols, rows, c.deprecateEOF, false)
+	return c.pc.flush()
+}
+
+// evalExpr evaluates a SELECT without a table and, when its result does
+// not vary, caches the encoded responses for the next time its text comes.
+func (c *serverConn) evalExpr(sql []byte) (*exprResult, *ServerError) {
+	r, serr := evalSelect(sql, &evalContext{c: c, now: time.Now()})
+	if serr != nil {
+		return nil, serr
+	}
+	if r.constant {
+		r.encode()
+		c.s.cacheExpr(sql, r)
+	}
+	return r, nil
+}
+
+// maxCachedExprs bounds the cache of constant SELECT results; past it,
+// further ones are evaluated each time.
+const maxCachedExprs = 1024
+
+func (s *Server) cachedExpr(sql []byte) *exprResult {
+	s.exprMu.RLock()
+	r := s.exprs[string(sql)] // no allocation: the compiler reads sql in place
+	s.exprMu.RUnlock()
+	return r
+}
+
+func (s *Server) cacheExpr(sql []byte, r *exprResult) {
+	s.exprMu.Lock()
+	if len(s.exprs) < maxCachedExprs {
+		s.exprs[string(sql)] = r
+	}
+	s.exprMu.Unlock()
 }
 
 // prepare answers COM_STMT_PREPARE: placeholders are counted in the SQL, a
@@ -123,19 +251,33 @@ func (c *serverConn) prepare(sql []byte) error {
 		// The prepare-OK packet counts parameters in two bytes.
 		return c.sendErr(1390, "HY000", "Prepared statement contains too many placeholders")
 	}
-	if st.kind == kindEmpty {
-		return c.sendErr(1065, "42000", "Query was empty")
-	}
-	if st.kind != kindOK {
-		// Every statement that returns rows is served the canned c column
-		// when prepared; metadata queries are prepared rarely enough.
-		st.kind = kindSelect
+	switch st.kind {
+	case kindSelect, kindOK:
+	case kindExpr:
+		if st.params > 0 {
+			return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
+		}
+		r, serr := c.evalExpr(sql)
+		if serr != nil {
+			return c.sendServerError(serr)
+		}
+		st.expr, st.sql = r, string(sql)
+	case kindShow, kindUse:
+		// mysqld prepares these; the mock answers them as text only.
+		return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
+	default:
+		return c.sendServerError(statementError(st.kind, sql))
 	}
 	c.nextStmt++
 	c.stmts[c.nextStmt] = st
 	ok := stmtPrepareOK{id: c.nextStmt, params: uint16(st.params)}
-	if st.kind == kindSelect {
+	var cols []columnDef
+	switch st.kind {
+	case kindSelect:
 		ok.columns = 1
+	case kindExpr:
+		cols = st.expr.cols
+		ok.columns = uint16(len(cols))
 	}
 	c.pc.end(appendStmtPrepareOK(c.pc.begin(), &ok))
 	if st.params > 0 {
@@ -148,7 +290,12 @@ func (c *serverConn) prepare(sql []byte) error {
 		}
 	}
 	if ok.columns > 0 {
-		c.pc.writePacket(c.s.colDef)
+		if cols == nil {
+			c.pc.writePacket(c.s.colDef)
+		}
+		for i := range cols {
+			c.pc.end(appendColumnDef(c.pc.begin(), &cols[i]))
+		}
 		if !c.deprecateEOF {
 			c.pc.end(appendEOF(c.pc.begin(), serverStatusAutocommit))
 		}
@@ -157,7 +304,7 @@ func (c *serverConn) prepare(sql []byte) error {
 }
 
 // execute answers COM_STMT_EXECUTE after checking that the parameter block
-// is well formed (brief §5).
+// is well formed (MySQL Source Code Documentation, COM_STMT_EXECUTE).
 func (c *serverConn) execute(b []byte) error {
 	st, err := c.parseExecute(b)
 	if err != nil {
@@ -173,8 +320,20 @@ func (c *serverConn) execute(b []byte) error {
 		i = 1
 	}
 	r := &c.s.ok[i]
-	if st.kind == kindSelect {
+	switch st.kind {
+	case kindSelect:
 		r = &c.s.binRows[i]
+	case kindExpr:
+		if !st.expr.constant {
+			// NOW(), CONNECTION_ID()...: evaluated afresh.
+			e, serr := evalSelect([]byte(st.sql), &evalContext{c: c, now: time.Now()})
+			if serr != nil {
+				return c.sendServerError(serr)
+			}
+			e.write(c.pc, c.deprecateEOF, true)
+			return c.pc.flush()
+		}
+		r = &st.expr.bin[i]
 	}
 	return c.pc.writeRaw(r.frames, r.packets)
 }

@@ -1,0 +1,110 @@
+package mysql
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// changeUser sends COM_CHANGE_USER as libmariadb builds it and runs the
+// authentication exchange that follows.
+func changeUser(c *Client, user, password, db, plugin string, unix bool) error {
+	nonce := c.nonce
+	token, err := authToken(nil, plugin, nonce[:], password)
+	if err != nil {
+		return err
+	}
+	c.pc.resetSeq()
+	b := append(c.pc.begin(), comChangeUser)
+	b = append(append(b, user...), 0)
+	b = append(append(b, byte(len(token))), token...)
+	b = append(append(b, db...), 0)
+	b = append(b, clientCharsetUTF8MB4, 0)
+	b = append(append(b, plugin...), 0)
+	c.pc.end(b)
+	if err := c.pc.flush(); err != nil {
+		return err
+	}
+	return c.authenticate(password, plugin, nonce[:], unix)
+}
+
+func command(t *testing.T, c *Client, cmd byte) []byte {
+	t.Helper()
+	c.pc.resetSeq()
+	c.pc.writePacket([]byte{cmd})
+	if err := c.pc.flush(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.pc.readPacket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(nil), p...)
+}
+
+// TestServerSessionCommands covers what pools and proxies send between
+// queries: COM_RESET_CONNECTION, COM_CHANGE_USER (a full login again, with
+// an auth switch when the client answers for another plugin),
+// COM_STATISTICS and COM_SET_OPTION, for both account plugins over TCP and
+// UNIX.
+func TestServerSessionCommands(t *testing.T) {
+	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+		m := startMock(t, ServerConfig{User: "u", Password: "pw", Auth: auth})
+		// UNIX first: caching_sha2's full authentication in clear fills the
+		// cache that TCP's fast path then uses.
+		for _, tr := range [][2]string{{"unix", m.sock}, {"tcp", m.tcpAddr}} {
+			unix := tr[0] == "unix"
+			t.Run(auth+"/"+tr[0], func(t *testing.T) {
+				c := mustDial(t, tr[0], tr[1], ClientConfig{User: "u", Password: "pw", DB: "sbtest"})
+				r, err := queryResult(t, c, "SELECT CONNECTION_ID()")
+				if err != nil || r.cell(0, 0) != strconv.Itoa(int(c.connID)) {
+					t.Fatalf("CONNECTION_ID() = %v, %v; the greeting said %d", r, err, c.connID)
+				}
+				st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Reset: statements go, the schema stays.
+				if p := command(t, c, comResetConnection); p[0] != headerOK {
+					t.Fatalf("COM_RESET_CONNECTION: % x", p)
+				}
+				if _, err := st.Exec(1); asServerError(err) == nil || asServerError(err).Code != ErUnknownStmtHandler {
+					t.Fatalf("statement after reset: %v, want ERR %d", err, ErUnknownStmtHandler)
+				}
+				if r, _ := queryResult(t, c, "SELECT DATABASE()"); r.cell(0, 0) != "sbtest" {
+					t.Fatalf("schema after reset: %q", r.cell(0, 0))
+				}
+				// Change user, answering for the other plugin: switched.
+				other := pluginNative
+				if auth == pluginNative {
+					other = pluginCachingSHA2
+				}
+				for _, plugin := range []string{auth, other} {
+					if err := changeUser(c, "u", "pw", "other", plugin, unix); err != nil {
+						t.Fatalf("change user offering %s: %v", plugin, err)
+					}
+					if r, _ := queryResult(t, c, "SELECT DATABASE(), USER()"); r.cell(0, 0) != "other" || !strings.HasPrefix(r.cell(0, 1), "u@") {
+						t.Fatalf("after change user: %v", r.rows)
+					}
+				}
+				if p := command(t, c, comStatistics); !strings.HasPrefix(string(p), "Uptime: ") || !strings.Contains(string(p), "Questions: ") {
+					t.Fatalf("COM_STATISTICS: %q", p)
+				}
+				c.pc.resetSeq()
+				c.pc.writePacket([]byte{comSetOption, 1, 0})
+				c.pc.flush()
+				if p, err := c.pc.readPacket(); err != nil || !isTerminator(p) {
+					t.Fatalf("COM_SET_OPTION: % x, %v; want EOF", p, err)
+				}
+				// A wrong password: ERR 1045, then the server closes.
+				err = changeUser(c, "u", "wrong", "", auth, unix)
+				if se := asServerError(err); se == nil || se.Code != ErAccessDenied {
+					t.Fatalf("change user with a wrong password: %v, want ERR 1045", err)
+				}
+				if err := c.Ping(); err == nil {
+					t.Fatal("connection still served after a refused change user")
+				}
+			})
+		}
+	}
+}

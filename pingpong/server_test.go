@@ -1,0 +1,175 @@
+package pingpong_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// emfileChild, when set in the environment, makes TestServerAcceptRecoversFromEMFILE
+// the responder: a process of its own whose RLIMIT_NOFILE can be lowered
+// without starving the test's own connections.
+const emfileChild = "HOPLAT_TEST_EMFILE_CHILD"
+
+// TestServerAcceptRecoversFromEMFILE: under a low RLIMIT_NOFILE, more
+// connections than fds make accept fail with EMFILE; once they close, a new
+// connection is served (a MySQL greeting arrives), and the log says so
+// once, not once per retry.
+func TestServerAcceptRecoversFromEMFILE(t *testing.T) {
+	if os.Getenv(emfileChild) != "" {
+		emfileResponder(t)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServerAcceptRecoversFromEMFILE$", "-test.count=1")
+	cmd.Env = append(os.Environ(), emfileChild+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	addrs := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
+				addrs <- a
+			}
+		}
+		close(addrs)
+	}()
+	emfile := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "too many open files") {
+				emfile <- sc.Text()
+			}
+		}
+	}()
+	var addr string
+	select {
+	case addr = <-addrs:
+	case <-time.After(30 * time.Second):
+		t.Fatal("child responder never listened")
+	}
+	if addr == "" {
+		t.Fatal("child responder exited before listening")
+	}
+	// 80 connections against a limit of 64: the kernel completes them
+	// all (the backlog), the responder runs out of fds accepting them.
+	var conns []net.Conn
+	closeAll := func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		conns = nil
+	}
+	defer closeAll()
+	deadline := time.After(30 * time.Second)
+	for hit := false; !hit; {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dial %d: %v", len(conns), err)
+		}
+		conns = append(conns, c)
+		if len(conns) < 80 {
+			continue
+		}
+		select {
+		case <-emfile:
+			hit = true
+		case <-deadline:
+			t.Fatalf("%d connections and no EMFILE logged by a responder limited to 64 fds", len(conns))
+		default:
+			if len(conns) > 400 {
+				select {
+				case <-emfile:
+					hit = true
+				case <-deadline:
+					t.Fatal("no EMFILE logged")
+				}
+			}
+		}
+	}
+	// While the fds stay short, accept retries (5, 10, 20, 40, 80, 160
+	// ms...) and says nothing more: nothing may arrive in 400 ms.
+	select {
+	case line := <-emfile:
+		t.Fatalf("EMFILE logged again during the same shortage: %q", line)
+	case <-time.After(400 * time.Millisecond):
+	}
+	closeAll()
+	// The responder must serve again: the greeting of a new connection.
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var hdr [5]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil || hdr[4] != 10 {
+		t.Fatalf("no greeting after the fds came back: % x, %v", hdr, err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child responder: %v", err)
+	}
+}
+
+// emfileResponder serves MySQL greetings under RLIMIT_NOFILE 64 until its
+// stdin closes.
+func emfileResponder(t *testing.T) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	lim.Cur = 64
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mysql.NewServer(mysql.ServerConfig{ConnectTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := sockets.Parse("tcp:127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &pingpong.Server{
+		Listen:   []sockets.Addr{a},
+		Handler:  mysql.Handler{Server: srv},
+		ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, err) },
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("listening", s.Addrs()[0].NetAddr())
+	io.Copy(io.Discard, os.Stdin)
+	s.Close()
+}
