@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bytes"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -91,4 +92,58 @@ func ctxtSwitches(t *testing.T, tid int64) int64 {
 	}
 	t.Fatalf("no voluntary_ctxt_switches for thread %d", tid)
 	return 0
+}
+
+// TestSockmapQueuedBefore: bytes that reached the relay before its sockets
+// joined the maps still arrive, in order, with nothing more behind them to
+// wake the kernel's verdict (the engine kicks it with SO_RCVLOWAT): the
+// client writes before Serve starts, and so does an upstream that speaks
+// first, as MySQL does. A client that also sent its FIN by then cannot
+// join a map (not ESTABLISHED): its connection is copied in user space,
+// byte-exact all the same.
+func TestSockmapQueuedBefore(t *testing.T) {
+	if err := relay.CheckSockmap(); err != nil {
+		peer.Unavailable(t, err.Error())
+	}
+	up := startUpstream(t, "tcp", func(c net.Conn) {
+		c.Write([]byte("greeting;"))
+		echo(c)
+	})
+	for _, fin := range []bool{false, true} {
+		t.Run(map[bool]string{false: "data", true: "data-and-fin"}[fin], func(t *testing.T) {
+			lb := newLogBuf()
+			r, err := relay.New(listenAddr(t, "tcp"), up.addr, relay.Config{Engine: relay.EngineSockmap, Logf: lb.logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := dial(t, r.Addr()) // waits in the backlog: nothing accepts yet
+			if _, err := c.Write([]byte("early;")); err != nil {
+				t.Fatal(err)
+			}
+			if fin {
+				closeWrite(t, c)
+			}
+			rr := serveRelay(t, r)
+			want := "greeting;early;"
+			got := make([]byte, len(want))
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != want {
+				t.Fatalf("got %q, %v; want %q", got, err, want)
+			}
+			if !fin {
+				c.Write([]byte("late"))
+				closeWrite(t, c)
+			}
+			if b, err := readAllDeadline(c, 10*time.Second); err != nil || (!fin && string(b) != "late") || (fin && len(b) != 0) {
+				t.Fatalf("rest %q, %v", b, err)
+			}
+			_, user, _, _ := relay.SockmapEvidence(rr.Relay)
+			if fin && user == 0 {
+				t.Errorf("a half-closed client was not copied in user space (log %q)", lb.lines)
+			}
+			if !fin && user != 0 {
+				t.Errorf("copiers moved %d bytes of an ESTABLISHED connection (log %q)", user, lb.lines)
+			}
+		})
+	}
 }
