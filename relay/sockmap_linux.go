@@ -67,6 +67,7 @@ import (
 // behind for good, with no SO_RCVLOWAT kick for af_unix; and an af_unix
 // socket has no cumulative count of bytes sent, so the FIN toward a UNIX
 // destination could not wait for the kernel's queue to drain.
+// TestSockmapUnixLimits checks the first two on the running kernel.
 type sockmapEngine struct {
 	r    *Relay
 	ln   *sockets.FD
