@@ -53,7 +53,7 @@ type Config struct {
 	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = sleep at once
 	CPUs     []int         // CPUs the loop threads are pinned to, loop i on CPUs[i%len]; epoll and splice only
 	Lock     Lock          // "" = LockNone
-	Buffer   int           // bytes per direction; 0 = DefaultBuffer
+	Buffer   int           // bytes per direction; 0 = DefaultBuffer (sockmap: the kernel holds up to 16× this per direction)
 	MaxConns int           // live connections beyond this are refused with a log line; 0 = no bound (sockmap: DefaultSockmapConns)
 	Stats    bool          // time every chunk's residence in the relay (costs two clock reads per chunk); off for sockmap
 	Grace    time.Duration // how long shutdown waits for live connections; 0 = DefaultGrace, <0 = none

@@ -18,10 +18,14 @@
 //     stay behind; and af_unix counts no bytes sent, so a FIN could not
 //     wait for the kernel's queue to drain. New refuses UNIX addresses
 //     with an error wrapping errors.ErrUnsupported.
-//   - No backpressure. A destination whose reader stalls does not stall the
-//     source: the kernel queues redirected skbs without bound (the source's
-//     receive window never closes), where the other engines hold one
-//     buffer per direction.
+//   - Backpressure is the relay's, not the kernel's. The kernel queues
+//     redirected skbs for a destination without bound; the verdict program
+//     signals every 4 × Config.Buffer bytes a direction moves, and the
+//     relay takes a source whose destination holds more than 16 × Buffer
+//     out of the map until it has drained to a quarter of that, so its
+//     bytes wait in its receive queue and TCP's window closes. A stalled
+//     reader therefore stalls its writer, with up to 16 × Buffer more in
+//     flight than the other engines hold.
 //   - Half-close and resets behave as in the other engines: a FIN is passed
 //     on once every byte before it has entered the destination's stream,
 //     and a reset on either side resets the other. A peer that half-closed

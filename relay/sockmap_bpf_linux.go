@@ -26,10 +26,18 @@ import (
 //     counters the program adds to atomically: bytes and skbs redirected.
 //     The bytes tell the close path when everything the kernel took from a
 //     socket has reached its peer (see sockmapEngine.drained).
+//   - limits (BPF_MAP_TYPE_ARRAY, by targets key of the source): the byte
+//     count past which the program tells user space, through events
+//     (BPF_MAP_TYPE_RINGBUF), that a direction has moved another credit's
+//     worth, so that the relay can check how much the kernel holds for its
+//     destination (see sockmapEngine.credit). The program sets the limit to
+//     the maximum as it signals: one event per credit, not per skb.
 type sockmapObjs struct {
 	targets *ebpf.Map
 	verdict *ebpf.Map
 	peers   *ebpf.Map
+	limits  *ebpf.Map
+	events  *ebpf.Map
 	prog    *ebpf.Program
 }
 
@@ -47,6 +55,13 @@ const (
 	peerOffSkbs  = 16
 	peerValSize  = 24
 )
+
+// eventsSize is the ring buffer's size (a power of two pages): 16,384
+// pending events of 16 bytes (an 8-byte header and the 4-byte key, padded
+// to 8). A full ring drops the event, and with it that direction's flow
+// control until the connection closes: the relay's thread reads the ring
+// at every wake-up, long before 16,384 directions have each moved a credit.
+const eventsSize = 256 << 10
 
 // skbOffLen is offsetof(struct __sk_buff, len) (include/uapi/linux/bpf.h).
 const skbOffLen = 0
@@ -66,6 +81,9 @@ const (
 //	if (!v) return SK_PASS          // not a relayed socket: leave it alone
 //	__sync_fetch_and_add(&v->bytes, skb->len)
 //	__sync_fetch_and_add(&v->skbs, 1)
+//	src = v->peer ^ 1
+//	lim = bpf_map_lookup_elem(&limits, &src)
+//	if (lim && v->bytes > *lim) { *lim = ~0; bpf_ringbuf_output(&events, &src, 4, 0) }
 //	return bpf_sk_redirect_map(skb, &targets, v->peer, 0)   // 0: egress of the peer
 //
 // A bare FIN reaches the verdict as an skb of length 0 (tcp_read_skb hands
@@ -78,13 +96,21 @@ const (
 // Flags 0 (not BPF_F_INGRESS) queues the skb for transmission on the peer
 // socket: the kernel sends it from the psock's work queue
 // (net/core/skmsg.c, sk_psock_backlog), no user thread involved.
-func verdictProgram(peers, targets *ebpf.Map) (asm.Instructions, error) {
+func verdictProgram(peers, targets, limits, events *ebpf.Map) (asm.Instructions, error) {
 	loadPeers := asm.LoadMapPtr(asm.R1, 0)
 	if err := loadPeers.AssociateMap(peers); err != nil {
 		return nil, err
 	}
 	loadTargets := asm.LoadMapPtr(asm.R2, 0)
 	if err := loadTargets.AssociateMap(targets); err != nil {
+		return nil, err
+	}
+	loadLimits := asm.LoadMapPtr(asm.R1, 0)
+	if err := loadLimits.AssociateMap(limits); err != nil {
+		return nil, err
+	}
+	loadEvents := asm.LoadMapPtr(asm.R1, 0)
+	if err := loadEvents.AssociateMap(events); err != nil {
 		return nil, err
 	}
 	return asm.Instructions{
@@ -104,8 +130,28 @@ func verdictProgram(peers, targets *ebpf.Map) (asm.Instructions, error) {
 		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffBytes),
 		asm.Mov.Imm(asm.R1, 1),
 		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffSkbs),
-		asm.LoadMem(asm.R3, asm.R7, peerOffPeer, asm.Word),
-		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.LoadMem(asm.R8, asm.R7, peerOffPeer, asm.Word),   // r8 = peer key
+		asm.LoadMem(asm.R9, asm.R7, peerOffBytes, asm.DWord), // r9 = bytes so far
+		asm.Mov.Reg(asm.R1, asm.R8),
+		asm.Xor.Imm(asm.R1, 1),
+		asm.StoreMem(asm.RFP, -16, asm.R1, asm.Word), // src key
+		loadLimits,
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "redirect"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JLE.Reg(asm.R9, asm.R1, "redirect"),
+		asm.Mov.Imm(asm.R1, -1),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		loadEvents,
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.Mov.Imm(asm.R3, 4),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnRingbufOutput.Call(),
+		asm.Mov.Reg(asm.R1, asm.R6).WithSymbol("redirect"),
+		asm.Mov.Reg(asm.R3, asm.R8),
 		loadTargets,
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnSkRedirectMap.Call(),
@@ -147,7 +193,17 @@ func newSockmapObjs(conns int) (*sockmapObjs, error) {
 	}); err != nil {
 		return fail("create hash peers", err)
 	}
-	insns, err := verdictProgram(o.peers, o.targets)
+	if o.limits, err = ebpf.NewMap(&ebpf.MapSpec{
+		Name: "hoplat_limits", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(2 * conns),
+	}); err != nil {
+		return fail("create array limits", err)
+	}
+	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{
+		Name: "hoplat_events", Type: ebpf.RingBuf, MaxEntries: eventsSize,
+	}); err != nil {
+		return fail("create ringbuf events", err)
+	}
+	insns, err := verdictProgram(o.peers, o.targets, o.limits, o.events)
 	if err != nil {
 		return fail("assemble", err)
 	}
@@ -168,7 +224,7 @@ func newSockmapObjs(conns int) (*sockmapObjs, error) {
 // close releases the program and the maps; the kernel detaches the program
 // and drops every socket's psock when the last reference to a map goes.
 func (o *sockmapObjs) close() {
-	for _, m := range []*ebpf.Map{o.verdict, o.targets, o.peers} {
+	for _, m := range []*ebpf.Map{o.verdict, o.targets, o.peers, o.limits, o.events} {
 		if m != nil {
 			m.Close()
 		}

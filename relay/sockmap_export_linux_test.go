@@ -10,3 +10,12 @@ func SockmapEvidence(r *Relay) (connWakeups, userBytes, tid int64, ok bool) {
 	}
 	return e.connWakeups.Load(), e.userBytes.Load(), e.loopTid.Load(), true
 }
+
+// SockmapPauses is how many times flow control took a source out of the
+// verdict map.
+func SockmapPauses(r *Relay) int64 {
+	if e, ok := r.eng.(*sockmapEngine); ok {
+		return e.pausedDirs.Load()
+	}
+	return 0
+}

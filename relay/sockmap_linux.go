@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
 
 	"github.com/hoplat/hoplat/sockets"
@@ -52,6 +54,22 @@ import (
 // sk_err) closes both, and after ECONNRESET with SO_LINGER 0 so that the
 // other peer is reset too, as the other engines do.
 //
+// Flow control. The kernel gives none: tcp_read_skb hands every skb to the
+// verdict at once and orphans it (its memory no longer counts against the
+// source's receive buffer, so the source's window never closes), and
+// sk_psock_skb_redirect queues it for the destination without a bound.
+// Measured here before this was added: a client whose upstream read
+// nothing wrote 256 MiB into the relay in a second, and a 1 GiB stream
+// held up to 465 MB of kernel memory. So the program signals every
+// credit (4 × Buffer) moved by a direction through a ring buffer; the
+// thread then computes what the kernel holds for the destination (the
+// program's byte count less what has entered the destination's stream)
+// and, above 16 × Buffer, takes the source out of verdict: its bytes wait
+// in its receive queue again and TCP's window closes as with any
+// unread socket. Below a quarter of that it rejoins, kicked like a new
+// one. A wake-up per credit is the only work the thread does while bytes
+// flow, and none at all for messages smaller than a credit.
+//
 // A socket that has left ESTABLISHED cannot join a sockmap
 // (net/core/sock_map.c, sock_map_sk_state_allowed): a peer that sent its
 // request and FIN before the upstream connect completed. Such a direction
@@ -74,6 +92,12 @@ type sockmapEngine struct {
 	objs *sockmapObjs
 	epfd int
 	wake int // eventfd: serve and copiers → loop
+
+	events    *ringbuf.Reader
+	rec       ringbuf.Record
+	credit    uint64 // bytes a direction moves between two checks
+	high, low int64  // kernel-held bytes above which a source pauses, below which it resumes
+	throttled []*smConn
 
 	forceFD int // eventfd written once on force: copiers poll it
 
@@ -99,6 +123,7 @@ type sockmapEngine struct {
 	connWakeups atomic.Int64
 	loopTid     atomic.Int64
 	userBytes   atomic.Int64 // bytes the copiers moved
+	pausedDirs  atomic.Int64 // flow-control pauses
 }
 
 type smConn struct {
@@ -111,7 +136,9 @@ type smConn struct {
 	base       [2]int64 // tcpWritten(sock[1-d]) when direction d joined the kernel
 	eof        [2]bool
 	shut       [2]bool
+	paused     [2]bool // direction d's source taken out of verdict: the kernel holds too much
 	draining   bool
+	throttled  bool
 	copiers    int
 	closing    bool
 	closed     bool
@@ -180,12 +207,25 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	if err := e.ctl(unix.EPOLL_CTL_ADD, ln.Sysfd(), unix.EPOLLIN, idListener, 0); err != nil {
 		return fail("epoll_ctl add listener", err)
 	}
+	if e.events, err = ringbuf.NewReader(objs.events); err != nil {
+		e.closeListener()
+		return nil, fmt.Errorf("%w: ring buffer reader: %w", errBPF, err)
+	}
+	if err := e.ctl(unix.EPOLL_CTL_ADD, objs.events.FD(), unix.EPOLLIN, idEvents, 0); err != nil {
+		return fail("epoll_ctl add ring buffer", err)
+	}
+	e.credit = uint64(4 * r.cfg.Buffer)
+	e.high = int64(16 * r.cfg.Buffer)
+	e.low = e.high / 4
 	e.slots = make([]*smConn, r.cfg.MaxConns)
 	for i := r.cfg.MaxConns - 1; i >= 0; i-- {
 		e.free = append(e.free, int32(i))
 	}
 	return e, nil
 }
+
+// idEvents is the ring buffer's epoll id, beside idListener and idWake.
+const idEvents = -3
 
 func (e *sockmapEngine) ctl(op, fd int, events uint32, id, gen int32) error {
 	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
@@ -204,6 +244,10 @@ func (e *sockmapEngine) closeListener() {
 }
 
 func (e *sockmapEngine) closeFDs() {
+	if e.events != nil {
+		e.events.Close()
+		e.events = nil
+	}
 	for _, fd := range []*int{&e.epfd, &e.wake, &e.forceFD} {
 		if *fd >= 0 {
 			unix.Close(*fd)
@@ -257,6 +301,8 @@ func (e *sockmapEngine) run() error {
 	for {
 		timeout := -1
 		switch {
+		case len(e.throttled) > 0:
+			timeout = 1
 		case len(e.draining) > 0:
 			timeout = int(max(e.backoff/time.Millisecond, 1))
 		case e.acceptPaused && !e.stopAccept.Load():
@@ -279,6 +325,8 @@ func (e *sockmapEngine) run() error {
 			case idWake:
 				var b [8]byte
 				unix.Read(e.wake, b[:])
+			case idEvents:
+				e.readEvents()
 			default:
 				if !counted {
 					e.connWakeups.Add(1)
@@ -288,6 +336,9 @@ func (e *sockmapEngine) run() error {
 			}
 		}
 		e.reapCopiers()
+		if len(e.throttled) > 0 {
+			e.recheckThrottled()
+		}
 		if len(e.draining) > 0 {
 			e.recheckDraining()
 		}
@@ -493,6 +544,9 @@ func (e *sockmapEngine) activate(c *smConn) {
 	}
 	for d := range 2 {
 		c.base[d] = tcpWritten(fd[1-d])
+		if err := o.limits.Update(key[d], e.credit, ebpf.UpdateAny); err != nil {
+			e.r.cfg.Logf("relay: limits update: %v", err)
+		}
 	}
 	for d := range 2 {
 		if err := o.verdict.Update(key[d], uint64(fd[d]), ebpf.UpdateAny); err != nil {
@@ -539,11 +593,118 @@ func (e *sockmapEngine) drained(c *smConn, d int) bool {
 	if inq, err := unix.IoctlGetInt(c.sock[d].Sysfd(), unix.SIOCINQ); err != nil || inq > 0 {
 		return false
 	}
+	held, _, err := e.held(c, d)
+	return err == nil && held <= 0
+}
+
+// held is how many bytes the kernel has taken from direction d's source
+// that have not yet entered its destination's stream, and the source's
+// total so far.
+func (e *sockmapEngine) held(c *smConn, d int) (held int64, total uint64, err error) {
 	var v peerValue
 	if err := e.objs.peers.Lookup(c.cookie[d], &v); err != nil {
+		return 0, 0, err
+	}
+	w := tcpWritten(c.sock[1-d].Sysfd())
+	if w < 0 {
+		return 0, 0, errors.New("relay: TCP_INFO failed")
+	}
+	return int64(v.Bytes) - (w - c.base[d]), v.Bytes, nil
+}
+
+// readEvents takes the credit events off the ring: each names a source
+// that has moved another credit since its limit was set.
+func (e *sockmapEngine) readEvents() {
+	e.events.SetDeadline(time.Unix(1, 0)) // never wait: epoll said there is data
+	for {
+		if err := e.events.ReadInto(&e.rec); err != nil {
+			return // os.ErrDeadlineExceeded: the ring is empty
+		}
+		if len(e.rec.RawSample) < 4 {
+			continue
+		}
+		key := binary.NativeEndian.Uint32(e.rec.RawSample)
+		slot, d := int(key/2), int(key%2)
+		if slot < len(e.slots) {
+			if c := e.slots[slot]; c != nil {
+				e.checkCredit(c, d)
+			}
+		}
+	}
+}
+
+// checkCredit pauses direction d if the kernel holds too much for its
+// destination, or grants it another credit.
+func (e *sockmapEngine) checkCredit(c *smConn, d int) {
+	if c.closing || !c.kernel[d] || c.paused[d] {
+		return
+	}
+	held, total, err := e.held(c, d)
+	if err != nil {
+		return
+	}
+	key := uint32(c.slot)*2 + uint32(d)
+	if held <= e.high {
+		e.objs.limits.Update(key, total+e.credit, ebpf.UpdateAny)
+		return
+	}
+	// Out of verdict, the psock stays (it is still in targets, the
+	// reverse direction's destination) but its data_ready is restored
+	// (net/core/sock_map.c, sock_map_del_link).
+	if err := e.objs.verdict.Delete(key); err != nil {
+		e.r.cfg.Logf("relay: %s -> %s: pause %s: %v", peerName(c.sock[0].Sysfd()), e.r.bound, dirName(d), err)
+		return
+	}
+	e.pausedDirs.Add(1)
+	c.paused[d] = true
+	if !c.throttled {
+		c.throttled = true
+		e.throttled = append(e.throttled, c)
+	}
+}
+
+// recheckThrottled resumes paused directions whose destination has taken
+// most of what the kernel held. One whose source has meanwhile received
+// its FIN cannot rejoin (not ESTABLISHED): once the kernel holds nothing
+// more for it, its remaining bytes are copied in user space.
+func (e *sockmapEngine) recheckThrottled() {
+	list := e.throttled
+	e.throttled = e.throttled[:0:0]
+	for _, c := range list {
+		c.throttled = false
+		if c.closing {
+			continue
+		}
+		for d := range 2 {
+			if c.paused[d] && !e.resume(c, d) {
+				c.throttled = true
+			}
+		}
+		if c.throttled {
+			e.throttled = append(e.throttled, c)
+		}
+	}
+}
+
+func (e *sockmapEngine) resume(c *smConn, d int) bool {
+	held, total, err := e.held(c, d)
+	if err != nil || held > e.low {
 		return false
 	}
-	return tcpWritten(c.sock[1-d].Sysfd())-c.base[d] >= int64(v.Bytes)
+	key := uint32(c.slot)*2 + uint32(d)
+	fd := c.sock[d].Sysfd()
+	e.objs.limits.Update(key, total+e.credit, ebpf.UpdateAny)
+	if err := e.objs.verdict.Update(key, uint64(fd), ebpf.UpdateAny); err != nil {
+		if held > 0 {
+			return false // the copier must not overtake what the kernel still holds
+		}
+		c.paused[d], c.kernel[d] = false, false
+		e.startCopier(c, d)
+		return true
+	}
+	c.paused[d] = false
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
+	return true
 }
 
 // tryFIN passes direction d's FIN on once it is drained, or queues the
@@ -739,6 +900,14 @@ func (e *sockmapEngine) finish(c *smConn) {
 	// and out of the epoll set.
 	for _, s := range c.sock {
 		s.Close()
+	}
+	if c.throttled {
+		for i, x := range e.throttled {
+			if x == c {
+				e.throttled = append(e.throttled[:i], e.throttled[i+1:]...)
+				break
+			}
+		}
 	}
 	if c.draining {
 		for i, x := range e.draining {

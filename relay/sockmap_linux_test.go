@@ -147,3 +147,73 @@ func TestSockmapQueuedBefore(t *testing.T) {
 		})
 	}
 }
+
+// TestSockmapFlowControl: with an upstream that reads nothing, the
+// client's writes stall (the relay took the source out of the verdict map
+// instead of letting the kernel queue without bound), and once the
+// upstream reads, every byte arrives in order: the paused bytes waited in
+// the source's receive queue and rejoined behind what the kernel held.
+func TestSockmapFlowControl(t *testing.T) {
+	if err := relay.CheckSockmap(); err != nil {
+		peer.Unavailable(t, err.Error())
+	}
+	const total = 64 << 20
+	pattern := func(i int) byte { return byte(i ^ i>>11 ^ i>>19) }
+	release := make(chan struct{})
+	verdict := make(chan string, 1)
+	up := startUpstream(t, "tcp", func(c net.Conn) {
+		<-release
+		buf := make([]byte, 1<<16)
+		n := 0
+		for {
+			m, err := c.Read(buf)
+			for i := range m {
+				if buf[i] != pattern(n+i) {
+					verdict <- "byte " + strconv.Itoa(n+i) + " differs"
+					return
+				}
+			}
+			n += m
+			if err != nil {
+				verdict <- strconv.Itoa(n)
+				return
+			}
+		}
+	})
+	rr := startRelay(t, relay.Config{Engine: relay.EngineSockmap}, "tcp", up.addr)
+	c := dial(t, rr.Addr())
+	data := make([]byte, total)
+	for i := range data {
+		data[i] = pattern(i)
+	}
+	written := 0
+	for written < total {
+		c.SetWriteDeadline(time.Now().Add(500 * time.Millisecond))
+		n, err := c.Write(data[written:min(written+1<<20, total)])
+		written += n
+		if err != nil {
+			break
+		}
+	}
+	if written >= total {
+		t.Fatalf("wrote all %d MiB into a relay whose upstream reads nothing", total>>20)
+	}
+	if p := relay.SockmapPauses(rr.Relay); p == 0 {
+		t.Errorf("writes stalled after %d bytes with no pause", written)
+	}
+	t.Logf("stalled after %d KiB; %d pauses", written>>10, relay.SockmapPauses(rr.Relay))
+	close(release)
+	c.SetWriteDeadline(time.Time{})
+	if _, err := c.Write(data[written:]); err != nil {
+		t.Fatal(err)
+	}
+	closeWrite(t, c)
+	select {
+	case v := <-verdict:
+		if v != strconv.Itoa(total) {
+			t.Fatalf("upstream: %s, want %d bytes in order", v, total)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("upstream did not get the stream")
+	}
+}
