@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -215,5 +216,43 @@ func TestSockmapFlowControl(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("upstream did not get the stream")
+	}
+}
+
+// TestSockmapCloseCopying: Close ends a connection that is being copied in
+// user space (its client half-closed before it could join a map) while the
+// copier waits on an upstream that never answers; Serve returns and the
+// package's leak check finds no descriptor left.
+func TestSockmapCloseCopying(t *testing.T) {
+	if err := relay.CheckSockmap(); err != nil {
+		peer.Unavailable(t, err.Error())
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	got := make(chan struct{}, 1)
+	up := startUpstream(t, "tcp", func(c net.Conn) {
+		io.ReadAll(c)
+		got <- struct{}{}
+		<-hold
+	})
+	r, err := relay.New(listenAddr(t, "tcp"), up.addr, relay.Config{Engine: relay.EngineSockmap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, r.Addr())
+	c.Write([]byte("request"))
+	closeWrite(t, c)
+	rr := serveRelay(t, r)
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("upstream never got the request and its FIN")
+	}
+	if _, user, _, _ := relay.SockmapEvidence(rr.Relay); user == 0 {
+		t.Fatalf("connection not copied in user space")
+	}
+	rr.stop(t) // fails the test if Serve does not return
+	if b, err := readAllDeadline(c, 10*time.Second); len(b) != 0 || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("client after Close: %q, %v", b, err)
 	}
 }
