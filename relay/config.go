@@ -18,6 +18,11 @@ const (
 	// EngineSplice is EngineEpoll moving bytes socket→pipe→socket with
 	// splice(2), so the payload never enters user space.
 	EngineSplice Engine = "splice"
+	// EngineSockmap puts both sockets of a connection into a BPF sockmap
+	// whose stream-verdict program redirects each direction to the other
+	// socket in the kernel; user space only accepts, connects and passes
+	// FINs and resets on. TCP legs only (see sockmap_linux.go).
+	EngineSockmap Engine = "sockmap"
 )
 
 // Lock names the locking design of the event-loop engines, for
@@ -48,9 +53,9 @@ type Config struct {
 	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = sleep at once
 	CPUs     []int         // CPUs the loop threads are pinned to, loop i on CPUs[i%len]; epoll and splice only
 	Lock     Lock          // "" = LockNone
-	Buffer   int           // bytes per direction; 0 = DefaultBuffer
-	MaxConns int           // live connections beyond this are refused with a log line; 0 = no bound
-	Stats    bool          // time every chunk's residence in the relay (costs two clock reads per chunk)
+	Buffer   int           // bytes per direction; 0 = DefaultBuffer (sockmap: the kernel holds up to 16× this per direction)
+	MaxConns int           // live connections beyond this are refused with a log line; 0 = no bound (sockmap: DefaultSockmapConns)
+	Stats    bool          // time every chunk's residence in the relay (costs two clock reads per chunk); off for sockmap
 	Grace    time.Duration // how long shutdown waits for live connections; 0 = DefaultGrace, <0 = none
 	Logf     func(format string, args ...any)
 }
@@ -68,9 +73,9 @@ func (c Config) withDefaults() (Config, error) {
 	switch c.Engine {
 	case "":
 		c.Engine = EngineGoroutine
-	case EngineGoroutine, EngineEpoll, EngineSplice:
+	case EngineGoroutine, EngineEpoll, EngineSplice, EngineSockmap:
 	default:
-		return c, fmt.Errorf("relay: engine %q: want goroutine, epoll or splice", c.Engine)
+		return c, fmt.Errorf("relay: engine %q: want goroutine, epoll, splice or sockmap", c.Engine)
 	}
 	switch c.Lock {
 	case "":
@@ -110,6 +115,26 @@ func (c Config) withDefaults() (Config, error) {
 		case c.Workers != 1:
 			return c, fmt.Errorf("relay: workers %d: needs engine epoll or splice (the goroutine engine uses GOMAXPROCS)", c.Workers)
 		}
+	}
+	if c.Engine == EngineSockmap {
+		switch {
+		case len(c.CPUs) > 0:
+			return c, fmt.Errorf("relay: cpus %v: the sockmap engine moves bytes in the kernel, no relay thread to pin", c.CPUs)
+		case c.Spin || c.BusyPoll != 0:
+			return c, fmt.Errorf("relay: spin/busy-poll: the sockmap engine has no loop that polls per message")
+		case c.Lock != LockNone:
+			return c, fmt.Errorf("relay: lock %s: the sockmap engine takes no lock per message", c.Lock)
+		case c.Workers != 1:
+			return c, fmt.Errorf("relay: workers %d: the sockmap engine runs one thread for accepts and closes", c.Workers)
+		case c.MaxConns > 1<<20:
+			return c, fmt.Errorf("relay: max-conns %d: the sockmap engine's maps hold at most %d connections", c.MaxConns, 1<<20)
+		}
+		// The maps are created once, two entries per connection.
+		if c.MaxConns == 0 {
+			c.MaxConns = DefaultSockmapConns
+		}
+		// No chunk passes through user space to be timed.
+		c.Stats = false
 	}
 	if c.BusyPoll < 0 || c.BusyPoll > time.Second {
 		return c, fmt.Errorf("relay: busy-poll %v: want 0..1s", c.BusyPoll)

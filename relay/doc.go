@@ -1,6 +1,39 @@
 // Package relay forwards byte streams between a listening address and an
 // upstream, as socat does, with interchangeable engines: goroutines that let
 // the runtime splice, epoll event loops on locked threads, and epoll with
-// splice(2) through pipes. It also times its own work, so that a hop's
-// latency can be split into the kernel's part and the relay's.
+// splice(2) through pipes, and a sockmap engine that moves the hop into the
+// kernel. It also times its own work, so that a hop's latency can be split
+// into the kernel's part and the relay's.
+//
+// The sockmap engine (EngineSockmap, Linux, needs CAP_BPF or root) puts
+// both sockets of each connection in a BPF sockmap whose sk_skb stream
+// verdict redirects every skb to the other socket's transmit path; the
+// relay's one thread only accepts, connects, and passes FINs and resets on.
+// What the kernel cannot keep, measured on Linux 6.18:
+//
+//   - TCP legs only. af_unix stream sockets can join a sockmap (Linux 5.15),
+//     but an af_unix skb belongs to its sender, so the verdict cannot tell
+//     which relayed socket it arrived on; unix_stream_read_skb runs the
+//     verdict once per wake-up, so bytes queued before the socket joined
+//     stay behind; and af_unix counts no bytes sent, so a FIN could not
+//     wait for the kernel's queue to drain. New refuses UNIX addresses
+//     with an error wrapping errors.ErrUnsupported.
+//   - Backpressure is the relay's, not the kernel's. The kernel queues
+//     redirected skbs for a destination without bound; the verdict program
+//     signals every 4 × Config.Buffer bytes a direction moves, and the
+//     relay takes a source whose destination holds more than 16 × Buffer
+//     out of the map until it has drained to a quarter of that, so its
+//     bytes wait in its receive queue and TCP's window closes. A stalled
+//     reader therefore stalls its writer, with up to 16 × Buffer more in
+//     flight than the other engines hold.
+//   - Half-close and resets behave as in the other engines: a FIN is passed
+//     on once every byte before it has entered the destination's stream,
+//     and a reset on either side resets the other. A peer that half-closed
+//     before the upstream connect completed cannot join the map (only
+//     ESTABLISHED sockets can); its direction is copied in user space.
+//   - Stats: connections as usual; bytes and skbs per direction are what
+//     the verdict program counted, added when each connection closes (a
+//     snapshot taken meanwhile lacks the live ones); no residence times,
+//     since no chunk passes through user space (the JSON has no residence
+//     object, Config.Stats is ignored).
 package relay

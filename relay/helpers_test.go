@@ -32,6 +32,7 @@ var variants = []variant{
 	{"epoll-busy-poll", relay.Config{Engine: relay.EngineEpoll, BusyPoll: 50 * time.Microsecond}},
 	{"epoll-lock-conn", relay.Config{Engine: relay.EngineEpoll, Workers: 2, Lock: relay.LockConn}},
 	{"splice-lock-global", relay.Config{Engine: relay.EngineSplice, Workers: 2, Lock: relay.LockGlobal, Buffer: 4096}},
+	{"sockmap", relay.Config{Engine: relay.EngineSockmap}},
 }
 
 // legs are the client-side and upstream-side transports.

@@ -60,6 +60,8 @@ func New(listen, connect sockets.Addr, cfg Config) (*Relay, error) {
 	switch cfg.Engine {
 	case EngineGoroutine:
 		r.eng, err = newGoroutineEngine(r)
+	case EngineSockmap:
+		r.eng, err = newSockmapEngine(r)
 	default:
 		r.eng, err = newLoopEngine(r)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -24,8 +25,16 @@ import (
 func TestSemantics(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
+			if v.cfg.Engine == relay.EngineSockmap {
+				if err := relay.CheckSockmap(); err != nil {
+					peer.Unavailable(t, err.Error())
+				}
+			}
 			for _, leg := range legs {
 				t.Run(leg.client+"-"+leg.upstream, func(t *testing.T) {
+					if v.cfg.Engine == relay.EngineSockmap && (leg.client == "unix" || leg.upstream == "unix") {
+						t.Skip(sockmapUnixLimit)
+					}
 					t.Run("byte-exact", func(t *testing.T) { testByteExact(t, v.cfg, leg.client, leg.upstream) })
 					t.Run("half-close", func(t *testing.T) { testHalfClose(t, v.cfg, leg.client, leg.upstream) })
 					t.Run("upstream-refused", func(t *testing.T) { testRefused(t, v.cfg, leg.client, leg.upstream) })
@@ -39,6 +48,12 @@ func TestSemantics(t *testing.T) {
 		})
 	}
 }
+
+// sockmapUnixLimit is why the sockmap engine refuses UNIX legs, as
+// measured on Linux 6.18.
+const sockmapUnixLimit = "sockmap: af_unix skbs belong to the sending socket (bpf_get_socket_cookie names the remote peer), " +
+	"unix_stream_read_skb runs the verdict once per data_ready (bytes queued before insertion lag for good), " +
+	"and af_unix keeps no count of bytes sent, so a FIN cannot wait for the kernel's queue to drain"
 
 // testByteExact sends random bytes in random-sized writes through the
 // relay to an echo upstream while reading the echo concurrently.
@@ -350,7 +365,11 @@ func testMaxConns(t *testing.T, cfg relay.Config) {
 func testShutdown(t *testing.T, cfg relay.Config) {
 	up := startUpstream(t, "tcp", echo)
 	cfg.Grace = 500 * time.Millisecond
-	rr := startRelay(t, cfg, "unix", up.addr)
+	listenNet := "unix"
+	if cfg.Engine == relay.EngineSockmap {
+		listenNet = "tcp" // TCP legs only; the path check below is skipped
+	}
+	rr := startRelay(t, cfg, listenNet, up.addr)
 	busy := dial(t, rr.Addr())
 	idle := dial(t, rr.Addr())
 	for _, c := range []net.Conn{busy, idle} {
@@ -379,6 +398,9 @@ func testShutdown(t *testing.T, cfg relay.Config) {
 		rr.done = nil
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return after the grace period")
+	}
+	if listenNet != "unix" {
+		return
 	}
 	if _, err := os.Stat(rr.Addr().Path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("UNIX path %s still there after shutdown: %v", rr.Addr().Path, err)

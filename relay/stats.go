@@ -133,7 +133,9 @@ type Snapshot struct {
 		ClientToUpstream DirStats `json:"client_to_upstream"`
 		UpstreamToClient DirStats `json:"upstream_to_client"`
 	} `json:"directions"`
-	Residence Residence `json:"residence"`
+	// Residence is absent when nothing was timed (Stats off, or the
+	// sockmap engine, whose bytes never pass through user space).
+	Residence Residence `json:"residence,omitzero"`
 	// Loops lists, per event loop, the connections it accepted: how the
 	// listener spread them (epoll and splice engines only).
 	Loops []LoopStats `json:"loops,omitempty"`

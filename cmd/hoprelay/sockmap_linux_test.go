@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/relay"
+)
+
+// TestHoprelaySockmap runs --engine sockmap as a user would: TCP→TCP, a
+// round trip through the kernel, and stats at exit with the bytes the
+// verdict program counted and no residence object (nothing was timed).
+func TestHoprelaySockmap(t *testing.T) {
+	if err := relay.CheckSockmap(); err != nil {
+		peer.Unavailable(t, err.Error())
+	}
+	bin := peer.Hoplat(t, "hoprelay")
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	go func() {
+		for {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	cmd := exec.Command(bin, "--engine", "sockmap", "--stats", stats,
+		"TCP4-LISTEN:0,bind=127.0.0.1,reuseaddr,fork,nodelay", "TCP4:"+up.Addr().String()+",nodelay")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp4:")
+	if err != nil || !ok {
+		t.Fatalf("readiness line %q, %v", line, err)
+	}
+	c, err := net.Dial("tcp4", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("ping"))
+	buf := make([]byte, 4)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "ping" {
+		t.Fatalf("echo %q, %v", buf, err)
+	}
+	c.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+	b, _ := os.ReadFile(stats)
+	var s map[string]json.RawMessage
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("stats: %v\n%s", err, b)
+	}
+	var dirs struct {
+		C2U struct{ Bytes int64 } `json:"client_to_upstream"`
+		U2C struct{ Bytes int64 } `json:"upstream_to_client"`
+	}
+	json.Unmarshal(s["directions"], &dirs)
+	if _, timed := s["residence"]; timed || dirs.C2U.Bytes != 4 || dirs.U2C.Bytes != 4 {
+		t.Errorf("stats at exit: want 4 bytes each way and no residence:\n%s", b)
+	}
+}

@@ -1,0 +1,236 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/link"
+)
+
+// The sockmap engine's kernel side: three maps and one sk_skb program.
+//
+//   - targets (BPF_MAP_TYPE_SOCKMAP, no program attached): every relayed
+//     socket, client at key 2*slot, upstream at 2*slot+1. The redirect
+//     helper looks the destination up here.
+//   - verdict (BPF_MAP_TYPE_SOCKMAP, the stream-verdict program attached):
+//     the same sockets, inserted only once both are in targets. A socket's
+//     psock takes its programs from the map it joins (net/core/sock_map.c,
+//     sock_map_link), so a socket that is only in targets has no verdict
+//     program yet and its bytes wait in its receive queue; once it joins
+//     verdict its peer is already a valid redirect target, so no skb can be
+//     redirected to a missing key and dropped.
+//   - peers (BPF_MAP_TYPE_HASH): socket cookie (SO_COOKIE, the value
+//     bpf_get_socket_cookie returns) → the peer's targets key and two
+//     counters the program adds to atomically: bytes and skbs redirected.
+//     The bytes tell the close path when everything the kernel took from a
+//     socket has reached its peer (see sockmapEngine.drained).
+//   - limits (BPF_MAP_TYPE_ARRAY, by targets key of the source): the byte
+//     count past which the program tells user space, through events
+//     (BPF_MAP_TYPE_RINGBUF), that a direction has moved another credit's
+//     worth, so that the relay can check how much the kernel holds for its
+//     destination (see sockmapEngine.credit). The program sets the limit to
+//     the maximum as it signals: one event per credit, not per skb.
+type sockmapObjs struct {
+	targets *ebpf.Map
+	verdict *ebpf.Map
+	peers   *ebpf.Map
+	limits  *ebpf.Map
+	events  *ebpf.Map
+	prog    *ebpf.Program
+}
+
+// peerValue is the peers map's value, laid out as the program reads it.
+type peerValue struct {
+	Peer  uint32 // targets key of the destination
+	_     uint32
+	Bytes uint64 // skb->len summed over redirected skbs
+	Skbs  uint64
+}
+
+const (
+	peerOffPeer  = 0
+	peerOffBytes = 8
+	peerOffSkbs  = 16
+	peerValSize  = 24
+)
+
+// eventsSize is the ring buffer's size (a power of two pages): 16,384
+// pending events of 16 bytes (an 8-byte header and the 4-byte key, padded
+// to 8). A full ring drops the event, and with it that direction's flow
+// control until the connection closes: the relay's thread reads the ring
+// at every wake-up, long before 16,384 directions have each moved a credit.
+const eventsSize = 256 << 10
+
+// skbOffLen is offsetof(struct __sk_buff, len) (include/uapi/linux/bpf.h).
+const skbOffLen = 0
+
+// sk_skb verdicts (include/uapi/linux/bpf.h, enum sk_action).
+const (
+	skDrop = 0
+	skPass = 1
+)
+
+// verdictProgram is the stream verdict, in BPF assembly so that building
+// hoplat needs no C compiler:
+//
+//	if (skb->len == 0) return SK_DROP  // a bare FIN: see below
+//	cookie = bpf_get_socket_cookie(skb)
+//	v = bpf_map_lookup_elem(&peers, &cookie)
+//	if (!v) return SK_PASS          // not a relayed socket: leave it alone
+//	__sync_fetch_and_add(&v->bytes, skb->len)
+//	__sync_fetch_and_add(&v->skbs, 1)
+//	src = v->peer ^ 1
+//	lim = bpf_map_lookup_elem(&limits, &src)
+//	if (lim && v->bytes > *lim) { *lim = ~0; bpf_ringbuf_output(&events, &src, 4, 0) }
+//	return bpf_sk_redirect_map(skb, &targets, v->peer, 0)   // 0: egress of the peer
+//
+// A bare FIN reaches the verdict as an skb of length 0 (tcp_read_skb hands
+// over every skb in the receive queue). Redirected, the destination's send
+// returns 0, which sk_psock_backlog (net/core/skmsg.c) takes for a hard
+// error: it reports EPIPE on the destination and stops its transmission
+// for good. Dropping it loses nothing: the FIN is already in the socket's
+// state (tcp_fin), where the relay's thread sees it.
+//
+// Flags 0 (not BPF_F_INGRESS) queues the skb for transmission on the peer
+// socket: the kernel sends it from the psock's work queue
+// (net/core/skmsg.c, sk_psock_backlog), no user thread involved.
+func verdictProgram(peers, targets, limits, events *ebpf.Map) (asm.Instructions, error) {
+	loadPeers := asm.LoadMapPtr(asm.R1, 0)
+	if err := loadPeers.AssociateMap(peers); err != nil {
+		return nil, err
+	}
+	loadTargets := asm.LoadMapPtr(asm.R2, 0)
+	if err := loadTargets.AssociateMap(targets); err != nil {
+		return nil, err
+	}
+	loadLimits := asm.LoadMapPtr(asm.R1, 0)
+	if err := loadLimits.AssociateMap(limits); err != nil {
+		return nil, err
+	}
+	loadEvents := asm.LoadMapPtr(asm.R1, 0)
+	if err := loadEvents.AssociateMap(events); err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1), // r6 = skb
+		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word),
+		asm.JEq.Imm(asm.R1, 0, "drop"),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.FnGetSocketCookie.Call(),
+		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
+		loadPeers,
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "pass"),
+		asm.Mov.Reg(asm.R7, asm.R0), // r7 = v
+		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word),
+		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffBytes),
+		asm.Mov.Imm(asm.R1, 1),
+		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffSkbs),
+		asm.LoadMem(asm.R8, asm.R7, peerOffPeer, asm.Word),   // r8 = peer key
+		asm.LoadMem(asm.R9, asm.R7, peerOffBytes, asm.DWord), // r9 = bytes so far
+		asm.Mov.Reg(asm.R1, asm.R8),
+		asm.Xor.Imm(asm.R1, 1),
+		asm.StoreMem(asm.RFP, -16, asm.R1, asm.Word), // src key
+		loadLimits,
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "redirect"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JLE.Reg(asm.R9, asm.R1, "redirect"),
+		asm.Mov.Imm(asm.R1, -1),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		loadEvents,
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.Mov.Imm(asm.R3, 4),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnRingbufOutput.Call(),
+		asm.Mov.Reg(asm.R1, asm.R6).WithSymbol("redirect"),
+		asm.Mov.Reg(asm.R3, asm.R8),
+		loadTargets,
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnSkRedirectMap.Call(),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, skPass).WithSymbol("pass"),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, skDrop).WithSymbol("drop"),
+		asm.Return(),
+	}, nil
+}
+
+// errBPF marks the failures that mean this kernel or this process cannot
+// run the engine at all (bpf(2) refused, a map or program type missing),
+// as opposed to a bad configuration.
+var errBPF = errors.New("relay: engine sockmap: kernel refused")
+
+// newSockmapObjs creates the maps for conns connections, loads the
+// program and attaches it to verdict.
+func newSockmapObjs(conns int) (*sockmapObjs, error) {
+	o := &sockmapObjs{}
+	fail := func(op string, err error) (*sockmapObjs, error) {
+		o.close()
+		return nil, fmt.Errorf("%w: %s: %w", errBPF, op, err)
+	}
+	var err error
+	sockmap := func(name string) (*ebpf.Map, error) {
+		return ebpf.NewMap(&ebpf.MapSpec{
+			Name: name, Type: ebpf.SockMap, KeySize: 4, ValueSize: 8, MaxEntries: uint32(2 * conns),
+		})
+	}
+	if o.targets, err = sockmap("hoplat_targets"); err != nil {
+		return fail("create sockmap targets", err)
+	}
+	if o.verdict, err = sockmap("hoplat_verdict"); err != nil {
+		return fail("create sockmap verdict", err)
+	}
+	if o.peers, err = ebpf.NewMap(&ebpf.MapSpec{
+		Name: "hoplat_peers", Type: ebpf.Hash, KeySize: 8, ValueSize: peerValSize, MaxEntries: uint32(2 * conns),
+	}); err != nil {
+		return fail("create hash peers", err)
+	}
+	if o.limits, err = ebpf.NewMap(&ebpf.MapSpec{
+		Name: "hoplat_limits", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(2 * conns),
+	}); err != nil {
+		return fail("create array limits", err)
+	}
+	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{
+		Name: "hoplat_events", Type: ebpf.RingBuf, MaxEntries: eventsSize,
+	}); err != nil {
+		return fail("create ringbuf events", err)
+	}
+	insns, err := verdictProgram(o.peers, o.targets, o.limits, o.events)
+	if err != nil {
+		return fail("assemble", err)
+	}
+	if o.prog, err = ebpf.NewProgram(&ebpf.ProgramSpec{
+		Name: "hoplat_verdict", Type: ebpf.SkSKB, AttachType: ebpf.AttachSkSKBStreamVerdict,
+		Instructions: insns, License: "GPL",
+	}); err != nil {
+		return fail("load sk_skb program", err)
+	}
+	if err := link.RawAttachProgram(link.RawAttachProgramOptions{
+		Target: o.verdict.FD(), Program: o.prog, Attach: ebpf.AttachSkSKBStreamVerdict,
+	}); err != nil {
+		return fail("attach stream verdict", err)
+	}
+	return o, nil
+}
+
+// close releases the program and the maps; the kernel detaches the program
+// and drops every socket's psock when the last reference to a map goes.
+func (o *sockmapObjs) close() {
+	for _, m := range []*ebpf.Map{o.verdict, o.targets, o.peers, o.limits, o.events} {
+		if m != nil {
+			m.Close()
+		}
+	}
+	if o.prog != nil {
+		o.prog.Close()
+	}
+	*o = sockmapObjs{}
+}

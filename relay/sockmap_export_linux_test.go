@@ -1,0 +1,21 @@
+package relay
+
+// SockmapEvidence is what the sockmap engine's thread has done so far: the
+// epoll wake-ups that carried a connection's event, the bytes user-space
+// copiers moved, and the thread's id. ok is false for other engines.
+func SockmapEvidence(r *Relay) (connWakeups, userBytes, tid int64, ok bool) {
+	e, ok := r.eng.(*sockmapEngine)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	return e.connWakeups.Load(), e.userBytes.Load(), e.loopTid.Load(), true
+}
+
+// SockmapPauses is how many times flow control took a source out of the
+// verdict map.
+func SockmapPauses(r *Relay) int64 {
+	if e, ok := r.eng.(*sockmapEngine); ok {
+		return e.pausedDirs.Load()
+	}
+	return 0
+}

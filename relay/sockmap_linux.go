@@ -1,0 +1,935 @@
+package relay
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/ringbuf"
+	"golang.org/x/sys/unix"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// sockmapEngine moves the hop into the kernel. One thread accepts and
+// connects as the epoll engine does; once the upstream connect completes it
+// puts both sockets into the sockmaps (sockmap_bpf_linux.go), whose
+// stream-verdict program redirects every skb that arrives on one socket to
+// the other's transmit path. From then on no relay thread wakes per
+// message: redirected skbs never reach the socket's receive queue, so the
+// sockets are watched for EPOLLRDHUP only (never EPOLLIN), and a FIN or a
+// reset, which the kernel still reports on the socket, is all the thread
+// ever sees.
+//
+// Ordering at insertion. A psock takes its programs from the map it joins,
+// and TCP leaves bytes that arrived before in the receive queue until the
+// next data_ready; so both sockets first join targets (no program: the
+// bytes stay queued), then verdict (a redirect now always finds its
+// destination), and then setsockopt(SO_RCVLOWAT, 1), which calls
+// tcp_data_ready (net/ipv4/tcp.c, tcp_set_rcvlowat), runs the verdict over
+// what was already queued, oldest first. Nothing is read by user space, so
+// nothing can be reordered.
+//
+// Half-close. The FIN is reported (tcp_fin → sk_state_change) before the
+// verdict has run over the skb that carried it, and a redirected skb is
+// sent later still, from the destination psock's work queue
+// (net/core/skmsg.c, sk_psock_backlog). shutdown(SHUT_WR) at once would put
+// the FIN ahead of the last bytes (and the queued bytes then fail with
+// EPIPE). So the FIN is passed on only when the source's receive queue is
+// empty (SIOCINQ 0: the verdict has consumed everything) and the
+// destination's TCP stream holds every byte the verdict counted for this
+// direction (tcpi_bytes_sent - tcpi_bytes_retrans + tcpi_notsent_bytes,
+// from TCP_INFO, against the program's byte counter). Until then the thread
+// rechecks on a timer, backing off from 1 ms: work at close, none per
+// message.
+//
+// Resets. An error on either socket (a reset from the peer, or EPIPE from
+// the kernel's send on the destination, which sk_psock_backlog reports as
+// sk_err) closes both, and after ECONNRESET with SO_LINGER 0 so that the
+// other peer is reset too, as the other engines do.
+//
+// Flow control. The kernel gives none: tcp_read_skb hands every skb to the
+// verdict at once and orphans it (its memory no longer counts against the
+// source's receive buffer, so the source's window never closes), and
+// sk_psock_skb_redirect queues it for the destination without a bound.
+// Measured here before this was added: a client whose upstream read
+// nothing wrote 256 MiB into the relay in a second, and a 1 GiB stream
+// held up to 465 MB of kernel memory. So the program signals every
+// credit (4 × Buffer) moved by a direction through a ring buffer; the
+// thread then computes what the kernel holds for the destination (the
+// program's byte count less what has entered the destination's stream)
+// and, above 16 × Buffer, takes the source out of verdict: its bytes wait
+// in its receive queue again and TCP's window closes as with any
+// unread socket. Below a quarter of that it rejoins, kicked like a new
+// one. A wake-up per credit is the only work the thread does while bytes
+// flow, and none at all for messages smaller than a credit.
+//
+// A socket that has left ESTABLISHED cannot join a sockmap
+// (net/core/sock_map.c, sock_map_sk_state_allowed): a peer that sent its
+// request and FIN before the upstream connect completed. Such a direction
+// is copied in user space by a goroutine (its bytes are finite: everything
+// up to the FIN is queued already); the other direction still goes through
+// the kernel when its socket could join.
+//
+// UNIX legs are refused (errors.ErrUnsupported), for three limits measured
+// on Linux 6.18: an af_unix skb belongs to the sending socket, so
+// bpf_get_socket_cookie in the verdict names the remote peer, not the
+// relay's socket; unix_stream_read_skb hands the verdict one skb per
+// data_ready, so bytes queued before the socket joined the map stay one skb
+// behind for good, with no SO_RCVLOWAT kick for af_unix; and an af_unix
+// socket has no cumulative count of bytes sent, so the FIN toward a UNIX
+// destination could not wait for the kernel's queue to drain.
+// TestSockmapUnixLimits checks the first two on the running kernel.
+type sockmapEngine struct {
+	r    *Relay
+	ln   *sockets.FD
+	objs *sockmapObjs
+	epfd int
+	wake int // eventfd: serve and copiers → loop
+
+	events    *ringbuf.Reader
+	rec       ringbuf.Record
+	credit    uint64 // bytes a direction moves between two checks
+	high, low int64  // kernel-held bytes above which a source pauses, below which it resumes
+	throttled []*smConn
+
+	forceFD int // eventfd written once on force: copiers poll it
+
+	stopAccept    atomic.Bool
+	force         atomic.Bool
+	acceptStopped chan struct{}
+	stopOnce      sync.Once
+	acceptPaused  bool
+	accepted      atomic.Int64
+
+	slots    []*smConn
+	free     []int32
+	gen      int32
+	live     int
+	draining []*smConn
+	backoff  time.Duration
+
+	copyDone chan copyResult
+	copiers  sync.WaitGroup
+
+	// Evidence for tests: epoll wake-ups that carried a connection's
+	// event, and the loop thread's id.
+	connWakeups atomic.Int64
+	loopTid     atomic.Int64
+	userBytes   atomic.Int64 // bytes the copiers moved
+	pausedDirs  atomic.Int64 // flow-control pauses
+}
+
+type smConn struct {
+	slot       int32
+	gen        int32
+	sock       [2]*sockets.FD // client, upstream
+	cookie     [2]uint64
+	connecting bool
+	kernel     [2]bool  // direction d (sock[d] → sock[1-d]) is redirected by the verdict
+	base       [2]int64 // tcpWritten(sock[1-d]) when direction d joined the kernel
+	eof        [2]bool
+	shut       [2]bool
+	paused     [2]bool // direction d's source taken out of verdict: the kernel holds too much
+	draining   bool
+	throttled  bool
+	copiers    int
+	closing    bool
+	closed     bool
+	cause      error
+}
+
+type copyResult struct {
+	c   *smConn
+	d   int
+	err error
+}
+
+// DefaultSockmapConns sizes the maps when Config.MaxConns is 0: the
+// sockmap engine has a bound, since its maps are created once.
+const DefaultSockmapConns = 4096
+
+// CheckSockmap reports whether this kernel and process can run the
+// sockmap engine: it creates the maps, loads the program and attaches it,
+// then releases them.
+func CheckSockmap() error {
+	o, err := newSockmapObjs(1)
+	if err != nil {
+		return err
+	}
+	o.close()
+	return nil
+}
+
+func newSockmapEngine(r *Relay) (engine, error) {
+	if r.listen.IsUnix() || r.connect.IsUnix() {
+		return nil, fmt.Errorf("relay: engine sockmap: UNIX legs (listen %s, connect %s): TCP only: %w", r.listen, r.connect, errors.ErrUnsupported)
+	}
+	objs, err := newSockmapObjs(r.cfg.MaxConns)
+	if err != nil {
+		return nil, err
+	}
+	ln, bound, err := sockets.RawListen(r.listen)
+	if err != nil {
+		objs.close()
+		return nil, err
+	}
+	bound.Role = sockets.RoleAny
+	if bound.Host == "" {
+		bound.Host = bound.ListenHost()
+	}
+	bound.Opts = sockets.Options{}
+	r.bound = bound
+	e := &sockmapEngine{r: r, ln: ln, objs: objs, epfd: -1, wake: -1, forceFD: -1,
+		acceptStopped: make(chan struct{}), copyDone: make(chan copyResult, 64)}
+	fail := func(op string, err error) (engine, error) {
+		e.closeListener()
+		return nil, fmt.Errorf("relay: engine sockmap: %w", os.NewSyscallError(op, err))
+	}
+	if e.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return fail("epoll_create1", err)
+	}
+	if e.wake, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return fail("eventfd", err)
+	}
+	if e.forceFD, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return fail("eventfd", err)
+	}
+	if err := e.ctl(unix.EPOLL_CTL_ADD, e.wake, unix.EPOLLIN, idWake, 0); err != nil {
+		return fail("epoll_ctl add eventfd", err)
+	}
+	if err := e.ctl(unix.EPOLL_CTL_ADD, ln.Sysfd(), unix.EPOLLIN, idListener, 0); err != nil {
+		return fail("epoll_ctl add listener", err)
+	}
+	if e.events, err = ringbuf.NewReader(objs.events); err != nil {
+		e.closeListener()
+		return nil, fmt.Errorf("%w: ring buffer reader: %w", errBPF, err)
+	}
+	if err := e.ctl(unix.EPOLL_CTL_ADD, objs.events.FD(), unix.EPOLLIN, idEvents, 0); err != nil {
+		return fail("epoll_ctl add ring buffer", err)
+	}
+	e.credit = uint64(4 * r.cfg.Buffer)
+	e.high = int64(16 * r.cfg.Buffer)
+	e.low = e.high / 4
+	e.slots = make([]*smConn, r.cfg.MaxConns)
+	for i := r.cfg.MaxConns - 1; i >= 0; i-- {
+		e.free = append(e.free, int32(i))
+	}
+	return e, nil
+}
+
+// idEvents is the ring buffer's epoll id, beside idListener and idWake.
+const idEvents = -3
+
+func (e *sockmapEngine) ctl(op, fd int, events uint32, id, gen int32) error {
+	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
+	return unix.EpollCtl(e.epfd, op, fd, &ev)
+}
+
+func (e *sockmapEngine) recorders() []*recorder { return nil }
+
+func (e *sockmapEngine) loopStats() []LoopStats {
+	return []LoopStats{{Accepted: e.accepted.Load()}}
+}
+
+func (e *sockmapEngine) closeListener() {
+	e.closeFDs()
+	e.ln.Close()
+}
+
+func (e *sockmapEngine) closeFDs() {
+	if e.events != nil {
+		e.events.Close()
+		e.events = nil
+	}
+	for _, fd := range []*int{&e.epfd, &e.wake, &e.forceFD} {
+		if *fd >= 0 {
+			unix.Close(*fd)
+			*fd = -1
+		}
+	}
+	if e.objs != nil {
+		e.objs.close()
+		e.objs = nil
+	}
+}
+
+func (e *sockmapEngine) wakeup() {
+	one := [8]byte{1}
+	unix.Write(e.wake, one[:])
+}
+
+func (e *sockmapEngine) serve(stop, force <-chan struct{}) error {
+	done := make(chan error, 1)
+	go func() { done <- e.run() }()
+	var err error
+	select {
+	case <-stop:
+	case err = <-done:
+		done <- err
+	}
+	e.stopAccept.Store(true)
+	e.wakeup()
+	<-e.acceptStopped
+	e.ln.Close()
+	select {
+	case err = <-done:
+	case <-force:
+		e.force.Store(true)
+		one := [8]byte{1}
+		unix.Write(e.forceFD, one[:])
+		e.wakeup()
+		err = <-done
+	}
+	e.copiers.Wait()
+	e.closeFDs()
+	return err
+}
+
+func (e *sockmapEngine) run() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	e.loopTid.Store(int64(unix.Gettid()))
+	defer e.ackStopAccept()
+	events := make([]unix.EpollEvent, 64)
+	for {
+		timeout := -1
+		switch {
+		case len(e.throttled) > 0:
+			timeout = 1
+		case len(e.draining) > 0:
+			timeout = int(max(e.backoff/time.Millisecond, 1))
+		case e.acceptPaused && !e.stopAccept.Load():
+			timeout = 100
+		}
+		n, err := unix.EpollWait(e.epfd, events, timeout)
+		if err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			e.closeAll()
+			return fmt.Errorf("relay: engine sockmap: %w", os.NewSyscallError("epoll_wait", err))
+		}
+		counted := false
+		for i := range n {
+			ev := &events[i]
+			switch ev.Fd {
+			case idListener:
+				e.accept()
+			case idWake:
+				var b [8]byte
+				unix.Read(e.wake, b[:])
+			case idEvents:
+				e.readEvents()
+			default:
+				if !counted {
+					e.connWakeups.Add(1)
+					counted = true
+				}
+				e.event(ev.Fd, ev.Pad, ev.Events)
+			}
+		}
+		e.reapCopiers()
+		if len(e.throttled) > 0 {
+			e.recheckThrottled()
+		}
+		if len(e.draining) > 0 {
+			e.recheckDraining()
+		}
+		if n == 0 && e.acceptPaused && !e.stopAccept.Load() {
+			e.resumeAccept()
+		}
+		if e.force.Load() {
+			e.closeAll()
+		}
+		if e.stopAccept.Load() {
+			e.ackStopAccept()
+			if e.live == 0 {
+				return nil
+			}
+		}
+	}
+}
+
+func (e *sockmapEngine) ackStopAccept() {
+	e.stopOnce.Do(func() {
+		if e.epfd >= 0 && !e.acceptPaused {
+			unix.EpollCtl(e.epfd, unix.EPOLL_CTL_DEL, e.ln.Sysfd(), nil)
+		}
+		e.acceptPaused = true
+		close(e.acceptStopped)
+	})
+}
+
+func (e *sockmapEngine) resumeAccept() {
+	if e.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN, idListener, 0) == nil {
+		e.acceptPaused = false
+	}
+}
+
+func (e *sockmapEngine) accept() {
+	r := e.r
+	for range acceptBatch {
+		cfd, err := e.ln.Accept()
+		if err != nil {
+			if errors.Is(err, sockets.ErrWouldBlock) {
+				return
+			}
+			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
+			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
+				unix.EpollCtl(e.epfd, unix.EPOLL_CTL_DEL, e.ln.Sysfd(), nil)
+				e.acceptPaused = true
+			}
+			return
+		}
+		if !r.admit() {
+			r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
+			cfd.Close()
+			continue
+		}
+		e.accepted.Add(1)
+		cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
+		ufd, err := sockets.RawDial(r.connect)
+		if err != nil {
+			r.counters.upstreamFailed.Add(1)
+			r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(cfd.Sysfd()), r.bound, r.connect.NetAddr(), err)
+			cfd.Close()
+			r.release()
+			continue
+		}
+		e.add(cfd, ufd)
+	}
+}
+
+func (e *sockmapEngine) add(cfd, ufd *sockets.FD) {
+	c := &smConn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true}
+	n := len(e.free)
+	c.slot = e.free[n-1] // admit bounds live connections by len(slots)
+	e.free = e.free[:n-1]
+	e.gen++
+	c.gen = e.gen
+	e.slots[c.slot] = c
+	e.live++
+	// EPOLLRDHUP and never EPOLLIN: a redirected skb raises data_ready,
+	// whose wake-up carries EPOLLIN, and would wake this thread per
+	// message; a FIN wakes with no key (sock_def_wakeup) and a reset with
+	// EPOLLERR, both of which match.
+	evs := [2]uint32{unix.EPOLLRDHUP | unix.EPOLLET, unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
+	for side, s := range c.sock {
+		if err := e.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), evs[side], c.slot*2+int32(side), c.gen); err != nil {
+			e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
+			e.closeConn(c, nil)
+			return
+		}
+	}
+}
+
+func (e *sockmapEngine) event(id, gen int32, ev uint32) {
+	slot, side := id/2, int(id%2)
+	if int(slot) >= len(e.slots) {
+		return
+	}
+	c := e.slots[slot]
+	if c == nil || c.gen != gen || c.closing {
+		return
+	}
+	if c.connecting {
+		// The client's FIN or reset meanwhile is found again once the
+		// upstream is connected (activate polls both sockets).
+		if side == 1 && ev&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			e.connected(c)
+		}
+		return
+	}
+	e.watch(c, side, ev)
+}
+
+// watch handles what a socket reports once its connection is relayed: an
+// error on it (as source or as the kernel's destination) ends the
+// connection; the end of a kernel-carried direction's source starts passing
+// its FIN on.
+func (e *sockmapEngine) watch(c *smConn, side int, ev uint32) {
+	if ev&(unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		if soerr, _ := unix.GetsockoptInt(c.sock[side].Sysfd(), unix.SOL_SOCKET, unix.SO_ERROR); soerr != 0 {
+			e.closeConn(c, os.NewSyscallError("socket", unix.Errno(soerr)))
+			return
+		}
+	}
+	if c.kernel[side] && ev&(unix.EPOLLRDHUP|unix.EPOLLHUP) != 0 && !c.eof[side] {
+		c.eof[side] = true
+		e.tryFIN(c, side)
+	}
+}
+
+func (e *sockmapEngine) connected(c *smConn) {
+	r := e.r
+	if err := c.sock[1].ConnectResult(); err != nil {
+		r.counters.upstreamFailed.Add(1)
+		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.connect.NetAddr(), err)
+		e.closeConn(c, nil)
+		return
+	}
+	c.connecting = false
+	// Writable edges on the upstream would wake us per ACK from now on.
+	if err := e.ctl(unix.EPOLL_CTL_MOD, c.sock[1].Sysfd(), unix.EPOLLRDHUP|unix.EPOLLET, c.slot*2+1, c.gen); err != nil {
+		r.cfg.Logf("relay: epoll_ctl mod: %v", err)
+		e.closeConn(c, nil)
+		return
+	}
+	e.activate(c)
+	for side := range c.sock {
+		if c.closing {
+			return
+		}
+		if c.kernel[side] {
+			e.pollNow(c, side)
+		}
+	}
+}
+
+// pollNow applies what a socket reported before it was watched for it.
+func (e *sockmapEngine) pollNow(c *smConn, side int) {
+	pfd := []unix.PollFd{{Fd: int32(c.sock[side].Sysfd()), Events: unix.POLLRDHUP}}
+	if n, err := unix.Poll(pfd, 0); err == nil && n > 0 {
+		var ev uint32
+		if pfd[0].Revents&unix.POLLRDHUP != 0 {
+			ev |= unix.EPOLLRDHUP
+		}
+		if pfd[0].Revents&unix.POLLERR != 0 {
+			ev |= unix.EPOLLERR
+		}
+		if pfd[0].Revents&unix.POLLHUP != 0 {
+			ev |= unix.EPOLLHUP
+		}
+		e.watch(c, side, ev)
+	}
+}
+
+// activate hands the connection to the kernel, in the order the type
+// comment explains; a direction whose source cannot join is copied in
+// user space.
+func (e *sockmapEngine) activate(c *smConn) {
+	o := e.objs
+	key := [2]uint32{uint32(c.slot) * 2, uint32(c.slot)*2 + 1}
+	fd := [2]int{c.sock[0].Sysfd(), c.sock[1].Sysfd()}
+	for s := range 2 {
+		ck, err := unix.GetsockoptUint64(fd[s], unix.SOL_SOCKET, unix.SO_COOKIE)
+		if err != nil {
+			e.userSpace(c, fmt.Errorf("getsockopt SO_COOKIE: %w", err))
+			return
+		}
+		c.cookie[s] = ck
+	}
+	for s := range 2 {
+		if err := o.peers.Update(c.cookie[s], peerValue{Peer: key[1-s]}, ebpf.UpdateAny); err != nil {
+			e.userSpace(c, fmt.Errorf("peers update: %w", err))
+			return
+		}
+	}
+	for s := range 2 {
+		if err := o.targets.Update(key[s], uint64(fd[s]), ebpf.UpdateAny); err != nil {
+			// Not in the kernel yet: nothing redirected, undo and copy.
+			if s == 1 {
+				o.targets.Delete(key[0])
+			}
+			e.userSpace(c, fmt.Errorf("sockmap update: %w", err))
+			return
+		}
+	}
+	for d := range 2 {
+		c.base[d] = tcpWritten(fd[1-d])
+		if err := o.limits.Update(key[d], e.credit, ebpf.UpdateAny); err != nil {
+			e.r.cfg.Logf("relay: limits update: %v", err)
+		}
+	}
+	for d := range 2 {
+		if err := o.verdict.Update(key[d], uint64(fd[d]), ebpf.UpdateAny); err != nil {
+			e.r.cfg.Logf("relay: %s -> %s: %s in user space: sockmap update: %v", peerName(fd[0]), e.r.bound, dirName(d), err)
+			e.startCopier(c, d)
+			continue
+		}
+		c.kernel[d] = true
+		// Run the verdict over what arrived before (tcp_set_rcvlowat
+		// calls tcp_data_ready).
+		unix.SetsockoptInt(fd[d], unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
+	}
+}
+
+// userSpace copies both directions in user space: the kernel took neither.
+func (e *sockmapEngine) userSpace(c *smConn, why error) {
+	e.r.cfg.Logf("relay: %s -> %s: relayed in user space: %v", peerName(c.sock[0].Sysfd()), e.r.bound, why)
+	for d := range 2 {
+		e.startCopier(c, d)
+	}
+}
+
+func dirName(d int) string {
+	if d == ClientToUpstream {
+		return "client_to_upstream"
+	}
+	return "upstream_to_client"
+}
+
+// tcpWritten is how many bytes have entered fd's TCP stream: sent once
+// (retransmissions taken out) plus not yet sent (include/uapi/linux/tcp.h,
+// struct tcp_info).
+func tcpWritten(fd int) int64 {
+	ti, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+	if err != nil {
+		return -1
+	}
+	return int64(ti.Bytes_sent) - int64(ti.Bytes_retrans) + int64(ti.Notsent_bytes)
+}
+
+// drained reports whether everything the kernel took from direction d's
+// source has entered its destination's stream.
+func (e *sockmapEngine) drained(c *smConn, d int) bool {
+	if inq, err := unix.IoctlGetInt(c.sock[d].Sysfd(), unix.SIOCINQ); err != nil || inq > 0 {
+		return false
+	}
+	held, _, err := e.held(c, d)
+	return err == nil && held <= 0
+}
+
+// held is how many bytes the kernel has taken from direction d's source
+// that have not yet entered its destination's stream, and the source's
+// total so far.
+func (e *sockmapEngine) held(c *smConn, d int) (held int64, total uint64, err error) {
+	var v peerValue
+	if err := e.objs.peers.Lookup(c.cookie[d], &v); err != nil {
+		return 0, 0, err
+	}
+	w := tcpWritten(c.sock[1-d].Sysfd())
+	if w < 0 {
+		return 0, 0, errors.New("relay: TCP_INFO failed")
+	}
+	return int64(v.Bytes) - (w - c.base[d]), v.Bytes, nil
+}
+
+// readEvents takes the credit events off the ring: each names a source
+// that has moved another credit since its limit was set.
+func (e *sockmapEngine) readEvents() {
+	e.events.SetDeadline(time.Unix(1, 0)) // never wait: epoll said there is data
+	for {
+		if err := e.events.ReadInto(&e.rec); err != nil {
+			return // os.ErrDeadlineExceeded: the ring is empty
+		}
+		if len(e.rec.RawSample) < 4 {
+			continue
+		}
+		key := binary.NativeEndian.Uint32(e.rec.RawSample)
+		slot, d := int(key/2), int(key%2)
+		if slot < len(e.slots) {
+			if c := e.slots[slot]; c != nil {
+				e.checkCredit(c, d)
+			}
+		}
+	}
+}
+
+// checkCredit pauses direction d if the kernel holds too much for its
+// destination, or grants it another credit.
+func (e *sockmapEngine) checkCredit(c *smConn, d int) {
+	if c.closing || !c.kernel[d] || c.paused[d] {
+		return
+	}
+	held, total, err := e.held(c, d)
+	if err != nil {
+		return
+	}
+	key := uint32(c.slot)*2 + uint32(d)
+	if held <= e.high {
+		e.objs.limits.Update(key, total+e.credit, ebpf.UpdateAny)
+		return
+	}
+	// Out of verdict, the psock stays (it is still in targets, the
+	// reverse direction's destination) but its data_ready is restored
+	// (net/core/sock_map.c, sock_map_del_link).
+	if err := e.objs.verdict.Delete(key); err != nil {
+		e.r.cfg.Logf("relay: %s -> %s: pause %s: %v", peerName(c.sock[0].Sysfd()), e.r.bound, dirName(d), err)
+		return
+	}
+	e.pausedDirs.Add(1)
+	c.paused[d] = true
+	if !c.throttled {
+		c.throttled = true
+		e.throttled = append(e.throttled, c)
+	}
+}
+
+// recheckThrottled resumes paused directions whose destination has taken
+// most of what the kernel held. One whose source has meanwhile received
+// its FIN cannot rejoin (not ESTABLISHED): once the kernel holds nothing
+// more for it, its remaining bytes are copied in user space.
+func (e *sockmapEngine) recheckThrottled() {
+	list := e.throttled
+	e.throttled = e.throttled[:0:0]
+	for _, c := range list {
+		c.throttled = false
+		if c.closing {
+			continue
+		}
+		for d := range 2 {
+			if c.paused[d] && !e.resume(c, d) {
+				c.throttled = true
+			}
+		}
+		if c.throttled {
+			e.throttled = append(e.throttled, c)
+		}
+	}
+}
+
+func (e *sockmapEngine) resume(c *smConn, d int) bool {
+	held, total, err := e.held(c, d)
+	if err != nil || held > e.low {
+		return false
+	}
+	key := uint32(c.slot)*2 + uint32(d)
+	fd := c.sock[d].Sysfd()
+	e.objs.limits.Update(key, total+e.credit, ebpf.UpdateAny)
+	if err := e.objs.verdict.Update(key, uint64(fd), ebpf.UpdateAny); err != nil {
+		if held > 0 {
+			return false // the copier must not overtake what the kernel still holds
+		}
+		c.paused[d], c.kernel[d] = false, false
+		e.startCopier(c, d)
+		return true
+	}
+	c.paused[d] = false
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
+	return true
+}
+
+// tryFIN passes direction d's FIN on once it is drained, or queues the
+// connection for rechecks.
+func (e *sockmapEngine) tryFIN(c *smConn, d int) {
+	if c.shut[d] || c.closing {
+		return
+	}
+	if !e.drained(c, d) {
+		if !c.draining {
+			c.draining = true
+			e.draining = append(e.draining, c)
+			if len(e.draining) == 1 {
+				e.backoff = time.Millisecond
+			}
+		}
+		return
+	}
+	c.shut[d] = true
+	if err := c.sock[1-d].Shutdown(sockets.ShutWrite); err != nil && !errors.Is(err, unix.ENOTCONN) {
+		e.closeConn(c, err)
+		return
+	}
+	if c.shut[1-d] {
+		e.closeConn(c, nil)
+	}
+}
+
+func (e *sockmapEngine) recheckDraining() {
+	list := e.draining
+	e.draining = e.draining[:0:0]
+	for _, c := range list {
+		c.draining = false
+		for d := range 2 {
+			if c.kernel[d] && c.eof[d] && !c.shut[d] {
+				e.tryFIN(c, d)
+			}
+		}
+	}
+	// Back off while a destination is slow to take the bytes: 1 ms, 2,
+	// 4, ... 64 ms.
+	if len(e.draining) > 0 {
+		e.backoff = min(2*e.backoff, 64*time.Millisecond)
+	}
+}
+
+// startCopier copies direction d in user space on its own goroutine,
+// passing the FIN on at EOF.
+func (e *sockmapEngine) startCopier(c *smConn, d int) {
+	c.copiers++
+	e.copiers.Add(1)
+	src, dst := c.sock[d].Sysfd(), c.sock[1-d].Sysfd()
+	go func() {
+		defer e.copiers.Done()
+		err := e.copyDir(src, dst, d)
+		if err == nil {
+			err = os.NewSyscallError("shutdown", unix.Shutdown(dst, unix.SHUT_WR))
+			if errors.Is(err, unix.ENOTCONN) {
+				err = nil
+			}
+		}
+		e.copyDone <- copyResult{c, d, err}
+		e.wakeup()
+	}()
+}
+
+var errForced = errors.New("relay: closed by shutdown")
+
+func (e *sockmapEngine) copyDir(src, dst, d int) error {
+	buf := make([]byte, e.r.cfg.Buffer)
+	wait := func(fd int, ev int16) error {
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: ev}, {Fd: int32(e.forceFD), Events: unix.POLLIN}}
+		for {
+			_, err := unix.Poll(pfd, -1)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return os.NewSyscallError("poll", err)
+			}
+			if pfd[1].Revents != 0 {
+				return errForced
+			}
+			return nil
+		}
+	}
+	for {
+		n, err := unix.Read(src, buf)
+		switch {
+		case err == unix.EAGAIN:
+			if err := wait(src, unix.POLLIN); err != nil {
+				return err
+			}
+			continue
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return os.NewSyscallError("read", err)
+		case n == 0:
+			return nil
+		}
+		e.r.counters.bytes[d].Add(int64(n))
+		e.r.counters.chunks[d].Add(1)
+		e.userBytes.Add(int64(n))
+		for p := buf[:n]; len(p) > 0; {
+			w, err := unix.Write(dst, p)
+			if err == unix.EAGAIN {
+				if err := wait(dst, unix.POLLOUT); err != nil {
+					return err
+				}
+				continue
+			}
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return os.NewSyscallError("write", err)
+			}
+			p = p[w:]
+		}
+	}
+}
+
+func (e *sockmapEngine) reapCopiers() {
+	for {
+		select {
+		case res := <-e.copyDone:
+			c := res.c
+			c.copiers--
+			if c.closing {
+				if c.copiers == 0 {
+					e.finish(c)
+				}
+				continue
+			}
+			if res.err != nil {
+				e.r.cfg.Logf("relay: %s -> %s: %s: %v", peerName(c.sock[0].Sysfd()), e.r.bound, dirName(res.d), res.err)
+				e.closeConn(c, res.err)
+				continue
+			}
+			c.eof[res.d], c.shut[res.d] = true, true
+			if c.shut[1-res.d] {
+				e.closeConn(c, nil)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// closeConn ends a connection. With copiers still running it interrupts
+// them and finishes once they have returned, so that no descriptor is
+// closed under a goroutine still using it.
+func (e *sockmapEngine) closeConn(c *smConn, cause error) {
+	if c.closing {
+		return
+	}
+	c.closing = true
+	c.cause = cause
+	if c.copiers > 0 {
+		for _, s := range c.sock {
+			unix.Shutdown(s.Sysfd(), unix.SHUT_RDWR)
+		}
+		return
+	}
+	e.finish(c)
+}
+
+func (e *sockmapEngine) finish(c *smConn) {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	r := e.r
+	for d := range 2 {
+		if c.cookie[d] == 0 {
+			continue
+		}
+		var v peerValue
+		if e.objs.peers.Lookup(c.cookie[d], &v) == nil {
+			r.counters.bytes[d].Add(int64(v.Bytes))
+			r.counters.chunks[d].Add(int64(v.Skbs))
+		}
+		e.objs.peers.Delete(c.cookie[d])
+	}
+	if errors.Is(c.cause, unix.ECONNRESET) {
+		lingerZero := &unix.Linger{Onoff: 1, Linger: 0}
+		for _, s := range c.sock {
+			unix.SetsockoptLinger(s.Sysfd(), unix.SOL_SOCKET, unix.SO_LINGER, lingerZero)
+		}
+	}
+	// close(2) takes each socket out of every sockmap (sock_map_close)
+	// and out of the epoll set.
+	for _, s := range c.sock {
+		s.Close()
+	}
+	if c.throttled {
+		for i, x := range e.throttled {
+			if x == c {
+				e.throttled = append(e.throttled[:i], e.throttled[i+1:]...)
+				break
+			}
+		}
+	}
+	if c.draining {
+		for i, x := range e.draining {
+			if x == c {
+				e.draining = append(e.draining[:i], e.draining[i+1:]...)
+				break
+			}
+		}
+	}
+	e.slots[c.slot] = nil
+	e.free = append(e.free, c.slot)
+	e.live--
+	r.release()
+	if e.acceptPaused && !e.stopAccept.Load() {
+		e.resumeAccept()
+	}
+}
+
+func (e *sockmapEngine) closeAll() {
+	for _, c := range e.slots {
+		if c != nil {
+			e.closeConn(c, nil)
+		}
+	}
+}
