@@ -215,17 +215,3 @@ func hasKeyword(s []byte, kw string) bool {
 	}
 	return len(s) == len(kw) || !isIdentByte(s[len(kw)])
 }
-
-// indexFold is a case-insensitive bytes.Index for an upper-case pattern.
-func indexFold(s []byte, pat string) int {
-	for i := 0; i+len(pat) <= len(s); i++ {
-		j := 0
-		for j < len(pat) && upper(s[i+j]) == pat[j] {
-			j++
-		}
-		if j == len(pat) {
-			return i
-		}
-	}
-	return -1
-}
