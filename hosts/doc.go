@@ -1,0 +1,35 @@
+// Package hosts places hopbench's components on more than one host: this
+// machine, network namespaces that it creates and joins with veth pairs (or
+// a bridge), and other machines reached with the system's OpenSSH client.
+//
+// A topology file (ReadTopology) names the hosts, where each component runs
+// and on which CPUs, and any of hopbench's settings, in the KEY=value style
+// of RonDB's autobench.conf:
+//
+//	HOST_APP="netns:app"
+//	HOST_DB="ssh://bench@172.31.31.222:2222"
+//	CLIENT_HOST="app"
+//	SERVER_HOST="db"
+//	SERVER_CPUS="0-3"
+//	THREAD_COUNTS_TO_RUN="1;2;4"
+//	MAX_TIME=30
+//
+// Keys: TEST_NAME; HOST_<NAME>=local|netns:NAME|ssh://user@host[:port] and
+// HOST_<NAME>_VIA=<netns host> (run the ssh client inside that namespace);
+// <COMPONENT>_HOST and <COMPONENT>_CPUS for client, relay, server and
+// backend (BENCHMARK_CPUS is CLIENT_CPUS); one key per hopbench flag (see
+// FlagKeys: THREADS or THREAD_COUNTS_TO_RUN, TIME or MAX_TIME in seconds or
+// Go duration syntax, PATHS, TRANSPORTS, RUNS, DISCARD, …); SSH_OPTIONS
+// (extra ssh arguments) and REMOTE_BIN (ship, path or a directory). Values
+// are bare, "double-quoted" or 'single-quoted'; lists take , or ;; a line
+// starting with # is a comment, as is # after a value.
+//
+// Up turns the hosts into a Testbed: each netns host becomes a namespace
+// named hoplat-<pid>-<NAME> with loopback up and an interface hoplat0
+// addressed from 10.77.0.0/24 (host i of the file, counting from 1, gets
+// 10.77.0.i), a range used only inside these namespaces, so no address is
+// added to this machine's own network; each ssh host gets one ControlMaster
+// connection and a temporary directory. Testbed.Start runs a component on a
+// host and stops it by PID; Testbed.Close removes everything Up and Start
+// made, and Up first removes what a killed earlier run left behind.
+package hosts
