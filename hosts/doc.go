@@ -26,10 +26,12 @@
 //
 // Up turns the hosts into a Testbed: each netns host becomes a namespace
 // named hoplat-<pid>-<NAME> with loopback up and an interface hoplat0
-// addressed from 10.77.0.0/24 (host i of the file, counting from 1, gets
-// 10.77.0.i), a range used only inside these namespaces, so no address is
-// added to this machine's own network; each ssh host gets one ControlMaster
-// connection and a temporary directory. Testbed.Start runs a component on a
+// addressed from 10.77.0.0/24 (the k-th netns host of the file, counting
+// from 1, gets 10.77.0.k), a range used only inside these namespaces, so no
+// address is added to this machine's own network. Two namespaces are joined
+// by one veth pair; three or more by veths to a bridge in a namespace of its
+// own, hoplat-<pid>--bridge. Each ssh host gets one ControlMaster connection
+// and a temporary directory. Testbed.Start runs a component on a
 // host and stops it by PID; Testbed.Close removes everything Up and Start
 // made, and Up first removes what a killed earlier run left behind.
 package hosts
