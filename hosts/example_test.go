@@ -1,8 +1,12 @@
 package hosts_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/hoplat/hoplat/driver"
@@ -64,4 +68,40 @@ func TestVocabularyIsTheDriver(t *testing.T) {
 	if !slices.Contains(tp.Paths, "haproxy") {
 		t.Errorf("paths %v", tp.Paths)
 	}
+}
+
+// How hopbench places components: bring the file's hosts up, start the
+// server where the file puts it, and point the client at that host's
+// address. (Not run: it needs root for the namespaces.)
+func ExampleTestbed() {
+	tp, err := hosts.ReadTopology("testdata/mxs-1515.conf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tb, err := tp.Up(ctx, hosts.Options{})
+	if err != nil {
+		fmt.Println(err) // hosts: netns app: add namespace hoplat-…-app: operation not permitted (need root)
+		return
+	}
+	defer tb.Close() // also on Ctrl-C: ctx is cancelled, the run returns, Close removes everything
+
+	server := tp.Place[hosts.Server].Host
+	addr, _ := tb.Address(server) // 10.77.0.2
+	bin, err := tb.Binary(ctx, server, "pongd")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pongd, err := tb.Start(ctx, server, hosts.Command{Argv: []string{bin, "--listen", "tcp:" + addr + ":0"}, Stdout: os.Stdout})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pongd.Stop()
+	client := tp.Place[hosts.Client].Host
+	argv, _ := tb.Argv(client, []string{"pingpong", "--target", "tcp:" + addr + ":PORT"})
+	fmt.Println(argv) // [ip netns exec hoplat-<pid>-app pingpong --target …]
 }

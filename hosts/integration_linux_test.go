@@ -500,3 +500,42 @@ func TestCancelLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A killed run's remote processes are killed by the next run only if they
+// still carry that run's HOPLAT_RUN: a recycled PID is left alone. The
+// script runs here under sh, as it does on the remote host.
+func TestKillScript(t *testing.T) {
+	dir, err := os.MkdirTemp("", "hoplat-1-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	start := func(env string) *exec.Cmd {
+		cmd := exec.Command("sleep", "600")
+		cmd.Env = append(os.Environ(), env)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	ours := start("HOPLAT_RUN=" + filepath.Base(dir))
+	other := start("HOPLAT_RUN=someone-else")
+	defer func() { other.Process.Kill(); other.Wait() }()
+	pids := fmt.Sprintf("%d\n%d\n", ours.Process.Pid, other.Process.Pid)
+	if err := os.WriteFile(filepath.Join(dir, "pids"), []byte(pids), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sh", "-c", killScript(dir)).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if err := ours.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("the run's process: %v, want killed", err)
+	}
+	if !pidAlive(other.Process.Pid) {
+		t.Error("a process of another run was killed")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left: %v", dir, err)
+	}
+}

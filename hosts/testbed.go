@@ -109,7 +109,7 @@ const cleanupTimeout = 30 * time.Second
 // instead, since the server it names may be one the caller starts inside
 // the namespaces Up made; call Connect to connect it earlier. On error Up
 // removes what it made and returns an error naming the host and the step.
-func Up(ctx context.Context, hs []Host, o Options) (_ *Testbed, err error) {
+func Up(ctx context.Context, hs []Host, o Options) (*Testbed, error) {
 	tb := &Testbed{opt: o, pid: o.PID, hosts: map[string]*host{}}
 	if tb.pid == 0 {
 		tb.pid = os.Getpid()
@@ -130,33 +130,36 @@ func Up(ctx context.Context, hs []Host, o Options) (_ *Testbed, err error) {
 			h.via = v
 		}
 	}
-	defer func() {
-		if err != nil {
-			if cerr := tb.Close(); cerr != nil {
-				err = fmt.Errorf("%w (and cleaning up: %v)", err, cerr)
-			}
+	if err := tb.up(ctx); err != nil {
+		if cerr := tb.Close(); cerr != nil {
+			err = fmt.Errorf("%w (and cleaning up: %v)", err, cerr)
 		}
-	}()
+		return nil, err
+	}
+	return tb, nil
+}
+
+func (tb *Testbed) up(ctx context.Context) error {
 	if err := tb.makeTemp(); err != nil {
-		return tb, err
+		return err
 	}
 	if err := cleanStale(ctx, tb); err != nil {
-		return tb, err
+		return err
 	}
 	if err := upNetNS(ctx, tb); err != nil {
-		return tb, err
+		return err
 	}
 	for _, name := range tb.order {
 		if h := tb.hosts[name]; h.Kind == SSH && h.via == nil {
 			if _, err := tb.connect(ctx, h); err != nil {
-				return tb, err
+				return err
 			}
 		}
-		if err := ctx.Err(); err != nil {
-			return tb, fmt.Errorf("hosts: up: %w", err)
-		}
 	}
-	return tb, nil
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("hosts: up: %w", err)
+	}
+	return nil
 }
 
 // tempMarker names the file that marks a temp dir as this package's, so
@@ -401,6 +404,9 @@ func (tb *Testbed) Start(ctx context.Context, name string, c Command) (*Process,
 	}
 	if len(c.Argv) == 0 {
 		return nil, fmt.Errorf("hosts: %s: start %s: empty command", h, c.Name)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("hosts: %s: start %s: %w", h, c.Argv[0], err)
 	}
 	if c.Name == "" {
 		c.Name = c.Argv[0]

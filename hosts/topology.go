@@ -3,6 +3,7 @@ package hosts
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -897,4 +898,20 @@ func (p *parser) inlineHost(component, spec string) (string, error) {
 	}
 	p.t.Hosts = append(p.t.Hosts, h)
 	return h.Name, nil
+}
+
+// Up brings the file's hosts up (see the package function Up), with the
+// file's SSH_OPTIONS and REMOTE_BIN where o leaves them unset.
+func (t *Topology) Up(ctx context.Context, o Options) (*Testbed, error) {
+	if o.SSHOptions == nil {
+		o.SSHOptions = t.SSHOptions
+	}
+	if o.RemoteBin == "" {
+		o.RemoteBin = t.RemoteBin
+	}
+	tb, err := Up(ctx, t.Hosts, o)
+	if err != nil {
+		return nil, fmt.Errorf("topology %s: %w", t.File, err)
+	}
+	return tb, nil
 }
