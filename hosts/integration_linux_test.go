@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -292,11 +293,8 @@ func TestSignalLeavesNothing(t *testing.T) {
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if !pidAlive(pid) {
+		if !pidAlive(pid) { // gone, or a zombie: exited
 			return
-		}
-		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(st), ") Z ") {
-			return // a zombie: exited, waiting for its parent to reap it
 		}
 	}
 	t.Errorf("pid %d still runs", pid)
@@ -399,8 +397,16 @@ func TestSSHHost(t *testing.T) {
 	if err := tb.Connect(ctx, "stranger"); !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "Permission denied") {
 		t.Errorf("unknown key: %v", err)
 	}
+	stale, leftover := staleRun(t)
 	if err := tb.Connect(ctx, "remote"); err != nil {
 		t.Fatal(err)
+	}
+	// Connecting removed what a killed run from this machine left there.
+	if err := leftover.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("a killed run's remote process: %v, want killed", err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a killed run's remote dir %s: %v", stale, err)
 	}
 	if _, err := tb.Binary(ctx, "remote", "missing"); !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "ssh remote: missing") {
 		t.Errorf("missing binary: %v", err)
@@ -537,5 +543,59 @@ func TestKillScript(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s left: %v", dir, err)
+	}
+}
+
+// staleRun leaves, on the "remote" host (this machine), what a run from
+// here that was killed leaves: a temp dir named after its dead PID, with
+// its origin and pids files, and a process of it still running.
+func staleRun(t *testing.T) (string, *exec.Cmd) {
+	t.Helper()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("/tmp", fmt.Sprintf("hoplat-%d-run-", gone.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	cmd := exec.Command("sleep", "600")
+	cmd.Env = append(os.Environ(), "HOPLAT_RUN="+filepath.Base(dir))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	if err := os.WriteFile(filepath.Join(dir, "origin"), []byte(origin()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pids"), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, cmd
+}
+
+// An ssh host that does not answer fails Up, naming the host, and Up
+// leaves nothing behind. The port is one just closed on loopback.
+func TestSSHUnreachable(t *testing.T) {
+	peer.Require(t, "ssh")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	tmp := t.TempDir()
+	h, err := ParseHost("gone", fmt.Sprintf("ssh://nobody@127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Up(context.Background(), []Host{h}, Options{TempDir: tmp, SSHOptions: []string{"-F", "/dev/null"}})
+	if tb != nil || !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), fmt.Sprintf("ssh gone (nobody@127.0.0.1:%d)", port)) {
+		t.Errorf("Up: %v %v", tb, err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("Up left %v", ents)
 	}
 }

@@ -272,8 +272,21 @@ func signalGroup(pid int, sig syscall.Signal) {
 }
 
 // pidAlive reports whether a process pid exists (kill(2) with signal 0:
-// EPERM means it exists but is not ours).
+// EPERM means it exists but is not ours) and has not exited: a zombie,
+// state Z in /proc/PID/stat (proc(5)), waits only for its parent to reap
+// it, which for a daemon such as an ssh master is init, in its own time.
 func pidAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	// The state follows the command name in parentheses, which may itself
+	// hold ") ".
+	if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) {
+		return st[i+2] != 'Z'
+	}
+	return true
 }

@@ -210,6 +210,7 @@ func (tb *Testbed) Close() error {
 	defer cancel()
 	var errs []error
 	for _, s := range slices.Backward(steps) {
+		tb.logf("close: %s", s.what)
 		if err := s.fn(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", s.what, err))
 		}

@@ -915,3 +915,66 @@ func (t *Topology) Up(ctx context.Context, o Options) (*Testbed, error) {
 	}
 	return tb, nil
 }
+
+// Args renders the settings the file gives as hopbench's flags, in
+// FlagKeys' terms, so that a caller can parse them ahead of the user's own
+// (pflag keeps the last value given for a flag): the flags on the command
+// line then override the file. The <COMPONENT>_CPUS of components on this
+// machine (local and netns hosts share its CPUs) become --placement; those
+// of components on ssh hosts do not, since --placement is read against this
+// machine's CPUs: they are the caller's to pass as --cpus there (Place).
+func (t *Topology) Args() []string {
+	var a []string
+	add := func(key, flag, value string) {
+		if t.Has(key) {
+			a = append(a, "--"+flag+"="+value)
+		}
+	}
+	ints := func(v []int) string {
+		s := make([]string, len(v))
+		for i, n := range v {
+			s[i] = strconv.Itoa(n)
+		}
+		return strings.Join(s, ",")
+	}
+	durs := func(v []time.Duration) string {
+		s := make([]string, len(v))
+		for i, d := range v {
+			s[i] = d.String()
+		}
+		return strings.Join(s, ",")
+	}
+	add("BACKEND", "backend", t.Backend)
+	add("PROTO", "proto", t.Proto)
+	add("COMMAND", "command", t.Command)
+	add("PATHS", "paths", strings.Join(t.Paths, ","))
+	add("TRANSPORTS", "transports", strings.Join(t.Transports, ","))
+	add("THREADS", "threads", ints(t.Threads))
+	add("TIME", "time", t.Time.String())
+	add("WARMUP", "warmup", t.Warmup.String())
+	add("RUNS", "runs", strconv.Itoa(t.Runs))
+	add("DISCARD", "discard", strconv.Itoa(t.Discard))
+	add("HOPS", "hops", ints(t.Hops))
+	add("SERVICE_TIME", "service-time", durs(t.ServiceTimes))
+	add("SIZE", "size", ints(t.Sizes))
+	add("ROWS", "rows", ints(t.Rows))
+	add("PLACEMENT", "placement", t.Placement)
+	if !t.Has("PLACEMENT") {
+		var spec []string
+		for _, c := range []string{Client, Relay, Server} {
+			if p := t.Place[c]; p.CPUs != "" && t.HostOf(c).Kind != SSH {
+				spec = append(spec, c+"="+p.CPUs)
+			}
+		}
+		if len(spec) > 0 {
+			a = append(a, "--placement="+strings.Join(spec, " "))
+		}
+	}
+	add("NICE", "nice", strconv.Itoa(t.Nice))
+	add("RELAY_LOCK", "relay-lock", t.RelayLock)
+	add("STATS", "stats", strconv.FormatBool(t.Stats))
+	add("FORMAT", "format", t.Format)
+	add("OUT", "out", t.Out)
+	add("QUIET", "quiet", strconv.FormatBool(t.Quiet))
+	return a
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/affinity"
 )
 
 func TestParseTopology(t *testing.T) {
@@ -251,4 +253,83 @@ func FuzzParseTopology(f *testing.F) {
 			t.Fatal("nil Lines")
 		}
 	})
+}
+
+// Args gives every setting of the file as the flag FlagKeys names, once,
+// in a form the flag's parser reads back to the same value.
+func TestArgs(t *testing.T) {
+	src := `BACKEND="mysql://u:p@10.77.0.2:3306/db"
+PROTO=mysql
+COMMAND=select1
+PATHS="direct;epoll"
+TRANSPORTS=tcp
+THREAD_COUNTS_TO_RUN="1;2;4"
+MAX_TIME=30
+WARMUP=100ms
+RUNS=5
+DISCARD=0
+HOPS=0,1,2
+SERVICE_TIME="0;20us"
+SIZE=64
+ROWS=1,10
+PLACEMENT="client=0 relay=1;3"
+NICE=-5
+RELAY_LOCK=conn
+STATS=yes
+FORMAT=json
+OUT="/tmp/out dir"
+QUIET=no
+`
+	tp, err := ParseTopology("a.conf", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--proto=mysql", "--command=select1",
+		"--paths=direct,epoll", "--transports=tcp", "--threads=1,2,4", "--time=30s", "--warmup=100ms",
+		"--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
+		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn", "--stats=true", "--format=json",
+		"--out=/tmp/out dir", "--quiet=false"}
+	if got := tp.Args(); !slices.Equal(got, want) {
+		t.Errorf("Args:\n got %q\nwant %q", got, want)
+	}
+	if len(want) != len(FlagKeys) {
+		t.Errorf("%d flags rendered, FlagKeys has %d", len(want), len(FlagKeys))
+	}
+	// Unset keys give no flag, so hopbench's defaults stand.
+	tp, err = ParseTopology("b.conf", []byte("RUNS=3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.Args(); !slices.Equal(got, []string{"--runs=3"}) {
+		t.Errorf("Args %q", got)
+	}
+}
+
+// CPU lists of components on this machine become --placement; those of a
+// component on an ssh host do not, being another machine's CPUs.
+func TestArgsPlacement(t *testing.T) {
+	tp, err := ReadTopology("testdata/mxs-1515.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.Args(); !slices.Contains(got, "--placement=client=0 relay=0 server=1") {
+		t.Errorf("mxs-1515: %q", got)
+	}
+	tp, err = ReadTopology("testdata/rondb-sweep.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.Args(); !slices.Contains(got, "--placement=client=0-3") {
+		t.Errorf("rondb: %q", got)
+	}
+	for _, a := range tp.Args() {
+		if spec, ok := strings.CutPrefix(a, "--placement="); ok {
+			if _, err := affinity.ParsePlacement(spec, anyCPU); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if tp.Place[Server].CPUs != "0-7" {
+		t.Errorf("rondb server cpus %q", tp.Place[Server].CPUs)
+	}
 }
