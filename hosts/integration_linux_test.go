@@ -435,6 +435,20 @@ func TestSSHHost(t *testing.T) {
 		t.Error(err)
 	}
 	waitGone(t, p.PID())
+
+	// A connection that drops (here: its master killed) leaves the remote
+	// process running, without a terminal to hang up; Stop connects again
+	// and ends it.
+	p, _ = startPongd(t, ctx, tb, "remote", bin, "10.77.0.2")
+	signalGroup(tb.hosts["remote"].conn.master, sigKill)
+	<-p.Done()
+	if !pidAlive(p.PID()) {
+		t.Fatal("remote pongd ended with its session: this test shows nothing")
+	}
+	if err := p.Stop(); err != nil {
+		t.Error(err)
+	}
+	waitGone(t, p.PID())
 }
 
 // (3) Cancelling a run mid-way, as Ctrl-C does through

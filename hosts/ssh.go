@@ -85,11 +85,21 @@ func sshPath() string {
 }
 
 // command runs script through the master on the remote host; the user's
-// login shell there reads it.
+// login shell there reads it. ControlMaster=auto: should the master be gone
+// (the connection dropped), the command connects by itself, so that
+// stopping the remote processes still works.
 func (c *sshConn) command(ctx context.Context, script string) *exec.Cmd {
-	args := append(c.baseArgs(), "-o", "ControlMaster=no", "-T", "--", c.h.Target(), script)
+	return c.ssh(ctx, append(c.baseArgs(), "-o", "ControlMaster=auto", "-T", "--", c.h.Target(), script)...)
+}
+
+// ssh is one ssh process, in a process group of its own like every local
+// component: a terminal's Ctrl-C goes to hopbench alone, which then stops
+// the remote processes through sessions that are still up.
+func (c *sshConn) ssh(ctx context.Context, args ...string) *exec.Cmd {
 	argv := c.sshArgv(args...)
-	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	setProcAttr(cmd)
+	return cmd
 }
 
 // run runs script and returns its stdout.
@@ -119,9 +129,7 @@ func (tb *Testbed) dial(ctx context.Context, h *host) (*sshConn, error) {
 	}
 	defer os.Remove(errFile.Name())
 	defer errFile.Close()
-	args := append(c.baseArgs(), "-o", "ControlMaster=yes", "-o", "ControlPersist=yes", "-N", "-f", "--", h.Target())
-	argv := c.sshArgv(args...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := c.ssh(ctx, append(c.baseArgs(), "-o", "ControlMaster=yes", "-o", "ControlPersist=yes", "-N", "-f", "--", h.Target())...)
 	cmd.Stderr = errFile
 	tb.logf("ssh %s: connecting to %s", h.Name, h.dest())
 	if err := cmd.Run(); err != nil {
@@ -143,8 +151,7 @@ func (tb *Testbed) dial(ctx context.Context, h *host) (*sshConn, error) {
 var masterPID = regexp.MustCompile(`\(pid=(\d+)\)`)
 
 func (c *sshConn) checkMaster(ctx context.Context) error {
-	argv := c.sshArgv(append(c.baseArgs(), "-O", "check", "--", c.h.Target())...)
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	out, err := c.ssh(ctx, append(c.baseArgs(), "-O", "check", "--", c.h.Target())...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("control master: %s: %w", strings.TrimSpace(string(out)), err)
 	}
@@ -209,16 +216,25 @@ mktemp -d /tmp/hoplat-` + strconv.Itoa(tb.pid) + `-run-XXXXXX`
 }
 
 // killScript kills every process a run started in dir that still runs —
-// recorded in dir/pids, and still carrying that run's HOPLAT_RUN in its
-// environment (proc(5), /proc/PID/environ), so that a recycled PID is left
-// alone — then removes dir.
+// recorded in dir/pids, and still carrying that run's HOPLAT_RUN — then
+// removes dir.
 func killScript(dir string) string {
 	q := shellQuote(dir)
-	run := shellQuote("HOPLAT_RUN=" + filepath.Base(dir))
 	return `for p in $(cat ` + q + `/pids 2>/dev/null); do
-  if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx ` + run + `; then kill -KILL -- -$p 2>/dev/null || kill -KILL $p; fi
+  ` + signalScript("KILL", "$p", filepath.Base(dir)) + `
 done
 rm -rf ` + q
+}
+
+// signalScript sends sig to process pid and its group if it is still the
+// process run started: its environment (proc(5), /proc/PID/environ) holds
+// HOPLAT_RUN=run, so a PID the system has since given to another process
+// is left alone. Without a procfs (the BSDs, macOS) it cannot tell, and
+// signals.
+func signalScript(sig, pid, run string) string {
+	marker := shellQuote("HOPLAT_RUN=" + run)
+	return `if [ ! -d /proc/self ] || tr '\0' '\n' < /proc/` + pid + `/environ 2>/dev/null | grep -qx ` + marker +
+		`; then kill -` + sig + ` -- -` + pid + ` 2>/dev/null || kill -` + sig + ` ` + pid + ` 2>/dev/null; fi; true`
 }
 
 func (c *sshConn) removeDir(ctx context.Context) error {
@@ -227,19 +243,17 @@ func (c *sshConn) removeDir(ctx context.Context) error {
 }
 
 func (c *sshConn) closeMaster(ctx context.Context) error {
-	argv := c.sshArgv(append(c.baseArgs(), "-O", "exit", "--", c.h.Target())...)
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
-	if err != nil && c.master > 0 && pidAlive(c.master) {
-		// The master is this process's grandchild (ssh -f forked it).
-		signalGroup(c.master, sigKill)
-	}
-	if err != nil && !strings.Contains(string(out), "No such file") {
-		return fmt.Errorf("ssh -O exit: %s: %w", strings.TrimSpace(string(out)), err)
-	}
+	out, err := c.ssh(ctx, append(c.baseArgs(), "-O", "exit", "--", c.h.Target())...).CombinedOutput()
 	// The master exits after it has answered; it is init's child, so
 	// there is nothing to wait on but its PID going away.
 	for deadline := time.Now().Add(2 * time.Second); c.master > 0 && pidAlive(c.master) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
+	}
+	if c.master > 0 && pidAlive(c.master) {
+		// It did not answer: it is this process's grandchild (ssh -f
+		// forked it), so end it by PID.
+		signalGroup(c.master, sigKill)
+		return fmt.Errorf("ssh -O exit: %s: %v (killed pid %d)", strings.TrimSpace(string(out)), err, c.master)
 	}
 	return nil
 }
@@ -367,6 +381,7 @@ func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdo
 	if err != nil {
 		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
 	}
+	p.stdout = out
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
 	}
@@ -392,6 +407,7 @@ func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdo
 		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, sshError(p.stderr.String(), p.err))
 	case <-ctx.Done():
 		cmd.Process.Kill()
+		out.Close()
 		<-p.done
 		// The wrapper may have recorded its PID: Close's killScript
 		// finds it in the pids file.
@@ -401,13 +417,20 @@ func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdo
 
 // stopSSH signals the remote process group by PID over the master
 // connection; the session, and with it the local ssh, ends when it exits.
+// A session that already ended (the connection dropped) may have left the
+// process running: it is sent SIGKILL, if it is still the run's.
 func (tb *Testbed) stopSSH(p *Process) error {
 	c := p.h.conn
 	signal := func(sig string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
-		_, err := c.run(ctx, fmt.Sprintf("kill -%s -- -%d 2>/dev/null || kill -%s %d", sig, p.pid, sig, p.pid), nil)
+		_, err := c.run(ctx, signalScript(sig, strconv.Itoa(p.pid), c.runID), nil)
 		return err
+	}
+	select {
+	case <-p.done:
+		return signal("KILL")
+	default:
 	}
 	err := signal("TERM")
 	timer := time.NewTimer(StopGrace)
@@ -425,8 +448,11 @@ func (tb *Testbed) stopSSH(p *Process) error {
 	case <-p.done:
 		return nil
 	case <-timer.C:
-		// The connection is gone or hangs: end the local session.
+		// The connection hangs: end the local session. The master holds
+		// the session's end of the stdout pipe (a multiplexed client
+		// passes its descriptors to it, ssh(1) -O), so close ours too.
 		p.cmd.Process.Kill()
+		p.stdout.Close()
 		<-p.done
 	}
 	if err != nil {

@@ -383,6 +383,7 @@ type Process struct {
 	h      *host
 	tb     *Testbed
 	stderr *tail
+	stdout io.Closer // ssh: the session's stdout pipe
 	done   chan struct{}
 	err    error
 
@@ -479,16 +480,17 @@ func (p *Process) Stderr() string { return p.stderr.String() }
 // caused by its signals is no error. Stop is safe to call more than once.
 func (p *Process) Stop() error {
 	p.stopOnce.Do(func() {
+		if p.h.Kind == SSH {
+			p.signalled = true
+			p.stopErr = p.tb.stopSSH(p)
+			return
+		}
 		select {
 		case <-p.done:
 			return
 		default:
 		}
 		p.signalled = true
-		if p.h.Kind == SSH {
-			p.stopErr = p.tb.stopSSH(p)
-			return
-		}
 		signalGroup(p.pid, sigTerm)
 		timer := time.NewTimer(StopGrace)
 		defer timer.Stop()
