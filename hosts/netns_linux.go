@@ -228,9 +228,11 @@ func cleanStale(ctx context.Context, tb *Testbed) error {
 	if err != nil {
 		return err
 	}
+	var errs []error
 	for _, name := range stale {
 		if err := deleteNS(ctx, name); err != nil {
-			return fmt.Errorf("hosts: remove stale %w", err)
+			errs = append(errs, fmt.Errorf("hosts: remove stale %w", err))
+			continue
 		}
 		tb.logf("removed stale netns %s", name)
 	}
@@ -246,10 +248,13 @@ func cleanStale(ctx context.Context, tb *Testbed) error {
 		for _, s := range socks {
 			exitMaster(ctx, s)
 		}
-		os.RemoveAll(d)
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, fmt.Errorf("hosts: remove stale %w", err))
+			continue
+		}
 		tb.logf("removed stale temp dir %s", d)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // setProcAttr puts a local or netns child in a process group of its own, so

@@ -118,6 +118,9 @@ func Up(ctx context.Context, hs []Host, o Options) (*Testbed, error) {
 		if _, dup := tb.hosts[h.Name]; dup {
 			return nil, fmt.Errorf("hosts: host %s given twice", h.Name)
 		}
+		if err := h.check(); err != nil {
+			return nil, err
+		}
 		tb.hosts[h.Name] = &host{Host: h}
 		tb.order = append(tb.order, h.Name)
 	}
@@ -139,12 +142,29 @@ func Up(ctx context.Context, hs []Host, o Options) (*Testbed, error) {
 	return tb, nil
 }
 
+// check reports a Host that ParseHost would not have returned.
+func (h Host) check() error {
+	switch {
+	case !validHostName(h.Name) && h.Name != "local":
+		return fmt.Errorf("hosts: host name %q: want a letter then up to 11 lower-case letters or digits", h.Name)
+	case h.Kind == NetNS && !validHostName(h.Namespace):
+		return fmt.Errorf("hosts: netns %s: namespace name %q: want a letter then up to 11 lower-case letters or digits", h.Name, h.Namespace)
+	case h.Kind == SSH && (h.User == "" || h.Addr == "" || strings.HasPrefix(h.User, "-") || strings.HasPrefix(h.Addr, "-")):
+		return fmt.Errorf("hosts: ssh %s: target %q: want user@host", h.Name, h.Target())
+	case h.Kind != Local && h.Kind != NetNS && h.Kind != SSH:
+		return fmt.Errorf("hosts: host %s: kind %q: want local, netns or ssh", h.Name, h.Kind)
+	}
+	return nil
+}
+
 func (tb *Testbed) up(ctx context.Context) error {
 	if err := tb.makeTemp(); err != nil {
 		return err
 	}
+	// What a killed run left is removed if it can be; if not (not root),
+	// it is no reason to refuse a run that makes no namespaces.
 	if err := cleanStale(ctx, tb); err != nil {
-		return err
+		tb.logf("%v", err)
 	}
 	if err := upNetNS(ctx, tb); err != nil {
 		return err
