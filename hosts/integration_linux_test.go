@@ -613,3 +613,66 @@ func TestSSHUnreachable(t *testing.T) {
 		t.Errorf("Up left %v", ents)
 	}
 }
+
+// MXS-1515's example file brought up as hopbench will: the server where
+// the file puts it, a relay beside the client with the client's leg on a
+// UNIX socket (field-notes.md §1, `socat UNIX-LISTEN:… TCP4:…`), the relay's
+// upstream crossing the veth, and processes started from Argv by the
+// caller itself, as the driver starts its own.
+func TestTopologyFileUp(t *testing.T) {
+	ctx := context.Background()
+	tp, err := ReadTopology("testdata/mxs-1515.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "hosts: network namespaces need root")
+	}
+	tb, err := tp.Up(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := tb.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	server, client := tp.Place[Server].Host, tp.Place[Client].Host
+	addr, err := tb.Address(server)
+	if err != nil || addr != "10.77.0.2" {
+		t.Fatalf("server on %s at %q %v", server, addr, err)
+	}
+	_, target := startPongd(t, ctx, tb, server, peer.Hoplat(t, "pongd"), addr)
+
+	sock := filepath.Join(t.TempDir(), "mysql.sock")
+	argv, err := tb.Argv(tp.Place[Relay].Host, []string{peer.Hoplat(t, "hoprelay"), "--engine", "epoll", "unix:" + sock, target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := exec.Command(argv[0], argv[1:]...)
+	setProcAttr(relay)
+	out, err := relay.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	relay.Stderr = &stderr
+	if err := relay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		signalGroup(relay.Process.Pid, sigTerm)
+		relay.Wait()
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening unix:") {
+		t.Fatalf("hoprelay: %q %v (stderr: %s)", line, err, stderr.String())
+	}
+	// A UNIX socket's path is in the file system, not the network
+	// namespace (unix(7)): the client dials it from the relay's host.
+	rx := counter(t, ctx, tb, server, "rx_packets")
+	n := pingpongOn(t, ctx, tb, client, "unix:"+sock)
+	if grew := counter(t, ctx, tb, server, "rx_packets") - rx; grew < n {
+		t.Errorf("%d round trips through the relay, %d packets into %s", n, grew, server)
+	}
+}
