@@ -620,13 +620,13 @@ func TestSSHUnreachable(t *testing.T) {
 // upstream crossing the veth, and processes started from Argv by the
 // caller itself, as the driver starts its own.
 func TestTopologyFileUp(t *testing.T) {
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "hosts: network namespaces need root")
+	}
 	ctx := context.Background()
 	tp, err := ReadTopology("testdata/mxs-1515.conf")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "hosts: network namespaces need root")
 	}
 	tb, err := tp.Up(ctx, Options{})
 	if err != nil {

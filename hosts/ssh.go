@@ -84,12 +84,14 @@ func sshPath() string {
 	return "ssh"
 }
 
-// command runs script through the master on the remote host; the user's
-// login shell there reads it. ControlMaster=auto: should the master be gone
-// (the connection dropped), the command connects by itself, so that
-// stopping the remote processes still works.
+// command runs script through the master on the remote host. ssh hands
+// the command to the user's login shell there, which may not be a POSIX
+// one: it only has to exec /bin/sh with the script as one quoted word.
+// ControlMaster=auto: should the master be gone (the connection dropped),
+// the command connects by itself, so that stopping the remote processes
+// still works.
 func (c *sshConn) command(ctx context.Context, script string) *exec.Cmd {
-	return c.ssh(ctx, append(c.baseArgs(), "-o", "ControlMaster=auto", "-T", "--", c.h.Target(), script)...)
+	return c.ssh(ctx, append(c.baseArgs(), "-o", "ControlMaster=auto", "-T", "--", c.h.Target(), "exec /bin/sh -c "+shellQuote(script))...)
 }
 
 // ssh is one ssh process, in a process group of its own like every local
@@ -170,17 +172,18 @@ func origin() string {
 	return h
 }
 
-// setup learns the remote platform, removes what killed runs from this
-// machine left there, and makes the remote temp dir. One script, one round
-// trip: it prints `uname -sm`, then one line per stale dir, then the new
-// dir.
+// setup learns the remote platform, makes the remote temp dir (marked with
+// this machine's origin at once, so that no crash leaves one unmarked) and
+// removes what killed runs from this machine left there. One script, one
+// round trip: it prints `uname -sm`, one line per such run's dir, then the
+// new dir.
 func (c *sshConn) setup(ctx context.Context, tb *Testbed) error {
 	org := origin()
 	list := `uname -sm || exit 1
 for d in /tmp/hoplat-*-run-*; do
   [ -f "$d/origin" ] && [ "$(cat "$d/origin")" = ` + shellQuote(org) + ` ] && echo "stale $d"
 done
-mktemp -d /tmp/hoplat-` + strconv.Itoa(tb.pid) + `-run-XXXXXX`
+d=$(mktemp -d /tmp/hoplat-` + strconv.Itoa(tb.pid) + `-run-XXXXXX) && echo ` + shellQuote(org) + ` > "$d/origin" && echo "$d"`
 	out, err := c.run(ctx, list, nil)
 	if err != nil {
 		return fmt.Errorf("set up: %w", err)
@@ -208,9 +211,6 @@ mktemp -d /tmp/hoplat-` + strconv.Itoa(tb.pid) + `-run-XXXXXX`
 			}
 			tb.logf("ssh %s: removed stale %s", c.h.Name, d)
 		}
-	}
-	if _, err := c.run(ctx, "echo "+shellQuote(org)+" > "+shellQuote(c.dir+"/origin"), nil); err != nil {
-		return fmt.Errorf("set up %s: %w", c.dir, err)
 	}
 	return nil
 }
@@ -374,7 +374,7 @@ func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdo
 	}
 	inner := `echo $$ >> ` + shellQuote(c.dir+"/pids") + ` && echo "` + pidLine + `$$" && HOPLAT_RUN=` + shellQuote(c.runID) +
 		` && export HOPLAT_RUN && cd ` + shellQuote(c.dir) + ` && exec ` + shellJoin(argv)
-	cmd := c.command(context.Background(), "exec /bin/sh -c "+shellQuote(inner))
+	cmd := c.command(context.Background(), inner)
 	p.cmd = cmd
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
