@@ -431,6 +431,21 @@ func TestSSHHost(t *testing.T) {
 	if out, err := tb.Run(ctx, "remote", "uname", "-s"); err != nil || strings.TrimSpace(string(out)) != "Linux" {
 		t.Errorf("run uname: %q %v", out, err)
 	}
+	// A file a component writes there comes back byte for byte.
+	rdir, err := tb.Dir(ctx, "remote")
+	if err != nil || !strings.HasPrefix(bin, rdir+"/") {
+		t.Errorf("remote dir %q %v, binary in %s", rdir, err, bin)
+	}
+	payload := "{\"schema\": \"x\"}\n\x00\xff"
+	if _, err := tb.Run(ctx, "remote", "sh", "-c", `printf '{"schema": "x"}\n\000\377' > out.json`); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := tb.ReadFile(ctx, "remote", rdir+"/out.json"); err != nil || string(b) != payload {
+		t.Errorf("ReadFile: %q %v", b, err)
+	}
+	if _, err := tb.ReadFile(ctx, "remote", rdir+"/none"); err == nil || !strings.Contains(err.Error(), "No such file") {
+		t.Errorf("ReadFile of a missing file: %v", err)
+	}
 	if err := p.Stop(); err != nil {
 		t.Error(err)
 	}

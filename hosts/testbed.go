@@ -329,6 +329,42 @@ func (tb *Testbed) Run(ctx context.Context, name string, argv ...string) ([]byte
 	return out, nil
 }
 
+// Dir is a temporary directory on host name for a component's files (UNIX
+// socket paths, --hgrm and --stats files), removed by Close: the remote
+// temp dir of an ssh host, this machine's for local and netns hosts, which
+// share its file system.
+func (tb *Testbed) Dir(ctx context.Context, name string) (string, error) {
+	h, err := tb.host(name)
+	if err != nil {
+		return "", err
+	}
+	if h.Kind != SSH {
+		return tb.tmp, nil
+	}
+	c, err := tb.connect(ctx, h)
+	if err != nil {
+		return "", err
+	}
+	return c.dir, nil
+}
+
+// ReadFile brings back the file at path on host name: a component's JSON,
+// .hgrm or stats written there.
+func (tb *Testbed) ReadFile(ctx context.Context, name, path string) ([]byte, error) {
+	h, err := tb.host(name)
+	if err != nil {
+		return nil, err
+	}
+	if h.Kind != SSH {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("hosts: %s: %w", h, err)
+		}
+		return b, nil
+	}
+	return tb.Run(ctx, name, "cat", "--", path)
+}
+
 // Connect connects ssh host name now, if it is not connected yet.
 func (tb *Testbed) Connect(ctx context.Context, name string) error {
 	h, err := tb.host(name)
