@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -430,6 +431,12 @@ func TestSSHHost(t *testing.T) {
 	pingpongOn(t, ctx, tb, "app", target)
 	if out, err := tb.Run(ctx, "remote", "uname", "-s"); err != nil || strings.TrimSpace(string(out)) != "Linux" {
 		t.Errorf("run uname: %q %v", out, err)
+	}
+	// Its environment is read there, and here it is this machine's.
+	if e, err := tb.Env(ctx, "remote"); err != nil || e.OS != runtime.GOOS || e.Arch != runtime.GOARCH || e.Cores < 1 || e.Kernel == "" {
+		t.Errorf("remote env %+v %v", e, err)
+	} else if local, err := tb.Env(ctx, "app"); err != nil || local != e {
+		t.Errorf("app's env %+v %v, remote's %+v", local, err, e)
 	}
 	// A file a component writes there comes back byte for byte.
 	rdir, err := tb.Dir(ctx, "remote")

@@ -106,3 +106,30 @@ func FuzzPlatform(f *testing.F) {
 		}
 	})
 }
+
+func TestParseEnv(t *testing.T) {
+	e, err := parseEnv("hostname=db1\nuname=Linux x86_64\nkernel=6.1.0-18-amd64\ncores=8\ncpu_model=AMD EPYC 7B13\nclock_source=tsc\nnoise\n")
+	want := Env{Hostname: "db1", OS: "linux", Arch: "amd64", Kernel: "6.1.0-18-amd64", CPUModel: "AMD EPYC 7B13", Cores: 8, ClockSource: "tsc"}
+	if err != nil || e != want {
+		t.Errorf("got %+v %v, want %+v", e, err, want)
+	}
+	// A BSD has no /proc/cpuinfo or clocksource: those stay empty.
+	if e, err := parseEnv("uname=FreeBSD amd64\ncores=4\nclock_source=\n"); err != nil || e.CPUModel != "" || e.Cores != 4 {
+		t.Errorf("freebsd: %+v %v", e, err)
+	}
+	for _, bad := range []string{"", "cores=4\n", "uname=Linux x86_64\ncores=many\n", "uname=Plan9 mips\n"} {
+		if _, err := parseEnv(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func FuzzParseEnv(f *testing.F) {
+	f.Add("hostname=a\nuname=Linux aarch64\ncores=2\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		e, err := parseEnv(s)
+		if err == nil && (e.OS == "" || e.Arch == "" || e.Cores < 0) {
+			t.Fatalf("%q: %+v", s, e)
+		}
+	})
+}
