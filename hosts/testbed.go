@@ -286,7 +286,9 @@ func (tb *Testbed) Hosts() []Info {
 // caller that starts and owns the process itself: argv unchanged for local,
 // `ip netns exec NS argv…` for netns. ip execs argv in place, so the
 // process it starts has the PID the caller sees, and a CPU affinity set on
-// it at fork carries over. An ssh host has no such command line; use Start.
+// it at fork carries over. Stop such processes before Close: Close deletes
+// the namespaces and kills whatever still runs inside them. An ssh host
+// has no such command line; use Start.
 func (tb *Testbed) Argv(name string, argv []string) ([]string, error) {
 	h, err := tb.host(name)
 	if err != nil {
