@@ -3,6 +3,8 @@ package hosts
 import (
 	"errors"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -132,4 +134,35 @@ func FuzzParseEnv(f *testing.F) {
 			t.Fatalf("%q: %+v", s, e)
 		}
 	})
+}
+
+// GoBuild builds a command of this module for the platform asked, once.
+func TestGoBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out := t.TempDir()
+	build := GoBuild("..", out)
+	p, err := build("pongd", runtime.GOOS, runtime.GOARCH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(out, runtime.GOOS+"_"+runtime.GOARCH, "pongd"); p != want {
+		t.Errorf("built %s, want %s", p, want)
+	}
+	if err := exec.Command(p, "--help").Run(); err != nil {
+		t.Errorf("%s --help: %v", p, err)
+	}
+	if again, err := build("pongd", runtime.GOOS, runtime.GOARCH); err != nil || again != p {
+		t.Errorf("second build %s %v", again, err)
+	}
+	if _, err := build("../x", runtime.GOOS, runtime.GOARCH); err == nil {
+		t.Error("built a path")
+	}
+	if _, err := build("nosuch", runtime.GOOS, runtime.GOARCH); err == nil || !strings.Contains(err.Error(), "build nosuch for") {
+		t.Errorf("missing command: %v", err)
+	}
 }
