@@ -1,0 +1,107 @@
+package hosts_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/hosts"
+)
+
+// MXS-1515's set-up, field-notes.md §1: the client and the proxy on one
+// host, the database on another, here two namespaces of this machine.
+func ExampleParseTopology() {
+	tp, err := hosts.ParseTopology("mxs.conf", []byte(`
+HOST_APP="netns:app"
+HOST_DB="netns:db"
+SERVER_HOST="db"
+SERVER_CPUS="1"
+THREAD_COUNTS_TO_RUN="1;2;4"
+MAX_TIME=30
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range hosts.Components {
+		p := tp.Place[c]
+		fmt.Printf("%-7s on %s cpus %q\n", c, tp.HostOf(c), p.CPUs)
+	}
+	fmt.Println(tp.Threads, tp.Time)
+
+	_, err = hosts.ParseTopology("mxs.conf", []byte("THREADS=1\nMAX_TIME=forever\n"))
+	fmt.Println(err)
+	// Output:
+	// client  on app (netns:app) cpus ""
+	// relay   on app (netns:app) cpus ""
+	// server  on db (netns:db) cpus "1"
+	// backend on db (netns:db) cpus ""
+	// [1 2 4] 30s
+	// topology mxs.conf:2: MAX_TIME: "forever": want seconds (30) or a duration (30s, 500ms)
+}
+
+// The names the file accepts for paths and transports are the driver's.
+func TestVocabularyIsTheDriver(t *testing.T) {
+	src := "PATHS=direct"
+	for _, r := range driver.Relays {
+		src += "," + string(r)
+	}
+	tp, err := hosts.ParseTopology("v.conf", []byte(src+"\nTRANSPORTS=tcp,unix\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range tp.Paths {
+		if _, err := driver.ParseRelay(p); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, tr := range tp.Transports {
+		if _, err := driver.ParseTransport(tr); err != nil {
+			t.Error(err)
+		}
+	}
+	if !slices.Contains(tp.Paths, "haproxy") {
+		t.Errorf("paths %v", tp.Paths)
+	}
+}
+
+// How hopbench places components: bring the file's hosts up, start the
+// server where the file puts it, and point the client at that host's
+// address. (Not run: it needs root for the namespaces.)
+func ExampleTestbed() {
+	tp, err := hosts.ReadTopology("testdata/mxs-1515.conf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tb, err := tp.Up(ctx, hosts.Options{})
+	if err != nil {
+		fmt.Println(err) // hosts: netns app: add namespace hoplat-…-app: operation not permitted (need root)
+		return
+	}
+	defer tb.Close() // also on Ctrl-C: ctx is cancelled, the run returns, Close removes everything
+
+	server := tp.Place[hosts.Server].Host
+	addr, _ := tb.Address(server) // 10.77.0.2
+	bin, err := tb.Binary(ctx, server, "pongd")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pongd, err := tb.Start(ctx, server, hosts.Command{Argv: []string{bin, "--listen", "tcp:" + addr + ":0"}, Stdout: os.Stdout})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pongd.Stop()
+	client := tp.Place[hosts.Client].Host
+	argv, _ := tb.Argv(client, []string{"pingpong", "--target", "tcp:" + addr + ":PORT"})
+	fmt.Println(argv) // [ip netns exec hoplat-<pid>-app pingpong --target …]
+}

@@ -1,0 +1,700 @@
+//go:build linux
+
+package hosts
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/internal/peer"
+)
+
+// These tests make real namespaces, veths and an OpenSSH server, so they
+// need root; every address they use is inside the namespaces they make.
+
+func upOrSkip(t *testing.T, ctx context.Context, hs []Host, o Options) *Testbed {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "hosts: network namespaces need root")
+	}
+	peer.Require(t, "ip")
+	tb, err := Up(ctx, hs, o)
+	if errors.Is(err, os.ErrPermission) {
+		peer.Unavailable(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tb.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return tb
+}
+
+// ours lists the namespaces named after pid.
+func ours(t *testing.T, pid int) []string {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		t.Fatalf("ip netns list: %v", err)
+	}
+	var ns []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if name, _, _ := strings.Cut(l, " "); strings.HasPrefix(name, hostNS(pid, "")) {
+			ns = append(ns, name)
+		}
+	}
+	return ns
+}
+
+// rootLinks counts interfaces in this machine's own namespace that a
+// testbed could have made: none should ever appear there.
+func rootLinks(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("ip", "-o", "link", "show").Output()
+	if err != nil {
+		t.Fatalf("ip link: %v", err)
+	}
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && (strings.HasPrefix(f[1], ifName) || strings.HasPrefix(f[1], bridgeName)) {
+			names = append(names, f[1])
+		}
+	}
+	return names
+}
+
+type pingpongJSON struct {
+	Results []struct {
+		Transactions int `json:"transactions"`
+		Errors       int `json:"errors"`
+	} `json:"results"`
+}
+
+// pingpongOn runs 200 ms of round trips from host to target and returns
+// how many completed.
+func pingpongOn(t *testing.T, ctx context.Context, tb *Testbed, host, target string) int {
+	t.Helper()
+	out, err := tb.Run(ctx, host, peer.Hoplat(t, "pingpong"), "--target", target, "--time", "200ms", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r pingpongJSON
+	if err := json.Unmarshal(out, &r); err != nil || len(r.Results) != 1 {
+		t.Fatalf("pingpong output %q: %v", out, err)
+	}
+	if r.Results[0].Errors != 0 || r.Results[0].Transactions == 0 {
+		t.Fatalf("pingpong %s -> %s: %+v", host, target, r.Results[0])
+	}
+	return r.Results[0].Transactions
+}
+
+func counter(t *testing.T, ctx context.Context, tb *Testbed, host, file string) int {
+	t.Helper()
+	out, err := tb.Run(ctx, host, "cat", "/sys/class/net/"+ifName+"/statistics/"+file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// startPongd starts pongd on host listening on addr:0 and returns it and
+// its dialable address.
+func startPongd(t *testing.T, ctx context.Context, tb *Testbed, host, bin, addr string) (*Process, string) {
+	t.Helper()
+	out := newLines()
+	p, err := tb.Start(ctx, host, Command{Name: "pongd", Argv: []string{bin, "--listen", "tcp:" + addr + ":0"}, Stdout: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := out.await(ctx, "listening ", 10*time.Second)
+	if err != nil {
+		t.Fatalf("pongd on %s: %v (stderr: %s)", host, err, p.Stderr())
+	}
+	return p, target
+}
+
+func netnsOf(t *testing.T, pid int) string {
+	t.Helper()
+	l, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// (1) Two namespaces joined by a veth pair: pongd in one, pingpong in the
+// other, round trips over the veth addresses.
+func TestNetNSPingPong(t *testing.T) {
+	ctx := context.Background()
+	before := rootLinks(t)
+	tb := upOrSkip(t, ctx, twoNamespaces(), Options{})
+	if got := tb.Hosts(); len(got) != 2 || got[0].Address != "10.77.0.1" || got[1].Address != "10.77.0.2" || got[1].Kind != NetNS {
+		t.Fatalf("hosts %+v", got)
+	}
+	if ns := ours(t, os.Getpid()); len(ns) != 2 {
+		t.Fatalf("namespaces %v, want two", ns)
+	}
+	p, target := startPongd(t, ctx, tb, "db", peer.Hoplat(t, "pongd"), "10.77.0.2")
+	if !strings.HasPrefix(target, "tcp:10.77.0.2:") {
+		t.Fatalf("pongd listening on %s", target)
+	}
+	// ip netns exec execs in place: the PID is pongd's own, in db's
+	// namespace, not this one's.
+	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.PID())); strings.TrimSpace(string(comm)) != "pongd" {
+		t.Errorf("pid %d is %q, not pongd", p.PID(), comm)
+	}
+	if netnsOf(t, p.PID()) == netnsOf(t, os.Getpid()) {
+		t.Errorf("pongd runs in this process's namespace")
+	}
+	rx := counter(t, ctx, tb, "db", "rx_packets")
+	n := pingpongOn(t, ctx, tb, "app", target)
+	// Every request crossed the veth into db: its receive counter grew
+	// by at least one packet per round trip.
+	if grew := counter(t, ctx, tb, "db", "rx_packets") - rx; grew < n {
+		t.Errorf("db's %s received %d packets for %d round trips", ifName, grew, n)
+	}
+	if err := p.Stop(); err != nil {
+		t.Error(err)
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ns := ours(t, os.Getpid()); len(ns) != 0 {
+		t.Errorf("namespaces left: %v", ns)
+	}
+	if after := rootLinks(t); len(after) != len(before) {
+		t.Errorf("links in the root namespace: before %v, after %v", before, after)
+	}
+}
+
+// Three namespaces are joined by a bridge in a fourth.
+func TestNetNSBridge(t *testing.T) {
+	ctx := context.Background()
+	hs := append(twoNamespaces(), Host{Name: "c", Kind: NetNS, Namespace: "c", Spec: "netns:c"})
+	tb := upOrSkip(t, ctx, hs, Options{})
+	if ns := ours(t, os.Getpid()); len(ns) != 4 {
+		t.Fatalf("namespaces %v, want three and a bridge", ns)
+	}
+	_, target := startPongd(t, ctx, tb, "c", peer.Hoplat(t, "pongd"), "10.77.0.3")
+	pingpongOn(t, ctx, tb, "app", target)
+	pingpongOn(t, ctx, tb, "db", target)
+}
+
+func TestNetNSErrors(t *testing.T) {
+	ctx := context.Background()
+	tb := upOrSkip(t, ctx, twoNamespaces(), Options{})
+	// A second testbed of this process with the same names fails at its
+	// first step, naming it, and leaves the first one's alone.
+	_, err := Up(ctx, twoNamespaces(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "netns app: add namespace "+hostNS(os.Getpid(), "app")) {
+		t.Errorf("second Up: %v", err)
+	}
+	if ns := ours(t, os.Getpid()); len(ns) != 2 {
+		t.Errorf("namespaces %v after a failed Up", ns)
+	}
+	if _, err := tb.Argv("nope", []string{"true"}); err == nil {
+		t.Error("Argv on an unknown host")
+	}
+	// Without root, ip's refusal is named as such.
+	cmd := exec.Command("ip", "netns", "add", hostNS(os.Getpid(), "nobody"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		exec.Command("ip", "netns", "del", hostNS(os.Getpid(), "nobody")).Run()
+		t.Fatal("ip netns add as nobody succeeded")
+	} else if e := ipError(stderr.String(), err); !errors.Is(e, os.ErrPermission) || !strings.Contains(e.Error(), "(need root)") {
+		t.Errorf("as nobody: %v (stderr %q)", e, stderr.String())
+	}
+}
+
+// (3) SIGTERM mid-run: the run closes its testbed and leaves nothing; a
+// run killed outright leaves namespaces that the next Up removes.
+func TestSignalLeavesNothing(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			if os.Geteuid() != 0 {
+				peer.Unavailable(t, "hosts: network namespaces need root")
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), helperEnv+"="+peer.Hoplat(t, "pongd"))
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(out)
+			pongd, err := readyPID(sc)
+			if err != nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("%v (stderr: %s)", err, stderr.String())
+			}
+			helper := cmd.Process.Pid
+			if ns := ours(t, helper); len(ns) != 2 {
+				t.Errorf("helper's namespaces %v", ns)
+			}
+			cmd.Process.Signal(sig)
+			for sc.Scan() {
+			}
+			werr := cmd.Wait()
+			if sig == syscall.SIGTERM {
+				if werr != nil {
+					t.Fatalf("helper: %v (stderr: %s)", werr, stderr.String())
+				}
+				if ns := ours(t, helper); len(ns) != 0 {
+					t.Errorf("after SIGTERM: namespaces %v", ns)
+				}
+			} else {
+				if ns := ours(t, helper); len(ns) != 2 {
+					t.Fatalf("after SIGKILL: namespaces %v, want the two left behind", ns)
+				}
+				var log strings.Builder
+				upOrSkip(t, context.Background(), []Host{{Name: "x", Kind: NetNS, Namespace: "x"}}, Options{Log: &log})
+				if ns := ours(t, helper); len(ns) != 0 {
+					t.Errorf("the next Up left the killed run's %v", ns)
+				}
+				if !strings.Contains(log.String(), "removed stale netns "+hostNS(helper, "db")) {
+					t.Errorf("log %q", log.String())
+				}
+			}
+			// pongd dies with its namespace, or with its parent.
+			waitGone(t, pongd)
+		})
+	}
+}
+
+// waitGone waits until pid no longer exists: the kernel reaps it after
+// its parent (gone, or us) has; there is no event for another process's
+// child exiting, so it polls a bounded time.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if !pidAlive(pid) { // gone, or a zombie: exited
+			return
+		}
+	}
+	t.Errorf("pid %d still runs", pid)
+}
+
+// sshKeys makes a temp host key and a temp user key for root, and the
+// configuration of an OpenSSH server at addr:2222 that trusts it; it
+// returns the directory and the ssh options that reach that server.
+func sshKeys(t *testing.T, addr string) (string, []string) {
+	t.Helper()
+	keygen := peer.Require(t, "ssh-keygen")
+	peer.Require(t, "ssh")
+	dir := t.TempDir()
+	for _, k := range []string{"host", "user", "other"} {
+		if out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-C", k, "-f", filepath.Join(dir, k)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(filepath.Join(dir, "user.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "root.keys"), pub, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hostPub, err := os.ReadFile(filepath.Join(dir, "host.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte("["+addr+"]:2222 "+string(hostPub)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`Port 2222
+ListenAddress %s
+HostKey %s/host
+AuthorizedKeysFile %s/%%u.keys
+PidFile none
+UsePAM no
+StrictModes no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+`, addr, dir, dir)
+	if err := os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := []string{"-F", "/dev/null", "-i", filepath.Join(dir, "user"), "-o", "IdentitiesOnly=yes",
+		"-o", "UserKnownHostsFile=" + filepath.Join(dir, "known_hosts"), "-o", "StrictHostKeyChecking=yes"}
+	return dir, opts
+}
+
+// sshd starts the server sshKeys configured in dir on host, as this test's
+// child (-D: no daemon), and waits until it listens on addr.
+func sshd(t *testing.T, ctx context.Context, tb *Testbed, host, addr, dir string) *Process {
+	t.Helper()
+	bin := peer.Require(t, "sshd")
+	// sshd's privilege separation needs its empty directory (sshd(8),
+	// FILES), which the package's service unit creates at boot.
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := newLines()
+	p, err := tb.Start(ctx, host, Command{Name: "sshd", Argv: []string{bin, "-D", "-e", "-f", filepath.Join(dir, "sshd_config")}, Stderr: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.await(ctx, "Server listening on "+addr+" port 2222", 10*time.Second); err != nil {
+		t.Fatalf("sshd: %v (stderr: %s)", err, p.Stderr())
+	}
+	return p
+}
+
+func sshHosts() []Host {
+	return append(twoNamespaces(),
+		Host{Name: "remote", Kind: SSH, User: "root", Addr: "10.77.0.2", Port: 2222, Via: "app", Spec: "ssh://root@10.77.0.2:2222"},
+		Host{Name: "closed", Kind: SSH, User: "root", Addr: "10.77.0.2", Port: 2223, Via: "app", Spec: "ssh://root@10.77.0.2:2223"},
+		Host{Name: "stranger", Kind: SSH, User: "nobody", Addr: "10.77.0.2", Port: 2222, Via: "app", Spec: "ssh://nobody@10.77.0.2:2222"},
+	)
+}
+
+// (2) An ssh host that is an OpenSSH server inside a namespace: pongd
+// shipped there, started and stopped by PID, reached by pingpong.
+func TestSSHHost(t *testing.T) {
+	ctx := context.Background()
+	dir, opts := sshKeys(t, "10.77.0.2")
+	o := Options{SSHOptions: opts, Binary: func(name, goos, goarch string) (string, error) {
+		if name == "missing" {
+			return "", os.ErrNotExist
+		}
+		return peer.Hoplat(t, name), nil
+	}}
+	// The ssh hosts are reached through app, and their server runs in db:
+	// Up makes both, then the first use of each ssh host connects it.
+	tb := upOrSkip(t, ctx, sshHosts(), o)
+	d := sshd(t, ctx, tb, "db", "10.77.0.2", dir)
+
+	if err := tb.Connect(ctx, "closed"); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "ssh closed (root@10.77.0.2:2223)") {
+		t.Errorf("closed port: %v", err)
+	}
+	if err := tb.Connect(ctx, "stranger"); !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "Permission denied") {
+		t.Errorf("unknown key: %v", err)
+	}
+	stale, leftover := staleRun(t)
+	if err := tb.Connect(ctx, "remote"); err != nil {
+		t.Fatal(err)
+	}
+	// Connecting removed what a killed run from this machine left there.
+	if err := leftover.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("a killed run's remote process: %v, want killed", err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a killed run's remote dir %s: %v", stale, err)
+	}
+	if _, err := tb.Binary(ctx, "remote", "missing"); !errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "ssh remote: missing") {
+		t.Errorf("missing binary: %v", err)
+	}
+	bin, err := tb.Binary(ctx, "remote", "pongd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(bin, "/tmp/hoplat-"+strconv.Itoa(os.Getpid())+"-run-") {
+		t.Errorf("shipped to %s", bin)
+	}
+	p, target := startPongd(t, ctx, tb, "remote", bin, "10.77.0.2")
+	// The PID is the remote pongd's own (the "remote" is this machine):
+	// the shipped binary, in sshd's namespace.
+	if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.PID())); exe != bin {
+		t.Errorf("pid %d runs %q, want %s", p.PID(), exe, bin)
+	}
+	if netnsOf(t, p.PID()) != netnsOf(t, d.PID()) {
+		t.Error("remote pongd is not in sshd's namespace")
+	}
+	pingpongOn(t, ctx, tb, "app", target)
+	if out, err := tb.Run(ctx, "remote", "uname", "-s"); err != nil || strings.TrimSpace(string(out)) != "Linux" {
+		t.Errorf("run uname: %q %v", out, err)
+	}
+	// Its environment is read there, and here it is this machine's.
+	if e, err := tb.Env(ctx, "remote"); err != nil || e.OS != runtime.GOOS || e.Arch != runtime.GOARCH || e.Cores < 1 || e.Kernel == "" {
+		t.Errorf("remote env %+v %v", e, err)
+	} else if local, err := tb.Env(ctx, "app"); err != nil || local != e {
+		t.Errorf("app's env %+v %v, remote's %+v", local, err, e)
+	}
+	// A file a component writes there comes back byte for byte.
+	rdir, err := tb.Dir(ctx, "remote")
+	if err != nil || !strings.HasPrefix(bin, rdir+"/") {
+		t.Errorf("remote dir %q %v, binary in %s", rdir, err, bin)
+	}
+	payload := "{\"schema\": \"x\"}\n\x00\xff"
+	if _, err := tb.Run(ctx, "remote", "sh", "-c", `printf '{"schema": "x"}\n\000\377' > out.json`); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := tb.ReadFile(ctx, "remote", rdir+"/out.json"); err != nil || string(b) != payload {
+		t.Errorf("ReadFile: %q %v", b, err)
+	}
+	if _, err := tb.ReadFile(ctx, "remote", rdir+"/none"); err == nil || !strings.Contains(err.Error(), "No such file") {
+		t.Errorf("ReadFile of a missing file: %v", err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Error(err)
+	}
+	waitGone(t, p.PID())
+
+	// A connection that drops (here: its master killed) leaves the remote
+	// process running, without a terminal to hang up; Stop connects again
+	// and ends it.
+	p, _ = startPongd(t, ctx, tb, "remote", bin, "10.77.0.2")
+	signalGroup(tb.hosts["remote"].conn.master, sigKill)
+	<-p.Done()
+	if !pidAlive(p.PID()) {
+		t.Fatal("remote pongd ended with its session: this test shows nothing")
+	}
+	if err := p.Stop(); err != nil {
+		t.Error(err)
+	}
+	waitGone(t, p.PID())
+}
+
+// (3) Cancelling a run mid-way, as Ctrl-C does through
+// signal.NotifyContext, leaves no namespace, veth, remote process, ssh
+// master or temp dir behind.
+func TestCancelLeavesNothing(t *testing.T) {
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "hosts: network namespaces need root")
+	}
+	before := rootLinks(t)
+	dir, opts := sshKeys(t, "10.77.0.2")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var pids []int
+	var dirs []string
+	// run is how the driver uses a testbed: Up, defer Close, start the
+	// components, run until done or cancelled.
+	run := func() (err error) {
+		o := Options{SSHOptions: opts, Binary: func(name, _, _ string) (string, error) { return peer.Hoplat(t, name), nil }}
+		tb, err := Up(ctx, sshHosts()[:3], o)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := tb.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		d := sshd(t, ctx, tb, "db", "10.77.0.2", dir)
+		bin, err := tb.Binary(ctx, "remote", "pongd")
+		if err != nil {
+			return err
+		}
+		p, target := startPongd(t, ctx, tb, "remote", bin, "10.77.0.2")
+		c, err := tb.Start(ctx, "app", Command{Argv: []string{peer.Hoplat(t, "pingpong"), "--target", target, "--time", "1h"}})
+		if err != nil {
+			return err
+		}
+		conn := tb.hosts["remote"].conn
+		pids = []int{d.PID(), p.PID(), c.PID(), conn.master}
+		dirs = []string{tb.tmp, conn.dir}
+		for _, pid := range pids {
+			if pid <= 0 || !pidAlive(pid) {
+				t.Fatalf("pids %v: %d not running before the cancel", pids, pid)
+			}
+		}
+		cancel() // Ctrl-C
+		<-ctx.Done()
+		return nil
+	}
+	if os.Geteuid() == 0 {
+		peer.Require(t, "ip")
+	}
+	if err := run(); err != nil {
+		t.Fatal(err)
+	}
+	if ns := ours(t, os.Getpid()); len(ns) != 0 {
+		t.Errorf("namespaces left: %v", ns)
+	}
+	if after := rootLinks(t); len(after) != len(before) {
+		t.Errorf("links in the root namespace: before %v, after %v", before, after)
+	}
+	for _, pid := range pids {
+		waitGone(t, pid)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left: %v", d, err)
+		}
+	}
+}
+
+// A killed run's remote processes are killed by the next run only if they
+// still carry that run's HOPLAT_RUN: a recycled PID is left alone. The
+// script runs here under sh, as it does on the remote host.
+func TestKillScript(t *testing.T) {
+	dir, err := os.MkdirTemp("", "hoplat-1-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	start := func(env string) *exec.Cmd {
+		cmd := exec.Command("sleep", "600")
+		cmd.Env = append(os.Environ(), env)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	ours := start("HOPLAT_RUN=" + filepath.Base(dir))
+	other := start("HOPLAT_RUN=someone-else")
+	defer func() { other.Process.Kill(); other.Wait() }()
+	pids := fmt.Sprintf("%d\n%d\n", ours.Process.Pid, other.Process.Pid)
+	if err := os.WriteFile(filepath.Join(dir, "pids"), []byte(pids), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sh", "-c", killScript(dir)).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if err := ours.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("the run's process: %v, want killed", err)
+	}
+	if !pidAlive(other.Process.Pid) {
+		t.Error("a process of another run was killed")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left: %v", dir, err)
+	}
+}
+
+// staleRun leaves, on the "remote" host (this machine), what a run from
+// here that was killed leaves: a temp dir named after its dead PID, with
+// its origin and pids files, and a process of it still running.
+func staleRun(t *testing.T) (string, *exec.Cmd) {
+	t.Helper()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("/tmp", fmt.Sprintf("hoplat-%d-run-", gone.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	cmd := exec.Command("sleep", "600")
+	cmd.Env = append(os.Environ(), "HOPLAT_RUN="+filepath.Base(dir))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	if err := os.WriteFile(filepath.Join(dir, "origin"), []byte(origin()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pids"), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, cmd
+}
+
+// An ssh host that does not answer fails Up, naming the host, and Up
+// leaves nothing behind. The port is one just closed on loopback.
+func TestSSHUnreachable(t *testing.T) {
+	peer.Require(t, "ssh")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	tmp := t.TempDir()
+	h, err := ParseHost("gone", fmt.Sprintf("ssh://nobody@127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Up(context.Background(), []Host{h}, Options{TempDir: tmp, SSHOptions: []string{"-F", "/dev/null"}})
+	if tb != nil || !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), fmt.Sprintf("ssh gone (nobody@127.0.0.1:%d)", port)) {
+		t.Errorf("Up: %v %v", tb, err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("Up left %v", ents)
+	}
+}
+
+// MXS-1515's example file brought up as hopbench will: the server where
+// the file puts it, a relay beside the client with the client's leg on a
+// UNIX socket (field-notes.md §1, `socat UNIX-LISTEN:… TCP4:…`), the relay's
+// upstream crossing the veth, and processes started from Argv by the
+// caller itself, as the driver starts its own.
+func TestTopologyFileUp(t *testing.T) {
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "hosts: network namespaces need root")
+	}
+	ctx := context.Background()
+	tp, err := ReadTopology("testdata/mxs-1515.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := tp.Up(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := tb.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	server, client := tp.Place[Server].Host, tp.Place[Client].Host
+	addr, err := tb.Address(server)
+	if err != nil || addr != "10.77.0.2" {
+		t.Fatalf("server on %s at %q %v", server, addr, err)
+	}
+	_, target := startPongd(t, ctx, tb, server, peer.Hoplat(t, "pongd"), addr)
+
+	sock := filepath.Join(t.TempDir(), "mysql.sock")
+	argv, err := tb.Argv(tp.Place[Relay].Host, []string{peer.Hoplat(t, "hoprelay"), "--engine", "epoll", "unix:" + sock, target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := exec.Command(argv[0], argv[1:]...)
+	setProcAttr(relay)
+	out, err := relay.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	relay.Stderr = &stderr
+	if err := relay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		signalGroup(relay.Process.Pid, sigTerm)
+		relay.Wait()
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening unix:") {
+		t.Fatalf("hoprelay: %q %v (stderr: %s)", line, err, stderr.String())
+	}
+	// A UNIX socket's path is in the file system, not the network
+	// namespace (unix(7)): the client dials it from the relay's host.
+	rx := counter(t, ctx, tb, server, "rx_packets")
+	n := pingpongOn(t, ctx, tb, client, "unix:"+sock)
+	if grew := counter(t, ctx, tb, server, "rx_packets") - rx; grew < n {
+		t.Errorf("%d round trips through the relay, %d packets into %s", n, grew, server)
+	}
+}
