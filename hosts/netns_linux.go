@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/locate"
 )
 
 // Namespaces are made and joined with iproute2's ip(8), as a user would by
@@ -35,7 +35,13 @@ func bridgeNS(pid int) string { return nsPrefix + strconv.Itoa(pid) + "--bridge"
 
 func hostNS(pid int, name string) string { return nsPrefix + strconv.Itoa(pid) + "-" + name }
 
-var ipPath = func() (string, error) { return peer.Find("ip") }
+var ipPath = func() (string, error) {
+	p, err := locate.Find("ip")
+	if err != nil {
+		return "", fmt.Errorf("hosts: %w (install iproute2, or run make deps)", err)
+	}
+	return p, nil
+}
 
 func netnsArgv(ns string, argv []string) []string {
 	ip, err := ipPath()
