@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -29,6 +28,7 @@ import (
 type loopEngine struct {
 	r      *Relay
 	ln     *sockets.FD
+	dial   *sockets.RawDialer // upstream, resolved once; each loop dials with its own Copy
 	splice bool
 	loops  []*loop
 	global sync.Mutex // LockGlobal: held by whichever loop moves a chunk
@@ -54,7 +54,12 @@ func newLoopEngine(r *Relay) (engine, error) {
 	}
 	bound.Opts = sockets.Options{}
 	r.bound = bound
-	e := &loopEngine{r: r, ln: ln, splice: r.cfg.Engine == EngineSplice}
+	dial, err := sockets.NewRawDialer(r.connect)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
+	}
+	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice}
 	for i := range r.cfg.Workers {
 		l, err := newLoop(e, i)
 		if err != nil {
@@ -151,6 +156,7 @@ type loop struct {
 	acceptPaused  bool // out of fds: listener off until a connection closes
 	accepted      atomic.Int64
 
+	dial  *sockets.RawDialer
 	slots []*conn
 	free  []int32
 	gen   int32
@@ -164,7 +170,7 @@ type loop struct {
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
-	l := &loop{e: e, id: id, epfd: -1, wake: -1, acceptStopped: make(chan struct{})}
+	l := &loop{e: e, id: id, epfd: -1, wake: -1, dial: e.dial.Copy(), acceptStopped: make(chan struct{})}
 	fail := func(op string, err error) (*loop, error) {
 		l.closeFDs()
 		return nil, fmt.Errorf("relay: loop %d: %w", id, os.NewSyscallError(op, err))
@@ -218,18 +224,34 @@ func (l *loop) closeFDs() {
 
 // run is the loop's thread. It returns when shutdown is forced, or once
 // accepting has stopped and its last connection has ended.
+//
+// Every system call on the steady-state path (epoll_wait, read, write,
+// splice) is made raw, so that the runtime never sees this goroutine enter
+// a syscall, and the goroutine keeps its P while it sleeps in epoll_wait,
+// with a P of its own reserved (sockets.HoldP). Through syscall.Syscall,
+// sysmon took the P away on nearly every wake-up (sockets/rawio_linux.go
+// says why): strace -c -f of the relay over 19,026 messages of a pingpong
+// --io blocking round trip counted 19,026 each of read, write and
+// epoll_pwait, plus 8,029 futex and 6,607 nanosleep; raw, the same load
+// showed the three per message and a few dozen futex and nanosleep in all
+// (sysmon's 10 ms preemption, which interrupts epoll_wait with EINTR).
+//
+// The goroutine is locked to its thread only when it pins it (Config.CPUs):
+// preempting a locked goroutine hands its P to another M and back (stoplockedm,
+// startlockedm: four futex), an unlocked one simply runs on.
 func (l *loop) run() (err error) {
-	// A pinned thread is never handed back to the scheduler: the goroutine
-	// exits still locked and the runtime retires the thread with its mask.
-	runtime.LockOSThread()
+	release := sockets.HoldP()
+	defer release()
 	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
+		// A pinned thread is never handed back to the scheduler: the
+		// goroutine exits still locked and the runtime retires the thread
+		// with its mask.
+		runtime.LockOSThread()
 		cpu := cpus[l.id%len(cpus)]
 		if _, perr := affinity.PinThread(affinity.NewCPUSet(cpu)); perr != nil {
 			l.e.r.cfg.Logf("relay: loop %d: %v", l.id, perr)
 			defer runtime.UnlockOSThread()
 		}
-	} else {
-		defer runtime.UnlockOSThread()
 	}
 	defer l.ackStopAccept()
 	defer l.closeAll()
@@ -252,18 +274,19 @@ func (l *loop) run() (err error) {
 		case l.acceptPaused:
 			timeout = 100 // ms: retry accept4 after running out of fds
 		}
+		// A signal ends the wait with no events (sockets.EpollWait has
+		// yielded meanwhile): the flags below are looked at either way.
 		var n int
 		var werr error
-		if timeout == 0 {
-			n, werr = epollPoll(l.epfd, events)
-		} else {
-			n, werr = unix.EpollWait(l.epfd, events, timeout)
+		if sockets.SpareP() {
+			n, werr = sockets.EpollWait(l.epfd, events, timeout)
+		} else if n, werr = unix.EpollWait(l.epfd, events, timeout); werr == unix.EINTR {
+			n, werr = 0, nil
+		} else if werr != nil {
+			werr = os.NewSyscallError("epoll_wait", werr)
 		}
 		if werr != nil {
-			if werr == unix.EINTR {
-				continue
-			}
-			return fmt.Errorf("relay: loop %d: %w", l.id, os.NewSyscallError("epoll_wait", werr))
+			return fmt.Errorf("relay: loop %d: %w", l.id, werr)
 		}
 		if n > 0 && (timed || busyPoll > 0) {
 			l.now = nanotime()
@@ -294,20 +317,6 @@ func (l *loop) run() (err error) {
 			}
 		}
 	}
-}
-
-// epollPoll is epoll_wait with a zero timeout as a raw system call: it
-// never blocks, so the spinning thread need not tell the scheduler it is in
-// a syscall (entersyscall/exitsyscall on every poll), and it stays
-// preemptible between polls. epoll_pwait with no mask is epoll_wait on
-// every architecture (arm64 has only the former).
-func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
-	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
-		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
 }
 
 func (l *loop) ackStopAccept() {
