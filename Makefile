@@ -5,7 +5,7 @@ PKGS    := ./...
 # -race roughly doubles run time; the suite is sized so it stays affordable.
 TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: all build test check bench deps clean fuzz bench-fidelity bench-mysql bench-relay
+.PHONY: all build test check bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed
 
 all: build
 
@@ -36,6 +36,9 @@ bench-mysql: build
 
 bench-relay: build
 	@scripts/bench-relay.sh
+
+bench-seed: build
+	@scripts/bench-seed.sh
 
 deps:
 	@scripts/deps.sh
