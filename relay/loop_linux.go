@@ -222,6 +222,10 @@ func (l *loop) closeFDs() {
 	l.pipes = nil
 }
 
+// idleWait bounds a raw epoll_wait, in milliseconds: below sysmon's 10 ms
+// preemption period, so that an idle loop times out before it is signalled.
+const idleWait = 5
+
 // run is the loop's thread. It returns when shutdown is forced, or once
 // accepting has stopped and its last connection has ended.
 //
@@ -238,6 +242,11 @@ func (l *loop) closeFDs() {
 // epoll_wait with EINTR (0.04 extra calls per message instead of 0.77).
 // Under sysbench oltp_read_only through MariaDB (make bench-seed) the
 // relay made 3.23 system calls per message, HAProxy 5.18.
+//
+// A raw wait is bounded by idleWait: a loop that saw nothing for that long
+// is idle, and waits through the scheduler until its next event, so that an
+// idle relay does not take sysmon's preemption signal 100 times a second.
+// A gap that long between messages costs the few calls of one hand-off.
 //
 // The goroutine is locked to its thread only when it pins it (Config.CPUs):
 // preempting a locked goroutine hands its P to another M and back (stoplockedm,
@@ -267,6 +276,7 @@ func (l *loop) run() (err error) {
 	// machine); idle longer than that, the loop sleeps in epoll_wait.
 	busyPoll := int64(l.e.r.cfg.BusyPoll)
 	var lastEvent int64
+	idle := false
 	for {
 		timeout := -1
 		switch {
@@ -277,19 +287,30 @@ func (l *loop) run() (err error) {
 		case l.acceptPaused:
 			timeout = 100 // ms: retry accept4 after running out of fds
 		}
-		// A signal ends the wait with no events (sockets.EpollWait has
-		// yielded meanwhile): the flags below are looked at either way.
 		var n int
 		var werr error
-		if sockets.SpareP() {
-			n, werr = sockets.EpollWait(l.epfd, events, timeout)
-		} else if n, werr = unix.EpollWait(l.epfd, events, timeout); werr == unix.EINTR {
-			n, werr = 0, nil
-		} else if werr != nil {
-			werr = os.NewSyscallError("epoll_wait", werr)
-		}
-		if werr != nil {
-			return fmt.Errorf("relay: loop %d: %w", l.id, werr)
+		if !idle && timeout <= 0 && sockets.SpareP() {
+			t := timeout
+			if t < 0 {
+				t = idleWait
+			}
+			n, werr = sockets.EpollWait(l.epfd, events, t)
+			if werr == sockets.ErrInterrupted {
+				continue
+			}
+			if werr == nil && n == 0 && timeout < 0 {
+				idle = true
+			}
+		} else {
+			// Idle, paused accepts, or no P to spare: sleep where the
+			// scheduler sees it, which lets sysmon and the P rest; the
+			// first event after it brings the raw waits back.
+			if n, werr = unix.EpollWait(l.epfd, events, timeout); werr == unix.EINTR {
+				n, werr = 0, nil
+			} else if werr != nil {
+				werr = os.NewSyscallError("epoll_wait", werr)
+			}
+			idle = false
 		}
 		if n > 0 && (timed || busyPoll > 0) {
 			l.now = nanotime()

@@ -1,6 +1,7 @@
 package sockets
 
 import (
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -105,13 +106,17 @@ func Splice(in, out, n int) (int, error) {
 	}
 }
 
+// ErrInterrupted is what EpollWait returns when a signal ended the wait.
+var ErrInterrupted = errors.New("sockets: wait interrupted by a signal")
+
 // EpollWait is epoll_wait(2) as a raw system call, for a goroutine that
 // keeps its P while it sleeps (see HoldP); epoll_pwait with no mask is
 // epoll_wait on every architecture (arm64 has only the former). A wait
-// interrupted by a signal returns 0 events after yielding to the scheduler:
-// the signal is most often sysmon's preemption request or a stop-the-world,
-// and the raw call hid the wait from both (epoll_wait is never restarted
-// after a signal handler, whatever SA_RESTART says: signal(7)).
+// interrupted by a signal returns ErrInterrupted after yielding to the
+// scheduler: the signal is most often sysmon's preemption request or a
+// stop-the-world, and the raw call hid the wait from both (epoll_wait is
+// never restarted after a signal handler, whatever SA_RESTART says:
+// signal(7)).
 func EpollWait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
 	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
 		uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec), 0, 0)
@@ -120,7 +125,7 @@ func EpollWait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
 		return int(n), nil
 	case unix.EINTR:
 		runtime.Gosched()
-		return 0, nil
+		return 0, ErrInterrupted
 	}
 	return 0, os.NewSyscallError("epoll_wait", e)
 }

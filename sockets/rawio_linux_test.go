@@ -114,6 +114,9 @@ func TestHeldWaitsLetTheWorldStop(t *testing.T) {
 		ev := make([]unix.EpollEvent, 1)
 		for {
 			n, err := EpollWait(epfd, ev, -1)
+			if err == ErrInterrupted {
+				continue
+			}
 			if err != nil || n > 0 {
 				waited <- err
 				return
