@@ -27,7 +27,7 @@
 # noise unless rounds interleave; the counts are what to compare.
 #
 # Knobs: ROUNDS (5), SECS per timed run (1), TABLE_SIZE (10000),
-# STRACE_EVENTS (100 oltp_read_only transactions, 10x that of point_select),
+# STRACE_EVENTS (300 oltp_read_only transactions, 10x that of point_select),
 # PLACEMENT (packed|spread), ENGINES ("goroutine epoll splice sockmap"),
 # WORKLOADS ("oltp_read_only oltp_point_select"), BIN (bin).
 # Defaults run in under 6 minutes; e.g. ROUNDS=9 SECS=10 for a quiet machine.
@@ -37,7 +37,7 @@ BIN=${BIN:-bin}
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-1}
 TABLE_SIZE=${TABLE_SIZE:-10000}
-STRACE_EVENTS=${STRACE_EVENTS:-100}
+STRACE_EVENTS=${STRACE_EVENTS:-300}
 PLACEMENT=${PLACEMENT:-packed}
 read -r -a ENGINES <<<"${ENGINES:-goroutine epoll splice sockmap}"
 read -r -a WORKLOADS <<<"${WORKLOADS:-oltp_read_only oltp_point_select}"
