@@ -312,6 +312,9 @@ func (l *loop) run() (err error) {
 			}
 			idle = false
 		}
+		if werr != nil {
+			return fmt.Errorf("relay: loop %d: %w", l.id, werr)
+		}
 		if n > 0 && (timed || busyPoll > 0) {
 			l.now = nanotime()
 			lastEvent = l.now
