@@ -7,7 +7,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay
+.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed
 
 all: build
 
@@ -46,6 +46,9 @@ bench-mysql: build
 
 bench-relay: build
 	@scripts/bench-relay.sh
+
+bench-seed: build
+	@scripts/bench-seed.sh
 
 deps:
 	@scripts/deps.sh

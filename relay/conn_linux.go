@@ -80,7 +80,7 @@ func (l *loop) accept() {
 		if !r.listen.IsUnix() {
 			cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
 		}
-		ufd, err := sockets.RawDial(r.connect)
+		ufd, err := l.dial.Dial()
 		if err != nil {
 			r.counters.upstreamFailed.Add(1)
 			r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(cfd.Sysfd()), r.bound, r.connect.NetAddr(), err)
@@ -243,7 +243,7 @@ func (l *loop) moveCopy(c *conn, d int) (progress, error) {
 	h := &c.dir[d]
 	src, dst := c.sock[d], c.sock[1-d]
 	c.lk.Lock()
-	n, rerr := src.Read(l.buf)
+	n, rerr := src.ReadNonblock(l.buf)
 	if n == 0 {
 		c.lk.Unlock()
 		if errors.Is(rerr, sockets.ErrWouldBlock) {
@@ -251,7 +251,7 @@ func (l *loop) moveCopy(c *conn, d int) (progress, error) {
 		}
 		return drained, rerr
 	}
-	w, werr := dst.Write(l.buf[:n])
+	w, werr := dst.WriteNonblock(l.buf[:n])
 	c.lk.Unlock()
 	l.count(d, n)
 	if w < n {
@@ -291,7 +291,7 @@ func (l *loop) flush(c *conn, d int) (done bool, err error) {
 		return l.flushPipe(c, d)
 	}
 	c.lk.Lock()
-	w, err := c.sock[1-d].Write(h.pend)
+	w, err := c.sock[1-d].WriteNonblock(h.pend)
 	c.lk.Unlock()
 	h.pend = h.pend[w:]
 	if len(h.pend) > 0 {

@@ -14,15 +14,19 @@ import (
 )
 
 // goroutineEngine is the tcpproxy design: per connection one goroutine per
-// direction, each a plain io.Copy between the unwrapped *net.TCPConn and
-// *net.UnixConn, so that the runtime splices (TCPConn.ReadFrom from a TCP
-// or UNIX source, TCPConn.WriteTo to a UNIX destination). With Stats on,
-// the copy goes through a buffer instead, since a spliced chunk cannot be
-// timed; Stats therefore changes what this engine measures.
+// direction, each copying between the unwrapped *net.TCPConn and
+// *net.UnixConn: through a buffer while the direction carries messages, and
+// with a plain io.Copy, which the runtime splices (TCPConn.ReadFrom from a
+// TCP or UNIX source, TCPConn.WriteTo to a UNIX destination), once it
+// streams (see copyThenSplice). With Stats on, the copy always goes through
+// a buffer, since a spliced chunk cannot be timed; Stats therefore changes
+// what this engine measures.
 type goroutineEngine struct {
 	r      *Relay
 	ln     *sockets.Listener
 	shards []*recorder
+
+	bufs sync.Pool // *[]byte of Config.Buffer bytes, for the buffered phase
 
 	mu     sync.Mutex
 	live   map[*gconn]struct{}
@@ -43,6 +47,10 @@ func newGoroutineEngine(r *Relay) (*goroutineEngine, error) {
 	r.bound = ln.Spec().FromNet(ln.Addr())
 	r.bound.Opts = sockets.Options{}
 	e := &goroutineEngine{r: r, ln: ln, live: map[*gconn]struct{}{}}
+	e.bufs.New = func() any {
+		b := make([]byte, r.cfg.Buffer)
+		return &b
+	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if r.cfg.Stats {
 		// One histogram per goroutine pair would cost ~200 KiB per
@@ -215,10 +223,8 @@ func (e *goroutineEngine) copyDir(g *gconn, dst, src net.Conn, dir int, rec *rec
 			g.fail(err)
 		}
 	}()
-	var n int64
 	if rec == nil {
-		n, err = io.Copy(dst, src)
-		e.r.counters.bytes[dir].Add(n)
+		err = e.copyThenSplice(dst, src, dir)
 	} else {
 		err = e.timedCopy(dst, src, dir, rec)
 	}
@@ -231,6 +237,55 @@ func (e *goroutineEngine) copyDir(g *gconn, dst, src net.Conn, dir int, rec *rec
 		}
 	}
 	return nil
+}
+
+// spliceAfter is how many reads in a row must fill the buffer before a
+// direction stops copying and lets io.Copy splice.
+const spliceAfter = 4
+
+// copyThenSplice copies src to dst through a buffer until the direction
+// streams, then hands the rest to io.Copy, which splices. A small message
+// spliced costs three splice(2) (socket to pipe, pipe to socket, and the
+// EAGAIN that ends the drain), each taking and releasing page references
+// and pipe slots for a hundred bytes that one copy moves cheaper; copied,
+// it costs a read(2), a write(2) and the EAGAIN read that parks the
+// goroutine in the netpoller. strace -c -f of the relay under a pingpong
+// round trip (64 B): before, 48,479 splice and 18,362 epoll_pwait for
+// 16,160 messages; after, 65,572 read, 32,791 write and 39,987 epoll_pwait
+// for 32,791 messages in the same two seconds. What pays for splice is a
+// stream: a source that keeps the buffer full, read after read. Reads that
+// fill the buffer spliceAfter times in a row say so; a request/response
+// protocol does not fill a 64 KiB buffer, a bulk transfer does at once.
+func (e *goroutineEngine) copyThenSplice(dst, src net.Conn, dir int) error {
+	bp := e.bufs.Get().(*[]byte)
+	buf := *bp
+	for full := 0; full < spliceAfter; {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				e.bufs.Put(bp)
+				return werr
+			}
+			e.r.counters.bytes[dir].Add(int64(n))
+			e.r.counters.chunks[dir].Add(1)
+			if n == len(buf) {
+				full++
+			} else {
+				full = 0
+			}
+		}
+		if err != nil {
+			e.bufs.Put(bp)
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+	e.bufs.Put(bp)
+	n, err := io.Copy(dst, src)
+	e.r.counters.bytes[dir].Add(n)
+	return err
 }
 
 // timedCopy moves src to dst through a buffer and records each chunk's

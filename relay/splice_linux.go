@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hoplat/hoplat/sockets"
 )
 
 // pipe is the kernel buffer the splice engine moves a direction's bytes
@@ -47,8 +49,6 @@ func (l *loop) putPipe(p *pipe) {
 	p.close()
 }
 
-const spliceFlags = unix.SPLICE_F_MOVE | unix.SPLICE_F_NONBLOCK
-
 // moveSplice splices one chunk from the source into a pipe and from the
 // pipe to the destination. Where the kernel refuses splice for this pair
 // (EINVAL: a socket family without splice_read) the connection falls back to
@@ -60,9 +60,7 @@ func (l *loop) moveSplice(c *conn, d int) (progress, error) {
 		return drained, err
 	}
 	c.lk.Lock()
-	n, err := ignoringEINTR(func() (int64, error) {
-		return unix.Splice(c.sock[d].Sysfd(), nil, p.w, nil, l.e.r.cfg.Buffer, spliceFlags)
-	})
+	n, err := sockets.Splice(c.sock[d].Sysfd(), p.w, l.e.r.cfg.Buffer)
 	c.lk.Unlock()
 	switch {
 	case err == unix.EAGAIN:
@@ -99,9 +97,7 @@ func (l *loop) flushPipe(c *conn, d int) (done bool, err error) {
 	c.lk.Lock()
 	defer c.lk.Unlock()
 	for h.inPipe > 0 {
-		n, err := ignoringEINTR(func() (int64, error) {
-			return unix.Splice(h.pipe.r, nil, c.sock[1-d].Sysfd(), nil, h.inPipe, spliceFlags)
-		})
+		n, err := sockets.Splice(h.pipe.r, c.sock[1-d].Sysfd(), h.inPipe)
 		if err == unix.EAGAIN {
 			return false, nil
 		}
@@ -117,13 +113,4 @@ func (l *loop) flushPipe(c *conn, d int) (done bool, err error) {
 	h.pipe = nil
 	l.residence(h.since)
 	return true, nil
-}
-
-func ignoringEINTR(fn func() (int64, error)) (int64, error) {
-	for {
-		n, err := fn()
-		if err != unix.EINTR {
-			return n, err
-		}
-	}
 }

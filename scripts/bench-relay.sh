@@ -13,13 +13,29 @@
 # connection, from `go test -bench BenchmarkPeers ./relay` against the same
 # binaries.
 #
-# Knobs: ROUNDS (default 5), SECS per sockperf run (3), BIN (bin), QUICK.
+# Every process is pinned with taskset (unpinned figures on a VM are
+# placement luck): PLACEMENT=packed (default) puts the sockperf client, the
+# relays and the sockperf server all on CPU 0, so a hop costs kernel path and
+# context switches only; PLACEMENT=spread puts the server on CPU 1, so every
+# message to it also pays a cross-CPU wake-up.
+#
+# Knobs: ROUNDS (default 5), SECS per sockperf run (3), BIN (bin), QUICK,
+# PLACEMENT (packed|spread).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
 ENGINES=(goroutine epoll splice epoll-spin epoll-busy)
+PLACEMENT=${PLACEMENT:-packed}
+case $PLACEMENT in
+packed) CPU_SERVER=0 ;;
+spread) CPU_SERVER=1 ;;
+*) echo "bench-relay: PLACEMENT=$PLACEMENT: want packed or spread" >&2; exit 2 ;;
+esac
+# client and relays on CPU 0 in both placements
+PIN=(taskset -c 0)
+PIN_SERVER=(taskset -c "$CPU_SERVER")
 
 need() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || { echo "bench-relay: $1 not found (make deps)" >&2; exit 1; }; }
 for p in sockperf socat haproxy; do need "$p"; done
@@ -79,14 +95,14 @@ launch() {
 }
 
 declare -A PORT
-launch direct sockperf server --tcp -i 127.0.0.1 -p {PORT}
+launch direct "${PIN_SERVER[@]}" sockperf server --tcp -i 127.0.0.1 -p {PORT}
 SP=${PORT[direct]}
 
 for eng in "${ENGINES[@]}"; do
 	flags=(--engine "${eng%-*}")
 	[ "$eng" = epoll-spin ] && flags+=(--spin)
 	[ "$eng" = epoll-busy ] && flags+=(--busy-poll 50us)
-	"$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
+	"${PIN[@]}" "$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
 	pids+=($!)
 	for i in $(seq 200); do grep -q '^listening ' "$tmp/$eng.out" && break; sleep 0.05; done
 	addr=$(awk '/^listening /{print $2; exit}' "$tmp/$eng.out")
@@ -94,7 +110,7 @@ for eng in "${ENGINES[@]}"; do
 	PORT[$eng]=${addr##*:}
 done
 
-launch socat socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay"
+launch socat "${PIN[@]}" socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay"
 
 # HAProxy reads its port from the config: one per attempt.
 haproxy_cfg() {
@@ -111,15 +127,16 @@ listen relay
 	bind 127.0.0.1:$1
 	server upstream 127.0.0.1:$SP
 CFG
-	exec "$HAPROXY" -db -f "$tmp/haproxy-$1.cfg"
+	exec "${PIN[@]}" "$HAPROXY" -db -f "$tmp/haproxy-$1.cfg"
 }
 launch haproxy haproxy_cfg {PORT}
 
 PATHS=(direct "${ENGINES[@]}" socat haproxy)
 echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"
+echo "  placement $PLACEMENT: sockperf client and every relay on CPU 0, sockperf server on CPU $CPU_SERVER (taskset -c)"
 for r in $(seq "$ROUNDS"); do
 	for p in "${PATHS[@]}"; do
-		out=$(sockperf ping-pong --tcp -i 127.0.0.1 -p "${PORT[$p]}" -m 64 -t "$SECS" --full-rtt 2>&1) || {
+		out=$("${PIN[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "${PORT[$p]}" -m 64 -t "$SECS" --full-rtt 2>&1) || {
 			echo "bench-relay: sockperf via $p failed:" >&2
 			echo "$out" >&2
 			exit 1

@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# make bench-seed: the MXS-1515 experiment on this machine. What does one
+# relay hop cost a short-query database workload, hoprelay's engines against
+# socat (the seeds' exact lines) and HAProxy (mode tcp, 1 thread), with the
+# client leg on TCP and on a UNIX socket?
+#
+# A real MariaDB from a temporary datadir gets sysbench's table (1 table,
+# TABLE_SIZE rows); sysbench oltp_read_only and oltp_point_select, 1 thread,
+# run against it directly (TCP, UNIX) and through every relay, in
+# interleaved rounds (every path once per round, round after round), and the
+# table shows medians over the rounds. Beside each relayed row:
+#   relay CPU/txn  the relay's utime+stime (+ its reaped children's, for
+#                  socat's fork) from /proc/PID/stat before and after a timed
+#                  run, over the transactions of that run (median of rounds);
+#   sys/msg        system calls per relayed message, from strace -c -f -p
+#                  over a separate counted pass of STRACE_EVENTS transactions
+#                  (strace slows every call it sees, so it never runs during
+#                  the timed rounds); a message is one statement or one
+#                  reply, 2 x the queries sysbench counted;
+#   rt/msg         of those, futex + nanosleep + sched_yield: the Go
+#                  runtime's hand-offs (zero for a C relay).
+# Every process is pinned with taskset: PLACEMENT=packed (default) puts
+# MariaDB, the relay and sysbench all on CPU 0, where a hop costs kernel path
+# and context switches only; PLACEMENT=spread puts MariaDB on CPU 1 and the
+# client and relay on CPU 0 (the seeds' database on another host), where
+# every message also pays a cross-CPU wake-up. Timing on a shared machine is
+# noise unless rounds interleave; the counts are what to compare.
+#
+# Knobs: ROUNDS (5), SECS per timed run (1), TABLE_SIZE (10000),
+# STRACE_EVENTS (300 oltp_read_only transactions, 10x that of point_select),
+# PLACEMENT (packed|spread), ENGINES ("goroutine epoll splice sockmap"),
+# WORKLOADS ("oltp_read_only oltp_point_select"), BIN (bin).
+# Defaults run in under 6 minutes; e.g. ROUNDS=9 SECS=10 for a quiet machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+ROUNDS=${ROUNDS:-5}
+SECS=${SECS:-1}
+TABLE_SIZE=${TABLE_SIZE:-10000}
+STRACE_EVENTS=${STRACE_EVENTS:-300}
+PLACEMENT=${PLACEMENT:-packed}
+read -r -a ENGINES <<<"${ENGINES:-goroutine epoll splice sockmap}"
+read -r -a WORKLOADS <<<"${WORKLOADS:-oltp_read_only oltp_point_select}"
+
+case $PLACEMENT in
+packed) CPU_DB=0 CPU_RELAY=0 CPU_CLIENT=0 ;;
+spread) CPU_DB=1 CPU_RELAY=0 CPU_CLIENT=0 ;;
+*) echo "bench-seed: PLACEMENT=$PLACEMENT: want packed or spread" >&2; exit 2 ;;
+esac
+
+find_prog() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
+for p in mariadbd mariadb-install-db mariadb sysbench socat haproxy strace taskset; do
+	[ -n "$(find_prog "$p")" ] || { echo "bench-seed: $p not installed (make deps)" >&2; exit 1; }
+done
+[ -x "$BIN/hoprelay" ] || { echo "bench-seed: $BIN/hoprelay missing (run via make bench-seed)" >&2; exit 1; }
+MARIADBD=$(find_prog mariadbd)
+INSTALL_DB=$(find_prog mariadb-install-db)
+HAPROXY=$(find_prog haproxy)
+if [ "$PLACEMENT" = spread ] && [ "$(nproc)" -lt 2 ]; then
+	echo "bench-seed: PLACEMENT=spread needs 2 CPUs, this machine has $(nproc)" >&2
+	exit 1
+fi
+
+# A short directory: socket paths must fit sun_path's 108 bytes.
+tmp=$(mktemp -d /tmp/hoplat-seed.XXXXXX)
+pids=()
+cleanup() {
+	local pid
+	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then echo "$p"; return; fi
+	done
+}
+
+# wait_ready waits (bounded) until process $2 listens on $1 (a TCP port or
+# a UNIX socket path); it fails if the process dies first.
+wait_ready() {
+	local i
+	for i in $(seq 200); do
+		if [[ $1 == /* ]]; then
+			[ -S "$1" ] && return 0
+		else
+			[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ] && return 0
+		fi
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# --- MariaDB ---------------------------------------------------------------
+DBPORT=$(free_port)
+DBSOCK=$tmp/mysqld.sock
+"$INSTALL_DB" --no-defaults --datadir="$tmp/data" --auth-root-authentication-method=normal \
+	--skip-test-db --user=root --skip-name-resolve >"$tmp/install.log" 2>&1 ||
+	{ echo "bench-seed: mariadb-install-db failed: $(tail -5 "$tmp/install.log")" >&2; exit 1; }
+taskset -c "$CPU_DB" "$MARIADBD" --no-defaults --datadir="$tmp/data" --socket="$DBSOCK" --port="$DBPORT" \
+	--bind-address=127.0.0.1 --user=root --pid-file="$tmp/mysqld.pid" --log-error="$tmp/error.log" \
+	--skip-name-resolve --skip-log-bin --performance-schema=OFF \
+	--innodb-buffer-pool-size=128M --innodb-flush-log-at-trx-commit=0 >"$tmp/mariadbd.out" 2>&1 &
+pids+=($!)
+dbpid=$!
+root=(mariadb --no-defaults -uroot --socket="$DBSOCK")
+for i in $(seq 300); do
+	"${root[@]}" -e 'select 1' >/dev/null 2>&1 && break
+	kill -0 "$dbpid" 2>/dev/null || { echo "bench-seed: mariadbd exited: $(tail -5 "$tmp/error.log")" >&2; exit 1; }
+	[ "$i" = 300 ] && { echo "bench-seed: mariadbd not ready after 30 s" >&2; exit 1; }
+	sleep 0.1
+done
+"${root[@]}" -e "CREATE DATABASE sbtest;
+CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
+CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"
+sb_common=(--db-driver=mysql --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest
+	--tables=1 --table-size="$TABLE_SIZE" --threads=1)
+sysbench oltp_read_only "${sb_common[@]}" --mysql-socket="$DBSOCK" prepare >"$tmp/prepare.log" 2>&1 ||
+	{ echo "bench-seed: sysbench prepare failed: $(tail -5 "$tmp/prepare.log")" >&2; exit 1; }
+
+# --- paths -----------------------------------------------------------------
+# PATHS: names in table order; VIA[name]: sysbench's connection arguments;
+# RPID[name]: the relay's PID (none for direct).
+declare -A VIA RPID SKIP
+PATHS=(direct-tcp direct-unix)
+VIA[direct-tcp]="--mysql-host=127.0.0.1 --mysql-port=$DBPORT"
+VIA[direct-unix]="--mysql-socket=$DBSOCK"
+UP="TCP4:127.0.0.1:$DBPORT,nodelay"
+
+# start_relay NAME LEG ADDR CMD...: ADDR is the port or socket path the
+# relay will listen on.
+start_relay() {
+	local name=$1 leg=$2 addr=$3 pid
+	shift 3
+	taskset -c "$CPU_RELAY" "$@" >"$tmp/$name.log" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	if ! wait_ready "$addr" "$pid"; then
+		SKIP[$name]="did not start: $(head -c 300 "$tmp/$name.log" | tr '\n' ' ')"
+		kill "$pid" 2>/dev/null || true
+		return 1
+	fi
+	RPID[$name]=$pid
+	if [ "$leg" = unix ]; then VIA[$name]="--mysql-socket=$addr"; else VIA[$name]="--mysql-host=127.0.0.1 --mysql-port=$addr"; fi
+	PATHS+=("$name")
+}
+
+# The seeds' relay lines (field-notes section 1), ports and paths fresh.
+p=$(free_port)
+start_relay socat-tcp tcp "$p" socat "TCP4-LISTEN:$p,reuseaddr,fork,nodelay" "$UP" || true
+start_relay socat-unix unix "$tmp/socat.sock" socat "UNIX-LISTEN:$tmp/socat.sock,fork" "$UP" || true
+
+p=$(free_port)
+cat >"$tmp/haproxy.cfg" <<CFG
+global
+	nbthread 1
+	maxconn 1000
+defaults
+	mode tcp
+	timeout connect 5s
+	timeout client 1h
+	timeout server 1h
+listen tcpleg
+	bind 127.0.0.1:$p
+	server db 127.0.0.1:$DBPORT
+listen unixleg
+	bind $tmp/haproxy.sock
+	server db 127.0.0.1:$DBPORT
+CFG
+taskset -c "$CPU_RELAY" "$HAPROXY" -db -f "$tmp/haproxy.cfg" >"$tmp/haproxy.log" 2>&1 &
+hpid=$!
+pids+=("$hpid")
+if wait_ready "$p" "$hpid" && wait_ready "$tmp/haproxy.sock" "$hpid"; then
+	RPID[haproxy-tcp]=$hpid RPID[haproxy-unix]=$hpid
+	VIA[haproxy-tcp]="--mysql-host=127.0.0.1 --mysql-port=$p"
+	VIA[haproxy-unix]="--mysql-socket=$tmp/haproxy.sock"
+	PATHS+=(haproxy-tcp haproxy-unix)
+else
+	echo "bench-seed: haproxy did not start: $(cat "$tmp/haproxy.log")" >&2
+	exit 1
+fi
+
+for eng in "${ENGINES[@]}"; do
+	p=$(free_port)
+	start_relay "$eng-tcp" tcp "$p" "$BIN/hoprelay" --engine "$eng" "TCP4-LISTEN:$p,reuseaddr,fork,nodelay" "$UP" || true
+	start_relay "$eng-unix" unix "$tmp/$eng.sock" "$BIN/hoprelay" --engine "$eng" "UNIX-LISTEN:$tmp/$eng.sock,fork" "$UP" || true
+done
+
+# sb WORKLOAD PATH ARGS...: one sysbench run through PATH; its output in
+# $tmp/sb.out. A failed run (a relay that accepts and then breaks the
+# session, an engine the kernel refuses) skips the path.
+sb() {
+	local w=$1 path=$2
+	shift 2
+	# shellcheck disable=SC2086 # VIA holds several arguments
+	taskset -c "$CPU_CLIENT" sysbench "$w" "${sb_common[@]}" ${VIA[$path]} "$@" run >"$tmp/sb.out" 2>&1 || return 1
+	local errs
+	errs=$(awk '/ignored errors:/{print $3; exit}' "$tmp/sb.out")
+	[ "${errs:-1}" = 0 ]
+}
+tps_of() { awk '/transactions:/{gsub(/[(]/,"",$3); print $3; exit}' "$tmp/sb.out"; }
+txns_of() { awk '/transactions:/{print $2; exit}' "$tmp/sb.out"; }
+queries_of() { awk '/^ *queries:/{print $2; exit}' "$tmp/sb.out"; }
+p95_of() { awk '/95th percentile:/{print $3; exit}' "$tmp/sb.out"; }
+# cpu_ticks PID: utime+stime+cutime+cstime (fields 14-17 of /proc/PID/stat;
+# the command name, field 2, may hold spaces, so count from its ")").
+cpu_ticks() { awk '{sub(/.*\) /, ""); print $12 + $13 + $14 + $15}' "/proc/$1/stat"; }
+HZ=$(getconf CLK_TCK)
+
+# A relay whose sessions fail (the first query through it) is skipped here,
+# before the rounds, with the reason.
+for path in "${PATHS[@]}"; do
+	if ! sb oltp_point_select "$path" --events=20 --time=0; then
+		SKIP[$path]="sysbench through it failed: $(grep -m1 -iE 'error|fatal' "$tmp/sb.out" || tail -1 "$tmp/sb.out")"
+	fi
+done
+live=()
+for path in "${PATHS[@]}"; do [ -n "${SKIP[$path]:-}" ] || live+=("$path"); done
+
+echo "bench-seed: MariaDB $("${root[@]}" -N -e 'select version()'), sysbench ${WORKLOADS[*]}, 1 thread, table-size $TABLE_SIZE"
+echo "  placement $PLACEMENT: mariadbd on CPU $CPU_DB, relay on CPU $CPU_RELAY, sysbench on CPU $CPU_CLIENT (taskset -c)"
+echo "  $ROUNDS interleaved rounds x ${SECS}s per path and workload; medians; upstream leg TCP nodelay for every relay"
+
+# --- timed rounds ----------------------------------------------------------
+# $tmp/rounds: "workload path tps p95 relay_ms_per_txn"
+for r in $(seq "$ROUNDS"); do
+	for w in "${WORKLOADS[@]}"; do
+		for path in "${live[@]}"; do
+			pid=${RPID[$path]:-}
+			[ -n "$pid" ] && c0=$(cpu_ticks "$pid")
+			sb "$w" "$path" --time="$SECS" || { echo "bench-seed: sysbench $w via $path failed: $(tail -3 "$tmp/sb.out")" >&2; exit 1; }
+			cpu=-
+			if [ -n "$pid" ]; then
+				sleep 0.1 # socat's child exits and is reaped after the client leaves
+				c1=$(cpu_ticks "$pid")
+				cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v n="$(txns_of)" 'BEGIN{printf "%.4f", (b-a)*1000/hz/n}')
+			fi
+			echo "$w $path $(tps_of) $(p95_of) $cpu" >>"$tmp/rounds"
+		done
+	done
+	echo "  round $r/$ROUNDS done" >&2
+done
+
+# --- counted pass (strace) -------------------------------------------------
+# $tmp/counts: "workload path syscalls runtime messages"
+for w in "${WORKLOADS[@]}"; do
+	ev=$STRACE_EVENTS
+	[ "$w" = oltp_point_select ] && ev=$((STRACE_EVENTS * 10))
+	for path in "${live[@]}"; do
+		pid=${RPID[$path]:-}
+		[ -n "$pid" ] || continue
+		strace -c -f -p "$pid" -o "$tmp/strace.out" 2>"$tmp/strace.err" &
+		spid=$!
+		pids+=("$spid")
+		for i in $(seq 100); do grep -q attached "$tmp/strace.err" && break; sleep 0.05; done
+		sb "$w" "$path" --events="$ev" --time=0 || { echo "bench-seed: counted sysbench via $path failed" >&2; exit 1; }
+		sleep 0.1
+		kill -INT "$spid" 2>/dev/null || true
+		wait "$spid" 2>/dev/null || true
+		awk -v w="$w" -v p="$path" -v q="$(queries_of)" '
+			$NF == "total" { total = $4 }
+			$NF == "futex" || $NF == "nanosleep" || $NF == "sched_yield" { rt += $4 }
+			END { printf "%s %s %d %d %d\n", w, p, total, rt, 2 * q }' "$tmp/strace.out" >>"$tmp/counts"
+	done
+done
+
+# --- table -----------------------------------------------------------------
+echo
+awk -v paths="${PATHS[*]}" -v workloads="${WORKLOADS[*]}" '
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+FILENAME ~ /rounds$/ { k = $1 SUBSEP $2; n[k]++; tps[k, n[k]] = $3; p95[k, n[k]] = $4; cpu[k, n[k]] = $5; next }
+{ k = $1 SUBSEP $2; sys[k] = $5 ? $3 / $5 : 0; rt[k] = $5 ? $4 / $5 : 0; msgs[k] = $5; counted[k] = 1 }
+END {
+	np = split(paths, P, " "); nw = split(workloads, W, " ")
+	for (x = 1; x <= nw; x++) {
+		w = W[x]
+		printf "%s\n%-15s %10s %8s %9s %15s %9s %9s\n", w, "path", "tps", "vs dir", "p95 ms", "relay CPU/txn", "sys/msg", "rt/msg"
+		for (y = 1; y <= np; y++) {
+			p = P[y]; k = w SUBSEP p
+			if (!(k in n)) continue
+			for (i = 1; i <= n[k]; i++) { a[i] = tps[k, i]; b[i] = p95[k, i]; c[i] = cpu[k, i] }
+			mt[k] = median(a, n[k]); mp = median(b, n[k])
+			mc = c[1] == "-" ? "-" : sprintf("%.3f ms", median(c, n[k]))
+			leg = p ~ /unix$/ ? "unix" : "tcp"
+			d = mt[w SUBSEP "direct-" leg]
+			printf "%-15s %10.2f %8.3f %9.2f %15s %9s %9s\n", p, mt[k], d ? mt[k] / d : 0, mp, mc,
+				counted[k] ? sprintf("%.2f", sys[k]) : "-", counted[k] ? sprintf("%.3f", rt[k]) : "-"
+		}
+		for (y = 1; y <= 2; y++) {
+			leg = y == 1 ? "tcp" : "unix"; best = ""; peer = 0
+			for (z = 1; z <= np; z++) {
+				p = P[z]; k = w SUBSEP p
+				if (!(k in mt) || p !~ ("-" leg "$")) continue
+				if (p ~ /^(socat|haproxy)-/) { if (mt[k] > peer) peer = mt[k]; continue }
+				if (p ~ /^direct-/) continue
+				if (best == "" || mt[k] > mt[w SUBSEP best]) best = p
+			}
+			if (best != "" && peer > 0)
+				printf "  %s leg: best engine %s at %.3f x max(socat, haproxy) tps (target >= 1.0)\n", leg, best, mt[w SUBSEP best] / peer
+		}
+		print ""
+	}
+}' "$tmp/rounds" "$tmp/counts"
+echo "relay CPU/txn: utime+stime from /proc/PID/stat over each timed run; sys/msg and rt/msg (futex+nanosleep+sched_yield):"
+echo "  strace -c -f -p PID over $STRACE_EVENTS oltp_read_only / $((STRACE_EVENTS * 10)) oltp_point_select transactions, messages = 2 x queries"
+for path in "${PATHS[@]}" "${!SKIP[@]}"; do
+	[ -n "${SKIP[$path]:-}" ] && echo "skipped $path: ${SKIP[$path]}"
+done | sort -u
+
+cat <<'SEEDS'
+
+The seeds' published table (MXS-1515, one machine, 2018: sysbench oltp_read_only, 1 thread,
+30 s, 1M rows, database on another host; other machine, other figures, context only):
+| path | tps | avg ms | p95 ms |
+|---|---|---|---|
+| direct TCP | 1024.54 | 0.97 | 1.21 |
+| HAProxy | 568.24 | 1.76 | 2.61 |
+| MaxScale readconnroute | 559.36 | 1.79 | 2.76 |
+| socat TCP nodelay | 677.32 | 1.48 | 2.35 |
+| MaxScale, client on UNIX socket | 773.85 | 1.29 | 1.89 |
+| socat UNIX -> TCP | 756.86 | 1.32 | 1.96 |
+SEEDS

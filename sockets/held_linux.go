@@ -1,0 +1,106 @@
+package sockets
+
+import (
+	"io"
+	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// heldTimeout is the SO_RCVTIMEO and SO_SNDTIMEO of a held FD. Its length
+// hardly matters (an expiry only repeats the call): what matters is that
+// one is set, since a blocking socket call with no timeout is restarted
+// after a signal handler (Go installs its handlers with SA_RESTART), and
+// with one fails with EINTR instead (signal(7), sock_intr_errno in
+// net/core/sock.c). That EINTR is how a goroutine asleep in a raw read
+// learns that the scheduler wants it to yield.
+const heldTimeout = 1 // second
+
+// SetHeld prepares a Blocking FD for ReadHeld and WriteHeld: the calling
+// goroutine will keep its P while it sleeps in the kernel (see HoldP and
+// rawio_linux.go for why), and a signal must be able to interrupt it.
+func (f *FD) SetHeld() error {
+	tv := unix.Timeval{Sec: heldTimeout}
+	for _, opt := range []int{unix.SO_RCVTIMEO, unix.SO_SNDTIMEO} {
+		if err := unix.SetsockoptTimeval(f.Sysfd(), unix.SOL_SOCKET, opt, &tv); err != nil {
+			return os.NewSyscallError("setsockopt SO_RCVTIMEO/SO_SNDTIMEO", err)
+		}
+	}
+	return nil
+}
+
+// heldRW makes one blocking read(2) or write(2): raw while the goroutines
+// holding Ps leave one for the rest of the program (SpareP), through the
+// scheduler otherwise.
+func (f *FD) heldRW(trap uintptr, p []byte) (int, unix.Errno) {
+	if SpareP() {
+		return rawRW(trap, f.Sysfd(), p)
+	}
+	var n int
+	var err error
+	if trap == unix.SYS_READ {
+		n, err = unix.Read(f.Sysfd(), p)
+	} else {
+		n, err = unix.Write(f.Sysfd(), p)
+	}
+	if err != nil {
+		e, ok := err.(unix.Errno)
+		if !ok {
+			e = unix.EIO
+		}
+		return 0, e
+	}
+	return n, 0
+}
+
+// ReadHeld reads into p from a Blocking FD made ready by SetHeld, sleeping
+// in the kernel until data, EOF (io.EOF; also after Interrupt) or an error.
+// A signal makes it yield to the scheduler and read again.
+func (f *FD) ReadHeld(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, e := f.heldRW(unix.SYS_READ, p)
+		switch e {
+		case 0:
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		case unix.EINTR:
+			runtime.Gosched()
+			continue
+		case unix.EAGAIN:
+			continue // SO_RCVTIMEO expired
+		case unix.EBADF:
+			return 0, ErrClosed
+		}
+		return 0, os.NewSyscallError("read", e)
+	}
+}
+
+// WriteHeld writes all of p to a Blocking FD made ready by SetHeld.
+func (f *FD) WriteHeld(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		n, e := f.heldRW(unix.SYS_WRITE, p[done:])
+		if n > 0 {
+			done += n
+		}
+		switch e {
+		case 0:
+			continue
+		case unix.EINTR:
+			runtime.Gosched()
+			continue
+		case unix.EAGAIN:
+			continue // SO_SNDTIMEO expired
+		case unix.EBADF:
+			return done, ErrClosed
+		}
+		return done, os.NewSyscallError("write", e)
+	}
+	return done, nil
+}

@@ -1,0 +1,207 @@
+package sockets
+
+import (
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// rawPair connects a Blocking or Nonblocking FD (client) to an accepted one
+// (server) over TCP loopback.
+func rawPair(t *testing.T, m Mode) (client, server *FD) {
+	t.Helper()
+	ln, bound, err := RawListen(mustParse(t, "TCP4-LISTEN:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	bound.Role = RoleConnect
+	bound.Host = "127.0.0.1"
+	d, err := NewRawDialer(bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err = d.Copy().Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	waitFD(t, client, unix.POLLOUT)
+	if err := client.ConnectResult(); err != nil {
+		t.Fatal(err)
+	}
+	waitFD(t, ln, unix.POLLIN)
+	if server, err = ln.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	if m != Nonblocking {
+		for _, f := range []*FD{client, server} {
+			if err := f.SetMode(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return client, server
+}
+
+func TestNonblockReadWrite(t *testing.T) {
+	c, s := rawPair(t, Nonblocking)
+	buf := make([]byte, 16)
+	if _, err := s.ReadNonblock(buf); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("read of an empty socket: %v, want ErrWouldBlock", err)
+	}
+	if n, err := c.WriteNonblock([]byte("hello")); n != 5 || err != nil {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	waitFD(t, s, unix.POLLIN)
+	if n, err := s.ReadNonblock(buf); err != nil || string(buf[:n]) != "hello" {
+		t.Fatalf("read: %q, %v", buf[:n], err)
+	}
+	c.Shutdown(ShutWrite)
+	waitFD(t, s, unix.POLLIN)
+	if _, err := s.ReadNonblock(buf); err != io.EOF {
+		t.Fatalf("read after the peer's FIN: %v, want io.EOF", err)
+	}
+	// A full socket: the count so far and ErrWouldBlock.
+	big := make([]byte, 64<<20)
+	n, err := s.WriteNonblock(big)
+	if !errors.Is(err, ErrWouldBlock) || n == 0 || n == len(big) {
+		t.Fatalf("write to a full socket: %d of %d, %v", n, len(big), err)
+	}
+}
+
+// TestHeldWaitsLetTheWorldStop: a goroutine asleep in a raw read or a raw
+// epoll_wait keeps its P, so a stop-the-world (runtime.GC) completes only
+// if the preemption signal ends the wait and the helper yields. Without the
+// yield, GC would wait for the read, which the test answers only after GC.
+func TestHeldWaitsLetTheWorldStop(t *testing.T) {
+	c, s := rawPair(t, Blocking)
+	if err := c.SetHeld(); err != nil {
+		t.Fatal(err)
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(epfd)
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(efd)
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN}); err != nil {
+		t.Fatal(err)
+	}
+
+	read := make(chan error, 1)
+	waited := make(chan error, 1)
+	go func() {
+		defer HoldP()()
+		buf := make([]byte, 4)
+		_, err := io.ReadFull(heldReader{c}, buf)
+		if err == nil && string(buf) != "ping" {
+			err = errors.New("read " + string(buf))
+		}
+		read <- err
+	}()
+	go func() {
+		defer HoldP()()
+		ev := make([]unix.EpollEvent, 1)
+		for {
+			n, err := EpollWait(epfd, ev, -1)
+			if err == ErrInterrupted {
+				continue
+			}
+			if err != nil || n > 0 {
+				waited <- err
+				return
+			}
+		}
+	}()
+	gcDone := make(chan struct{})
+	go func() { runtime.GC(); close(gcDone) }()
+	select {
+	case <-gcDone:
+	case <-time.After(20 * time.Second):
+		t.Fatal("runtime.GC did not complete while goroutines slept in raw system calls")
+	}
+	if _, err := s.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	unix.Write(efd, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	for _, ch := range []chan error{read, waited} {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Interrupt ends a held read with EOF.
+	go func() {
+		_, err := c.ReadHeld(make([]byte, 1))
+		read <- err
+	}()
+	c.Interrupt()
+	if err := <-read; err != io.EOF {
+		t.Fatalf("held read after Interrupt: %v, want io.EOF", err)
+	}
+}
+
+type heldReader struct{ *FD }
+
+func (r heldReader) Read(p []byte) (int, error) { return r.ReadHeld(p) }
+
+func TestHoldP(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	r1 := HoldP()
+	r2 := HoldP()
+	if got := runtime.GOMAXPROCS(0); got < procs.base+2 {
+		t.Fatalf("GOMAXPROCS %d with two Ps held over base %d", got, procs.base)
+	}
+	if !SpareP() {
+		t.Fatal("SpareP false with a P reserved for the rest")
+	}
+	r1()
+	r1() // idempotent
+	r2()
+	if h := procs.held.Load(); h != 0 {
+		t.Fatalf("%d Ps still held after release", h)
+	}
+	runtime.GOMAXPROCS(1)
+	release := HoldP()
+	runtime.GOMAXPROCS(1) // as testing.AllocsPerRun does
+	if SpareP() {
+		t.Fatal("SpareP true with GOMAXPROCS 1 and one P held")
+	}
+	release()
+}
+
+func TestRawDialerRefused(t *testing.T) {
+	ln, bound, err := RawListen(mustParse(t, "TCP4-LISTEN:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close() // nothing listens on bound now
+	bound.Role = RoleConnect
+	bound.Host = "127.0.0.1"
+	d, err := NewRawDialer(bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := d.Dial()
+	if err != nil {
+		return // refused at once: fine
+	}
+	defer f.Close()
+	waitFD(t, f, unix.POLLOUT)
+	if err := f.ConnectResult(); !errors.Is(err, unix.ECONNREFUSED) {
+		t.Fatalf("connect to a closed port: %v, want ECONNREFUSED", err)
+	}
+	if _, err := NewRawDialer(mustParse(t, "TCP4-LISTEN:0")); err == nil {
+		t.Fatal("NewRawDialer accepted a listen address")
+	}
+}
