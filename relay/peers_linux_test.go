@@ -27,7 +27,7 @@ type peerRelay struct {
 	cmd  *exec.Cmd
 }
 
-var peerKinds = []string{"goroutine", "epoll", "splice", "socat", "haproxy"}
+var peerKinds = []string{"goroutine", "epoll", "splice", "sockmap", "socat", "haproxy"}
 
 func startPeerRelay(b *testing.B, kind, upstream string) *peerRelay {
 	b.Helper()

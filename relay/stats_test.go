@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results"
@@ -28,6 +30,16 @@ func TestSnapshotHistogramDecodes(t *testing.T) {
 		}
 	}
 	c.Close()
+	// The client can hold the last reply before the loop has recorded its
+	// residence (the sample follows the write); once the loop has seen the
+	// client's FIN and closed the connection, every sample is in.
+	deadline := time.Now().Add(10 * time.Second)
+	for rr.Stats().Connections.Active != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("relay still holds the connection 10s after the client closed it")
+		}
+		runtime.Gosched()
+	}
 	var out bytes.Buffer
 	if err := rr.Stats().WriteJSON(&out); err != nil {
 		t.Fatal(err)
