@@ -136,14 +136,8 @@ func parseHandshakeResponse(b []byte) (handshakeResponse, error) {
 		r.plugin = d.nulBytes("auth plugin name", true)
 	}
 	if r.caps&capConnectAttrs != 0 && d.remaining() > 0 {
-		// Attributes are read to check their framing, then ignored.
-		attrs, _ := d.lenEncBytes("connection attributes")
-		ad := decoder{b: attrs, what: "connection attributes"}
-		for ad.err == nil && ad.remaining() > 0 {
-			ad.lenEncBytes("attribute")
-		}
-		if ad.err != nil {
-			return r, ad.err
+		if err := d.connectAttrs(); err != nil {
+			return r, err
 		}
 	}
 	return r, d.err

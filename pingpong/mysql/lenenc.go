@@ -177,3 +177,19 @@ func (d *decoder) rest() []byte {
 	d.off = len(d.b)
 	return p
 }
+
+// connectAttrs reads the connection attributes that end a handshake
+// response or a COM_CHANGE_USER when CLIENT_CONNECT_ATTRS is on: one
+// length-encoded block of length-encoded key and value strings (MySQL Source
+// Code Documentation, Protocol::HandshakeResponse41 and COM_CHANGE_USER).
+// They are read to check their framing, then ignored. A block that overruns
+// the payload fails d; a bad string inside it is returned, naming the
+// attributes.
+func (d *decoder) connectAttrs() error {
+	attrs, _ := d.lenEncBytes("connection attributes")
+	ad := decoder{b: attrs, what: "connection attributes"}
+	for ad.err == nil && ad.remaining() > 0 {
+		ad.lenEncBytes("attribute")
+	}
+	return ad.err
+}
