@@ -1,18 +1,10 @@
 package tailbuf
 
 import (
-	"os"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/hoplat/hoplat/internal/leak"
 )
-
-func TestMain(m *testing.M) {
-	check := leak.Start("tailbuf")
-	os.Exit(check.Finish(m.Run(), true))
-}
 
 func TestString(t *testing.T) {
 	for _, tc := range []struct {
