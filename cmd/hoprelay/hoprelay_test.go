@@ -32,15 +32,8 @@ func TestHoprelayEndToEnd(t *testing.T) {
 	for _, engine := range []string{"goroutine", "epoll", "splice"} {
 		t.Run(engine, func(t *testing.T) {
 			os.Remove(stats)
-			cmd := exec.Command(bin, "--engine", engine, "--stats", stats,
+			cmd, line, err := startRelay(t, bin, "--engine", engine, "--stats", stats,
 				"UNIX-LISTEN:"+sock+",fork", "TCP4:"+up.Addr().String()+",nodelay")
-			stdout, _ := cmd.StdoutPipe()
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			line, err := bufio.NewReader(stdout).ReadString('\n')
 			if want := "listening unix:" + sock + "\n"; err != nil || line != want {
 				t.Fatalf("readiness line %q, %v; want %q", line, err, want)
 			}
@@ -80,6 +73,27 @@ func waitFile(t *testing.T, path string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("%s not written after SIGUSR1", path)
+}
+
+// startRelay starts hoprelay (bin) with args and reads its first stdout
+// line, the readiness line, for the caller to check. The process is killed
+// and reaped when t ends, if it still runs.
+func startRelay(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, line string, err error) {
+	t.Helper()
+	cmd = exec.Command(bin, args...)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	line, err = bufio.NewReader(stdout).ReadString('\n')
+	return cmd, line, err
 }
 
 // startEcho is a TCP upstream on loopback that sends back what each

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,15 +22,8 @@ func TestHoprelaySockmap(t *testing.T) {
 	bin := peer.Hoplat(t, "hoprelay")
 	up := startEcho(t)
 	stats := filepath.Join(t.TempDir(), "stats.json")
-	cmd := exec.Command(bin, "--engine", "sockmap", "--stats", stats,
+	cmd, line, err := startRelay(t, bin, "--engine", "sockmap", "--stats", stats,
 		"TCP4-LISTEN:0,bind=127.0.0.1,reuseaddr,fork,nodelay", "TCP4:"+up.Addr().String()+",nodelay")
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp4:")
 	if err != nil || !ok {
 		t.Fatalf("readiness line %q, %v", line, err)
