@@ -180,9 +180,7 @@ func parseAuthSwitch(b []byte) (authSwitch, error) {
 		return s, fmt.Errorf("mysql: decode auth switch: server asks for mysql_old_password (pre-4.1), which is refused")
 	}
 	d := decoder{b: b, what: "auth switch"}
-	if h := d.u8("header"); d.err == nil && h != headerEOF {
-		return s, fmt.Errorf("mysql: decode auth switch: header 0x%02x, want 0xfe", h)
-	}
+	d.header(headerEOF)
 	s.plugin = d.nulBytes("plugin name", false)
 	s.data = d.rest()
 	return s, d.err

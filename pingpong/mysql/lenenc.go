@@ -60,6 +60,14 @@ func (d *decoder) failf(format string, args ...any) {
 	}
 }
 
+// header reads a packet's first byte, which says what the packet is, and
+// fails d unless it is want.
+func (d *decoder) header(want byte) {
+	if h := d.u8("header"); d.err == nil && h != want {
+		d.failf("header 0x%02x, want 0x%02x", h, want)
+	}
+}
+
 func (d *decoder) remaining() int { return len(d.b) - d.off }
 
 func (d *decoder) bytes(n int, field string) []byte {
