@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -25,7 +26,7 @@ type Process struct {
 	Argv []string
 
 	cmd       *exec.Cmd
-	stderr    *tail
+	stderr    *tailbuf.Buffer
 	listening chan sockets.Addr
 	done      chan struct{} // closed once the process has been waited for
 	waitErr   error
@@ -45,7 +46,7 @@ func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
 	p := &Process{
 		Name:      name,
 		Argv:      argv,
-		stderr:    &tail{max: 4096},
+		stderr:    tailbuf.New(4096),
 		listening: make(chan sockets.Addr, 16),
 		done:      make(chan struct{}),
 	}
@@ -186,29 +187,20 @@ func kill(cmd *exec.Cmd) {
 // Stderr is the last few KiB the process wrote to stderr.
 func (p *Process) Stderr() string { return p.stderr.String() }
 
-// tail keeps the last max bytes written to it.
+// tail is a tailbuf.Buffer of max bytes, made on first use, for the callers
+// that name it by the struct literal &tail{max: n} (RunClient). New code
+// takes tailbuf.New directly.
 type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	max  int
+	once sync.Once
+	buf  *tailbuf.Buffer
 }
 
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
+func (t *tail) buffer() *tailbuf.Buffer {
+	t.once.Do(func() { t.buf = tailbuf.New(t.max) })
+	return t.buf
 }
 
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if s == "" {
-		return "(empty)"
-	}
-	return strings.ReplaceAll(s, "\n", " | ")
-}
+func (t *tail) Write(b []byte) (int, error) { return t.buffer().Write(b) }
+
+func (t *tail) String() string { return t.buffer().String() }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hoplat/hoplat/internal/tailbuf"
 )
 
 // An ssh host is driven with the system's OpenSSH client, so that the
@@ -108,9 +110,8 @@ func (c *sshConn) ssh(ctx context.Context, args ...string) *exec.Cmd {
 func (c *sshConn) run(ctx context.Context, script string, stdin io.Reader) (string, error) {
 	cmd := c.command(ctx, script)
 	cmd.Stdin = stdin
-	var stderr tail
-	stderr.max = 2048
-	cmd.Stderr = &stderr
+	stderr := tailbuf.New(2048)
+	cmd.Stderr = stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return string(out), sshError(stderr.String(), err)

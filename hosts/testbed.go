@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hoplat/hoplat/internal/tailbuf"
 )
 
 // Errors a caller may test for with errors.Is.
@@ -321,12 +323,11 @@ func (tb *Testbed) Run(ctx context.Context, name string, argv ...string) ([]byte
 		full, _ := tb.Argv(name, argv)
 		cmd = exec.CommandContext(ctx, full[0], full[1:]...)
 	}
-	var stderr tail
-	stderr.max = 2048
-	cmd.Stderr = &stderr
+	stderr := tailbuf.New(2048)
+	cmd.Stderr = stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return out, fmt.Errorf("hosts: %s: run %s: %w (stderr: %s)", h, shellJoin(argv), err, &stderr)
+		return out, fmt.Errorf("hosts: %s: run %s: %w (stderr: %s)", h, shellJoin(argv), err, stderr)
 	}
 	return out, nil
 }
@@ -440,7 +441,7 @@ type Process struct {
 	cmd    *exec.Cmd
 	h      *host
 	tb     *Testbed
-	stderr *tail
+	stderr *tailbuf.Buffer
 	stdout io.Closer // ssh: the session's stdout pipe
 	done   chan struct{}
 	err    error
@@ -471,7 +472,7 @@ func (tb *Testbed) Start(ctx context.Context, name string, c Command) (*Process,
 	if c.Name == "" {
 		c.Name = c.Argv[0]
 	}
-	p := &Process{Name: c.Name, Host: name, h: h, tb: tb, stderr: &tail{max: 4096}, done: make(chan struct{})}
+	p := &Process{Name: c.Name, Host: name, h: h, tb: tb, stderr: tailbuf.New(4096), done: make(chan struct{})}
 	var errOut io.Writer = p.stderr
 	if c.Stderr != nil {
 		errOut = io.MultiWriter(p.stderr, c.Stderr)
@@ -567,33 +568,6 @@ func (p *Process) Stop() error {
 		return fmt.Errorf("hosts: %s: %s exited: %w (stderr: %s)", p.h, p.Name, p.err, p.stderr)
 	}
 	return nil
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if s == "" {
-		return "(empty)"
-	}
-	return strings.ReplaceAll(s, "\n", " | ")
 }
 
 // shellQuote quotes s for a POSIX shell: ssh hands the remote side one

@@ -104,29 +104,13 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("relay: cpus: bad CPU %d", cpu)
 		}
 	}
-	if c.Engine == EngineGoroutine {
-		switch {
-		case len(c.CPUs) > 0:
-			return c, fmt.Errorf("relay: cpus %v: the goroutine engine has no threads of its own to pin (use taskset, or engine epoll)", c.CPUs)
-		case c.Spin || c.BusyPoll != 0:
-			return c, fmt.Errorf("relay: spin/busy-poll: needs engine epoll or splice (the goroutine engine waits in Go's netpoller)")
-		case c.Lock != LockNone:
-			return c, fmt.Errorf("relay: lock %s: needs engine epoll or splice", c.Lock)
-		case c.Workers != 1:
-			return c, fmt.Errorf("relay: workers %d: needs engine epoll or splice (the goroutine engine uses GOMAXPROCS)", c.Workers)
+	if why, ok := noLoopReasons[c.Engine]; ok {
+		if err := c.checkNoLoop(why); err != nil {
+			return c, err
 		}
 	}
 	if c.Engine == EngineSockmap {
-		switch {
-		case len(c.CPUs) > 0:
-			return c, fmt.Errorf("relay: cpus %v: the sockmap engine moves bytes in the kernel, no relay thread to pin", c.CPUs)
-		case c.Spin || c.BusyPoll != 0:
-			return c, fmt.Errorf("relay: spin/busy-poll: the sockmap engine has no loop that polls per message")
-		case c.Lock != LockNone:
-			return c, fmt.Errorf("relay: lock %s: the sockmap engine takes no lock per message", c.Lock)
-		case c.Workers != 1:
-			return c, fmt.Errorf("relay: workers %d: the sockmap engine runs one thread for accepts and closes", c.Workers)
-		case c.MaxConns > 1<<20:
+		if c.MaxConns > 1<<20 {
 			return c, fmt.Errorf("relay: max-conns %d: the sockmap engine's maps hold at most %d connections", c.MaxConns, 1<<20)
 		}
 		// The maps are created once, two entries per connection.
@@ -146,4 +130,39 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logf = func(string, ...any) {}
 	}
 	return c, nil
+}
+
+// noLoop says, option by option, why an engine without event loops of its
+// own has no use for the options that tune a loop.
+type noLoop struct{ cpus, spin, lock, workers string }
+
+// noLoopReasons holds the engines without event loops of their own.
+var noLoopReasons = map[Engine]noLoop{
+	EngineGoroutine: {
+		cpus:    "the goroutine engine has no threads of its own to pin (use taskset, or engine epoll)",
+		spin:    "needs engine epoll or splice (the goroutine engine waits in Go's netpoller)",
+		lock:    "needs engine epoll or splice",
+		workers: "needs engine epoll or splice (the goroutine engine uses GOMAXPROCS)",
+	},
+	EngineSockmap: {
+		cpus:    "the sockmap engine moves bytes in the kernel, no relay thread to pin",
+		spin:    "the sockmap engine has no loop that polls per message",
+		lock:    "the sockmap engine takes no lock per message",
+		workers: "the sockmap engine runs one thread for accepts and closes",
+	},
+}
+
+// checkNoLoop refuses the first loop option c sets, with the engine's reason.
+func (c Config) checkNoLoop(why noLoop) error {
+	switch {
+	case len(c.CPUs) > 0:
+		return fmt.Errorf("relay: cpus %v: %s", c.CPUs, why.cpus)
+	case c.Spin || c.BusyPoll != 0:
+		return fmt.Errorf("relay: spin/busy-poll: %s", why.spin)
+	case c.Lock != LockNone:
+		return fmt.Errorf("relay: lock %s: %s", c.Lock, why.lock)
+	case c.Workers != 1:
+		return fmt.Errorf("relay: workers %d: %s", c.Workers, why.workers)
+	}
+	return nil
 }

@@ -21,20 +21,7 @@ import (
 // at exit, clean exit on SIGTERM with the UNIX path removed.
 func TestHoprelayEndToEnd(t *testing.T) {
 	bin := peer.Hoplat(t, "hoprelay")
-	up, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	go func() {
-		for {
-			c, err := up.Accept()
-			if err != nil {
-				return
-			}
-			go func() { io.Copy(c, c); c.Close() }()
-		}
-	}()
+	up := startEcho(t)
 	dir, err := os.MkdirTemp("", "hr")
 	if err != nil {
 		t.Fatal(err)
@@ -45,15 +32,8 @@ func TestHoprelayEndToEnd(t *testing.T) {
 	for _, engine := range []string{"goroutine", "epoll", "splice"} {
 		t.Run(engine, func(t *testing.T) {
 			os.Remove(stats)
-			cmd := exec.Command(bin, "--engine", engine, "--stats", stats,
+			cmd, line, err := startRelay(t, bin, "--engine", engine, "--stats", stats,
 				"UNIX-LISTEN:"+sock+",fork", "TCP4:"+up.Addr().String()+",nodelay")
-			stdout, _ := cmd.StdoutPipe()
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			line, err := bufio.NewReader(stdout).ReadString('\n')
 			if want := "listening unix:" + sock + "\n"; err != nil || line != want {
 				t.Fatalf("readiness line %q, %v; want %q", line, err, want)
 			}
@@ -61,19 +41,11 @@ func TestHoprelayEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.Write([]byte("ping"))
-			buf := make([]byte, 4)
-			c.SetReadDeadline(time.Now().Add(10 * time.Second))
-			if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "ping" {
-				t.Fatalf("echo %q, %v", buf, err)
-			}
+			echoPing(t, c)
 			cmd.Process.Signal(syscall.SIGUSR1)
 			waitFile(t, stats)
 			c.Close()
-			cmd.Process.Signal(syscall.SIGTERM)
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("exit after SIGTERM: %v", err)
-			}
+			stopTerm(t, cmd)
 			if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("UNIX path left behind: %v", err)
 			}
@@ -101,4 +73,68 @@ func waitFile(t *testing.T, path string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("%s not written after SIGUSR1", path)
+}
+
+// startRelay starts hoprelay (bin) with args and reads its first stdout
+// line, the readiness line, for the caller to check. The process is killed
+// and reaped when t ends, if it still runs.
+func startRelay(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, line string, err error) {
+	t.Helper()
+	cmd = exec.Command(bin, args...)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	line, err = bufio.NewReader(stdout).ReadString('\n')
+	return cmd, line, err
+}
+
+// startEcho is a TCP upstream on loopback that sends back what each
+// connection sends it, closed when t ends.
+func startEcho(t *testing.T) net.Listener {
+	t.Helper()
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	go func() {
+		for {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	return up
+}
+
+// echoPing sends "ping" on c, through the relay to the echo upstream, and
+// wants it back within 10 s.
+func echoPing(t *testing.T, c net.Conn) {
+	t.Helper()
+	c.Write([]byte("ping"))
+	buf := make([]byte, 4)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "ping" {
+		t.Fatalf("echo %q, %v", buf, err)
+	}
+}
+
+// stopTerm stops hoprelay as a service manager would, with SIGTERM, and
+// wants a clean exit.
+func stopTerm(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
 }

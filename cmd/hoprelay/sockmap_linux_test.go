@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/relay"
@@ -25,30 +20,10 @@ func TestHoprelaySockmap(t *testing.T) {
 		peer.Unavailable(t, err.Error())
 	}
 	bin := peer.Hoplat(t, "hoprelay")
-	up, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	go func() {
-		for {
-			c, err := up.Accept()
-			if err != nil {
-				return
-			}
-			go func() { io.Copy(c, c); c.Close() }()
-		}
-	}()
+	up := startEcho(t)
 	stats := filepath.Join(t.TempDir(), "stats.json")
-	cmd := exec.Command(bin, "--engine", "sockmap", "--stats", stats,
+	cmd, line, err := startRelay(t, bin, "--engine", "sockmap", "--stats", stats,
 		"TCP4-LISTEN:0,bind=127.0.0.1,reuseaddr,fork,nodelay", "TCP4:"+up.Addr().String()+",nodelay")
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp4:")
 	if err != nil || !ok {
 		t.Fatalf("readiness line %q, %v", line, err)
@@ -57,17 +32,9 @@ func TestHoprelaySockmap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Write([]byte("ping"))
-	buf := make([]byte, 4)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "ping" {
-		t.Fatalf("echo %q, %v", buf, err)
-	}
+	echoPing(t, c)
 	c.Close()
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("exit after SIGTERM: %v", err)
-	}
+	stopTerm(t, cmd)
 	b, _ := os.ReadFile(stats)
 	var s map[string]json.RawMessage
 	if err := json.Unmarshal(b, &s); err != nil {

@@ -92,15 +92,8 @@ func TestClientEventAllocs(t *testing.T) {
 		{Command: CommandOLTPRO, PS: true},
 		{Command: CommandOLTPRO},
 	} {
-		w, err := NewWorkload(tc)
-		if err != nil {
-			t.Fatal(err)
-		}
 		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
-		s, err := w.Prepare(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, s := mustPrepare(t, c, tc)
 		rng := rand.New(rand.NewPCG(5, 6))
 		allocs := testing.AllocsPerRun(200, func() {
 			if _, err := s.Event(rng); err != nil {
@@ -117,12 +110,8 @@ func TestClientEventAllocs(t *testing.T) {
 // TCP against the mock: client, server and kernel together.
 func BenchmarkClientPointSelect(b *testing.B) {
 	m := startMock(b, ServerConfig{User: "u", Password: "p"})
-	w, _ := NewWorkload(WorkloadConfig{Command: CommandPointSelect, PS: true})
 	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
-	s, err := w.Prepare(c)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, s := mustPrepare(b, c, WorkloadConfig{Command: CommandPointSelect, PS: true})
 	rng := rand.New(rand.NewPCG(7, 8))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -58,15 +58,8 @@ func TestWorkloadsAgainstMock(t *testing.T) {
 	m := startMock(t, ServerConfig{User: "u", Password: "p"})
 	for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
 		for _, ps := range []bool{false, true} {
-			w, err := NewWorkload(WorkloadConfig{Command: cmd, PS: ps, Query: "SELECT 42"})
-			if err != nil {
-				t.Fatal(err)
-			}
 			c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
-			s, err := w.Prepare(c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, s := mustPrepare(t, c, WorkloadConfig{Command: cmd, PS: ps, Query: "SELECT 42"})
 			rng := rand.New(rand.NewPCG(1, 2))
 			for range 20 {
 				q, err := s.Event(rng)
@@ -115,14 +108,7 @@ func TestClientClassicEOF(t *testing.T) {
 	}
 	for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
 		for _, ps := range []bool{false, true} {
-			w, err := NewWorkload(WorkloadConfig{Command: cmd, PS: ps, Query: "SHOW WARNINGS"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := w.Prepare(c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, s := mustPrepare(t, c, WorkloadConfig{Command: cmd, PS: ps, Query: "SHOW WARNINGS"})
 			if _, err := s.Event(rand.New(rand.NewPCG(1, 1))); err != nil {
 				t.Fatalf("%s ps=%v: %v", cmd, ps, err)
 			}

@@ -21,9 +21,7 @@ func (e *ServerError) Error() string {
 // the 4.1 protocol is on, then the message.
 func parseErr(b []byte) error {
 	d := decoder{b: b, what: "ERR packet"}
-	if h := d.u8("header"); d.err == nil && h != headerErr {
-		return fmt.Errorf("mysql: decode ERR packet: header 0x%02x, want 0xff", h)
-	}
+	d.header(headerErr)
 	e := &ServerError{Code: d.u16("error code")}
 	if d.err != nil {
 		return d.err

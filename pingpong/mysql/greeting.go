@@ -136,14 +136,8 @@ func parseHandshakeResponse(b []byte) (handshakeResponse, error) {
 		r.plugin = d.nulBytes("auth plugin name", true)
 	}
 	if r.caps&capConnectAttrs != 0 && d.remaining() > 0 {
-		// Attributes are read to check their framing, then ignored.
-		attrs, _ := d.lenEncBytes("connection attributes")
-		ad := decoder{b: attrs, what: "connection attributes"}
-		for ad.err == nil && ad.remaining() > 0 {
-			ad.lenEncBytes("attribute")
-		}
-		if ad.err != nil {
-			return r, ad.err
+		if err := d.connectAttrs(); err != nil {
+			return r, err
 		}
 	}
 	return r, d.err
@@ -186,9 +180,7 @@ func parseAuthSwitch(b []byte) (authSwitch, error) {
 		return s, fmt.Errorf("mysql: decode auth switch: server asks for mysql_old_password (pre-4.1), which is refused")
 	}
 	d := decoder{b: b, what: "auth switch"}
-	if h := d.u8("header"); d.err == nil && h != headerEOF {
-		return s, fmt.Errorf("mysql: decode auth switch: header 0x%02x, want 0xfe", h)
-	}
+	d.header(headerEOF)
 	s.plugin = d.nulBytes("plugin name", false)
 	s.data = d.rest()
 	return s, d.err

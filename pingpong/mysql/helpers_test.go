@@ -126,6 +126,21 @@ func mustDial(t testing.TB, network, addr string, cfg ClientConfig) *Client {
 	return c
 }
 
+// mustPrepare builds the workload cfg describes and prepares its
+// statements on c, failing t on either error.
+func mustPrepare(t testing.TB, c *Client, cfg WorkloadConfig) (*Workload, *Session) {
+	t.Helper()
+	w, err := NewWorkload(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.Prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, s
+}
+
 func asServerError(err error) *ServerError {
 	var se *ServerError
 	if errors.As(err, &se) {

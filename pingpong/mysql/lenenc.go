@@ -60,6 +60,14 @@ func (d *decoder) failf(format string, args ...any) {
 	}
 }
 
+// header reads a packet's first byte, which says what the packet is, and
+// fails d unless it is want.
+func (d *decoder) header(want byte) {
+	if h := d.u8("header"); d.err == nil && h != want {
+		d.failf("header 0x%02x, want 0x%02x", h, want)
+	}
+}
+
 func (d *decoder) remaining() int { return len(d.b) - d.off }
 
 func (d *decoder) bytes(n int, field string) []byte {
@@ -176,4 +184,20 @@ func (d *decoder) rest() []byte {
 	p := d.b[d.off:]
 	d.off = len(d.b)
 	return p
+}
+
+// connectAttrs reads the connection attributes that end a handshake
+// response or a COM_CHANGE_USER when CLIENT_CONNECT_ATTRS is on: one
+// length-encoded block of length-encoded key and value strings (MySQL Source
+// Code Documentation, Protocol::HandshakeResponse41 and COM_CHANGE_USER).
+// They are read to check their framing, then ignored. A block that overruns
+// the payload fails d; a bad string inside it is returned, naming the
+// attributes.
+func (d *decoder) connectAttrs() error {
+	attrs, _ := d.lenEncBytes("connection attributes")
+	ad := decoder{b: attrs, what: "connection attributes"}
+	for ad.err == nil && ad.remaining() > 0 {
+		ad.lenEncBytes("attribute")
+	}
+	return ad.err
 }

@@ -40,9 +40,7 @@ func appendOK(b []byte, header byte, affected uint64, status uint16) []byte {
 // parseEOF decodes a classic 5-byte EOF packet.
 func parseEOF(b []byte) (status uint16, err error) {
 	d := decoder{b: b, what: "EOF packet"}
-	if h := d.u8("header"); d.err == nil && h != headerEOF {
-		return 0, fmt.Errorf("mysql: decode EOF packet: header 0x%02x, want 0xfe", h)
-	}
+	d.header(headerEOF)
 	d.u16("warnings")
 	status = d.u16("status flags")
 	return status, d.err
@@ -157,9 +155,7 @@ func binaryValueLen(t uint8) int {
 // the encoding its column type dictates.
 func checkBinaryRow(b []byte, types []byte) error {
 	d := decoder{b: b, what: "binary row"}
-	if h := d.u8("header"); d.err == nil && h != headerOK {
-		return fmt.Errorf("mysql: decode binary row: header 0x%02x, want 0x00", h)
-	}
+	d.header(headerOK)
 	bitmap := d.bytes((len(types)+9)/8, "NULL bitmap")
 	for i, t := range types {
 		if d.err != nil {
@@ -197,9 +193,7 @@ type stmtPrepareOK struct {
 func parseStmtPrepareOK(b []byte) (stmtPrepareOK, error) {
 	var p stmtPrepareOK
 	d := decoder{b: b, what: "prepare OK"}
-	if h := d.u8("header"); d.err == nil && h != headerOK {
-		return p, fmt.Errorf("mysql: decode prepare OK: header 0x%02x, want 0x00", h)
-	}
+	d.header(headerOK)
 	p.id = d.u32("statement id")
 	p.columns = d.u16("column count")
 	p.params = d.u16("parameter count")

@@ -252,13 +252,8 @@ func parseChangeUser(b []byte, caps uint32) (changeUserRequest, error) {
 			r.plugin = d.nulBytes("auth plugin name", true)
 		}
 		if caps&capConnectAttrs != 0 && d.remaining() > 0 {
-			attrs, _ := d.lenEncBytes("connection attributes")
-			ad := decoder{b: attrs, what: "connection attributes"}
-			for ad.err == nil && ad.remaining() > 0 {
-				ad.lenEncBytes("attribute")
-			}
-			if ad.err != nil {
-				return r, ad.err
+			if err := d.connectAttrs(); err != nil {
+				return r, err
 			}
 		}
 	}

@@ -1,0 +1,13 @@
+package tailbuf
+
+import (
+	"os"
+	"testing"
+
+	"github.com/hoplat/hoplat/internal/leak"
+)
+
+func TestMain(m *testing.M) {
+	check := leak.Start("tailbuf")
+	os.Exit(check.Finish(m.Run(), true))
+}
