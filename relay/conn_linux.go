@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -71,25 +72,35 @@ func (l *loop) accept() {
 			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
 			return
 		}
-		if !r.admit() {
-			r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
-			cfd.Close()
-			continue
+		if ufd := r.connectUpstream(cfd, l.dial, &l.accepted); ufd != nil {
+			l.add(cfd, ufd)
 		}
-		l.accepted.Add(1)
-		if !r.listen.IsUnix() {
-			cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
-		}
-		ufd, err := l.dial.Dial()
-		if err != nil {
-			r.counters.upstreamFailed.Add(1)
-			r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(cfd.Sysfd()), r.bound, r.connect.NetAddr(), err)
-			cfd.Close()
-			r.release()
-			continue
-		}
-		l.add(cfd, ufd)
 	}
+}
+
+// connectUpstream admits a client socket a raw-fd engine accepted and dials
+// the upstream for it with dial, resolved once when the engine started. It
+// returns nil when the connection is refused (max-conns) or the upstream
+// fails: then cfd is closed and the refusal counted and logged.
+func (r *Relay) connectUpstream(cfd *sockets.FD, dial *sockets.RawDialer, accepted *atomic.Int64) *sockets.FD {
+	if !r.admit() {
+		r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
+		cfd.Close()
+		return nil
+	}
+	accepted.Add(1)
+	if !r.listen.IsUnix() {
+		cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
+	}
+	ufd, err := dial.Dial()
+	if err != nil {
+		r.counters.upstreamFailed.Add(1)
+		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(cfd.Sysfd()), r.bound, r.connect.NetAddr(), err)
+		cfd.Close()
+		r.release()
+		return nil
+	}
+	return ufd
 }
 
 func (l *loop) add(cfd, ufd *sockets.FD) {

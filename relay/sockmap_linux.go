@@ -107,6 +107,7 @@ type sockmapEngine struct {
 	stopOnce      sync.Once
 	acceptPaused  bool
 	accepted      atomic.Int64
+	dial          *sockets.RawDialer // upstream, resolved once
 
 	slots    []*smConn
 	free     []int32
@@ -171,6 +172,10 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	if r.listen.IsUnix() || r.connect.IsUnix() {
 		return nil, fmt.Errorf("relay: engine sockmap: UNIX legs (listen %s, connect %s): TCP only: %w", r.listen, r.connect, errors.ErrUnsupported)
 	}
+	dial, err := sockets.NewRawDialer(r.connect)
+	if err != nil {
+		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
+	}
 	objs, err := newSockmapObjs(r.cfg.MaxConns)
 	if err != nil {
 		return nil, err
@@ -186,7 +191,7 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	}
 	bound.Opts = sockets.Options{}
 	r.bound = bound
-	e := &sockmapEngine{r: r, ln: ln, objs: objs, epfd: -1, wake: -1, forceFD: -1,
+	e := &sockmapEngine{r: r, ln: ln, dial: dial, objs: objs, epfd: -1, wake: -1, forceFD: -1,
 		acceptStopped: make(chan struct{}), copyDone: make(chan copyResult, 64)}
 	fail := func(op string, err error) (engine, error) {
 		e.closeListener()
@@ -388,22 +393,9 @@ func (e *sockmapEngine) accept() {
 			}
 			return
 		}
-		if !r.admit() {
-			r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
-			cfd.Close()
-			continue
+		if ufd := r.connectUpstream(cfd, e.dial, &e.accepted); ufd != nil {
+			e.add(cfd, ufd)
 		}
-		e.accepted.Add(1)
-		cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
-		ufd, err := sockets.RawDial(r.connect)
-		if err != nil {
-			r.counters.upstreamFailed.Add(1)
-			r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(cfd.Sysfd()), r.bound, r.connect.NetAddr(), err)
-			cfd.Close()
-			r.release()
-			continue
-		}
-		e.add(cfd, ufd)
 	}
 }
 
