@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // Run builds each stage's topology, runs every path in interleaved rounds,
@@ -55,7 +56,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(pinning) > 0 {
 		rep.Env.Pinning = pinning
 	}
-	rep.Verdicts = Verdicts(rep)
+	rep.Verdicts = hop.Verdicts(rep)
 	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
 // shortConfig is a default run cut down to seconds, against the stand-ins.
@@ -103,8 +105,8 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 		t.Errorf("pinning %v lacks the client's", rep.Env.Pinning)
 	}
 	var js bytes.Buffer
-	WriteJSON(&js, rep)
-	if err := CheckJSON(js.Bytes()); err != nil {
+	hop.WriteJSON(&js, rep)
+	if err := hoptest.CheckJSON(js.Bytes()); err != nil {
 		t.Error(err)
 	}
 	for _, want := range []string{"round 1/3 (warm-up)", "round 3/3", "epoll unix->tcp", "left", "skip socat tcp->tcp"} {
@@ -159,8 +161,8 @@ func TestRunChainAndThreadSweep(t *testing.T) {
 		}
 	}
 	var js bytes.Buffer
-	WriteJSON(&js, rep)
-	if err := CheckJSON(js.Bytes()); err != nil {
+	hop.WriteJSON(&js, rep)
+	if err := hoptest.CheckJSON(js.Bytes()); err != nil {
 		t.Error(err)
 	}
 }

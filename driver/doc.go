@@ -1,8 +1,11 @@
-// Package driver builds hopbench's topology — a responder, relays in front of
-// it, socat and HAProxy when installed — as separate OS processes, runs the
-// load client over every path in interleaved rounds, and explains what each
-// hop adds: paired differences against the direct path, per-hop slopes of
-// relay chains, thread and service-time sweeps.
+// Package driver runs hopbench, in four steps that its files follow: plan
+// the matrix of paths, thread counts and backend settings (plan.go,
+// path.go); build each stage's topology — a responder, relays in front of
+// it, socat and HAProxy when installed — as separate OS processes
+// (topology.go, components.go); run the load client over every path in
+// interleaved rounds (bench.go, pingpong.go); and collect the rounds'
+// samples and the relays' stats for results/hop, which explains what each
+// hop adds and writes the report (results.go, relaystats.go).
 //
 // It measures nothing itself: every figure comes from a pingpong process, so
 // the driver's own scheduling never sits on a measured path.

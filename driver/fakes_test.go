@@ -22,8 +22,7 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -168,7 +167,7 @@ func fakePingpong(args []string) int {
 	if s, ok := flags["size"]; ok {
 		size, _ = strconv.Atoi(s[0])
 	}
-	hist := hdrhistogram.New(1, int64(60*time.Second), 3)
+	hist := results.NewHistogram()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var errs atomic.Int64
@@ -184,7 +183,7 @@ func fakePingpong(args []string) int {
 				return
 			}
 			defer c.Close()
-			h := hdrhistogram.New(1, int64(60*time.Second), 3)
+			h := results.NewHistogram()
 			buf := make([]byte, size)
 			for time.Now().Before(end) {
 				t0 := time.Now()
@@ -196,7 +195,7 @@ func fakePingpong(args []string) int {
 					errs.Add(1)
 					return
 				}
-				h.RecordValue(time.Since(t0).Nanoseconds())
+				h.Record(time.Since(t0).Nanoseconds())
 			}
 			mu.Lock()
 			hist.Merge(h)
@@ -208,21 +207,17 @@ func fakePingpong(args []string) int {
 		fmt.Fprintln(os.Stderr, "pingpong:", dialErr)
 		return 1
 	}
-	enc, _ := hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	us := func(ns int64) float64 { return float64(ns) / 1e3 }
+	enc, _ := hist.Encode()
+	lat := results.LatencyOf(hist)
 	out := map[string]any{
 		"schema": "hoplat.pingpong.v1",
 		"env":    map[string]any{"pinning": map[string]string{"workers": "0-1"}},
 		"results": []map[string]any{{
-			"threads": threads,
-			"tps":     map[string]any{"mean": float64(hist.TotalCount()) / d.Seconds()},
-			"latency_us": map[string]float64{
-				"min": us(hist.Min()), "avg": hist.Mean() / 1e3, "p50": us(hist.ValueAtQuantile(50)),
-				"p95": us(hist.ValueAtQuantile(95)), "p99": us(hist.ValueAtQuantile(99)),
-				"p999": us(hist.ValueAtQuantile(99.9)), "max": us(hist.Max()),
-			},
-			"errors":    errs.Load(),
-			"histogram": string(enc),
+			"threads":    threads,
+			"tps":        map[string]any{"mean": float64(hist.Count()) / d.Seconds()},
+			"latency_us": lat,
+			"errors":     errs.Load(),
+			"histogram":  enc,
 		}},
 	}
 	json.NewEncoder(os.Stdout).Encode(out)

@@ -36,32 +36,3 @@ func TestChainPaths(t *testing.T) {
 		t.Errorf("chain paths\n got %q\nwant %q", names, want)
 	}
 }
-
-func TestBaseline(t *testing.T) {
-	p := Path{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1}
-	if b := p.Baseline(); b != DirectPath(UNIX) || b.Name() != "direct unix" {
-		t.Errorf("baseline of %s = %s", p.Name(), b.Name())
-	}
-}
-
-func TestParseRelayTransport(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Relay
-		ok   bool
-	}{
-		{"direct", Direct, true}, {"none", Direct, true}, {"EPOLL", Epoll, true},
-		{" socat ", Socat, true}, {"haproxy", HAProxy, true}, {"nginx", "", false}, {"", "", false},
-	} {
-		got, err := ParseRelay(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseRelay(%q) = %q, %v", tc.in, got, err)
-		}
-	}
-	if _, err := ParseTransport("udp"); err == nil {
-		t.Error("udp accepted")
-	}
-	if tr, err := ParseTransport("UNIX"); err != nil || tr != UNIX {
-		t.Errorf("UNIX: %v %v", tr, err)
-	}
-}

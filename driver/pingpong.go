@@ -3,7 +3,6 @@ package driver
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -71,89 +69,32 @@ func (c Client) Env() []string {
 	return nil
 }
 
-// Sample is one round of one path as pingpong measured it. Latencies are
-// full round trips in microseconds.
-type Sample struct {
-	Latency Latency
-	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
-	TPS     float64
-	Errors  int64
-	Hist    *hdrhistogram.Histogram // nanoseconds; nil if pingpong sent none
-	Failed  string                  // why the round produced no figures; empty if it did
-	Pinning map[string]string       // pinning pingpong reports in its env
-	CPUs    string                  // CPUs the process was allowed, when placed
-}
-
-// Latency is a latency distribution's summary, in microseconds.
-type Latency struct {
-	Min  float64 `json:"min"`
-	Avg  float64 `json:"avg"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-}
-
-// pingpongReport is the part of `pingpong --format json` (hoplat.pingpong.v1)
-// hopbench reads.
-type pingpongReport struct {
-	Schema string `json:"schema"`
-	Env    struct {
-		Pinning map[string]string `json:"pinning"`
-	} `json:"env"`
-	Results []struct {
-		Threads int `json:"threads"`
-		TPS     struct {
-			Mean float64 `json:"mean"`
-		} `json:"tps"`
-		Latency Latency `json:"latency_us"`
-		Connect struct {
-			P50 float64 `json:"p50"`
-		} `json:"connect_us"`
-		Errors    int64  `json:"errors"`
-		Histogram string `json:"histogram"`
-	} `json:"results"`
-}
-
-// ParsePingpong reads one round's figures from pingpong's JSON output.
+// ParsePingpong reads one round's figures from pingpong's JSON output,
+// decoded with the types results writes it from.
 func ParsePingpong(data []byte) (Sample, error) {
-	var r pingpongReport
+	var r results.ReportJSON
 	if err := json.Unmarshal(data, &r); err != nil {
 		return Sample{}, fmt.Errorf("driver: parse pingpong json: %w (output: %.200q)", err, data)
 	}
-	if r.Schema != "hoplat.pingpong.v1" {
-		return Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want hoplat.pingpong.v1", r.Schema)
+	if r.Schema != results.SchemaPingpong {
+		return Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want %s", r.Schema, results.SchemaPingpong)
 	}
 	if len(r.Results) != 1 {
 		return Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
 	}
 	res := r.Results[0]
-	s := Sample{Latency: res.Latency, Connect: res.Connect.P50, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning}
+	s := Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning}
+	if res.Connect != nil {
+		s.Connect = res.Connect.P50
+	}
 	if res.Histogram != "" {
-		h, err := DecodeHistogram(res.Histogram)
+		h, err := results.DecodeHistogram(res.Histogram)
 		if err != nil {
 			return Sample{}, err
 		}
 		s.Hist = h
 	}
 	return s, nil
-}
-
-// DecodeHistogram reads the histogram field: hdrhistogram-go's V2 compressed
-// encoding, which its Encode already writes as base64. A writer that
-// base64-encoded that text once more is read too.
-func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(s))
-	if err == nil {
-		return h, nil
-	}
-	if inner, err2 := base64.StdEncoding.DecodeString(s); err2 == nil {
-		if h, err2 := hdrhistogram.Decode(inner); err2 == nil {
-			return h, nil
-		}
-	}
-	return nil, fmt.Errorf("driver: decode histogram %.40q: %w", s, err)
 }
 
 // RunClient runs one pingpong process to completion, on cpus when any,

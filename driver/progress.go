@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // progress writes one line per pingpong run: where the run is and about how
@@ -53,7 +55,7 @@ func (p *progress) end(s Sample) {
 		fmt.Fprintf(p.w, "-> failed: %s\n", s.Failed)
 		return
 	}
-	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, us(s.Latency.P50), us(s.Latency.P95), s.Errors)
+	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, hop.Us(s.Latency.P50), hop.Us(s.Latency.P95), s.Errors)
 }
 
 func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }

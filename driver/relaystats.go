@@ -5,36 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
-)
 
-// relaySnapshot is the part of hoprelay's --stats JSON (hoplat.relay.v1)
-// hopbench reads: how many chunks each direction moved and how long a chunk
-// resided in the relay, from the wake-up that found it readable to the
-// write that finished it.
-type relaySnapshot struct {
-	Schema     string `json:"schema"`
-	Directions struct {
-		ClientToUpstream struct {
-			Chunks int64 `json:"chunks"`
-		} `json:"client_to_upstream"`
-	} `json:"directions"`
-	Residence struct {
-		Count  int64   `json:"count"`
-		MeanNs float64 `json:"mean_ns"`
-	} `json:"residence"`
-}
+	"github.com/hoplat/hoplat/relay"
+)
 
 // ParseRelayStats reads one hop's residence per request in microseconds:
 // the mean chunk residence times the chunks per request, counting a
 // request as one chunk from the client (true of ping-pong with messages
-// smaller than the relay's buffer).
+// smaller than the relay's buffer). The file is decoded with the type
+// hoprelay writes it from.
 func ParseRelayStats(data []byte) (float64, error) {
-	var s relaySnapshot
+	var s relay.Snapshot
 	if err := json.Unmarshal(data, &s); err != nil {
 		return 0, fmt.Errorf("driver: parse relay stats: %w", err)
 	}
-	if s.Schema != "hoplat.relay.v1" {
-		return 0, fmt.Errorf("driver: parse relay stats: schema %q, want hoplat.relay.v1", s.Schema)
+	if s.Schema != relay.Schema {
+		return 0, fmt.Errorf("driver: parse relay stats: schema %q, want %s", s.Schema, relay.Schema)
 	}
 	requests := s.Directions.ClientToUpstream.Chunks
 	if requests <= 0 || s.Residence.Count <= 0 {

@@ -1,11 +1,14 @@
 package driver
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/relay"
 )
 
 const relayStats = `{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"bytes":6400,"chunks":100},
@@ -48,4 +51,18 @@ func FuzzParseRelayStats(f *testing.F) {
 			t.Errorf("NaN residence from %q", data)
 		}
 	})
+}
+
+// TestParseRelayStatsReadsWhatRelayWrites: the driver reads the stats file
+// with hoprelay's own type, so what Snapshot.WriteJSON writes comes back.
+func TestParseRelayStatsReadsWhatRelayWrites(t *testing.T) {
+	s := relay.Snapshot{Schema: relay.Schema, Residence: relay.Residence{Count: 200, MeanNs: 3000}}
+	s.Directions.ClientToUpstream = relay.DirStats{Bytes: 6400, Chunks: 100}
+	var b bytes.Buffer
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if us, err := ParseRelayStats(b.Bytes()); err != nil || us != 6 {
+		t.Errorf("got %v, %v; want 6 µs", us, err)
+	}
 }

@@ -72,7 +72,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 		}
 		switch {
 		case !ok:
-			t.Skipped = append(t.Skipped, Skip{p.Name(), fmt.Sprintf("the backend has no %s socket", p.Upstream)})
+			t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: fmt.Sprintf("the backend has no %s socket", p.Upstream)})
 		case p.Hops == 0:
 			t.Entries[p] = up
 		case p.Relay == HAProxy:
@@ -83,7 +83,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 				if !errors.As(err, &missing) {
 					return nil, err
 				}
-				t.Skipped = append(t.Skipped, Skip{p.Name(), missing.Error()})
+				t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: missing.Error()})
 			}
 		}
 	}
@@ -94,7 +94,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 				return nil, err
 			}
 			for _, p := range viaHAProxy {
-				t.Skipped = append(t.Skipped, Skip{p.Name(), missing.Error()})
+				t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: missing.Error()})
 			}
 		}
 	}

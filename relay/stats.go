@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"os"
@@ -11,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/hoplat/hoplat/results"
 )
 
 // Schema names the JSON layout Snapshot.WriteJSON writes.
@@ -35,33 +34,25 @@ type counters struct {
 }
 
 // recorder is one loop's (or one shard of goroutines') residence
-// histogram. The mutex is uncontended except while a snapshot merges it.
+// histogram: results.Histogram, the one every hoplat figure is kept in, so
+// that residence and round trips share range, precision and clamping. The
+// mutex is uncontended except while a snapshot merges it.
 type recorder struct {
 	mu sync.Mutex
-	h  *hdrhistogram.Histogram
+	h  *results.Histogram
 }
 
-// Residence times run from 1 ns to 60 s with 3 significant digits, the
-// range and precision every hoplat histogram uses, so they merge.
-func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(60*time.Second), 3) }
+func newRecorder() *recorder { return &recorder{h: results.NewHistogram()} }
 
-func newRecorder() *recorder { return &recorder{h: newHistogram()} }
-
-// record adds one chunk's residence; RecordValue only fails for values out
-// of range, which it then drops: a chunk held a minute is clamped instead.
+// record adds one chunk's residence; Record clamps it into range without
+// allocating.
 func (r *recorder) record(ns int64) {
-	if ns < 1 {
-		ns = 1
-	}
-	if ns > int64(60*time.Second) {
-		ns = int64(60 * time.Second)
-	}
 	r.mu.Lock()
-	r.h.RecordValue(ns)
+	r.h.Record(ns)
 	r.mu.Unlock()
 }
 
-func (r *recorder) mergeInto(h *hdrhistogram.Histogram) {
+func (r *recorder) mergeInto(h *results.Histogram) {
 	r.mu.Lock()
 	h.Merge(r.h)
 	r.mu.Unlock()
@@ -99,7 +90,7 @@ type Residence struct {
 	P99Ns     int64   `json:"p99_ns"`
 	P999Ns    int64   `json:"p999_ns"`
 	MaxNs     int64   `json:"max_ns"`
-	Histogram string  `json:"histogram,omitempty"` // base64 of hdrhistogram V2 compressed encoding
+	Histogram string  `json:"histogram,omitempty"` // results.Histogram.Encode: HdrHistogram V2 compressed, base64
 }
 
 // LoopStats is one event loop's share of the work.
@@ -146,12 +137,7 @@ type Snapshot struct {
 	// Loops lists, per event loop, the connections it accepted: how the
 	// listener spread them (epoll and splice engines only).
 	Loops []LoopStats `json:"loops,omitempty"`
-
-	hist *hdrhistogram.Histogram
 }
-
-// ResidenceHistogram returns the merged residence histogram (nanoseconds).
-func (s Snapshot) ResidenceHistogram() *hdrhistogram.Histogram { return s.hist }
 
 // WriteJSON writes s as one indented JSON document.
 func (s Snapshot) WriteJSON(w io.Writer) error {
@@ -177,20 +163,21 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	}
 	s.Directions.ClientToUpstream = DirStats{c.bytes[0].Load(), c.chunks[0].Load()}
 	s.Directions.UpstreamToClient = DirStats{c.bytes[1].Load(), c.chunks[1].Load()}
-	h := newHistogram()
+	h := results.NewHistogram()
 	for _, rec := range recs {
 		rec.mergeInto(h)
 	}
-	s.hist = h
 	s.Loops = loops
 	s.Residence = Residence{
-		Count: h.TotalCount(), MinNs: h.Min(), MeanNs: h.Mean(),
-		P50Ns: h.ValueAtQuantile(50), P90Ns: h.ValueAtQuantile(90), P99Ns: h.ValueAtQuantile(99),
-		P999Ns: h.ValueAtQuantile(99.9), MaxNs: h.Max(),
+		Count: h.Count(), MinNs: h.Min(), MeanNs: h.Mean(),
+		P50Ns: h.Quantile(50), P90Ns: h.Quantile(90), P99Ns: h.Quantile(99),
+		P999Ns: h.Quantile(99.9), MaxNs: h.Max(),
 	}
-	if h.TotalCount() > 0 {
-		if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-			s.Residence.Histogram = base64.StdEncoding.EncodeToString(enc)
+	if h.Count() > 0 {
+		// Encode's text is base64 already; encoding it once more, as
+		// this did before, made a field no HdrHistogram reader takes.
+		if enc, err := h.Encode(); err == nil {
+			s.Residence.Histogram = enc
 		}
 	}
 	return s

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/base64"
 	"fmt"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -20,11 +21,19 @@ func (h *Histogram) Encode() (string, error) {
 
 // DecodeHistogram reads what Encode wrote (or any V2 compressed
 // HdrHistogram in base64) into a Histogram of the usual range; values
-// outside it are clamped as Record clamps them.
+// outside it are clamped as Record clamps them. Text base64-encoded once
+// more, as hoprelay's --stats files held before they used Encode, is read
+// too.
 func DecodeHistogram(s string) (*Histogram, error) {
 	d, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
-		return nil, fmt.Errorf("results: decode histogram: %w", err)
+		inner, err2 := base64.StdEncoding.DecodeString(s)
+		if err2 != nil {
+			return nil, fmt.Errorf("results: decode histogram %.40q: %w", s, err)
+		}
+		if d, err2 = hdrhistogram.Decode(inner); err2 != nil {
+			return nil, fmt.Errorf("results: decode histogram %.40q: %w", s, err)
+		}
 	}
 	h := NewHistogram()
 	for _, b := range d.Distribution() {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/base64"
 	"testing"
 )
 
@@ -53,4 +54,24 @@ func FuzzDecodeHistogram(f *testing.F) {
 			t.Fatalf("re-encode: %v", err)
 		}
 	})
+}
+
+// TestDecodeHistogramTwiceEncoded reads the form hoprelay's --stats files
+// held before they used Encode: the base64 text base64-encoded once more.
+func TestDecodeHistogramTwiceEncoded(t *testing.T) {
+	h := NewHistogram()
+	for _, v := range []int64{24_000, 25_000, 26_000} {
+		h.Record(v)
+	}
+	enc, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeHistogram(base64.StdEncoding.EncodeToString([]byte(enc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Count() != 3 || got.Quantile(50) != h.Quantile(50) {
+		t.Errorf("decoded %d values, p50 %d; want 3, %d", got.Count(), got.Quantile(50), h.Quantile(50))
+	}
 }

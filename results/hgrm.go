@@ -49,3 +49,27 @@ const (
 	hgrmSubBuckets = 2048
 	hgrmBuckets    = 26
 )
+
+// Spectrum is h's percentile spectrum as the .hgrm file lists it (hgrmTicks
+// ticks per half distance): percentiles from 0 to 100 and the latency in
+// microseconds at each, for a plot. The maximum is placed at the percentile
+// of the last of n values, 100(1-1/n), as HdrHistogram's plotter does, since
+// 100% lies at infinity on a 1/(1-q) axis. An empty h has no spectrum.
+func (h *Histogram) Spectrum() (pct, us []float64) {
+	n := float64(h.Count())
+	if n == 0 {
+		return nil, nil
+	}
+	for _, b := range h.h.CumulativeDistributionWithTicks(hgrmTicks) {
+		q := b.Quantile
+		if q >= 100 {
+			q = 100 * (1 - 1/n)
+		}
+		if len(pct) > 0 && q <= pct[len(pct)-1] {
+			continue
+		}
+		pct = append(pct, q)
+		us = append(us, float64(b.ValueAt)/nsPerUs)
+	}
+	return pct, us
+}

@@ -6,33 +6,34 @@ import (
 	"io"
 )
 
-// reportJSON is the pingpong --format json document (DESIGN.md, "JSON fields
-// that scripts rely on"): schema first, then the config and environment the
-// figures came from, then one entry per thread count.
-type reportJSON struct {
+// ReportJSON is the pingpong --format json document (hoplat.pingpong.v1):
+// schema first, then the config and environment the figures came from, then
+// one entry per thread count. WriteJSON writes it; a driver reads pingpong's
+// output back into it.
+type ReportJSON struct {
 	Schema  string     `json:"schema"`
 	Config  any        `json:"config"`
 	Env     Env        `json:"env"`
-	Results []stepJSON `json:"results"`
+	Results []StepJSON `json:"results"`
 }
 
-// stepJSON is a step's figures plus its kept runs' latency histogram,
+// StepJSON is a step's figures plus its kept runs' latency histogram,
 // encoded (Histogram.Encode), so that a driver can merge rounds exactly
 // instead of averaging percentiles.
-type stepJSON struct {
+type StepJSON struct {
 	StepResult
 	Histogram string `json:"histogram"`
 }
 
 // WriteJSON writes r as the hoplat.pingpong.v1 JSON document.
 func WriteJSON(w io.Writer, r Report) error {
-	doc := reportJSON{Schema: r.Schema, Config: r.Config, Env: r.Env, Results: []stepJSON{}}
+	doc := ReportJSON{Schema: r.Schema, Config: r.Config, Env: r.Env, Results: []StepJSON{}}
 	for _, s := range r.Results() {
 		enc, err := s.LatencyHist.Encode()
 		if err != nil {
 			return err
 		}
-		doc.Results = append(doc.Results, stepJSON{StepResult: s, Histogram: enc})
+		doc.Results = append(doc.Results, StepJSON{StepResult: s, Histogram: enc})
 	}
 	if doc.Schema == "" {
 		doc.Schema = SchemaPingpong

@@ -22,6 +22,7 @@ import (
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
 // hopbench returns a command running the real hopbench with args, with the
@@ -53,7 +54,7 @@ func runJSON(t *testing.T, args ...string) (*driver.Report, []byte) {
 	if err != nil {
 		t.Fatalf("hopbench %v: %v\n%s", args, err, stderr.String())
 	}
-	if err := driver.CheckJSON(out); err != nil {
+	if err := hoptest.CheckJSON(out); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var rep driver.Report

@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func main() {
@@ -57,7 +58,7 @@ func run(args []string) int {
 		return 1
 	}
 	if opts.out != "" {
-		if err := driver.WriteDir(opts.out, rep); err != nil {
+		if err := hop.WriteDir(opts.out, rep); err != nil {
 			fmt.Fprintln(os.Stderr, "hopbench:", err)
 			return 1
 		}

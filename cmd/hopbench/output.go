@@ -3,15 +3,15 @@ package main
 import (
 	"io"
 
-	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
-func write(w io.Writer, format string, rep *driver.Report) error {
+func write(w io.Writer, format string, rep *hop.Report) error {
 	switch format {
 	case "json":
-		return driver.WriteJSON(w, rep)
+		return hop.WriteJSON(w, rep)
 	case "csv":
-		return driver.WriteCSV(w, rep)
+		return hop.WriteCSV(w, rep)
 	}
-	return driver.WriteText(w, rep)
+	return hop.WriteText(w, rep)
 }

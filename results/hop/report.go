@@ -1,12 +1,12 @@
-package driver
+package hop
 
 import (
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"time"
 
 	"github.com/hoplat/hoplat/results"
 )
 
-// Schema names the JSON contract of hopbench's report (DESIGN.md).
+// Schema names the JSON contract of hopbench's report.
 const Schema = "hoplat.hopbench.v1"
 
 // Report is everything one hopbench invocation measured.
@@ -75,7 +75,7 @@ type PathResult struct {
 	RelayUs  *float64 `json:"relay_us,omitempty"`
 	KernelUs *float64 `json:"kernel_us,omitempty"`
 
-	Hist *hdrhistogram.Histogram `json:"-"` // merged, nanoseconds; nil without histograms
+	Hist *results.Histogram `json:"-"` // merged; nil without histograms
 	path Path
 }
 
@@ -106,7 +106,7 @@ type Round struct {
 }
 
 // Chain is the fit of p50 round trip against the number of identical relay
-// hops (DESIGN.md `chains`): the slope is one hop's cost, free of the
+// hops (the report's `chains`): the slope is one hop's cost, free of the
 // client's and server's fixed costs, which land in the intercept.
 type Chain struct {
 	Relay         Relay      `json:"relay"`
@@ -126,4 +126,47 @@ type Chain struct {
 type Skip struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+}
+
+// Latency is the latency_us object of the report, in microseconds: the
+// fields of a results.Latency that hoplat.hopbench.v1 has always carried.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Avg  float64 `json:"avg"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// Setting is what a series was measured under besides its path: the
+// backend's service time and result shape, and the client's thread count.
+type Setting struct {
+	ServiceTime time.Duration // time the responder spent per request
+	Size        int           // echo payload bytes, or bytes per row for mysql
+	Rows        int           // mysql rows per result (0: the responder's default)
+	Threads     int
+}
+
+// Series is every round of one path at one setting, in round order: what
+// the driver collects and Analyze reads.
+type Series struct {
+	Setting Setting
+	Path    Path
+	Samples []Sample
+	RelayUs *float64 // the relays' own residence per request, from --stats
+}
+
+// Sample is one round of one path as the load client measured it.
+// Latencies are full round trips in microseconds.
+type Sample struct {
+	Latency results.Latency
+	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
+	TPS     float64
+	Errors  int64
+	Hist    *results.Histogram // nil if the client sent none
+	Failed  string             // why the round produced no figures; empty if it did
+	Pinning map[string]string  // pinning the client reports in its env
+	CPUs    string             // CPUs the process was allowed, when placed
 }

@@ -1,4 +1,4 @@
-package driver
+package hop
 
 import (
 	"encoding/csv"
@@ -97,7 +97,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&row, "%d\t", p.Threads)
 		}
 		if sweep.service {
-			fmt.Fprintf(&row, "%s\t", us(p.ServiceTimeUs))
+			fmt.Fprintf(&row, "%s\t", Us(p.ServiceTimeUs))
 		}
 		if sweep.size {
 			fmt.Fprintf(&row, "%d\t", p.Size)
@@ -105,14 +105,14 @@ func WriteText(w io.Writer, r *Report) error {
 		if sweep.rows {
 			fmt.Fprintf(&row, "%d\t", p.Rows)
 		}
-		fmt.Fprintf(&row, "%s\t%s\t%s\t", us(p.LatencyUs.P50), us(p.LatencyUs.P95), us(p.LatencyUs.P99))
+		fmt.Fprintf(&row, "%s\t%s\t%s\t", Us(p.LatencyUs.P50), Us(p.LatencyUs.P95), Us(p.LatencyUs.P99))
 		switch a := p.AddedUs; {
 		case p.Relay == Direct && a != nil && a.Baseline == p.Name:
 			row.WriteString("baseline\t\t")
 		case a == nil:
 			row.WriteString("-\t\t")
 		default:
-			fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, us(a.CI95P50[0]), us(a.CI95P50[1]))
+			fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, Us(a.CI95P50[0]), Us(a.CI95P50[1]))
 		}
 		fmt.Fprintf(&row, "%.0f\t%d\t", p.TPS, p.Errors+int64(p.Failed))
 		if sweep.stats {
@@ -163,7 +163,7 @@ func optUs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return us(*v)
+	return Us(*v)
 }
 
 // writeThreadTable prints RonDB's result format, one line per thread count
@@ -174,7 +174,7 @@ func writeThreadTable(w io.Writer, paths []PathResult) {
 	for _, p := range paths {
 		key := p.Name
 		if p.ServiceTimeUs != 0 || p.Size != paths[0].Size || p.Rows != paths[0].Rows {
-			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, us(p.ServiceTimeUs), p.Size, p.Rows)
+			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, Us(p.ServiceTimeUs), p.Size, p.Rows)
 		}
 		if _, ok := by[key]; !ok {
 			names = append(names, key)
@@ -197,11 +197,11 @@ func writeChainTable(w io.Writer, chains []Chain) {
 		var hops, p50 []string
 		for i, h := range c.Hops {
 			hops = append(hops, strconv.Itoa(h))
-			p50 = append(p50, us(c.P50Us[i]))
+			p50 = append(p50, Us(c.P50Us[i]))
 		}
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, us(c.ServiceTimeUs),
-			strings.Join(hops, ","), strings.Join(p50, ","), us(c.PerHopUs), us(c.PerHopCI95[0]), us(c.PerHopCI95[1]),
-			us(c.InterceptUs), c.R2)
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, Us(c.ServiceTimeUs),
+			strings.Join(hops, ","), strings.Join(p50, ","), Us(c.PerHopUs), Us(c.PerHopCI95[0]), Us(c.PerHopCI95[1]),
+			Us(c.InterceptUs), c.R2)
 	}
 	tw.Flush()
 }

@@ -1,4 +1,4 @@
-package driver
+package hop
 
 import (
 	"fmt"
@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/plot"
 )
 
@@ -14,7 +17,7 @@ import (
 // result, and the plots.
 func WriteDir(dir string, rep *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("hopbench: out dir %s: %w", dir, err)
+		return fmt.Errorf("hop: out dir %s: %w", dir, err)
 	}
 	files := []struct {
 		name  string
@@ -34,11 +37,38 @@ func WriteDir(dir string, rep *Report) error {
 			continue
 		}
 		name := filepath.Join(dir, FileName(p, rep.Paths)+".hgrm")
-		if err := writeFile(name, func(w io.Writer) error { return WriteHgrm(w, p.Hist) }); err != nil {
+		if err := writeFile(name, func(w io.Writer) error { return results.WriteHgrm(w, p.Hist) }); err != nil {
 			return err
 		}
 	}
 	return writePlots(dir, rep)
+}
+
+// FileName is a file name for r among all: its path name with every
+// character a shell or file system dislikes replaced, then its thread
+// count, and its service time, size and rows where those vary among all.
+func FileName(r PathResult, all []PathResult) string {
+	name := strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
+			return c
+		}
+		return '_'
+	}, strings.ReplaceAll(r.Name, "->", "-to-"))
+	v := sweeps(all)
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteString("_t" + strconv.Itoa(r.Threads))
+	if v.service {
+		b.WriteString("_svc" + strings.ReplaceAll(strconv.FormatFloat(r.ServiceTimeUs, 'g', -1, 64), ".", "p") + "us")
+	}
+	if v.size {
+		b.WriteString("_size" + strconv.Itoa(r.Size))
+	}
+	if v.rows {
+		b.WriteString("_rows" + strconv.Itoa(r.Rows))
+	}
+	return b.String()
 }
 
 func writeFile(name string, fill func(io.Writer) error) error {
@@ -68,7 +98,7 @@ func writePlots(dir string, rep *Report) error {
 	var bars []plot.Bar
 	for _, p := range first {
 		if p.Hist != nil {
-			x, y := Spectrum(p.Hist)
+			x, y := p.Hist.Spectrum()
 			spec = append(spec, plot.Series{Name: p.Name, X: x, Y: y})
 		}
 		if a := p.AddedUs; a != nil && p.Relay != Direct {

@@ -1,27 +1,18 @@
-package driver
+package hop
 
 import (
 	"slices"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hoplat/hoplat/results"
 )
-
-// Series is every round of one cell in one stage, in round order.
-type Series struct {
-	Stage   Stage
-	Cell    Cell
-	Samples []Sample
-	RelayUs *float64 // the relays' own residence per request, from --stats
-}
 
 // kept reports whether round i counts: past the warm-up and with figures.
 func (s Series) kept(i, discard int) bool { return i >= discard && s.Samples[i].Failed == "" }
 
-// Analyze turns measured series into the report's paths and, when hops is
-// set, chain fits. discard is the number of leading warm-up rounds.
-func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
+// Analyze turns measured series into the report's paths and, when chains
+// is set, fits of p50 against hop count. discard is the number of leading
+// warm-up rounds.
+func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 	sums := make([]PathResult, len(all))
 	for i, s := range all {
 		sums[i] = summarise(s, discard)
@@ -47,30 +38,30 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 			r.KernelUs = &kernel
 		}
 	}
-	var chains []Chain
-	if len(hops) > 0 {
-		chains = fitChains(all, sums, discard)
+	var fits []Chain
+	if chains {
+		fits = fitChains(all, sums, discard)
 	}
-	return sums, chains
+	return sums, fits
 }
 
 func summarise(s Series, discard int) PathResult {
-	p := s.Cell.Path
+	p := s.Path
 	r := PathResult{
 		Name:              p.Name(),
 		Relay:             p.Relay,
 		ClientTransport:   p.Client,
 		UpstreamTransport: p.Upstream,
 		Hops:              p.Hops,
-		Threads:           s.Cell.Threads,
-		ServiceTimeUs:     float64(s.Stage.ServiceTime.Nanoseconds()) / 1e3,
-		Size:              s.Stage.Size,
-		Rows:              s.Stage.Rows,
+		Threads:           s.Setting.Threads,
+		ServiceTimeUs:     float64(s.Setting.ServiceTime.Nanoseconds()) / 1e3,
+		Size:              s.Setting.Size,
+		Rows:              s.Setting.Rows,
 		path:              p,
 	}
 	var tps, connect []float64
-	var lats []Latency
-	var merged *hdrhistogram.Histogram
+	var lats []results.Latency
+	var merged *results.Histogram
 	for i, smp := range s.Samples {
 		k := s.kept(i, discard)
 		r.Rounds = append(r.Rounds, Round{
@@ -89,7 +80,7 @@ func summarise(s Series, discard int) PathResult {
 		lats = append(lats, smp.Latency)
 		if smp.Hist != nil {
 			if merged == nil {
-				merged = hdrhistogram.New(smp.Hist.LowestTrackableValue(), smp.Hist.HighestTrackableValue(), int(smp.Hist.SignificantFigures()))
+				merged = results.NewHistogram()
 			}
 			merged.Merge(smp.Hist)
 		}
@@ -99,9 +90,9 @@ func summarise(s Series, discard int) PathResult {
 		r.TPS, r.TPSCI95 = e.Mean, e.CI95
 		r.ConnectUs = results.AnalyzeSeries(connect, 0).Mean
 	}
-	if merged != nil && merged.TotalCount() > 0 && len(lats) == countHists(s, discard) {
+	if merged != nil && merged.Count() > 0 && len(lats) == countHists(s, discard) {
 		r.Hist = merged
-		r.LatencyUs = latencyOf(merged)
+		r.LatencyUs = latencyUs(results.LatencyOf(merged))
 	} else {
 		r.LatencyUs = meanLatency(lats)
 	}
@@ -118,24 +109,15 @@ func countHists(s Series, discard int) int {
 	return n
 }
 
-// latencyOf reads the summary from a histogram in nanoseconds.
-func latencyOf(h *hdrhistogram.Histogram) Latency {
-	us := func(ns int64) float64 { return float64(ns) / 1e3 }
-	return Latency{
-		Min:  us(h.Min()),
-		Avg:  h.Mean() / 1e3,
-		P50:  us(h.ValueAtQuantile(50)),
-		P95:  us(h.ValueAtQuantile(95)),
-		P99:  us(h.ValueAtQuantile(99)),
-		P999: us(h.ValueAtQuantile(99.9)),
-		Max:  us(h.Max()),
-	}
+// latencyUs keeps the fields of l that the report carries.
+func latencyUs(l results.Latency) Latency {
+	return Latency{Min: l.Min, Avg: l.Avg, P50: l.P50, P95: l.P95, P99: l.P99, P999: l.P999, Max: l.Max}
 }
 
 // meanLatency averages rounds' summaries field by field, when no histogram
 // came back to merge. (The mean of p99s is not the p99 of the union, which
 // is why histograms are preferred.)
-func meanLatency(ls []Latency) Latency {
+func meanLatency(ls []results.Latency) Latency {
 	var m Latency
 	if len(ls) == 0 {
 		return m
@@ -157,10 +139,10 @@ func meanLatency(ls []Latency) Latency {
 // thread count, same client transport; when that direct path was not
 // measured (a real server with no UNIX socket), the direct TCP path.
 func baselineOf(all []Series, s Series) *Series {
-	for _, want := range []Path{s.Cell.Path.Baseline(), DirectPath(TCP)} {
+	for _, want := range []Path{s.Path.Baseline(), DirectPath(TCP)} {
 		for i := range all {
 			b := &all[i]
-			if b.Stage == s.Stage && b.Cell.Threads == s.Cell.Threads && b.Cell.Path == want {
+			if b.Setting == s.Setting && b.Path == want {
 				return b
 			}
 		}
@@ -186,12 +168,11 @@ func added(s, base Series, discard int) *Added {
 	// results.Paired gives b-a: the path over its baseline.
 	d50, _ := results.Paired(b50, a50)
 	d99, _ := results.Paired(b99, a99)
-	return &Added{Baseline: base.Cell.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
+	return &Added{Baseline: base.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
 }
 
 type chainKey struct {
-	stage   Stage
-	threads int
+	setting Setting
 	relay   Relay
 	t       Transport
 }
@@ -203,15 +184,15 @@ func fitChains(all []Series, sums []PathResult, discard int) []Chain {
 	var order []chainKey
 	members := map[chainKey][]int{}
 	for i, s := range all {
-		p := s.Cell.Path
+		p := s.Path
 		if p.Hops == 0 || p.Client != p.Upstream || !p.Relay.Chainable() {
 			continue
 		}
-		k := chainKey{s.Stage, s.Cell.Threads, p.Relay, p.Client}
+		k := chainKey{s.Setting, p.Relay, p.Client}
 		if _, ok := members[k]; !ok {
 			order = append(order, k)
 			for j, d := range all { // hop count 0: the direct path
-				if d.Stage == s.Stage && d.Cell.Threads == s.Cell.Threads && d.Cell.Path == DirectPath(p.Client) {
+				if d.Setting == s.Setting && d.Path == DirectPath(p.Client) {
 					members[k] = append(members[k], j)
 				}
 			}
@@ -221,16 +202,16 @@ func fitChains(all []Series, sums []PathResult, discard int) []Chain {
 	var chains []Chain
 	for _, k := range order {
 		idx := members[k]
-		slices.SortStableFunc(idx, func(a, b int) int { return all[a].Cell.Path.Hops - all[b].Cell.Path.Hops })
-		c := Chain{Relay: k.relay, Transport: k.t, Threads: k.threads, ServiceTimeUs: float64(k.stage.ServiceTime.Nanoseconds()) / 1e3}
+		slices.SortStableFunc(idx, func(a, b int) int { return all[a].Path.Hops - all[b].Path.Hops })
+		c := Chain{Relay: k.relay, Transport: k.t, Threads: k.setting.Threads, ServiceTimeUs: float64(k.setting.ServiceTime.Nanoseconds()) / 1e3}
 		var x, y []float64
 		for _, i := range idx {
 			s := all[i]
-			c.Hops = append(c.Hops, s.Cell.Path.Hops)
+			c.Hops = append(c.Hops, s.Path.Hops)
 			c.P50Us = append(c.P50Us, sums[i].LatencyUs.P50)
 			for r, smp := range s.Samples {
 				if s.kept(r, discard) {
-					x = append(x, float64(s.Cell.Path.Hops))
+					x = append(x, float64(s.Path.Hops))
 					y = append(y, smp.Latency.P50)
 				}
 			}

@@ -1,18 +1,14 @@
-package driver
+package hop
 
 import (
 	"bytes"
 	"encoding/csv"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // syntheticReport is a default run's report made from fixed figures: five
 // rounds, the first discarded, socat and HAProxy skipped.
@@ -25,7 +21,7 @@ func syntheticReport() *Report {
 		series(epollTCP, 1, 200, 62, 63, 61, 62),
 		series(epollUNIX, 1, 200, 52, 54, 51, 53),
 	}
-	paths, chains := Analyze(all, 1, nil)
+	paths, chains := Analyze(all, 1, false)
 	r := &Report{
 		Schema: Schema,
 		Config: ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
@@ -39,24 +35,6 @@ func syntheticReport() *Report {
 	}
 	r.Verdicts = Verdicts(r)
 	return r
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
 }
 
 func TestWriteText(t *testing.T) {
@@ -75,31 +53,7 @@ func TestWriteText(t *testing.T) {
 			t.Errorf("text lacks %q", want)
 		}
 	}
-	golden(t, "report.txt", b.Bytes())
-}
-
-func TestWriteJSONKeepsTheContract(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteJSON(&b, syntheticReport()); err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckJSON(b.Bytes()); err != nil {
-		t.Error(err)
-	}
-	golden(t, "report.json", b.Bytes())
-}
-
-func TestCheckJSONRejects(t *testing.T) {
-	for _, bad := range []string{
-		`{"schema":"hoplat.pingpong.v1"}`,
-		`{"schema":"hoplat.hopbench.v1","config":{},"env":{}}`,
-		`{"schema":"hoplat.hopbench.v1","config":{},"env":{},"paths":[{"name":"epoll tcp->tcp","relay":"epoll","client_transport":"tcp","upstream_transport":"tcp","hops":1,"threads":1,"tps":1,"errors":0,"latency_us":{"p50":1,"p95":1,"p99":1}}]}`,
-		`{"schema":"hoplat.hopbench.v1","config":{},"env":{},"paths":[],"chains":[{"relay":"epoll","transport":"tcp","per_hop_us":1,"intercept_us":1,"r2":1,"hops":[0,1],"p50_us":[1],"per_hop_ci95":[0,2]}]}`,
-	} {
-		if err := CheckJSON([]byte(bad)); err == nil {
-			t.Errorf("accepted %s", bad)
-		}
-	}
+	golden.Check(t, "report.txt", b.Bytes())
 }
 
 func TestWriteCSV(t *testing.T) {

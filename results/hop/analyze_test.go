@@ -1,8 +1,10 @@
-package driver
+package hop
 
 import (
 	"math"
 	"testing"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 var (
@@ -15,11 +17,19 @@ var (
 // series builds a synthetic series whose round i has p50 p50s[i] (p99 at
 // twice that) and 1e6/p50 tps.
 func series(p Path, threads int, p50s ...float64) Series {
-	s := Series{Cell: Cell{Path: p, Threads: threads}}
+	s := Series{Setting: Setting{Threads: threads}, Path: p}
 	for _, v := range p50s {
-		s.Samples = append(s.Samples, Sample{Latency: Latency{P50: v, P95: 1.5 * v, P99: 2 * v}, TPS: 1e6 / v})
+		s.Samples = append(s.Samples, Sample{Latency: results.Latency{P50: v, P95: 1.5 * v, P99: 2 * v}, TPS: 1e6 / v})
 	}
 	return s
+}
+
+func histogram(values ...int64) *results.Histogram {
+	h := results.NewHistogram()
+	for _, v := range values {
+		h.Record(v)
+	}
+	return h
 }
 
 func find(t *testing.T, rs []PathResult, p Path) PathResult {
@@ -43,7 +53,7 @@ func TestAnalyzeAddedIsPairedByRound(t *testing.T) {
 		series(epollTCP, 1, 900, 65, 66, 90),
 		series(epollUNIX, 1, 900, 55, 57, 80),
 	}
-	rs, chains := Analyze(all, 1, nil)
+	rs, chains := Analyze(all, 1, false)
 	if chains != nil {
 		t.Errorf("chains without --hops: %v", chains)
 	}
@@ -77,7 +87,7 @@ func TestAnalyzeAddedIsPairedByRound(t *testing.T) {
 func TestAnalyzeFailedRoundsArePairedOut(t *testing.T) {
 	relay := series(epollTCP, 1, 60, 65, 70)
 	relay.Samples[1] = Sample{Failed: "pingpong: connection refused"}
-	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 25, 30), relay}, 0, nil)
+	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 25, 30), relay}, 0, false)
 	e := find(t, rs, epollTCP)
 	if e.Failed != 1 || e.AddedUs.Pairs != 2 || e.AddedUs.P50 != 40 {
 		t.Errorf("failed %d, added %+v", e.Failed, e.AddedUs)
@@ -87,7 +97,7 @@ func TestAnalyzeFailedRoundsArePairedOut(t *testing.T) {
 // A real server with no UNIX socket has no direct unix path: UNIX client
 // legs are then measured against direct tcp, and the report says so.
 func TestAnalyzeBaselineFallback(t *testing.T) {
-	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), series(epollUNIX, 1, 50, 50)}, 0, nil)
+	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), series(epollUNIX, 1, 50, 50)}, 0, false)
 	if a := find(t, rs, epollUNIX).AddedUs; a == nil || a.Baseline != "direct tcp" || a.P50 != 30 {
 		t.Errorf("added %+v", a)
 	}
@@ -95,12 +105,11 @@ func TestAnalyzeBaselineFallback(t *testing.T) {
 
 func TestAnalyzeMergesHistograms(t *testing.T) {
 	s := series(directTCP, 1, 1, 1)
-	h0, _ := DecodeHistogram(encodedHistogram(t, 10000, 10000, 10000))
-	h1, _ := DecodeHistogram(encodedHistogram(t, 30000))
+	h0, h1 := histogram(10000, 10000, 10000), histogram(30000)
 	s.Samples[0].Hist, s.Samples[1].Hist = h0, h1
-	rs, _ := Analyze([]Series{s}, 0, nil)
+	rs, _ := Analyze([]Series{s}, 0, false)
 	r := rs[0]
-	if r.Hist == nil || r.Hist.TotalCount() != 4 {
+	if r.Hist == nil || r.Hist.Count() != 4 {
 		t.Fatalf("merged %v", r.Hist)
 	}
 	if math.Abs(r.LatencyUs.P50-10) > 0.05 || math.Abs(r.LatencyUs.Max-30) > 0.05 {
@@ -118,7 +127,7 @@ func TestAnalyzeChains(t *testing.T) {
 		chain(2, 105, 107),
 		chain(3, 145, 147),
 	}
-	_, chains := Analyze(all, 0, []int{0, 1, 2, 3})
+	_, chains := Analyze(all, 0, true)
 	if len(chains) != 1 {
 		t.Fatalf("chains %+v", chains)
 	}
@@ -135,7 +144,7 @@ func TestAnalyzeRelayResidence(t *testing.T) {
 	relay := series(epollTCP, 1, 60, 60)
 	r := 6.0
 	relay.RelayUs = &r
-	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), relay}, 0, nil)
+	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), relay}, 0, false)
 	e := find(t, rs, epollTCP)
 	if e.RelayUs == nil || *e.RelayUs != 6 || e.KernelUs == nil || *e.KernelUs != 34 {
 		t.Errorf("relay %v kernel %v", e.RelayUs, e.KernelUs)

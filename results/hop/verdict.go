@@ -1,4 +1,4 @@
-package driver
+package hop
 
 import (
 	"fmt"
@@ -104,7 +104,7 @@ func unixLegVerdicts(g map[Path]PathResult) []string {
 			verb, save, lo, hi = "costs", -save, -hi, -lo
 		}
 		line := fmt.Sprintf("%s: %s %s %s µs (%s) per request [95%% CI %s, %s]",
-			label(r), leg, verb, us(save), pct(save, a.LatencyUs.P50), us(lo), us(hi))
+			label(r), leg, verb, Us(save), pct(save, a.LatencyUs.P50), Us(lo), Us(hi))
 		if lo <= 0 && hi >= 0 {
 			line += ", within the noise"
 		}
@@ -135,12 +135,12 @@ func hopCostVerdicts(g map[Path]PathResult) []string {
 	slices.SortStableFunc(hops, func(a, b PathResult) int { return cmpFloat(a.AddedUs.P50, b.AddedUs.P50) })
 	var parts []string
 	for _, p := range hops {
-		parts = append(parts, fmt.Sprintf("%s %s µs", p.Relay, us(p.AddedUs.P50)))
+		parts = append(parts, fmt.Sprintf("%s %s µs", p.Relay, Us(p.AddedUs.P50)))
 	}
 	out := []string{"hop cost (added p50, TCP client leg): " + strings.Join(parts, ", ")}
 	if direct, ok := g[DirectPath(TCP)]; ok {
 		base := direct.LatencyUs.P50
-		line := fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs)", hops[0].Relay, pct(hops[0].AddedUs.P50, base), us(base))
+		line := fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs)", hops[0].Relay, pct(hops[0].AddedUs.P50, base), Us(base))
 		if last := hops[len(hops)-1]; len(hops) > 1 {
 			line += fmt.Sprintf("; the dearest (%s) %s", last.Relay, pct(last.AddedUs.P50, base))
 		}
@@ -158,14 +158,14 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s: the relay holds a request %s µs of the %s µs hop (its code and its read and write calls); wake-ups and the extra loopback legs take the other %s µs",
-				p.Name, us(*p.RelayUs), us(p.AddedUs.P50), us(*p.KernelUs)))
+				p.Name, Us(*p.RelayUs), Us(p.AddedUs.P50), Us(*p.KernelUs)))
 		}
 	}
 	return out
 }
 
 // connectVerdicts separates what a hop costs once per connection from what
-// it costs per request (field-notes.md §2): the relay must accept, connect
+// it costs per request: the relay must accept, connect
 // upstream, and pass the protocol's handshake through.
 func connectVerdicts(g map[Path]PathResult) []string {
 	direct, ok := g[DirectPath(TCP)]
@@ -181,14 +181,14 @@ func connectVerdicts(g map[Path]PathResult) []string {
 	if len(parts) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", us(direct.ConnectUs), strings.Join(parts, ", "))}
+	return []string{fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", Us(direct.ConnectUs), strings.Join(parts, ", "))}
 }
 
 func chainVerdicts(chains []Chain) []string {
 	var out []string
 	for _, c := range chains {
 		out = append(out, fmt.Sprintf("%s %s chain (%s): each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
-			c.Relay, c.Transport, setting(c.Threads, c.ServiceTimeUs), us(c.PerHopUs), us(c.PerHopCI95[0]), us(c.PerHopCI95[1]), c.R2, us(c.InterceptUs)))
+			c.Relay, c.Transport, setting(c.Threads, c.ServiceTimeUs), Us(c.PerHopUs), Us(c.PerHopCI95[0]), Us(c.PerHopCI95[1]), c.R2, Us(c.InterceptUs)))
 	}
 	return out
 }
@@ -223,7 +223,7 @@ func threadVerdicts(paths []PathResult) []string {
 		p := peak[k]
 		where := p.Name
 		if p.ServiceTimeUs != 0 {
-			where += fmt.Sprintf(" (service time %s µs)", us(p.ServiceTimeUs))
+			where += fmt.Sprintf(" (service time %s µs)", Us(p.ServiceTimeUs))
 		}
 		out = append(out, fmt.Sprintf("%s: throughput peaks at %d threads (%.0f tps)", where, p.Threads, p.TPS))
 	}
@@ -265,8 +265,8 @@ func serviceTimeVerdicts(paths []PathResult) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s (%s): adds %s µs, %s of the round trip, at %s µs service time; %s µs, %s, at %s µs",
-			k.name, plural(k.threads, "thread"), us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), us(l.ServiceTimeUs),
-			us(h.AddedUs.P50), pct(h.AddedUs.P50, h.LatencyUs.P50), us(h.ServiceTimeUs)))
+			k.name, plural(k.threads, "thread"), Us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), Us(l.ServiceTimeUs),
+			Us(h.AddedUs.P50), pct(h.AddedUs.P50, h.LatencyUs.P50), Us(h.ServiceTimeUs)))
 	}
 	return out
 }
@@ -275,7 +275,7 @@ func serviceTimeVerdicts(paths []PathResult) []string {
 func setting(threads int, serviceUs float64) string {
 	s := plural(threads, "thread")
 	if serviceUs != 0 {
-		s += fmt.Sprintf(", service time %s µs", us(serviceUs))
+		s += fmt.Sprintf(", service time %s µs", Us(serviceUs))
 	}
 	return s
 }
@@ -287,7 +287,9 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func us(v float64) string {
+// Us writes a figure in microseconds as every hopbench table and verdict
+// does: whole microseconds from 100 up, else one decimal.
+func Us(v float64) string {
 	if math.Abs(v) >= 100 {
 		return fmt.Sprintf("%.0f", v)
 	}

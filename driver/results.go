@@ -1,0 +1,41 @@
+package driver
+
+import "github.com/hoplat/hoplat/results/hop"
+
+// A run's report and the samples it is made of are results/hop's: the
+// driver collects them, hop explains and writes them.
+type (
+	Report       = hop.Report
+	ReportConfig = hop.ReportConfig
+	PathResult   = hop.PathResult
+	Chain        = hop.Chain
+	Skip         = hop.Skip
+	Sample       = hop.Sample
+)
+
+// Schema names the JSON contract of hopbench's report.
+const Schema = hop.Schema
+
+// Series is every round of one cell in one stage, in round order.
+type Series struct {
+	Stage   Stage
+	Cell    Cell
+	Samples []Sample
+	RelayUs *float64 // the relays' own residence per request, from --stats
+}
+
+// Analyze hands the measured series to results/hop, which turns them into
+// the report's paths and, when hops is set, chain fits. discard is the
+// number of leading warm-up rounds.
+func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
+	in := make([]hop.Series, len(all))
+	for i, s := range all {
+		in[i] = hop.Series{
+			Setting: hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads},
+			Path:    s.Cell.Path,
+			Samples: s.Samples,
+			RelayUs: s.RelayUs,
+		}
+	}
+	return hop.Analyze(in, discard, len(hops) > 0)
+}

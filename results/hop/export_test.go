@@ -1,0 +1,7 @@
+package hop
+
+// Test hooks for contract_test.go, which is outside the package.
+var (
+	SyntheticReport = syntheticReport
+	SweepReport     = sweepReport
+)

@@ -1,0 +1,4 @@
+// Package hoptest checks hopbench's output against its contract, for the
+// tests of every package that writes or reads hoplat.hopbench.v1 (as
+// net/http/httptest serves the tests of HTTP code). No binary links it.
+package hoptest
