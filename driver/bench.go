@@ -2,11 +2,13 @@ package driver
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -37,6 +39,20 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
 	var all []Series
 	rep := &Report{Schema: Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []Skip{}}
+	// Steal is the run's, probe included: a vCPU the hypervisor did not
+	// run for a while makes every figure of that while slower.
+	steal := probe.StartSteal()
+	fmt.Fprintln(cfg.Progress, "hopbench: probing the machine: wake-ups and loopback legs, pinned")
+	if m, err := cfg.Probe(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		rep.Warnings = append(rep.Warnings, err.Error())
+		progress.warn(err)
+	} else {
+		rep.Machine = &m
+		fmt.Fprintln(cfg.Progress, "hopbench: "+m.Summary())
+	}
 	pinning := map[string]string{}
 	for si, st := range stages {
 		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, si, len(stages), progress)
@@ -55,6 +71,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
 	if len(pinning) > 0 {
 		rep.Env.Pinning = pinning
+	}
+	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
+		rep.Machine.StealPct = pct
 	}
 	rep.Verdicts = hop.Verdicts(rep)
 	rep.Elapsed = time.Since(began).Seconds()

@@ -14,6 +14,8 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/probe"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -28,7 +30,14 @@ func shortConfig(t *testing.T, relays ...Relay) Config {
 	cfg.Discard = 1
 	cfg.Locate = fakeLocator(fakeBin(t), false)
 	cfg.TempRoot = t.TempDir()
+	cfg.Probe = quickProbe
 	return cfg
+}
+
+// quickProbe is the real probe cut to a few milliseconds: its figures are
+// noise, but the report carries them as a run's would.
+func quickProbe(ctx context.Context) (results.Machine, error) {
+	return probe.Run(ctx, probe.Options{Rounds: 1, RoundTime: 2 * time.Millisecond})
 }
 
 // children lists the processes whose parent is this test process.
@@ -106,10 +115,13 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 	}
 	var js bytes.Buffer
 	hop.WriteJSON(&js, rep)
-	if err := hoptest.CheckJSON(js.Bytes()); err != nil {
+	if err := hoptest.CheckExplained(js.Bytes()); err != nil {
 		t.Error(err)
 	}
-	for _, want := range []string{"round 1/3 (warm-up)", "round 3/3", "epoll unix->tcp", "left", "skip socat tcp->tcp"} {
+	if rep.Machine == nil || rep.Machine.Wake.SameCPU <= 0 {
+		t.Errorf("machine %+v, want the probe's figures", rep.Machine)
+	}
+	for _, want := range []string{"probing the machine", "machine: ", "round 1/3 (warm-up)", "round 3/3", "epoll unix->tcp", "left", "skip socat tcp->tcp"} {
 		if !strings.Contains(progress.String(), want) {
 			t.Errorf("progress lacks %q:\n%s", want, progress.String())
 		}

@@ -1,11 +1,13 @@
 package driver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/results"
 )
 
@@ -45,6 +47,10 @@ type Config struct {
 	Locate    Locator            // nil for Locate
 	Progress  io.Writer          // progress lines; nil for none
 	Env       func() results.Env // describes the machine; nil for results.CollectEnv
+	// Probe measures the machine constants a hop is explained with (its
+	// wake-ups and loopback legs), once, before the first round; nil for
+	// probe.Run with its defaults, about two seconds.
+	Probe func(context.Context) (results.Machine, error)
 }
 
 // DefaultConfig is the default run: every path, 5 rounds of 1 s per path
@@ -104,6 +110,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Env == nil {
 		c.Env = results.CollectEnv
+	}
+	if c.Probe == nil {
+		c.Probe = func(ctx context.Context) (results.Machine, error) { return probe.Run(ctx, probe.Options{}) }
 	}
 	return c
 }

@@ -54,7 +54,7 @@ func runJSON(t *testing.T, args ...string) (*driver.Report, []byte) {
 	if err != nil {
 		t.Fatalf("hopbench %v: %v\n%s", args, err, stderr.String())
 	}
-	if err := hoptest.CheckJSON(out); err != nil {
+	if err := hoptest.CheckExplained(out); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var rep driver.Report

@@ -63,6 +63,10 @@ func WriteCSV(w io.Writer, r *Report) error {
 // round, with the 95% interval), throughput and errors; then skipped paths,
 // the sweeps' own tables and the verdicts.
 func WriteText(w io.Writer, r *Report) error {
+	if r.Machine != nil {
+		fmt.Fprintln(w, r.Machine.Summary())
+		fmt.Fprintln(w)
+	}
 	sweep := sweeps(r.Paths)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// tabwriter right-aligns every column; padding the names by hand keeps

@@ -81,3 +81,20 @@ func TestWriteCSV(t *testing.T) {
 		t.Errorf("relay_us without stats: %q", epoll[col["relay_us"]])
 	}
 }
+
+func TestWriteTextLeadsWithTheMachine(t *testing.T) {
+	rep := syntheticReport()
+	rep.Machine = &results.Machine{
+		Wake: results.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: results.LegUS{TCP: 1.1, UNIX: 0.6},
+		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(b.String(), "\n")
+	want := "machine: kvm, cpuidle haltpoll/haltpoll; wake-up one way 1.2 µs same CPU, 41.0 µs cross CPU; loopback leg 1.1 µs tcp, 0.6 µs unix; steal 0.4%"
+	if first != want {
+		t.Errorf("first line\n%q, want\n%q", first, want)
+	}
+}

@@ -11,15 +11,19 @@ const Schema = "hoplat.hopbench.v1"
 
 // Report is everything one hopbench invocation measured.
 type Report struct {
-	Schema   string       `json:"schema"`
-	Config   ReportConfig `json:"config"`
-	Env      results.Env  `json:"env"` // the machine it ran on, pinning obtained included
-	Paths    []PathResult `json:"paths"`
-	Chains   []Chain      `json:"chains,omitempty"`
-	Skipped  []Skip       `json:"skipped"`
-	Verdicts []string     `json:"verdicts"`
-	Warnings []string     `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
-	Elapsed  float64      `json:"elapsed_s"`
+	Schema string       `json:"schema"`
+	Config ReportConfig `json:"config"`
+	Env    results.Env  `json:"env"` // the machine it ran on, pinning obtained included
+	// Machine is what a short probe measured before the first round: the
+	// wake-up and loopback-leg constants a hop is explained with, and the
+	// environment (idle governor, virtualization, steal over the run).
+	Machine  *results.Machine `json:"machine,omitempty"`
+	Paths    []PathResult     `json:"paths"`
+	Chains   []Chain          `json:"chains,omitempty"`
+	Skipped  []Skip           `json:"skipped"`
+	Verdicts []string         `json:"verdicts"`
+	Warnings []string         `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
+	Elapsed  float64          `json:"elapsed_s"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran

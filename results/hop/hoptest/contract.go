@@ -24,6 +24,15 @@ func CheckJSON(data []byte) error {
 			return fmt.Errorf("hoptest: check json: %q missing or not an object", k)
 		}
 	}
+	if m, ok := doc["machine"]; ok {
+		obj, ok := m.(map[string]any)
+		if !ok {
+			return fmt.Errorf("hoptest: check json: machine not an object")
+		}
+		if err := checkMachine(obj); err != nil {
+			return err
+		}
+	}
 	paths, ok := doc["paths"].([]any)
 	if !ok {
 		return fmt.Errorf("hoptest: check json: paths missing or not a list")
@@ -80,6 +89,58 @@ func CheckJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// CheckExplained holds data to the fields "Explaining a hop" adds to
+// hoplat.hopbench.v1, on top of CheckJSON: what every default run of
+// hopbench must carry, though a report of an older run need not.
+func CheckExplained(data []byte) error {
+	if err := CheckJSON(data); err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("hoptest: check explained: %w", err)
+	}
+	m, ok := doc["machine"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check explained: machine missing or not an object")
+	}
+	return checkMachine(m)
+}
+
+// checkMachine checks the "machine" object; wake_us.cross_cpu is absent on
+// a machine with one CPU, when cross_cpu_skipped says why.
+func checkMachine(m map[string]any) error {
+	if err := fields("machine", m, names("virtualization"), names("steal_pct")); err != nil {
+		return err
+	}
+	if _, ok := m["smt"].(bool); !ok {
+		return fmt.Errorf("hoptest: check json: machine.smt missing or not a boolean")
+	}
+	wake, ok := m["wake_us"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check json: machine.wake_us missing")
+	}
+	want := names("same_cpu", "cross_cpu")
+	if _, skipped := m["cross_cpu_skipped"].(string); skipped {
+		want = names("same_cpu")
+	}
+	if err := fields("machine.wake_us", wake, nil, want); err != nil {
+		return err
+	}
+	leg, ok := m["leg_us"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check json: machine.leg_us missing")
+	}
+	if err := fields("machine.leg_us", leg, nil, names("tcp", "unix")); err != nil {
+		return err
+	}
+	idle, ok := m["cpuidle"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check json: machine.cpuidle missing")
+	}
+	return fields("machine.cpuidle", idle, names("governor", "driver"), nil)
 }
 
 func names(n ...string) []string { return n }
