@@ -35,10 +35,27 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	paths := cfg.Paths()
-	stages := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)
+	regimes, err := cfg.regimes()
+	if err != nil {
+		return nil, err
+	}
+	// Regimes outermost: each is a topology of its own, pinned as it
+	// starts, and its paths are compared with each other only.
+	var stages []Stage
+	placements := map[string]affinity.Placement{}
+	for _, g := range regimes {
+		placements[g.Name] = g.Placement
+		for _, st := range Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows) {
+			st.Regime = g.Name
+			stages = append(stages, st)
+		}
+	}
 	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
 	var all []Series
 	rep := &Report{Schema: Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []Skip{}}
+	for _, g := range regimes {
+		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()})
+	}
 	// Steal is the run's, probe included: a vCPU the hypervisor did not
 	// run for a while makes every figure of that while slower.
 	steal := probe.StartSteal()
@@ -55,7 +72,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	pinning := map[string]string{}
 	for si, st := range stages {
-		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, si, len(stages), progress)
+		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, placements[st.Regime], si, len(stages), progress)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +105,7 @@ type stageResult struct {
 	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
 }
 
-func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []Path, st Stage, si, nstages int, progress *progress) (sr stageResult, err error) {
+func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
 	// sr is a named result so that the deferred Stop's warnings reach
 	// the caller.
 	topo, err := Build(ctx, TopologySpec{
@@ -96,13 +113,13 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Backend:  cfg.Backend,
 		Responder: Responder{
 			Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(cfg.Placement, ComponentServer),
+			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(placement, ComponentServer),
 		},
 		Nice:      cfg.Nice,
 		Paths:     paths,
-		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(cfg.Placement, ComponentRelay)},
+		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(placement, ComponentRelay)},
 		Stats:     cfg.Stats,
-		Placement: cfg.Placement,
+		Placement: placement,
 		Locate:    cfg.Locate,
 	})
 	if err != nil {
@@ -130,17 +147,23 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	for i, c := range cells {
 		sr.series[i] = Series{Stage: st, Cell: c, Samples: make([]Sample, cfg.Rounds)}
 	}
-	client := clientFor(cfg, st)
-	clientCPUs, _ := cfg.Placement.For(ComponentClient)
+	client := clientFor(cfg, st, placement)
+	clientCPUs, _ := placement.For(ComponentClient)
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		c := cells[step.Cell]
-		progress.begin(si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
+		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
 		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return stageResult{}, ctx.Err()
 		}
 		if err != nil {
 			smp = Sample{Failed: err.Error()}
+		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
+			// A round in which no reply came back has no figures, and a
+			// p50 of 0 must not pair with its baseline's. On loopback this
+			// is a reply held past the round's end, as a retransmission
+			// after the 200 ms minimum RTO would hold it.
+			smp = Sample{Failed: "no request completed in the round (a reply stalled past its end)"}
 		}
 		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
@@ -163,14 +186,47 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			}
 		}
 	}
+	for i := range sr.series {
+		sr.series[i].Placement = obtained(st.Regime, sr.series[i], topo, cfg.Discard)
+	}
 	sr.skipped, sr.pinning = topo.Skipped, topo.Pinning
 	return sr, nil
 }
 
-func clientFor(cfg Config, st Stage) Client {
+// obtained is the placement a series' components got, per component: the
+// client's as each kept round's process read it back (several when they
+// differ), the relays' and the server's as their processes did.
+func obtained(regime string, s Series, topo *Topology, discard int) map[string]string {
+	if regime == RegimeNone {
+		out := map[string]string{ComponentClient: "unpinned", ComponentServer: "unpinned"}
+		if s.Cell.Path.Hops > 0 {
+			out[ComponentRelay] = "unpinned"
+		}
+		return out
+	}
+	out := map[string]string{}
+	var client []string
+	for i, smp := range s.Samples {
+		if i >= discard && smp.Failed == "" {
+			client = append(client, smp.CPUs)
+		}
+	}
+	if v := joinDistinct(client); v != "" {
+		out[ComponentClient] = v
+	}
+	if v := topo.RelayCPUs[s.Cell.Path]; v != "" {
+		out[ComponentRelay] = v
+	}
+	if v := topo.Pinning[ComponentServer]; v != "" {
+		out[ComponentServer] = v
+	}
+	return out
+}
+
+func clientFor(cfg Config, st Stage, placement affinity.Placement) Client {
 	c := Client{
 		Proto: cfg.Proto, Command: cfg.Command, Time: cfg.Time, Warmup: cfg.Warmup,
-		CPUs: cpusOf(cfg.Placement, ComponentClient),
+		CPUs: cpusOf(placement, ComponentClient),
 	}
 	if cfg.Proto == ProtoEcho {
 		c.Size = st.Size

@@ -31,6 +31,9 @@ func shortConfig(t *testing.T, relays ...Relay) Config {
 	cfg.Locate = fakeLocator(fakeBin(t), false)
 	cfg.TempRoot = t.TempDir()
 	cfg.Probe = quickProbe
+	// One regime, unpinned, keeps these tests about what they test; the
+	// regimes have tests of their own.
+	cfg.Regimes = []Regime{{Name: RegimeNone}}
 	return cfg
 }
 
@@ -240,6 +243,7 @@ func TestRunPlacement(t *testing.T) {
 	cfg := shortConfig(t, Direct, Epoll)
 	cfg.Transports = []Transport{TCP}
 	cfg.Rounds, cfg.Discard = 1, 0
+	cfg.Regimes = nil
 	if cfg.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
 		t.Fatal(err)
 	}
@@ -256,6 +260,73 @@ func TestRunPlacement(t *testing.T) {
 	}
 	if rep.Config.Placement != spec {
 		t.Errorf("config placement %q", rep.Config.Placement)
+	}
+	for _, p := range rep.Paths {
+		if p.Regime != RegimeCustom || p.Name != p.Path().Name() {
+			t.Errorf("%s: regime %q, want custom and a name without it", p.Name, p.Regime)
+		}
+		for k, v := range want {
+			if k == ComponentRelay && p.Relay == Direct {
+				continue
+			}
+			if p.Placement[k] != v {
+				t.Errorf("%s: placement %v: %s should be %s", p.Name, p.Placement, k, v)
+			}
+		}
+	}
+}
+
+// By default every path runs packed and spread, named so, each regime
+// with its own baseline, and says what each component obtained.
+func TestRunRegimes(t *testing.T) {
+	cpus, err := affinity.ThreadCPUs()
+	if err != nil || cpus.Len() < 2 {
+		t.Skip("needs two CPUs")
+	}
+	cfg := shortConfig(t, Direct, Epoll)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 2, 1
+	cfg.Regimes = nil
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	first, second := strconv.Itoa(cpus.CPUs()[0]), strconv.Itoa(cpus.CPUs()[1])
+	want := map[string]map[string]string{
+		"direct tcp packed":     {"client": first, "server": first},
+		"epoll tcp->tcp packed": {"client": first, "relay": first, "server": first},
+		"direct tcp spread":     {"client": first, "server": first},
+		"epoll tcp->tcp spread": {"client": first, "relay": second, "server": first},
+	}
+	if len(rep.Paths) != len(want) {
+		t.Fatalf("%d paths, want %d", len(rep.Paths), len(want))
+	}
+	for _, p := range rep.Paths {
+		w, ok := want[p.Name]
+		if !ok {
+			t.Errorf("unexpected path %q", p.Name)
+			continue
+		}
+		if fmt.Sprint(p.Placement) != fmt.Sprint(w) {
+			t.Errorf("%s: placement %v, want %v", p.Name, p.Placement, w)
+		}
+		if p.Relay != Direct && (p.AddedUs == nil || p.AddedUs.Baseline != "direct tcp "+p.Regime) {
+			t.Errorf("%s: added %+v, want against its own regime's direct path", p.Name, p.AddedUs)
+		}
+	}
+	if len(rep.Regimes) != 2 || rep.Regimes[0].Name != RegimePacked || rep.Regimes[1].Name != RegimeSpread {
+		t.Fatalf("regimes %+v", rep.Regimes)
+	}
+	if cpus.Len() == 2 && !strings.Contains(rep.Regimes[1].Note, "client and server share CPU "+first) {
+		t.Errorf("spread on two CPUs does not say who shares: %q", rep.Regimes[1].Note)
+	}
+	for _, w := range []string{"packed round 2/2", "spread round 1/2 (warm-up)"} {
+		if !strings.Contains(progress.String(), w) {
+			t.Errorf("progress lacks %q", w)
+		}
 	}
 }
 

@@ -64,6 +64,11 @@ func TestHopRelayArgs(t *testing.T) {
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
+	// The goroutine engine refuses --cpus: its fork-time mask places it.
+	h = HopRelay{Engine: Goroutine, CPUs: "1"}
+	if got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " "); strings.Contains(got, "--cpus") {
+		t.Errorf("goroutine engine given --cpus: %s", got)
+	}
 }
 
 func TestClientArgs(t *testing.T) {

@@ -40,6 +40,11 @@ type Config struct {
 	// "relay" (every relay process), "server" (the embedded responder) —
 	// applied as each process starts; the zero value pins nothing.
 	Placement affinity.Placement
+	// Regimes are the placements every path is measured under, each a
+	// stage of its own; nil for Placement's one regime when it is set,
+	// else packed and spread (DefaultRegimes). A Regime named none pins
+	// nothing.
+	Regimes   []Regime
 	Nice      int                // the embedded server's niceness
 	RelayLock string             // hoprelay --lock; "" for its default
 	Stats     bool               // collect hoprelay --stats
@@ -53,15 +58,15 @@ type Config struct {
 	Probe func(context.Context) (results.Machine, error)
 }
 
-// DefaultConfig is the default run: every path, 5 rounds of 1 s per path
-// with the first discarded, 1 thread, point-select on the embedded MySQL
-// responder (64-byte echo when EmbeddedProto is echo). About a minute on two
-// cores.
+// DefaultConfig is the default run: every path in two placement regimes
+// (packed and spread), 5 rounds of 0.5 s per path with the first
+// discarded, 1 thread, point-select on the embedded MySQL responder (64-byte
+// echo when EmbeddedProto is echo). Under two minutes on two cores.
 func DefaultConfig() Config {
 	return Config{
 		Command: "point-select",
 		Threads: []int{1},
-		Time:    time.Second,
+		Time:    500 * time.Millisecond,
 		Warmup:  100 * time.Millisecond,
 		Rounds:  5,
 		Discard: 1,

@@ -27,7 +27,7 @@ func newProgress(w io.Writer, total int, nominal time.Duration) *progress {
 // drop takes steps that will not run (skipped paths) out of the estimate.
 func (p *progress) drop(steps int) { p.total -= steps }
 
-func (p *progress) begin(stage, stages int, s Step, rounds, discard, cells int, c Cell) {
+func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, cells int, c Cell) {
 	p.began = time.Now()
 	per := p.nominal
 	if p.done > 0 {
@@ -37,6 +37,9 @@ func (p *progress) begin(stage, stages int, s Step, rounds, discard, cells int, 
 	var where strings.Builder
 	if stages > 1 {
 		fmt.Fprintf(&where, "stage %d/%d ", stage+1, stages)
+	}
+	if st.Regime != "" {
+		where.WriteString(st.Regime + " ")
 	}
 	fmt.Fprintf(&where, "round %d/%d", s.Round+1, rounds)
 	if s.Round < discard {

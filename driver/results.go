@@ -22,6 +22,8 @@ type Series struct {
 	Cell    Cell
 	Samples []Sample
 	RelayUs *float64 // the relays' own residence per request, from --stats
+	// Placement is the CPUs each component obtained.
+	Placement map[string]string
 }
 
 // Analyze hands the measured series to results/hop, which turns them into
@@ -31,10 +33,11 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 	in := make([]hop.Series, len(all))
 	for i, s := range all {
 		in[i] = hop.Series{
-			Setting: hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads},
-			Path:    s.Cell.Path,
-			Samples: s.Samples,
-			RelayUs: s.RelayUs,
+			Setting:   hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
+			Path:      s.Cell.Path,
+			Samples:   s.Samples,
+			RelayUs:   s.RelayUs,
+			Placement: s.Placement,
 		}
 	}
 	return hop.Analyze(in, discard, len(hops) > 0)

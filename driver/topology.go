@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,8 +40,12 @@ type Topology struct {
 	Skipped []Skip
 	Stats   map[Path][]string // hoprelay --stats files of each path, one per hop
 	Pinning map[string]string // component → CPUs it obtained
+	// RelayCPUs is what the relay processes of each path obtained, when
+	// placed ("|" between differing hops).
+	RelayCPUs map[Path]string
 
-	procs []*Process
+	procs      []*Process
+	lastPinned string // CPUs of the process start last pinned
 }
 
 // Build starts the backend and every relay the paths need, each awaited by
@@ -54,7 +59,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver: build topology: %w", err)
 	}
-	t := &Topology{Dir: dir, Entries: map[Path]sockets.Addr{}, Stats: map[Path][]string{}, Pinning: map[string]string{}}
+	t := &Topology{Dir: dir, Entries: map[Path]sockets.Addr{}, Stats: map[Path][]string{}, Pinning: map[string]string{}, RelayCPUs: map[Path]string{}}
 	defer func() {
 		if err != nil {
 			t.Stop()
@@ -163,12 +168,27 @@ func (t *Topology) start(spec TopologySpec, component, name string, argv []strin
 		return nil, err
 	}
 	t.procs = append(t.procs, p)
-	if _, ok := t.Pinning[component]; !ok && cpus.Len() > 0 {
+	if cpus.Len() > 0 {
 		if got, err := AllowedCPUs(p.PID()); err == nil {
-			t.Pinning[component] = got
+			if _, ok := t.Pinning[component]; !ok {
+				t.Pinning[component] = got
+			}
+			t.lastPinned = got
 		}
 	}
 	return p, nil
+}
+
+// relayPinned records what the relay process just started for paths
+// obtained.
+func (t *Topology) relayPinned(paths ...Path) {
+	if t.lastPinned == "" {
+		return
+	}
+	for _, p := range paths {
+		t.RelayCPUs[p] = joinDistinct(append(strings.Split(t.RelayCPUs[p], "|"), t.lastPinned))
+	}
+	t.lastPinned = ""
 }
 
 // startChain starts p's hops from the backend outwards, each one's connect
@@ -224,6 +244,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 	if err != nil {
 		return sockets.Addr{}, err
 	}
+	t.relayPinned(p)
 	addrs, err := proc.Listening(ctx, 1, ReadyTimeout)
 	if err != nil {
 		return sockets.Addr{}, err
@@ -254,6 +275,7 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, ho
 		if err != nil {
 			return sockets.Addr{}, err
 		}
+		t.relayPinned(p)
 		err = Probe(ctx, proc, listen, ReadyTimeout)
 		if err == nil {
 			return listen, nil
@@ -294,6 +316,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		if err != nil {
 			return err
 		}
+		t.relayPinned(paths...)
 		for _, r := range routes {
 			if err = Probe(ctx, proc, r.Listen, ReadyTimeout); err != nil {
 				break

@@ -15,7 +15,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := o.cfg
-	if c.Rounds != 5 || c.Discard != 1 || c.Time != time.Second || !slices.Equal(c.Threads, []int{1}) || o.format != "text" {
+	if c.Rounds != 5 || c.Discard != 1 || c.Time != 500*time.Millisecond || !slices.Equal(c.Threads, []int{1}) || o.format != "text" {
 		t.Errorf("defaults %+v", c)
 	}
 	if !c.Backend.Embedded() || len(c.Hops) != 0 || c.Progress == nil {
@@ -73,5 +73,18 @@ func TestParseFlagsRejects(t *testing.T) {
 	}
 	if code := run([]string{"--threads", "x"}); code != 2 {
 		t.Errorf("exit status %d for a bad flag, want 2", code)
+	}
+}
+
+func TestParseFlagsPlacementNone(t *testing.T) {
+	o, err := parseFlags([]string{"--placement", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.cfg.Regimes) != 1 || o.cfg.Regimes[0].Name != driver.RegimeNone {
+		t.Errorf("--placement none: regimes %+v", o.cfg.Regimes)
+	}
+	if o, _ := parseFlags(nil); o.cfg.Regimes != nil || o.cfg.Placement.String() != "" {
+		t.Errorf("no --placement: regimes %+v placement %q, want the defaults", o.cfg.Regimes, o.cfg.Placement)
 	}
 }

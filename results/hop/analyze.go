@@ -38,6 +38,15 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			r.KernelUs = &kernel
 		}
 	}
+	if regimes(all) > 1 {
+		// One path in two regimes is two rows: the names say which.
+		for i := range sums {
+			sums[i].Name += " " + sums[i].Regime
+			if a := sums[i].AddedUs; a != nil {
+				a.Baseline += " " + sums[i].Regime
+			}
+		}
+	}
 	var fits []Chain
 	if chains {
 		fits = fitChains(all, sums, discard)
@@ -57,6 +66,8 @@ func summarise(s Series, discard int) PathResult {
 		ServiceTimeUs:     float64(s.Setting.ServiceTime.Nanoseconds()) / 1e3,
 		Size:              s.Setting.Size,
 		Rows:              s.Setting.Rows,
+		Regime:            s.Setting.Regime,
+		Placement:         s.Placement,
 		path:              p,
 	}
 	var tps, connect []float64
@@ -97,6 +108,15 @@ func summarise(s Series, discard int) PathResult {
 		r.LatencyUs = meanLatency(lats)
 	}
 	return r
+}
+
+// regimes counts the distinct placement regimes among the series.
+func regimes(all []Series) int {
+	seen := map[string]bool{}
+	for _, s := range all {
+		seen[s.Setting.Regime] = true
+	}
+	return len(seen)
 }
 
 func countHists(s Series, discard int) int {
@@ -203,7 +223,7 @@ func fitChains(all []Series, sums []PathResult, discard int) []Chain {
 	for _, k := range order {
 		idx := members[k]
 		slices.SortStableFunc(idx, func(a, b int) int { return all[a].Path.Hops - all[b].Path.Hops })
-		c := Chain{Relay: k.relay, Transport: k.t, Threads: k.setting.Threads, ServiceTimeUs: float64(k.setting.ServiceTime.Nanoseconds()) / 1e3}
+		c := Chain{Relay: k.relay, Transport: k.t, Regime: k.setting.Regime, Threads: k.setting.Threads, ServiceTimeUs: float64(k.setting.ServiceTime.Nanoseconds()) / 1e3}
 		var x, y []float64
 		for _, i := range idx {
 			s := all[i]

@@ -65,6 +65,11 @@ func WriteCSV(w io.Writer, r *Report) error {
 func WriteText(w io.Writer, r *Report) error {
 	if r.Machine != nil {
 		fmt.Fprintln(w, r.Machine.Summary())
+	}
+	for _, g := range r.Regimes {
+		fmt.Fprintf(w, "regime %s: %s\n", g.Name, g.Note)
+	}
+	if r.Machine != nil || len(r.Regimes) > 0 {
 		fmt.Fprintln(w)
 	}
 	sweep := sweeps(r.Paths)
@@ -89,6 +94,9 @@ func WriteText(w io.Writer, r *Report) error {
 	if sweep.rows {
 		head = append(head, "rows\t")
 	}
+	if sweep.placement {
+		head = append(head, "cpus c/r/s\t")
+	}
 	head = append(head, "p50 µs\tp95 µs\tp99 µs\tadded p50 µs\t95% CI\ttps\terrors\t")
 	if sweep.stats {
 		head = append(head, "relay µs\tkernel µs\t")
@@ -108,6 +116,9 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		if sweep.rows {
 			fmt.Fprintf(&row, "%d\t", p.Rows)
+		}
+		if sweep.placement {
+			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
 		fmt.Fprintf(&row, "%s\t%s\t%s\t", Us(p.LatencyUs.P50), Us(p.LatencyUs.P95), Us(p.LatencyUs.P99))
 		switch a := p.AddedUs; {
@@ -148,7 +159,7 @@ func WriteText(w io.Writer, r *Report) error {
 	return nil
 }
 
-type sweep struct{ threads, service, size, rows, stats bool }
+type sweep struct{ threads, service, size, rows, stats, placement bool }
 
 func sweeps(paths []PathResult) sweep {
 	var s sweep
@@ -159,8 +170,24 @@ func sweeps(paths []PathResult) sweep {
 		s.size = s.size || p.Size != q.Size
 		s.rows = s.rows || p.Rows != q.Rows
 		s.stats = s.stats || p.RelayUs != nil
+		s.placement = s.placement || p.Placement != nil
 	}
 	return s
+}
+
+// placementCell is the CPUs the client, relay and server obtained, "-"
+// for a component the path has none of; an unpinned path says so.
+func placementCell(p PathResult) string {
+	if p.Regime == "none" {
+		return "unpinned"
+	}
+	cell := func(c string) string {
+		if v, ok := p.Placement[c]; ok && v != "" {
+			return v
+		}
+		return "-"
+	}
+	return cell("client") + "/" + cell("relay") + "/" + cell("server")
 }
 
 func optUs(v *float64) string {

@@ -98,3 +98,24 @@ func TestWriteTextLeadsWithTheMachine(t *testing.T) {
 		t.Errorf("first line\n%q, want\n%q", first, want)
 	}
 }
+
+func TestWriteTextPlacement(t *testing.T) {
+	rep := syntheticReport()
+	rep.Regimes = []RegimeInfo{{Name: "spread", Placement: "spread", Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"}}
+	for i := range rep.Paths {
+		rep.Paths[i].Regime = "spread"
+		rep.Paths[i].Placement = map[string]string{"client": "0", "server": "0"}
+		if rep.Paths[i].Relay != Direct {
+			rep.Paths[i].Placement["relay"] = "1"
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"regime spread: client=0 relay=1 server=0 (client and server share CPU 0", "cpus c/r/s", " 0/-/0 ", " 0/1/0 "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -19,6 +19,7 @@ type Report struct {
 	// environment (idle governor, virtualization, steal over the run).
 	Machine  *results.Machine `json:"machine,omitempty"`
 	Paths    []PathResult     `json:"paths"`
+	Regimes  []RegimeInfo     `json:"regimes,omitempty"`
 	Chains   []Chain          `json:"chains,omitempty"`
 	Skipped  []Skip           `json:"skipped"`
 	Verdicts []string         `json:"verdicts"`
@@ -60,6 +61,13 @@ type PathResult struct {
 	ServiceTimeUs     float64   `json:"service_time_us"`
 	Size              int       `json:"size"`
 	Rows              int       `json:"rows"`
+	// Regime is how the run placed this path's components: packed (all
+	// on one CPU), spread (each on its own CPU as far as cores allow),
+	// custom (a --placement spec) or none (unpinned: the scheduler chose,
+	// and may have chosen differently from round to round).
+	Regime string `json:"regime"`
+	// Placement is the CPUs each component was allowed, as obtained.
+	Placement map[string]string `json:"placement"`
 	// LatencyUs is read from the merged histogram of the kept rounds when
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
 	LatencyUs Latency `json:"latency_us"`
@@ -115,6 +123,7 @@ type Round struct {
 type Chain struct {
 	Relay         Relay      `json:"relay"`
 	Transport     Transport  `json:"transport"`
+	Regime        string     `json:"regime,omitempty"`
 	Threads       int        `json:"threads"`
 	ServiceTimeUs float64    `json:"service_time_us"`
 	Hops          []int      `json:"hops"`
@@ -124,6 +133,13 @@ type Chain struct {
 	InterceptUs   float64    `json:"intercept_us"`
 	R2            float64    `json:"r2"`
 	Points        int        `json:"points"`
+}
+
+// RegimeInfo is one placement regime of the run and what it asked for.
+type RegimeInfo struct {
+	Name      string `json:"name"`
+	Placement string `json:"placement"` // the spec: same-core, spread, client=0 relay=1; "" when unpinned
+	Note      string `json:"note"`      // who shares a CPU with whom
 }
 
 // Skip is a path that did not run, and why.
@@ -151,6 +167,7 @@ type Setting struct {
 	Size        int           // echo payload bytes, or bytes per row for mysql
 	Rows        int           // mysql rows per result (0: the responder's default)
 	Threads     int
+	Regime      string // packed, spread, custom, none; "" for a run that did not say
 }
 
 // Series is every round of one path at one setting, in round order: what
@@ -160,6 +177,9 @@ type Series struct {
 	Path    Path
 	Samples []Sample
 	RelayUs *float64 // the relays' own residence per request, from --stats
+	// Placement is the CPUs each component obtained (client, relay,
+	// server), as read back from the processes.
+	Placement map[string]string
 }
 
 // Sample is one round of one path as the load client measured it.

@@ -17,11 +17,30 @@ import (
 // where the paths have the most in common.
 func Verdicts(r *Report) []string {
 	var out []string
-	first := firstGroup(r.Paths)
-	out = append(out, unixLegVerdicts(first)...)
-	out = append(out, hopCostVerdicts(first)...)
-	out = append(out, residenceVerdicts(first)...)
-	out = append(out, connectVerdicts(first)...)
+	// Each regime is its own experiment: its paths are compared with
+	// each other, never with another regime's.
+	var order []string
+	byRegime := map[string][]PathResult{}
+	for _, p := range r.Paths {
+		if _, ok := byRegime[p.Regime]; !ok {
+			order = append(order, p.Regime)
+		}
+		byRegime[p.Regime] = append(byRegime[p.Regime], p)
+	}
+	for _, regime := range order {
+		first := firstGroup(byRegime[regime])
+		var vs []string
+		vs = append(vs, unixLegVerdicts(first)...)
+		vs = append(vs, hopCostVerdicts(first)...)
+		vs = append(vs, residenceVerdicts(first)...)
+		vs = append(vs, connectVerdicts(first)...)
+		for _, v := range vs {
+			if len(order) > 1 {
+				v = regime + ": " + v
+			}
+			out = append(out, v)
+		}
+	}
 	out = append(out, chainVerdicts(r.Chains)...)
 	out = append(out, threadVerdicts(r.Paths)...)
 	out = append(out, serviceTimeVerdicts(r.Paths)...)
@@ -40,9 +59,10 @@ type group struct {
 	serviceTimeUs float64
 	size, rows    int
 	threads       int
+	regime        string
 }
 
-func groupOf(p PathResult) group { return group{p.ServiceTimeUs, p.Size, p.Rows, p.Threads} }
+func groupOf(p PathResult) group { return group{p.ServiceTimeUs, p.Size, p.Rows, p.Threads, p.Regime} }
 
 // firstGroup is the results of the first stage at its smallest thread
 // count, keyed by path.
@@ -53,7 +73,7 @@ func firstGroup(paths []PathResult) map[Path]PathResult {
 	}
 	g := groupOf(paths[0])
 	for _, p := range paths {
-		if p.Threads < g.threads && p.ServiceTimeUs == g.serviceTimeUs && p.Size == g.size && p.Rows == g.rows {
+		if p.Threads < g.threads && p.ServiceTimeUs == g.serviceTimeUs && p.Size == g.size && p.Rows == g.rows && p.Regime == g.regime {
 			g.threads = p.Threads
 		}
 	}

@@ -106,7 +106,32 @@ func CheckExplained(data []byte) error {
 	if !ok {
 		return fmt.Errorf("hoptest: check explained: machine missing or not an object")
 	}
-	return checkMachine(m)
+	if err := checkMachine(m); err != nil {
+		return err
+	}
+	paths, _ := doc["paths"].([]any)
+	for i, p := range paths {
+		obj, _ := p.(map[string]any)
+		where := fmt.Sprintf("paths[%d] (%v)", i, obj["name"])
+		if err := fields(where, obj, names("regime"), nil); err != nil {
+			return err
+		}
+		switch obj["regime"] {
+		case "packed", "spread", "custom", "none":
+		default:
+			return fmt.Errorf("hoptest: check explained: %s.regime %q: want packed, spread, custom or none", where, obj["regime"])
+		}
+		pl, ok := obj["placement"].(map[string]any)
+		if !ok {
+			return fmt.Errorf("hoptest: check explained: %s.placement missing or not an object", where)
+		}
+		for k, v := range pl {
+			if _, ok := v.(string); !ok {
+				return fmt.Errorf("hoptest: check explained: %s.placement.%s not a CPU list", where, k)
+			}
+		}
+	}
+	return nil
 }
 
 // checkMachine checks the "machine" object; wake_us.cross_cpu is absent on
