@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -344,5 +345,45 @@ func TestRunStopFailureIsAWarning(t *testing.T) {
 	nothingLeft(t, cfg.TempRoot)
 	if len(rep.Paths) != 2 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "exit status 3") {
 		t.Errorf("paths %d, warnings %q", len(rep.Paths), rep.Warnings)
+	}
+}
+
+// A placement changed between rounds splits a path's rounds in two: the
+// report flags the path unstable and names the change as the cause.
+func TestRunForcedBimodalIsUnstable(t *testing.T) {
+	cpus, err := affinity.ThreadCPUs()
+	if err != nil || cpus.Len() < 2 {
+		t.Skip("needs two CPUs")
+	}
+	list := cpus.CPUs()
+	cfg := shortConfig(t, Direct)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 5, 1
+	cfg.Regimes = nil
+	spec := fmt.Sprintf("client=%d server=%d", list[0], list[0])
+	if cfg.Placement, err = affinity.ParsePlacement(spec, cpus); err != nil {
+		t.Fatal(err)
+	}
+	// Odd rounds move the client to the second CPU: each request then
+	// wakes a thread on another CPU, each way.
+	round := 0
+	b := &bench{measure: func(ctx context.Context, argv, env []string, c affinity.CPUSet) (Sample, error) {
+		if round%2 == 1 {
+			c = affinity.NewCPUSet(list[1])
+		}
+		round++
+		return RunClient(ctx, argv, env, c)
+	}}
+	rep, err := b.run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	p := rep.Paths[0]
+	if p.Stable || !strings.Contains(p.UnstableReason, "client on CPUs") {
+		t.Errorf("client moved between rounds: stable %v reason %q rounds %v placement %v", p.Stable, p.UnstableReason, p.RoundsP50Us, p.Placement)
+	}
+	if !slices.ContainsFunc(rep.Verdicts, func(v string) bool { return strings.Contains(v, "unstable") }) {
+		t.Errorf("verdicts %q do not flag it", rep.Verdicts)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -123,9 +124,35 @@ func TestIntegrationDefaultShort(t *testing.T) {
 			t.Errorf("%s installed %v: row %v, skipped %v", peerPath.prog, err == nil, names[peerPath.path], skipped[peerPath.path])
 		}
 	}
+	noVerdictWithinTheNoise(t, rep)
 	for _, f := range []string{"report.json", "report.csv", "spectrum.png", "spectrum.svg", "added.png", "added.svg", "direct_tcp_packed_t1.hgrm"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("--out %s: %v", f, err)
+		}
+	}
+}
+
+// noVerdictWithinTheNoise checks the real run's verdicts: a hop whose
+// added p50 has a 95% interval spanning zero is said to make no
+// measurable difference, and is given no cost.
+func noVerdictWithinTheNoise(t *testing.T, rep *driver.Report) {
+	t.Helper()
+	for _, p := range rep.Paths {
+		a := p.AddedUs
+		if a == nil || p.Relay == driver.Direct || p.ClientTransport != driver.TCP || p.Hops != 1 || a.CI95P50[0] > 0 || a.CI95P50[1] < 0 {
+			continue
+		}
+		cost := regexp.MustCompile(`^` + p.Regime + `: hop cost .*\b` + string(p.Relay) + ` [0-9]`)
+		none := regexp.MustCompile(`^` + p.Regime + `: no measurable difference from direct tcp: .*\b` + string(p.Relay) + `\b`)
+		var said bool
+		for _, v := range rep.Verdicts {
+			if cost.MatchString(v) {
+				t.Errorf("%s: CI %v spans zero, yet a verdict gives it a cost: %s", p.Name, a.CI95P50, v)
+			}
+			said = said || none.MatchString(v)
+		}
+		if !said {
+			t.Errorf("%s: CI %v spans zero and no verdict says no measurable difference: %q", p.Name, a.CI95P50, rep.Verdicts)
 		}
 	}
 }

@@ -20,11 +20,6 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 	for i, s := range all {
 		if base := baselineOf(all, s); base != nil {
 			sums[i].AddedUs = added(s, *base, discard)
-			if a := sums[i].AddedUs; a != nil {
-				if b := summarise(*base, discard).LatencyUs.P50; b > 0 {
-					a.P50Pct = 100 * a.P50 / b
-				}
-			}
 		}
 	}
 	for i, s := range all {
@@ -71,6 +66,7 @@ func summarise(s Series, discard int) PathResult {
 		path:              p,
 	}
 	var tps, connect []float64
+	p50s := []float64{}
 	var lats []results.Latency
 	var merged *results.Histogram
 	for i, smp := range s.Samples {
@@ -87,6 +83,7 @@ func summarise(s Series, discard int) PathResult {
 		}
 		r.Errors += smp.Errors
 		tps = append(tps, smp.TPS)
+		p50s = append(p50s, smp.Latency.P50)
 		connect = append(connect, smp.Connect)
 		lats = append(lats, smp.Latency)
 		if smp.Hist != nil {
@@ -95,6 +92,11 @@ func summarise(s Series, discard int) PathResult {
 			}
 			merged.Merge(smp.Hist)
 		}
+	}
+	r.RoundsP50Us = p50s
+	r.Stable, r.UnstableReason = stability(p50s)
+	if !r.Stable {
+		r.UnstableReason += "; likely cause: " + likelyCause(s.Setting.Regime, s.Placement)
 	}
 	if len(tps) > 0 {
 		e := results.AnalyzeSeries(tps, 0)
@@ -108,6 +110,17 @@ func summarise(s Series, discard int) PathResult {
 		r.LatencyUs = meanLatency(lats)
 	}
 	return r
+}
+
+func mean(vs []float64) float64 {
+	var sum float64
+	for _, v := range vs {
+		sum += v
+	}
+	if len(vs) == 0 {
+		return 0
+	}
+	return sum / float64(len(vs))
 }
 
 // regimes counts the distinct placement regimes among the series.
@@ -188,7 +201,14 @@ func added(s, base Series, discard int) *Added {
 	// results.Paired gives b-a: the path over its baseline.
 	d50, _ := results.Paired(b50, a50)
 	d99, _ := results.Paired(b99, a99)
-	return &Added{Baseline: base.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
+	a := &Added{Baseline: base.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
+	// The share is of the same statistic over the same rounds: the mean
+	// of the baseline's round p50s that the differences were paired
+	// with, not its merged histogram's p50.
+	if m := mean(b50); m > 0 {
+		a.P50Pct = 100 * a.P50 / m
+	}
+	return a
 }
 
 type chainKey struct {

@@ -101,6 +101,9 @@ func WriteText(w io.Writer, r *Report) error {
 	if sweep.stats {
 		head = append(head, "relay µs\tkernel µs\t")
 	}
+	if sweep.unstable {
+		head = append(head, "rounds\t")
+	}
 	fmt.Fprintln(tw, strings.Join(head, ""))
 	for _, p := range r.Paths {
 		var row strings.Builder
@@ -133,6 +136,13 @@ func WriteText(w io.Writer, r *Report) error {
 		if sweep.stats {
 			fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
 		}
+		if sweep.unstable {
+			if p.Stable {
+				row.WriteString("agree\t")
+			} else {
+				row.WriteString("UNSTABLE\t")
+			}
+		}
 		fmt.Fprintln(tw, row.String())
 	}
 	if err := tw.Flush(); err != nil {
@@ -159,7 +169,7 @@ func WriteText(w io.Writer, r *Report) error {
 	return nil
 }
 
-type sweep struct{ threads, service, size, rows, stats, placement bool }
+type sweep struct{ threads, service, size, rows, stats, placement, unstable bool }
 
 func sweeps(paths []PathResult) sweep {
 	var s sweep
@@ -171,6 +181,7 @@ func sweeps(paths []PathResult) sweep {
 		s.rows = s.rows || p.Rows != q.Rows
 		s.stats = s.stats || p.RelayUs != nil
 		s.placement = s.placement || p.Placement != nil
+		s.unstable = s.unstable || (!p.Stable && p.UnstableReason != "")
 	}
 	return s
 }

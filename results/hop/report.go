@@ -68,6 +68,14 @@ type PathResult struct {
 	Regime string `json:"regime"`
 	// Placement is the CPUs each component was allowed, as obtained.
 	Placement map[string]string `json:"placement"`
+	// RoundsP50Us is the p50 of each kept round, in round order: the
+	// figures Stable is judged on and added_us is paired from.
+	RoundsP50Us []float64 `json:"rounds_p50_us"`
+	// Stable is false when the kept rounds disagree (two clusters, or
+	// the slowest round's p50 over twice the fastest's); UnstableReason
+	// then says how, and the likely cause.
+	Stable         bool   `json:"stable"`
+	UnstableReason string `json:"unstable_reason"`
 	// LatencyUs is read from the merged histogram of the kept rounds when
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
 	LatencyUs Latency `json:"latency_us"`
@@ -101,7 +109,7 @@ type Added struct {
 	P50      float64    `json:"p50"`
 	P99      float64    `json:"p99"`
 	CI95P50  [2]float64 `json:"ci95_p50"`
-	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50
+	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50 (mean of its paired round p50s)
 	Pairs    int        `json:"pairs"`
 }
 

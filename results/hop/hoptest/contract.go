@@ -121,6 +121,21 @@ func CheckExplained(data []byte) error {
 		default:
 			return fmt.Errorf("hoptest: check explained: %s.regime %q: want packed, spread, custom or none", where, obj["regime"])
 		}
+		if _, ok := obj["stable"].(bool); !ok {
+			return fmt.Errorf("hoptest: check explained: %s.stable missing or not a boolean", where)
+		}
+		if err := fields(where, obj, names("unstable_reason"), nil); err != nil {
+			return err
+		}
+		rounds, ok := obj["rounds_p50_us"].([]any)
+		if !ok {
+			return fmt.Errorf("hoptest: check explained: %s.rounds_p50_us missing or not a list", where)
+		}
+		for j, r := range rounds {
+			if _, ok := r.(float64); !ok {
+				return fmt.Errorf("hoptest: check explained: %s.rounds_p50_us[%d] not a number", where, j)
+			}
+		}
 		pl, ok := obj["placement"].(map[string]any)
 		if !ok {
 			return fmt.Errorf("hoptest: check explained: %s.placement missing or not an object", where)
