@@ -149,7 +149,19 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	client := clientFor(cfg, st, placement)
 	clientCPUs, _ := placement.For(ComponentClient)
+	var statsBase map[string]relayTotals
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
+		if cfg.Stats && cfg.Discard > 0 && step.Round == cfg.Discard && step.Cell == 0 {
+			// The relays' residence counts the timed rounds only: what
+			// they held during the warm-up rounds is read now and taken
+			// off at the end.
+			var err error
+			statsBase, err = topo.snapshotStats(ctx)
+			if ctx.Err() != nil {
+				return stageResult{}, ctx.Err()
+			}
+			warn(err)
+		}
 		c := cells[step.Cell]
 		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
 		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env(), clientCPUs)
@@ -173,7 +185,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		// temp dir until the deferred Stop.
 		warn(topo.stopProcesses())
 		for i := range sr.series {
-			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path])
+			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path], statsBase)
 		}
 	}
 	for _, s := range sr.series {

@@ -29,25 +29,49 @@ func ParseRelayStats(data []byte) (float64, error) {
 	return s.Residence.MeanNs * float64(s.Residence.Count) / float64(requests) / 1e3, nil
 }
 
+// relayTotals is a stats snapshot's running totals: residence summed over
+// every chunk, and requests (chunks from the client).
+type relayTotals struct {
+	residenceNs float64
+	requests    int64
+}
+
+func readRelayTotals(file string) (relayTotals, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return relayTotals{}, fmt.Errorf("driver: relay stats: %w", err)
+	}
+	var s relay.Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return relayTotals{}, fmt.Errorf("driver: parse relay stats %s: %w", file, err)
+	}
+	if s.Schema != relay.Schema {
+		return relayTotals{}, fmt.Errorf("driver: parse relay stats %s: schema %q, want %s", file, s.Schema, relay.Schema)
+	}
+	return relayTotals{s.Residence.MeanNs * float64(s.Residence.Count), s.Directions.ClientToUpstream.Chunks}, nil
+}
+
 // relayResidence sums the residence per request over a path's hops (one
-// stats file each), or returns nil when any hop's stats are missing. The
-// stats span the whole stage — warm-up rounds and every thread count — so
-// this is the stage's mean.
-func relayResidence(files []string) *float64 {
+// stats file each), or returns nil when any hop's stats are missing. base
+// holds each file's totals as the timed rounds began (nil, or a file
+// missing from it, counts from the relay's start): the difference is the
+// timed rounds' own residence, warm-up rounds excluded.
+func relayResidence(files []string, base map[string]relayTotals) *float64 {
 	if len(files) == 0 {
 		return nil
 	}
 	var sum float64
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		end, err := readRelayTotals(f)
 		if err != nil {
 			return nil
 		}
-		us, err := ParseRelayStats(data)
-		if err != nil {
+		b := base[f]
+		requests := end.requests - b.requests
+		if requests <= 0 || end.residenceNs < b.residenceNs {
 			return nil
 		}
-		sum += us
+		sum += (end.residenceNs - b.residenceNs) / float64(requests) / 1e3
 	}
 	return &sum
 }

@@ -45,7 +45,8 @@ type Topology struct {
 	RelayCPUs map[Path]string
 
 	procs      []*Process
-	lastPinned string // CPUs of the process start last pinned
+	statsProcs map[string]*Process // hoprelay by its --stats file
+	lastPinned string              // CPUs of the process start last pinned
 }
 
 // Build starts the backend and every relay the paths need, each awaited by
@@ -244,6 +245,12 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 	if err != nil {
 		return sockets.Addr{}, err
 	}
+	if h.Stats != "" {
+		if t.statsProcs == nil {
+			t.statsProcs = map[string]*Process{}
+		}
+		t.statsProcs[h.Stats] = proc
+	}
 	t.relayPinned(p)
 	addrs, err := proc.Listening(ctx, 1, ReadyTimeout)
 	if err != nil {
@@ -376,6 +383,60 @@ func (t *Topology) stopProcesses() error {
 	wg.Wait()
 	errs[0] = first.Stop()
 	return errors.Join(errs...)
+}
+
+// statsTimeout bounds the wait for a relay to write the stats SIGUSR1
+// asked for.
+const statsTimeout = 2 * time.Second
+
+// snapshotStats asks every hoprelay for its stats now (SIGUSR1, which
+// makes it replace its --stats file) and returns each file's totals: the
+// point the timed rounds' residence is counted from. hoprelay renames the
+// new file into place, so the old one is removed first and the new one's
+// appearance is the answer. A relay that does not answer in time is left
+// out, with an error saying so: its residence then counts from its start.
+func (t *Topology) snapshotStats(ctx context.Context) (map[string]relayTotals, error) {
+	out := map[string]relayTotals{}
+	var errs []error
+	for file, p := range t.statsProcs {
+		os.Remove(file)
+		if err := requestStats(p); err != nil {
+			errs = append(errs, fmt.Errorf("driver: stats of %s: %w", p.Name, err))
+			continue
+		}
+		if err := awaitFile(ctx, p, file); err != nil {
+			errs = append(errs, err)
+		}
+		if tot, err := readRelayTotals(file); err == nil {
+			out[file] = tot
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// awaitFile waits, bounded, for p to write file.
+func awaitFile(ctx context.Context, p *Process, file string) error {
+	backoff := time.Millisecond
+	deadline := time.Now().Add(statsTimeout)
+	for {
+		if _, err := os.Stat(file); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("driver: stats of %s: %s not written within %v of SIGUSR1", p.Name, file, statsTimeout)
+		}
+		timer := time.NewTimer(backoff)
+		select {
+		case <-timer.C:
+		case <-p.Done():
+			timer.Stop()
+			return p.exitError("before it wrote its stats")
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+		backoff = min(2*backoff, 20*time.Millisecond)
+	}
 }
 
 // Processes is every process the topology started, in start order.
