@@ -92,6 +92,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
 		rep.Machine.StealPct = pct
 	}
+	hop.Explain(rep.Paths, rep.Machine)
 	rep.Verdicts = hop.Verdicts(rep)
 	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
@@ -150,7 +151,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	client := clientFor(cfg, st, placement)
 	clientCPUs, _ := placement.For(ComponentClient)
 	var statsBase map[string]relayTotals
+	var cpuBase map[*Process]time.Duration
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
+		if step.Round == cfg.Discard && step.Cell == 0 {
+			cpuBase = topo.relayCPU()
+		}
 		if cfg.Stats && cfg.Discard > 0 && step.Round == cfg.Discard && step.Cell == 0 {
 			// The relays' residence counts the timed rounds only: what
 			// they held during the warm-up rounds is read now and taken
@@ -180,6 +185,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
 	}
+	relayCPUPerRequest(sr.series, topo, cpuBase, topo.relayCPU(), cfg.Discard, cfg.Time+cfg.Warmup)
 	if cfg.Stats {
 		// hoprelay writes its stats as it exits; the files stay in the
 		// temp dir until the deferred Stop.
@@ -203,6 +209,55 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	sr.skipped, sr.pinning = topo.Skipped, topo.Pinning
 	return sr, nil
+}
+
+// relayCPUPerRequest sets each relay series' RelayCPUUs: the CPU time its
+// relay processes ran over the timed rounds, per request. A process's
+// requests are those of every cell it relayed, each kept round's rate
+// times the round's length with its warm-up, since the relay served the
+// warm-up too. HAProxy's one process is shared by its paths and divided
+// among their requests.
+func relayCPUPerRequest(series []Series, topo *Topology, base, end map[*Process]time.Duration, discard int, round time.Duration) {
+	served := map[*Process]float64{}
+	requests := func(s Series) float64 {
+		n := 0.0
+		for i, smp := range s.Samples {
+			if i >= discard && smp.Failed == "" {
+				n += smp.TPS * round.Seconds()
+			}
+		}
+		return n
+	}
+	for _, s := range series {
+		for _, p := range topo.relayProcs[s.Cell.Path] {
+			served[p] += requests(s)
+		}
+	}
+	for i := range series {
+		procs := topo.relayProcs[series[i].Cell.Path]
+		if len(procs) == 0 {
+			continue
+		}
+		var us float64
+		ok := true
+		for _, p := range procs {
+			b, okB := base[p]
+			e, okE := end[p]
+			select {
+			case <-p.Done():
+				continue // a start attempt that failed: it served nothing
+			default:
+			}
+			if !okB || !okE || served[p] <= 0 || e < b {
+				ok = false
+				break
+			}
+			us += float64(e-b) / 1e3 / served[p]
+		}
+		if ok {
+			series[i].RelayCPUUs = &us
+		}
+	}
 }
 
 // obtained is the placement a series' components got, per component: the

@@ -317,6 +317,9 @@ func TestRunRegimes(t *testing.T) {
 		if p.Relay != Direct && (p.AddedUs == nil || p.AddedUs.Baseline != "direct tcp "+p.Regime) {
 			t.Errorf("%s: added %+v, want against its own regime's direct path", p.Name, p.AddedUs)
 		}
+		if p.Relay != Direct && (p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 || p.Decomposition == nil || p.ExplainedPct == nil) {
+			t.Errorf("%s: relay CPU %v, decomposition %+v: want the relay's CPU per request and the split", p.Name, p.RelayCPUUs, p.Decomposition)
+		}
 	}
 	if len(rep.Regimes) != 2 || rep.Regimes[0].Name != RegimePacked || rep.Regimes[1].Name != RegimeSpread {
 		t.Fatalf("regimes %+v", rep.Regimes)

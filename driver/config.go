@@ -47,7 +47,7 @@ type Config struct {
 	Regimes   []Regime
 	Nice      int                // the embedded server's niceness
 	RelayLock string             // hoprelay --lock; "" for its default
-	Stats     bool               // collect hoprelay --stats
+	Stats     bool               // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
 	TempRoot  string             // parent of the temp dir; "" for os.TempDir
 	Locate    Locator            // nil for Locate
 	Progress  io.Writer          // progress lines; nil for none
@@ -70,6 +70,8 @@ func DefaultConfig() Config {
 		Warmup:  100 * time.Millisecond,
 		Rounds:  5,
 		Discard: 1,
+		// hoprelay's residence is the relay-code part of a hop's split.
+		Stats: true,
 	}
 }
 

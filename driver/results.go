@@ -24,6 +24,9 @@ type Series struct {
 	RelayUs *float64 // the relays' own residence per request, from --stats
 	// Placement is the CPUs each component obtained.
 	Placement map[string]string
+	// RelayCPUUs is the CPU time the path's relays ran per request over
+	// the timed rounds.
+	RelayCPUUs *float64
 }
 
 // Analyze hands the measured series to results/hop, which turns them into
@@ -33,11 +36,12 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 	in := make([]hop.Series, len(all))
 	for i, s := range all {
 		in[i] = hop.Series{
-			Setting:   hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
-			Path:      s.Cell.Path,
-			Samples:   s.Samples,
-			RelayUs:   s.RelayUs,
-			Placement: s.Placement,
+			Setting:    hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
+			Path:       s.Cell.Path,
+			Samples:    s.Samples,
+			RelayUs:    s.RelayUs,
+			Placement:  s.Placement,
+			RelayCPUUs: s.RelayCPUUs,
 		}
 	}
 	return hop.Analyze(in, discard, len(hops) > 0)

@@ -46,6 +46,7 @@ type Topology struct {
 
 	procs      []*Process
 	statsProcs map[string]*Process // hoprelay by its --stats file
+	relayProcs map[Path][]*Process // the relay processes of each path, one per hop (HAProxy: shared)
 	lastPinned string              // CPUs of the process start last pinned
 }
 
@@ -180,16 +181,35 @@ func (t *Topology) start(spec TopologySpec, component, name string, argv []strin
 	return p, nil
 }
 
-// relayPinned records what the relay process just started for paths
-// obtained.
-func (t *Topology) relayPinned(paths ...Path) {
-	if t.lastPinned == "" {
-		return
+// relayStarted records the relay process just started for paths, and
+// the CPUs it obtained.
+func (t *Topology) relayStarted(proc *Process, paths ...Path) {
+	if t.relayProcs == nil {
+		t.relayProcs = map[Path][]*Process{}
 	}
 	for _, p := range paths {
-		t.RelayCPUs[p] = joinDistinct(append(strings.Split(t.RelayCPUs[p], "|"), t.lastPinned))
+		t.relayProcs[p] = append(t.relayProcs[p], proc)
+		if t.lastPinned != "" {
+			t.RelayCPUs[p] = joinDistinct(append(strings.Split(t.RelayCPUs[p], "|"), t.lastPinned))
+		}
 	}
 	t.lastPinned = ""
+}
+
+// relayCPU is the CPU time each relay process has run so far.
+func (t *Topology) relayCPU() map[*Process]time.Duration {
+	out := map[*Process]time.Duration{}
+	for _, procs := range t.relayProcs {
+		for _, p := range procs {
+			if _, ok := out[p]; ok {
+				continue
+			}
+			if d, err := processCPU(p.PID()); err == nil {
+				out[p] = d
+			}
+		}
+	}
+	return out
 }
 
 // startChain starts p's hops from the backend outwards, each one's connect
@@ -251,7 +271,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 		}
 		t.statsProcs[h.Stats] = proc
 	}
-	t.relayPinned(p)
+	t.relayStarted(proc, p)
 	addrs, err := proc.Listening(ctx, 1, ReadyTimeout)
 	if err != nil {
 		return sockets.Addr{}, err
@@ -282,7 +302,7 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, ho
 		if err != nil {
 			return sockets.Addr{}, err
 		}
-		t.relayPinned(p)
+		t.relayStarted(proc, p)
 		err = Probe(ctx, proc, listen, ReadyTimeout)
 		if err == nil {
 			return listen, nil
@@ -323,7 +343,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		if err != nil {
 			return err
 		}
-		t.relayPinned(paths...)
+		t.relayStarted(proc, paths...)
 		for _, r := range routes {
 			if err = Probe(ctx, proc, r.Listen, ReadyTimeout); err != nil {
 				break
@@ -382,6 +402,9 @@ func (t *Topology) stopProcesses() error {
 	}
 	wg.Wait()
 	errs[0] = first.Stop()
+	// Stopped once, reported once: Stop after a stats run's early stop
+	// finds nothing left to stop.
+	t.procs = nil
 	return errors.Join(errs...)
 }
 

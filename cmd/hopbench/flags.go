@@ -43,7 +43,7 @@ func parseFlags(args []string) (options, error) {
 		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, same-core, spread, or none (unpinned); default: packed and spread side by side")
 		nice       = fs.Int("nice", 0, "niceness of the embedded server")
 		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: none, conn or global")
-		stats      = fs.Bool("stats", false, "collect hoprelay --stats: relay residence vs kernel time per hop")
+		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
 		format     = fs.String("format", "text", "output: text, json or csv")
 		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")

@@ -125,7 +125,7 @@ func TestIntegrationDefaultShort(t *testing.T) {
 		}
 	}
 	noVerdictWithinTheNoise(t, rep)
-	for _, f := range []string{"report.json", "report.csv", "spectrum.png", "spectrum.svg", "added.png", "added.svg", "direct_tcp_packed_t1.hgrm"} {
+	for _, f := range []string{"report.json", "report.csv", "spectrum.png", "spectrum.svg", "added.png", "added.svg", "decomposition.png", "decomposition.svg", "direct_tcp_packed_t1.hgrm"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("--out %s: %v", f, err)
 		}

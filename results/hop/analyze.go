@@ -63,6 +63,7 @@ func summarise(s Series, discard int) PathResult {
 		Rows:              s.Setting.Rows,
 		Regime:            s.Setting.Regime,
 		Placement:         s.Placement,
+		RelayCPUUs:        s.RelayCPUUs,
 		path:              p,
 	}
 	var tps, connect []float64

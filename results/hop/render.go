@@ -148,6 +148,11 @@ func WriteText(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if sweep.explained {
+		if err := writeDecomposition(w, r.Paths); err != nil {
+			return err
+		}
+	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped  %-20s %s\n", s.Path, s.Reason)
 	}
@@ -169,7 +174,7 @@ func WriteText(w io.Writer, r *Report) error {
 	return nil
 }
 
-type sweep struct{ threads, service, size, rows, stats, placement, unstable bool }
+type sweep struct{ threads, service, size, rows, stats, placement, unstable, explained bool }
 
 func sweeps(paths []PathResult) sweep {
 	var s sweep
@@ -179,7 +184,8 @@ func sweeps(paths []PathResult) sweep {
 		s.service = s.service || p.ServiceTimeUs != q.ServiceTimeUs
 		s.size = s.size || p.Size != q.Size
 		s.rows = s.rows || p.Rows != q.Rows
-		s.stats = s.stats || p.RelayUs != nil
+		s.stats = s.stats || (p.RelayUs != nil && p.Decomposition == nil)
+		s.explained = s.explained || p.Decomposition != nil
 		s.placement = s.placement || p.Placement != nil
 		s.unstable = s.unstable || (!p.Stable && p.UnstableReason != "")
 	}
@@ -199,6 +205,36 @@ func placementCell(p PathResult) string {
 		return "-"
 	}
 	return cell("client") + "/" + cell("relay") + "/" + cell("server")
+}
+
+// writeDecomposition is where each relay path's added p50 goes: relay
+// code, wake-ups, kernel legs, and the residual, always shown, with how
+// much of the hop the first three explain.
+func writeDecomposition(w io.Writer, paths []PathResult) error {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "where the added p50 goes (µs per request; wake-ups and kernel legs from the probe's constants):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len("path")
+	for _, p := range paths {
+		width = max(width, len(p.Name))
+	}
+	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tresidual\texplained\t\n", width, "path")
+	for _, p := range paths {
+		d := p.Decomposition
+		if d == nil {
+			continue
+		}
+		code := Us(d.RelayCode)
+		if !d.measured() {
+			code = "-"
+		}
+		explained := "-"
+		if p.ExplainedPct != nil {
+			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
+		}
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), explained)
+	}
+	return tw.Flush()
 }
 
 func optUs(v *float64) string {

@@ -119,3 +119,34 @@ func TestWriteTextPlacement(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTextDecomposition(t *testing.T) {
+	rep := syntheticReport()
+	for i := range rep.Paths {
+		p := &rep.Paths[i]
+		p.Regime = "packed"
+		p.Placement = map[string]string{"client": "0", "relay": "0", "server": "0"}
+		if p.Relay != Direct {
+			code := 20.0
+			p.RelayUs = &code
+		}
+	}
+	Explain(rep.Paths, machine)
+	rep.Verdicts = Verdicts(rep)
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"where the added p50 goes", "relay code  wake-ups  kernel  residual  explained",
+		"epoll tcp->tcp: of its 37.0 µs, relay code 20.0, wake-ups 2.0, kernel legs 3.0, residual 12.0 µs: 68% explained",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "kernel µs") {
+		t.Errorf("the old relay/kernel columns stand beside the split:\n%s", out)
+	}
+}

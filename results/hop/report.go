@@ -94,6 +94,16 @@ type PathResult struct {
 	// what remains of the added latency: socket calls, loopback, wake-ups.
 	RelayUs  *float64 `json:"relay_us,omitempty"`
 	KernelUs *float64 `json:"kernel_us,omitempty"`
+	// RelayCPUUs is the CPU time the path's relay processes ran per
+	// request over the timed rounds: unlike the residence, time they were
+	// preempted (on a shared CPU, by the very process they woke) is not in
+	// it. It is the relay code of the decomposition.
+	RelayCPUUs *float64 `json:"relay_cpu_us,omitempty"`
+	// Decomposition splits AddedUs.P50 into relay code, wake-ups, kernel
+	// path and a residual; ExplainedPct is how much of it the first three
+	// account for, 100 less the residual's share. Relay paths only.
+	Decomposition *Decomposition `json:"decomposition_us,omitempty"`
+	ExplainedPct  *float64       `json:"explained_pct,omitempty"`
 
 	Hist *results.Histogram `json:"-"` // merged; nil without histograms
 	path Path
@@ -188,6 +198,9 @@ type Series struct {
 	// Placement is the CPUs each component obtained (client, relay,
 	// server), as read back from the processes.
 	Placement map[string]string
+	// RelayCPUUs is the CPU time the relay processes ran per request over
+	// the timed rounds (threads and children, system calls included).
+	RelayCPUUs *float64
 }
 
 // Sample is one round of one path as the load client measured it.

@@ -214,6 +214,16 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 	for _, r := range Relays[1:] {
 		for _, c := range []Transport{TCP, UNIX} {
 			p, ok := g[Path{Relay: r, Client: c, Upstream: TCP, Hops: 1}]
+			if ok && p.Decomposition != nil && p.ExplainedPct != nil {
+				d := p.Decomposition
+				code := fmt.Sprintf("relay code %s", Us(d.RelayCode))
+				if !d.measured() {
+					code = "relay code not measured"
+				}
+				out = append(out, fmt.Sprintf("%s: of its %s µs, %s, wake-ups %s, kernel legs %s, residual %s µs: %.0f%% explained",
+					p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), *p.ExplainedPct))
+				continue
+			}
 			if !ok || p.RelayUs == nil || p.KernelUs == nil {
 				continue
 			}

@@ -136,6 +136,9 @@ func CheckExplained(data []byte) error {
 				return fmt.Errorf("hoptest: check explained: %s.rounds_p50_us[%d] not a number", where, j)
 			}
 		}
+		if err := checkDecomposition(where, obj); err != nil {
+			return err
+		}
 		pl, ok := obj["placement"].(map[string]any)
 		if !ok {
 			return fmt.Errorf("hoptest: check explained: %s.placement missing or not an object", where)
@@ -147,6 +150,32 @@ func CheckExplained(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// checkDecomposition checks that a relay path placed by the run carries
+// its split and a direct path none.
+func checkDecomposition(where string, obj map[string]any) error {
+	d, has := obj["decomposition_us"]
+	_, added := obj["added_us"]
+	switch {
+	case obj["relay"] == string(hop.Direct) && has:
+		return fmt.Errorf("hoptest: check explained: %s: a direct path has no decomposition_us", where)
+	case obj["relay"] == string(hop.Direct) || obj["regime"] == "none" || !added:
+		return nil
+	case !has:
+		return fmt.Errorf("hoptest: check explained: %s: decomposition_us missing", where)
+	}
+	dm, ok := d.(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check explained: %s.decomposition_us not an object", where)
+	}
+	if err := fields(where+".decomposition_us", dm, names("method"), names("relay_code", "wakeups", "kernel", "residual")); err != nil {
+		return err
+	}
+	if m := dm["method"]; m != "probe" && m != "timestamps" {
+		return fmt.Errorf("hoptest: check explained: %s.decomposition_us.method %q: want probe or timestamps", where, m)
+	}
+	return fields(where, obj, nil, names("explained_pct"))
 }
 
 // checkMachine checks the "machine" object; wake_us.cross_cpu is absent on
