@@ -186,6 +186,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		progress.end(smp)
 	}
 	relayCPUPerRequest(sr.series, topo, cpuBase, topo.relayCPU(), cfg.Discard, cfg.Time+cfg.Warmup)
+	if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
+		return stageResult{}, err
+	}
 	if cfg.Stats {
 		// hoprelay writes its stats as it exits; the files stay in the
 		// temp dir until the deferred Stop.
@@ -209,6 +212,41 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	sr.skipped, sr.pinning = topo.Skipped, topo.Pinning
 	return sr, nil
+}
+
+// connectSeries runs, for every path of the stage, one connect-only
+// pingpong: a series of whole connection set-ups, from which the p50 and
+// p99 of what a connection costs through the path. It runs after the
+// rounds, whose relay CPU is counted by then, and at the stage's first
+// thread count. mysql only: echo has no handshake to speak of.
+func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, st Stage, placement affinity.Placement, topo *Topology, series []Series, progress *progress) error {
+	if cfg.Proto != ProtoMySQL || cfg.ConnectTime < 0 {
+		return nil
+	}
+	client := clientFor(cfg, st, placement)
+	client.ConnectOnly, client.Time, client.Warmup = true, cfg.ConnectTime, 0
+	clientCPUs, _ := placement.For(ComponentClient)
+	done := map[Path]*hop.Connect{}
+	for i := range series {
+		s := &series[i]
+		if c, ok := done[s.Cell.Path]; ok {
+			s.Connect = c
+			continue
+		}
+		progress.connect(st, s.Cell.Path)
+		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[s.Cell.Path], 1), client.Env(), clientCPUs)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var c *hop.Connect
+		if err == nil && smp.Hist != nil && smp.Hist.Count() > 0 {
+			c = &hop.Connect{P50Us: smp.Latency.P50, P99Us: smp.Latency.P99, N: smp.Hist.Count()}
+		}
+		progress.connected(c, err)
+		done[s.Cell.Path] = c
+		s.Connect = c
+	}
+	return nil
 }
 
 // relayCPUPerRequest sets each relay series' RelayCPUUs: the CPU time its

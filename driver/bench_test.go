@@ -35,6 +35,7 @@ func shortConfig(t *testing.T, relays ...Relay) Config {
 	// One regime, unpinned, keeps these tests about what they test; the
 	// regimes have tests of their own.
 	cfg.Regimes = []Regime{{Name: RegimeNone}}
+	cfg.ConnectTime = 50 * time.Millisecond
 	return cfg
 }
 
@@ -316,6 +317,9 @@ func TestRunRegimes(t *testing.T) {
 		}
 		if p.Relay != Direct && (p.AddedUs == nil || p.AddedUs.Baseline != "direct tcp "+p.Regime) {
 			t.Errorf("%s: added %+v, want against its own regime's direct path", p.Name, p.AddedUs)
+		}
+		if p.Connect == nil || p.Connect.N == 0 {
+			t.Errorf("%s: no connect-only series", p.Name)
 		}
 		if p.Relay != Direct && (p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 || p.Decomposition == nil || p.ExplainedPct == nil) {
 			t.Errorf("%s: relay CPU %v, decomposition %+v: want the relay's CPU per request and the split", p.Name, p.RelayCPUUs, p.Decomposition)

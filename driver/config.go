@@ -45,13 +45,17 @@ type Config struct {
 	// else packed and spread (DefaultRegimes). A Regime named none pins
 	// nothing.
 	Regimes   []Regime
-	Nice      int                // the embedded server's niceness
-	RelayLock string             // hoprelay --lock; "" for its default
-	Stats     bool               // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
-	TempRoot  string             // parent of the temp dir; "" for os.TempDir
-	Locate    Locator            // nil for Locate
-	Progress  io.Writer          // progress lines; nil for none
-	Env       func() results.Env // describes the machine; nil for results.CollectEnv
+	Nice      int    // the embedded server's niceness
+	RelayLock string // hoprelay --lock; "" for its default
+	// ConnectTime is how long each path's connect-only series runs after
+	// its rounds (mysql): many set-ups, for a p50 and p99 of a
+	// connection's cost; 0 for 300 ms, negative for none.
+	ConnectTime time.Duration
+	Stats       bool               // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
+	TempRoot    string             // parent of the temp dir; "" for os.TempDir
+	Locate      Locator            // nil for Locate
+	Progress    io.Writer          // progress lines; nil for none
+	Env         func() results.Env // describes the machine; nil for results.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
@@ -105,6 +109,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Rounds == 0 {
 		c.Rounds = 5
+	}
+	if c.ConnectTime == 0 {
+		c.ConnectTime = 300 * time.Millisecond
 	}
 	if c.Proto == ProtoEcho && c.Sizes == nil {
 		c.Sizes = []int{64}

@@ -64,3 +64,19 @@ func (p *progress) end(s Sample) {
 func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
 
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
+
+// connect and connected frame a connect-only series.
+func (p *progress) connect(st Stage, path Path) {
+	fmt.Fprintf(p.w, "hopbench: %s connect-only series  %-22s ", st.Regime, path.Name())
+}
+
+func (p *progress) connected(c *hop.Connect, err error) {
+	switch {
+	case err != nil:
+		fmt.Fprintf(p.w, "-> failed: %v\n", err)
+	case c == nil:
+		fmt.Fprintln(p.w, "-> no connection completed")
+	default:
+		fmt.Fprintf(p.w, "-> %d connects, p50 %s µs, p99 %s µs\n", c.N, hop.Us(c.P50Us), hop.Us(c.P99Us))
+	}
+}

@@ -27,6 +27,7 @@ type Series struct {
 	// RelayCPUUs is the CPU time the path's relays ran per request over
 	// the timed rounds.
 	RelayCPUUs *float64
+	Connect    *hop.Connect // the connect-only series; nil without one
 }
 
 // Analyze hands the measured series to results/hop, which turns them into
@@ -42,6 +43,7 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 			RelayUs:    s.RelayUs,
 			Placement:  s.Placement,
 			RelayCPUUs: s.RelayCPUUs,
+			Connect:    s.Connect,
 		}
 	}
 	return hop.Analyze(in, discard, len(hops) > 0)

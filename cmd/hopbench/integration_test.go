@@ -95,6 +95,9 @@ func TestIntegrationDefaultShort(t *testing.T) {
 	for _, p := range rep.Paths {
 		// The default runs every path packed and spread, and names say which.
 		names[strings.TrimSuffix(p.Name, " "+p.Regime)] = true
+		if p.Connect == nil || p.Connect.N < 2 || p.Connect.P99Us < p.Connect.P50Us {
+			t.Errorf("%s: connect-only series %+v, want many connects", p.Name, p.Connect)
+		}
 		regimes[p.Regime]++
 		// On a loaded machine a reply now and then waits out a
 		// retransmission timeout (200 ms) and its round completes

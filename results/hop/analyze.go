@@ -64,6 +64,7 @@ func summarise(s Series, discard int) PathResult {
 		Regime:            s.Setting.Regime,
 		Placement:         s.Placement,
 		RelayCPUUs:        s.RelayCPUUs,
+		Connect:           s.Connect,
 		path:              p,
 	}
 	var tps, connect []float64

@@ -99,6 +99,8 @@ type PathResult struct {
 	// preempted (on a shared CPU, by the very process they woke) is not in
 	// it. It is the relay code of the decomposition.
 	RelayCPUUs *float64 `json:"relay_cpu_us,omitempty"`
+	// Connect is the path's connect-only series, run after its rounds.
+	Connect *Connect `json:"connect,omitempty"`
 	// Decomposition splits AddedUs.P50 into relay code, wake-ups, kernel
 	// path and a residual; ExplainedPct is how much of it the first three
 	// account for, 100 less the residual's share. Relay paths only.
@@ -201,6 +203,16 @@ type Series struct {
 	// RelayCPUUs is the CPU time the relay processes ran per request over
 	// the timed rounds (threads and children, system calls included).
 	RelayCPUUs *float64
+	Connect    *Connect // the connect-only series; nil without one
+}
+
+// Connect is a connect-only series: many whole connection set-ups (dial,
+// the protocol's handshake, quit, close) one after another, not the one
+// cold connection a round opens.
+type Connect struct {
+	P50Us float64 `json:"p50_us"`
+	P99Us float64 `json:"p99_us"`
+	N     int64   `json:"n"`
 }
 
 // Sample is one round of one path as the load client measured it.

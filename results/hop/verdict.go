@@ -239,6 +239,21 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 // upstream, and pass the protocol's handshake through.
 func connectVerdicts(g map[Path]PathResult) []string {
 	direct, ok := g[DirectPath(TCP)]
+	if ok && direct.Connect != nil {
+		// A series of set-ups: its p50 is a connection's cost, not one
+		// cold connection's.
+		var parts []string
+		for _, r := range Relays[1:] {
+			if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.Connect != nil {
+				parts = append(parts, fmt.Sprintf("%s %+.0f µs (p99 %s)", r, p.Connect.P50Us-direct.Connect.P50Us, Us(p.Connect.P99Us)))
+			}
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		return []string{fmt.Sprintf("connection set-up, dial to quit (p50 of a connect-only series, direct tcp %s µs over %d connects, p99 %s), once per connection: %s",
+			Us(direct.Connect.P50Us), direct.Connect.N, Us(direct.Connect.P99Us), strings.Join(parts, ", "))}
+	}
 	if !ok || direct.ConnectUs == 0 {
 		return nil
 	}

@@ -139,6 +139,15 @@ func CheckExplained(data []byte) error {
 		if err := checkDecomposition(where, obj); err != nil {
 			return err
 		}
+		if c, ok := obj["connect"]; ok {
+			cm, ok := c.(map[string]any)
+			if !ok {
+				return fmt.Errorf("hoptest: check explained: %s.connect not an object", where)
+			}
+			if err := fields(where+".connect", cm, nil, names("p50_us", "p99_us", "n")); err != nil {
+				return err
+			}
+		}
 		pl, ok := obj["placement"].(map[string]any)
 		if !ok {
 			return fmt.Errorf("hoptest: check explained: %s.placement missing or not an object", where)
