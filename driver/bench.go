@@ -195,6 +195,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		warn(topo.stopProcesses())
 		for i := range sr.series {
 			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path], statsBase)
+			sr.series[i].RelayWakeUs = relayWakes(topo.Stats[sr.series[i].Cell.Path], statsBase)
 		}
 	}
 	for _, s := range sr.series {

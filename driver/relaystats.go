@@ -34,6 +34,8 @@ func ParseRelayStats(data []byte) (float64, error) {
 type relayTotals struct {
 	residenceNs float64
 	requests    int64
+	wakeNs      float64 // wake-up delays from receive stamps, summed
+	wakes       int64
 }
 
 func readRelayTotals(file string) (relayTotals, error) {
@@ -48,7 +50,11 @@ func readRelayTotals(file string) (relayTotals, error) {
 	if s.Schema != relay.Schema {
 		return relayTotals{}, fmt.Errorf("driver: parse relay stats %s: schema %q, want %s", file, s.Schema, relay.Schema)
 	}
-	return relayTotals{s.Residence.MeanNs * float64(s.Residence.Count), s.Directions.ClientToUpstream.Chunks}, nil
+	t := relayTotals{residenceNs: s.Residence.MeanNs * float64(s.Residence.Count), requests: s.Directions.ClientToUpstream.Chunks}
+	if s.Wakes != nil {
+		t.wakeNs, t.wakes = s.Wakes.MeanNs*float64(s.Wakes.Count), s.Wakes.Count
+	}
+	return t, nil
 }
 
 // relayResidence sums the residence per request over a path's hops (one
@@ -72,6 +78,32 @@ func relayResidence(files []string, base map[string]relayTotals) *float64 {
 			return nil
 		}
 		sum += (end.residenceNs - b.residenceNs) / float64(requests) / 1e3
+	}
+	return &sum
+}
+
+// relayWakes is the relays' measured wake-up delay per request, summed
+// over a path's hops and both directions, over the timed rounds: nil
+// unless every hop stamped (nearly) every chunk it read, which only TCP
+// legs on both sides of an event-loop relay do.
+func relayWakes(files []string, base map[string]relayTotals) *float64 {
+	if len(files) == 0 {
+		return nil
+	}
+	var sum float64
+	for _, f := range files {
+		end, err := readRelayTotals(f)
+		if err != nil {
+			return nil
+		}
+		b := base[f]
+		requests, wakes := end.requests-b.requests, end.wakes-b.wakes
+		// Two reads per request, one each way; the first few after
+		// stamping is switched on go unstamped.
+		if requests <= 0 || float64(wakes) < 1.9*float64(requests) {
+			return nil
+		}
+		sum += (end.wakeNs - b.wakeNs) / float64(wakes) * 2 / 1e3
 	}
 	return &sum
 }

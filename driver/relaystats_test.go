@@ -77,3 +77,17 @@ func TestParseRelayStatsReadsWhatRelayWrites(t *testing.T) {
 		t.Errorf("got %v, %v; want 6 µs", us, err)
 	}
 }
+
+func TestRelayWakes(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s")
+	stamped := `{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"chunks":100}},"residence":{"count":200,"mean_ns":3000},"wakes":{"count":200,"mean_ns":5000}}`
+	os.WriteFile(f, []byte(stamped), 0o600)
+	if got := relayWakes([]string{f}, nil); got == nil || *got != 10 { // two wakes of 5 µs per request
+		t.Errorf("wakes %v, want 10 µs", got)
+	}
+	os.WriteFile(f, []byte(relayStats), 0o600) // no stamps: a UNIX leg
+	if got := relayWakes([]string{f}, nil); got != nil {
+		t.Errorf("unstamped relay: %v", *got)
+	}
+}

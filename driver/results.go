@@ -28,6 +28,9 @@ type Series struct {
 	// the timed rounds.
 	RelayCPUUs *float64
 	Connect    *hop.Connect // the connect-only series; nil without one
+	// RelayWakeUs is the relays' wake-up delay per request, from the
+	// kernel's receive stamps; nil where they have none.
+	RelayWakeUs *float64
 }
 
 // Analyze hands the measured series to results/hop, which turns them into
@@ -37,13 +40,14 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 	in := make([]hop.Series, len(all))
 	for i, s := range all {
 		in[i] = hop.Series{
-			Setting:    hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
-			Path:       s.Cell.Path,
-			Samples:    s.Samples,
-			RelayUs:    s.RelayUs,
-			Placement:  s.Placement,
-			RelayCPUUs: s.RelayCPUUs,
-			Connect:    s.Connect,
+			Setting:     hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
+			Path:        s.Cell.Path,
+			Samples:     s.Samples,
+			RelayUs:     s.RelayUs,
+			Placement:   s.Placement,
+			RelayCPUUs:  s.RelayCPUUs,
+			Connect:     s.Connect,
+			RelayWakeUs: s.RelayWakeUs,
 		}
 	}
 	return hop.Analyze(in, discard, len(hops) > 0)

@@ -65,6 +65,7 @@ func summarise(s Series, discard int) PathResult {
 		Placement:         s.Placement,
 		RelayCPUUs:        s.RelayCPUUs,
 		Connect:           s.Connect,
+		RelayWakeUs:       s.RelayWakeUs,
 		path:              p,
 	}
 	var tps, connect []float64

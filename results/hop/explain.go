@@ -67,6 +67,11 @@ func decompose(p PathResult, m *results.Machine) Decomposition {
 	// woken each way; the chain's edges replace the direct path's one.
 	path := wake(m, client, relay) + (hops-1)*wake(m, relay, relay) + wake(m, relay, server)
 	d.Wakeups = 2 * (path - wake(m, client, server))
+	// relay_wake_us, the relay's own wake-ups from the kernel's stamps,
+	// is not used here: on a shared CPU it holds the time the sender ran
+	// on after queueing the bytes (a Go sender's scheduler spins before
+	// it sleeps), which the direct path's wake-ups hold as well; only the
+	// baseline's own stamped wake-ups could be taken off it.
 	leg := m.Leg.TCP
 	if p.UpstreamTransport == UNIX {
 		leg = m.Leg.UNIX

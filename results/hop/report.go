@@ -99,6 +99,10 @@ type PathResult struct {
 	// preempted (on a shared CPU, by the very process they woke) is not in
 	// it. It is the relay code of the decomposition.
 	RelayCPUUs *float64 `json:"relay_cpu_us,omitempty"`
+	// RelayWakeUs is the relays' wake-up delay per request (both ways,
+	// every hop) from the kernel's receive stamps: from the bytes queued
+	// to the relay's loop running. Event-loop relays on TCP legs only.
+	RelayWakeUs *float64 `json:"relay_wake_us,omitempty"`
 	// Connect is the path's connect-only series, run after its rounds.
 	Connect *Connect `json:"connect,omitempty"`
 	// Decomposition splits AddedUs.P50 into relay code, wake-ups, kernel
@@ -204,6 +208,9 @@ type Series struct {
 	// the timed rounds (threads and children, system calls included).
 	RelayCPUUs *float64
 	Connect    *Connect // the connect-only series; nil without one
+	// RelayWakeUs is the relays' wake-up delay per request, both ways, from
+	// the kernel's receive stamps; nil where the legs carry none.
+	RelayWakeUs *float64
 }
 
 // Connect is a connect-only series: many whole connection set-ups (dial,
