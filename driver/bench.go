@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -35,13 +36,44 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	paths := cfg.Paths()
-	stages := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)
+	regimes, err := cfg.regimes()
+	if err != nil {
+		return nil, err
+	}
+	// Regimes outermost: each is a topology of its own, pinned as it
+	// starts, and its paths are compared with each other only.
+	var stages []Stage
+	placements := map[string]affinity.Placement{}
+	for _, g := range regimes {
+		placements[g.Name] = g.Placement
+		for _, st := range Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows) {
+			st.Regime = g.Name
+			stages = append(stages, st)
+		}
+	}
 	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
 	var all []Series
 	rep := &Report{Schema: Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []Skip{}}
+	for _, g := range regimes {
+		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()})
+	}
+	// Steal is the run's, probe included: a vCPU the hypervisor did not
+	// run for a while makes every figure of that while slower.
+	steal := probe.StartSteal()
+	fmt.Fprintln(cfg.Progress, "hopbench: probing the machine: wake-ups and loopback legs, pinned")
+	if m, err := cfg.Probe(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		rep.Warnings = append(rep.Warnings, err.Error())
+		progress.warn(err)
+	} else {
+		rep.Machine = &m
+		fmt.Fprintln(cfg.Progress, "hopbench: "+m.Summary())
+	}
 	pinning := map[string]string{}
 	for si, st := range stages {
-		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, si, len(stages), progress)
+		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, placements[st.Regime], si, len(stages), progress)
 		if err != nil {
 			return nil, err
 		}
@@ -58,6 +90,10 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(pinning) > 0 {
 		rep.Env.Pinning = pinning
 	}
+	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
+		rep.Machine.StealPct = pct
+	}
+	hop.Explain(rep.Paths, rep.Machine)
 	rep.Verdicts = hop.Verdicts(rep)
 	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
@@ -71,7 +107,7 @@ type stageResult struct {
 	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
 }
 
-func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []Path, st Stage, si, nstages int, progress *progress) (sr stageResult, err error) {
+func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
 	// sr is a named result so that the deferred Stop's warnings reach
 	// the caller.
 	topo, err := Build(ctx, TopologySpec{
@@ -79,13 +115,13 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Backend:  cfg.Backend,
 		Responder: Responder{
 			Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(cfg.Placement, ComponentServer),
+			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(placement, ComponentServer),
 		},
 		Nice:      cfg.Nice,
 		Paths:     paths,
-		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(cfg.Placement, ComponentRelay)},
+		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(placement, ComponentRelay)},
 		Stats:     cfg.Stats,
-		Placement: cfg.Placement,
+		Placement: placement,
 		Locate:    cfg.Locate,
 	})
 	if err != nil {
@@ -113,27 +149,54 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	for i, c := range cells {
 		sr.series[i] = Series{Stage: st, Cell: c, Samples: make([]Sample, cfg.Rounds)}
 	}
-	client := clientFor(cfg, st)
-	clientCPUs, _ := cfg.Placement.For(ComponentClient)
+	client := clientFor(cfg, st, placement)
+	clientCPUs, _ := placement.For(ComponentClient)
+	var statsBase map[string]relayTotals
+	var cpuBase map[*Process]time.Duration
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
+		if step.Round == cfg.Discard && step.Cell == 0 {
+			cpuBase = topo.relayCPU()
+		}
+		if cfg.Stats && cfg.Discard > 0 && step.Round == cfg.Discard && step.Cell == 0 {
+			// The relays' residence counts the timed rounds only: what
+			// they held during the warm-up rounds is read now and taken
+			// off at the end.
+			var err error
+			statsBase, err = topo.snapshotStats(ctx)
+			if ctx.Err() != nil {
+				return stageResult{}, ctx.Err()
+			}
+			warn(err)
+		}
 		c := cells[step.Cell]
-		progress.begin(si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
+		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
 		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return stageResult{}, ctx.Err()
 		}
 		if err != nil {
 			smp = Sample{Failed: err.Error()}
+		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
+			// A round in which no reply came back has no figures, and a
+			// p50 of 0 must not pair with its baseline's. On loopback this
+			// is a reply held past the round's end, as a retransmission
+			// after the 200 ms minimum RTO would hold it.
+			smp = Sample{Failed: "no request completed in the round (a reply stalled past its end)"}
 		}
 		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
+	}
+	relayCPUPerRequest(sr.series, topo, cpuBase, topo.relayCPU(), cfg.Discard, cfg.Time+cfg.Warmup)
+	if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
+		return stageResult{}, err
 	}
 	if cfg.Stats {
 		// hoprelay writes its stats as it exits; the files stay in the
 		// temp dir until the deferred Stop.
 		warn(topo.stopProcesses())
 		for i := range sr.series {
-			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path])
+			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path], statsBase)
+			sr.series[i].RelayWakeUs = relayWakes(topo.Stats[sr.series[i].Cell.Path], statsBase)
 		}
 	}
 	for _, s := range sr.series {
@@ -146,14 +209,131 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			}
 		}
 	}
+	for i := range sr.series {
+		sr.series[i].Placement = obtained(st.Regime, sr.series[i], topo, cfg.Discard)
+	}
 	sr.skipped, sr.pinning = topo.Skipped, topo.Pinning
 	return sr, nil
 }
 
-func clientFor(cfg Config, st Stage) Client {
+// connectSeries runs, for every path of the stage, one connect-only
+// pingpong: a series of whole connection set-ups, from which the p50 and
+// p99 of what a connection costs through the path. It runs after the
+// rounds, whose relay CPU is counted by then, and at the stage's first
+// thread count. mysql only: echo has no handshake to speak of.
+func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, st Stage, placement affinity.Placement, topo *Topology, series []Series, progress *progress) error {
+	if cfg.Proto != ProtoMySQL || cfg.ConnectTime < 0 {
+		return nil
+	}
+	client := clientFor(cfg, st, placement)
+	client.ConnectOnly, client.Time, client.Warmup = true, cfg.ConnectTime, 0
+	clientCPUs, _ := placement.For(ComponentClient)
+	done := map[Path]*hop.Connect{}
+	for i := range series {
+		s := &series[i]
+		if c, ok := done[s.Cell.Path]; ok {
+			s.Connect = c
+			continue
+		}
+		progress.connect(st, s.Cell.Path)
+		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[s.Cell.Path], 1), client.Env(), clientCPUs)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var c *hop.Connect
+		if err == nil && smp.Hist != nil && smp.Hist.Count() > 0 {
+			c = &hop.Connect{P50Us: smp.Latency.P50, P99Us: smp.Latency.P99, N: smp.Hist.Count()}
+		}
+		progress.connected(c, err)
+		done[s.Cell.Path] = c
+		s.Connect = c
+	}
+	return nil
+}
+
+// relayCPUPerRequest sets each relay series' RelayCPUUs: the CPU time its
+// relay processes ran over the timed rounds, per request. A process's
+// requests are those of every cell it relayed, each kept round's rate
+// times the round's length with its warm-up, since the relay served the
+// warm-up too. HAProxy's one process is shared by its paths and divided
+// among their requests.
+func relayCPUPerRequest(series []Series, topo *Topology, base, end map[*Process]time.Duration, discard int, round time.Duration) {
+	served := map[*Process]float64{}
+	requests := func(s Series) float64 {
+		n := 0.0
+		for i, smp := range s.Samples {
+			if i >= discard && smp.Failed == "" {
+				n += smp.TPS * round.Seconds()
+			}
+		}
+		return n
+	}
+	for _, s := range series {
+		for _, p := range topo.relayProcs[s.Cell.Path] {
+			served[p] += requests(s)
+		}
+	}
+	for i := range series {
+		procs := topo.relayProcs[series[i].Cell.Path]
+		if len(procs) == 0 {
+			continue
+		}
+		var us float64
+		ok := true
+		for _, p := range procs {
+			b, okB := base[p]
+			e, okE := end[p]
+			select {
+			case <-p.Done():
+				continue // a start attempt that failed: it served nothing
+			default:
+			}
+			if !okB || !okE || served[p] <= 0 || e < b {
+				ok = false
+				break
+			}
+			us += float64(e-b) / 1e3 / served[p]
+		}
+		if ok {
+			series[i].RelayCPUUs = &us
+		}
+	}
+}
+
+// obtained is the placement a series' components got, per component: the
+// client's as each kept round's process read it back (several when they
+// differ), the relays' and the server's as their processes did.
+func obtained(regime string, s Series, topo *Topology, discard int) map[string]string {
+	if regime == RegimeNone {
+		out := map[string]string{ComponentClient: "unpinned", ComponentServer: "unpinned"}
+		if s.Cell.Path.Hops > 0 {
+			out[ComponentRelay] = "unpinned"
+		}
+		return out
+	}
+	out := map[string]string{}
+	var client []string
+	for i, smp := range s.Samples {
+		if i >= discard && smp.Failed == "" {
+			client = append(client, smp.CPUs)
+		}
+	}
+	if v := joinDistinct(client); v != "" {
+		out[ComponentClient] = v
+	}
+	if v := topo.RelayCPUs[s.Cell.Path]; v != "" {
+		out[ComponentRelay] = v
+	}
+	if v := topo.Pinning[ComponentServer]; v != "" {
+		out[ComponentServer] = v
+	}
+	return out
+}
+
+func clientFor(cfg Config, st Stage, placement affinity.Placement) Client {
 	c := Client{
 		Proto: cfg.Proto, Command: cfg.Command, Time: cfg.Time, Warmup: cfg.Warmup,
-		CPUs: cpusOf(cfg.Placement, ComponentClient),
+		CPUs: cpusOf(placement, ComponentClient),
 	}
 	if cfg.Proto == ProtoEcho {
 		c.Size = st.Size

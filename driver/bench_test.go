@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/probe"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -28,7 +31,18 @@ func shortConfig(t *testing.T, relays ...Relay) Config {
 	cfg.Discard = 1
 	cfg.Locate = fakeLocator(fakeBin(t), false)
 	cfg.TempRoot = t.TempDir()
+	cfg.Probe = quickProbe
+	// One regime, unpinned, keeps these tests about what they test; the
+	// regimes have tests of their own.
+	cfg.Regimes = []Regime{{Name: RegimeNone}}
+	cfg.ConnectTime = 50 * time.Millisecond
 	return cfg
+}
+
+// quickProbe is the real probe cut to a few milliseconds: its figures are
+// noise, but the report carries them as a run's would.
+func quickProbe(ctx context.Context) (results.Machine, error) {
+	return probe.Run(ctx, probe.Options{Rounds: 1, RoundTime: 2 * time.Millisecond})
 }
 
 // children lists the processes whose parent is this test process.
@@ -106,10 +120,13 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 	}
 	var js bytes.Buffer
 	hop.WriteJSON(&js, rep)
-	if err := hoptest.CheckJSON(js.Bytes()); err != nil {
+	if err := hoptest.CheckExplained(js.Bytes()); err != nil {
 		t.Error(err)
 	}
-	for _, want := range []string{"round 1/3 (warm-up)", "round 3/3", "epoll unix->tcp", "left", "skip socat tcp->tcp"} {
+	if rep.Machine == nil || rep.Machine.Wake.SameCPU <= 0 {
+		t.Errorf("machine %+v, want the probe's figures", rep.Machine)
+	}
+	for _, want := range []string{"probing the machine", "machine: ", "round 1/3 (warm-up)", "round 3/3", "epoll unix->tcp", "left", "skip socat tcp->tcp"} {
 		if !strings.Contains(progress.String(), want) {
 			t.Errorf("progress lacks %q:\n%s", want, progress.String())
 		}
@@ -228,6 +245,7 @@ func TestRunPlacement(t *testing.T) {
 	cfg := shortConfig(t, Direct, Epoll)
 	cfg.Transports = []Transport{TCP}
 	cfg.Rounds, cfg.Discard = 1, 0
+	cfg.Regimes = nil
 	if cfg.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
 		t.Fatal(err)
 	}
@@ -245,6 +263,79 @@ func TestRunPlacement(t *testing.T) {
 	if rep.Config.Placement != spec {
 		t.Errorf("config placement %q", rep.Config.Placement)
 	}
+	for _, p := range rep.Paths {
+		if p.Regime != RegimeCustom || p.Name != p.Path().Name() {
+			t.Errorf("%s: regime %q, want custom and a name without it", p.Name, p.Regime)
+		}
+		for k, v := range want {
+			if k == ComponentRelay && p.Relay == Direct {
+				continue
+			}
+			if p.Placement[k] != v {
+				t.Errorf("%s: placement %v: %s should be %s", p.Name, p.Placement, k, v)
+			}
+		}
+	}
+}
+
+// By default every path runs packed and spread, named so, each regime
+// with its own baseline, and says what each component obtained.
+func TestRunRegimes(t *testing.T) {
+	cpus, err := affinity.ThreadCPUs()
+	if err != nil || cpus.Len() < 2 {
+		t.Skip("needs two CPUs")
+	}
+	cfg := shortConfig(t, Direct, Epoll)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 2, 1
+	cfg.Regimes = nil
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	first, second := strconv.Itoa(cpus.CPUs()[0]), strconv.Itoa(cpus.CPUs()[1])
+	want := map[string]map[string]string{
+		"direct tcp packed":     {"client": first, "server": first},
+		"epoll tcp->tcp packed": {"client": first, "relay": first, "server": first},
+		"direct tcp spread":     {"client": first, "server": first},
+		"epoll tcp->tcp spread": {"client": first, "relay": second, "server": first},
+	}
+	if len(rep.Paths) != len(want) {
+		t.Fatalf("%d paths, want %d", len(rep.Paths), len(want))
+	}
+	for _, p := range rep.Paths {
+		w, ok := want[p.Name]
+		if !ok {
+			t.Errorf("unexpected path %q", p.Name)
+			continue
+		}
+		if fmt.Sprint(p.Placement) != fmt.Sprint(w) {
+			t.Errorf("%s: placement %v, want %v", p.Name, p.Placement, w)
+		}
+		if p.Relay != Direct && (p.AddedUs == nil || p.AddedUs.Baseline != "direct tcp "+p.Regime) {
+			t.Errorf("%s: added %+v, want against its own regime's direct path", p.Name, p.AddedUs)
+		}
+		if p.Connect == nil || p.Connect.N == 0 {
+			t.Errorf("%s: no connect-only series", p.Name)
+		}
+		if p.Relay != Direct && (p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 || p.Decomposition == nil || p.ExplainedPct == nil) {
+			t.Errorf("%s: relay CPU %v, decomposition %+v: want the relay's CPU per request and the split", p.Name, p.RelayCPUUs, p.Decomposition)
+		}
+	}
+	if len(rep.Regimes) != 2 || rep.Regimes[0].Name != RegimePacked || rep.Regimes[1].Name != RegimeSpread {
+		t.Fatalf("regimes %+v", rep.Regimes)
+	}
+	if cpus.Len() == 2 && !strings.Contains(rep.Regimes[1].Note, "client and server share CPU "+first) {
+		t.Errorf("spread on two CPUs does not say who shares: %q", rep.Regimes[1].Note)
+	}
+	for _, w := range []string{"packed round 2/2", "spread round 1/2 (warm-up)"} {
+		if !strings.Contains(progress.String(), w) {
+			t.Errorf("progress lacks %q", w)
+		}
+	}
 }
 
 // A relay that fails as it stops does not void the figures: the report
@@ -261,5 +352,45 @@ func TestRunStopFailureIsAWarning(t *testing.T) {
 	nothingLeft(t, cfg.TempRoot)
 	if len(rep.Paths) != 2 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "exit status 3") {
 		t.Errorf("paths %d, warnings %q", len(rep.Paths), rep.Warnings)
+	}
+}
+
+// A placement changed between rounds splits a path's rounds in two: the
+// report flags the path unstable and names the change as the cause.
+func TestRunForcedBimodalIsUnstable(t *testing.T) {
+	cpus, err := affinity.ThreadCPUs()
+	if err != nil || cpus.Len() < 2 {
+		t.Skip("needs two CPUs")
+	}
+	list := cpus.CPUs()
+	cfg := shortConfig(t, Direct)
+	cfg.Transports = []Transport{TCP}
+	cfg.Rounds, cfg.Discard = 5, 1
+	cfg.Regimes = nil
+	spec := fmt.Sprintf("client=%d server=%d", list[0], list[0])
+	if cfg.Placement, err = affinity.ParsePlacement(spec, cpus); err != nil {
+		t.Fatal(err)
+	}
+	// Odd rounds move the client to the second CPU: each request then
+	// wakes a thread on another CPU, each way.
+	round := 0
+	b := &bench{measure: func(ctx context.Context, argv, env []string, c affinity.CPUSet) (Sample, error) {
+		if round%2 == 1 {
+			c = affinity.NewCPUSet(list[1])
+		}
+		round++
+		return RunClient(ctx, argv, env, c)
+	}}
+	rep, err := b.run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	p := rep.Paths[0]
+	if p.Stable || !strings.Contains(p.UnstableReason, "client on CPUs") {
+		t.Errorf("client moved between rounds: stable %v reason %q rounds %v placement %v", p.Stable, p.UnstableReason, p.RoundsP50Us, p.Placement)
+	}
+	if !slices.ContainsFunc(rep.Verdicts, func(v string) bool { return strings.Contains(v, "unstable") }) {
+		t.Errorf("verdicts %q do not flag it", rep.Verdicts)
 	}
 }

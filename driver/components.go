@@ -70,7 +70,9 @@ func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
 	if h.Stats != "" {
 		argv = append(argv, "--stats", h.Stats)
 	}
-	if h.CPUs != "" {
+	// The goroutine engine has no threads of its own to pin and refuses
+	// --cpus; the mask it inherits at fork (startOn) places it whole.
+	if h.CPUs != "" && h.Engine != Goroutine {
 		argv = append(argv, "--cpus", h.CPUs)
 	}
 	return append(argv, listen.String(), connect.String())

@@ -64,6 +64,11 @@ func TestHopRelayArgs(t *testing.T) {
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
+	// The goroutine engine refuses --cpus: its fork-time mask places it.
+	h = HopRelay{Engine: Goroutine, CPUs: "1"}
+	if got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " "); strings.Contains(got, "--cpus") {
+		t.Errorf("goroutine engine given --cpus: %s", got)
+	}
 }
 
 func TestClientArgs(t *testing.T) {
@@ -78,6 +83,10 @@ func TestClientArgs(t *testing.T) {
 	}
 	if env := c.Env(); !slices.Equal(env, []string{"MYSQL_PWD=secret"}) {
 		t.Errorf("env %q", env)
+	}
+	c.ConnectOnly = true
+	if got := strings.Join(c.Args("pingpong", UNIXAddr("/w/r.sock"), 1), " "); !strings.HasSuffix(got, "--user root --db test --connect-only") || strings.Contains(got, "--command") {
+		t.Errorf("connect-only: %s", got)
 	}
 	echo := Client{Proto: ProtoEcho, Size: 64, Time: time.Second, CPUs: "0"}
 	if got := strings.Join(echo.Args("pingpong", TCPAddr(9), 1), " "); !strings.HasSuffix(got, "--format json --size 64 --cpus 0") {

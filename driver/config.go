@@ -1,12 +1,14 @@
 package driver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/results"
 )
 
@@ -39,27 +41,42 @@ type Config struct {
 	// "relay" (every relay process), "server" (the embedded responder) —
 	// applied as each process starts; the zero value pins nothing.
 	Placement affinity.Placement
-	Nice      int                // the embedded server's niceness
-	RelayLock string             // hoprelay --lock; "" for its default
-	Stats     bool               // collect hoprelay --stats
-	TempRoot  string             // parent of the temp dir; "" for os.TempDir
-	Locate    Locator            // nil for Locate
-	Progress  io.Writer          // progress lines; nil for none
-	Env       func() results.Env // describes the machine; nil for results.CollectEnv
+	// Regimes are the placements every path is measured under, each a
+	// stage of its own; nil for Placement's one regime when it is set,
+	// else packed and spread (DefaultRegimes). A Regime named none pins
+	// nothing.
+	Regimes   []Regime
+	Nice      int    // the embedded server's niceness
+	RelayLock string // hoprelay --lock; "" for its default
+	// ConnectTime is how long each path's connect-only series runs after
+	// its rounds (mysql): many set-ups, for a p50 and p99 of a
+	// connection's cost; 0 for 300 ms, negative for none.
+	ConnectTime time.Duration
+	Stats       bool               // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
+	TempRoot    string             // parent of the temp dir; "" for os.TempDir
+	Locate      Locator            // nil for Locate
+	Progress    io.Writer          // progress lines; nil for none
+	Env         func() results.Env // describes the machine; nil for results.CollectEnv
+	// Probe measures the machine constants a hop is explained with (its
+	// wake-ups and loopback legs), once, before the first round; nil for
+	// probe.Run with its defaults, about two seconds.
+	Probe func(context.Context) (results.Machine, error)
 }
 
-// DefaultConfig is the default run: every path, 5 rounds of 1 s per path
-// with the first discarded, 1 thread, point-select on the embedded MySQL
-// responder (64-byte echo when EmbeddedProto is echo). About a minute on two
-// cores.
+// DefaultConfig is the default run: every path in two placement regimes
+// (packed and spread), 5 rounds of 0.5 s per path with the first
+// discarded, 1 thread, point-select on the embedded MySQL responder (64-byte
+// echo when EmbeddedProto is echo). Under two minutes on two cores.
 func DefaultConfig() Config {
 	return Config{
 		Command: "point-select",
 		Threads: []int{1},
-		Time:    time.Second,
+		Time:    500 * time.Millisecond,
 		Warmup:  100 * time.Millisecond,
 		Rounds:  5,
 		Discard: 1,
+		// hoprelay's residence is the relay-code part of a hop's split.
+		Stats: true,
 	}
 }
 
@@ -94,6 +111,9 @@ func (c Config) withDefaults() Config {
 	if c.Rounds == 0 {
 		c.Rounds = 5
 	}
+	if c.ConnectTime == 0 {
+		c.ConnectTime = 300 * time.Millisecond
+	}
 	if c.Proto == ProtoEcho && c.Sizes == nil {
 		c.Sizes = []int{64}
 	}
@@ -105,6 +125,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Env == nil {
 		c.Env = results.CollectEnv
+	}
+	if c.Probe == nil {
+		c.Probe = func(ctx context.Context) (results.Machine, error) { return probe.Run(ctx, probe.Options{}) }
 	}
 	return c
 }

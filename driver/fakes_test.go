@@ -117,6 +117,33 @@ func fakeHoprelay(args []string) int {
 		return 2
 	}
 	var chunks atomic.Int64
+	// As hoprelay: stats on SIGUSR1 and at exit, replaced by a rename.
+	// Residence of 2 µs per chunk, two chunks per request: 4 µs.
+	writeStats := func() {
+		files := flags["stats"]
+		if len(files) == 0 {
+			return
+		}
+		n := chunks.Load()
+		stats := fmt.Sprintf(`{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"chunks":%d},"upstream_to_client":{"chunks":%d}},"residence":{"count":%d,"mean_ns":2000}}`, n, n, 2*n)
+		os.WriteFile(files[0]+".tmp", []byte(stats), 0o600)
+		os.Rename(files[0]+".tmp", files[0])
+	}
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	quit := make(chan struct{})
+	var usr1Done sync.WaitGroup
+	usr1Done.Go(func() {
+		for {
+			select {
+			case <-usr1:
+				writeStats()
+			case <-quit:
+				return
+			}
+		}
+	})
+	usr1Stop := func() { signal.Stop(usr1); close(quit); usr1Done.Wait() }
 	code := serve(pos[:1], func(c net.Conn) {
 		u, err := sockets.Dial(context.Background(), up)
 		if err != nil {
@@ -142,12 +169,8 @@ func fakeHoprelay(args []string) int {
 		u.Close()
 		<-done
 	})
-	if files := flags["stats"]; len(files) > 0 {
-		// Residence of 2 µs per chunk, two chunks per request: 4 µs.
-		n := chunks.Load()
-		stats := fmt.Sprintf(`{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"chunks":%d},"upstream_to_client":{"chunks":%d}},"residence":{"count":%d,"mean_ns":2000}}`, n, n, 2*n)
-		os.WriteFile(files[0], []byte(stats), 0o600)
-	}
+	writeStats()
+	usr1Stop()
 	if l := flags["lock"]; len(l) > 0 && l[0] == "global" {
 		return 3 // a relay that fails as it stops, for TestRunStopFailureIsAWarning
 	}

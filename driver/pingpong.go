@@ -29,6 +29,9 @@ type Client struct {
 	Time     time.Duration
 	Warmup   time.Duration
 	CPUs     string // --cpus, the placement's client CPUs (also applied at fork)
+	// ConnectOnly makes every event a whole connection (dial, login,
+	// quit, close): a series of set-ups rather than one per round. mysql.
+	ConnectOnly bool
 }
 
 // Args is pingpong's command line for one round against target with threads
@@ -49,9 +52,15 @@ func (c Client) Args(bin string, target sockets.Addr, threads int) []string {
 			argv = append(argv, "--size", strconv.Itoa(c.Size))
 		}
 	case ProtoMySQL:
-		argv = append(argv, "--user", c.User, "--command", c.Command)
+		argv = append(argv, "--user", c.User)
+		if !c.ConnectOnly { // a connect-only run sends no statement
+			argv = append(argv, "--command", c.Command)
+		}
 		if c.DB != "" {
 			argv = append(argv, "--db", c.DB)
+		}
+		if c.ConnectOnly {
+			argv = append(argv, "--connect-only")
 		}
 	}
 	if c.CPUs != "" {

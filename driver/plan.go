@@ -11,10 +11,15 @@ type Stage struct {
 	ServiceTime time.Duration // time the responder spends per request
 	Size        int           // echo payload bytes, or bytes per row for mysql
 	Rows        int           // mysql rows per result (0: pongd's default)
+	Regime      string        // the placement regime's name
 }
 
 func (s Stage) String() string {
-	return fmt.Sprintf("service-time %v, size %d, rows %d", s.ServiceTime, s.Size, s.Rows)
+	str := fmt.Sprintf("service-time %v, size %d, rows %d", s.ServiceTime, s.Size, s.Rows)
+	if s.Regime != "" {
+		str = s.Regime + ", " + str
+	}
+	return str
 }
 
 // Cell is one measured combination inside a stage: a path at a thread

@@ -27,7 +27,7 @@ func newProgress(w io.Writer, total int, nominal time.Duration) *progress {
 // drop takes steps that will not run (skipped paths) out of the estimate.
 func (p *progress) drop(steps int) { p.total -= steps }
 
-func (p *progress) begin(stage, stages int, s Step, rounds, discard, cells int, c Cell) {
+func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, cells int, c Cell) {
 	p.began = time.Now()
 	per := p.nominal
 	if p.done > 0 {
@@ -37,6 +37,9 @@ func (p *progress) begin(stage, stages int, s Step, rounds, discard, cells int, 
 	var where strings.Builder
 	if stages > 1 {
 		fmt.Fprintf(&where, "stage %d/%d ", stage+1, stages)
+	}
+	if st.Regime != "" {
+		where.WriteString(st.Regime + " ")
 	}
 	fmt.Fprintf(&where, "round %d/%d", s.Round+1, rounds)
 	if s.Round < discard {
@@ -61,3 +64,19 @@ func (p *progress) end(s Sample) {
 func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
 
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
+
+// connect and connected frame a connect-only series.
+func (p *progress) connect(st Stage, path Path) {
+	fmt.Fprintf(p.w, "hopbench: %s connect-only series  %-22s ", st.Regime, path.Name())
+}
+
+func (p *progress) connected(c *hop.Connect, err error) {
+	switch {
+	case err != nil:
+		fmt.Fprintf(p.w, "-> failed: %v\n", err)
+	case c == nil:
+		fmt.Fprintln(p.w, "-> no connection completed")
+	default:
+		fmt.Fprintf(p.w, "-> %d connects, p50 %s µs, p99 %s µs\n", c.N, hop.Us(c.P50Us), hop.Us(c.P99Us))
+	}
+}

@@ -29,25 +29,81 @@ func ParseRelayStats(data []byte) (float64, error) {
 	return s.Residence.MeanNs * float64(s.Residence.Count) / float64(requests) / 1e3, nil
 }
 
+// relayTotals is a stats snapshot's running totals: residence summed over
+// every chunk, and requests (chunks from the client).
+type relayTotals struct {
+	residenceNs float64
+	requests    int64
+	wakeNs      float64 // wake-up delays from receive stamps, summed
+	wakes       int64
+}
+
+func readRelayTotals(file string) (relayTotals, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return relayTotals{}, fmt.Errorf("driver: relay stats: %w", err)
+	}
+	var s relay.Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return relayTotals{}, fmt.Errorf("driver: parse relay stats %s: %w", file, err)
+	}
+	if s.Schema != relay.Schema {
+		return relayTotals{}, fmt.Errorf("driver: parse relay stats %s: schema %q, want %s", file, s.Schema, relay.Schema)
+	}
+	t := relayTotals{residenceNs: s.Residence.MeanNs * float64(s.Residence.Count), requests: s.Directions.ClientToUpstream.Chunks}
+	if s.Wakes != nil {
+		t.wakeNs, t.wakes = s.Wakes.MeanNs*float64(s.Wakes.Count), s.Wakes.Count
+	}
+	return t, nil
+}
+
 // relayResidence sums the residence per request over a path's hops (one
-// stats file each), or returns nil when any hop's stats are missing. The
-// stats span the whole stage — warm-up rounds and every thread count — so
-// this is the stage's mean.
-func relayResidence(files []string) *float64 {
+// stats file each), or returns nil when any hop's stats are missing. base
+// holds each file's totals as the timed rounds began (nil, or a file
+// missing from it, counts from the relay's start): the difference is the
+// timed rounds' own residence, warm-up rounds excluded.
+func relayResidence(files []string, base map[string]relayTotals) *float64 {
 	if len(files) == 0 {
 		return nil
 	}
 	var sum float64
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		end, err := readRelayTotals(f)
 		if err != nil {
 			return nil
 		}
-		us, err := ParseRelayStats(data)
+		b := base[f]
+		requests := end.requests - b.requests
+		if requests <= 0 || end.residenceNs < b.residenceNs {
+			return nil
+		}
+		sum += (end.residenceNs - b.residenceNs) / float64(requests) / 1e3
+	}
+	return &sum
+}
+
+// relayWakes is the relays' measured wake-up delay per request, summed
+// over a path's hops and both directions, over the timed rounds: nil
+// unless every hop stamped (nearly) every chunk it read, which only TCP
+// legs on both sides of an event-loop relay do.
+func relayWakes(files []string, base map[string]relayTotals) *float64 {
+	if len(files) == 0 {
+		return nil
+	}
+	var sum float64
+	for _, f := range files {
+		end, err := readRelayTotals(f)
 		if err != nil {
 			return nil
 		}
-		sum += us
+		b := base[f]
+		requests, wakes := end.requests-b.requests, end.wakes-b.wakes
+		// Two reads per request, one each way; the first few after
+		// stamping is switched on go unstamped.
+		if requests <= 0 || float64(wakes) < 1.9*float64(requests) {
+			return nil
+		}
+		sum += (end.wakeNs - b.wakeNs) / float64(wakes) * 2 / 1e3
 	}
 	return &sum
 }

@@ -23,6 +23,15 @@ type Series struct {
 	Cell    Cell
 	Samples []Sample
 	RelayUs *float64 // the relays' own residence per request, from --stats
+	// Placement is the CPUs each component obtained.
+	Placement map[string]string
+	// RelayCPUUs is the CPU time the path's relays ran per request over
+	// the timed rounds.
+	RelayCPUUs *float64
+	Connect    *hop.Connect // the connect-only series; nil without one
+	// RelayWakeUs is the relays' wake-up delay per request, from the
+	// kernel's receive stamps; nil where they have none.
+	RelayWakeUs *float64
 }
 
 // Analyze hands the measured series to results/hop, which turns them into
@@ -32,10 +41,14 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 	in := make([]hop.Series, len(all))
 	for i, s := range all {
 		in[i] = hop.Series{
-			Setting: hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads},
-			Path:    s.Cell.Path,
-			Samples: s.Samples,
-			RelayUs: s.RelayUs,
+			Setting:     hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
+			Path:        s.Cell.Path,
+			Samples:     s.Samples,
+			RelayUs:     s.RelayUs,
+			Placement:   s.Placement,
+			RelayCPUUs:  s.RelayCPUUs,
+			Connect:     s.Connect,
+			RelayWakeUs: s.RelayWakeUs,
 		}
 	}
 	return hop.Analyze(in, discard, len(hops) > 0)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,8 +40,14 @@ type Topology struct {
 	Skipped []Skip
 	Stats   map[Path][]string // hoprelay --stats files of each path, one per hop
 	Pinning map[string]string // component → CPUs it obtained
+	// RelayCPUs is what the relay processes of each path obtained, when
+	// placed ("|" between differing hops).
+	RelayCPUs map[Path]string
 
-	procs []*Process
+	procs      []*Process
+	statsProcs map[string]*Process // hoprelay by its --stats file
+	relayProcs map[Path][]*Process // the relay processes of each path, one per hop (HAProxy: shared)
+	lastPinned string              // CPUs of the process start last pinned
 }
 
 // Build starts the backend and every relay the paths need, each awaited by
@@ -54,7 +61,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver: build topology: %w", err)
 	}
-	t := &Topology{Dir: dir, Entries: map[Path]sockets.Addr{}, Stats: map[Path][]string{}, Pinning: map[string]string{}}
+	t := &Topology{Dir: dir, Entries: map[Path]sockets.Addr{}, Stats: map[Path][]string{}, Pinning: map[string]string{}, RelayCPUs: map[Path]string{}}
 	defer func() {
 		if err != nil {
 			t.Stop()
@@ -163,12 +170,46 @@ func (t *Topology) start(spec TopologySpec, component, name string, argv []strin
 		return nil, err
 	}
 	t.procs = append(t.procs, p)
-	if _, ok := t.Pinning[component]; !ok && cpus.Len() > 0 {
+	if cpus.Len() > 0 {
 		if got := obtainedCPUs(p.PID()); got != "" {
-			t.Pinning[component] = got
+			if _, ok := t.Pinning[component]; !ok {
+				t.Pinning[component] = got
+			}
+			t.lastPinned = got
 		}
 	}
 	return p, nil
+}
+
+// relayStarted records the relay process just started for paths, and
+// the CPUs it obtained.
+func (t *Topology) relayStarted(proc *Process, paths ...Path) {
+	if t.relayProcs == nil {
+		t.relayProcs = map[Path][]*Process{}
+	}
+	for _, p := range paths {
+		t.relayProcs[p] = append(t.relayProcs[p], proc)
+		if t.lastPinned != "" {
+			t.RelayCPUs[p] = joinDistinct(append(strings.Split(t.RelayCPUs[p], "|"), t.lastPinned))
+		}
+	}
+	t.lastPinned = ""
+}
+
+// relayCPU is the CPU time each relay process has run so far.
+func (t *Topology) relayCPU() map[*Process]time.Duration {
+	out := map[*Process]time.Duration{}
+	for _, procs := range t.relayProcs {
+		for _, p := range procs {
+			if _, ok := out[p]; ok {
+				continue
+			}
+			if d, err := processCPU(p.PID()); err == nil {
+				out[p] = d
+			}
+		}
+	}
+	return out
 }
 
 // startChain starts p's hops from the backend outwards, each one's connect
@@ -224,6 +265,13 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 	if err != nil {
 		return sockets.Addr{}, err
 	}
+	if h.Stats != "" {
+		if t.statsProcs == nil {
+			t.statsProcs = map[string]*Process{}
+		}
+		t.statsProcs[h.Stats] = proc
+	}
+	t.relayStarted(proc, p)
 	addrs, err := proc.Listening(ctx, 1, ReadyTimeout)
 	if err != nil {
 		return sockets.Addr{}, err
@@ -254,6 +302,7 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, ho
 		if err != nil {
 			return sockets.Addr{}, err
 		}
+		t.relayStarted(proc, p)
 		err = Probe(ctx, proc, listen, ReadyTimeout)
 		if err == nil {
 			return listen, nil
@@ -294,6 +343,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		if err != nil {
 			return err
 		}
+		t.relayStarted(proc, paths...)
 		for _, r := range routes {
 			if err = Probe(ctx, proc, r.Listen, ReadyTimeout); err != nil {
 				break
@@ -352,7 +402,64 @@ func (t *Topology) stopProcesses() error {
 	}
 	wg.Wait()
 	errs[0] = first.Stop()
+	// Stopped once, reported once: Stop after a stats run's early stop
+	// finds nothing left to stop.
+	t.procs = nil
 	return errors.Join(errs...)
+}
+
+// statsTimeout bounds the wait for a relay to write the stats SIGUSR1
+// asked for.
+const statsTimeout = 2 * time.Second
+
+// snapshotStats asks every hoprelay for its stats now (SIGUSR1, which
+// makes it replace its --stats file) and returns each file's totals: the
+// point the timed rounds' residence is counted from. hoprelay renames the
+// new file into place, so the old one is removed first and the new one's
+// appearance is the answer. A relay that does not answer in time is left
+// out, with an error saying so: its residence then counts from its start.
+func (t *Topology) snapshotStats(ctx context.Context) (map[string]relayTotals, error) {
+	out := map[string]relayTotals{}
+	var errs []error
+	for file, p := range t.statsProcs {
+		os.Remove(file)
+		if err := requestStats(p); err != nil {
+			errs = append(errs, fmt.Errorf("driver: stats of %s: %w", p.Name, err))
+			continue
+		}
+		if err := awaitFile(ctx, p, file); err != nil {
+			errs = append(errs, err)
+		}
+		if tot, err := readRelayTotals(file); err == nil {
+			out[file] = tot
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// awaitFile waits, bounded, for p to write file.
+func awaitFile(ctx context.Context, p *Process, file string) error {
+	backoff := time.Millisecond
+	deadline := time.Now().Add(statsTimeout)
+	for {
+		if _, err := os.Stat(file); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("driver: stats of %s: %s not written within %v of SIGUSR1", p.Name, file, statsTimeout)
+		}
+		timer := time.NewTimer(backoff)
+		select {
+		case <-timer.C:
+		case <-p.Done():
+			timer.Stop()
+			return p.exitError("before it wrote its stats")
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+		backoff = min(2*backoff, 20*time.Millisecond)
+	}
 }
 
 // Processes is every process the topology started, in start order.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -23,7 +24,8 @@ type conn struct {
 	closed     bool
 	noSplice   bool // splice(2) refused on this pair: read/write instead
 	lk         sync.Locker
-	mu         sync.Mutex // LockConn
+	mu         sync.Mutex           // LockConn
+	stamps     [2]*sockets.StampBuf // receive stamps of sock[d], timed runs on TCP; nil without
 }
 
 // half is one direction's state. When the destination is full the unsent
@@ -119,6 +121,14 @@ func (l *loop) add(cfd, ufd *sockets.FD) {
 	} else {
 		c.slot = int32(len(l.slots))
 		l.slots = append(l.slots, nil)
+	}
+	if l.wakes != nil {
+		for side, s := range c.sock {
+			// UNIX stream sockets carry no stamps (ErrNoRXTimestamps).
+			if s.EnableRXTimestamps() == nil {
+				c.stamps[side] = new(sockets.StampBuf)
+			}
+		}
 	}
 	l.gen++
 	c.gen = l.gen
@@ -254,7 +264,7 @@ func (l *loop) moveCopy(c *conn, d int) (progress, error) {
 	h := &c.dir[d]
 	src, dst := c.sock[d], c.sock[1-d]
 	c.lk.Lock()
-	n, rerr := src.ReadNonblock(l.buf)
+	n, rerr := l.read(c, d, src)
 	if n == 0 {
 		c.lk.Unlock()
 		if errors.Is(rerr, sockets.ErrWouldBlock) {
@@ -282,6 +292,22 @@ func (l *loop) moveCopy(c *conn, d int) (progress, error) {
 		return short, nil
 	}
 	return full, nil
+}
+
+// read reads one chunk from src, and on a stamped socket records how long
+// the bytes waited between the kernel queueing them and this loop's
+// wake-up: the relay's wake-up delay, measured rather than inferred.
+func (l *loop) read(c *conn, d int, src *sockets.FD) (int, error) {
+	if c.stamps[d] == nil {
+		return src.ReadNonblock(l.buf)
+	}
+	n, ts, err := src.ReadStamped(l.buf, c.stamps[d])
+	if n > 0 && !ts.IsZero() {
+		// l.now is the wake-up's monotonic reading; epoch carries the
+		// wall clock the kernel stamps with.
+		l.wakes.record(int64(epoch.Add(time.Duration(l.now)).Sub(ts)))
+	}
+	return n, err
 }
 
 func (l *loop) count(d, n int) {

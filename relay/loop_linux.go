@@ -54,6 +54,15 @@ func newLoopEngine(r *Relay) (engine, error) {
 	}
 	bound.Opts = sockets.Options{}
 	r.bound = bound
+	if r.cfg.Stats && !bound.IsUnix() {
+		// The kernel stamps received data while any socket asks, and
+		// switches stamping on and off from a work queue
+		// (net_enable_timestamp, net/core/dev.c) as the first socket
+		// asks and the last closes; on a busy CPU that work can wait
+		// long enough that whole rounds go unstamped. A listener that
+		// asks keeps it on between connections.
+		ln.EnableRXTimestamps()
+	}
 	dial, err := sockets.NewRawDialer(r.connect)
 	if err != nil {
 		ln.Close()
@@ -76,6 +85,18 @@ func (e *loopEngine) recorders() []*recorder {
 	for _, l := range e.loops {
 		if l.rec != nil {
 			recs = append(recs, l.rec)
+		}
+	}
+	return recs
+}
+
+// wakeRecorders are the loops' wake-up delays, measured from the kernel's
+// receive stamps.
+func (e *loopEngine) wakeRecorders() []*recorder {
+	var recs []*recorder
+	for _, l := range e.loops {
+		if l.wakes != nil {
+			recs = append(recs, l.wakes)
 		}
 	}
 	return recs
@@ -166,7 +187,8 @@ type loop struct {
 	spare [][]byte // pending buffers returned by drained connections
 	pipes []*pipe  // empty pipes for the splice engine
 	rec   *recorder
-	now   int64 // clock at the last wake-up (timed runs only)
+	wakes *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
+	now   int64     // clock at the last wake-up (timed runs only)
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
@@ -193,6 +215,7 @@ func newLoop(e *loopEngine, id int) (*loop, error) {
 	}
 	if e.r.cfg.Stats {
 		l.rec = newRecorder()
+		l.wakes = newRecorder()
 	}
 	return l, nil
 }

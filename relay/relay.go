@@ -80,7 +80,13 @@ func (r *Relay) Addr() sockets.Addr { return r.bound }
 func (r *Relay) Config() Config { return r.cfg }
 
 // Stats returns the counters and the merged residence histogram now.
-func (r *Relay) Stats() Snapshot { return r.snapshot(r.eng.recorders(), r.eng.loopStats()) }
+func (r *Relay) Stats() Snapshot {
+	s := r.snapshot(r.eng.recorders(), r.eng.loopStats())
+	if w, ok := r.eng.(interface{ wakeRecorders() []*recorder }); ok {
+		s.Wakes = summary(w.wakeRecorders(), false)
+	}
+	return s
+}
 
 // Serve relays until ctx ends or Close is called. When ctx ends it stops
 // accepting (a UNIX listener's path is removed), lets live connections

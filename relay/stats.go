@@ -136,6 +136,11 @@ type Snapshot struct {
 	// Residence is absent when nothing was timed (Stats off, or the
 	// sockmap engine, whose bytes never pass through user space).
 	Residence Residence `json:"residence,omitzero"`
+	// Wakes is, per chunk read from a TCP socket, the time between the
+	// kernel stamping the bytes (SO_TIMESTAMPING, software receive) and
+	// the loop's wake-up that read them: the relay's wake-up delay. Event
+	// loop engines in timed runs; UNIX sockets carry no stamps.
+	Wakes *Residence `json:"wakes,omitempty"`
 	// Loops lists, per event loop, the connections it accepted: how the
 	// listener spread them (epoll and splice engines only).
 	Loops []LoopStats `json:"loops,omitempty"`
@@ -165,24 +170,34 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	}
 	s.Directions.ClientToUpstream = DirStats{c.bytes[0].Load(), c.chunks[0].Load()}
 	s.Directions.UpstreamToClient = DirStats{c.bytes[1].Load(), c.chunks[1].Load()}
+	s.Loops = loops
+	s.Residence = *summary(recs, true)
+	return s
+}
+
+// summary merges recorders into a Residence, with the histogram when
+// encoded; nil when there are no recorders.
+func summary(recs []*recorder, encode bool) *Residence {
+	if len(recs) == 0 && !encode {
+		return nil
+	}
 	h := results.NewHistogram()
 	for _, rec := range recs {
 		rec.mergeInto(h)
 	}
-	s.Loops = loops
-	s.Residence = Residence{
+	r := &Residence{
 		Count: h.Count(), MinNs: h.Min(), MeanNs: h.Mean(),
 		P50Ns: h.Quantile(50), P90Ns: h.Quantile(90), P99Ns: h.Quantile(99),
 		P999Ns: h.Quantile(99.9), MaxNs: h.Max(),
 	}
-	if h.Count() > 0 {
+	if encode && h.Count() > 0 {
 		// Encode's text is base64 already; encoding it once more, as
 		// this did before, made a field no HdrHistogram reader takes.
 		if enc, err := h.Encode(); err == nil {
-			s.Residence.Histogram = enc
+			r.Histogram = enc
 		}
 	}
-	return s
+	return r
 }
 
 func collectEnv() Env {

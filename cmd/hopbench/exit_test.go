@@ -49,7 +49,8 @@ func closedPort(t *testing.T) int {
 // TestIntegrationEveryRoundFails: a backend that refuses the password or
 // the connection fails every round. hopbench prints the cause even under
 // -q, counts the errors the same way in the table and the verdict, and
-// exits 1 rather than passing a table of zeros for a measurement.
+// exits 1 rather than passing a table of zeros for a measurement. One
+// regime (same-core), so the path names carry none.
 func TestIntegrationEveryRoundFails(t *testing.T) {
 	peer.Require(t, "mariadbd")
 	srv := mariadbtest.Start(t)
@@ -58,7 +59,7 @@ func TestIntegrationEveryRoundFails(t *testing.T) {
 		{"closed port", fmt.Sprintf("mysql://sbtest:sbtest@127.0.0.1:%d/sbtest", closedPort(t)), "connection refused"},
 	} {
 		cmd, tmp := hopbench(t, "-q", "--backend", tc.backend, "--paths", "direct", "--transports", "tcp",
-			"--time", "100ms", "--warmup", "0s", "--runs", "2", "--discard", "0")
+			"--time", "100ms", "--warmup", "0s", "--runs", "2", "--discard", "0", "--placement", "same-core")
 		code, out, errOut := exitOf(t, cmd)
 		noneLeft(t, tmp)
 		if code != 1 {

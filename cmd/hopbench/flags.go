@@ -60,10 +60,10 @@ func readFlags(args []string) (options, error) {
 		service    = fs.String("service-time", "", "embedded backend's own time per request, LIST such as 0,20us,100us,1ms")
 		size       = fs.String("size", "", "payload bytes, LIST: echo message size, or bytes per row for mysql")
 		rows       = fs.String("rows", "", "mysql rows per result, LIST (large results stream)")
-		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, or same-core, spread")
+		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, same-core, spread, or none (unpinned); default: packed and spread side by side")
 		nice       = fs.Int("nice", 0, "niceness of the embedded server")
 		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
-		stats      = fs.Bool("stats", false, "collect hoprelay --stats: relay residence vs kernel time per hop")
+		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
 		format     = fs.String("format", "text", "output: text, json or csv")
 		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
@@ -181,6 +181,10 @@ func readFlags(args []string) (options, error) {
 
 // applyPlacement reads --placement against the CPUs online now.
 func applyPlacement(c *driver.Config, spec string) error {
+	if strings.TrimSpace(spec) == driver.RegimeNone {
+		c.Regimes = []driver.Regime{{Name: driver.RegimeNone}}
+		return nil
+	}
 	online, err := affinity.OnlineCPUs()
 	if err != nil {
 		return fmt.Errorf("--placement %q: %w", spec, err)

@@ -16,7 +16,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := o.cfg
-	if c.Rounds != 5 || c.Discard != 1 || c.Time != time.Second || !slices.Equal(c.Threads, []int{1}) || o.format != "text" {
+	if c.Rounds != 5 || c.Discard != 1 || c.Time != 500*time.Millisecond || !slices.Equal(c.Threads, []int{1}) || o.format != "text" {
 		t.Errorf("defaults %+v", c)
 	}
 	if !c.Backend.Embedded() || len(c.Hops) != 0 || c.Progress == nil {
@@ -74,5 +74,18 @@ func TestParseFlagsRejects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !cli.IsUsage(err) {
 			t.Errorf("%v: error %v, want a usage error with %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+func TestParseFlagsPlacementNone(t *testing.T) {
+	o, err := parseFlags([]string{"--placement", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.cfg.Regimes) != 1 || o.cfg.Regimes[0].Name != driver.RegimeNone {
+		t.Errorf("--placement none: regimes %+v", o.cfg.Regimes)
+	}
+	if o, _ := parseFlags(nil); o.cfg.Regimes != nil || o.cfg.Placement.String() != "" {
+		t.Errorf("no --placement: regimes %+v placement %q, want the defaults", o.cfg.Regimes, o.cfg.Placement)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,7 +53,7 @@ func runJSON(t *testing.T, args ...string) (*driver.Report, []byte) {
 	if err != nil {
 		t.Fatalf("hopbench %v: %v\n%s", args, err, stderr.String())
 	}
-	if err := hoptest.CheckJSON(out); err != nil {
+	if err := hoptest.CheckExplained(out); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var rep driver.Report
@@ -84,18 +86,33 @@ func noneLeft(t *testing.T, tmp string) {
 
 func TestIntegrationDefaultShort(t *testing.T) {
 	out := t.TempDir()
-	rep, _ := runJSON(t, "--time", "200ms", "--warmup", "50ms", "--runs", "2", "--discard", "1", "--out", out)
+	rep, _ := runJSON(t, "--time", "200ms", "--warmup", "50ms", "--runs", "3", "--discard", "1", "--out", out)
 	names := map[string]bool{}
+	regimes := map[string]int{}
 	for _, p := range rep.Paths {
-		names[p.Name] = true
-		if p.TPS <= 0 || p.Errors != 0 || p.Failed != 0 {
+		// The default runs every path packed and spread, and names say which.
+		names[strings.TrimSuffix(p.Name, " "+p.Regime)] = true
+		if p.Connect == nil || p.Connect.N < 2 || p.Connect.P99Us < p.Connect.P50Us {
+			t.Errorf("%s: connect-only series %+v, want many connects", p.Name, p.Connect)
+		}
+		regimes[p.Regime]++
+		// On a loaded machine a reply now and then waits out a
+		// retransmission timeout (200 ms) and its round completes
+		// nothing; the driver counts it failed. One such round of three
+		// is the machine's, more is the code's.
+		if p.TPS <= 0 || p.Errors != 0 || p.Failed > 1 {
 			t.Errorf("%s: tps %v errors %d failed rounds %d", p.Name, p.TPS, p.Errors, p.Failed)
+		} else if p.Failed > 0 {
+			t.Logf("%s: %d failed round: %+v", p.Name, p.Failed, p.Rounds)
 		}
 	}
 	for _, want := range []string{"direct tcp", "direct unix", "goroutine tcp->tcp", "epoll unix->tcp", "splice tcp->tcp"} {
 		if !names[want] {
 			t.Errorf("no row for %s", want)
 		}
+	}
+	if regimes[driver.RegimePacked] == 0 || regimes[driver.RegimePacked] != regimes[driver.RegimeSpread] && runtime.NumCPU() > 1 {
+		t.Errorf("paths per regime %v, want every path packed and spread", regimes)
 	}
 	skipped := map[string]bool{}
 	for _, s := range rep.Skipped {
@@ -107,15 +124,41 @@ func TestIntegrationDefaultShort(t *testing.T) {
 			t.Errorf("%s installed %v: row %v, skipped %v", peerPath.prog, err == nil, names[peerPath.path], skipped[peerPath.path])
 		}
 	}
-	for _, f := range []string{"report.json", "report.csv", "spectrum.png", "spectrum.svg", "added.png", "added.svg", "direct_tcp_t1.hgrm"} {
+	noVerdictWithinTheNoise(t, rep)
+	for _, f := range []string{"report.json", "report.csv", "spectrum.png", "spectrum.svg", "added.png", "added.svg", "decomposition.png", "decomposition.svg", "direct_tcp_packed_t1.hgrm"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("--out %s: %v", f, err)
 		}
 	}
 }
 
+// noVerdictWithinTheNoise checks the real run's verdicts: a hop whose
+// added p50 has a 95% interval spanning zero is said to make no
+// measurable difference, and is given no cost.
+func noVerdictWithinTheNoise(t *testing.T, rep *driver.Report) {
+	t.Helper()
+	for _, p := range rep.Paths {
+		a := p.AddedUs
+		if a == nil || p.Relay == driver.Direct || p.ClientTransport != driver.TCP || p.Hops != 1 || a.CI95P50[0] > 0 || a.CI95P50[1] < 0 {
+			continue
+		}
+		cost := regexp.MustCompile(`^` + p.Regime + `: hop cost .*\b` + string(p.Relay) + ` [0-9]`)
+		none := regexp.MustCompile(`^` + p.Regime + `: no measurable difference from direct tcp: .*\b` + string(p.Relay) + `\b`)
+		var said bool
+		for _, v := range rep.Verdicts {
+			if cost.MatchString(v) {
+				t.Errorf("%s: CI %v spans zero, yet a verdict gives it a cost: %s", p.Name, a.CI95P50, v)
+			}
+			said = said || none.MatchString(v)
+		}
+		if !said {
+			t.Errorf("%s: CI %v spans zero and no verdict says no measurable difference: %q", p.Name, a.CI95P50, rep.Verdicts)
+		}
+	}
+}
+
 func TestIntegrationChainSweep(t *testing.T) {
-	rep, _ := runJSON(t, "--hops", "0,1,2", "--paths", "direct,epoll", "--transports", "tcp",
+	rep, _ := runJSON(t, "--hops", "0,1,2", "--paths", "direct,epoll", "--transports", "tcp", "--placement", "same-core",
 		"--time", "150ms", "--warmup", "20ms", "--runs", "2", "--discard", "0")
 	if len(rep.Chains) != 1 {
 		t.Fatalf("chains %+v", rep.Chains)
@@ -127,7 +170,7 @@ func TestIntegrationChainSweep(t *testing.T) {
 }
 
 func TestIntegrationThreadSweep(t *testing.T) {
-	cmd, tmp := hopbench(t, "--threads", "1,4", "--paths", "direct,goroutine", "--transports", "tcp",
+	cmd, tmp := hopbench(t, "--threads", "1,4", "--paths", "direct,goroutine", "--transports", "tcp", "--placement", "none",
 		"--time", "150ms", "--warmup", "20ms", "--runs", "2", "--discard", "0", "-q")
 	out, err := cmd.Output()
 	if err != nil {
@@ -182,7 +225,7 @@ func TestIntegrationRealBackend(t *testing.T) {
 	}
 	srv := mariadbtest.Start(t)
 	backend := fmt.Sprintf("mysql://%s:%s@%s/%s?socket=%s", srv.User, srv.Password, srv.Addr, srv.DB, srv.Socket)
-	rep, _ := runJSON(t, "--backend", backend, "--command", "point-select", "--paths", "direct,epoll",
+	rep, _ := runJSON(t, "--backend", backend, "--command", "point-select", "--paths", "direct,epoll", "--placement", "same-core",
 		"--time", "200ms", "--warmup", "50ms", "--runs", "2", "--discard", "0")
 	if len(rep.Paths) != 4 {
 		t.Fatalf("%d paths, want direct and epoll on both client legs", len(rep.Paths))

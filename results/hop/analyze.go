@@ -20,11 +20,6 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 	for i, s := range all {
 		if base := baselineOf(all, s); base != nil {
 			sums[i].AddedUs = added(s, *base, discard)
-			if a := sums[i].AddedUs; a != nil {
-				if b := summarise(*base, discard).LatencyUs.P50; b > 0 {
-					a.P50Pct = 100 * a.P50 / b
-				}
-			}
 		}
 	}
 	for i, s := range all {
@@ -36,6 +31,15 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			// the wake-ups of the relay's thread.
 			kernel := r.AddedUs.P50 - *r.RelayUs
 			r.KernelUs = &kernel
+		}
+	}
+	if regimes(all) > 1 {
+		// One path in two regimes is two rows: the names say which.
+		for i := range sums {
+			sums[i].Name += " " + sums[i].Regime
+			if a := sums[i].AddedUs; a != nil {
+				a.Baseline += " " + sums[i].Regime
+			}
 		}
 	}
 	var fits []Chain
@@ -57,9 +61,15 @@ func summarise(s Series, discard int) PathResult {
 		ServiceTimeUs:     float64(s.Setting.ServiceTime.Nanoseconds()) / 1e3,
 		Size:              s.Setting.Size,
 		Rows:              s.Setting.Rows,
+		Regime:            s.Setting.Regime,
+		Placement:         s.Placement,
+		RelayCPUUs:        s.RelayCPUUs,
+		Connect:           s.Connect,
+		RelayWakeUs:       s.RelayWakeUs,
 		path:              p,
 	}
 	var tps, connect []float64
+	p50s := []float64{}
 	var lats []results.Latency
 	var merged *results.Histogram
 	for i, smp := range s.Samples {
@@ -76,6 +86,7 @@ func summarise(s Series, discard int) PathResult {
 		}
 		r.Errors += smp.Errors
 		tps = append(tps, smp.TPS)
+		p50s = append(p50s, smp.Latency.P50)
 		connect = append(connect, smp.Connect)
 		lats = append(lats, smp.Latency)
 		if smp.Hist != nil {
@@ -84,6 +95,11 @@ func summarise(s Series, discard int) PathResult {
 			}
 			merged.Merge(smp.Hist)
 		}
+	}
+	r.RoundsP50Us = p50s
+	r.Stable, r.UnstableReason = stability(p50s)
+	if !r.Stable {
+		r.UnstableReason += "; likely cause: " + likelyCause(s.Setting.Regime, s.Placement)
 	}
 	if len(tps) > 0 {
 		e := results.AnalyzeSeries(tps, 0)
@@ -97,6 +113,26 @@ func summarise(s Series, discard int) PathResult {
 		r.LatencyUs = meanLatency(lats)
 	}
 	return r
+}
+
+func mean(vs []float64) float64 {
+	var sum float64
+	for _, v := range vs {
+		sum += v
+	}
+	if len(vs) == 0 {
+		return 0
+	}
+	return sum / float64(len(vs))
+}
+
+// regimes counts the distinct placement regimes among the series.
+func regimes(all []Series) int {
+	seen := map[string]bool{}
+	for _, s := range all {
+		seen[s.Setting.Regime] = true
+	}
+	return len(seen)
 }
 
 func countHists(s Series, discard int) int {
@@ -168,7 +204,14 @@ func added(s, base Series, discard int) *Added {
 	// results.Paired gives b-a: the path over its baseline.
 	d50, _ := results.Paired(b50, a50)
 	d99, _ := results.Paired(b99, a99)
-	return &Added{Baseline: base.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
+	a := &Added{Baseline: base.Path.Name(), P50: d50.Mean, P99: d99.Mean, CI95P50: d50.CI95, Pairs: d50.N}
+	// The share is of the same statistic over the same rounds: the mean
+	// of the baseline's round p50s that the differences were paired
+	// with, not its merged histogram's p50.
+	if m := mean(b50); m > 0 {
+		a.P50Pct = 100 * a.P50 / m
+	}
+	return a
 }
 
 type chainKey struct {
@@ -203,7 +246,7 @@ func fitChains(all []Series, sums []PathResult, discard int) []Chain {
 	for _, k := range order {
 		idx := members[k]
 		slices.SortStableFunc(idx, func(a, b int) int { return all[a].Path.Hops - all[b].Path.Hops })
-		c := Chain{Relay: k.relay, Transport: k.t, Threads: k.setting.Threads, ServiceTimeUs: float64(k.setting.ServiceTime.Nanoseconds()) / 1e3}
+		c := Chain{Relay: k.relay, Transport: k.t, Regime: k.setting.Regime, Threads: k.setting.Threads, ServiceTimeUs: float64(k.setting.ServiceTime.Nanoseconds()) / 1e3}
 		var x, y []float64
 		for _, i := range idx {
 			s := all[i]

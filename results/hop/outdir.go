@@ -115,6 +115,18 @@ func writePlots(dir string, rep *Report) error {
 			return plot.Added(w, f, "Added p50 round trip vs direct (95% CI)", "µs", bars)
 		}})
 	}
+	var stacks []plot.Stack
+	for _, p := range rep.Paths {
+		if d := p.Decomposition; d != nil {
+			stacks = append(stacks, plot.Stack{Name: p.Name, Parts: []float64{d.RelayCode, d.Wakeups, d.Kernel, d.Residual}})
+		}
+	}
+	if len(stacks) > 0 {
+		figs = append(figs, figure{"decomposition", func(w io.Writer, f string) error {
+			return plot.Stacked(w, f, "Where each hop's added p50 goes", "µs per request",
+				[]string{"relay code", "wake-ups", "kernel legs", "residual"}, stacks)
+		}})
+	}
 	if tps, lat := sweepSeries(rep.Paths, func(p PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
 		figs = append(figs,
 			figure{"threads-tps", func(w io.Writer, f string) error {

@@ -63,6 +63,15 @@ func WriteCSV(w io.Writer, r *Report) error {
 // round, with the 95% interval), throughput and errors; then skipped paths,
 // the sweeps' own tables and the verdicts.
 func WriteText(w io.Writer, r *Report) error {
+	if r.Machine != nil {
+		fmt.Fprintln(w, r.Machine.Summary())
+	}
+	for _, g := range r.Regimes {
+		fmt.Fprintf(w, "regime %s: %s\n", g.Name, g.Note)
+	}
+	if r.Machine != nil || len(r.Regimes) > 0 {
+		fmt.Fprintln(w)
+	}
 	sweep := sweeps(r.Paths)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// tabwriter right-aligns every column; padding the names by hand keeps
@@ -85,9 +94,15 @@ func WriteText(w io.Writer, r *Report) error {
 	if sweep.rows {
 		head = append(head, "rows\t")
 	}
+	if sweep.placement {
+		head = append(head, "cpus c/r/s\t")
+	}
 	head = append(head, "p50 µs\tp95 µs\tp99 µs\tadded p50 µs\t95% CI\ttps\terrors\t")
 	if sweep.stats {
 		head = append(head, "relay µs\tkernel µs\t")
+	}
+	if sweep.unstable {
+		head = append(head, "rounds\t")
 	}
 	fmt.Fprintln(tw, strings.Join(head, ""))
 	for _, p := range r.Paths {
@@ -105,6 +120,9 @@ func WriteText(w io.Writer, r *Report) error {
 		if sweep.rows {
 			fmt.Fprintf(&row, "%d\t", p.Rows)
 		}
+		if sweep.placement {
+			fmt.Fprintf(&row, "%s\t", placementCell(p))
+		}
 		fmt.Fprintf(&row, "%s\t%s\t%s\t", Us(p.LatencyUs.P50), Us(p.LatencyUs.P95), Us(p.LatencyUs.P99))
 		switch a := p.AddedUs; {
 		case p.Relay == Direct && a != nil && a.Baseline == p.Name:
@@ -118,10 +136,22 @@ func WriteText(w io.Writer, r *Report) error {
 		if sweep.stats {
 			fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
 		}
+		if sweep.unstable {
+			if p.Stable {
+				row.WriteString("agree\t")
+			} else {
+				row.WriteString("UNSTABLE\t")
+			}
+		}
 		fmt.Fprintln(tw, row.String())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if sweep.explained {
+		if err := writeDecomposition(w, r.Paths); err != nil {
+			return err
+		}
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped  %-20s %s\n", s.Path, s.Reason)
@@ -144,7 +174,7 @@ func WriteText(w io.Writer, r *Report) error {
 	return nil
 }
 
-type sweep struct{ threads, service, size, rows, stats bool }
+type sweep struct{ threads, service, size, rows, stats, placement, unstable, explained bool }
 
 func sweeps(paths []PathResult) sweep {
 	var s sweep
@@ -154,9 +184,57 @@ func sweeps(paths []PathResult) sweep {
 		s.service = s.service || p.ServiceTimeUs != q.ServiceTimeUs
 		s.size = s.size || p.Size != q.Size
 		s.rows = s.rows || p.Rows != q.Rows
-		s.stats = s.stats || p.RelayUs != nil
+		s.stats = s.stats || (p.RelayUs != nil && p.Decomposition == nil)
+		s.explained = s.explained || p.Decomposition != nil
+		s.placement = s.placement || p.Placement != nil
+		s.unstable = s.unstable || (!p.Stable && p.UnstableReason != "")
 	}
 	return s
+}
+
+// placementCell is the CPUs the client, relay and server obtained, "-"
+// for a component the path has none of; an unpinned path says so.
+func placementCell(p PathResult) string {
+	if p.Regime == "none" {
+		return "unpinned"
+	}
+	cell := func(c string) string {
+		if v, ok := p.Placement[c]; ok && v != "" {
+			return v
+		}
+		return "-"
+	}
+	return cell("client") + "/" + cell("relay") + "/" + cell("server")
+}
+
+// writeDecomposition is where each relay path's added p50 goes: relay
+// code, wake-ups, kernel legs, and the residual, always shown, with how
+// much of the hop the first three explain.
+func writeDecomposition(w io.Writer, paths []PathResult) error {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "where the added p50 goes (µs per request; wake-ups and kernel legs from the probe's constants):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len("path")
+	for _, p := range paths {
+		width = max(width, len(p.Name))
+	}
+	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tresidual\texplained\t\n", width, "path")
+	for _, p := range paths {
+		d := p.Decomposition
+		if d == nil {
+			continue
+		}
+		code := Us(d.RelayCode)
+		if !d.measured() {
+			code = "-"
+		}
+		explained := "-"
+		if p.ExplainedPct != nil {
+			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
+		}
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), explained)
+	}
+	return tw.Flush()
 }
 
 func optUs(v *float64) string {

@@ -81,3 +81,72 @@ func TestWriteCSV(t *testing.T) {
 		t.Errorf("relay_us without stats: %q", epoll[col["relay_us"]])
 	}
 }
+
+func TestWriteTextLeadsWithTheMachine(t *testing.T) {
+	rep := syntheticReport()
+	rep.Machine = &results.Machine{
+		Wake: results.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: results.LegUS{TCP: 1.1, UNIX: 0.6},
+		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(b.String(), "\n")
+	want := "machine: kvm, cpuidle haltpoll/haltpoll; wake-up one way 1.2 µs same CPU, 41.0 µs cross CPU; loopback leg 1.1 µs tcp, 0.6 µs unix; steal 0.4%"
+	if first != want {
+		t.Errorf("first line\n%q, want\n%q", first, want)
+	}
+}
+
+func TestWriteTextPlacement(t *testing.T) {
+	rep := syntheticReport()
+	rep.Regimes = []RegimeInfo{{Name: "spread", Placement: "spread", Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"}}
+	for i := range rep.Paths {
+		rep.Paths[i].Regime = "spread"
+		rep.Paths[i].Placement = map[string]string{"client": "0", "server": "0"}
+		if rep.Paths[i].Relay != Direct {
+			rep.Paths[i].Placement["relay"] = "1"
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"regime spread: client=0 relay=1 server=0 (client and server share CPU 0", "cpus c/r/s", " 0/-/0 ", " 0/1/0 "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestWriteTextDecomposition(t *testing.T) {
+	rep := syntheticReport()
+	for i := range rep.Paths {
+		p := &rep.Paths[i]
+		p.Regime = "packed"
+		p.Placement = map[string]string{"client": "0", "relay": "0", "server": "0"}
+		if p.Relay != Direct {
+			code := 20.0
+			p.RelayUs = &code
+		}
+	}
+	Explain(rep.Paths, machine)
+	rep.Verdicts = Verdicts(rep)
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"where the added p50 goes", "relay code  wake-ups  kernel  residual  explained",
+		"epoll tcp->tcp: of its 37.0 µs, relay code 20.0, wake-ups 2.0, kernel legs 3.0, residual 12.0 µs: 68% explained",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "kernel µs") {
+		t.Errorf("the old relay/kernel columns stand beside the split:\n%s", out)
+	}
+}

@@ -11,15 +11,20 @@ const Schema = "hoplat.hopbench.v1"
 
 // Report is everything one hopbench invocation measured.
 type Report struct {
-	Schema   string       `json:"schema"`
-	Config   ReportConfig `json:"config"`
-	Env      results.Env  `json:"env"` // the machine it ran on, pinning obtained included
-	Paths    []PathResult `json:"paths"`
-	Chains   []Chain      `json:"chains,omitempty"`
-	Skipped  []Skip       `json:"skipped"`
-	Verdicts []string     `json:"verdicts"`
-	Warnings []string     `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
-	Elapsed  float64      `json:"elapsed_s"`
+	Schema string       `json:"schema"`
+	Config ReportConfig `json:"config"`
+	Env    results.Env  `json:"env"` // the machine it ran on, pinning obtained included
+	// Machine is what a short probe measured before the first round: the
+	// wake-up and loopback-leg constants a hop is explained with, and the
+	// environment (idle governor, virtualization, steal over the run).
+	Machine  *results.Machine `json:"machine,omitempty"`
+	Paths    []PathResult     `json:"paths"`
+	Regimes  []RegimeInfo     `json:"regimes,omitempty"`
+	Chains   []Chain          `json:"chains,omitempty"`
+	Skipped  []Skip           `json:"skipped"`
+	Verdicts []string         `json:"verdicts"`
+	Warnings []string         `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
+	Elapsed  float64          `json:"elapsed_s"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
@@ -56,6 +61,21 @@ type PathResult struct {
 	ServiceTimeUs     float64   `json:"service_time_us"`
 	Size              int       `json:"size"`
 	Rows              int       `json:"rows"`
+	// Regime is how the run placed this path's components: packed (all
+	// on one CPU), spread (each on its own CPU as far as cores allow),
+	// custom (a --placement spec) or none (unpinned: the scheduler chose,
+	// and may have chosen differently from round to round).
+	Regime string `json:"regime"`
+	// Placement is the CPUs each component was allowed, as obtained.
+	Placement map[string]string `json:"placement"`
+	// RoundsP50Us is the p50 of each kept round, in round order: the
+	// figures Stable is judged on and added_us is paired from.
+	RoundsP50Us []float64 `json:"rounds_p50_us"`
+	// Stable is false when the kept rounds disagree (two clusters, or
+	// the slowest round's p50 over twice the fastest's); UnstableReason
+	// then says how, and the likely cause.
+	Stable         bool   `json:"stable"`
+	UnstableReason string `json:"unstable_reason"`
 	// LatencyUs is read from the merged histogram of the kept rounds when
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
 	LatencyUs Latency `json:"latency_us"`
@@ -74,6 +94,22 @@ type PathResult struct {
 	// what remains of the added latency: socket calls, loopback, wake-ups.
 	RelayUs  *float64 `json:"relay_us,omitempty"`
 	KernelUs *float64 `json:"kernel_us,omitempty"`
+	// RelayCPUUs is the CPU time the path's relay processes ran per
+	// request over the timed rounds: unlike the residence, time they were
+	// preempted (on a shared CPU, by the very process they woke) is not in
+	// it. It is the relay code of the decomposition.
+	RelayCPUUs *float64 `json:"relay_cpu_us,omitempty"`
+	// RelayWakeUs is the relays' wake-up delay per request (both ways,
+	// every hop) from the kernel's receive stamps: from the bytes queued
+	// to the relay's loop running. Event-loop relays on TCP legs only.
+	RelayWakeUs *float64 `json:"relay_wake_us,omitempty"`
+	// Connect is the path's connect-only series, run after its rounds.
+	Connect *Connect `json:"connect,omitempty"`
+	// Decomposition splits AddedUs.P50 into relay code, wake-ups, kernel
+	// path and a residual; ExplainedPct is how much of it the first three
+	// account for, 100 less the residual's share. Relay paths only.
+	Decomposition *Decomposition `json:"decomposition_us,omitempty"`
+	ExplainedPct  *float64       `json:"explained_pct,omitempty"`
 
 	Hist *results.Histogram `json:"-"` // merged; nil without histograms
 	path Path
@@ -89,7 +125,7 @@ type Added struct {
 	P50      float64    `json:"p50"`
 	P99      float64    `json:"p99"`
 	CI95P50  [2]float64 `json:"ci95_p50"`
-	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50
+	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50 (mean of its paired round p50s)
 	Pairs    int        `json:"pairs"`
 }
 
@@ -111,6 +147,7 @@ type Round struct {
 type Chain struct {
 	Relay         Relay      `json:"relay"`
 	Transport     Transport  `json:"transport"`
+	Regime        string     `json:"regime,omitempty"`
 	Threads       int        `json:"threads"`
 	ServiceTimeUs float64    `json:"service_time_us"`
 	Hops          []int      `json:"hops"`
@@ -120,6 +157,13 @@ type Chain struct {
 	InterceptUs   float64    `json:"intercept_us"`
 	R2            float64    `json:"r2"`
 	Points        int        `json:"points"`
+}
+
+// RegimeInfo is one placement regime of the run and what it asked for.
+type RegimeInfo struct {
+	Name      string `json:"name"`
+	Placement string `json:"placement"` // the spec: same-core, spread, client=0 relay=1; "" when unpinned
+	Note      string `json:"note"`      // who shares a CPU with whom
 }
 
 // Skip is a path that did not run, and why.
@@ -147,6 +191,7 @@ type Setting struct {
 	Size        int           // echo payload bytes, or bytes per row for mysql
 	Rows        int           // mysql rows per result (0: the responder's default)
 	Threads     int
+	Regime      string // packed, spread, custom, none; "" for a run that did not say
 }
 
 // Series is every round of one path at one setting, in round order: what
@@ -156,6 +201,25 @@ type Series struct {
 	Path    Path
 	Samples []Sample
 	RelayUs *float64 // the relays' own residence per request, from --stats
+	// Placement is the CPUs each component obtained (client, relay,
+	// server), as read back from the processes.
+	Placement map[string]string
+	// RelayCPUUs is the CPU time the relay processes ran per request over
+	// the timed rounds (threads and children, system calls included).
+	RelayCPUUs *float64
+	Connect    *Connect // the connect-only series; nil without one
+	// RelayWakeUs is the relays' wake-up delay per request, both ways, from
+	// the kernel's receive stamps; nil where the legs carry none.
+	RelayWakeUs *float64
+}
+
+// Connect is a connect-only series: many whole connection set-ups (dial,
+// the protocol's handshake, quit, close) one after another, not the one
+// cold connection a round opens.
+type Connect struct {
+	P50Us float64 `json:"p50_us"`
+	P99Us float64 `json:"p99_us"`
+	N     int64   `json:"n"`
 }
 
 // Sample is one round of one path as the load client measured it.

@@ -17,11 +17,31 @@ import (
 // where the paths have the most in common.
 func Verdicts(r *Report) []string {
 	var out []string
-	first := firstGroup(r.Paths)
-	out = append(out, unixLegVerdicts(first)...)
-	out = append(out, hopCostVerdicts(first)...)
-	out = append(out, residenceVerdicts(first)...)
-	out = append(out, connectVerdicts(first)...)
+	// Each regime is its own experiment: its paths are compared with
+	// each other, never with another regime's.
+	var order []string
+	byRegime := map[string][]PathResult{}
+	for _, p := range r.Paths {
+		if _, ok := byRegime[p.Regime]; !ok {
+			order = append(order, p.Regime)
+		}
+		byRegime[p.Regime] = append(byRegime[p.Regime], p)
+	}
+	for _, regime := range order {
+		first := firstGroup(byRegime[regime])
+		var vs []string
+		vs = append(vs, unixLegVerdicts(first)...)
+		vs = append(vs, hopCostVerdicts(first)...)
+		vs = append(vs, residenceVerdicts(first)...)
+		vs = append(vs, connectVerdicts(first)...)
+		for _, v := range vs {
+			if len(order) > 1 {
+				v = regime + ": " + v
+			}
+			out = append(out, v)
+		}
+	}
+	out = append(out, unstableVerdicts(r)...)
 	out = append(out, chainVerdicts(r.Chains)...)
 	out = append(out, threadVerdicts(r.Paths)...)
 	out = append(out, serviceTimeVerdicts(r.Paths)...)
@@ -42,9 +62,10 @@ type group struct {
 	serviceTimeUs float64
 	size, rows    int
 	threads       int
+	regime        string
 }
 
-func groupOf(p PathResult) group { return group{p.ServiceTimeUs, p.Size, p.Rows, p.Threads} }
+func groupOf(p PathResult) group { return group{p.ServiceTimeUs, p.Size, p.Rows, p.Threads, p.Regime} }
 
 // firstGroup is the results of the first stage at its smallest thread
 // count, keyed by path.
@@ -55,7 +76,7 @@ func firstGroup(paths []PathResult) map[Path]PathResult {
 	}
 	g := groupOf(paths[0])
 	for _, p := range paths {
-		if p.Threads < g.threads && p.ServiceTimeUs == g.serviceTimeUs && p.Size == g.size && p.Rows == g.rows {
+		if p.Threads < g.threads && p.ServiceTimeUs == g.serviceTimeUs && p.Size == g.size && p.Rows == g.rows && p.Regime == g.regime {
 			g.threads = p.Threads
 		}
 	}
@@ -67,8 +88,10 @@ func firstGroup(paths []PathResult) map[Path]PathResult {
 	return out
 }
 
-// pairedP50 is the mean paired difference a−b of the rounds both kept.
-func pairedP50(a, b PathResult) (results.Series, bool) {
+// pairedP50 is the mean paired difference a−b of the rounds both kept,
+// and the mean of a's p50 over those rounds: the base a share of the
+// difference is taken of, the same statistic over the same rounds.
+func pairedP50(a, b PathResult) (results.Series, float64, bool) {
 	var x, y []float64
 	for i := range min(len(a.Rounds), len(b.Rounds)) {
 		if a.Rounds[i].Kept && b.Rounds[i].Kept {
@@ -77,10 +100,19 @@ func pairedP50(a, b PathResult) (results.Series, bool) {
 		}
 	}
 	if len(x) == 0 {
-		return results.Series{}, false
+		return results.Series{}, 0, false
 	}
 	e, err := results.Paired(y, x)
-	return e, err == nil
+	return e, mean(x), err == nil
+}
+
+// spansZero is a 95% interval that does not tell a difference from none.
+func spansZero(ci [2]float64) bool { return ci[0] <= 0 && ci[1] >= 0 }
+
+// noDifference is the one sentence a difference whose interval spans zero
+// gets: a mean inside the noise is not a finding in either direction.
+func noDifference(what string, ci [2]float64) string {
+	return fmt.Sprintf("%s: no measurable difference [95%% CI %s, %s µs]", what, Us(ci[0]), Us(ci[1]))
 }
 
 func unixLegVerdicts(g map[Path]PathResult) []string {
@@ -97,20 +129,20 @@ func unixLegVerdicts(g map[Path]PathResult) []string {
 		if !okA || !okB {
 			continue
 		}
-		d, ok := pairedP50(a, b)
+		d, base, ok := pairedP50(a, b)
 		if !ok {
+			continue
+		}
+		if spansZero(d.CI95) {
+			out = append(out, noDifference(fmt.Sprintf("%s: %s", label(r), leg), d.CI95))
 			continue
 		}
 		verb, save, lo, hi := "saves", d.Mean, d.CI95[0], d.CI95[1]
 		if save < 0 {
 			verb, save, lo, hi = "costs", -save, -hi, -lo
 		}
-		line := fmt.Sprintf("%s: %s %s %s µs (%s) per request [95%% CI %s, %s]",
-			label(r), leg, verb, Us(save), pct(save, a.LatencyUs.P50), Us(lo), Us(hi))
-		if lo <= 0 && hi >= 0 {
-			line += ", within the noise"
-		}
-		out = append(out, line)
+		out = append(out, fmt.Sprintf("%s: %s %s %s µs (%s of the TCP path's p50) per request [95%% CI %s, %s]",
+			label(r), leg, verb, Us(save), pct(save, base), Us(lo), Us(hi)))
 	}
 	return out
 }
@@ -123,28 +155,56 @@ func label(r Relay) string {
 }
 
 // hopCostVerdicts lists each relay's added p50 with a TCP client leg,
-// cheapest first.
+// cheapest first; a relay whose interval spans zero adds nothing
+// measurable, and an unstable path is marked so.
 func hopCostVerdicts(g map[Path]PathResult) []string {
 	var hops []PathResult
+	var none []string
 	for _, r := range Relays[1:] {
-		if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.AddedUs != nil {
+		p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]
+		switch {
+		case !ok || p.AddedUs == nil:
+		case spansZero(p.AddedUs.CI95P50):
+			none = append(none, string(r))
+		default:
 			hops = append(hops, p)
 		}
 	}
+	var out []string
+	if len(none) > 0 {
+		out = append(out, fmt.Sprintf("no measurable difference from direct tcp: %s", strings.Join(none, ", ")))
+	}
 	if len(hops) == 0 {
-		return nil
+		return out
 	}
 	slices.SortStableFunc(hops, func(a, b PathResult) int { return cmpFloat(a.AddedUs.P50, b.AddedUs.P50) })
 	var parts []string
 	for _, p := range hops {
-		parts = append(parts, fmt.Sprintf("%s %s µs", p.Relay, Us(p.AddedUs.P50)))
+		part := fmt.Sprintf("%s %s µs", p.Relay, Us(p.AddedUs.P50))
+		if !p.Stable {
+			part += " (unstable)"
+		}
+		parts = append(parts, part)
 	}
-	out := []string{"hop cost (added p50, TCP client leg): " + strings.Join(parts, ", ")}
-	if direct, ok := g[DirectPath(TCP)]; ok {
-		base := direct.LatencyUs.P50
-		line := fmt.Sprintf("the cheapest hop (%s) adds %s of a direct TCP round trip (%s µs)", hops[0].Relay, pct(hops[0].AddedUs.P50, base), Us(base))
-		if last := hops[len(hops)-1]; len(hops) > 1 {
-			line += fmt.Sprintf("; the dearest (%s) %s", last.Relay, pct(last.AddedUs.P50, base))
+	out = append(out, "hop cost (added p50, TCP client leg): "+strings.Join(parts, ", "))
+	line := fmt.Sprintf("the cheapest hop (%s) adds %.0f%% of the direct TCP path's p50", hops[0].Relay, hops[0].AddedUs.P50Pct)
+	if last := hops[len(hops)-1]; len(hops) > 1 {
+		line += fmt.Sprintf("; the dearest (%s) %.0f%%", last.Relay, last.AddedUs.P50Pct)
+	}
+	return append(out, line)
+}
+
+// unstableVerdicts names every path whose rounds disagree, how, and the
+// likely cause; steal during the run is a cause of its own.
+func unstableVerdicts(r *Report) []string {
+	var out []string
+	for _, p := range r.Paths {
+		if p.Stable || p.UnstableReason == "" {
+			continue
+		}
+		line := fmt.Sprintf("%s: unstable, its figures describe no single round: %s", p.Name, p.UnstableReason)
+		if r.Machine != nil && r.Machine.StealPct >= 1 {
+			line += fmt.Sprintf("; the hypervisor stole %.1f%% of the CPU time during the run", r.Machine.StealPct)
 		}
 		out = append(out, line)
 	}
@@ -156,6 +216,16 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 	for _, r := range Relays[1:] {
 		for _, c := range []Transport{TCP, UNIX} {
 			p, ok := g[Path{Relay: r, Client: c, Upstream: TCP, Hops: 1}]
+			if ok && p.Decomposition != nil && p.ExplainedPct != nil {
+				d := p.Decomposition
+				code := fmt.Sprintf("relay code %s", Us(d.RelayCode))
+				if !d.measured() {
+					code = "relay code not measured"
+				}
+				out = append(out, fmt.Sprintf("%s: of its %s µs, %s, wake-ups %s, kernel legs %s, residual %s µs: %.0f%% explained",
+					p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), *p.ExplainedPct))
+				continue
+			}
 			if !ok || p.RelayUs == nil || p.KernelUs == nil {
 				continue
 			}
@@ -171,6 +241,21 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 // upstream, and pass the protocol's handshake through.
 func connectVerdicts(g map[Path]PathResult) []string {
 	direct, ok := g[DirectPath(TCP)]
+	if ok && direct.Connect != nil {
+		// A series of set-ups: its p50 is a connection's cost, not one
+		// cold connection's.
+		var parts []string
+		for _, r := range Relays[1:] {
+			if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.Connect != nil {
+				parts = append(parts, fmt.Sprintf("%s %+.0f µs (p99 %s)", r, p.Connect.P50Us-direct.Connect.P50Us, Us(p.Connect.P99Us)))
+			}
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		return []string{fmt.Sprintf("connection set-up, dial to quit (p50 of a connect-only series, direct tcp %s µs over %d connects, p99 %s), once per connection: %s",
+			Us(direct.Connect.P50Us), direct.Connect.N, Us(direct.Connect.P99Us), strings.Join(parts, ", "))}
+	}
 	if !ok || direct.ConnectUs == 0 {
 		return nil
 	}
@@ -189,8 +274,16 @@ func connectVerdicts(g map[Path]PathResult) []string {
 func chainVerdicts(chains []Chain) []string {
 	var out []string
 	for _, c := range chains {
-		out = append(out, fmt.Sprintf("%s %s chain (%s): each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
-			c.Relay, c.Transport, setting(c.Threads, c.ServiceTimeUs), Us(c.PerHopUs), Us(c.PerHopCI95[0]), Us(c.PerHopCI95[1]), c.R2, Us(c.InterceptUs)))
+		name := fmt.Sprintf("%s %s chain (%s)", c.Relay, c.Transport, setting(c.Threads, c.ServiceTimeUs))
+		if c.Regime != "" {
+			name = c.Regime + ": " + name
+		}
+		if spansZero(c.PerHopCI95) {
+			out = append(out, noDifference(name+": per hop", c.PerHopCI95))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
+			name, Us(c.PerHopUs), Us(c.PerHopCI95[0]), Us(c.PerHopCI95[1]), c.R2, Us(c.InterceptUs)))
 	}
 	return out
 }
@@ -266,9 +359,9 @@ func serviceTimeVerdicts(paths []PathResult) []string {
 		if l.ServiceTimeUs == h.ServiceTimeUs {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s (%s): adds %s µs, %s of the round trip, at %s µs service time; %s µs, %s, at %s µs",
-			k.name, plural(k.threads, "thread"), Us(l.AddedUs.P50), pct(l.AddedUs.P50, l.LatencyUs.P50), Us(l.ServiceTimeUs),
-			Us(h.AddedUs.P50), pct(h.AddedUs.P50, h.LatencyUs.P50), Us(h.ServiceTimeUs)))
+		out = append(out, fmt.Sprintf("%s (%s): adds %s µs, %.0f%% of the direct path's p50, at %s µs service time; %s µs, %.0f%%, at %s µs",
+			k.name, plural(k.threads, "thread"), Us(l.AddedUs.P50), l.AddedUs.P50Pct, Us(l.ServiceTimeUs),
+			Us(h.AddedUs.P50), h.AddedUs.P50Pct, Us(h.ServiceTimeUs)))
 	}
 	return out
 }

@@ -161,6 +161,72 @@ func Added(w io.Writer, format, title, unit string, bars []Bar) error {
 	return write(w, p, format, h)
 }
 
+// Stack is one bar made of named parts, such as a hop's added latency
+// split into what it is made of. A negative part (a residual below zero)
+// is drawn from zero leftwards.
+type Stack struct {
+	Name  string
+	Parts []float64 // in the order of the parts' names
+}
+
+// Stacked draws one horizontal bar per stack, its parts stacked and named
+// in the legend.
+func Stacked(w io.Writer, format, title, unit string, parts []string, stacks []Stack) error {
+	if err := check("stacked", len(stacks)); err != nil {
+		return err
+	}
+	for _, s := range stacks {
+		if len(s.Parts) != len(parts) {
+			return fmt.Errorf("plot: stacked: %s has %d parts, want %d", s.Name, len(s.Parts), len(parts))
+		}
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = unit
+	names := make([]string, len(stacks))
+	for i, s := range stacks {
+		names[i] = s.Name
+	}
+	// Positive parts stack on each other from zero rightwards; negative
+	// ones from zero leftwards, so a negative residual shows as itself.
+	var pos, neg *plotter.BarChart
+	for j, part := range parts {
+		up, down := make(plotter.Values, len(stacks)), make(plotter.Values, len(stacks))
+		for i, s := range stacks {
+			if v := s.Parts[j]; v >= 0 {
+				up[i] = v
+			} else {
+				down[i] = v
+			}
+		}
+		for _, half := range []struct {
+			vals plotter.Values
+			on   **plotter.BarChart
+		}{{up, &pos}, {down, &neg}} {
+			bc, err := plotter.NewBarChart(half.vals, vg.Points(14))
+			if err != nil {
+				return fmt.Errorf("plot: stacked: %w", err)
+			}
+			bc.Horizontal = true
+			bc.Color = plotutil.Color(j)
+			bc.LineStyle.Width = 0
+			if *half.on != nil {
+				bc.StackOn(*half.on)
+			}
+			*half.on = bc
+			p.Add(bc)
+			if half.on == &pos {
+				p.Legend.Add(part, bc)
+			}
+		}
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.NominalY(names...)
+	h := max(height, vg.Length(len(stacks))*vg.Points(22)+vg.Inch)
+	return write(w, p, format, h)
+}
+
 type ciBars struct {
 	xy  plotter.XYs
 	err [][2]float64

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,10 @@ func TestFiguresRender(t *testing.T) {
 		{"fits", func(b *bytes.Buffer, f string) error {
 			return Fits(b, f, "Chains", "hops", "µs", []Fit{{Name: "epoll tcp", X: []float64{0, 1, 2, 3}, Y: []float64{25, 66, 104, 146}, Slope: 40, Intercept: 25.2}})
 		}, "epoll tcp: 40.0/hop"},
+		{"stacked", func(b *bytes.Buffer, f string) error {
+			return Stacked(b, f, "Where the added p50 goes", "µs", []string{"relay code", "wake-ups", "kernel legs", "residual"},
+				[]Stack{{"epoll tcp->tcp packed", []float64{5, 2, 3, 1}}, {"epoll tcp->tcp spread", []float64{6, 158, 3, -17}}})
+		}, "kernel legs"},
 	}
 	for _, fig := range figures {
 		t.Run(fig.name, func(t *testing.T) {
@@ -53,6 +58,9 @@ func TestFiguresRender(t *testing.T) {
 }
 
 func TestFiguresRefuse(t *testing.T) {
+	if err := Stacked(io.Discard, "svg", "t", "µs", []string{"a", "b"}, []Stack{{"x", []float64{1}}}); err == nil {
+		t.Error("a stack with a part missing drew")
+	}
 	var b bytes.Buffer
 	if err := Spectrum(&b, "png", "x", nil); err == nil {
 		t.Error("empty spectrum drawn")

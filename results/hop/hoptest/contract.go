@@ -24,6 +24,15 @@ func CheckJSON(data []byte) error {
 			return fmt.Errorf("hoptest: check json: %q missing or not an object", k)
 		}
 	}
+	if m, ok := doc["machine"]; ok {
+		obj, ok := m.(map[string]any)
+		if !ok {
+			return fmt.Errorf("hoptest: check json: machine not an object")
+		}
+		if err := checkMachine(obj); err != nil {
+			return err
+		}
+	}
 	paths, ok := doc["paths"].([]any)
 	if !ok {
 		return fmt.Errorf("hoptest: check json: paths missing or not a list")
@@ -80,6 +89,136 @@ func CheckJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// CheckExplained holds data to the fields "Explaining a hop" adds to
+// hoplat.hopbench.v1, on top of CheckJSON: what every default run of
+// hopbench must carry, though a report of an older run need not.
+func CheckExplained(data []byte) error {
+	if err := CheckJSON(data); err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("hoptest: check explained: %w", err)
+	}
+	m, ok := doc["machine"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check explained: machine missing or not an object")
+	}
+	if err := checkMachine(m); err != nil {
+		return err
+	}
+	paths, _ := doc["paths"].([]any)
+	for i, p := range paths {
+		obj, _ := p.(map[string]any)
+		where := fmt.Sprintf("paths[%d] (%v)", i, obj["name"])
+		if err := fields(where, obj, names("regime"), nil); err != nil {
+			return err
+		}
+		switch obj["regime"] {
+		case "packed", "spread", "custom", "none":
+		default:
+			return fmt.Errorf("hoptest: check explained: %s.regime %q: want packed, spread, custom or none", where, obj["regime"])
+		}
+		if _, ok := obj["stable"].(bool); !ok {
+			return fmt.Errorf("hoptest: check explained: %s.stable missing or not a boolean", where)
+		}
+		if err := fields(where, obj, names("unstable_reason"), nil); err != nil {
+			return err
+		}
+		rounds, ok := obj["rounds_p50_us"].([]any)
+		if !ok {
+			return fmt.Errorf("hoptest: check explained: %s.rounds_p50_us missing or not a list", where)
+		}
+		for j, r := range rounds {
+			if _, ok := r.(float64); !ok {
+				return fmt.Errorf("hoptest: check explained: %s.rounds_p50_us[%d] not a number", where, j)
+			}
+		}
+		if err := checkDecomposition(where, obj); err != nil {
+			return err
+		}
+		if c, ok := obj["connect"]; ok {
+			cm, ok := c.(map[string]any)
+			if !ok {
+				return fmt.Errorf("hoptest: check explained: %s.connect not an object", where)
+			}
+			if err := fields(where+".connect", cm, nil, names("p50_us", "p99_us", "n")); err != nil {
+				return err
+			}
+		}
+		pl, ok := obj["placement"].(map[string]any)
+		if !ok {
+			return fmt.Errorf("hoptest: check explained: %s.placement missing or not an object", where)
+		}
+		for k, v := range pl {
+			if _, ok := v.(string); !ok {
+				return fmt.Errorf("hoptest: check explained: %s.placement.%s not a CPU list", where, k)
+			}
+		}
+	}
+	return nil
+}
+
+// checkDecomposition checks that a relay path placed by the run carries
+// its split and a direct path none.
+func checkDecomposition(where string, obj map[string]any) error {
+	d, has := obj["decomposition_us"]
+	_, added := obj["added_us"]
+	switch {
+	case obj["relay"] == string(hop.Direct) && has:
+		return fmt.Errorf("hoptest: check explained: %s: a direct path has no decomposition_us", where)
+	case obj["relay"] == string(hop.Direct) || obj["regime"] == "none" || !added:
+		return nil
+	case !has:
+		return fmt.Errorf("hoptest: check explained: %s: decomposition_us missing", where)
+	}
+	dm, ok := d.(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check explained: %s.decomposition_us not an object", where)
+	}
+	if err := fields(where+".decomposition_us", dm, names("method"), names("relay_code", "wakeups", "kernel", "residual")); err != nil {
+		return err
+	}
+	if m := dm["method"]; m != "probe" && m != "timestamps" {
+		return fmt.Errorf("hoptest: check explained: %s.decomposition_us.method %q: want probe or timestamps", where, m)
+	}
+	return fields(where, obj, nil, names("explained_pct"))
+}
+
+// checkMachine checks the "machine" object; wake_us.cross_cpu is absent on
+// a machine with one CPU, when cross_cpu_skipped says why.
+func checkMachine(m map[string]any) error {
+	if err := fields("machine", m, names("virtualization"), names("steal_pct")); err != nil {
+		return err
+	}
+	if _, ok := m["smt"].(bool); !ok {
+		return fmt.Errorf("hoptest: check json: machine.smt missing or not a boolean")
+	}
+	wake, ok := m["wake_us"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check json: machine.wake_us missing")
+	}
+	want := names("same_cpu", "cross_cpu")
+	if _, skipped := m["cross_cpu_skipped"].(string); skipped {
+		want = names("same_cpu")
+	}
+	if err := fields("machine.wake_us", wake, nil, want); err != nil {
+		return err
+	}
+	leg, ok := m["leg_us"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check json: machine.leg_us missing")
+	}
+	if err := fields("machine.leg_us", leg, nil, names("tcp", "unix")); err != nil {
+		return err
+	}
+	idle, ok := m["cpuidle"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check json: machine.cpuidle missing")
+	}
+	return fields("machine.cpuidle", idle, names("governor", "driver"), nil)
 }
 
 func names(n ...string) []string { return n }

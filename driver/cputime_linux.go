@@ -1,0 +1,105 @@
+package driver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// processCPU is the CPU time process pid has run: each thread's from
+// /proc/PID/task/TID/schedstat (the first field, nanoseconds on the CPU,
+// kept whether or not schedstats are enabled), its reaped children's
+// from cutime and cstime of /proc/PID/stat (USER_HZ ticks, proc(5)), and
+// its live children's threads (socat runs every connection in a child).
+// Unlike a relay's residence, which is wall time and on a shared CPU
+// includes the time it was preempted by the very process it just woke,
+// this is time the relay itself ran, its system calls included.
+func processCPU(pid int) (time.Duration, error) {
+	own, err := tasksCPU(pid)
+	if err != nil {
+		return 0, err
+	}
+	stat, err := readStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command's closing parenthesis start at state (3):
+	// cutime and cstime are fields 16 and 17.
+	reaped := time.Duration(0)
+	for _, i := range []int{16, 17} {
+		v, err := strconv.ParseInt(stat[i-3], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("driver: /proc/%d/stat field %d %q: %w", pid, i, stat[i-3], err)
+		}
+		reaped += time.Duration(v) * (time.Second / userHZ)
+	}
+	live := time.Duration(0)
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, fmt.Errorf("driver: CPU of %d: %w", pid, err)
+	}
+	parent := strconv.Itoa(pid)
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := readStat(child)
+		if err != nil || st[1] != parent { // ppid is field 4
+			continue
+		}
+		if d, err := tasksCPU(child); err == nil {
+			live += d
+		}
+	}
+	return own + reaped + live, nil
+}
+
+// userHZ is the unit of /proc's tick counts, 100 on every Linux ABI.
+const userHZ = 100
+
+func tasksCPU(pid int) (time.Duration, error) {
+	dirs, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(dirs) == 0 {
+		return 0, fmt.Errorf("driver: CPU of %d: no /proc/%d/task", pid, pid)
+	}
+	var sum time.Duration
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // a thread that exited since the listing
+		}
+		fields := strings.Fields(string(b))
+		if len(fields) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("driver: %s %q: %w", f, fields[0], err)
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, nil
+}
+
+// readStat returns /proc/PID/stat's fields after the command, which may
+// hold spaces and parentheses: [0] is the state (field 3).
+func readStat(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("driver: /proc/%d/stat: no command", pid)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 15 {
+		return nil, fmt.Errorf("driver: /proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	return f, nil
+}

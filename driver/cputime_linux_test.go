@@ -1,0 +1,30 @@
+package driver
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// A child that burns CPU shows in its parent's figure, live and reaped.
+func TestProcessCPUCountsChildren(t *testing.T) {
+	sh := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
+	before, err := processCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Run(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := processCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spent := sh.ProcessState.UserTime() + sh.ProcessState.SystemTime(); after-before < spent/2 || spent < 10*time.Millisecond {
+		t.Errorf("child ran %v; the parent's CPU grew %v", spent, after-before)
+	}
+	if _, err := processCPU(1 << 30); err == nil {
+		t.Error("a process that does not exist has a CPU time")
+	}
+}

@@ -1,0 +1,140 @@
+package driver
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hoplat/hoplat/affinity"
+)
+
+// Placement regimes: where a run puts its components decides its figures
+// more than anything else on a small machine. On one CPU a hop is kernel
+// path and context switches; across CPUs each message also wakes another
+// CPU, which on a guest whose idle vCPU halted goes through the
+// hypervisor. A run reports which one it measured, and by default both.
+const (
+	RegimePacked = "packed" // client, relays and server on one CPU
+	RegimeSpread = "spread" // each component on its own CPU as far as there are CPUs
+	RegimeCustom = "custom" // a --placement spec
+	RegimeNone   = "none"   // unpinned: the scheduler places, and may move, every process
+)
+
+// Regime is one placement a run measures every path under.
+type Regime struct {
+	Name      string
+	Placement affinity.Placement // zero for RegimeNone
+}
+
+// components are the kinds --placement names, in path order.
+var components = []string{ComponentClient, ComponentRelay, ComponentServer}
+
+// DefaultRegimes is what a run measures unless told otherwise: packed and
+// spread over the CPUs this process may use, or packed alone when it may
+// use one.
+func DefaultRegimes() ([]Regime, error) {
+	cpus, err := affinity.ThreadCPUs()
+	if err != nil {
+		if cpus, err = affinity.OnlineCPUs(); err != nil {
+			return nil, fmt.Errorf("driver: default regimes: %w", err)
+		}
+	}
+	packed, err := affinity.ParsePlacement("same-core", cpus)
+	if err != nil {
+		return nil, fmt.Errorf("driver: default regimes: %w", err)
+	}
+	out := []Regime{{Name: RegimePacked, Placement: packed}}
+	if cpus.Len() > 1 {
+		spread, err := affinity.ParsePlacement("spread", cpus)
+		if err != nil {
+			return nil, fmt.Errorf("driver: default regimes: %w", err)
+		}
+		out = append(out, Regime{Name: RegimeSpread, Placement: spread})
+	}
+	return out, nil
+}
+
+// RegimeOf names the regime a --placement spec asks for.
+func RegimeOf(p affinity.Placement) Regime {
+	switch p.String() {
+	case "":
+		return Regime{Name: RegimeNone}
+	case "same-core":
+		return Regime{Name: RegimePacked, Placement: p}
+	case "spread":
+		return Regime{Name: RegimeSpread, Placement: p}
+	}
+	return Regime{Name: RegimeCustom, Placement: p}
+}
+
+// Note says where r puts the components and which share a CPU: on two
+// CPUs spread cannot give three components one each.
+func (r Regime) Note() string {
+	if r.Name == RegimeNone {
+		return "unpinned: the scheduler places every process, and may place it differently from one round to the next"
+	}
+	byCPUs := map[string][]string{}
+	var order []string
+	var spec []string
+	for _, c := range components {
+		cpus, ok := r.Placement.For(c)
+		list := "any CPU"
+		if ok {
+			list = "CPU " + cpus.String()
+		}
+		spec = append(spec, c+"="+strings.TrimPrefix(list, "CPU "))
+		if _, seen := byCPUs[list]; !seen {
+			order = append(order, list)
+		}
+		byCPUs[list] = append(byCPUs[list], c)
+	}
+	if len(order) == 1 {
+		return fmt.Sprintf("%s on %s", and(byCPUs[order[0]]), order[0])
+	}
+	var shares []string
+	for _, list := range order {
+		if cs := byCPUs[list]; len(cs) > 1 {
+			shares = append(shares, fmt.Sprintf("%s share %s", and(cs), list))
+		}
+	}
+	note := strings.Join(spec, " ")
+	if len(shares) > 0 {
+		note += " (" + strings.Join(shares, "; ") + ": fewer CPUs than components)"
+	}
+	return note
+}
+
+func and(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// regimes is what the run measures: Regimes when set, else the regime
+// Placement asks for, else DefaultRegimes.
+func (c Config) regimes() ([]Regime, error) {
+	if len(c.Regimes) > 0 {
+		return c.Regimes, nil
+	}
+	if c.Placement.String() != "" {
+		return []Regime{RegimeOf(c.Placement)}, nil
+	}
+	return DefaultRegimes()
+}
+
+// joinDistinct joins the distinct non-empty values in first-seen order
+// with "|": a component that ran on different CPUs in different rounds
+// shows each.
+func joinDistinct(vals []string) string {
+	var out []string
+	for _, v := range vals {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return strings.Join(out, "|")
+}

@@ -1,0 +1,244 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
+)
+
+// The probe's figures are the "machine" object of hopbench's report,
+// whose types results owns.
+type (
+	Machine = results.Machine
+	WakeUS  = results.WakeUS
+	LegUS   = results.LegUS
+	CPUIdle = results.CPUIdle
+	Figure  = results.Figure
+)
+
+// Options say how long to probe and where.
+type Options struct {
+	// Rounds is how many interleaved rounds each figure gets after one
+	// discarded warm-up round; 0 means 7.
+	Rounds int
+	// RoundTime is how long one figure's round runs; 0 means 40 ms, which
+	// keeps a probe near two seconds.
+	RoundTime time.Duration
+	// CPUs to probe on: the first for same-CPU figures, the first two for
+	// cross-CPU ones. Empty means the first CPU this thread may use and
+	// the first other one on another core, else an SMT sibling.
+	CPUs []int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Rounds <= 0 {
+		o.Rounds = 7
+	}
+	if o.RoundTime <= 0 {
+		o.RoundTime = 40 * time.Millisecond
+	}
+	return o
+}
+
+// Run probes the machine. A figure that cannot be measured (no second CPU)
+// is left out with the reason; the environment facts are best effort, each
+// empty when the kernel does not say. It fails if a measurement fails.
+func Run(ctx context.Context, o Options) (Machine, error) {
+	o = o.withDefaults()
+	begin := time.Now()
+	steal := StartSteal()
+	m := Machine{Rounds: o.Rounds}
+	env(ctx, &m)
+
+	cpus, relation, skip, err := chooseCPUs(o.CPUs)
+	if err != nil {
+		return Machine{}, err
+	}
+	m.CPUs, m.CrossRelation, m.CrossCPUSkipped = cpus, relation, skip
+
+	specs := []struct {
+		name      string
+		kind      kind
+		init, rep int
+	}{
+		{"pipe same-cpu", kindPipe, cpus[0], cpus[0]},
+		{"unix same-cpu", kindUnix, cpus[0], cpus[0]},
+		{"tcp same-cpu", kindTCP, cpus[0], cpus[0]},
+	}
+	if len(cpus) > 1 {
+		specs = append(specs, []struct {
+			name      string
+			kind      kind
+			init, rep int
+		}{
+			{"pipe cross-cpu", kindPipe, cpus[0], cpus[1]},
+			{"unix cross-cpu", kindUnix, cpus[0], cpus[1]},
+		}...)
+	}
+	var pairs []*pair
+	defer func() {
+		for _, p := range pairs {
+			p.stop()
+		}
+	}()
+	for _, s := range specs {
+		p, err := newPair(s.name, s.kind, s.init, s.rep)
+		if err != nil {
+			return Machine{}, err
+		}
+		if err := p.start(); err != nil {
+			return Machine{}, err // start has closed p
+		}
+		pairs = append(pairs, p)
+	}
+
+	// Interleaved rounds, the order rotating, so that a burst of noise
+	// lands on every figure alike and the derived differences pair rounds
+	// measured moments apart. Round 0 warms caches and wakes the CPUs'
+	// governors and is dropped.
+	rounds := make([][]float64, len(pairs))
+	samples := make([]int, len(pairs))
+	for r := 0; r <= o.Rounds; r++ {
+		for i := range pairs {
+			if err := ctx.Err(); err != nil {
+				return Machine{}, fmt.Errorf("probe: %w", err)
+			}
+			j := (i + r) % len(pairs)
+			res := pairs[j].run(o.RoundTime)
+			if res.err != nil {
+				return Machine{}, res.err
+			}
+			if r > 0 {
+				rounds[j] = append(rounds[j], us(res.oneWay))
+				samples[j] += res.samples
+			}
+		}
+	}
+
+	for i, p := range pairs {
+		cpuList := fmt.Sprint(p.initCPU)
+		if p.replyCPU != p.initCPU {
+			cpuList += "," + fmt.Sprint(p.replyCPU)
+		}
+		m.Figures = append(m.Figures, figure(p.name, cpuList, rounds[i], samples[i]))
+	}
+	byName := func(name string) []float64 {
+		for i, p := range pairs {
+			if p.name == name {
+				return rounds[i]
+			}
+		}
+		return nil
+	}
+	same := fmt.Sprint(cpus[0])
+	legTCP := figure("tcp leg", same, diff(byName("tcp same-cpu"), byName("pipe same-cpu")), 0)
+	legUnix := figure("unix leg", same, diff(byName("unix same-cpu"), byName("pipe same-cpu")), 0)
+	m.Figures = append(m.Figures, legTCP, legUnix)
+	m.Wake.SameCPU = m.Figure("pipe same-cpu").MedianUS
+	m.WakeSocket.SameCPU = m.Figure("unix same-cpu").MedianUS
+	m.Leg = LegUS{TCP: legTCP.MedianUS, UNIX: legUnix.MedianUS}
+	if len(cpus) > 1 {
+		m.Wake.CrossCPU = m.Figure("pipe cross-cpu").MedianUS
+		m.WakeSocket.CrossCPU = m.Figure("unix cross-cpu").MedianUS
+		m.Figures = append(m.Figures, figure("cross-cpu extra", fmt.Sprintf("%d,%d", cpus[0], cpus[1]),
+			diff(byName("pipe cross-cpu"), byName("pipe same-cpu")), 0))
+	}
+	if pct, err := steal.Pct(); err == nil {
+		m.StealPct = pct
+	}
+	m.DurationMS = us(time.Since(begin)) / 1000
+	return m, nil
+}
+
+func figure(name, cpus string, rounds []float64, samples int) Figure {
+	f := Figure{Name: name, CPUs: cpus, RoundsUS: rounds, Samples: samples}
+	if len(rounds) == 0 {
+		return f
+	}
+	sorted := slices.Sorted(slices.Values(rounds))
+	f.MinUS, f.MaxUS = sorted[0], sorted[len(sorted)-1]
+	n := len(sorted)
+	f.MedianUS = sorted[n/2]
+	if n%2 == 0 {
+		f.MedianUS = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	return f
+}
+
+// diff pairs two figures' rounds, measured moments apart.
+func diff(a, b []float64) []float64 {
+	d := make([]float64, min(len(a), len(b)))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	return d
+}
+
+func us(d time.Duration) float64 { return math.Round(float64(d)/1e1) / 1e2 }
+
+// chooseCPUs picks the probe's CPUs: the first it may use, and another one,
+// preferring another core to an SMT sibling since a hop's components
+// spread over cores first.
+func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
+	topo, terr := affinity.ReadTopology()
+	rel := func(a, b int) string {
+		if terr != nil {
+			return ""
+		}
+		r, err := topo.Relation(a, b)
+		if err != nil {
+			return ""
+		}
+		return r.String()
+	}
+	if len(asked) > 0 {
+		cpus = asked[:min(2, len(asked))]
+		if len(cpus) == 1 {
+			return cpus, "", "one CPU asked for", nil
+		}
+		return cpus, rel(cpus[0], cpus[1]), "", nil
+	}
+	allowed, err := affinity.ThreadCPUs()
+	if err != nil {
+		return nil, "", "", fmt.Errorf("probe: choose CPUs: %w", err)
+	}
+	list := allowed.CPUs()
+	if len(list) == 1 {
+		return list, "", fmt.Sprintf("this process may run on CPU %d only", list[0]), nil
+	}
+	first := list[0]
+	second := list[1]
+	for _, c := range list[1:] {
+		if r := rel(first, c); r != affinity.SMTSibling.String() {
+			second = c
+			break
+		}
+	}
+	return []int{first, second}, rel(first, second), "", nil
+}
+
+// env fills in the environment facts; each is left empty when the kernel
+// does not say.
+func env(ctx context.Context, m *Machine) {
+	if f, err := affinity.ReadCPUFacts(); err == nil {
+		m.CPUIdle = CPUIdle{Governor: f.IdleGovernor, Driver: f.IdleDriver}
+		m.CPUFreqGovernor = f.FreqGovernor
+		m.SMT = f.SMT
+		for _, s := range f.Siblings {
+			m.SMTSiblings = append(m.SMTSiblings, s.String())
+		}
+		m.IsolatedCPUs = f.Isolated.String()
+		m.NoHZFullCPUs = f.NoHZFull.String()
+	}
+	root := os.DirFS("/")
+	v := detectVirt(ctx, root, exec.LookPath)
+	m.Virtualization, m.Container, m.VirtSource = v.VM, v.Container, v.Source
+	m.Clocksource = readClocksource(root)
+}

@@ -1,0 +1,63 @@
+package relay_test
+
+import (
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/relay"
+)
+
+// The epoll engine, timed, measures its own wake-ups from the kernel's
+// receive stamps on TCP legs; UNIX legs carry none, and say so by having
+// no samples.
+func TestEpollWakesFromReceiveStamps(t *testing.T) {
+	for _, leg := range []struct {
+		network string
+		stamped bool
+	}{{"tcp", true}, {"unix", false}} {
+		t.Run(leg.network, func(t *testing.T) {
+			up := startUpstream(t, leg.network, func(c net.Conn) {
+				buf := make([]byte, 64)
+				for {
+					if _, err := io.ReadFull(c, buf); err != nil {
+						return
+					}
+					if _, err := c.Write(buf); err != nil {
+						return
+					}
+				}
+			})
+			rr := startRelay(t, relay.Config{Engine: relay.EngineEpoll, Stats: true}, leg.network, up.addr)
+			c := dial(t, rr.Addr())
+			c.SetDeadline(time.Now().Add(30 * time.Second))
+			msg := make([]byte, 64)
+			begin := time.Now()
+			for range 2000 {
+				if _, err := c.Write(msg); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.ReadFull(c, msg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			took := time.Since(begin)
+			w := rr.Stats().Wakes
+			if w == nil {
+				t.Fatal("no wakes in the epoll engine's timed stats")
+			}
+			if !leg.stamped {
+				if w.Count != 0 {
+					t.Errorf("UNIX legs: %d stamped reads, want none", w.Count)
+				}
+				return
+			}
+			// Stamping switches on a moment after the first socket asks;
+			// most of 4000 reads are stamped.
+			if w.Count < 2000 || w.MeanNs <= 0 || time.Duration(w.P50Ns) > took/2000 {
+				t.Errorf("wakes %+v over 4000 reads taking %v", w, took)
+			}
+		})
+	}
+}

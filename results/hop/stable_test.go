@@ -1,0 +1,91 @@
+package hop
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStability(t *testing.T) {
+	for _, c := range []struct {
+		p50s   []float64
+		stable bool
+		why    string
+	}{
+		{[]float64{25, 26, 24, 25}, true, ""},
+		{[]float64{10.9, 89.8, 139, 10.8, 92.0}, false, "max/min 12.9 > 2"},
+		{[]float64{20, 21, 35, 36}, false, "two clusters, 20.0, 21.0 and 35.0, 36.0 µs"},
+		{[]float64{20, 22, 24, 26}, true, ""},       // evenly spread: noise, not two groups
+		{[]float64{10, 10.1, 10.5}, true, ""},       // a gap, but 4% apart
+		{[]float64{100, 180}, true, ""},             // two rounds: only the ratio can say
+		{[]float64{100, 210}, false, "max/min 2.1"}, // and does
+		{[]float64{42}, true, ""},
+	} {
+		stable, why := stability(c.p50s)
+		if stable != c.stable || !strings.Contains(why, c.why) {
+			t.Errorf("%v: %v %q, want %v %q", c.p50s, stable, why, c.stable, c.why)
+		}
+	}
+}
+
+func TestLikelyCause(t *testing.T) {
+	if c := likelyCause("none", nil); !strings.Contains(c, "unpinned") {
+		t.Errorf("unpinned: %q", c)
+	}
+	if c := likelyCause("custom", map[string]string{"client": "0|1", "server": "0"}); !strings.Contains(c, "client on CPUs 0|1") {
+		t.Errorf("moved client: %q", c)
+	}
+	if c := likelyCause("packed", map[string]string{"client": "0", "server": "0"}); !strings.Contains(c, "another tenant") {
+		t.Errorf("pinned: %q", c)
+	}
+}
+
+// A path whose rounds fall in two regimes (a placement changed between
+// rounds) is flagged, with the rounds and a cause, and named among the
+// verdicts; a steady one is not.
+func TestAnalyzeFlagsBimodalPath(t *testing.T) {
+	bimodal := series(epollTCP, 1, 200, 22, 130, 23, 128)
+	bimodal.Placement = map[string]string{"client": "0", "relay": "0|1", "server": "0"}
+	paths, _ := Analyze([]Series{series(directTCP, 1, 90, 10, 10.5, 10.2, 10.4), bimodal}, 1, false)
+	direct, epoll := find(t, paths, directTCP), find(t, paths, epollTCP)
+	if !direct.Stable || direct.UnstableReason != "" {
+		t.Errorf("steady direct path flagged: %q", direct.UnstableReason)
+	}
+	if epoll.Stable || !strings.Contains(epoll.UnstableReason, "relay on CPUs 0|1") {
+		t.Errorf("bimodal path: stable %v, reason %q", epoll.Stable, epoll.UnstableReason)
+	}
+	if len(epoll.RoundsP50Us) != 4 || epoll.RoundsP50Us[1] != 130 {
+		t.Errorf("rounds_p50_us %v, want the four kept rounds in order", epoll.RoundsP50Us)
+	}
+	r := &Report{Paths: paths}
+	found := false
+	for _, v := range Verdicts(r) {
+		found = found || strings.HasPrefix(v, "epoll tcp->tcp: unstable")
+	}
+	if !found {
+		t.Errorf("verdicts %q do not name the unstable path", Verdicts(r))
+	}
+}
+
+// A difference whose interval spans zero gets one sentence, "no
+// measurable difference", and no verb that claims a direction.
+func TestNoVerdictForADifferenceWithinTheNoise(t *testing.T) {
+	paths, _ := Analyze([]Series{
+		series(directTCP, 1, 90, 20, 22, 19, 21),
+		series(directUNIX, 1, 90, 21, 20, 21, 20),
+		series(epollTCP, 1, 90, 20.5, 21.5, 19.5, 20.5),
+	}, 1, false)
+	vs := strings.Join(Verdicts(&Report{Paths: paths}), "\n")
+	for _, want := range []string{
+		"direct: UNIX socket instead of TCP: no measurable difference [95% CI",
+		"no measurable difference from direct tcp: epoll",
+	} {
+		if !strings.Contains(vs, want) {
+			t.Errorf("verdicts lack %q:\n%s", want, vs)
+		}
+	}
+	for _, claim := range []string{"saves", "costs", "hop cost", "cheapest"} {
+		if strings.Contains(vs, claim) {
+			t.Errorf("verdicts claim %q of a difference within the noise:\n%s", claim, vs)
+		}
+	}
+}

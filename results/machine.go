@@ -1,0 +1,114 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Machine is the "machine" object of hopbench's report: the constants a
+// hop's added latency is split with, as package probe measures them, and
+// the environment that explains them. Latencies are one way, in
+// microseconds.
+type Machine struct {
+	Wake           WakeUS  `json:"wake_us"` // over a pipe: wake-up and switch, least kernel path
+	Leg            LegUS   `json:"leg_us"`  // one loopback leg on one CPU, wake-up and switch excluded
+	CPUIdle        CPUIdle `json:"cpuidle"`
+	Virtualization string  `json:"virtualization"` // systemd-detect-virt's names; "none"; "unknown" for a hypervisor flag alone
+	StealPct       float64 `json:"steal_pct"`      // over the probe; hopbench reports its whole run's
+	SMT            bool    `json:"smt"`
+
+	// WakeSocket is the same wake-up over a UNIX socket pair: Wake plus a
+	// UNIX leg on one CPU, plus whatever crossing CPUs adds to it.
+	WakeSocket      WakeUS   `json:"wake_socketpair_us"`
+	Container       string   `json:"container,omitempty"`
+	VirtSource      string   `json:"virtualization_source"`
+	CPUFreqGovernor string   `json:"cpufreq_governor"` // "" without cpufreq
+	SMTSiblings     []string `json:"smt_siblings,omitempty"`
+	IsolatedCPUs    string   `json:"isolated_cpus"`
+	NoHZFullCPUs    string   `json:"nohz_full_cpus"`
+	Clocksource     string   `json:"clocksource,omitempty"`
+	// CPUs are the two the figures ran on: same-CPU figures on the first,
+	// cross-CPU ones between both, whose relation (other-core,
+	// smt-sibling, ...) a cross-CPU figure depends on.
+	CPUs            []int    `json:"cpus"`
+	CrossRelation   string   `json:"cross_cpu_relation,omitempty"`
+	CrossCPUSkipped string   `json:"cross_cpu_skipped,omitempty"`
+	Figures         []Figure `json:"figures"`
+	Rounds          int      `json:"rounds"`
+	DurationMS      float64  `json:"duration_ms"`
+}
+
+// WakeUS is a one-way wake-up latency. CrossCPU is absent when the process
+// may run on one CPU only (CrossCPUSkipped says so).
+type WakeUS struct {
+	SameCPU  float64 `json:"same_cpu"`
+	CrossCPU float64 `json:"cross_cpu,omitempty"`
+}
+
+// LegUS is the one-way kernel path of a loopback socket on one CPU, beyond
+// a pipe's wake-up and switch.
+type LegUS struct {
+	TCP  float64 `json:"tcp"`
+	UNIX float64 `json:"unix"`
+}
+
+// CPUIdle is how the kernel idles its CPUs.
+type CPUIdle struct {
+	Governor string `json:"governor"`
+	Driver   string `json:"driver"`
+}
+
+// Figure is one measured or derived constant with its spread over rounds.
+type Figure struct {
+	Name     string    `json:"name"` // "pipe same-cpu", "tcp leg", ...
+	CPUs     string    `json:"cpus"`
+	MedianUS float64   `json:"median_us"` // median of the round medians
+	MinUS    float64   `json:"min_us"`    // of the round medians
+	MaxUS    float64   `json:"max_us"`
+	RoundsUS []float64 `json:"rounds_us"`
+	Samples  int       `json:"samples"` // round trips timed over all rounds; 0 for a derived figure
+}
+
+// Figure returns the named figure, zero if absent.
+func (m Machine) Figure(name string) Figure {
+	for _, f := range m.Figures {
+		if f.Name == name {
+			return f
+		}
+	}
+	return Figure{}
+}
+
+// Summary is the machine in one line, for the head of a text report.
+func (m Machine) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "machine: %s", orNone(m.Virtualization))
+	if m.Container != "" && m.Container != "none" {
+		fmt.Fprintf(&b, " (%s)", m.Container)
+	}
+	fmt.Fprintf(&b, ", cpuidle %s/%s", orNone(m.CPUIdle.Governor), orNone(m.CPUIdle.Driver))
+	if m.CPUFreqGovernor != "" {
+		fmt.Fprintf(&b, ", cpufreq %s", m.CPUFreqGovernor)
+	}
+	fmt.Fprintf(&b, "; wake-up one way %.1f µs same CPU", m.Wake.SameCPU)
+	if m.CrossCPUSkipped == "" {
+		fmt.Fprintf(&b, ", %.1f µs cross CPU", m.Wake.CrossCPU)
+	} else {
+		fmt.Fprintf(&b, ", cross CPU not measured (%s)", m.CrossCPUSkipped)
+	}
+	fmt.Fprintf(&b, "; loopback leg %.1f µs tcp, %.1f µs unix; steal %.1f%%", m.Leg.TCP, m.Leg.UNIX, m.StealPct)
+	if m.SMT {
+		b.WriteString(", SMT on")
+	}
+	if m.IsolatedCPUs != "" {
+		fmt.Fprintf(&b, ", isolated CPUs %s", m.IsolatedCPUs)
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
