@@ -72,7 +72,7 @@ func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
 	}
 	// The goroutine engine has no threads of its own to pin and refuses
 	// --cpus; the mask it inherits at fork (startOn) places it whole.
-	if h.CPUs != "" && h.Engine != Goroutine {
+	if h.CPUs != "" && h.Engine != Goroutine && h.Engine != Sockmap {
 		argv = append(argv, "--cpus", h.CPUs)
 	}
 	return append(argv, listen.String(), connect.String())

@@ -49,8 +49,8 @@ func TestConfigDefaults(t *testing.T) {
 	if c.Proto != EmbeddedProto || len(c.Relays) != len(Relays) || len(c.Transports) != 2 || c.Rounds != 5 || c.Time != time.Second {
 		t.Errorf("defaults %+v", c)
 	}
-	if len(c.Paths()) != 11 {
-		t.Errorf("%d default paths, want 11", len(c.Paths()))
+	if len(c.Paths()) != 12 {
+		t.Errorf("%d default paths, want 12", len(c.Paths()))
 	}
 	real, _ := ParseBackend("mysql://u:p@127.0.0.1:3306/d")
 	if c := (Config{Backend: real}).withDefaults(); c.Proto != ProtoMySQL {

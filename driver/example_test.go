@@ -23,6 +23,7 @@ func ExampleDefaultPaths() {
 	// epoll unix->tcp      baseline direct unix
 	// splice tcp->tcp      baseline direct tcp
 	// splice unix->tcp     baseline direct unix
+	// sockmap tcp->tcp     baseline direct tcp
 	// socat tcp->tcp       baseline direct tcp
 	// socat unix->tcp      baseline direct unix
 	// haproxy tcp->tcp     baseline direct tcp

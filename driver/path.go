@@ -15,6 +15,7 @@ const (
 	Goroutine = hop.Goroutine
 	Epoll     = hop.Epoll
 	Splice    = hop.Splice
+	Sockmap   = hop.Sockmap
 	Socat     = hop.Socat
 	HAProxy   = hop.HAProxy
 	TCP       = hop.TCP
@@ -47,6 +48,7 @@ func DefaultPaths(relays []Relay, clients []Transport) []Path {
 			case r == HAProxy && c != TCP:
 				// HAProxy's UNIX listener works, but one row, on TCP,
 				// keeps the default run short.
+			case !r.Carries(c):
 			default:
 				paths = append(paths, Path{Relay: r, Client: c, Upstream: TCP, Hops: 1})
 			}
@@ -64,7 +66,7 @@ func ChainPaths(relays []Relay, transports []Transport, hops []int) []Path {
 	for _, t := range transports {
 		paths = append(paths, DirectPath(t))
 		for _, r := range relays {
-			if !r.Chainable() {
+			if !r.Chainable() || !r.Carries(t) {
 				continue
 			}
 			for _, n := range hops {

@@ -14,7 +14,7 @@ func TestDefaultPaths(t *testing.T) {
 		"direct tcp", "direct unix",
 		"goroutine tcp->tcp", "goroutine unix->tcp",
 		"epoll tcp->tcp", "epoll unix->tcp",
-		"splice tcp->tcp", "splice unix->tcp",
+		"splice tcp->tcp", "splice unix->tcp", "sockmap tcp->tcp",
 		"socat tcp->tcp", "socat unix->tcp",
 		"haproxy tcp->tcp",
 	}

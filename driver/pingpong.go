@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -117,7 +118,7 @@ func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (S
 		cmd.Env = append(cmd.Environ(), env...)
 	}
 	var stdout bytes.Buffer
-	stderr := &tail{max: 2048}
+	stderr := tailbuf.New(2048)
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	var obtained string
 	err := affinity.StartOn(cmd, cpus)

@@ -186,21 +186,3 @@ func kill(cmd *exec.Cmd) {
 
 // Stderr is the last few KiB the process wrote to stderr.
 func (p *Process) Stderr() string { return p.stderr.String() }
-
-// tail is a tailbuf.Buffer of max bytes, made on first use, for the callers
-// that name it by the struct literal &tail{max: n} (RunClient). New code
-// takes tailbuf.New directly.
-type tail struct {
-	max  int
-	once sync.Once
-	buf  *tailbuf.Buffer
-}
-
-func (t *tail) buffer() *tailbuf.Buffer {
-	t.once.Do(func() { t.buf = tailbuf.New(t.max) })
-	return t.buf
-}
-
-func (t *tail) Write(b []byte) (int, error) { return t.buffer().Write(b) }
-
-func (t *tail) String() string { return t.buffer().String() }

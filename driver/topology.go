@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -250,6 +251,13 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 	bin, err := t.locate(spec, "hoprelay")
 	if err != nil {
 		return sockets.Addr{}, err
+	}
+	if p.Relay == Sockmap {
+		// Where bpf() is refused (no CAP_BPF, an old kernel) the path
+		// is skipped with the kernel's reason, as a missing peer is.
+		if err := relay.CheckSockmap(); err != nil {
+			return sockets.Addr{}, &missingError{fmt.Errorf("sockmap engine unavailable here: %w", err)}
+		}
 	}
 	listen := TCPAddr(0)
 	if tr == UNIX {

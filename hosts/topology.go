@@ -195,7 +195,7 @@ var aliases = map[string]string{
 // The vocabularies the driver accepts, checked here so that a typo is
 // reported at its line; a test keeps them equal to the driver's.
 var (
-	relayNames     = []string{"direct", "none", "goroutine", "epoll", "splice", "socat", "haproxy"}
+	relayNames     = []string{"direct", "none", "goroutine", "epoll", "splice", "sockmap", "socat", "haproxy"}
 	transportNames = []string{"tcp", "unix"}
 	protoNames     = []string{"echo", "mysql"}
 	commandNames   = []string{"ping", "select1", "point-select", "oltp-ro", "query"}

@@ -67,6 +67,13 @@ func decompose(p PathResult, m *results.Machine) Decomposition {
 	// woken each way; the chain's edges replace the direct path's one.
 	path := wake(m, client, relay) + (hops-1)*wake(m, relay, relay) + wake(m, relay, server)
 	d.Wakeups = 2 * (path - wake(m, client, server))
+	if p.Relay == Sockmap {
+		// The verdict program runs in the sender's softirq and queues
+		// the bytes on the far socket: no relay thread wakes per
+		// message, and what the program costs is charged to the
+		// sender, in the kernel legs, not to the relay's process.
+		d.Wakeups = 0
+	}
 	// relay_wake_us, the relay's own wake-ups from the kernel's stamps,
 	// is not used here: on a shared CPU it holds the time the sender ran
 	// on after queueing the bytes (a Go sender's scheduler spins before

@@ -13,15 +13,23 @@ const (
 	Goroutine Relay = "goroutine" // hoprelay engines
 	Epoll     Relay = "epoll"
 	Splice    Relay = "splice"
+	Sockmap   Relay = "sockmap" // the hop in the kernel: the floor for a user-space relay
 	Socat     Relay = "socat"
 	HAProxy   Relay = "haproxy"
 )
 
 // Relays is every relay hopbench knows, in the order its table lists them.
-var Relays = []Relay{Direct, Goroutine, Epoll, Splice, Socat, HAProxy}
+var Relays = []Relay{Direct, Goroutine, Epoll, Splice, Sockmap, Socat, HAProxy}
 
 // IsEngine reports whether r is one of hoprelay's own engines.
-func (r Relay) IsEngine() bool { return r == Goroutine || r == Epoll || r == Splice }
+func (r Relay) IsEngine() bool {
+	return r == Goroutine || r == Epoll || r == Splice || r == Sockmap
+}
+
+// Carries reports whether r can relay a leg on t: the sockmap engine takes
+// TCP sockets only (the kernel's af_unix sockmap support does not keep a
+// stream's bytes in order; relay/doc.go says where it falls short).
+func (r Relay) Carries(t Transport) bool { return r != Sockmap || t == TCP }
 
 // ParseRelay reads a relay name; "direct" is accepted for Direct.
 func ParseRelay(s string) (Relay, error) {
@@ -34,7 +42,7 @@ func ParseRelay(s string) (Relay, error) {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("hop: parse relay %q: want direct, goroutine, epoll, splice, socat or haproxy", s)
+	return "", fmt.Errorf("hop: parse relay %q: want direct, goroutine, epoll, splice, sockmap, socat or haproxy", s)
 }
 
 // Transport is the kind of socket a leg of a path uses.
