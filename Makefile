@@ -7,7 +7,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed
+.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe
 
 all: build
 
@@ -43,6 +43,9 @@ bench-fidelity: build
 
 bench-mysql: build
 	@scripts/bench-mysql.sh
+
+bench-probe: build
+	@scripts/bench-probe.sh
 
 bench-relay: build
 	@scripts/bench-relay.sh
