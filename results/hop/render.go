@@ -89,6 +89,7 @@ func WriteText(w io.Writer, r *Report) error {
 	if sweep.stats {
 		head = append(head, "relay µs\tkernel µs\t")
 	}
+	writeHosts(w, r)
 	fmt.Fprintln(tw, strings.Join(head, ""))
 	for _, p := range r.Paths {
 		var row strings.Builder

@@ -20,6 +20,9 @@ type Report struct {
 	Verdicts []string     `json:"verdicts"`
 	Warnings []string     `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
 	Elapsed  float64      `json:"elapsed_s"`
+
+	// Hosts are a topology run's hosts; none on loopback.
+	Hosts []Host `json:"hosts,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
@@ -74,6 +77,8 @@ type PathResult struct {
 	// what remains of the added latency: socket calls, loopback, wake-ups.
 	RelayUs  *float64 `json:"relay_us,omitempty"`
 	KernelUs *float64 `json:"kernel_us,omitempty"`
+	// Hosts is where the path's components ran in a topology run.
+	Hosts *PathHosts `json:"hosts,omitempty"`
 
 	Hist *results.Histogram `json:"-"` // merged; nil without histograms
 	path Path
