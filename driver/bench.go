@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,9 +23,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // bench is one run; measure is swapped for a stand-in in tests.
 type bench struct {
 	measure func(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error)
+	hosts   *hostBed // a topology run's hosts; nil on loopback
 }
 
-func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
+func (b *bench) run(ctx context.Context, cfg Config) (_ *Report, err error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -34,6 +36,10 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.hosts, err = upHosts(ctx, cfg); err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, b.hosts.close()) }()
 	paths := cfg.Paths()
 	stages := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)
 	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
@@ -58,6 +64,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(pinning) > 0 {
 		rep.Env.Pinning = pinning
 	}
+	b.hosts.describe(rep, cfg.Backend)
 	rep.Verdicts = hop.Verdicts(rep)
 	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
@@ -87,6 +94,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Stats:     cfg.Stats,
 		Placement: cfg.Placement,
 		Locate:    cfg.Locate,
+		Hosts:     b.hosts,
 	})
 	if err != nil {
 		return stageResult{}, err
@@ -118,7 +126,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		c := cells[step.Cell]
 		progress.begin(si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
-		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env(), clientCPUs)
+		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
+		if err != nil {
+			return stageResult{}, err
+		}
+		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return stageResult{}, ctx.Err()
 		}

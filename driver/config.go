@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/results"
 )
 
@@ -46,6 +47,10 @@ type Config struct {
 	Locate    Locator            // nil for Locate
 	Progress  io.Writer          // progress lines; nil for none
 	Env       func() results.Env // describes the machine; nil for results.CollectEnv
+	// Hosts places the components on a topology file's hosts, brought up
+	// for the run and removed at its end; nil runs every one here on
+	// loopback.
+	Hosts *hosts.Topology
 }
 
 // DefaultConfig is the default run: every path, 5 rounds of 1 s per path
