@@ -12,7 +12,6 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -57,10 +56,8 @@ func upHosts(ctx context.Context, cfg Config) (*hostBed, error) {
 		hb.kind[in.Name], hb.addr[in.Name] = in.Kind, in.Address
 		h := hop.Host{Name: in.Name, Kind: string(in.Kind), Address: in.Address}
 		if env, err := tb.Env(ctx, in.Name); err == nil {
-			h.Env = &results.Env{
-				Hostname: env.Hostname, OS: env.OS, Arch: env.Arch, Kernel: env.Kernel,
-				CPUModel: env.CPUModel, Cores: env.Cores, ClockSource: env.ClockSource,
-			}
+			e := hop.HostEnv(env)
+			h.Env = &e
 		} else if ctx.Err() != nil {
 			return nil, errors.Join(ctx.Err(), tb.Close())
 		}
@@ -149,8 +146,8 @@ func (hb *hostBed) dialer(component string) func(ctx context.Context, network, a
 }
 
 // noSocket is why path p has no backend address: the backend has no
-// socket of that kind, or only one on another host that the dialling
-// component cannot reach (a UNIX socket does not cross hosts).
+// socket of that kind, or it is on another host than the component that
+// would dial it (a UNIX socket does not cross hosts).
 func (hb *hostBed) noSocket(spec Backend, p Path, why string) string {
 	if hb == nil {
 		return why
@@ -159,7 +156,10 @@ func (hb *hostBed) noSocket(spec Backend, p Path, why string) string {
 	if p.Hops == 0 {
 		from = ComponentClient
 	}
-	return fmt.Sprintf("%s; the %s on host %s cannot reach a %s socket on host %s", why, from, hb.on[from], p.Upstream, hb.server(spec))
+	if hb.on[from] == hb.server(spec) {
+		return why
+	}
+	return fmt.Sprintf("the %s runs on host %s and the server on host %s: a %s socket does not cross hosts", from, hb.on[from], hb.server(spec), p.Upstream)
 }
 
 // reaches reports whether the component dialling up on path p can reach

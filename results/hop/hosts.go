@@ -1,11 +1,10 @@
 package hop
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/hoplat/hoplat/results"
 )
 
 // Host is one host of a topology run, as the report's top-level "hosts"
@@ -13,10 +12,22 @@ import (
 // there (its kernel, CPUs and clock source are that machine's, not the
 // client's).
 type Host struct {
-	Name    string       `json:"name"`
-	Kind    string       `json:"kind"` // local, netns or ssh
-	Address string       `json:"address"`
-	Env     *results.Env `json:"env,omitempty"` // nil when it could not be read
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"` // local, netns or ssh
+	Address string   `json:"address"`
+	Env     *HostEnv `json:"env,omitempty"` // nil when it could not be read
+}
+
+// HostEnv is a host's environment, in the JSON names of results.Env for
+// the fields the two share.
+type HostEnv struct {
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Kernel      string `json:"kernel"`
+	CPUModel    string `json:"cpu_model"`
+	Cores       int    `json:"cores"`
+	ClockSource string `json:"clock_source"`
 }
 
 // PathHosts says on which host each component of a path ran. Relay is
@@ -38,11 +49,15 @@ func writeHosts(w io.Writer, r *Report) {
 		parts[i] = fmt.Sprintf("%s (%s %s)", h.Name, h.Kind, h.Address)
 	}
 	line := "hosts: " + strings.Join(parts, ", ")
+	var on PathHosts
 	for _, p := range r.Paths {
 		if p.Hosts != nil {
-			line += fmt.Sprintf("; client on %s, relay on %s, server on %s", p.Hosts.Client, orDash(p.Hosts.Relay), p.Hosts.Server)
-			break
+			on.Client, on.Server = p.Hosts.Client, p.Hosts.Server
+			on.Relay = cmp.Or(on.Relay, p.Hosts.Relay)
 		}
+	}
+	if on.Client != "" {
+		line += fmt.Sprintf("; client on %s, relay on %s, server on %s", on.Client, orDash(on.Relay), on.Server)
 	}
 	fmt.Fprintln(w, line)
 }
