@@ -191,9 +191,7 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[T
 		if err != nil {
 			return nil, err
 		}
-		// The ssh target's address may be a name or a NAT's; bind every
-		// address there and dial the target.
-		listen := sockets.Addr{Network: "tcp", Host: "0.0.0.0"}
+		listen := sockets.Addr{Network: "tcp", Host: sshListenHost(hb.addr[host])}
 		if p, err = startRemote(ctx, hb.tb, host, "pongd", spec.Responder.Args(bin, []sockets.Addr{listen})); err != nil {
 			return nil, err
 		}
@@ -230,6 +228,17 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[T
 		}
 	}
 	return out, nil
+}
+
+// sshListenHost is where pongd on an ssh host binds: the address the
+// others dial when it is an IP literal, so that nothing listens beyond it;
+// every address there when the target is a name, which only that host
+// resolves to its own addresses reliably.
+func sshListenHost(target string) string {
+	if net.ParseIP(strings.Trim(target, "[]")) != nil {
+		return strings.Trim(target, "[]")
+	}
+	return "0.0.0.0"
 }
 
 // startRemote starts a component on an ssh host through the testbed, as a

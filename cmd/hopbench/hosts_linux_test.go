@@ -175,3 +175,109 @@ func decodeReport(t *testing.T, out []byte) *driver.Report {
 	}
 	return &rep
 }
+
+// An ssh host runs the server side: an OpenSSH server this test starts on
+// loopback with temporary keys stands for the database machine; hopbench
+// ships pongd there, starts it through ssh, runs the client and the relay
+// here, and at the end stops it by PID and removes what it shipped.
+func TestIntegrationTopologySSH(t *testing.T) {
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "the test's sshd needs root")
+	}
+	sshdBin := peer.Require(t, "sshd")
+	keygen := peer.Require(t, "ssh-keygen")
+	peer.Require(t, "ssh")
+	dir := t.TempDir()
+	for _, k := range []string{"host", "user"} {
+		if out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-C", k, "-f", filepath.Join(dir, k)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	port := closedPort(t)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	files := map[string]string{
+		"root.keys":   read("user.pub"),
+		"known_hosts": "[127.0.0.1]:" + strconv.Itoa(port) + " " + read("host.pub"),
+		"sshd_config": "Port " + strconv.Itoa(port) + "\nListenAddress 127.0.0.1\nHostKey " + dir + "/host\n" +
+			"AuthorizedKeysFile " + dir + "/%u.keys\nPidFile none\nUsePAM no\nStrictModes no\n" +
+			"PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// sshd's privilege separation needs its empty directory (sshd(8),
+	// FILES), which the package's service unit creates at boot.
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sshd := exec.Command(sshdBin, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	logs, err := sshd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sshd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sshd.Process.Kill(); sshd.Wait() })
+	var seen []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(seen, []byte("Server listening on 127.0.0.1 port "+strconv.Itoa(port))) {
+		n, err := logs.Read(buf)
+		if err != nil {
+			t.Fatalf("sshd ended before it listened: %v\n%s", err, seen)
+		}
+		seen = append(seen, buf[:n]...)
+	}
+	go io.Copy(io.Discard, logs)
+
+	file := filepath.Join(dir, "two.conf")
+	conf := "HOST_APP=local\nHOST_DB=\"ssh://root@127.0.0.1:" + strconv.Itoa(port) + "\"\nSERVER_HOST=db\n" +
+		"SSH_OPTIONS=\"-F /dev/null -i " + dir + "/user -o IdentitiesOnly=yes -o UserKnownHostsFile=" + dir + "/known_hosts -o StrictHostKeyChecking=yes\"\n"
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, tmp := hopbench(t, "--topology", file, "--paths", "direct,epoll", "--transports", "tcp,unix",
+		"--runs", "2", "--discard", "0", "--time", "200ms", "--format", "json", "-q")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hopbench: %v\n%s", err, stderr.String())
+	}
+	rep := decodeReport(t, out)
+	if len(rep.Hosts) != 2 || rep.Hosts[1].Kind != "ssh" || rep.Hosts[1].Address != "127.0.0.1" || rep.Hosts[1].Env == nil {
+		t.Errorf("hosts %+v", rep.Hosts)
+	}
+	names := map[string]bool{}
+	for _, p := range rep.Paths {
+		names[p.Name] = true
+		if p.LatencyUs.P50 <= 0 || p.Errors != 0 || p.Failed != 0 || p.Hosts == nil || p.Hosts.Server != "db" {
+			t.Errorf("%s: p50 %v errors %d failed %d hosts %+v", p.Name, p.LatencyUs.P50, p.Errors, p.Failed, p.Hosts)
+		}
+	}
+	// The relay's UNIX client leg is here; pongd's socket would be there.
+	if !names["direct tcp"] || !names["epoll unix->tcp"] || names["direct unix"] {
+		t.Errorf("paths %v", names)
+	}
+	noneLeft(t, tmp)
+	topologyLeft(t, cmd.Process.Pid, tmp)
+	// What was shipped there went with the run, and pongd with it.
+	prefix := "hoplat-" + strconv.Itoa(cmd.Process.Pid) + "-"
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*")); len(left) > 0 {
+		t.Errorf("left on the ssh host: %v", left)
+	}
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		if exe, err := os.Readlink(filepath.Join("/proc", p.Name(), "exe")); err == nil && strings.Contains(exe, prefix) {
+			t.Errorf("process %s still runs %s", p.Name(), exe)
+		}
+	}
+}
