@@ -7,7 +7,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay
+.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-hosts
 
 all: build
 
@@ -46,6 +46,11 @@ bench-mysql: build
 
 bench-relay: build
 	@scripts/bench-relay.sh
+
+# MXS-1515's table with the database in a network namespace of its own
+# (needs root).
+bench-hosts: build
+	@scripts/bench-hosts.sh
 
 deps:
 	@scripts/deps.sh
