@@ -192,7 +192,13 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[T
 			return nil, err
 		}
 		listen := sockets.Addr{Network: "tcp", Host: sshListenHost(hb.addr[host])}
-		if p, err = startRemote(ctx, hb.tb, host, "pongd", spec.Responder.Args(bin, []sockets.Addr{listen})); err != nil {
+		// --placement is this machine's CPUs; SERVER_CPUS on an ssh host
+		// are that host's, for pongd's own --cpus there.
+		r := spec.Responder
+		if cpus := hb.tp.Place[hosts.Server].CPUs; cpus != "" && r.CPUs == "" {
+			r.CPUs = cpus
+		}
+		if p, err = startRemote(ctx, hb.tb, host, "pongd", r.Args(bin, []sockets.Addr{listen})); err != nil {
 			return nil, err
 		}
 		t.procs = append(t.procs, p)
