@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,7 +25,7 @@ type bench struct {
 	hosts   *hostBed // a topology run's hosts; nil on loopback
 }
 
-func (b *bench) run(ctx context.Context, cfg Config) (_ *Report, err error) {
+func (b *bench) run(ctx context.Context, cfg Config) (out *Report, err error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -39,7 +38,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (_ *Report, err error) {
 	if b.hosts, err = upHosts(ctx, cfg); err != nil {
 		return nil, err
 	}
-	defer func() { err = errors.Join(err, b.hosts.close()) }()
+	defer func() { out, err = b.hosts.closed(out, err) }()
 	paths := cfg.Paths()
 	stages := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)
 	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)

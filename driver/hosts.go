@@ -79,11 +79,22 @@ func localBinary(locate Locator) func(name, goos, goarch string) (string, error)
 	}
 }
 
-func (hb *hostBed) close() error {
+// closed closes the testbed at the end of a run: a failure to remove
+// something is a warning on a run that measured, an error joined to the
+// run's own otherwise.
+func (hb *hostBed) closed(rep *Report, err error) (*Report, error) {
 	if hb == nil {
-		return nil
+		return rep, err
 	}
-	return hb.tb.Close()
+	cerr := hb.tb.Close()
+	switch {
+	case cerr == nil:
+	case err == nil && rep != nil:
+		rep.Warnings = append(rep.Warnings, cerr.Error())
+	default:
+		err = errors.Join(err, cerr)
+	}
+	return rep, err
 }
 
 // server is the host of whatever answers at the end of every path: the
