@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
@@ -256,6 +257,39 @@ func sshListenHost(target string) string {
 		return strings.Trim(target, "[]")
 	}
 	return "0.0.0.0"
+}
+
+// BackendReadyTimeout bounds how long a backend that BACKEND_START starts
+// may take to accept connections: a database recovering its files on a
+// busy machine takes longer than a responder.
+const BackendReadyTimeout = 60 * time.Second
+
+// startRealBackend runs the topology's BACKEND_START on the backend's host,
+// a child of hopbench like every component, and waits until the backend's
+// address accepts a connection; nothing when the file has no such command.
+func (t *Topology) startRealBackend(ctx context.Context, spec TopologySpec) error {
+	hb := spec.Hosts
+	if hb == nil || len(hb.tp.BackendStart) == 0 {
+		return nil
+	}
+	host := hb.on[hosts.Backend]
+	if hb.kind[host] == hosts.SSH {
+		return hb.tp.Errorf("BACKEND_START", "backend host %s is an ssh host: start the database there before the run", host)
+	}
+	argv := hb.tp.BackendStart
+	bin, err := t.locate(spec, argv[0])
+	if err != nil {
+		return fmt.Errorf("driver: BACKEND_START: %w", err)
+	}
+	p, err := t.start(spec, hosts.Backend, "backend "+filepath.Base(argv[0]), append([]string{bin}, argv[1:]...))
+	if err != nil {
+		return err
+	}
+	addr := spec.Backend.TCP
+	if addr == nil {
+		addr = spec.Backend.UNIX
+	}
+	return Probe(ctx, p, *addr, BackendReadyTimeout)
 }
 
 // startRemote starts a component on an ssh host through the testbed, as a

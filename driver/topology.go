@@ -120,6 +120,9 @@ func (t *Topology) locate(spec TopologySpec, name string) (string, error) {
 func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Transport]sockets.Addr, error) {
 	out := map[Transport]sockets.Addr{}
 	if !spec.Backend.Embedded() {
+		if err := t.startRealBackend(ctx, spec); err != nil {
+			return nil, err
+		}
 		if a := spec.Backend.TCP; a != nil {
 			out[TCP] = *a
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -280,4 +281,50 @@ func TestIntegrationTopologySSH(t *testing.T) {
 			t.Errorf("process %s still runs %s", p.Name(), exe)
 		}
 	}
+}
+
+// A real MariaDB on the database host: the test prepares its files (users,
+// sysbench's table) here, and the topology's BACKEND_START serves them
+// inside the db namespace for the run, so that every query crosses the
+// veth pair; hopbench stops it with the rest.
+func TestIntegrationTopologyNetnsMariaDB(t *testing.T) {
+	needNetns(t)
+	peer.Require(t, "mariadbd")
+	probe, _ := hopbench(t)
+	if !pingpongSpeaksMySQL(t, probe) {
+		peer.Unavailable(t, "pingpong's mysql protocol is not wired yet")
+	}
+	srv := mariadbtest.Start(t)
+	port := closedPort(t)
+	argv, err := srv.Halt("10.77.0.2", port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "mariadb.conf")
+	conf := appDB + "BACKEND_HOST=db\n" +
+		"BACKEND=\"mysql://" + srv.User + ":" + srv.Password + "@10.77.0.2:" + strconv.Itoa(port) + "/" + srv.DB + "\"\n" +
+		"BACKEND_START=\"" + strings.Join(argv, " ") + "\"\n"
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, tmp := hopbench(t, "--topology", file, "--paths", "direct,epoll", "--transports", "tcp", "--command", "point-select",
+		"--runs", "2", "--discard", "0", "--time", "300ms", "--format", "json", "-q")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hopbench: %v\n%s", err, stderr.String())
+	}
+	rep := decodeReport(t, out)
+	if len(rep.Paths) != 2 {
+		t.Fatalf("paths %+v skipped %+v", rep.Paths, rep.Skipped)
+	}
+	t.Logf("backend %s: direct p50 %.1f µs, epoll p50 %.1f µs", rep.Config.Backend, rep.Paths[0].LatencyUs.P50, rep.Paths[1].LatencyUs.P50)
+	for _, p := range rep.Paths {
+		if p.LatencyUs.P50 <= 0 || p.Errors != 0 || p.Failed != 0 || p.Hosts == nil || p.Hosts.Server != "db" {
+			t.Errorf("%s: p50 %v errors %d failed %d hosts %+v %+v", p.Name, p.LatencyUs.P50, p.Errors, p.Failed, p.Hosts, p.Rounds)
+		}
+	}
+	noneLeft(t, tmp)
+	topologyLeft(t, cmd.Process.Pid, tmp)
 }
