@@ -13,8 +13,8 @@
 # hopbench removes the namespaces and stops the database at the end, on
 # error and on Ctrl-C.
 #
-# Needs root (ip netns add). ROUNDS (default 5) and SECS (default 3) size
-# the run, about two minutes; DB=mock uses pongd even with MariaDB
+# Needs root (ip netns add). ROUNDS (default 5; at least 2, as the file
+# discards one) and SECS (default 3) size the run, about two minutes; DB=mock uses pongd even with MariaDB
 # installed; TOPOLOGY names another file (default
 # hosts/testdata/mxs-1515.conf); any further arguments go to hopbench and
 # override the file (--placement 'client=0 relay=0 server=0', --paths …).
