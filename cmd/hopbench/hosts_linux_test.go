@@ -124,6 +124,15 @@ func TestIntegrationTopologyInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd, tmp := hopbench(t, "--topology", file, "--time", "5s", "--runs", "2")
+	interruptMidRun(t, cmd)
+	noneLeft(t, tmp)
+	topologyLeft(t, cmd.Process.Pid, tmp)
+}
+
+// interruptMidRun starts cmd, sends SIGINT once its first round has
+// begun, and checks that it exits 130 within 30s.
+func interruptMidRun(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +141,7 @@ func TestIntegrationTopologyInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first round's progress line begins once every component is up
-	// in its namespace and the client is measuring.
+	// on its host and the client is measuring.
 	var seen []byte
 	buf := make([]byte, 4096)
 	for !bytes.Contains(seen, []byte("round 1/")) {
@@ -161,8 +170,6 @@ func TestIntegrationTopologyInterrupt(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Errorf("exit %v, want status 130\n%s", err, rest.String())
 	}
-	noneLeft(t, tmp)
-	topologyLeft(t, cmd.Process.Pid, tmp)
 }
 
 func decodeReport(t *testing.T, out []byte) *driver.Report {
@@ -181,14 +188,18 @@ func decodeReport(t *testing.T, out []byte) *driver.Report {
 // loopback with temporary keys stands for the database machine; hopbench
 // ships pongd there, starts it through ssh, runs the client and the relay
 // here, and at the end stops it by PID and removes what it shipped.
-func TestIntegrationTopologySSH(t *testing.T) {
+// testSSHD starts an OpenSSH server on loopback with temporary keys, as
+// this test's child, and returns a topology file's lines for an ssh host
+// db reached through it, and the directory holding its keys.
+func testSSHD(t *testing.T) (conf, dir string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		peer.Unavailable(t, "the test's sshd needs root")
 	}
 	sshdBin := peer.Require(t, "sshd")
 	keygen := peer.Require(t, "ssh-keygen")
 	peer.Require(t, "ssh")
-	dir := t.TempDir()
+	dir = t.TempDir()
 	for _, k := range []string{"host", "user"} {
 		if out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-C", k, "-f", filepath.Join(dir, k)).CombinedOutput(); err != nil {
 			t.Fatalf("ssh-keygen: %v: %s", err, out)
@@ -239,9 +250,14 @@ func TestIntegrationTopologySSH(t *testing.T) {
 	}
 	go io.Copy(io.Discard, logs)
 
-	file := filepath.Join(dir, "two.conf")
-	conf := "HOST_APP=local\nHOST_DB=\"ssh://root@127.0.0.1:" + strconv.Itoa(port) + "\"\nSERVER_HOST=db\n" +
+	conf = "HOST_APP=local\nHOST_DB=\"ssh://root@127.0.0.1:" + strconv.Itoa(port) + "\"\nSERVER_HOST=db\n" +
 		"SSH_OPTIONS=\"-F /dev/null -i " + dir + "/user -o IdentitiesOnly=yes -o UserKnownHostsFile=" + dir + "/known_hosts -o StrictHostKeyChecking=yes\"\n"
+	return conf, dir
+}
+
+func TestIntegrationTopologySSH(t *testing.T) {
+	conf, dir := testSSHD(t)
+	file := filepath.Join(dir, "two.conf")
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -270,9 +286,17 @@ func TestIntegrationTopologySSH(t *testing.T) {
 	}
 	noneLeft(t, tmp)
 	topologyLeft(t, cmd.Process.Pid, tmp)
-	// What was shipped there went with the run, and pongd with it.
-	prefix := "hoplat-" + strconv.Itoa(cmd.Process.Pid) + "-"
-	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*")); len(left) > 0 {
+	sshLeft(t, cmd.Process.Pid)
+}
+
+// sshLeft checks that hopbench run pid left nothing on the ssh host (this
+// machine, through the test's sshd): what it shipped went with the run,
+// and pongd with it.
+func sshLeft(t *testing.T, pid int) {
+	t.Helper()
+	prefix := "hoplat-" + strconv.Itoa(pid) + "-"
+	// The ssh session has no TMPDIR of ours: its temp dirs are in /tmp.
+	if left, _ := filepath.Glob(filepath.Join("/tmp", prefix+"*")); len(left) > 0 {
 		t.Errorf("left on the ssh host: %v", left)
 	}
 	procs, _ := os.ReadDir("/proc")
@@ -327,4 +351,18 @@ func TestIntegrationTopologyNetnsMariaDB(t *testing.T) {
 	}
 	noneLeft(t, tmp)
 	topologyLeft(t, cmd.Process.Pid, tmp)
+}
+
+// Ctrl-C mid-run with the server on an ssh host: pongd there is stopped by
+// its PID and what was shipped is removed before hopbench exits.
+func TestIntegrationTopologySSHInterrupt(t *testing.T) {
+	conf, dir := testSSHD(t)
+	file := filepath.Join(dir, "two.conf")
+	if err := os.WriteFile(file, []byte(conf+"PATHS=direct;epoll\nTRANSPORTS=tcp\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, tmp := hopbench(t, "--topology", file, "--time", "5s", "--runs", "2")
+	interruptMidRun(t, cmd)
+	noneLeft(t, tmp)
+	sshLeft(t, cmd.Process.Pid)
 }
