@@ -23,9 +23,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // bench is one run; measure is swapped for a stand-in in tests.
 type bench struct {
 	measure func(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error)
+	hosts   *hostBed // a topology run's hosts; nil on loopback
 }
 
-func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
+func (b *bench) run(ctx context.Context, cfg Config) (out *Report, err error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -35,6 +36,10 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.hosts, err = upHosts(ctx, cfg); err != nil {
+		return nil, err
+	}
+	defer func() { out, err = b.hosts.closed(out, err) }()
 	paths := cfg.Paths()
 	regimes, err := cfg.regimes()
 	if err != nil {
@@ -94,6 +99,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Machine.StealPct = pct
 	}
 	hop.Explain(rep.Paths, rep.Machine)
+	b.hosts.describe(rep, cfg.Backend)
 	rep.Verdicts = hop.Verdicts(rep)
 	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
@@ -123,6 +129,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Stats:     cfg.Stats,
 		Placement: placement,
 		Locate:    cfg.Locate,
+		Hosts:     b.hosts,
 	})
 	if err != nil {
 		return stageResult{}, err
@@ -170,7 +177,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 		c := cells[step.Cell]
 		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
-		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[c.Path], c.Threads), client.Env(), clientCPUs)
+		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
+		if err != nil {
+			return stageResult{}, err
+		}
+		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return stageResult{}, ctx.Err()
 		}
@@ -236,7 +247,11 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 			continue
 		}
 		progress.connect(st, s.Cell.Path)
-		smp, err := b.measure(ctx, client.Args(pingpong, topo.Entries[s.Cell.Path], 1), client.Env(), clientCPUs)
+		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[s.Cell.Path], 1))
+		if err != nil {
+			return err
+		}
+		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

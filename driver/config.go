@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/results"
 )
@@ -61,6 +62,10 @@ type Config struct {
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
 	Probe func(context.Context) (results.Machine, error)
+	// Hosts places the components on a topology file's hosts, brought up
+	// for the run and removed at its end; nil runs every one here on
+	// loopback.
+	Hosts *hosts.Topology
 }
 
 // DefaultConfig is the default run: every path in two placement regimes

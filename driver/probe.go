@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/hoplat/hoplat/sockets"
@@ -23,8 +22,7 @@ func Probe(ctx context.Context, p *Process, addr sockets.Addr, timeout time.Dura
 	dial.Opts = sockets.Options{}
 	backoff := time.Millisecond
 	for {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, networkOf(dial), dial.NetAddr())
+		c, err := p.dialContext(ctx, networkOf(dial), dial.NetAddr())
 		if err == nil {
 			c.Close()
 			return nil

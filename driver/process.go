@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -32,6 +34,11 @@ type Process struct {
 	waitErr   error
 	stopOnce  sync.Once
 	signalled bool // Stop sent SIGTERM: an exit status of 143 is then expected
+
+	remote *hosts.Process // on an ssh host: cmd is nil (see startRemote)
+	// dial connects from where the process listens, for Probe; nil dials
+	// from here (see hostBed.dialer).
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // StopGrace is how long Stop waits after SIGTERM before SIGKILL: long enough
@@ -98,7 +105,12 @@ func (p *Process) readStdout(r io.Reader) {
 }
 
 // PID is the process's id, which is also its process group's id.
-func (p *Process) PID() int { return p.cmd.Process.Pid }
+func (p *Process) PID() int {
+	if p.remote != nil {
+		return p.remote.PID()
+	}
+	return p.cmd.Process.Pid
+}
 
 // Done is closed once the process has exited and been waited for.
 func (p *Process) Done() <-chan struct{} { return p.done }
@@ -139,6 +151,11 @@ func (p *Process) exitError(when string) error {
 // SIGKILL; it returns once the process has been waited for. Stop is safe to
 // call more than once and from several goroutines.
 func (p *Process) Stop() error {
+	if p.remote != nil {
+		err := p.remote.Stop()
+		<-p.done
+		return err
+	}
 	p.stopOnce.Do(func() {
 		select {
 		case <-p.done:

@@ -32,6 +32,7 @@ type TopologySpec struct {
 	// Placement gives the CPUs of the "server" and of every "relay"
 	// process; the zero value pins nothing.
 	Placement affinity.Placement
+	Hosts     *hostBed // nil: every component on loopback here
 }
 
 // Topology is the running set of processes for one stage.
@@ -78,9 +79,10 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 		if p.Hops == 0 {
 			up, ok = backend[p.Client]
 		}
+		ok = ok && spec.Hosts.reaches(spec.Backend, p, up)
 		switch {
 		case !ok:
-			t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: fmt.Sprintf("the backend has no %s socket", p.Upstream)})
+			t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: spec.Hosts.noSocket(spec.Backend, p, fmt.Sprintf("the backend has no %s socket", p.Upstream))})
 		case p.Hops == 0:
 			t.Entries[p] = up
 		case p.Relay == HAProxy:
@@ -126,6 +128,9 @@ func (t *Topology) locate(spec TopologySpec, name string) (string, error) {
 func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Transport]sockets.Addr, error) {
 	out := map[Transport]sockets.Addr{}
 	if !spec.Backend.Embedded() {
+		if err := t.startRealBackend(ctx, spec); err != nil {
+			return nil, err
+		}
 		if a := spec.Backend.TCP; a != nil {
 			out[TCP] = *a
 		}
@@ -133,6 +138,9 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Tra
 			out[UNIX] = *a
 		}
 		return out, nil
+	}
+	if spec.Hosts != nil {
+		return t.startBackendOn(ctx, spec)
 	}
 	bin, err := spec.Locate("pongd")
 	if err != nil {
@@ -166,10 +174,15 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Tra
 // records the CPUs it obtained, once per kind.
 func (t *Topology) start(spec TopologySpec, component, name string, argv []string) (*Process, error) {
 	cpus, _ := spec.Placement.For(component)
+	argv, err := spec.Hosts.argv(component, argv)
+	if err != nil {
+		return nil, err
+	}
 	p, err := Start(name, argv, cpus)
 	if err != nil {
 		return nil, err
 	}
+	p.dial = spec.Hosts.dialer(component)
 	t.procs = append(t.procs, p)
 	if cpus.Len() > 0 {
 		if got := obtainedCPUs(p.PID()); got != "" {
@@ -259,7 +272,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 			return sockets.Addr{}, &missingError{fmt.Errorf("sockmap engine unavailable here: %w", err)}
 		}
 	}
-	listen := TCPAddr(0)
+	listen := spec.Hosts.tcpAt(ComponentRelay, 0)
 	if tr == UNIX {
 		listen = UNIXAddr(t.sockPath(p, hop))
 	}
@@ -304,7 +317,7 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, ho
 			if err != nil {
 				return sockets.Addr{}, err
 			}
-			listen = TCPAddr(port)
+			listen = spec.Hosts.tcpAt(ComponentRelay, port)
 		}
 		proc, err := t.start(spec, ComponentRelay, name, SocatArgs(bin, listen, upstream))
 		if err != nil {
@@ -340,7 +353,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 				if err != nil {
 					return err
 				}
-				listen = TCPAddr(port)
+				listen = spec.Hosts.tcpAt(ComponentRelay, port)
 			}
 			routes[i] = HAProxyRoute{Name: p.Name(), Listen: listen, Connect: backend[p.Upstream]}
 		}

@@ -20,9 +20,10 @@
 // backend (BENCHMARK_CPUS is CLIENT_CPUS); one key per hopbench flag (see
 // FlagKeys: THREADS or THREAD_COUNTS_TO_RUN, TIME or MAX_TIME in seconds or
 // Go duration syntax, PATHS, TRANSPORTS, RUNS, DISCARD, …); SSH_OPTIONS
-// (extra ssh arguments) and REMOTE_BIN (ship, path or a directory). Values
-// are bare, "double-quoted" or 'single-quoted'; lists take , or ;; a line
-// starting with # is a comment, as is # after a value.
+// (extra ssh arguments), REMOTE_BIN (ship, path or a directory) and
+// BACKEND_START (a command that starts the real BACKEND on BACKEND_HOST for
+// the run). Values are bare, "double-quoted" or 'single-quoted'; lists take
+// , or ;; a line starting with # is a comment, as is # after a value.
 //
 // Topology.Args renders the file's settings as hopbench flags, to be parsed
 // ahead of the command line's, so that the flags the user gives override

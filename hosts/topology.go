@@ -102,6 +102,11 @@ type Topology struct {
 	// SSHOptions are extra arguments for every ssh and scp command (-i
 	// KEY, -o Option=value), after BatchMode and hoplat's control socket.
 	SSHOptions []string
+	// BackendStart is the command, split at spaces, that starts the real
+	// backend (BACKEND) on BACKEND_HOST for the run, inside its namespace
+	// when that host is one, so that a database can live on a host the
+	// run itself creates; nil when the backend is already running.
+	BackendStart []string
 	// RemoteBin is where an ssh host's hoplat binaries come from: "ship"
 	// (default: copied there for its GOOS/GOARCH), "path" (its PATH), or
 	// an absolute directory on that host.
@@ -375,7 +380,7 @@ func clip(s string) string {
 }
 
 // Keys with no flag.
-var fileKeys = []string{"TEST_NAME", "SSH_OPTIONS", "REMOTE_BIN"}
+var fileKeys = []string{"TEST_NAME", "SSH_OPTIONS", "REMOTE_BIN", "BACKEND_START"}
 
 func knownKey(k string) bool {
 	for _, v := range FlagKeys {
@@ -597,6 +602,14 @@ func (p *parser) settings() error {
 	}
 	if v, ok := p.raw["SSH_OPTIONS"]; ok {
 		t.SSHOptions = strings.Fields(v)
+	}
+	if v, ok := p.raw["BACKEND_START"]; ok {
+		if t.Backend == "" || t.Backend == "embedded" {
+			return p.err("BACKEND_START", "starts a real backend: set BACKEND=mysql://… to the address it serves")
+		}
+		if t.BackendStart = strings.Fields(v); len(t.BackendStart) == 0 {
+			return p.err("BACKEND_START", "empty command")
+		}
 	}
 	t.RemoteBin = "ship"
 	if v, ok := p.raw["REMOTE_BIN"]; ok {

@@ -92,6 +92,8 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"TEST_NAME=a b\n", `TEST_NAME: text "b" after the value`},
 		{"TEST_NAME=a\"b\n", `TEST_NAME: value "a\"b": quote the whole value`},
 		{"BACKEND=postgres://x\n", `BACKEND: want embedded or mysql://`},
+		{"BACKEND_START=mariadbd\n", `t.conf:1: BACKEND_START: starts a real backend: set BACKEND=mysql://`},
+		{"BACKEND=mysql://u:p@10.77.0.2/db\nBACKEND_START=\"  \"\n", `t.conf:2: BACKEND_START: empty command`},
 		{"HOST_DB=vm:db\n", `t.conf:1: HOST_DB: "vm:db": want local, netns:NAME or ssh://`},
 		{"HOST_DB=netns:Db\n", `HOST_DB: "netns:Db": namespace name "Db"`},
 		{"HOST_DB=ssh://host\n", `HOST_DB: "ssh://host": want ssh://user@host[:port]`},
@@ -331,5 +333,22 @@ func TestArgsPlacement(t *testing.T) {
 	}
 	if tp.Place[Server].CPUs != "0-7" {
 		t.Errorf("rondb server cpus %q", tp.Place[Server].CPUs)
+	}
+}
+
+// BACKEND_START is split at spaces into the command the driver runs on
+// BACKEND_HOST; it is no flag, so Args leaves it out.
+func TestBackendStart(t *testing.T) {
+	tp, err := ParseTopology("t.conf", []byte("HOST_DB=netns:db\nBACKEND=mysql://u:p@10.77.0.1:3306/db\nBACKEND_START=\"/usr/sbin/mariadbd --port=3306  --bind-address=10.77.0.1\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/usr/sbin/mariadbd", "--port=3306", "--bind-address=10.77.0.1"}; !slices.Equal(tp.BackendStart, want) {
+		t.Errorf("BackendStart %q, want %q", tp.BackendStart, want)
+	}
+	for _, a := range tp.Args() {
+		if strings.Contains(a, "mariadbd") {
+			t.Errorf("Args renders BACKEND_START: %q", a)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/pingpong/mysql"
@@ -41,7 +42,65 @@ func commandNames() string {
 	return strings.Join(names, ", ")
 }
 
+// readFlags reads the command line, after the topology file's settings
+// when --topology names one: the file's keys are parsed as the flags they
+// stand for, ahead of the user's, so that a flag given overrides the file.
+// A value the file sets that makes no sense is reported at its line.
 func readFlags(args []string) (options, error) {
+	path, err := topologyArg(args)
+	if err != nil || path == "" {
+		return parseArgs(args, err)
+	}
+	tp, err := hosts.ReadTopology(path)
+	if err != nil {
+		return options{}, err
+	}
+	if _, err := parseArgs(tp.Args(), nil); err != nil {
+		return options{}, fileError(tp, err)
+	}
+	o, err := parseArgs(append(tp.Args(), args...), nil)
+	o.cfg.Hosts = tp
+	return o, err
+}
+
+// topologyArg is --topology's value, looked up before the flags are parsed
+// since it decides what is parsed first.
+func topologyArg(args []string) (string, error) {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return "", nil
+		case a == "--topology":
+			if i+1 == len(args) {
+				return "", fmt.Errorf("flag needs an argument: --topology")
+			}
+			return args[i+1], nil
+		case strings.HasPrefix(a, "--topology="):
+			return strings.TrimPrefix(a, "--topology="), nil
+		}
+	}
+	return "", nil
+}
+
+// fileError names the file and line of the key whose flag err is about, or
+// at least the file.
+func fileError(tp *hosts.Topology, err error) error {
+	msg, best := err.Error(), ""
+	for flag := range hosts.FlagKeys {
+		if strings.Contains(msg, "--"+flag) && len(flag) > len(best) {
+			best = flag
+		}
+	}
+	if best == "" {
+		return fmt.Errorf("topology %s: %w", tp.File, err)
+	}
+	return tp.Errorf(hosts.FlagKeys[best], "%w", err)
+}
+
+func parseArgs(args []string, err error) (options, error) {
+	if err != nil {
+		return options{}, err
+	}
 	def := driver.DefaultConfig()
 	fs := pflag.NewFlagSet("hopbench", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -68,6 +127,7 @@ func readFlags(args []string) (options, error) {
 		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
 		help       = fs.BoolP("help", "h", false, "this help")
+		_          = fs.String("topology", "", "topology file: hosts (local, netns:NAME, ssh://user@host[:port]), where each component runs, and any of these flags' settings as KEY=value; the flags given override it")
 	)
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -81,7 +141,6 @@ func readFlags(args []string) (options, error) {
 	}
 	o := options{cfg: def, format: *format, out: *out}
 	c := &o.cfg
-	var err error
 	if c.Backend, err = driver.ParseBackend(*backend); err != nil {
 		return o, fmt.Errorf("--backend: %w", err)
 	}

@@ -7,6 +7,12 @@
 //	hopbench --threads '1;2;4;8;16;32' --relay-lock global
 //	hopbench --service-time 0,20us,100us,1ms --out results/
 //	hopbench --backend 'mysql://bench:pw@127.0.0.1:3306/sbtest?socket=/run/mysqld/mysqld.sock'
+//	hopbench --topology hosts/testdata/mxs-1515.conf --runs 3   # the database in a namespace (or on an ssh host) of its own
+//
+// With --topology the components run on the file's hosts (package hosts):
+// this machine, network namespaces hopbench creates and joins with veth
+// pairs, or ssh hosts for the server side; the namespaces, veths, remote
+// processes and shipped binaries are removed at the end, Ctrl-C included.
 //
 // Every component is its own process in its own process group; SIGINT
 // (Ctrl-C) or SIGTERM stops them all by PID, removes their sockets, and

@@ -128,15 +128,8 @@ func (s *Server) start(paths map[string]string) error {
 	}
 	defer notify.Close()
 
-	s.cmd = exec.Command(paths["mariadbd"], "--no-defaults",
-		"--datadir="+data, "--socket="+s.Socket, "--port="+strconv.Itoa(port),
-		"--bind-address=127.0.0.1", "--user=root",
-		"--pid-file="+filepath.Join(s.dir, "mysqld.pid"),
-		"--log-error="+filepath.Join(s.dir, "error.log"),
-		"--skip-name-resolve", "--skip-log-bin", "--performance-schema=OFF",
-		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
-		"--innodb-flush-log-at-trx-commit=0", "--max-connections=200",
-	)
+	argv := s.argv(paths["mariadbd"], "127.0.0.1", port)
+	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notifyPath)
 	s.cmd.SysProcAttr = procAttr()
 	if err := s.cmd.Start(); err != nil {
@@ -178,6 +171,42 @@ func (s *Server) start(paths map[string]string) error {
 		<-ready
 		return fmt.Errorf("mariadbtest: mariadbd not ready after %v: %s", startTimeout, s.logTail())
 	}
+}
+
+// argv is mariadbd's command line serving s's files on bind:port.
+func (s *Server) argv(mariadbd, bind string, port int) []string {
+	return []string{mariadbd, "--no-defaults",
+		"--datadir=" + filepath.Join(s.dir, "data"), "--socket=" + s.Socket, "--port=" + strconv.Itoa(port),
+		"--bind-address=" + bind, "--user=root",
+		"--pid-file=" + filepath.Join(s.dir, "mysqld.pid"),
+		"--log-error=" + filepath.Join(s.dir, "error.log"),
+		"--skip-name-resolve", "--skip-log-bin", "--performance-schema=OFF",
+		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
+		"--innodb-flush-log-at-trx-commit=0", "--max-connections=200",
+	}
+}
+
+// Halt stops mariadbd but keeps its files, and returns the command line
+// that serves them again on bind:port: for a test that runs the same
+// database where this package cannot start it, such as inside a network
+// namespace another program creates. Stop still removes the files.
+func (s *Server) Halt(bind string, port int) ([]string, error) {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(60 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.done
+			return nil, errors.New("mariadbtest: mariadbd ignored SIGTERM for 60s; killed")
+		}
+		s.cmd = nil
+	}
+	bin, err := peer.Find("mariadbd")
+	if err != nil {
+		return nil, err
+	}
+	return s.argv(bin, bind, port), nil
 }
 
 func (s *Server) logTail() string {

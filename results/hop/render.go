@@ -104,6 +104,7 @@ func WriteText(w io.Writer, r *Report) error {
 	if sweep.unstable {
 		head = append(head, "rounds\t")
 	}
+	writeHosts(w, r)
 	fmt.Fprintln(tw, strings.Join(head, ""))
 	for _, p := range r.Paths {
 		var row strings.Builder

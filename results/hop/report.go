@@ -25,6 +25,9 @@ type Report struct {
 	Verdicts []string         `json:"verdicts"`
 	Warnings []string         `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
 	Elapsed  float64          `json:"elapsed_s"`
+
+	// Hosts are a topology run's hosts; none on loopback.
+	Hosts []Host `json:"hosts,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
@@ -110,6 +113,8 @@ type PathResult struct {
 	// account for, 100 less the residual's share. Relay paths only.
 	Decomposition *Decomposition `json:"decomposition_us,omitempty"`
 	ExplainedPct  *float64       `json:"explained_pct,omitempty"`
+	// Hosts is where the path's components ran in a topology run.
+	Hosts *PathHosts `json:"hosts,omitempty"`
 
 	Hist *results.Histogram `json:"-"` // merged; nil without histograms
 	path Path

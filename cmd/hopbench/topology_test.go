@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/internal/cli"
+)
+
+func writeTopology(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.conf")
+	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The file's settings apply as flags; the flags given override them.
+func TestTopologyFlags(t *testing.T) {
+	p := writeTopology(t, "HOST_APP=netns:app\nHOST_DB=netns:db\nSERVER_HOST=db\nPATHS=direct;epoll\nRUNS=4\nMAX_TIME=2\n")
+	o, err := parseFlags([]string{"--topology", p, "--runs", "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	if c.Hosts == nil || c.Hosts.HostOf("server").Name != "db" || c.Hosts.HostOf("client").Name != "app" {
+		t.Fatalf("hosts %+v", c.Hosts)
+	}
+	if c.Rounds != 2 || c.Time != 2*time.Second || !slices.Equal(c.Relays, []driver.Relay{driver.Direct, driver.Epoll}) {
+		t.Errorf("config %+v", c)
+	}
+	o, err = parseFlags([]string{"--topology=" + p})
+	if err != nil || o.cfg.Rounds != 4 {
+		t.Errorf("runs %d, %v", o.cfg.Rounds, err)
+	}
+	if o, _ := parseFlags(nil); o.cfg.Hosts != nil {
+		t.Error("hosts without --topology")
+	}
+}
+
+// A bad value in the file is a usage error naming the file and its line.
+func TestTopologyFlagErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"RUNS=2\nPATHS=nginx\n", "t.conf:2: PATHS"},
+		{"# x\nRELAY_LOCK=big\n", "t.conf:2: RELAY_LOCK"},
+		{"HOST_DB=bogus:x\n", "t.conf:1"},
+	} {
+		p := writeTopology(t, tc.src)
+		_, err := parseFlags([]string{"--topology", p})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !cli.IsUsage(err) {
+			t.Errorf("%q: error %v, want a usage error with %q", tc.src, err, tc.want)
+		}
+	}
+	_, err := parseFlags([]string{"--topology", filepath.Join(t.TempDir(), "none.conf")})
+	if err == nil || !strings.Contains(err.Error(), "none.conf") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := parseFlags([]string{"--topology"}); err == nil {
+		t.Error("--topology without a file")
+	}
+}
