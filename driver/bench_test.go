@@ -72,6 +72,18 @@ func children(t *testing.T) []int {
 	return out
 }
 
+// runClean runs cfg, failing the test on an error, and checks that the run
+// left nothing behind.
+func runClean(t *testing.T, cfg Config) *Report {
+	t.Helper()
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingLeft(t, cfg.TempRoot)
+	return rep
+}
+
 // nothingLeft checks that a run left no process and no temp dir (and so no
 // UNIX socket file) behind.
 func nothingLeft(t *testing.T, tempRoot string) {
@@ -93,11 +105,7 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 	cfg.Stats = true
 	var progress bytes.Buffer
 	cfg.Progress = &progress
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	if len(rep.Paths) != 6 {
 		t.Fatalf("%d paths, want direct, goroutine and epoll on two client legs", len(rep.Paths))
 	}
@@ -140,11 +148,7 @@ func TestRunSocatAndHAProxy(t *testing.T) {
 	peer.Require(t, "haproxy")
 	cfg := shortConfig(t, Direct, Socat, HAProxy)
 	cfg.Locate = fakeLocator(fakeBin(t), true)
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	if len(rep.Skipped) != 0 || len(rep.Paths) != 5 {
 		t.Fatalf("paths %d, skipped %+v", len(rep.Paths), rep.Skipped)
 	}
@@ -161,11 +165,7 @@ func TestRunChainAndThreadSweep(t *testing.T) {
 	cfg.Hops = []int{0, 1, 3}
 	cfg.Threads = []int{1, 2}
 	cfg.Time = 100 * time.Millisecond
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	if len(rep.Paths) != 6 {
 		t.Errorf("%d path results, want 3 paths at 2 thread counts", len(rep.Paths))
 	}
@@ -249,11 +249,7 @@ func TestRunPlacement(t *testing.T) {
 	if cfg.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	want := map[string]string{"client": strconv.Itoa(cpus[0]), "relay": strconv.Itoa(cpus[1]), "server": strconv.Itoa(cpus[1])}
 	for k, v := range want {
 		if rep.Env.Pinning[k] != v {
@@ -291,11 +287,7 @@ func TestRunRegimes(t *testing.T) {
 	cfg.Regimes = nil
 	var progress bytes.Buffer
 	cfg.Progress = &progress
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	first, second := strconv.Itoa(cpus.CPUs()[0]), strconv.Itoa(cpus.CPUs()[1])
 	want := map[string]map[string]string{
 		"direct tcp packed":     {"client": first, "server": first},
@@ -345,11 +337,7 @@ func TestRunStopFailureIsAWarning(t *testing.T) {
 	cfg.Transports = []Transport{TCP}
 	cfg.Rounds, cfg.Discard = 1, 0
 	cfg.RelayLock = "global"
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	if len(rep.Paths) != 2 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "exit status 3") {
 		t.Errorf("paths %d, warnings %q", len(rep.Paths), rep.Warnings)
 	}

@@ -73,11 +73,7 @@ func TestRunTopologyLocal(t *testing.T) {
 	cfg := shortConfig(t, Direct, Epoll)
 	cfg.Rounds, cfg.Discard = 2, 0
 	cfg.Hosts = topology(t, "HOST_APP=local\n")
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	if len(rep.Hosts) != 1 || rep.Hosts[0].Name != "app" || rep.Hosts[0].Kind != "local" || rep.Hosts[0].Address != "127.0.0.1" ||
 		rep.Hosts[0].Env == nil || rep.Hosts[0].Env.Cores < 1 {
 		t.Errorf("hosts %+v", rep.Hosts)
@@ -118,11 +114,7 @@ func TestRunTopologyNetns(t *testing.T) {
 	cfg.Rounds, cfg.Discard = 2, 0
 	cfg.Locate = fakeLocator(fakeBin(t), true)
 	cfg.Hosts = topology(t, "HOST_APP=netns:app\nHOST_DB=netns:db\nSERVER_HOST=db\n")
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothingLeft(t, cfg.TempRoot)
+	rep := runClean(t, cfg)
 	names := map[string]bool{}
 	for _, p := range rep.Paths {
 		names[p.Name] = true

@@ -467,17 +467,22 @@ func (p *parser) settings() error {
 		}
 		*dst = v
 	}
-	words := func(key string, dst *[]string, vocab []string) {
+	// list returns the items of key's list value, nil when key is absent
+	// or an error is already reported.
+	list := func(key string) []string {
 		v, ok := p.raw[key]
 		if !ok || err != nil {
-			return
+			return nil
 		}
 		items, e := splitList(v)
 		if e != nil {
 			err = p.err(key, "%q: %v", v, e)
-			return
+			return nil
 		}
-		for _, it := range items {
+		return items
+	}
+	words := func(key string, dst *[]string, vocab []string) {
+		for _, it := range list(key) {
 			it = strings.ToLower(it)
 			if !slices.Contains(vocab, it) {
 				err = p.err(key, "%q: want %s", it, strings.Join(vocab, ", "))
@@ -487,16 +492,7 @@ func (p *parser) settings() error {
 		}
 	}
 	ints := func(key string, dst *[]int, lo int) {
-		v, ok := p.raw[key]
-		if !ok || err != nil {
-			return
-		}
-		items, e := splitList(v)
-		if e != nil {
-			err = p.err(key, "%q: %v", v, e)
-			return
-		}
-		for _, it := range items {
+		for _, it := range list(key) {
 			n, e := strconv.Atoi(it)
 			if e != nil || n < lo {
 				err = p.err(key, "%q: want whole numbers of at least %d", it, lo)

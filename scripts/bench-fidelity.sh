@@ -47,12 +47,9 @@ if ! command -v sockperf >/dev/null; then
 fi
 
 tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
+ME=bench-fidelity
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 trap cleanup EXIT
 
 # The start_ functions run in this shell, never in $(...): a server started
@@ -64,36 +61,19 @@ start_pongd() { # name io
 	local out="$tmp/pongd-$1.out"
 	"${server[@]}" bin/pongd --listen tcp:127.0.0.1:0 --io "$2" >"$out" 2>"$tmp/pongd-$1.err" &
 	pids+=($!)
-	for _ in $(seq 100); do
-		if grep -q '^listening ' "$out"; then
-			addr=$(awk '/^listening /{print $2; exit}' "$out")
-			return
-		fi
-		kill -0 "${pids[-1]}" 2>/dev/null || break
-		sleep 0.05
-	done
+	addr=$(wait_line "$out" "${pids[-1]}") && return
 	echo "bench-fidelity: pongd --io $2 did not start: $(cat "$tmp/pongd-$1.err")" >&2
 	exit 1
 }
 
-# sockperf takes a fixed port: find a free one, then wait until it listens.
+# sockperf takes a fixed port: launch finds a free one and waits until it
+# listens.
 start_sockperf() {
-	local port
-	for _ in $(seq 50); do
-		port=$((20000 + RANDOM % 20000))
-		ss -Htln "sport = :$port" | grep -q . || break
-	done
-	"${server[@]}" sockperf server --tcp -i 127.0.0.1 -p "$port" >"$tmp/sockperf-server.out" 2>&1 &
-	pids+=($!)
-	for _ in $(seq 100); do
-		if ss -Htln "sport = :$port" | grep -q .; then
-			addr=$port
-			return
-		fi
-		kill -0 "${pids[-1]}" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "bench-fidelity: sockperf server did not start: $(cat "$tmp/sockperf-server.out")" >&2
+	if launch sockperf-server "${server[@]}" sockperf server --tcp -i 127.0.0.1 -p {PORT}; then
+		addr=${PORT[sockperf-server]}
+		return
+	fi
+	echo "bench-fidelity: sockperf server did not start: $(cat "$tmp/sockperf-server.log")" >&2
 	exit 1
 }
 

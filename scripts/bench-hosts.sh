@@ -39,7 +39,9 @@ echo "bench-hosts: $TOPOLOGY: $(keys 'HOST_[A-Z0-9]+')"
 echo "bench-hosts: components $(keys '[A-Z]+_HOST')"
 echo "bench-hosts: pinned $(keys '[A-Z]+_CPUS')"
 
-find_prog() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
+ME=bench-hosts
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 have_mariadb=1
 for p in mariadbd mariadb-install-db mariadb sysbench; do
 	[ -n "$(find_prog "$p")" ] || have_mariadb=0
@@ -52,48 +54,28 @@ fi
 
 # A short directory: the socket path must fit sun_path's 108 bytes.
 tmp=$(mktemp -d /tmp/hoplat-bench-hosts.XXXXXX)
-pid=
-cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
 trap cleanup EXIT
 
 # Prepare the files here, on loopback: users and sysbench's table.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 mariadbd=$(find_prog mariadbd)
 serve() { # bind-address -> mariadbd's command line
-	echo "$mariadbd --no-defaults --datadir=$tmp/data --socket=$tmp/mysqld.sock --port=$port" \
-		"--bind-address=$1 --user=root --pid-file=$tmp/mysqld.pid --log-error=$tmp/error.log" \
-		"--skip-name-resolve --skip-log-bin --performance-schema=OFF --innodb-buffer-pool-size=128M" \
-		"--innodb-flush-log-at-trx-commit=0 --max-connections=200"
+	echo "$mariadbd $(mariadbd_opts "$port" "$1") --max-connections=200"
 }
-"$(find_prog mariadb-install-db)" --no-defaults --datadir="$tmp/data" --auth-root-authentication-method=normal \
-	--skip-test-db --user=root --skip-name-resolve >"$tmp/install.log" 2>&1 ||
-	{ echo "bench-hosts: mariadb-install-db failed: $(tail -5 "$tmp/install.log")" >&2; exit 1; }
+mariadb_install
 # Started in this shell, not in $(...), so that cleanup knows its PID.
 # shellcheck disable=SC2046
 $(serve 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
-pid=$!
+pids+=($!)
+mariadb_wait "${pids[-1]}"
 root=(mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock")
-for i in $(seq 300); do
-	"${root[@]}" -e 'select 1' >/dev/null 2>&1 && break
-	kill -0 "$pid" 2>/dev/null || { echo "bench-hosts: mariadbd exited: $(tail -5 "$tmp/error.log")" >&2; exit 1; }
-	[ "$i" = 300 ] && { echo "bench-hosts: mariadbd not ready after 30 s" >&2; exit 1; }
-	sleep 0.1
-done
 "${root[@]}" -e "CREATE DATABASE sbtest;
 CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';"
 sysbench oltp_read_only --db-driver=mysql --mysql-socket="$tmp/mysqld.sock" --mysql-user=sbtest \
 	--mysql-password=sbtest --mysql-db=sbtest --tables=1 --table-size=$TABLE_SIZE prepare >"$tmp/prepare.log" 2>&1 ||
 	{ echo "bench-hosts: sysbench prepare failed: $(tail -5 "$tmp/prepare.log")" >&2; exit 1; }
 version=$("${root[@]}" -N -e 'select version()')
-kill "$pid"
-wait "$pid" || true
-pid=
+stop "${pids[-1]}"
 
 # The same files, served inside db for the run: the file plus the backend.
 # The k-th netns host of the file gets 10.77.0.k (package hosts).

@@ -26,9 +26,10 @@ MODES=${MODES:-ps text}
 IO=${IO:-blocking}
 
 [ -x bin/pingpong ] || { echo "bench-mysql: bin/pingpong missing (make build)" >&2; exit 1; }
-find_prog() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
+ME=bench-mysql
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 mariadbd=$(find_prog mariadbd)
-install_db=$(find_prog mariadb-install-db)
 for p in mariadbd mariadb-install-db mariadb sysbench; do
 	[ -n "$(find_prog "$p")" ] || { echo "bench-mysql: $p not installed (make deps)" >&2; exit 1; }
 done
@@ -36,34 +37,17 @@ done
 
 # A short directory: the socket path must fit sun_path's 108 bytes.
 tmp=$(mktemp -d /tmp/hoplat-bench-mysql.XXXXXX)
-pid=
-cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 sock=$tmp/mysqld.sock
-"$install_db" --no-defaults --datadir="$tmp/data" --auth-root-authentication-method=normal \
-	--skip-test-db --user=root --skip-name-resolve >"$tmp/install.log" 2>&1 ||
-	{ echo "bench-mysql: mariadb-install-db failed: $(tail -5 "$tmp/install.log")" >&2; exit 1; }
+mariadb_install
 # Started in this shell, not in $(...), so that cleanup knows its PID.
-"$mariadbd" --no-defaults --datadir="$tmp/data" --socket="$sock" --port="$port" \
-	--bind-address=127.0.0.1 --user=root --pid-file="$tmp/mysqld.pid" --log-error="$tmp/error.log" \
-	--skip-name-resolve --skip-log-bin --performance-schema=OFF \
-	--innodb-buffer-pool-size=128M --innodb-flush-log-at-trx-commit=0 >"$tmp/mariadbd.out" 2>&1 &
-pid=$!
+# shellcheck disable=SC2046 # mariadbd_opts prints several options
+"$mariadbd" $(mariadbd_opts "$port" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
+pids+=($!)
+mariadb_wait "${pids[-1]}"
 root=(mariadb --no-defaults -uroot --socket="$sock")
-for i in $(seq 300); do
-	"${root[@]}" -e 'select 1' >/dev/null 2>&1 && break
-	kill -0 "$pid" 2>/dev/null || { echo "bench-mysql: mariadbd exited: $(tail -5 "$tmp/error.log")" >&2; exit 1; }
-	[ "$i" = 300 ] && { echo "bench-mysql: mariadbd not ready after 30 s" >&2; exit 1; }
-	sleep 0.1
-done
 "${root[@]}" -e "CREATE DATABASE sbtest;
 CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
 CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"

@@ -25,34 +25,20 @@ command -v taskset >/dev/null || { echo "bench-probe: taskset not installed" >&2
 [ "$(nproc)" -ge 2 ] || { echo "bench-probe: one CPU: there is no cross-CPU wake-up to measure" >&2; exit 1; }
 
 tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
+ME=bench-probe
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 trap cleanup EXIT
 
 # One sockperf server per CPU, each on a free port; it says nothing when
-# ready, so wait until it accepts.
-declare -A PORT
+# ready, so wait until it listens.
 for cpu in 0 1; do
-	for attempt in 1 2 3; do
-		port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-		taskset -c "$cpu" sockperf server --tcp -i 127.0.0.1 -p "$port" >"$tmp/sp$cpu.log" 2>&1 &
-		pid=$!
-		for _ in $(seq 100); do
-			if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.05
-		done
-		if kill -0 "$pid" 2>/dev/null; then
-			pids+=("$pid")
-			PORT[$cpu]=$port
-			break
-		fi
-	done
-	[ -n "${PORT[$cpu]:-}" ] || { echo "bench-probe: sockperf server on CPU $cpu did not start:" >&2; cat "$tmp/sp$cpu.log" >&2; exit 1; }
+	if ! launch "sp$cpu" taskset -c "$cpu" sockperf server --tcp -i 127.0.0.1 -p {PORT}; then
+		echo "bench-probe: sockperf server on CPU $cpu did not start:" >&2
+		cat "$tmp/sp$cpu.log" >&2
+		exit 1
+	fi
+	PORT[$cpu]=${PORT[sp$cpu]}
 done
 
 p50() { # server-cpu -> full round trip p50 in us

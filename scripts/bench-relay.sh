@@ -43,59 +43,20 @@ for p in sockperf socat haproxy; do need "$p"; done
 HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
 
 tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
+ME=bench-relay
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 trap cleanup EXIT INT TERM
 
-# free_port picks an unused loopback port for the peers that cannot report
-# the one the kernel chose.
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then echo "$p"; return; fi
-	done
-}
-
-# wait_listen waits (bounded) until process $2 listens on TCP port $1;
-# it fails if the process dies first (port taken meanwhile, bad config).
-wait_listen() {
-	local i
-	for i in $(seq 200); do
-		[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
-# launch NAME CMD...: start a peer on a fresh free port ({PORT} in CMD),
-# retrying on another port if it does not come up; sets PORT[NAME].
-launch() {
-	local name=$1 try port pid
-	shift
-	for try in 1 2 3; do
-		port=$(free_port)
-		"${@//\{PORT\}/$port}" >"$tmp/$name.log" 2>&1 &
-		pid=$!
-		pids+=("$pid")
-		if wait_listen "$port" "$pid"; then
-			PORT[$name]=$port
-			return 0
-		fi
-		kill "$pid" 2>/dev/null || true
-	done
-	echo "bench-relay: $name did not listen:" >&2
-	cat "$tmp/$name.log" >&2
+# start NAME CMD...: launch, or say why not and stop.
+start() {
+	launch "$@" && return 0
+	echo "bench-relay: $1 did not listen:" >&2
+	cat "$tmp/$1.log" >&2
 	exit 1
 }
 
-declare -A PORT
-launch direct "${PIN_SERVER[@]}" sockperf server --tcp -i 127.0.0.1 -p {PORT}
+start direct "${PIN_SERVER[@]}" sockperf server --tcp -i 127.0.0.1 -p {PORT}
 SP=${PORT[direct]}
 
 for eng in "${ENGINES[@]}"; do
@@ -104,13 +65,11 @@ for eng in "${ENGINES[@]}"; do
 	[ "$eng" = epoll-busy ] && flags+=(--busy-poll 50us)
 	"${PIN[@]}" "$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
 	pids+=($!)
-	for i in $(seq 200); do grep -q '^listening ' "$tmp/$eng.out" && break; sleep 0.05; done
-	addr=$(awk '/^listening /{print $2; exit}' "$tmp/$eng.out")
-	[ -n "$addr" ] || { echo "bench-relay: hoprelay $eng did not start: $(cat "$tmp/$eng.err")" >&2; exit 1; }
+	addr=$(wait_line "$tmp/$eng.out" "${pids[-1]}") || { echo "bench-relay: hoprelay $eng did not start: $(cat "$tmp/$eng.err")" >&2; exit 1; }
 	PORT[$eng]=${addr##*:}
 done
 
-launch socat "${PIN[@]}" socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay"
+start socat "${PIN[@]}" socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay"
 
 # HAProxy reads its port from the config: one per attempt.
 haproxy_cfg() {
@@ -129,7 +88,7 @@ listen relay
 CFG
 	exec "${PIN[@]}" "$HAPROXY" -db -f "$tmp/haproxy-$1.cfg"
 }
-launch haproxy haproxy_cfg {PORT}
+start haproxy haproxy_cfg {PORT}
 
 PATHS=(direct "${ENGINES[@]}" socat haproxy)
 echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"

@@ -48,13 +48,14 @@ spread) CPU_DB=1 CPU_RELAY=0 CPU_CLIENT=0 ;;
 *) echo "bench-seed: PLACEMENT=$PLACEMENT: want packed or spread" >&2; exit 2 ;;
 esac
 
-find_prog() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
+ME=bench-seed
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 for p in mariadbd mariadb-install-db mariadb sysbench socat haproxy strace taskset; do
 	[ -n "$(find_prog "$p")" ] || { echo "bench-seed: $p not installed (make deps)" >&2; exit 1; }
 done
 [ -x "$BIN/hoprelay" ] || { echo "bench-seed: $BIN/hoprelay missing (run via make bench-seed)" >&2; exit 1; }
 MARIADBD=$(find_prog mariadbd)
-INSTALL_DB=$(find_prog mariadb-install-db)
 HAPROXY=$(find_prog haproxy)
 if [ "$PLACEMENT" = spread ] && [ "$(nproc)" -lt 2 ]; then
 	echo "bench-seed: PLACEMENT=spread needs 2 CPUs, this machine has $(nproc)" >&2
@@ -63,58 +64,17 @@ fi
 
 # A short directory: socket paths must fit sun_path's 108 bytes.
 tmp=$(mktemp -d /tmp/hoplat-seed.XXXXXX)
-pids=()
-cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
 trap cleanup EXIT INT TERM
-
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then echo "$p"; return; fi
-	done
-}
-
-# wait_ready waits (bounded) until process $2 listens on $1 (a TCP port or
-# a UNIX socket path); it fails if the process dies first.
-wait_ready() {
-	local i
-	for i in $(seq 200); do
-		if [[ $1 == /* ]]; then
-			[ -S "$1" ] && return 0
-		else
-			[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ] && return 0
-		fi
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
 
 # --- MariaDB ---------------------------------------------------------------
 DBPORT=$(free_port)
 DBSOCK=$tmp/mysqld.sock
-"$INSTALL_DB" --no-defaults --datadir="$tmp/data" --auth-root-authentication-method=normal \
-	--skip-test-db --user=root --skip-name-resolve >"$tmp/install.log" 2>&1 ||
-	{ echo "bench-seed: mariadb-install-db failed: $(tail -5 "$tmp/install.log")" >&2; exit 1; }
-taskset -c "$CPU_DB" "$MARIADBD" --no-defaults --datadir="$tmp/data" --socket="$DBSOCK" --port="$DBPORT" \
-	--bind-address=127.0.0.1 --user=root --pid-file="$tmp/mysqld.pid" --log-error="$tmp/error.log" \
-	--skip-name-resolve --skip-log-bin --performance-schema=OFF \
-	--innodb-buffer-pool-size=128M --innodb-flush-log-at-trx-commit=0 >"$tmp/mariadbd.out" 2>&1 &
+mariadb_install
+# shellcheck disable=SC2046 # mariadbd_opts prints several options
+taskset -c "$CPU_DB" "$MARIADBD" $(mariadbd_opts "$DBPORT" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
 pids+=($!)
-dbpid=$!
+mariadb_wait "${pids[-1]}"
 root=(mariadb --no-defaults -uroot --socket="$DBSOCK")
-for i in $(seq 300); do
-	"${root[@]}" -e 'select 1' >/dev/null 2>&1 && break
-	kill -0 "$dbpid" 2>/dev/null || { echo "bench-seed: mariadbd exited: $(tail -5 "$tmp/error.log")" >&2; exit 1; }
-	[ "$i" = 300 ] && { echo "bench-seed: mariadbd not ready after 30 s" >&2; exit 1; }
-	sleep 0.1
-done
 "${root[@]}" -e "CREATE DATABASE sbtest;
 CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
 CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"

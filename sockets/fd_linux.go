@@ -495,41 +495,9 @@ func RawListen(a Addr) (*FD, Addr, error) {
 // fd polls writable, ConnectResult says how the connect ended. A connect
 // that completes at once (UNIX sockets usually do) is just as fine.
 func RawDial(a Addr) (*FD, error) {
-	if a.Role == RoleListen {
-		return nil, fmt.Errorf("sockets: dial %s: address is a listen address", a)
-	}
-	a.Role = RoleConnect
-	sa, domain, err := a.sockaddr()
+	d, err := NewRawDialer(a)
 	if err != nil {
 		return nil, err
 	}
-	f, err := socket(domain)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.applyOptions(f.fd); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("sockets: dial %s: %w", a.NetAddr(), err)
-	}
-	if a.Opts.Bind != "" {
-		la := Addr{Network: a.Network, Role: RoleAny, Host: a.Opts.Bind}
-		if h, p, err := net.SplitHostPort(a.Opts.Bind); err == nil {
-			la.Host = h
-			la.Port, _ = parsePort(p, true)
-		}
-		lsa, _, err := la.sockaddr()
-		if err == nil {
-			err = os.NewSyscallError("bind", unix.Bind(f.fd, lsa))
-		}
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("sockets: dial %s: bind=%s: %w", a.NetAddr(), a.Opts.Bind, err)
-		}
-	}
-	err = unix.Connect(f.fd, sa)
-	if err != nil && err != unix.EINPROGRESS && err != unix.EINTR {
-		f.Close()
-		return nil, fmt.Errorf("sockets: dial %s %s: %w", a.Network, a.NetAddr(), os.NewSyscallError("connect", err))
-	}
-	return f, nil
+	return d.Dial()
 }

@@ -1,9 +1,7 @@
 package sockets
 
 import (
-	"io"
 	"os"
-	"runtime"
 
 	"golang.org/x/sys/unix"
 )
@@ -57,50 +55,7 @@ func (f *FD) heldRW(trap uintptr, p []byte) (int, unix.Errno) {
 // ReadHeld reads into p from a Blocking FD made ready by SetHeld, sleeping
 // in the kernel until data, EOF (io.EOF; also after Interrupt) or an error.
 // A signal makes it yield to the scheduler and read again.
-func (f *FD) ReadHeld(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	for {
-		n, e := f.heldRW(unix.SYS_READ, p)
-		switch e {
-		case 0:
-			if n == 0 {
-				return 0, io.EOF
-			}
-			return n, nil
-		case unix.EINTR:
-			runtime.Gosched()
-			continue
-		case unix.EAGAIN:
-			continue // SO_RCVTIMEO expired
-		case unix.EBADF:
-			return 0, ErrClosed
-		}
-		return 0, os.NewSyscallError("read", e)
-	}
-}
+func (f *FD) ReadHeld(p []byte) (int, error) { return f.readLoop(p, true) }
 
 // WriteHeld writes all of p to a Blocking FD made ready by SetHeld.
-func (f *FD) WriteHeld(p []byte) (int, error) {
-	done := 0
-	for done < len(p) {
-		n, e := f.heldRW(unix.SYS_WRITE, p[done:])
-		if n > 0 {
-			done += n
-		}
-		switch e {
-		case 0:
-			continue
-		case unix.EINTR:
-			runtime.Gosched()
-			continue
-		case unix.EAGAIN:
-			continue // SO_SNDTIMEO expired
-		case unix.EBADF:
-			return done, ErrClosed
-		}
-		return done, os.NewSyscallError("write", e)
-	}
-	return done, nil
-}
+func (f *FD) WriteHeld(p []byte) (int, error) { return f.writeLoop(p, true) }

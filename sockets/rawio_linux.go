@@ -46,12 +46,33 @@ func rawRW(trap uintptr, fd int, p []byte) (int, unix.Errno) {
 // ReadNonblock reads into p from a Nonblocking FD as a raw system call: a
 // non-blocking read never sleeps, so the scheduler need not know. It returns
 // io.EOF at end of stream and ErrWouldBlock when nothing is queued.
-func (f *FD) ReadNonblock(p []byte) (int, error) {
+func (f *FD) ReadNonblock(p []byte) (int, error) { return f.readLoop(p, false) }
+
+// WriteNonblock writes p to a Nonblocking FD as raw system calls, until all
+// is written or the socket is full (the count so far and ErrWouldBlock).
+func (f *FD) WriteNonblock(p []byte) (int, error) { return f.writeLoop(p, false) }
+
+// readLoop is ReadNonblock and, held, ReadHeld (held_linux.go): one loop,
+// so that both read the kernel's answers alike. The two differ only where
+// the mode does: a held FD makes its call through heldRW, yields on EINTR
+// (how sysmon's preemption reaches it, see above), repeats on EAGAIN (its
+// SO_RCVTIMEO expired) and reports EBADF as ErrClosed; a non-blocking FD
+// repeats on EINTR and reports EAGAIN as ErrWouldBlock. The exported
+// wrappers pass a constant and are inlined into their callers, so the mode
+// costs a register test beside each system call and no extra call.
+func (f *FD) readLoop(p []byte, held bool) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for {
-		n, e := rawRW(unix.SYS_READ, f.Sysfd(), p)
+		// Chosen here, not in a helper, so that rawRW stays inlined.
+		var n int
+		var e unix.Errno
+		if held {
+			n, e = f.heldRW(unix.SYS_READ, p)
+		} else {
+			n, e = rawRW(unix.SYS_READ, f.Sysfd(), p)
+		}
 		switch e {
 		case 0:
 			if n == 0 {
@@ -59,28 +80,56 @@ func (f *FD) ReadNonblock(p []byte) (int, error) {
 			}
 			return n, nil
 		case unix.EINTR:
+			if held {
+				runtime.Gosched()
+			}
 			continue
 		case unix.EAGAIN:
+			if held {
+				continue // SO_RCVTIMEO expired
+			}
 			return 0, ErrWouldBlock
+		case unix.EBADF:
+			if held {
+				return 0, ErrClosed
+			}
 		}
 		return 0, os.NewSyscallError("read", e)
 	}
 }
 
-// WriteNonblock writes p to a Nonblocking FD as raw system calls, until all
-// is written or the socket is full (the count so far and ErrWouldBlock).
-func (f *FD) WriteNonblock(p []byte) (int, error) {
+// writeLoop is WriteNonblock and, held, WriteHeld, alike but for the mode
+// as readLoop is.
+func (f *FD) writeLoop(p []byte, held bool) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, e := rawRW(unix.SYS_WRITE, f.Sysfd(), p[done:])
+		var n int
+		var e unix.Errno
+		if held {
+			n, e = f.heldRW(unix.SYS_WRITE, p[done:])
+		} else {
+			n, e = rawRW(unix.SYS_WRITE, f.Sysfd(), p[done:])
+		}
+		if n > 0 {
+			done += n
+		}
 		switch e {
 		case 0:
-			done += n
 			continue
 		case unix.EINTR:
+			if held {
+				runtime.Gosched()
+			}
 			continue
 		case unix.EAGAIN:
+			if held {
+				continue // SO_SNDTIMEO expired
+			}
 			return done, ErrWouldBlock
+		case unix.EBADF:
+			if held {
+				return done, ErrClosed
+			}
 		}
 		return done, os.NewSyscallError("write", e)
 	}

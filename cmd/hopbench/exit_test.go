@@ -105,6 +105,48 @@ func TestIntegrationOutCheckedFirst(t *testing.T) {
 	}
 }
 
+// signalMidRun starts cmd, sends sig once its first round has begun, and
+// waits up to 30s for it to exit: it returns what cmd wrote to stderr after
+// the signal and how it ended.
+func signalMidRun(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) (string, error) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The first round's progress line begins once every component is up
+	// and the client is measuring. A progress line is finished only when
+	// its run ends; read what has come so far, not whole lines.
+	var seen []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(seen, []byte("round 1/")) {
+		n, err := stderr.Read(buf)
+		if err != nil {
+			t.Fatalf("%v: hopbench ended before its first round: %v\n%s", sig, err, seen)
+		}
+		seen = append(seen, buf[:n]...)
+	}
+	t.Logf("sending %v after:\n%s", sig, seen)
+	cmd.Process.Signal(sig)
+	done := make(chan error, 1)
+	var rest bytes.Buffer
+	go func() {
+		io.Copy(&rest, stderr)
+		done <- cmd.Wait()
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("hopbench did not stop within 30s of %v", sig)
+	}
+	return rest.String(), err
+}
+
 // TestIntegrationSignals: SIGINT and SIGTERM mid-run stop every component
 // by PID, remove their sockets, and exit 130 and 143, as a shell reports
 // the signal.
@@ -114,43 +156,13 @@ func TestIntegrationSignals(t *testing.T) {
 		code int
 	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
 		cmd, tmp := hopbench(t, "--time", "5s", "--runs", "2")
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// A progress line is finished only when its run ends; read what
-		// has come so far, not whole lines.
-		var seen []byte
-		buf := make([]byte, 4096)
-		for !bytes.Contains(seen, []byte("round 1/")) {
-			n, err := stderr.Read(buf)
-			if err != nil {
-				t.Fatalf("%v: hopbench ended before its first round: %v\n%s", tc.sig, err, seen)
-			}
-			seen = append(seen, buf[:n]...)
-		}
-		cmd.Process.Signal(tc.sig)
-		done := make(chan error, 1)
-		var rest bytes.Buffer
-		go func() {
-			io.Copy(&rest, stderr)
-			done <- cmd.Wait()
-		}()
-		select {
-		case err = <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("hopbench did not stop within 30s of %v", tc.sig)
-		}
+		rest, err := signalMidRun(t, cmd, tc.sig)
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
 			t.Errorf("%v: exit %v, want status %d", tc.sig, err, tc.code)
 		}
-		if !strings.Contains(rest.String(), "hopbench: interrupted (") {
-			t.Errorf("%v: stderr after the signal %q", tc.sig, rest.String())
+		if !strings.Contains(rest, "hopbench: interrupted (") {
+			t.Errorf("%v: stderr after the signal %q", tc.sig, rest)
 		}
 		noneLeft(t, tmp)
 	}

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
@@ -82,19 +81,10 @@ func topologyLeft(t *testing.T, pid int, tmp string) {
 
 func TestIntegrationTopologyNetns(t *testing.T) {
 	needNetns(t)
-	file := filepath.Join(t.TempDir(), "mxs.conf")
-	if err := os.WriteFile(file, []byte(appDB), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := confFile(t, t.TempDir(), "mxs.conf", appDB)
 	cmd, tmp := hopbench(t, "--topology", file, "--placement", "same-core", "--paths", "direct,epoll", "--transports", "tcp",
 		"--runs", "2", "--discard", "0", "--time", "300ms", "--format", "json", "-q")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("hopbench: %v\n%s", err, stderr.String())
-	}
-	rep := decodeReport(t, out)
+	rep := reportOf(t, cmd)
 	if len(rep.Hosts) != 2 || rep.Hosts[0].Name != "app" || rep.Hosts[0].Address != "10.77.0.1" ||
 		rep.Hosts[1].Name != "db" || rep.Hosts[1].Kind != "netns" || rep.Hosts[1].Address != "10.77.0.2" || rep.Hosts[1].Env == nil {
 		t.Errorf("hosts %+v", rep.Hosts)
@@ -119,10 +109,7 @@ func TestIntegrationTopologyNetns(t *testing.T) {
 // deleted, exit status 130.
 func TestIntegrationTopologyInterrupt(t *testing.T) {
 	needNetns(t)
-	file := filepath.Join(t.TempDir(), "mxs.conf")
-	if err := os.WriteFile(file, []byte(appDB+"PATHS=direct;epoll;socat\nTRANSPORTS=tcp;unix\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := confFile(t, t.TempDir(), "mxs.conf", appDB+"PATHS=direct;epoll;socat\nTRANSPORTS=tcp;unix\n")
 	cmd, tmp := hopbench(t, "--topology", file, "--time", "5s", "--runs", "2")
 	interruptMidRun(t, cmd)
 	noneLeft(t, tmp)
@@ -133,43 +120,34 @@ func TestIntegrationTopologyInterrupt(t *testing.T) {
 // begun, and checks that it exits 130 within 30s.
 func interruptMidRun(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// The first round's progress line begins once every component is up
-	// on its host and the client is measuring.
-	var seen []byte
-	buf := make([]byte, 4096)
-	for !bytes.Contains(seen, []byte("round 1/")) {
-		n, err := stderr.Read(buf)
-		if err != nil {
-			t.Fatalf("hopbench ended before its first round: %v\n%s", err, seen)
-		}
-		seen = append(seen, buf[:n]...)
-	}
-	t.Logf("interrupting after:\n%s", seen)
-	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	var rest bytes.Buffer
-	go func() {
-		io.Copy(&rest, stderr)
-		done <- cmd.Wait()
-	}()
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("hopbench did not stop within 30s of SIGINT")
-	}
+	rest, err := signalMidRun(t, cmd, syscall.SIGINT)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("exit %v, want status 130\n%s", err, rest.String())
+		t.Errorf("exit %v, want status 130\n%s", err, rest)
 	}
+}
+
+// confFile writes a topology file conf as dir/name and returns its path.
+func confFile(t *testing.T, dir, name, conf string) string {
+	t.Helper()
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// reportOf runs cmd (a hopbench with --format json) to the end and returns
+// its checked report.
+func reportOf(t *testing.T, cmd *exec.Cmd) *driver.Report {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hopbench: %v\n%s", err, stderr.String())
+	}
+	return decodeReport(t, out)
 }
 
 func decodeReport(t *testing.T, out []byte) *driver.Report {
@@ -257,19 +235,10 @@ func testSSHD(t *testing.T) (conf, dir string) {
 
 func TestIntegrationTopologySSH(t *testing.T) {
 	conf, dir := testSSHD(t)
-	file := filepath.Join(dir, "two.conf")
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := confFile(t, dir, "two.conf", conf)
 	cmd, tmp := hopbench(t, "--topology", file, "--placement", "same-core", "--paths", "direct,epoll", "--transports", "tcp,unix",
 		"--runs", "2", "--discard", "0", "--time", "200ms", "--format", "json", "-q")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("hopbench: %v\n%s", err, stderr.String())
-	}
-	rep := decodeReport(t, out)
+	rep := reportOf(t, cmd)
 	if len(rep.Hosts) != 2 || rep.Hosts[1].Kind != "ssh" || rep.Hosts[1].Address != "127.0.0.1" || rep.Hosts[1].Env == nil {
 		t.Errorf("hosts %+v", rep.Hosts)
 	}
@@ -333,13 +302,7 @@ func TestIntegrationTopologyNetnsMariaDB(t *testing.T) {
 	}
 	cmd, tmp := hopbench(t, "--topology", file, "--placement", "same-core", "--paths", "direct,epoll", "--transports", "tcp", "--command", "point-select",
 		"--runs", "2", "--discard", "0", "--time", "300ms", "--format", "json", "-q")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("hopbench: %v\n%s", err, stderr.String())
-	}
-	rep := decodeReport(t, out)
+	rep := reportOf(t, cmd)
 	if len(rep.Paths) != 2 {
 		t.Fatalf("paths %+v skipped %+v", rep.Paths, rep.Skipped)
 	}
@@ -357,10 +320,7 @@ func TestIntegrationTopologyNetnsMariaDB(t *testing.T) {
 // its PID and what was shipped is removed before hopbench exits.
 func TestIntegrationTopologySSHInterrupt(t *testing.T) {
 	conf, dir := testSSHD(t)
-	file := filepath.Join(dir, "two.conf")
-	if err := os.WriteFile(file, []byte(conf+"PATHS=direct;epoll\nTRANSPORTS=tcp\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := confFile(t, dir, "two.conf", conf+"PATHS=direct;epoll\nTRANSPORTS=tcp\n")
 	cmd, tmp := hopbench(t, "--topology", file, "--time", "5s", "--runs", "2")
 	interruptMidRun(t, cmd)
 	noneLeft(t, tmp)

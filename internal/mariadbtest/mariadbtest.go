@@ -191,22 +191,32 @@ func (s *Server) argv(mariadbd, bind string, port int) []string {
 // database where this package cannot start it, such as inside a network
 // namespace another program creates. Stop still removes the files.
 func (s *Server) Halt(bind string, port int) ([]string, error) {
-	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(60 * time.Second):
-			s.cmd.Process.Kill()
-			<-s.done
-			return nil, errors.New("mariadbtest: mariadbd ignored SIGTERM for 60s; killed")
-		}
-		s.cmd = nil
+	if err := s.terminate(); err != nil {
+		return nil, err
 	}
 	bin, err := peer.Find("mariadbd")
 	if err != nil {
 		return nil, err
 	}
 	return s.argv(bin, bind, port), nil
+}
+
+// terminate ends a running mariadbd with SIGTERM and waits for it, killing
+// it when it ignores the signal for 60s. The files stay.
+func (s *Server) terminate() error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	defer func() { s.cmd = nil }()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(60 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+		return errors.New("mariadbtest: mariadbd ignored SIGTERM for 60s; killed")
+	}
 }
 
 func (s *Server) logTail() string {
@@ -244,18 +254,7 @@ GRANT ALL ON *.* TO '%[1]s'@'%%';`, user, s.Password)
 
 // Stop ends mariadbd with SIGTERM, waits for it and removes its files.
 func (s *Server) Stop() error {
-	var err error
-	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(60 * time.Second):
-			s.cmd.Process.Kill()
-			<-s.done
-			err = errors.New("mariadbtest: mariadbd ignored SIGTERM for 60s; killed")
-		}
-		s.cmd = nil
-	}
+	err := s.terminate()
 	if rmErr := os.RemoveAll(s.dir); rmErr != nil && err == nil {
 		err = fmt.Errorf("mariadbtest: %w", rmErr)
 	}

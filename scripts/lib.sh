@@ -1,0 +1,129 @@
+# shellcheck shell=bash
+# What the benchmark scripts share: finding programs, starting a process
+# and waiting until it is ready, free ports, a MariaDB from a temporary
+# datadir, and the cleanup that stops every process started, by PID.
+#
+# Source it from the repository root, after setting ME (the name that
+# begins every message, e.g. bench-relay) and tmp (the run's temporary
+# directory, removed by cleanup). Every process a script starts goes into
+# pids; the script sets its own trap, e.g. `trap cleanup EXIT`.
+
+pids=()
+declare -A PORT
+
+# cleanup stops every process in pids (kill, then wait, so none outlives
+# the script) and removes $tmp.
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+
+# stop PID stops one process before the end and drops it from pids, so that
+# cleanup never signals a PID that may since belong to another process.
+stop() {
+	local p keep=()
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+	for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+	pids=("${keep[@]}")
+}
+
+# find_prog NAME prints NAME's path, on PATH or in /usr/sbin (not on a
+# user's PATH on Debian), or nothing.
+find_prog() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || true; }
+
+# free_port picks an unused loopback port for the peers that cannot report
+# the one the kernel chose (ss(8) lists the TCP listeners).
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then echo "$p"; return; fi
+	done
+}
+
+# wait_ready ADDR PID waits (bounded, 10 s) until process PID listens on
+# ADDR (a TCP port or a UNIX socket path); it fails if the process dies
+# first (port taken meanwhile, bad config).
+wait_ready() {
+	local i
+	for i in $(seq 200); do
+		if [[ $1 == /* ]]; then
+			[ -S "$1" ] && return 0
+		else
+			[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ] && return 0
+		fi
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_line FILE PID waits (bounded, 10 s) until FILE, process PID's
+# stdout, has a `listening ADDR` line (what hoplat's binaries print once
+# bound, port 0 resolved) and prints ADDR; it fails if the process dies
+# first.
+wait_line() {
+	local i
+	for i in $(seq 200); do
+		if grep -q '^listening ' "$1"; then
+			awk '/^listening /{print $2; exit}' "$1"
+			return 0
+		fi
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# launch NAME CMD... starts a peer on a fresh free port ({PORT} in CMD,
+# output in $tmp/NAME.log), trying another port if it does not come up, and
+# sets PORT[NAME]. It runs in this shell, never in $(...), so that the
+# process goes into pids; it fails (the log says why) after three tries.
+launch() {
+	local name=$1 try port pid
+	shift
+	for try in 1 2 3; do
+		port=$(free_port)
+		"${@//\{PORT\}/$port}" >"$tmp/$name.log" 2>&1 &
+		pid=$!
+		pids+=("$pid")
+		if wait_ready "$port" "$pid"; then
+			PORT[$name]=$port
+			return 0
+		fi
+		stop "$pid"
+	done
+	return 1
+}
+
+# mariadb_install makes a fresh MariaDB datadir in $tmp/data.
+mariadb_install() {
+	"$(find_prog mariadb-install-db)" --no-defaults --datadir="$tmp/data" --auth-root-authentication-method=normal \
+		--skip-test-db --user=root --skip-name-resolve >"$tmp/install.log" 2>&1 ||
+		{ echo "$ME: mariadb-install-db failed: $(tail -5 "$tmp/install.log")" >&2; exit 1; }
+}
+
+# mariadbd_opts PORT BIND prints mariadbd's options for $tmp/data, served
+# on $tmp/mysqld.sock and BIND:PORT, for a short-query benchmark (no binary
+# log, no performance schema, no flush per commit).
+mariadbd_opts() {
+	echo "--no-defaults --datadir=$tmp/data --socket=$tmp/mysqld.sock --port=$1" \
+		"--bind-address=$2 --user=root --pid-file=$tmp/mysqld.pid --log-error=$tmp/error.log" \
+		"--skip-name-resolve --skip-log-bin --performance-schema=OFF" \
+		"--innodb-buffer-pool-size=128M --innodb-flush-log-at-trx-commit=0"
+}
+
+# mariadb_wait PID waits (bounded, 30 s) until mariadbd PID answers root on
+# $tmp/mysqld.sock, and exits the script if it dies or does not.
+mariadb_wait() {
+	local i
+	for i in $(seq 300); do
+		mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock" -e 'select 1' >/dev/null 2>&1 && return 0
+		kill -0 "$1" 2>/dev/null || { echo "$ME: mariadbd exited: $(tail -5 "$tmp/error.log")" >&2; exit 1; }
+		[ "$i" = 300 ] && { echo "$ME: mariadbd not ready after 30 s" >&2; exit 1; }
+		sleep 0.1
+	done
+}
