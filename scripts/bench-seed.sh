@@ -272,7 +272,7 @@ END {
 echo "relay CPU/txn: utime+stime from /proc/PID/stat over each timed run; sys/msg and rt/msg (futex+nanosleep+sched_yield):"
 echo "  strace -c -f -p PID over $STRACE_EVENTS oltp_read_only / $((STRACE_EVENTS * 10)) oltp_point_select transactions, messages = 2 x queries"
 for path in "${PATHS[@]}" "${!SKIP[@]}"; do
-	[ -n "${SKIP[$path]:-}" ] && echo "skipped $path: ${SKIP[$path]}"
+	if [ -n "${SKIP[$path]:-}" ]; then echo "skipped $path: ${SKIP[$path]}"; fi
 done | sort -u
 
 cat <<'SEEDS'
