@@ -64,11 +64,16 @@ import (
 // credit (4 × Buffer) moved by a direction through a ring buffer; the
 // thread then computes what the kernel holds for the destination (the
 // program's byte count less what has entered the destination's stream)
-// and, above 16 × Buffer, takes the source out of verdict: its bytes wait
-// in its receive queue again and TCP's window closes as with any
-// unread socket. Below a quarter of that it rejoins, kicked like a new
-// one. A wake-up per credit is the only work the thread does while bytes
-// flow, and none at all for messages smaller than a credit.
+// and, above 16 × Buffer, pauses the direction. The source stays in the
+// verdict map: taking it out under load loses skbs (an skb tcp_read_skb
+// has unlinked meets no program in sk_psock_verdict_recv and is dropped,
+// net/core/skmsg.c). Instead the direction's gates word makes the program
+// pass its skbs up to the source's own queue, charged to its receive
+// buffer, so TCP's window closes; a goroutine (catchUp) waits until the
+// destination's stream holds every redirected byte, writes the passed
+// bytes on in order, and hands the direction back to the kernel once it
+// has caught up. A wake-up per credit is the only work the thread does
+// while bytes flow, and none at all for messages smaller than a credit.
 //
 // A socket that has left ESTABLISHED cannot join a sockmap
 // (net/core/sock_map.c, sock_map_sk_state_allowed): a peer that sent its
