@@ -20,12 +20,16 @@
 //     with an error wrapping errors.ErrUnsupported.
 //   - Backpressure is the relay's, not the kernel's. The kernel queues
 //     redirected skbs for a destination without bound; the verdict program
-//     signals every 4 × Config.Buffer bytes a direction moves, and the
-//     relay takes a source whose destination holds more than 16 × Buffer
-//     out of the map until it has drained to a quarter of that, so its
-//     bytes wait in its receive queue and TCP's window closes. A stalled
-//     reader therefore stalls its writer, with up to 16 × Buffer more in
-//     flight than the other engines hold.
+//     signals every 4 × Config.Buffer bytes a direction moves, and when
+//     its destination holds more than 16 × Buffer the relay pauses it: the
+//     program passes its skbs up to the source's own queue, where they
+//     fill its receive buffer so TCP's window closes, and the relay writes
+//     them on in user space until the destination has caught up, then
+//     hands the direction back to the kernel. A stalled reader therefore
+//     stalls its writer, with up to 16 × Buffer more in flight than the
+//     other engines hold. (The source is never taken out of the map while
+//     bytes flow: the kernel drops an skb in flight when its verdict
+//     program goes.)
 //   - Half-close and resets behave as in the other engines: a FIN is passed
 //     on once every byte before it has entered the destination's stream,
 //     and a reset on either side resets the other. A peer that half-closed

@@ -3,11 +3,24 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
 )
+
+// gatePaused is the gates bit that holds a direction in user space; the
+// low bits count passed bytes, far below it.
+const gatePaused = 1 << 63
+
+// gate is source key's word in the mapped gates array: an array map's
+// values start at the mapping's first byte, 8-byte aligned
+// (kernel/bpf/arraymap.c, array_map_mmap).
+func (o *sockmapObjs) gate(key uint32) *uint64 {
+	return (*uint64)(unsafe.Pointer(&o.gateMem[8*key]))
+}
 
 // The sockmap engine's kernel side: three maps and one sk_skb program.
 //
@@ -32,13 +45,23 @@ import (
 //     worth, so that the relay can check how much the kernel holds for its
 //     destination (see sockmapEngine.credit). The program sets the limit to
 //     the maximum as it signals: one event per credit, not per skb.
+//   - gates (BPF_MAP_TYPE_ARRAY, BPF_F_MMAPABLE, by targets key of the
+//     source): 0 while the direction is carried by the kernel. Otherwise
+//     gatePaused (flow control holds the direction) plus the bytes the
+//     program has passed up to the source's own queue that user space has
+//     not yet written to the destination. Both sides change it with atomic
+//     instructions only (the program's BPF_ATOMIC fetch-add, the relay's
+//     sync/atomic on the mapped page), so that the handover back to the
+//     kernel cannot lose a passed skb (see sockmapEngine.catchUp).
 type sockmapObjs struct {
 	targets *ebpf.Map
 	verdict *ebpf.Map
 	peers   *ebpf.Map
 	limits  *ebpf.Map
+	gates   *ebpf.Map
 	events  *ebpf.Map
 	prog    *ebpf.Program
+	gateMem []byte // gates mapped (BPF_F_MMAPABLE): user space's atomics
 }
 
 // peerValue is the peers map's value, laid out as the program reads it.
@@ -79,9 +102,14 @@ const (
 //	cookie = bpf_get_socket_cookie(skb)
 //	v = bpf_map_lookup_elem(&peers, &cookie)
 //	if (!v) return SK_PASS          // not a relayed socket: leave it alone
+//	src = v->peer ^ 1
+//	g = bpf_map_lookup_elem(&gates, &src)
+//	if (g && *g) {                    // paused, or passed bytes not yet written on
+//		if (__sync_fetch_and_add(g, skb->len)) return SK_PASS  // to the source's queue, for user space
+//		__sync_fetch_and_add(g, -skb->len)  // reopened meanwhile: this skb goes through the kernel
+//	}
 //	__sync_fetch_and_add(&v->bytes, skb->len)
 //	__sync_fetch_and_add(&v->skbs, 1)
-//	src = v->peer ^ 1
 //	lim = bpf_map_lookup_elem(&limits, &src)
 //	if (lim && v->bytes > *lim) { *lim = ~0; bpf_ringbuf_output(&events, &src, 4, 0) }
 //	return bpf_sk_redirect_map(skb, &targets, v->peer, 0)   // 0: egress of the peer
@@ -93,10 +121,19 @@ const (
 // for good. Dropping it loses nothing: the FIN is already in the socket's
 // state (tcp_fin), where the relay's thread sees it.
 //
+// A passed skb goes to the source psock's ingress_msg queue
+// (sk_psock_verdict_apply, __SK_PASS), charged to the source's receive
+// memory, so TCP's window closes as it fills; read(2) on the source takes
+// it from there (tcp_bpf_recvmsg_parser, net/ipv4/tcp_bpf.c). The socket
+// never leaves the verdict map under load: sk_psock_verdict_recv reads the
+// program once per skb, after tcp_read_skb has unlinked it, and applies
+// __SK_DROP when it finds none, so a removal racing the receive path
+// frees an skb TCP has already acknowledged.
+//
 // Flags 0 (not BPF_F_INGRESS) queues the skb for transmission on the peer
 // socket: the kernel sends it from the psock's work queue
 // (net/core/skmsg.c, sk_psock_backlog), no user thread involved.
-func verdictProgram(peers, targets, limits, events *ebpf.Map) (asm.Instructions, error) {
+func verdictProgram(peers, targets, limits, gates, events *ebpf.Map) (asm.Instructions, error) {
 	loadPeers := asm.LoadMapPtr(asm.R1, 0)
 	if err := loadPeers.AssociateMap(peers); err != nil {
 		return nil, err
@@ -107,6 +144,10 @@ func verdictProgram(peers, targets, limits, events *ebpf.Map) (asm.Instructions,
 	}
 	loadLimits := asm.LoadMapPtr(asm.R1, 0)
 	if err := loadLimits.AssociateMap(limits); err != nil {
+		return nil, err
+	}
+	loadGates := asm.LoadMapPtr(asm.R1, 0)
+	if err := loadGates.AssociateMap(gates); err != nil {
 		return nil, err
 	}
 	loadEvents := asm.LoadMapPtr(asm.R1, 0)
@@ -125,16 +166,30 @@ func verdictProgram(peers, targets, limits, events *ebpf.Map) (asm.Instructions,
 		asm.Add.Imm(asm.R2, -8),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "pass"),
-		asm.Mov.Reg(asm.R7, asm.R0), // r7 = v
-		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word),
-		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffBytes),
-		asm.Mov.Imm(asm.R1, 1),
-		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffSkbs),
-		asm.LoadMem(asm.R8, asm.R7, peerOffPeer, asm.Word),   // r8 = peer key
-		asm.LoadMem(asm.R9, asm.R7, peerOffBytes, asm.DWord), // r9 = bytes so far
+		asm.Mov.Reg(asm.R7, asm.R0),                        // r7 = v
+		asm.LoadMem(asm.R8, asm.R7, peerOffPeer, asm.Word), // r8 = peer key
 		asm.Mov.Reg(asm.R1, asm.R8),
 		asm.Xor.Imm(asm.R1, 1),
 		asm.StoreMem(asm.RFP, -16, asm.R1, asm.Word), // src key
+		loadGates,
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "count"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "count"),
+		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word),
+		asm.FetchAdd.Mem(asm.R0, asm.R1, asm.DWord, 0), // r1 = gate before
+		asm.JNE.Imm(asm.R1, 0, "pass"),
+		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Sub.Reg(asm.R2, asm.R1),
+		asm.AddAtomic.Mem(asm.R0, asm.R2, asm.DWord, 0),
+		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word).WithSymbol("count"),
+		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffBytes),
+		asm.Mov.Imm(asm.R1, 1),
+		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffSkbs),
+		asm.LoadMem(asm.R9, asm.R7, peerOffBytes, asm.DWord), // r9 = bytes so far
 		loadLimits,
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -16),
@@ -198,12 +253,22 @@ func newSockmapObjs(conns int) (*sockmapObjs, error) {
 	}); err != nil {
 		return fail("create array limits", err)
 	}
+	if o.gates, err = ebpf.NewMap(&ebpf.MapSpec{
+		Name: "hoplat_gates", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(2 * conns),
+		Flags: unix.BPF_F_MMAPABLE,
+	}); err != nil {
+		return fail("create array gates", err)
+	}
+	size := (16*conns + unix.Getpagesize() - 1) &^ (unix.Getpagesize() - 1)
+	if o.gateMem, err = unix.Mmap(o.gates.FD(), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED); err != nil {
+		return fail("mmap array gates", err)
+	}
 	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{
 		Name: "hoplat_events", Type: ebpf.RingBuf, MaxEntries: eventsSize,
 	}); err != nil {
 		return fail("create ringbuf events", err)
 	}
-	insns, err := verdictProgram(o.peers, o.targets, o.limits, o.events)
+	insns, err := verdictProgram(o.peers, o.targets, o.limits, o.gates, o.events)
 	if err != nil {
 		return fail("assemble", err)
 	}
@@ -224,7 +289,10 @@ func newSockmapObjs(conns int) (*sockmapObjs, error) {
 // close releases the program and the maps; the kernel detaches the program
 // and drops every socket's psock when the last reference to a map goes.
 func (o *sockmapObjs) close() {
-	for _, m := range []*ebpf.Map{o.verdict, o.targets, o.peers, o.limits, o.events} {
+	if o.gateMem != nil {
+		unix.Munmap(o.gateMem)
+	}
+	for _, m := range []*ebpf.Map{o.verdict, o.targets, o.peers, o.limits, o.gates, o.events} {
 		if m != nil {
 			m.Close()
 		}

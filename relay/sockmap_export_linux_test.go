@@ -11,11 +11,18 @@ func SockmapEvidence(r *Relay) (connWakeups, userBytes, tid int64, ok bool) {
 	return e.connWakeups.Load(), e.userBytes.Load(), e.loopTid.Load(), true
 }
 
-// SockmapPauses is how many times flow control took a source out of the
-// verdict map.
+// SockmapPauses is how many times flow control paused a direction.
 func SockmapPauses(r *Relay) int64 {
 	if e, ok := r.eng.(*sockmapEngine); ok {
 		return e.pausedDirs.Load()
+	}
+	return 0
+}
+
+// SockmapCaughtUp is how many bytes paused directions moved in user space.
+func SockmapCaughtUp(r *Relay) int64 {
+	if e, ok := r.eng.(*sockmapEngine); ok {
+		return e.caughtUp.Load()
 	}
 	return 0
 }

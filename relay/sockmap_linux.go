@@ -64,11 +64,16 @@ import (
 // credit (4 × Buffer) moved by a direction through a ring buffer; the
 // thread then computes what the kernel holds for the destination (the
 // program's byte count less what has entered the destination's stream)
-// and, above 16 × Buffer, takes the source out of verdict: its bytes wait
-// in its receive queue again and TCP's window closes as with any
-// unread socket. Below a quarter of that it rejoins, kicked like a new
-// one. A wake-up per credit is the only work the thread does while bytes
-// flow, and none at all for messages smaller than a credit.
+// and, above 16 × Buffer, pauses the direction. The source stays in the
+// verdict map: taking it out under load loses skbs (an skb tcp_read_skb
+// has unlinked meets no program in sk_psock_verdict_recv and is dropped,
+// net/core/skmsg.c). Instead the direction's gates word makes the program
+// pass its skbs up to the source's own queue, charged to its receive
+// buffer, so TCP's window closes; a goroutine (catchUp) waits until the
+// destination's stream holds every redirected byte, writes the passed
+// bytes on in order, and hands the direction back to the kernel once it
+// has caught up. A wake-up per credit is the only work the thread does
+// while bytes flow, and none at all for messages smaller than a credit.
 //
 // A socket that has left ESTABLISHED cannot join a sockmap
 // (net/core/sock_map.c, sock_map_sk_state_allowed): a peer that sent its
@@ -93,11 +98,10 @@ type sockmapEngine struct {
 	epfd int
 	wake int // eventfd: serve and copiers → loop
 
-	events    *ringbuf.Reader
-	rec       ringbuf.Record
-	credit    uint64 // bytes a direction moves between two checks
-	high, low int64  // kernel-held bytes above which a source pauses, below which it resumes
-	throttled []*smConn
+	events *ringbuf.Reader
+	rec    ringbuf.Record
+	credit uint64 // bytes a direction moves between two checks
+	high   int64  // kernel-held bytes above which a direction pauses
 
 	forceFD int // eventfd written once on force: copiers poll it
 
@@ -125,6 +129,7 @@ type sockmapEngine struct {
 	loopTid     atomic.Int64
 	userBytes   atomic.Int64 // bytes the copiers moved
 	pausedDirs  atomic.Int64 // flow-control pauses
+	caughtUp    atomic.Int64 // bytes catchUp moved
 }
 
 type smConn struct {
@@ -137,9 +142,10 @@ type smConn struct {
 	base       [2]int64 // tcpWritten(sock[1-d]) when direction d joined the kernel
 	eof        [2]bool
 	shut       [2]bool
-	paused     [2]bool // direction d's source taken out of verdict: the kernel holds too much
+	paused     [2]bool         // direction d held in user space by flow control (catchUp runs)
+	userOut    [2]atomic.Int64 // bytes catchUp wrote to direction d's destination
+	stop       atomic.Bool     // closing: catchUp returns
 	draining   bool
-	throttled  bool
 	copiers    int
 	closing    bool
 	closed     bool
@@ -147,9 +153,10 @@ type smConn struct {
 }
 
 type copyResult struct {
-	c   *smConn
-	d   int
-	err error
+	c     *smConn
+	d     int
+	err   error
+	catch bool // from catchUp: the direction is the kernel's again
 }
 
 // DefaultSockmapConns sizes the maps when Config.MaxConns is 0: the
@@ -221,7 +228,6 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	}
 	e.credit = uint64(4 * r.cfg.Buffer)
 	e.high = int64(16 * r.cfg.Buffer)
-	e.low = e.high / 4
 	e.slots = make([]*smConn, r.cfg.MaxConns)
 	for i := r.cfg.MaxConns - 1; i >= 0; i-- {
 		e.free = append(e.free, int32(i))
@@ -306,8 +312,6 @@ func (e *sockmapEngine) run() error {
 	for {
 		timeout := -1
 		switch {
-		case len(e.throttled) > 0:
-			timeout = 1
 		case len(e.draining) > 0:
 			timeout = int(max(e.backoff/time.Millisecond, 1))
 		case e.acceptPaused && !e.stopAccept.Load():
@@ -341,9 +345,6 @@ func (e *sockmapEngine) run() error {
 			}
 		}
 		e.reapCopiers()
-		if len(e.throttled) > 0 {
-			e.recheckThrottled()
-		}
 		if len(e.draining) > 0 {
 			e.recheckDraining()
 		}
@@ -536,6 +537,7 @@ func (e *sockmapEngine) activate(c *smConn) {
 	}
 	for d := range 2 {
 		c.base[d] = tcpWritten(fd[1-d])
+		atomic.StoreUint64(o.gate(key[d]), 0) // the slot's last connection may have left it paused
 		if err := o.limits.Update(key[d], e.credit, ebpf.UpdateAny); err != nil {
 			e.r.cfg.Logf("relay: limits update: %v", err)
 		}
@@ -582,6 +584,9 @@ func tcpWritten(fd int) int64 {
 // drained reports whether everything the kernel took from direction d's
 // source has entered its destination's stream.
 func (e *sockmapEngine) drained(c *smConn, d int) bool {
+	if c.paused[d] {
+		return false // catchUp has bytes the kernel passed up, or may have
+	}
 	if inq, err := unix.IoctlGetInt(c.sock[d].Sysfd(), unix.SIOCINQ); err != nil || inq > 0 {
 		return false
 	}
@@ -589,9 +594,10 @@ func (e *sockmapEngine) drained(c *smConn, d int) bool {
 	return err == nil && held <= 0
 }
 
-// held is how many bytes the kernel has taken from direction d's source
-// that have not yet entered its destination's stream, and the source's
-// total so far.
+// held is how many bytes the kernel has redirected from direction d's
+// source that have not yet entered its destination's stream, and the
+// redirected total so far. What catchUp wrote to the destination entered
+// its stream too, and is not the kernel's.
 func (e *sockmapEngine) held(c *smConn, d int) (held int64, total uint64, err error) {
 	var v peerValue
 	if err := e.objs.peers.Lookup(c.cookie[d], &v); err != nil {
@@ -601,7 +607,7 @@ func (e *sockmapEngine) held(c *smConn, d int) (held int64, total uint64, err er
 	if w < 0 {
 		return 0, 0, errors.New("relay: TCP_INFO failed")
 	}
-	return int64(v.Bytes) - (w - c.base[d]), v.Bytes, nil
+	return int64(v.Bytes) - (w - c.base[d] - c.userOut[d].Load()), v.Bytes, nil
 }
 
 // readEvents takes the credit events off the ring: each names a source
@@ -640,63 +646,117 @@ func (e *sockmapEngine) checkCredit(c *smConn, d int) {
 		e.objs.limits.Update(key, total+e.credit, ebpf.UpdateAny)
 		return
 	}
-	// Out of verdict, the psock stays (it is still in targets, the
-	// reverse direction's destination) but its data_ready is restored
-	// (net/core/sock_map.c, sock_map_del_link).
-	if err := e.objs.verdict.Delete(key); err != nil {
-		e.r.cfg.Logf("relay: %s -> %s: pause %s: %v", peerName(c.sock[0].Sysfd()), e.r.bound, dirName(d), err)
-		return
-	}
+	// The source stays in verdict (see verdictProgram for why removing it
+	// under load loses skbs); closing the gate makes the program pass its
+	// skbs up to its own queue, where they wait, charged to its receive
+	// buffer, until catchUp writes them on.
+	atomic.OrUint64(e.objs.gate(key), gatePaused)
 	e.pausedDirs.Add(1)
 	c.paused[d] = true
-	if !c.throttled {
-		c.throttled = true
-		e.throttled = append(e.throttled, c)
-	}
+	c.copiers++
+	e.copiers.Add(1)
+	go func() {
+		defer e.copiers.Done()
+		err := e.catchUp(c, d, key)
+		e.copyDone <- copyResult{c: c, d: d, err: err, catch: true}
+		e.wakeup()
+	}()
 }
 
-// recheckThrottled resumes paused directions whose destination has taken
-// most of what the kernel held. One whose source has meanwhile received
-// its FIN cannot rejoin (not ESTABLISHED): once the kernel holds nothing
-// more for it, its remaining bytes are copied in user space.
-func (e *sockmapEngine) recheckThrottled() {
-	list := e.throttled
-	e.throttled = e.throttled[:0:0]
-	for _, c := range list {
-		c.throttled = false
-		if c.closing {
+// catchUp carries paused direction d in user space until the kernel can
+// take it back. It waits until the destination's stream holds every byte
+// the kernel redirected (the passed bytes come after them), then reads
+// what the program passed up to the source's queue and writes it to the
+// destination, blocking as the destination's reader does: the source's
+// receive buffer fills and TCP's window closes, which is the back pressure.
+// Once the source's queue is empty it reopens the gate; it returns when
+// the gate reads 0, which the program's fetch-add makes final: an skb
+// passed up after that would have found the word nonzero, added its
+// length, and kept it so until written on.
+func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
+	src, dst := c.sock[d].Sysfd(), c.sock[1-d].Sysfd()
+	gate := e.objs.gate(key)
+	wait := time.Millisecond
+	// sleep waits for fd's events or for wait, whichever is first, and
+	// reports whether the connection is being closed meanwhile.
+	sleep := func(fd int, ev int16) bool {
+		pfd := []unix.PollFd{{Fd: int32(e.forceFD), Events: unix.POLLIN}, {Fd: int32(fd), Events: ev}}
+		if fd < 0 {
+			pfd = pfd[:1]
+		}
+		unix.Poll(pfd, int(wait/time.Millisecond))
+		wait = min(2*wait, 64*time.Millisecond)
+		return pfd[0].Revents != 0 || c.stop.Load()
+	}
+	for {
+		held, _, err := e.held(c, d)
+		if err != nil {
+			return fmt.Errorf("relay: flow control: %w", err)
+		}
+		if held <= 0 {
+			break
+		}
+		if sleep(-1, 0) {
+			return errForced
+		}
+	}
+	buf := make([]byte, e.r.cfg.Buffer)
+	wait = time.Millisecond
+	for reopened := false; ; {
+		if c.stop.Load() {
+			return errForced
+		}
+		n, err := unix.Read(src, buf)
+		switch {
+		case err == unix.EINTR:
 			continue
-		}
-		for d := range 2 {
-			if c.paused[d] && !e.resume(c, d) {
-				c.throttled = true
+		case err == unix.EAGAIN || (err == nil && n == 0):
+			// Empty, or at its end (a FIN after the last byte): the
+			// FIN itself the loop passes on.
+			if !reopened && err != nil {
+				var v peerValue
+				if err := e.objs.peers.Lookup(c.cookie[d], &v); err == nil {
+					e.objs.limits.Update(key, v.Bytes+e.credit, ebpf.UpdateAny)
+				}
+				atomic.AndUint64(gate, ^uint64(gatePaused))
+				reopened = true
 			}
+			g := atomic.LoadUint64(gate)
+			if g == 0 || (n == 0 && err == nil && g == gatePaused) {
+				return nil
+			}
+			// Passed bytes on their way to the queue (a retry from the
+			// psock's work queue), or an skb being undone.
+			if sleep(src, unix.POLLIN) {
+				return errForced
+			}
+			continue
+		case err != nil:
+			return os.NewSyscallError("read", err)
 		}
-		if c.throttled {
-			e.throttled = append(e.throttled, c)
+		wait = time.Millisecond
+		for p := buf[:n]; len(p) > 0; {
+			w, err := unix.Write(dst, p)
+			switch {
+			case err == unix.EAGAIN:
+				if sleep(dst, unix.POLLOUT) {
+					return errForced
+				}
+				wait = time.Millisecond
+				continue
+			case err == unix.EINTR:
+				continue
+			case err != nil:
+				return os.NewSyscallError("write", err)
+			}
+			p = p[w:]
+			c.userOut[d].Add(int64(w))
 		}
+		e.r.counters.bytes[d].Add(int64(n))
+		e.r.counters.chunks[d].Add(1)
+		e.caughtUp.Add(int64(n))
+		atomic.AddUint64(gate, ^uint64(n-1))
 	}
-}
-
-func (e *sockmapEngine) resume(c *smConn, d int) bool {
-	held, total, err := e.held(c, d)
-	if err != nil || held > e.low {
-		return false
-	}
-	key := uint32(c.slot)*2 + uint32(d)
-	fd := c.sock[d].Sysfd()
-	e.objs.limits.Update(key, total+e.credit, ebpf.UpdateAny)
-	if err := e.objs.verdict.Update(key, uint64(fd), ebpf.UpdateAny); err != nil {
-		if held > 0 {
-			return false // the copier must not overtake what the kernel still holds
-		}
-		c.paused[d], c.kernel[d] = false, false
-		e.startCopier(c, d)
-		return true
-	}
-	c.paused[d] = false
-	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
-	return true
 }
 
 // tryFIN passes direction d's FIN on once it is drained, or queues the
@@ -758,7 +818,7 @@ func (e *sockmapEngine) startCopier(c *smConn, d int) {
 				err = nil
 			}
 		}
-		e.copyDone <- copyResult{c, d, err}
+		e.copyDone <- copyResult{c: c, d: d, err: err}
 		e.wakeup()
 	}()
 }
@@ -837,6 +897,13 @@ func (e *sockmapEngine) reapCopiers() {
 				e.closeConn(c, res.err)
 				continue
 			}
+			if res.catch {
+				c.paused[res.d] = false
+				if c.eof[res.d] {
+					e.tryFIN(c, res.d)
+				}
+				continue
+			}
 			c.eof[res.d], c.shut[res.d] = true, true
 			if c.shut[1-res.d] {
 				e.closeConn(c, nil)
@@ -856,6 +923,7 @@ func (e *sockmapEngine) closeConn(c *smConn, cause error) {
 	}
 	c.closing = true
 	c.cause = cause
+	c.stop.Store(true)
 	if c.copiers > 0 {
 		for _, s := range c.sock {
 			unix.Shutdown(s.Sysfd(), unix.SHUT_RDWR)
@@ -892,14 +960,6 @@ func (e *sockmapEngine) finish(c *smConn) {
 	// and out of the epoll set.
 	for _, s := range c.sock {
 		s.Close()
-	}
-	if c.throttled {
-		for i, x := range e.throttled {
-			if x == c {
-				e.throttled = append(e.throttled[:i], e.throttled[i+1:]...)
-				break
-			}
-		}
 	}
 	if c.draining {
 		for i, x := range e.draining {
