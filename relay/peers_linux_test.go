@@ -179,15 +179,19 @@ func BenchmarkPeers(b *testing.B) {
 				done <- n
 			}
 		})
+		// sockmap now and then repeats an skb while a direction is
+		// paused (relay/doc.go, KNOWN DEFECT): it has no stream figure
+		// until that is fixed.
+		streamKinds := slices.DeleteFunc(slices.Clone(peerKinds), func(k string) bool { return k == "sockmap" })
 		relays := map[string]*peerRelay{}
-		for _, k := range peerKinds {
+		for _, k := range streamKinds {
 			relays[k] = startPeerRelay(b, k, up)
 		}
 		const total = 1 << 30
 		buf := make([]byte, 1<<20)
 		rate := map[string][]float64{}
 		for range max(1, rounds-1) {
-			for _, k := range peerKinds {
+			for _, k := range streamKinds {
 				c, err := net.Dial("tcp", relays[k].addr)
 				if err != nil {
 					b.Fatal(err)
@@ -208,7 +212,7 @@ func BenchmarkPeers(b *testing.B) {
 				rate[k] = append(rate[k], float64(total)/el.Seconds()/1e6)
 			}
 		}
-		for _, k := range peerKinds {
+		for _, k := range streamKinds {
 			b.ReportMetric(median(rate[k]), "MB/s-"+k)
 		}
 	})
