@@ -37,10 +37,15 @@ find_prog() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/u
 # free_port picks an unused loopback port for the peers that cannot report
 # the one the kernel chose (ss(8) lists the TCP listeners).
 free_port() {
-	local p
+	# Below the kernel's ephemeral range (ip_local_port_range), so no
+	# outgoing connection can hold the port between this check and the
+	# bind; and free in every state, not only as a listener.
+	local lo p
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+	[ "$lo" -gt 12000 ] || lo=32768
 	while :; do
-		p=$((20000 + RANDOM % 40000))
-		if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then echo "$p"; return; fi
+		p=$((10000 + RANDOM % (lo - 10000)))
+		if [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; then echo "$p"; return; fi
 	done
 }
 
