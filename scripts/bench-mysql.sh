@@ -16,6 +16,9 @@
 # TRANSPORT (tcp or unix, default tcp), MODES (default "ps text"), IO
 # (pingpong's --io, default blocking: libmariadb under sysbench blocks in
 # read(2) on its thread too, so that is the like-for-like model).
+# PLACEMENT pins every process with taskset (unpinned figures on a VM are
+# placement luck): packed (default) puts MariaDB and the client on CPU 0,
+# spread puts MariaDB on CPU 1 and the client on CPU 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
@@ -24,6 +27,14 @@ TABLE_SIZE=${TABLE_SIZE:-10000}
 TRANSPORT=${TRANSPORT:-tcp}
 MODES=${MODES:-ps text}
 IO=${IO:-blocking}
+PLACEMENT=${PLACEMENT:-packed}
+case "$PLACEMENT" in
+packed) CPU_DB=0 ;;
+spread) CPU_DB=1 ;;
+*) echo "bench-mysql: PLACEMENT=$PLACEMENT: want packed or spread" >&2; exit 2 ;;
+esac
+PIN_DB=(taskset -c "$CPU_DB")
+PIN_CLIENT=(taskset -c 0)
 
 [ -x bin/pingpong ] || { echo "bench-mysql: bin/pingpong missing (make build)" >&2; exit 1; }
 ME=bench-mysql
@@ -44,7 +55,7 @@ sock=$tmp/mysqld.sock
 mariadb_install
 # Started in this shell, not in $(...), so that cleanup knows its PID.
 # shellcheck disable=SC2046 # mariadbd_opts prints several options
-"$mariadbd" $(mariadbd_opts "$port" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
+"${PIN_DB[@]}" "$mariadbd" $(mariadbd_opts "$port" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
 pids+=($!)
 mariadb_wait "${pids[-1]}"
 root=(mariadb --no-defaults -uroot --socket="$sock")
@@ -70,7 +81,7 @@ median() { sort -g | awk '{v[NR]=$1} END{if(NR%2) print v[(NR+1)/2]; else printf
 measure_sysbench() { # mode
 	local ps=auto out=$tmp/sb.out
 	[ "$1" = text ] && ps=disable
-	/usr/bin/time -f '%U %S' -o "$tmp/cpu" sysbench oltp_point_select "${sb_args[@]}" --threads=1 \
+	/usr/bin/time -f '%U %S' -o "$tmp/cpu" "${PIN_CLIENT[@]}" sysbench oltp_point_select "${sb_args[@]}" --threads=1 \
 		--time="$SECS" --db-ps-mode="$ps" run >"$out" 2>&1 ||
 		{ echo "bench-mysql: sysbench run failed: $(tail -5 "$out")" >&2; exit 1; }
 	local tps queries errs
@@ -85,7 +96,7 @@ measure_pingpong() { # mode
 	local ps=true out=$tmp/pp.csv
 	[ "$1" = text ] && ps=false
 	# The password travels in MYSQL_PWD, out of the argument list.
-	MYSQL_PWD=sbtest /usr/bin/time -f '%U %S' -o "$tmp/cpu" bin/pingpong --proto mysql --target "$target" \
+	MYSQL_PWD=sbtest /usr/bin/time -f '%U %S' -o "$tmp/cpu" "${PIN_CLIENT[@]}" bin/pingpong --proto mysql --target "$target" \
 		--user sbtest --db sbtest --command point-select --table-size "$TABLE_SIZE" --ps="$ps" \
 		--io "$IO" --threads 1 --time "${SECS}s" \
 		--format csv >"$out" 2>"$tmp/pp.err" ||
@@ -94,7 +105,7 @@ measure_pingpong() { # mode
 	awk -F, -v cpu="$(cat "$tmp/cpu")" 'NR==2{split(cpu,c," "); printf "%s %.3f\n", $7, (c[1]+c[2])*1e6/$8}' "$out" >>"$tmp/pingpong-$1"
 }
 
-echo "bench-mysql: MariaDB $("${root[@]}" -N -e 'select version()') over $TRANSPORT, oltp_point_select, table-size $TABLE_SIZE, 1 thread, pingpong --io $IO"
+echo "bench-mysql: MariaDB $("${root[@]}" -N -e 'select version()') over $TRANSPORT, oltp_point_select, table-size $TABLE_SIZE, 1 thread, pingpong --io $IO; placement $PLACEMENT: client on CPU 0, MariaDB on CPU $CPU_DB (taskset)"
 echo "  $ROUNDS interleaved rounds x ${SECS}s per tool and statement mode"
 for r in $(seq "$ROUNDS"); do
 	for m in $MODES; do
