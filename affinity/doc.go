@@ -4,6 +4,7 @@
 // sched_setaffinity, starts child processes on a CPU set and in a process
 // group of their own, reads a process's mask back, reads the CPU topology
 // from sysfs so a report can say whether two threads shared a core, sets
-// nice values on every thread of a process, and sleeps in nanosleep(2) for
+// nice values on every thread of a process, sums the CPU time a process and
+// its children have run (from /proc), and sleeps in nanosleep(2) for
 // pacing finer than the runtime's timers.
 package affinity

@@ -218,7 +218,7 @@ func (t *Topology) relayCPU() map[*Process]time.Duration {
 			if _, ok := out[p]; ok {
 				continue
 			}
-			if d, err := processCPU(p.PID()); err == nil {
+			if d, err := affinity.ProcessCPUTime(p.PID()); err == nil {
 				out[p] = d
 			}
 		}

@@ -13,14 +13,26 @@ import (
 // summarised, and any kept run far from the others is named in Outliers, not
 // removed from the figures.
 type Series struct {
-	Values   []float64  `json:"-"`         // every run, discarded ones included
-	Discard  int        `json:"discarded"` // leading runs dropped
-	N        int        `json:"n"`         // runs kept
-	Mean     float64    `json:"mean"`
-	Median   float64    `json:"median"`
-	StdDev   float64    `json:"stddev"` // sample standard deviation (n-1)
-	CI95     [2]float64 `json:"ci95"`   // 95% confidence interval of the mean
-	Outliers []int      `json:"outliers"`
+	Values  []float64  `json:"-"`         // every run, discarded ones included
+	Discard int        `json:"discarded"` // leading runs dropped
+	N       int        `json:"n"`         // runs kept
+	Mean    float64    `json:"mean"`
+	Median  float64    `json:"median"`
+	StdDev  float64    `json:"stddev"` // sample standard deviation (n-1)
+	CI95    [2]float64 `json:"ci95"`   // 95% confidence interval of the mean
+	// MedianCI95 is a distribution-free interval for the median: the k-th
+	// smallest and k-th largest kept runs, k the largest rank that still
+	// covers the median with probability >= 95% whatever the runs'
+	// distribution (each run falls either side of the median with
+	// probability ½, so the coverage is a binomial(n, ½) tail). One odd
+	// round, a placement flip say, drags the mean towards itself; the
+	// median moves by one rank at most, and only this interval's far end
+	// reaches the odd round. Fewer than 6 runs cannot reach 95%: the interval is then
+	// [min, max] and MedianCILevel says what it does cover (93.75% of 5
+	// runs, 87.5% of 4).
+	MedianCI95    [2]float64 `json:"median_ci95"`
+	MedianCILevel float64    `json:"median_ci_level"`
+	Outliers      []int      `json:"outliers"`
 }
 
 // AnalyzeSeries drops the first discard values and summarises the rest. The
@@ -40,6 +52,7 @@ func AnalyzeSeries(values []float64, discard int) Series {
 	s.Mean, _ = kept.Mean()
 	s.Median, _ = kept.Median()
 	s.CI95 = [2]float64{s.Mean, s.Mean}
+	s.MedianCI95, s.MedianCILevel = medianCI(kept)
 	if s.N > 1 {
 		s.StdDev, _ = kept.StandardDeviationSample()
 		half := studentT975(s.N-1) * s.StdDev / math.Sqrt(float64(s.N))
@@ -59,6 +72,38 @@ func (s Series) IsDiscarded(i int) bool { return i < s.Discard }
 
 // IsOutlier reports whether run i of the original series was named an outlier.
 func (s Series) IsOutlier(i int) bool { return slices.Contains(s.Outliers, i) }
+
+// medianCI is the order-statistic interval for the median of v described
+// at Series.MedianCI95, and the probability that it covers the median.
+func medianCI(v stats.Float64Data) ([2]float64, float64) {
+	n := len(v)
+	sorted := slices.Clone([]float64(v))
+	slices.Sort(sorted)
+	// level(k) = 1 - 2·P(Bin(n, ½) <= k-1): the chance that at least k runs
+	// fall on each side of the median.
+	tail, k, level := 0.0, 1, 0.0
+	for j := 1; j <= n/2; j++ {
+		tail += binomialHalf(n, j-1)
+		l := 1 - 2*tail
+		if j > 1 && l < 0.95 {
+			break
+		}
+		k, level = j, l
+	}
+	if n == 1 {
+		level = 0
+	}
+	return [2]float64{sorted[k-1], sorted[n-k]}, max(level, 0)
+}
+
+// binomialHalf is P(X = i) for X ~ binomial(n, ½), in logs so that no
+// factorial overflows.
+func binomialHalf(n, i int) float64 {
+	ln, _ := math.Lgamma(float64(n + 1))
+	li, _ := math.Lgamma(float64(i + 1))
+	lr, _ := math.Lgamma(float64(n - i + 1))
+	return math.Exp(ln - li - lr - float64(n)*math.Ln2)
+}
 
 // madScale turns a median absolute deviation into an estimate of the standard
 // deviation of normal data (1/Φ⁻¹(3/4)); meanADScale does the same for the

@@ -218,3 +218,50 @@ func FuzzAnalyzeSeries(f *testing.F) {
 		}
 	})
 }
+
+// The median's interval is order statistics with their exact binomial
+// coverage, and one wild round moves neither end by more than a rank.
+func TestSeriesMedianCI(t *testing.T) {
+	for _, c := range []struct {
+		values []float64
+		ci     [2]float64
+		level  float64
+	}{
+		{[]float64{3}, [2]float64{3, 3}, 0},
+		{[]float64{4, 1}, [2]float64{1, 4}, 0.5},
+		{[]float64{5, 1, 4, 2, 3}, [2]float64{1, 5}, 1 - 2.0/32},
+		{[]float64{6, 1, 5, 2, 4, 3}, [2]float64{1, 6}, 1 - 2.0/64},
+		{[]float64{8, 1, 7, 2, 6, 3, 5, 4}, [2]float64{1, 8}, 1 - 2.0/256},
+		// Nine runs: the second smallest and second largest, 1-2·10/512.
+		{[]float64{9, 1, 8, 2, 7, 3, 6, 4, 5}, [2]float64{2, 8}, 1 - 20.0/512},
+	} {
+		s := AnalyzeSeries(c.values, 0)
+		if s.MedianCI95 != c.ci || math.Abs(s.MedianCILevel-c.level) > 1e-12 {
+			t.Errorf("%v: median CI %v at %.4f, want %v at %.4f", c.values, s.MedianCI95, s.MedianCILevel, c.ci, c.level)
+		}
+	}
+	// Six rounds near 11 and one at 26 (a placement flip): the mean moves
+	// by 2, the median by less than a rank, and only the interval's top
+	// follows the odd round.
+	calm := AnalyzeSeries([]float64{11.2, 11.5, 11.4, 11.8, 12.0, 11.6, 11.3}, 1)
+	odd := AnalyzeSeries([]float64{11.2, 11.5, 26.0, 11.8, 12.0, 11.6, 11.3}, 1)
+	if math.Abs(odd.Median-calm.Median) > 0.2 {
+		t.Errorf("one odd round moved the median from %v to %v", calm.Median, odd.Median)
+	}
+	if odd.MedianCI95[0] != calm.MedianCI95[0] || odd.MedianCI95[1] != 26 || odd.Mean-calm.Mean < 2 {
+		t.Errorf("calm %+v, odd %+v", calm, odd)
+	}
+	for n := 1; n <= 200; n++ {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i)
+		}
+		s := AnalyzeSeries(v, 0)
+		if math.IsNaN(s.MedianCILevel) || s.MedianCILevel < 0 || s.MedianCILevel > 1 || (n >= 6 && s.MedianCILevel < 0.95) {
+			t.Errorf("%d runs: median CI level %v", n, s.MedianCILevel)
+		}
+		if s.MedianCI95[0] > s.Median || s.MedianCI95[1] < s.Median {
+			t.Errorf("%d runs: median %v outside its interval %v", n, s.Median, s.MedianCI95)
+		}
+	}
+}

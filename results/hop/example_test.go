@@ -26,9 +26,9 @@ func ExampleAnalyze() {
 	}, 0, false)
 	for _, p := range paths[1:] {
 		a := p.AddedUs
-		fmt.Printf("%s adds %s µs over %s [95%% CI %s, %s], %d pairs\n",
-			p.Name, hop.Us(a.P50), a.Baseline, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]), a.Pairs)
+		fmt.Printf("%s adds %s µs over %s [%s, %s, covering %.1f%%], %d pairs\n",
+			p.Name, hop.Us(a.P50), a.Baseline, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]), 100*a.CILevel, a.Pairs)
 	}
 	// Output:
-	// epoll tcp->tcp adds 40.2 µs over direct tcp [95% CI 38.7, 41.8], 4 pairs
+	// epoll tcp->tcp adds 40.5 µs over direct tcp [39.0, 41.0, covering 87.5%], 4 pairs
 }

@@ -58,9 +58,21 @@ func WriteCSV(w io.Writer, r *Report) error {
 	return cw.Error()
 }
 
+// lowestCILevel is the least coverage of any path's added-p50 interval, 1
+// when no path has one.
+func lowestCILevel(paths []PathResult) float64 {
+	low := 1.0
+	for _, p := range paths {
+		if a := p.AddedUs; a != nil && a.Pairs > 1 && a.Baseline != p.Name {
+			low = min(low, a.CILevel)
+		}
+	}
+	return low
+}
+
 // WriteText writes the table a reader wants: one row per path with its
-// round-trip percentiles, what it adds over the direct path (paired by
-// round, with the 95% interval), throughput and errors; then skipped paths,
+// round-trip percentiles, what it adds over the direct path (the median
+// of differences paired by round, with its interval), throughput and errors; then skipped paths,
 // the sweeps' own tables and the verdicts.
 func WriteText(w io.Writer, r *Report) error {
 	if r.Machine != nil {
@@ -148,6 +160,9 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if low := lowestCILevel(r.Paths); low < 0.95 {
+		fmt.Fprintf(w, "(added p50: the median of paired rounds; with this few rounds its interval [min, max] covers %.0f%%, not 95%%: 7 rounds with one discarded reach 95%%)\n", 100*low)
 	}
 	if sweep.explained {
 		if err := writeDecomposition(w, r.Paths); err != nil {

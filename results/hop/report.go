@@ -123,15 +123,18 @@ type PathResult struct {
 // Path is the path this result measured.
 func (r PathResult) Path() Path { return r.path }
 
-// Added is a path's latency over its baseline direct path, from per-round
-// paired differences.
+// Added is a path's latency over its baseline direct path: the median of
+// its per-round paired differences, with that median's interval.
 type Added struct {
 	Baseline string     `json:"baseline"`
 	P50      float64    `json:"p50"`
 	P99      float64    `json:"p99"`
 	CI95P50  [2]float64 `json:"ci95_p50"`
-	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50 (mean of its paired round p50s)
+	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50 (median of its paired round p50s)
 	Pairs    int        `json:"pairs"`
+	// CILevel is what CI95P50 covers: at least 0.95 from 6 pairs on, less
+	// with fewer (see results.Series.MedianCI95).
+	CILevel float64 `json:"ci_level"`
 }
 
 // Round is one round of one path.

@@ -88,9 +88,10 @@ func firstGroup(paths []PathResult) map[Path]PathResult {
 	return out
 }
 
-// pairedP50 is the mean paired difference a−b of the rounds both kept,
-// and the mean of a's p50 over those rounds: the base a share of the
-// difference is taken of, the same statistic over the same rounds.
+// pairedP50 is the paired difference a−b of the rounds both kept (its
+// median and the median's interval are what verdicts quote), and the median
+// of a's p50 over those rounds: the base a share of the difference is
+// taken of, the same statistic over the same rounds.
 func pairedP50(a, b PathResult) (results.Series, float64, bool) {
 	var x, y []float64
 	for i := range min(len(a.Rounds), len(b.Rounds)) {
@@ -103,7 +104,7 @@ func pairedP50(a, b PathResult) (results.Series, float64, bool) {
 		return results.Series{}, 0, false
 	}
 	e, err := results.Paired(y, x)
-	return e, mean(x), err == nil
+	return e, median(x), err == nil
 }
 
 // spansZero is a 95% interval that does not tell a difference from none.
@@ -133,11 +134,11 @@ func unixLegVerdicts(g map[Path]PathResult) []string {
 		if !ok {
 			continue
 		}
-		if spansZero(d.CI95) {
-			out = append(out, noDifference(fmt.Sprintf("%s: %s", label(r), leg), d.CI95))
+		if spansZero(d.MedianCI95) {
+			out = append(out, noDifference(fmt.Sprintf("%s: %s", label(r), leg), d.MedianCI95))
 			continue
 		}
-		verb, save, lo, hi := "saves", d.Mean, d.CI95[0], d.CI95[1]
+		verb, save, lo, hi := "saves", d.Median, d.MedianCI95[0], d.MedianCI95[1]
 		if save < 0 {
 			verb, save, lo, hi = "costs", -save, -hi, -lo
 		}

@@ -1,4 +1,4 @@
-package driver
+package affinity
 
 import (
 	"os"
@@ -8,23 +8,23 @@ import (
 )
 
 // A child that burns CPU shows in its parent's figure, live and reaped.
-func TestProcessCPUCountsChildren(t *testing.T) {
+func TestProcessCPUTimeCountsChildren(t *testing.T) {
 	sh := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
-	before, err := processCPU(os.Getpid())
+	before, err := ProcessCPUTime(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sh.Run(); err != nil {
 		t.Fatal(err)
 	}
-	after, err := processCPU(os.Getpid())
+	after, err := ProcessCPUTime(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if spent := sh.ProcessState.UserTime() + sh.ProcessState.SystemTime(); after-before < spent/2 || spent < 10*time.Millisecond {
 		t.Errorf("child ran %v; the parent's CPU grew %v", spent, after-before)
 	}
-	if _, err := processCPU(1 << 30); err == nil {
+	if _, err := ProcessCPUTime(1 << 30); err == nil {
 		t.Error("a process that does not exist has a CPU time")
 	}
 }

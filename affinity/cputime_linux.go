@@ -1,4 +1,4 @@
-package driver
+package affinity
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// processCPU is the CPU time process pid has run: each thread's from
+// ProcessCPUTime is the CPU time process pid has run: each thread's from
 // /proc/PID/task/TID/schedstat (the first field, nanoseconds on the CPU,
 // kept whether or not schedstats are enabled), its reaped children's
 // from cutime and cstime of /proc/PID/stat (USER_HZ ticks, proc(5)), and
@@ -17,7 +17,7 @@ import (
 // Unlike a relay's residence, which is wall time and on a shared CPU
 // includes the time it was preempted by the very process it just woke,
 // this is time the relay itself ran, its system calls included.
-func processCPU(pid int) (time.Duration, error) {
+func ProcessCPUTime(pid int) (time.Duration, error) {
 	own, err := tasksCPU(pid)
 	if err != nil {
 		return 0, err
@@ -32,14 +32,14 @@ func processCPU(pid int) (time.Duration, error) {
 	for _, i := range []int{16, 17} {
 		v, err := strconv.ParseInt(stat[i-3], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("driver: /proc/%d/stat field %d %q: %w", pid, i, stat[i-3], err)
+			return 0, fmt.Errorf("affinity: /proc/%d/stat field %d %q: %w", pid, i, stat[i-3], err)
 		}
 		reaped += time.Duration(v) * (time.Second / userHZ)
 	}
 	live := time.Duration(0)
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, fmt.Errorf("driver: CPU of %d: %w", pid, err)
+		return 0, fmt.Errorf("affinity: CPU of %d: %w", pid, err)
 	}
 	parent := strconv.Itoa(pid)
 	for _, e := range ents {
@@ -64,7 +64,7 @@ const userHZ = 100
 func tasksCPU(pid int) (time.Duration, error) {
 	dirs, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
 	if err != nil || len(dirs) == 0 {
-		return 0, fmt.Errorf("driver: CPU of %d: no /proc/%d/task", pid, pid)
+		return 0, fmt.Errorf("affinity: CPU of %d: no /proc/%d/task", pid, pid)
 	}
 	var sum time.Duration
 	for _, f := range dirs {
@@ -78,7 +78,7 @@ func tasksCPU(pid int) (time.Duration, error) {
 		}
 		ns, err := strconv.ParseInt(fields[0], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("driver: %s %q: %w", f, fields[0], err)
+			return 0, fmt.Errorf("affinity: %s %q: %w", f, fields[0], err)
 		}
 		sum += time.Duration(ns)
 	}
@@ -95,11 +95,11 @@ func readStat(pid int) ([]string, error) {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return nil, fmt.Errorf("driver: /proc/%d/stat: no command", pid)
+		return nil, fmt.Errorf("affinity: /proc/%d/stat: no command", pid)
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 15 {
-		return nil, fmt.Errorf("driver: /proc/%d/stat: %d fields", pid, len(f)+2)
+		return nil, fmt.Errorf("affinity: /proc/%d/stat: %d fields", pid, len(f)+2)
 	}
 	return f, nil
 }

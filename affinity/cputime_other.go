@@ -1,0 +1,14 @@
+//go:build !linux
+
+package affinity
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ProcessCPUTime needs Linux's /proc.
+func ProcessCPUTime(pid int) (time.Duration, error) {
+	return 0, fmt.Errorf("affinity: CPU of %d: %w", pid, errors.ErrUnsupported)
+}
