@@ -26,3 +26,12 @@ func SockmapCaughtUp(r *Relay) int64 {
 	}
 	return 0
 }
+
+// SockmapSeen is what the verdict's guard cut off in closed connections:
+// bytes it had seen already, and skbs it could not cut.
+func SockmapSeen(r *Relay) (dup, trimFailed int64) {
+	if e, ok := r.eng.(*sockmapEngine); ok {
+		return e.dupBytes.Load(), e.trimFailed.Load()
+	}
+	return 0, 0
+}

@@ -130,6 +130,8 @@ type sockmapEngine struct {
 	userBytes   atomic.Int64 // bytes the copiers moved
 	pausedDirs  atomic.Int64 // flow-control pauses
 	caughtUp    atomic.Int64 // bytes catchUp moved
+	dupBytes    atomic.Int64 // bytes the verdict cut off as seen before (seenGuard)
+	trimFailed  atomic.Int64 // skbs whose seen bytes could not be cut off
 }
 
 type smConn struct {
@@ -625,10 +627,29 @@ func (e *sockmapEngine) readEvents() {
 		slot, d := int(key/2), int(key%2)
 		if slot < len(e.slots) {
 			if c := e.slots[slot]; c != nil {
+				if e.broken(c, d) {
+					e.closeConn(c, errSeenTwice)
+					continue
+				}
 				e.checkCredit(c, d)
 			}
 		}
 	}
+}
+
+// errSeenTwice is why a connection is reset when the verdict could not cut
+// the bytes TCP queued a second time off an skb (seenGuard): it wraps
+// ECONNRESET so that both peers are reset, not closed as if the stream had
+// ended well.
+var errSeenTwice = fmt.Errorf("relay: sockmap: a retransmitted segment overlapped bytes already relayed and the kernel could not trim it: %w", unix.ECONNRESET)
+
+// broken reports whether the verdict has stopped direction d (seenBroken).
+func (e *sockmapEngine) broken(c *smConn, d int) bool {
+	if c.closing || c.cookie[d] == 0 {
+		return false
+	}
+	var v peerValue
+	return e.objs.peers.Lookup(c.cookie[d], &v) == nil && v.Seen == seenBroken
 }
 
 // checkCredit pauses direction d if the kernel holds too much for its
@@ -947,6 +968,8 @@ func (e *sockmapEngine) finish(c *smConn) {
 		if e.objs.peers.Lookup(c.cookie[d], &v) == nil {
 			r.counters.bytes[d].Add(int64(v.Bytes))
 			r.counters.chunks[d].Add(int64(v.Skbs))
+			e.dupBytes.Add(int64(v.Dup))
+			e.trimFailed.Add(int64(v.TrimFailed))
 		}
 		e.objs.peers.Delete(c.cookie[d])
 	}

@@ -330,4 +330,9 @@ func TestSockmapThrottledStreamExact(t *testing.T) {
 		t.Error("flow control never paused a direction: the test proves nothing")
 	}
 	t.Logf("%d pauses; %d MiB of %d carried in user space while paused", p, relay.SockmapCaughtUp(rr.Relay)>>20, conns*total>>20)
+	if dup, failed := relay.SockmapSeen(rr.Relay); failed > 0 {
+		t.Errorf("the verdict could not cut seen bytes off %d skbs (%d bytes seen twice)", failed, dup)
+	} else if dup > 0 {
+		t.Logf("the verdict cut off %d bytes TCP queued twice", dup)
+	}
 }
