@@ -969,6 +969,7 @@ func (e *sockmapEngine) finish(c *smConn) {
 			r.counters.bytes[d].Add(int64(v.Bytes))
 			r.counters.chunks[d].Add(int64(v.Skbs))
 			e.dupBytes.Add(int64(v.Dup))
+			r.counters.repeated[d].Add(int64(v.Dup))
 			e.trimFailed.Add(int64(v.TrimFailed))
 		}
 		e.objs.peers.Delete(c.cookie[d])

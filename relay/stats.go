@@ -31,6 +31,7 @@ type counters struct {
 	upstreamFailed atomic.Int64 // connect to upstream refused or failed
 	bytes          [2]atomic.Int64
 	chunks         [2]atomic.Int64
+	repeated       [2]atomic.Int64 // sockmap: bytes the verdict met twice and dropped
 }
 
 // recorder is one loop's (or one shard of goroutines') residence
@@ -68,6 +69,9 @@ func nanotime() int64 { return int64(time.Since(epoch)) }
 type DirStats struct {
 	Bytes  int64 `json:"bytes"`
 	Chunks int64 `json:"chunks"` // reads that moved data (0 where the runtime spliced unseen)
+	// Repeated is what the kernel handed the sockmap engine's verdict a
+	// second time, dropped rather than relayed (relay/doc.go).
+	Repeated int64 `json:"repeated_bytes,omitempty"`
 }
 
 // ConnStats counts connections.
@@ -168,8 +172,8 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 		Accepted: c.accepted.Load(), Active: c.active.Load(),
 		Refused: c.refused.Load(), UpstreamFailed: c.upstreamFailed.Load(),
 	}
-	s.Directions.ClientToUpstream = DirStats{c.bytes[0].Load(), c.chunks[0].Load()}
-	s.Directions.UpstreamToClient = DirStats{c.bytes[1].Load(), c.chunks[1].Load()}
+	s.Directions.ClientToUpstream = DirStats{c.bytes[0].Load(), c.chunks[0].Load(), c.repeated[0].Load()}
+	s.Directions.UpstreamToClient = DirStats{c.bytes[1].Load(), c.chunks[1].Load(), c.repeated[1].Load()}
 	s.Loops = loops
 	s.Residence = *summary(recs, true)
 	return s
