@@ -165,24 +165,20 @@ const (
 // socket: the kernel sends it from the psock's work queue
 // (net/core/skmsg.c, sk_psock_backlog), no user thread involved.
 func verdictProgram(peers, targets, limits, gates, events *ebpf.Map) (asm.Instructions, error) {
-	loadPeers := asm.LoadMapPtr(asm.R1, 0)
-	if err := loadPeers.AssociateMap(peers); err != nil {
-		return nil, err
+	var err error
+	mapPtr := func(dst asm.Register, m *ebpf.Map) asm.Instruction {
+		ins := asm.LoadMapPtr(dst, 0)
+		if e := ins.AssociateMap(m); e != nil && err == nil {
+			err = e
+		}
+		return ins
 	}
-	loadTargets := asm.LoadMapPtr(asm.R2, 0)
-	if err := loadTargets.AssociateMap(targets); err != nil {
-		return nil, err
-	}
-	loadLimits := asm.LoadMapPtr(asm.R1, 0)
-	if err := loadLimits.AssociateMap(limits); err != nil {
-		return nil, err
-	}
-	loadGates := asm.LoadMapPtr(asm.R1, 0)
-	if err := loadGates.AssociateMap(gates); err != nil {
-		return nil, err
-	}
-	loadEvents := asm.LoadMapPtr(asm.R1, 0)
-	if err := loadEvents.AssociateMap(events); err != nil {
+	loadPeers := mapPtr(asm.R1, peers)
+	loadTargets := mapPtr(asm.R2, targets)
+	loadLimits := mapPtr(asm.R1, limits)
+	loadGates := mapPtr(asm.R1, gates)
+	loadEvents := mapPtr(asm.R1, events)
+	if err != nil {
 		return nil, err
 	}
 	insns := asm.Instructions{
@@ -199,11 +195,7 @@ func verdictProgram(peers, targets, limits, gates, events *ebpf.Map) (asm.Instru
 		asm.JEq.Imm(asm.R0, 0, "pass"),
 		asm.Mov.Reg(asm.R7, asm.R0), // r7 = v
 	}
-	loadEventsGuard := asm.LoadMapPtr(asm.R1, 0)
-	if err := loadEventsGuard.AssociateMap(events); err != nil {
-		return nil, err
-	}
-	insns = append(insns, seenGuard(loadEventsGuard)...)
+	insns = append(insns, seenGuard(loadEvents)...)
 	insns = append(insns,
 		asm.LoadMem(asm.R8, asm.R7, peerOffPeer, asm.Word).WithSymbol("fresh"), // r8 = peer key
 		asm.Mov.Reg(asm.R1, asm.R8),
