@@ -73,8 +73,13 @@ func TestCheckExplainedTimestamps(t *testing.T) {
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
 		p := &rep.Paths[i]
-		p.Regime = "packed"
-		p.Placement = map[string]string{"client": "0", "relay": "0", "server": "0"}
+		// Three CPUs: the stamps are wake-ups across CPUs, which a
+		// timestamps decomposition takes.
+		p.Regime = "spread"
+		p.Placement = map[string]string{"client": "0", "server": "2"}
+		if p.Relay != hop.Direct {
+			p.Placement["relay"] = "1"
+		}
 		if p.ClientTransport != hop.TCP {
 			continue
 		}

@@ -19,7 +19,10 @@ type Decomposition struct {
 	RelayCode float64 `json:"relay_code"`
 	// Wakeups is what the extra threads woken per request cost: one per
 	// direction per hop, at the probe's same-CPU or cross-CPU constant as
-	// the components' CPUs say, less the baseline's.
+	// the components' CPUs say, less the baseline's (method "probe"), or,
+	// where the relay's and the client's wake-ups cross CPUs, as the
+	// kernel's receive stamps measured them (method "timestamps"). A
+	// sockmap hop's are the kworkers that carry its redirected bytes.
 	Wakeups float64 `json:"wakeups"`
 	// Kernel is the extra loopback legs, one per direction per hop, at
 	// the probe's one-way cost of a leg on one CPU.
@@ -76,7 +79,6 @@ func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition
 	default:
 		d.Note = "relay code not measured: it is in the residual"
 	}
-	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
 	hops := float64(p.Hops)
 	switch {
 	case p.Relay == Sockmap:
@@ -99,6 +101,7 @@ func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition
 		// Each message wakes its receiver: per request a hop adds a
 		// relay woken each way; the chain's edges replace the direct
 		// path's one.
+		client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
 		path := wake(m, client, relay) + (hops-1)*wake(m, relay, relay) + wake(m, relay, server)
 		d.Wakeups = 2 * (path - wake(m, client, server))
 	}
@@ -117,63 +120,79 @@ func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition
 	return d
 }
 
-// stamped says whether p's wake-ups can be taken from the kernel's receive
-// stamps: the relays stamped both directions of every hop (TCP legs on
-// both sides of an event-loop relay: relay_wake_us) and the client stamped
-// its responses on this path and on its baseline (a TCP client leg:
-// client_wake_us).
+// stamped says whether p's wake-ups are taken from the kernel's receive
+// stamps: the relays stamped both directions (TCP legs on both sides of an
+// event-loop relay: relay_wake_us), the client stamped its responses on
+// this path and on its baseline (a TCP client leg: client_wake_us), and
+// every wake-up so stamped on the path crossed CPUs -- one relay, on a CPU
+// of its own, away from the client and from the server. A stamp of a
+// wake-up on a shared CPU is not its cost (see stampedWakeups): such a
+// path is priced at the probe's constants.
 func stamped(p PathResult, base *PathResult) bool {
-	return p.RelayWakeUs != nil && p.ClientWakeUs != nil && base != nil && base.ClientWakeUs != nil
+	if p.RelayWakeUs == nil || p.ClientWakeUs == nil || base == nil || base.ClientWakeUs == nil || p.Hops != 1 {
+		return false
+	}
+	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+	return crosses(client, relay) && crosses(server, relay)
 }
 
-// stampedWakeups is the wake-ups a path adds per request, measured where
-// the kernel stamps: the relays' stamped wake-ups, plus the change in the
-// client's, plus the change in the server's, which is not stamped (the
-// responder reads without stamps) and is taken from the probe's constants
-// as the probe method takes every wake-up.
+// crosses says whether a wake-up between CPUs a and b certainly crosses
+// CPUs: each is one CPU, and they differ.
+func crosses(a, b string) bool { return singleCPU(a) && singleCPU(b) && a != b }
+
+// stampedWakeups is the wake-ups a one-hop path adds per request, from the
+// kernel's receive stamps where they measure a wake-up: the relay's two
+// (relay_wake_us), plus the change in the client's against its direct
+// baseline, plus the change in the server's, which is not stamped (the
+// responder reads without stamps) and is priced at the probe's constants.
 //
 // What a stamp includes: the kernel stamps the bytes in the sender's
 // context (loopback's netif_rx, inside the sender's write), and the delay
-// runs to the reader's read returning. Across CPUs that is the wake-up
-// proper (the IPI, the idle exit, the switch). On a CPU the reader shares
-// with the sender it is more: the reader cannot run before the sender
-// leaves the CPU, so the delay also holds the rest of the sender's write
-// and whatever it runs until it sleeps (a Go sender's scheduler looks for
-// work before it parks): the sender's tail, the sender's time, not the
-// reader's. On one CPU, per request, with t a component's tail and s a
-// switch, each wake-up costs its waker's tail and a switch:
+// runs to the reader's read returning. Across CPUs, the reader asleep on
+// its own CPU, that is the wake-up proper: the IPI, the idle exit (the
+// cpuidle governor's), the switch. On a CPU the reader shares with the
+// sender it is something else: the reader cannot run before the sender
+// leaves the CPU, so the delay holds the rest of the sender's write and
+// whatever the sender runs until it sleeps (a Go sender's scheduler looks
+// for work before it parks): the sender's tail, its own CPU time, and then
+// the switch. On one CPU, per request, with t a component's tail and s a
+// switch:
 //
 //	                  direct            through a relay
 //	server woken by   client: t_c + s   relay: t_r + s     (not stamped)
 //	relay woken by                      client and server: t_c + t_s + 2s (relay_wake_us)
 //	client woken by   server: t_s + s   relay: t_r + s     (client_wake_us)
 //
-// The hop adds 2 t_r + 2s. The relays' stamps hold the tails of the client
-// and the server, which the direct path pays as well, in its own two
-// wake-ups: taking the client's direct wake-up off removes the server's
-// tail, and replacing it with the client's wake-up on this path adds the
-// relay's tail. The sum is t_c + t_r + 2s: the server's side, t_r - t_c
-// (woken after the relay's tail rather than the client's), the probe
-// prices at zero (same-CPU wake-up both ways), so what it is lands in the
-// residual. Across CPUs the tails drop out and the client's and server's
-// changes are each a cross-CPU wake-up replacing whatever the direct path
-// had. The relay's tails (t_r) are also in its CPU time, the relay code:
-// a relay that keeps its CPU long after a write counts twice, and the
-// residual goes negative by that much.
+// relay_wake_us + client_wake_us (path) - client_wake_us (direct) is then
+// t_c + t_r + 2s: taking the client's direct wake-up off removes the
+// server's tail, but the client's tail stays, though the direct path pays
+// it too (in the server's wake-up, which no stamp measures), and t_r is
+// the relay's own CPU time, already in the relay code. What the hop adds
+// in wake-ups proper is the 2s alone, and no stamp tells s from a tail:
+// on a shared CPU the probe's same-CPU constant (a waker with no tail to
+// speak of) prices it, and the tails stay where they belong, in the
+// relay's code or in both round trips. (hopbench's packed regime on a
+// 2-vCPU KVM guest, epoll tcp->tcp: relay_wake_us 17.4, client_wake_us 6.1
+// on the path and 8.3 direct, for a 12.8 µs hop; the stamped sum, 15.2 µs,
+// against 2.1 µs of same-CPU wake-ups at the probe's constant, left a
+// residual of -11.7 µs: the tails counted twice.)
+//
+// Across CPUs the tails drop out of the stamps, which are the wake-ups
+// the hop adds: the relay woken twice, the client woken by the relay
+// rather than by the server. The baseline's client wake-up is taken off
+// as stamped when it crossed CPUs too, else at the probe's same-CPU
+// constant (its stamp would be the server's tail); likewise the server,
+// woken by the relay rather than by the client, unstamped, at the probe's
+// constants. With client, relay and server on three CPUs this is
+// relay_wake_us + client_wake_us (path) - client_wake_us (direct).
 func stampedWakeups(p, base PathResult, m *results.Machine) float64 {
-	client := *p.ClientWakeUs - *base.ClientWakeUs
-	server := wake(m, lastRelayCPU(p), p.Placement["server"]) - wake(m, base.Placement["client"], base.Placement["server"])
-	return *p.RelayWakeUs + client + server
-}
-
-// lastRelayCPU is the CPUs of the relay that writes to the server: the
-// placement keeps one entry for the relays, "|" between hops that differ.
-func lastRelayCPU(p PathResult) string {
-	r := p.Placement["relay"]
-	if i := strings.LastIndexByte(r, '|'); i >= 0 {
-		return r[i+1:]
+	relay, server := p.Placement["relay"], p.Placement["server"]
+	bc, bs := base.Placement["client"], base.Placement["server"]
+	direct := wake(m, bs, bc)
+	if crosses(bs, bc) {
+		direct = *base.ClientWakeUs
 	}
-	return r
+	return *p.RelayWakeUs + *p.ClientWakeUs - direct + wake(m, relay, server) - wake(m, bc, bs)
 }
 
 // wake is the one-way wake-up of a thread on CPUs b by one on CPUs a: the

@@ -89,75 +89,85 @@ func f(v float64) *float64 { return &v }
 
 var packed = map[string]string{"client": "0", "relay": "0", "server": "0"}
 
-// Where the client and the relays stamp, the wake-ups are theirs: the
-// relays' stamped wake-ups plus the client's change against its own direct
-// path, the unstamped server's change at the probe's constants.
+// Where the relay's and the client's wake-ups cross CPUs and are stamped,
+// the wake-ups are theirs: the relay's stamped wake-ups plus the client's
+// change against its own direct path, the unstamped server's change at
+// the probe's constants.
 func TestExplainTimestamps(t *testing.T) {
-	p := relayPath("packed", packed, 20, nil)
+	// Three CPUs: every wake-up crosses, the server's change is nil, and
+	// the baseline's client wake-up is taken off as stamped.
+	p := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "2"}, 150, nil)
 	p.RelayCPUUs = f(9) // 6 once the two TCP legs are out
-	p.RelayWakeUs, p.ClientWakeUs = f(7), f(5)
-	paths := []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, f(3.5)), p}
+	p.RelayWakeUs, p.ClientWakeUs = f(80), f(42)
+	paths := []PathResult{direct("spread", map[string]string{"client": "0", "server": "2"}, f(39)), p}
 	Explain(paths, machine)
 	d := paths[1].Decomposition
-	// On one CPU the server is woken by a same-CPU wake-up either way: 0.
-	if d == nil || d.Method != "timestamps" || d.Wakeups != 7+(5-3.5) || d.RelayCode != 6 || d.Kernel != 3 || d.Residual != 20-6-8.5-3 {
-		t.Fatalf("decomposition %+v, want timestamps: wake-ups 8.5, residual 2.5", d)
+	if d == nil || d.Method != "timestamps" || d.Wakeups != 80+(42-39) || d.RelayCode != 6 || d.Kernel != 3 || d.Residual != 150-6-83-3 {
+		t.Fatalf("decomposition %+v, want timestamps: wake-ups 83, residual 58", d)
 	}
-	if e := *paths[1].ExplainedPct; math.Abs(e-100*(1-2.5/20)) > 1e-9 {
+	if e := *paths[1].ExplainedPct; math.Abs(e-100*(1-58.0/150)) > 1e-9 {
 		t.Errorf("explained %v%%", e)
 	}
 
-	// The relay alone on CPU 1: the server, now woken from CPU 1, pays
-	// the probe's cross-CPU wake-up where the direct path paid a same-CPU
-	// one; the client's change is measured.
+	// Two CPUs: client and server share CPU 0, so the baseline's client
+	// wake-up is a same-CPU one (its stamp would be the server's tail):
+	// the probe prices it, and the server, now woken across CPUs by the
+	// relay, pays the cross-CPU wake-up instead of the same-CPU one.
 	s := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 150, f(6))
 	s.RelayWakeUs, s.ClientWakeUs = f(80), f(42)
-	paths = []PathResult{direct("spread", map[string]string{"client": "0", "server": "0"}, f(2)), s}
+	paths = []PathResult{direct("spread", map[string]string{"client": "0", "server": "0"}, f(9)), s}
 	Explain(paths, machine)
-	if d := paths[1].Decomposition; d.Method != "timestamps" || d.Wakeups != 80+(42-2)+(40-1) {
-		t.Fatalf("spread: %+v, want wake-ups 80 + 40 + 39", d)
-	}
-
-	// A chain: the last relay's CPU is the one that wakes the server.
-	c := relayPath("custom", map[string]string{"client": "0", "relay": "0|1", "server": "1"}, 90, nil)
-	c.Hops, c.RelayWakeUs, c.ClientWakeUs = 2, f(50), f(4)
-	paths = []PathResult{direct("custom", map[string]string{"client": "0", "server": "1"}, f(4)), c}
-	Explain(paths, machine)
-	if d := paths[1].Decomposition; d.Method != "timestamps" || d.Wakeups != 50+0+(1-40) {
-		t.Fatalf("chain: %+v, want the server woken on its own CPU now (1) instead of across (40)", d)
+	if d := paths[1].Decomposition; d.Method != "timestamps" || d.Wakeups != 80+(42-1)+(40-1) {
+		t.Fatalf("two CPUs: %+v, want wake-ups 80 + 41 + 39", d)
 	}
 }
 
-// Without every stamp the formula needs, the probe's counts stand.
-func TestExplainTimestampsNeedEveryStamp(t *testing.T) {
-	base := map[string]string{"client": "0", "server": "0"}
+// A wake-up on a shared CPU is stamped with its waker's tail, not its own
+// cost: without every stamp the formula needs, or where a stamped wake-up
+// shares its CPU, the probe's counts stand.
+func TestExplainTimestampsOnlyAcrossCPUs(t *testing.T) {
+	spread := map[string]string{"client": "0", "relay": "1", "server": "2"}
+	base := map[string]string{"client": "0", "server": "2"}
 	for _, tc := range []struct {
 		name  string
 		paths func(p PathResult) []PathResult
+		want  float64 // the probe's wake-ups
 	}{
+		{"packed: every wake-up on one CPU", func(p PathResult) []PathResult {
+			p.Regime, p.Placement = "packed", packed
+			return []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, f(8)), p}
+		}, 2},
+		{"relay beside the server", func(p PathResult) []PathResult {
+			p.Regime, p.Placement = "custom", map[string]string{"client": "0", "relay": "1", "server": "1"}
+			return []PathResult{direct("custom", map[string]string{"client": "0", "server": "1"}, f(8)), p}
+		}, 2 * (40 + 1 - 40)},
+		{"a chain", func(p PathResult) []PathResult {
+			p.Hops, p.Placement = 2, map[string]string{"client": "0", "relay": "1", "server": "2"}
+			return []PathResult{direct("spread", base, f(3)), p}
+		}, 2 * (40 + 1 + 40 - 40)},
 		{"relay legs unstamped (tcp->unix)", func(p PathResult) []PathResult {
 			p.RelayWakeUs, p.UpstreamTransport = nil, UNIX
-			return []PathResult{direct("packed", base, f(3)), p}
-		}},
+			return []PathResult{direct("spread", base, f(3)), p}
+		}, 2 * 40},
 		{"client unstamped", func(p PathResult) []PathResult {
 			p.ClientWakeUs = nil
-			return []PathResult{direct("packed", base, f(3)), p}
-		}},
-		{"baseline unstamped", func(p PathResult) []PathResult {
-			return []PathResult{direct("packed", base, nil), p}
-		}},
-		{"only another regime's baseline stamped", func(p PathResult) []PathResult {
 			return []PathResult{direct("spread", base, f(3)), p}
-		}},
-		{"no baseline", func(p PathResult) []PathResult { return []PathResult{p} }},
+		}, 2 * 40},
+		{"baseline unstamped", func(p PathResult) []PathResult {
+			return []PathResult{direct("spread", base, nil), p}
+		}, 2 * 40},
+		{"only another regime's baseline stamped", func(p PathResult) []PathResult {
+			return []PathResult{direct("packed", base, f(3)), p}
+		}, 2 * 40},
+		{"no baseline", func(p PathResult) []PathResult { return []PathResult{p} }, 2 * 40},
 	} {
-		p := relayPath("packed", packed, 20, f(5))
-		p.RelayWakeUs, p.ClientWakeUs = f(7), f(5)
+		p := relayPath("spread", spread, 200, f(5))
+		p.RelayWakeUs, p.ClientWakeUs = f(70), f(35)
 		paths := tc.paths(p)
 		Explain(paths, machine)
 		d := paths[len(paths)-1].Decomposition
-		if d == nil || d.Method != "probe" || d.Wakeups != 2 {
-			t.Errorf("%s: %+v, want the probe's two same-CPU wake-ups", tc.name, d)
+		if d == nil || d.Method != "probe" || d.Wakeups != tc.want {
+			t.Errorf("%s: %+v, want the probe's %v µs", tc.name, d, tc.want)
 		}
 	}
 }
