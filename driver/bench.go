@@ -210,6 +210,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			sr.series[i].RelayWakeUs = relayWakes(topo.Stats[sr.series[i].Cell.Path], statsBase)
 		}
 	}
+	for i := range sr.series {
+		sr.series[i].ClientWakeUs = clientWakes(sr.series[i].Samples, cfg.Discard)
+	}
 	for _, s := range sr.series {
 		for _, smp := range s.Samples {
 			if smp.CPUs != "" {
@@ -348,7 +351,7 @@ func obtained(regime string, s Series, topo *Topology, discard int) map[string]s
 func clientFor(cfg Config, st Stage, placement affinity.Placement) Client {
 	c := Client{
 		Proto: cfg.Proto, Command: cfg.Command, Time: cfg.Time, Warmup: cfg.Warmup,
-		CPUs: cpusOf(placement, ComponentClient),
+		CPUs: cpusOf(placement, ComponentClient), RXStamps: true,
 	}
 	if cfg.Proto == ProtoEcho {
 		c.Size = st.Size

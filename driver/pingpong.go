@@ -33,6 +33,11 @@ type Client struct {
 	// ConnectOnly makes every event a whole connection (dial, login,
 	// quit, close): a series of set-ups rather than one per round. mysql.
 	ConnectOnly bool
+	// RXStamps asks pingpong for its wake-up per response from the
+	// kernel's receive stamps (--rx-stamps): TCP targets only, since UNIX
+	// stream sockets carry none, and not in a connect-only run, whose
+	// events read no responses on a kept connection.
+	RXStamps bool
 }
 
 // Args is pingpong's command line for one round against target with threads
@@ -67,6 +72,9 @@ func (c Client) Args(bin string, target sockets.Addr, threads int) []string {
 	if c.CPUs != "" {
 		argv = append(argv, "--cpus", c.CPUs)
 	}
+	if c.RXStamps && !c.ConnectOnly && !target.IsUnix() {
+		argv = append(argv, "--rx-stamps")
+	}
 	return argv
 }
 
@@ -93,7 +101,7 @@ func ParsePingpong(data []byte) (Sample, error) {
 		return Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
 	}
 	res := r.Results[0]
-	s := Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning}
+	s := Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning, RXWake: res.RXWake}
 	if res.Connect != nil {
 		s.Connect = res.Connect.P50
 	}
@@ -141,4 +149,37 @@ func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (S
 	s, err := ParsePingpong(stdout.Bytes())
 	s.CPUs = obtained
 	return s, err
+}
+
+// minStamped is the share of a round's responses that must carry a
+// receive stamp for its wake-ups to stand for the round: the stack
+// switches stamping on from a work queue (net_enable_timestamp,
+// net/core/dev.c) a moment after the first socket asks, so the first
+// responses of a round may go unstamped.
+const minStamped = 0.9
+
+// clientWakes is the client's mean stamped wake-up per response (µs) over
+// a series' timed rounds (from discard on, failed ones left out; each
+// round's own warm-up is already out of pingpong's figures), or nil
+// unless every such round stamped nearly all its responses: a path whose
+// client leg is UNIX, or a client run without --rx-stamps, has none.
+func clientWakes(samples []Sample, discard int) *float64 {
+	var sum float64
+	var n int64
+	for i, smp := range samples {
+		if i < discard || smp.Failed != "" {
+			continue
+		}
+		w := smp.RXWake
+		if w == nil || w.Count <= 0 || float64(w.Count) < minStamped*float64(w.Count+w.Unstamped) {
+			return nil
+		}
+		sum += w.Avg * float64(w.Count)
+		n += w.Count
+	}
+	if n == 0 {
+		return nil
+	}
+	mean := sum / float64(n)
+	return &mean
 }

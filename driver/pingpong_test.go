@@ -77,6 +77,7 @@ func FuzzParsePingpong(f *testing.F) {
 	f.Add([]byte(pingpongJSON("")))
 	f.Add([]byte(`{"schema":"hoplat.pingpong.v1","results":[{"histogram":"HISTFAAAAB"}]}`))
 	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"schema":"hoplat.pingpong.v1","results":[{"rx_wake_us":{"count":3,"avg":2.5,"unstamped":1}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParsePingpong(data)
 		if err == nil && s.Hist != nil && s.Hist.Count() < 0 {
@@ -114,5 +115,59 @@ func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
 	}
 	if s.Hist == nil || s.Hist.Count() != lat.Count() || s.Hist.Quantile(99) != lat.Quantile(99) {
 		t.Errorf("histogram did not come back")
+	}
+}
+
+// pingpong --rx-stamps's summary reaches the sample as written.
+func TestParsePingpongRXWake(t *testing.T) {
+	in := strings.Replace(pingpongJSON(""), `"errors":2,`,
+		`"errors":2,"rx_wake_us":{"count":900,"min":1,"avg":3.5,"p50":3,"p95":6,"p99":9,"p999":20,"max":40,"unstamped":4},`, 1)
+	s, err := ParsePingpong([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.RXWake; w == nil || w.Count != 900 || w.Avg != 3.5 || w.P50 != 3 || w.Unstamped != 4 {
+		t.Fatalf("rx wake %+v", w)
+	}
+	if s, _ := ParsePingpong([]byte(pingpongJSON(""))); s.RXWake != nil {
+		t.Errorf("rx wake %+v from a round without stamps", s.RXWake)
+	}
+}
+
+func TestClientWakes(t *testing.T) {
+	stamped := func(avg float64, n, unstamped int64) Sample {
+		return Sample{RXWake: &results.Wake{Latency: results.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
+	}
+	for _, tc := range []struct {
+		name    string
+		samples []Sample
+		want    float64 // 0: nil
+	}{
+		// Round 0 is the warm-up round; the timed rounds' mean is
+		// weighted by their stamped responses.
+		{"weighted, warm-up round out", []Sample{stamped(100, 10, 0), stamped(2, 300, 0), stamped(4, 100, 5)}, (2*300 + 4*100) / 400.0},
+		{"failed round out", []Sample{{}, stamped(2, 300, 0), {Failed: "refused"}}, 2},
+		{"a timed round unstamped", []Sample{stamped(1, 10, 0), stamped(2, 300, 0), {}}, 0},
+		{"a round mostly unstamped", []Sample{{}, stamped(2, 300, 0), stamped(2, 50, 50)}, 0},
+		{"no timed round", []Sample{stamped(1, 10, 0)}, 0},
+	} {
+		got := clientWakes(tc.samples, 1)
+		if (got == nil) != (tc.want == 0) || got != nil && *got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestClientArgsRXStamps(t *testing.T) {
+	c := Client{Proto: ProtoEcho, Time: time.Second, RXStamps: true}
+	if got := strings.Join(c.Args("pingpong", TCPAddr(9), 1), " "); !strings.HasSuffix(got, " --rx-stamps") {
+		t.Errorf("TCP: %s", got)
+	}
+	if got := strings.Join(c.Args("pingpong", UNIXAddr("/w/p.sock"), 1), " "); strings.Contains(got, "--rx-stamps") {
+		t.Errorf("UNIX: %s", got)
+	}
+	c.Proto, c.User, c.ConnectOnly = ProtoMySQL, "u", true
+	if got := strings.Join(c.Args("pingpong", TCPAddr(9), 1), " "); strings.Contains(got, "--rx-stamps") {
+		t.Errorf("connect-only: %s", got)
 	}
 }

@@ -32,6 +32,10 @@ type Series struct {
 	// RelayWakeUs is the relays' wake-up delay per request, from the
 	// kernel's receive stamps; nil where they have none.
 	RelayWakeUs *float64
+	// ClientWakeUs is the client's wake-up delay per response over the
+	// timed rounds, from the kernel's receive stamps; nil on a UNIX client
+	// leg.
+	ClientWakeUs *float64
 }
 
 // Analyze hands the measured series to results/hop, which turns them into
@@ -41,14 +45,15 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 	in := make([]hop.Series, len(all))
 	for i, s := range all {
 		in[i] = hop.Series{
-			Setting:     hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
-			Path:        s.Cell.Path,
-			Samples:     s.Samples,
-			RelayUs:     s.RelayUs,
-			Placement:   s.Placement,
-			RelayCPUUs:  s.RelayCPUUs,
-			Connect:     s.Connect,
-			RelayWakeUs: s.RelayWakeUs,
+			Setting:      hop.Setting{ServiceTime: s.Stage.ServiceTime, Size: s.Stage.Size, Rows: s.Stage.Rows, Threads: s.Cell.Threads, Regime: s.Stage.Regime},
+			Path:         s.Cell.Path,
+			Samples:      s.Samples,
+			RelayUs:      s.RelayUs,
+			Placement:    s.Placement,
+			RelayCPUUs:   s.RelayCPUUs,
+			Connect:      s.Connect,
+			RelayWakeUs:  s.RelayWakeUs,
+			ClientWakeUs: s.ClientWakeUs,
 		}
 	}
 	return hop.Analyze(in, discard, len(hops) > 0)

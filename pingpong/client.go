@@ -87,6 +87,9 @@ func runStep(ctx context.Context, cfg Config, threads int) (results.Step, []int,
 		if s.interval > 0 {
 			r.Corrected = results.NewHistogram()
 		}
+		if cfg.RXStamps {
+			r.Wake = results.NewHistogram()
+		}
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -38,6 +38,11 @@ type Config struct {
 	// default 5 s. An unreachable host would otherwise hold a run for the
 	// kernel's SYN retries (about two minutes, tcp_syn_retries).
 	ConnectTimeout time.Duration
+	// RXStamps reads each response with the kernel's receive timestamp
+	// and records the client's wake-up delay per response (stamp.go):
+	// TCP targets, every I/O model. Off by default, so that the plain
+	// client makes read(2) calls only.
+	RXStamps bool
 }
 
 const (
@@ -96,6 +101,10 @@ func (c Config) Validate() error {
 		return &ConfigError{Flag: "report-interval", Value: c.ReportInterval, Want: "0 (off) or more"}
 	case c.IO > Spin:
 		return &ConfigError{Flag: "io", Value: uint8(c.IO), Want: "netpoll, blocking or spin"}
+	case c.RXStamps && c.Target.IsUnix():
+		// sockets.ErrNoRXTimestamps: unix_stream_read_generic never
+		// attaches the control message.
+		return &ConfigError{Flag: "rx-stamps", Value: c.Target, Want: "a TCP target (UNIX stream sockets carry no receive timestamps)"}
 	}
 	return nil
 }
@@ -129,6 +138,7 @@ type printed struct {
 	CPUs           []int   `json:"cpus"`
 	ReportInterval string  `json:"report_interval"`
 	Clock          string  `json:"clock"`
+	RXStamps       bool    `json:"rx_stamps"`
 }
 
 func (c Config) printed() printed {
@@ -136,7 +146,7 @@ func (c Config) printed() printed {
 		Target: c.Target.String(), Proto: protoName(c.Protocol), Protocol: c.Protocol, Threads: c.Threads,
 		Time: c.Time.String(), Warmup: c.Warmup.String(), Runs: c.Runs, Discard: c.Discard,
 		Rate: c.Rate, IO: c.IO, CPUs: c.CPUs, ReportInterval: c.ReportInterval.String(),
-		Clock: "monotonic, one read per send and per receive",
+		Clock: "monotonic, one read per send and per receive", RXStamps: c.RXStamps,
 	}
 }
 

@@ -32,6 +32,7 @@ type worker struct {
 	samples         []string
 
 	prog *progress // nil unless progress is reported
+	wake *wakes    // receive-stamped wake-ups (stamp.go); nil unless Config.RXStamps
 }
 
 // progress is what a worker counted since the last progress line; its lock
@@ -45,7 +46,7 @@ type progress struct {
 func newWorker(s *step, id int, reporting bool) *worker {
 	// A histogram takes ~220 KiB: a worker keeps only those it needs, so
 	// that hundreds of threads stay affordable.
-	w := &worker{s: s, id: id, cpu: -1, lat: results.NewHistogram()}
+	w := &worker{s: s, id: id, cpu: -1, lat: results.NewHistogram(), wake: newWakes(s.cfg)}
 	if s.interval > 0 {
 		w.cor = results.NewHistogram()
 	}
@@ -83,6 +84,9 @@ func (w *worker) dial(ctx context.Context) error {
 	defer cancel()
 	t := now()
 	c, err := dial(ctx, cfg.Target, cfg.IO)
+	if err == nil {
+		c, err = w.wake.stamp(c)
+	}
 	if err != nil {
 		return err
 	}
@@ -336,6 +340,7 @@ func (w *worker) flush(p int) {
 	}
 	w.events, w.queries, w.errors, w.reconns = 0, 0, 0, 0
 	w.samples = w.samples[:0]
+	w.wake.flush(w.s, p)
 }
 
 func contains(l []string, s string) bool {

@@ -33,6 +33,13 @@ type Run struct {
 	Errors       int64
 	Reconnects   int64
 	ErrorSamples []string // first few distinct error messages
+	// Wake is, per response read with a kernel receive stamp (pingpong
+	// --rx-stamps), the time from the kernel stamping the response's bytes
+	// to the client's read returning: the client's wake-up delay. nil when
+	// not measured. Unstamped counts responses whose bytes carried no
+	// stamp.
+	Wake      *Histogram
+	Unstamped int64
 }
 
 // Transactions is the events of every worker together.
@@ -94,10 +101,25 @@ type StepResult struct {
 	Runs         []RunResult `json:"runs"`
 	OutlierRuns  []int       `json:"outlier_runs"` // Index of each outlier run, by tps
 
+	// RXWake is the client's wake-up delay per response, from the
+	// kernel's receive stamps, over the kept runs; nil unless measured
+	// (pingpong --rx-stamps).
+	RXWake *Wake `json:"rx_wake_us,omitempty"`
+
 	// The kept runs' histograms merged, for .hgrm files and plots.
 	LatencyHist   *Histogram `json:"-"`
 	CorrectedHist *Histogram `json:"-"`
 	ConnectHist   *Histogram `json:"-"`
+	WakeHist      *Histogram `json:"-"`
+}
+
+// Wake is the rx_wake_us object: the client's wake-up delays (µs) over
+// the responses whose bytes the kernel stamped, Count of them, and how
+// many more carried no stamp (read before the stack had switched stamping
+// on).
+type Wake struct {
+	Latency
+	Unstamped int64 `json:"unstamped"`
 }
 
 // RunResult holds the figures of one run.
@@ -173,6 +195,14 @@ func AnalyzeStep(s Step) StepResult {
 			}
 			res.CorrectedHist.Merge(run.Corrected)
 		}
+		if run.Wake != nil {
+			if res.WakeHist == nil {
+				res.WakeHist = NewHistogram()
+				res.RXWake = &Wake{}
+			}
+			res.WakeHist.Merge(run.Wake)
+			res.RXWake.Unstamped += run.Unstamped
+		}
 		if run.Connect != nil && run.Connect.Count() > 0 {
 			if res.ConnectHist == nil {
 				res.ConnectHist = NewHistogram()
@@ -197,6 +227,9 @@ func AnalyzeStep(s Step) StepResult {
 	if res.ConnectHist != nil {
 		l := LatencyOf(res.ConnectHist)
 		res.Connect = &l
+	}
+	if res.WakeHist != nil {
+		res.RXWake.Latency = LatencyOf(res.WakeHist)
 	}
 	res.Fairness = FairnessOf(workers)
 	return res

@@ -80,6 +80,12 @@ func textStep(p *printer, s StepResult) {
 		p.row("connections:", "%d", s.Connect.Count)
 		p.latency(*s.Connect, false)
 	}
+	if s.RXWake != nil {
+		p.printf("\nClient wake-up per response, kernel receive stamp to read (us):\n")
+		p.row("stamped responses:", "%d", s.RXWake.Count)
+		p.row("unstamped responses:", "%d", s.RXWake.Unstamped)
+		p.latency(s.RXWake.Latency, false)
+	}
 
 	p.printf("\nThreads fairness:\n")
 	p.printf("    %-31s%.4f/%.2f\n", "events (avg/stddev):", s.Fairness.EventsAvg, s.Fairness.EventsStdDev)

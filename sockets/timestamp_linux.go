@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
@@ -170,6 +171,39 @@ func (f *FD) ReadStamped(p []byte, b *StampBuf) (int, time.Time, error) {
 			continue // Interrupt's shutdown(2) turns this into EOF
 		case err == unix.EAGAIN:
 			return 0, time.Time{}, ErrWouldBlock
+		}
+		return 0, time.Time{}, os.NewSyscallError("recvmsg", err)
+	}
+}
+
+// ReadStampedHeld is ReadHeld (held_linux.go) with the kernel's receive
+// timestamp of the bytes read, as ReadStamped returns it: a Blocking FD
+// made ready by SetHeld, whose goroutine keeps its P while it sleeps in
+// recvmsg(2). It repeats the call after its SO_RCVTIMEO expires, yields to
+// the scheduler on EINTR (how sysmon's preemption reaches a raw call,
+// rawio_linux.go), and reports io.EOF at the peer's FIN or after
+// Interrupt, ErrClosed after Close. b is the socket's own buffer; a read
+// allocates nothing.
+func (f *FD) ReadStampedHeld(p []byte, b *StampBuf) (int, time.Time, error) {
+	if len(p) == 0 {
+		return 0, time.Time{}, nil
+	}
+	for {
+		// Raw only while the goroutines holding Ps leave one for the
+		// rest of the program, as heldRW decides.
+		n, ts, err := b.recv(f.Sysfd(), p, SpareP())
+		switch {
+		case err == nil && n > 0:
+			return n, ts, nil
+		case err == nil:
+			return 0, time.Time{}, io.EOF
+		case err == unix.EINTR:
+			runtime.Gosched()
+			continue
+		case err == unix.EAGAIN:
+			continue // SO_RCVTIMEO expired
+		case err == unix.EBADF:
+			return 0, time.Time{}, ErrClosed
 		}
 		return 0, time.Time{}, os.NewSyscallError("recvmsg", err)
 	}

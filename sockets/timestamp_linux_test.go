@@ -3,6 +3,7 @@ package sockets
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -404,4 +405,57 @@ func FuzzParseRXStamp(f *testing.F) {
 			t.Fatalf("rejected with a stamp %v", ts)
 		}
 	})
+}
+
+// A held FD's stamped read sleeps in recvmsg with its P kept, stamps what
+// it reads, allocates nothing, and ends at the peer's FIN.
+func TestReadStampedHeld(t *testing.T) {
+	cf, sf := fdPair(t, "tcp4", "127.0.0.1:0", Blocking)
+	if err := sf.SetHeld(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sf.EnableRXTimestamps(); err != nil {
+		t.Fatal(err)
+	}
+	release := HoldP()
+	defer release()
+	b := new(StampBuf)
+	awaitStamps(t, cf, sf, b)
+	msg := make([]byte, 64)
+	buf := make([]byte, 256)
+	for i := range 20 {
+		sent := time.Now()
+		if _, err := cf.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		n, ts, err := sf.ReadStampedHeld(buf, b)
+		read := time.Now()
+		if err != nil || n != len(msg) {
+			t.Fatalf("read %d: n=%d err=%v", i, n, err)
+		}
+		checkStamp(t, i, sent, ts, read, 0)
+	}
+	var stamped int
+	allocs := testing.AllocsPerRun(500, func() {
+		cf.Write(msg)
+		if _, ts, err := sf.ReadStampedHeld(buf, b); err == nil && !ts.IsZero() {
+			stamped++
+		}
+	})
+	if allocs != 0 || stamped != 501 {
+		t.Fatalf("%v allocations per held stamped read, %d of 501 stamped; want 0 and all", allocs, stamped)
+	}
+	if n, _, err := sf.ReadStampedHeld(nil, b); n != 0 || err != nil {
+		t.Fatalf("empty buffer: n=%d err=%v", n, err)
+	}
+	if err := cf.Shutdown(ShutWrite); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := sf.ReadStampedHeld(buf, b); n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("after the peer's FIN: n=%d err=%v, want io.EOF", n, err)
+	}
+	sf.Close()
+	if _, _, err := sf.ReadStampedHeld(buf, b); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v, want ErrClosed", err)
+	}
 }

@@ -18,6 +18,11 @@ func (f *FD) ReadStamped(p []byte, b *StampBuf) (int, time.Time, error) {
 	return 0, time.Time{}, errNoRaw
 }
 
+// ReadStampedHeld needs Linux's SO_TIMESTAMPING.
+func (f *FD) ReadStampedHeld(p []byte, b *StampBuf) (int, time.Time, error) {
+	return 0, time.Time{}, errNoRaw
+}
+
 // StampedReader needs Linux's SO_TIMESTAMPING.
 type StampedReader struct{}
 

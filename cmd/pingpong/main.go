@@ -54,6 +54,7 @@ func parse(args []string) (options, error) {
 	cpus := fs.String("cpus", "", "pin worker threads round-robin over this CPU list (0-3,8)")
 	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
 	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
+	fs.BoolVar(&o.cfg.RXStamps, "rx-stamps", false, "TCP: read each response with the kernel's receive timestamp and report the client's wake-up delay (rx_wake_us)")
 	my := addMySQLFlags(fs)
 	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (microseconds) in HdrHistogram's .hgrm format to FILE")
 	if err := fs.Parse(args); err != nil {
@@ -89,6 +90,9 @@ func parse(args []string) (options, error) {
 	}
 	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, o.cfg.IO); err != nil {
 		return o, cli.Usage(err)
+	}
+	if o.cfg.RXStamps && my.connectOnly {
+		return o, cli.Usage(errors.New("--rx-stamps: a --connect-only run has no responses to stamp: each event is a new connection"))
 	}
 	if err := o.cfg.Validate(); err != nil {
 		var ce *pingpong.ConfigError

@@ -173,6 +173,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--target", "tcp:127.0.0.1:1", "--cpus", "9999"}, "--cpus"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--nosuch"}, "nosuch"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "extra"}, "extra"},
+		{[]string{"--target", "unix:/nonexistent/p.sock", "--rx-stamps"}, "--rx-stamps"},
+		{[]string{"--target", "tcp:127.0.0.1:1", "--proto", "mysql", "--user", "u", "--connect-only", "--rx-stamps"}, "--rx-stamps"},
 	} {
 		err := run(tc.args, io.Discard, io.Discard)
 		if !cli.IsUsage(err) || !strings.Contains(err.Error(), tc.flag) {

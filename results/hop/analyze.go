@@ -68,6 +68,7 @@ func summarise(s Series, discard int) PathResult {
 		RelayCPUUs:        s.RelayCPUUs,
 		Connect:           s.Connect,
 		RelayWakeUs:       s.RelayWakeUs,
+		ClientWakeUs:      s.ClientWakeUs,
 		path:              p,
 	}
 	var tps, connect []float64

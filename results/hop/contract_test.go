@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/golden"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -58,5 +59,63 @@ func TestWriteOut(t *testing.T) {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, text.String())
 		}
+	}
+}
+
+// A decomposition from the kernel's stamps names the stamps it stands on;
+// one that names a method without them breaks the contract.
+func TestCheckExplainedTimestamps(t *testing.T) {
+	rep := hop.SyntheticReport()
+	rep.Machine = &results.Machine{
+		Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: results.LegUS{TCP: 1.5, UNIX: 0.5},
+		CPUIdle: results.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
+	}
+	var epoll *hop.PathResult
+	for i := range rep.Paths {
+		p := &rep.Paths[i]
+		// Three CPUs: the stamps are wake-ups across CPUs, which a
+		// timestamps decomposition takes.
+		p.Regime = "spread"
+		p.Placement = map[string]string{"client": "0", "server": "2"}
+		if p.Relay != hop.Direct {
+			p.Placement["relay"] = "1"
+		}
+		if p.ClientTransport != hop.TCP {
+			continue
+		}
+		wake := 3.0
+		if p.Relay != hop.Direct {
+			wake = 4
+			relay := 6.0
+			p.RelayWakeUs = &relay
+		}
+		if p.Relay == hop.Epoll {
+			epoll = p
+		}
+		p.ClientWakeUs = &wake
+	}
+	hop.Explain(rep.Paths, rep.Machine)
+	if epoll == nil || epoll.Decomposition == nil || epoll.Decomposition.Method != "timestamps" {
+		t.Fatalf("epoll tcp->tcp not decomposed from its stamps: %+v", epoll)
+	}
+	var b bytes.Buffer
+	if err := hop.WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := hoptest.CheckExplained(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"client_wake_us": 4`, `"relay_wake_us": 6`, `"method": "timestamps"`, `"method": "probe"`} {
+		if !bytes.Contains(b.Bytes(), []byte(k)) {
+			t.Errorf("report lacks %s", k)
+		}
+	}
+	epoll.ClientWakeUs = nil
+	b.Reset()
+	if err := hop.WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := hoptest.CheckExplained(b.Bytes()); err == nil || !strings.Contains(err.Error(), "client_wake_us") {
+		t.Errorf("timestamps without client_wake_us: %v, want it named", err)
 	}
 }

@@ -19,7 +19,10 @@ type Decomposition struct {
 	RelayCode float64 `json:"relay_code"`
 	// Wakeups is what the extra threads woken per request cost: one per
 	// direction per hop, at the probe's same-CPU or cross-CPU constant as
-	// the components' CPUs say, less the baseline's.
+	// the components' CPUs say, less the baseline's (method "probe"), or,
+	// where the relay's and the client's wake-ups cross CPUs, as the
+	// kernel's receive stamps measured them (method "timestamps"). A
+	// sockmap hop's are the kworkers that carry its redirected bytes.
 	Wakeups float64 `json:"wakeups"`
 	// Kernel is the extra loopback legs, one per direction per hop, at
 	// the probe's one-way cost of a leg on one CPU.
@@ -30,8 +33,9 @@ type Decomposition struct {
 }
 
 // Explain decomposes the added p50 of every relay path that has one, with
-// the probe's constants m. A path left to the scheduler (regime none) is
-// not decomposed: which wake-ups crossed CPUs is not known.
+// the probe's constants m and, where the legs carry them, the kernel's
+// receive stamps. A path left to the scheduler (regime none) is not
+// decomposed: which wake-ups crossed CPUs is not known.
 func Explain(paths []PathResult, m *results.Machine) {
 	if m == nil {
 		return
@@ -41,7 +45,7 @@ func Explain(paths []PathResult, m *results.Machine) {
 		if p.Relay == Direct || p.AddedUs == nil || p.Regime == "none" || p.Hops < 1 {
 			continue
 		}
-		d := decompose(*p, m)
+		d := decompose(*p, baselineResult(paths, *p), m)
 		p.Decomposition = &d
 		if added := p.AddedUs.P50; added > 0 {
 			e := max(0, 100*(1-abs(d.Residual)/added))
@@ -50,7 +54,21 @@ func Explain(paths []PathResult, m *results.Machine) {
 	}
 }
 
-func decompose(p PathResult, m *results.Machine) Decomposition {
+// baselineResult is the direct path p's added latency is measured
+// against: same client transport, regime and setting; nil when the run
+// has none.
+func baselineResult(paths []PathResult, p PathResult) *PathResult {
+	for i := range paths {
+		b := &paths[i]
+		if b.Relay == Direct && b.ClientTransport == p.ClientTransport && b.Regime == p.Regime &&
+			b.Threads == p.Threads && b.ServiceTimeUs == p.ServiceTimeUs && b.Size == p.Size && b.Rows == p.Rows {
+			return b
+		}
+	}
+	return nil
+}
+
+func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition {
 	d := Decomposition{Method: "probe"}
 	switch {
 	case p.RelayCPUUs != nil:
@@ -61,24 +79,32 @@ func decompose(p PathResult, m *results.Machine) Decomposition {
 	default:
 		d.Note = "relay code not measured: it is in the residual"
 	}
-	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
 	hops := float64(p.Hops)
-	// Each message wakes its receiver: per request a hop adds a relay
-	// woken each way; the chain's edges replace the direct path's one.
-	path := wake(m, client, relay) + (hops-1)*wake(m, relay, relay) + wake(m, relay, server)
-	d.Wakeups = 2 * (path - wake(m, client, server))
-	if p.Relay == Sockmap {
-		// The verdict program runs in the sender's softirq and queues
-		// the bytes on the far socket: no relay thread wakes per
-		// message, and what the program costs is charged to the
-		// sender, in the kernel legs, not to the relay's process.
-		d.Wakeups = 0
+	switch {
+	case p.Relay == Sockmap:
+		// No relay thread wakes per message: the verdict program runs
+		// in the sender's softirq and, for an egress redirect
+		// (bpf_sk_redirect_map flags 0), sk_psock_skb_redirect
+		// (net/core/skmsg.c) queues the skb on the peer's psock
+		// (skb_queue_tail on ingress_skb) and schedules its work item
+		// (schedule_delayed_work on the system workqueue, which is per
+		// CPU): a kworker on the CPU that ran the verdict, the sender's
+		// (loopback runs the receive softirq on the sending CPU), runs
+		// sk_psock_backlog and sends the bytes on. So each hop adds one
+		// same-CPU wake-up per direction, on the sender's CPU, and the
+		// receiver is woken from that CPU as the direct path's would be.
+		d.Wakeups = 2 * hops * m.Wake.SameCPU
+	case stamped(p, base):
+		d.Method = "timestamps"
+		d.Wakeups = stampedWakeups(p, *base, m)
+	default:
+		// Each message wakes its receiver: per request a hop adds a
+		// relay woken each way; the chain's edges replace the direct
+		// path's one.
+		client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+		path := wake(m, client, relay) + (hops-1)*wake(m, relay, relay) + wake(m, relay, server)
+		d.Wakeups = 2 * (path - wake(m, client, server))
 	}
-	// relay_wake_us, the relay's own wake-ups from the kernel's stamps,
-	// is not used here: on a shared CPU it holds the time the sender ran
-	// on after queueing the bytes (a Go sender's scheduler spins before
-	// it sleeps), which the direct path's wake-ups hold as well; only the
-	// baseline's own stamped wake-ups could be taken off it.
 	leg := m.Leg.TCP
 	if p.UpstreamTransport == UNIX {
 		leg = m.Leg.UNIX
@@ -92,6 +118,81 @@ func decompose(p PathResult, m *results.Machine) Decomposition {
 	}
 	d.Residual = p.AddedUs.P50 - d.RelayCode - d.Wakeups - d.Kernel
 	return d
+}
+
+// stamped says whether p's wake-ups are taken from the kernel's receive
+// stamps: the relays stamped both directions (TCP legs on both sides of an
+// event-loop relay: relay_wake_us), the client stamped its responses on
+// this path and on its baseline (a TCP client leg: client_wake_us), and
+// every wake-up so stamped on the path crossed CPUs -- one relay, on a CPU
+// of its own, away from the client and from the server. A stamp of a
+// wake-up on a shared CPU is not its cost (see stampedWakeups): such a
+// path is priced at the probe's constants.
+func stamped(p PathResult, base *PathResult) bool {
+	if p.RelayWakeUs == nil || p.ClientWakeUs == nil || base == nil || base.ClientWakeUs == nil || p.Hops != 1 {
+		return false
+	}
+	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+	return crosses(client, relay) && crosses(server, relay)
+}
+
+// crosses says whether a wake-up between CPUs a and b certainly crosses
+// CPUs: each is one CPU, and they differ.
+func crosses(a, b string) bool { return singleCPU(a) && singleCPU(b) && a != b }
+
+// stampedWakeups is the wake-ups a one-hop path adds per request, from the
+// kernel's receive stamps where they measure a wake-up: the relay's two
+// (relay_wake_us), plus the change in the client's against its direct
+// baseline, plus the change in the server's, which is not stamped (the
+// responder reads without stamps) and is priced at the probe's constants.
+//
+// What a stamp includes: the kernel stamps the bytes in the sender's
+// context (loopback's netif_rx, inside the sender's write), and the delay
+// runs to the reader's read returning. Across CPUs, the reader asleep on
+// its own CPU, that is the wake-up proper: the IPI, the idle exit (the
+// cpuidle governor's), the switch. On a CPU the reader shares with the
+// sender it is something else: the reader cannot run before the sender
+// leaves the CPU, so the delay holds the rest of the sender's write and
+// whatever the sender runs until it sleeps (a Go sender's scheduler looks
+// for work before it parks): the sender's tail, its own CPU time, and then
+// the switch. On one CPU, per request, with t a component's tail and s a
+// switch:
+//
+//	                  direct            through a relay
+//	server woken by   client: t_c + s   relay: t_r + s     (not stamped)
+//	relay woken by                      client and server: t_c + t_s + 2s (relay_wake_us)
+//	client woken by   server: t_s + s   relay: t_r + s     (client_wake_us)
+//
+// relay_wake_us + client_wake_us (path) - client_wake_us (direct) is then
+// t_c + t_r + 2s: taking the client's direct wake-up off removes the
+// server's tail, but the client's tail stays, though the direct path pays
+// it too (in the server's wake-up, which no stamp measures), and t_r is
+// the relay's own CPU time, already in the relay code. What the hop adds
+// in wake-ups proper is the 2s alone, and no stamp tells s from a tail:
+// on a shared CPU the probe's same-CPU constant (a waker with no tail to
+// speak of) prices it, and the tails stay where they belong, in the
+// relay's code or in both round trips. (hopbench's packed regime on a
+// 2-vCPU KVM guest, epoll tcp->tcp: relay_wake_us 17.4, client_wake_us 6.1
+// on the path and 8.3 direct, for a 12.8 µs hop; the stamped sum, 15.2 µs,
+// against 2.1 µs of same-CPU wake-ups at the probe's constant, left a
+// residual of -11.7 µs: the tails counted twice.)
+//
+// Across CPUs the tails drop out of the stamps, which are the wake-ups
+// the hop adds: the relay woken twice, the client woken by the relay
+// rather than by the server. The baseline's client wake-up is taken off
+// as stamped when it crossed CPUs too, else at the probe's same-CPU
+// constant (its stamp would be the server's tail); likewise the server,
+// woken by the relay rather than by the client, unstamped, at the probe's
+// constants. With client, relay and server on three CPUs this is
+// relay_wake_us + client_wake_us (path) - client_wake_us (direct).
+func stampedWakeups(p, base PathResult, m *results.Machine) float64 {
+	relay, server := p.Placement["relay"], p.Placement["server"]
+	bc, bs := base.Placement["client"], base.Placement["server"]
+	direct := wake(m, bs, bc)
+	if crosses(bs, bc) {
+		direct = *base.ClientWakeUs
+	}
+	return *p.RelayWakeUs + *p.ClientWakeUs - direct + wake(m, relay, server) - wake(m, bc, bs)
 }
 
 // wake is the one-way wake-up of a thread on CPUs b by one on CPUs a: the

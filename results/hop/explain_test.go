@@ -77,3 +77,122 @@ func TestExplainLeavesOut(t *testing.T) {
 	}
 	Explain(paths, nil) // no probe: nothing to explain with, no panic
 }
+
+func direct(regime string, placement map[string]string, clientWake *float64) PathResult {
+	return PathResult{
+		Name: "direct tcp", Relay: Direct, ClientTransport: TCP, UpstreamTransport: TCP,
+		Regime: regime, Placement: placement, ClientWakeUs: clientWake,
+	}
+}
+
+func f(v float64) *float64 { return &v }
+
+var packed = map[string]string{"client": "0", "relay": "0", "server": "0"}
+
+// Where the relay's and the client's wake-ups cross CPUs and are stamped,
+// the wake-ups are theirs: the relay's stamped wake-ups plus the client's
+// change against its own direct path, the unstamped server's change at
+// the probe's constants.
+func TestExplainTimestamps(t *testing.T) {
+	// Three CPUs: every wake-up crosses, the server's change is nil, and
+	// the baseline's client wake-up is taken off as stamped.
+	p := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "2"}, 150, nil)
+	p.RelayCPUUs = f(9) // 6 once the two TCP legs are out
+	p.RelayWakeUs, p.ClientWakeUs = f(80), f(42)
+	paths := []PathResult{direct("spread", map[string]string{"client": "0", "server": "2"}, f(39)), p}
+	Explain(paths, machine)
+	d := paths[1].Decomposition
+	if d == nil || d.Method != "timestamps" || d.Wakeups != 80+(42-39) || d.RelayCode != 6 || d.Kernel != 3 || d.Residual != 150-6-83-3 {
+		t.Fatalf("decomposition %+v, want timestamps: wake-ups 83, residual 58", d)
+	}
+	if e := *paths[1].ExplainedPct; math.Abs(e-100*(1-58.0/150)) > 1e-9 {
+		t.Errorf("explained %v%%", e)
+	}
+
+	// Two CPUs: client and server share CPU 0, so the baseline's client
+	// wake-up is a same-CPU one (its stamp would be the server's tail):
+	// the probe prices it, and the server, now woken across CPUs by the
+	// relay, pays the cross-CPU wake-up instead of the same-CPU one.
+	s := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 150, f(6))
+	s.RelayWakeUs, s.ClientWakeUs = f(80), f(42)
+	paths = []PathResult{direct("spread", map[string]string{"client": "0", "server": "0"}, f(9)), s}
+	Explain(paths, machine)
+	if d := paths[1].Decomposition; d.Method != "timestamps" || d.Wakeups != 80+(42-1)+(40-1) {
+		t.Fatalf("two CPUs: %+v, want wake-ups 80 + 41 + 39", d)
+	}
+}
+
+// A wake-up on a shared CPU is stamped with its waker's tail, not its own
+// cost: without every stamp the formula needs, or where a stamped wake-up
+// shares its CPU, the probe's counts stand.
+func TestExplainTimestampsOnlyAcrossCPUs(t *testing.T) {
+	spread := map[string]string{"client": "0", "relay": "1", "server": "2"}
+	base := map[string]string{"client": "0", "server": "2"}
+	for _, tc := range []struct {
+		name  string
+		paths func(p PathResult) []PathResult
+		want  float64 // the probe's wake-ups
+	}{
+		{"packed: every wake-up on one CPU", func(p PathResult) []PathResult {
+			p.Regime, p.Placement = "packed", packed
+			return []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, f(8)), p}
+		}, 2},
+		{"relay beside the server", func(p PathResult) []PathResult {
+			p.Regime, p.Placement = "custom", map[string]string{"client": "0", "relay": "1", "server": "1"}
+			return []PathResult{direct("custom", map[string]string{"client": "0", "server": "1"}, f(8)), p}
+		}, 2 * (40 + 1 - 40)},
+		{"a chain", func(p PathResult) []PathResult {
+			p.Hops, p.Placement = 2, map[string]string{"client": "0", "relay": "1", "server": "2"}
+			return []PathResult{direct("spread", base, f(3)), p}
+		}, 2 * (40 + 1 + 40 - 40)},
+		{"relay legs unstamped (tcp->unix)", func(p PathResult) []PathResult {
+			p.RelayWakeUs, p.UpstreamTransport = nil, UNIX
+			return []PathResult{direct("spread", base, f(3)), p}
+		}, 2 * 40},
+		{"client unstamped", func(p PathResult) []PathResult {
+			p.ClientWakeUs = nil
+			return []PathResult{direct("spread", base, f(3)), p}
+		}, 2 * 40},
+		{"baseline unstamped", func(p PathResult) []PathResult {
+			return []PathResult{direct("spread", base, nil), p}
+		}, 2 * 40},
+		{"only another regime's baseline stamped", func(p PathResult) []PathResult {
+			return []PathResult{direct("packed", base, f(3)), p}
+		}, 2 * 40},
+		{"no baseline", func(p PathResult) []PathResult { return []PathResult{p} }, 2 * 40},
+	} {
+		p := relayPath("spread", spread, 200, f(5))
+		p.RelayWakeUs, p.ClientWakeUs = f(70), f(35)
+		paths := tc.paths(p)
+		Explain(paths, machine)
+		d := paths[len(paths)-1].Decomposition
+		if d == nil || d.Method != "probe" || d.Wakeups != tc.want {
+			t.Errorf("%s: %+v, want the probe's %v µs", tc.name, d, tc.want)
+		}
+	}
+}
+
+// A sockmap hop wakes no relay thread but does wake a kworker, on the
+// sender's CPU, once per direction per hop: the probe's same-CPU wake-up,
+// whatever the placement, and never the relay's stamps (it has none).
+func TestExplainSockmap(t *testing.T) {
+	for _, tc := range []struct {
+		regime    string
+		placement map[string]string
+		hops      int
+	}{
+		{"packed", packed, 1},
+		{"spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 1},
+		{"packed", packed, 3},
+	} {
+		p := relayPath(tc.regime, tc.placement, 8, f(0))
+		p.Name, p.Relay, p.Hops, p.ClientWakeUs = "sockmap tcp->tcp", Sockmap, tc.hops, f(4)
+		paths := []PathResult{direct(tc.regime, map[string]string{"client": "0", "server": "0"}, f(3)), p}
+		Explain(paths, machine)
+		d := paths[1].Decomposition
+		want := 2 * float64(tc.hops) * machine.Wake.SameCPU
+		if d == nil || d.Method != "probe" || d.Wakeups != want || d.Kernel != 2*float64(tc.hops)*machine.Leg.TCP || d.Residual != 8-want-d.Kernel {
+			t.Errorf("%s x%d: %+v, want %v µs of kworker wake-ups and the residual shown", tc.regime, tc.hops, d, want)
+		}
+	}
+}

@@ -228,13 +228,13 @@ func placementCell(p PathResult) string {
 // much of the hop the first three explain.
 func writeDecomposition(w io.Writer, paths []PathResult) error {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "where the added p50 goes (µs per request; wake-ups and kernel legs from the probe's constants):")
+	fmt.Fprintln(w, "where the added p50 goes (µs per request; kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := len("path")
 	for _, p := range paths {
 		width = max(width, len(p.Name))
 	}
-	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tresidual\texplained\t\n", width, "path")
+	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tresidual\texplained\tfrom\t\n", width, "path")
 	for _, p := range paths {
 		d := p.Decomposition
 		if d == nil {
@@ -248,7 +248,7 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 		if p.ExplainedPct != nil {
 			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), explained)
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), explained, d.Method)
 	}
 	return tw.Flush()
 }

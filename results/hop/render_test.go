@@ -3,6 +3,7 @@ package hop
 import (
 	"bytes"
 	"encoding/csv"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -145,6 +146,9 @@ func TestWriteTextDecomposition(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
+	}
+	if !regexp.MustCompile(`(?m)^ *epoll tcp->tcp .* 68% +probe *$`).MatchString(out) {
+		t.Errorf("the table does not say where the wake-ups came from:\n%s", out)
 	}
 	if strings.Contains(out, "kernel µs") {
 		t.Errorf("the old relay/kernel columns stand beside the split:\n%s", out)

@@ -106,6 +106,11 @@ type PathResult struct {
 	// every hop) from the kernel's receive stamps: from the bytes queued
 	// to the relay's loop running. Event-loop relays on TCP legs only.
 	RelayWakeUs *float64 `json:"relay_wake_us,omitempty"`
+	// ClientWakeUs is the client's wake-up delay per response over the
+	// kept rounds, from the kernel's receive stamps (pingpong
+	// --rx-stamps): from the response's bytes queued on the client's
+	// socket to its read returning. TCP client legs only.
+	ClientWakeUs *float64 `json:"client_wake_us,omitempty"`
 	// Connect is the path's connect-only series, run after its rounds.
 	Connect *Connect `json:"connect,omitempty"`
 	// Decomposition splits AddedUs.P50 into relay code, wake-ups, kernel
@@ -219,6 +224,10 @@ type Series struct {
 	// RelayWakeUs is the relays' wake-up delay per request, both ways, from
 	// the kernel's receive stamps; nil where the legs carry none.
 	RelayWakeUs *float64
+	// ClientWakeUs is the client's wake-up delay per response over the
+	// timed rounds, from the kernel's receive stamps; nil where the
+	// client's leg carries none.
+	ClientWakeUs *float64
 }
 
 // Connect is a connect-only series: many whole connection set-ups (dial,
@@ -241,4 +250,7 @@ type Sample struct {
 	Failed  string             // why the round produced no figures; empty if it did
 	Pinning map[string]string  // pinning the client reports in its env
 	CPUs    string             // CPUs the process was allowed, when placed
+	// RXWake is the client's stamped wake-up per response (pingpong
+	// --rx-stamps); nil when the round did not stamp.
+	RXWake *results.Wake
 }

@@ -136,6 +136,13 @@ func CheckExplained(data []byte) error {
 				return fmt.Errorf("hoptest: check explained: %s.rounds_p50_us[%d] not a number", where, j)
 			}
 		}
+		for _, k := range []string{"relay_wake_us", "client_wake_us"} {
+			if v, ok := obj[k]; ok {
+				if _, ok := v.(float64); !ok {
+					return fmt.Errorf("hoptest: check explained: %s.%s not a number", where, k)
+				}
+			}
+		}
 		if err := checkDecomposition(where, obj); err != nil {
 			return err
 		}
@@ -181,8 +188,16 @@ func checkDecomposition(where string, obj map[string]any) error {
 	if err := fields(where+".decomposition_us", dm, names("method"), names("relay_code", "wakeups", "kernel", "residual")); err != nil {
 		return err
 	}
-	if m := dm["method"]; m != "probe" && m != "timestamps" {
-		return fmt.Errorf("hoptest: check explained: %s.decomposition_us.method %q: want probe or timestamps", where, m)
+	switch dm["method"] {
+	case "probe":
+	case "timestamps":
+		// Measured wake-ups stand on the stamps they came from: the
+		// relays' and the client's, both on the path.
+		if err := fields(where, obj, nil, names("relay_wake_us", "client_wake_us")); err != nil {
+			return fmt.Errorf("%w (decomposition_us.method timestamps)", err)
+		}
+	default:
+		return fmt.Errorf("hoptest: check explained: %s.decomposition_us.method %q: want probe or timestamps", where, dm["method"])
 	}
 	return fields(where, obj, nil, names("explained_pct"))
 }
