@@ -383,7 +383,7 @@ func (l *loop) closeConn(c *conn, cause error) {
 		h := &c.dir[d]
 		if h.pipe != nil {
 			if h.inPipe > 0 {
-				h.pipe.close() // holds bytes nobody will read
+				l.closePipe(h.pipe) // holds bytes nobody will read
 			} else {
 				l.putPipe(h.pipe)
 			}

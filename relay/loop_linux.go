@@ -30,8 +30,12 @@ type loopEngine struct {
 	ln     *sockets.FD
 	dial   *sockets.RawDialer // upstream, resolved once; each loop dials with its own Copy
 	splice bool
-	loops  []*loop
-	global sync.Mutex // LockGlobal: held by whichever loop moves a chunk
+	// streamPipe is the capacity a streaming direction's pipe grows to
+	// (splice engine; 0: no growth), grown counts the pipes that grew.
+	streamPipe int
+	grown      atomic.Int64
+	loops      []*loop
+	global     sync.Mutex // LockGlobal: held by whichever loop moves a chunk
 }
 
 // Event data: the listener and the wake-up eventfd have negative ids; a
@@ -69,6 +73,9 @@ func newLoopEngine(r *Relay) (engine, error) {
 		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
 	}
 	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice}
+	if e.splice {
+		e.streamPipe = streamPipeSize(r.cfg.Buffer)
+	}
 	for i := range r.cfg.Workers {
 		l, err := newLoop(e, i)
 		if err != nil {
@@ -183,12 +190,13 @@ type loop struct {
 	gen   int32
 	live  int
 
-	buf   []byte   // read buffer shared by the loop's connections
-	spare [][]byte // pending buffers returned by drained connections
-	pipes []*pipe  // empty pipes for the splice engine
-	rec   *recorder
-	wakes *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
-	now   int64     // clock at the last wake-up (timed runs only)
+	buf      []byte   // read buffer shared by the loop's connections
+	spare    [][]byte // pending buffers returned by drained connections
+	pipes    []*pipe  // empty pipes for the splice engine
+	bigPipes int      // pipes grown to streamPipe, in use or in pipes
+	rec      *recorder
+	wakes    *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
+	now      int64     // clock at the last wake-up (timed runs only)
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
