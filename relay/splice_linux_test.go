@@ -22,7 +22,7 @@ import (
 )
 
 // TestSpliceUsed proves, from outside the process, which engines move bytes
-// with splice(2): hoprelay runs under strace, 1 MiB goes through it each
+// with splice(2): hoprelay runs under strace, 8 MiB go through it each
 // way, and the trace must show splice calls for the goroutine engine (Go's
 // TCPConn.ReadFrom/WriteTo, possible only because the engine hands io.Copy
 // the unwrapped conns) and the splice engine, and none for epoll.
@@ -87,7 +87,10 @@ func TestSpliceUsed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			payload := bytes.Repeat([]byte("0123456789abcdef"), 64<<10)
+			// 8 MiB: the goroutine engine splices only after four reads
+			// in a row fill its 64 KiB buffer (copyThenSplice), which a
+			// relay that keeps up with 1 MiB does not always see.
+			payload := bytes.Repeat([]byte("0123456789abcdef"), 512<<10)
 			go func() {
 				c.Write(payload)
 				c.(interface{ CloseWrite() error }).CloseWrite()
