@@ -35,8 +35,8 @@ const (
 	LockGlobal Lock = "global" // one mutex for every loop, held while a chunk moves: mysql-proxy 0.7/0.8's giant lock
 )
 
-// DefaultBuffer is the per-direction buffer (and pipe) size when Config
-// names none: 64 KiB, Linux's default pipe capacity.
+// DefaultBuffer is the per-direction buffer (and starting pipe) size when
+// Config names none: 64 KiB, Linux's default pipe capacity.
 const DefaultBuffer = 64 << 10
 
 // DefaultGrace is how long Serve waits for live connections to finish after
@@ -53,7 +53,7 @@ type Config struct {
 	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = sleep at once
 	CPUs     []int         // CPUs the loop threads are pinned to, loop i on CPUs[i%len]; epoll and splice only
 	Lock     Lock          // "" = LockNone
-	Buffer   int           // bytes per direction; 0 = DefaultBuffer (sockmap: the kernel holds up to 16× this per direction)
+	Buffer   int           // bytes per direction; 0 = DefaultBuffer (sockmap: the kernel holds up to 16× this per direction; splice: the pipe a direction starts with, grown to up to 1 MiB once it streams)
 	MaxConns int           // live connections beyond this are refused with a log line; 0 = no bound (sockmap: DefaultSockmapConns)
 	Stats    bool          // time every chunk's residence in the relay (costs two clock reads per chunk); off for sockmap
 	Grace    time.Duration // how long shutdown waits for live connections; 0 = DefaultGrace, <0 = none

@@ -67,8 +67,7 @@ func (l *loop) accept() {
 				// at once again: take it out until a connection closes
 				// or 100 ms pass.
 				r.cfg.Logf("relay: accept on %s: %v (pausing accepts)", r.bound, err)
-				unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.e.ln.Sysfd(), nil)
-				l.acceptPaused = true
+				l.acceptGate.pause(l.epfd, l.e.ln.Sysfd())
 				return
 			}
 			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
@@ -383,7 +382,7 @@ func (l *loop) closeConn(c *conn, cause error) {
 		h := &c.dir[d]
 		if h.pipe != nil {
 			if h.inPipe > 0 {
-				h.pipe.close() // holds bytes nobody will read
+				l.closePipe(h.pipe) // holds bytes nobody will read
 			} else {
 				l.putPipe(h.pipe)
 			}
@@ -396,7 +395,7 @@ func (l *loop) closeConn(c *conn, cause error) {
 	l.free = append(l.free, c.slot)
 	l.live--
 	l.e.r.release()
-	if l.acceptPaused && !l.stopAccept.Load() {
+	if l.acceptGate.mayResume() {
 		l.resumeAccept()
 	}
 }

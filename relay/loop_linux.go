@@ -30,8 +30,12 @@ type loopEngine struct {
 	ln     *sockets.FD
 	dial   *sockets.RawDialer // upstream, resolved once; each loop dials with its own Copy
 	splice bool
-	loops  []*loop
-	global sync.Mutex // LockGlobal: held by whichever loop moves a chunk
+	// streamPipe is the capacity a streaming direction's pipe grows to
+	// (splice engine; 0: no growth), grown counts the pipes that grew.
+	streamPipe int
+	grown      atomic.Int64
+	loops      []*loop
+	global     sync.Mutex // LockGlobal: held by whichever loop moves a chunk
 }
 
 // Event data: the listener and the wake-up eventfd have negative ids; a
@@ -69,6 +73,9 @@ func newLoopEngine(r *Relay) (engine, error) {
 		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
 	}
 	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice}
+	if e.splice {
+		e.streamPipe = streamPipeSize(r.cfg.Buffer)
+	}
 	for i := range r.cfg.Workers {
 		l, err := newLoop(e, i)
 		if err != nil {
@@ -139,11 +146,11 @@ func (e *loopEngine) serve(stop, force <-chan struct{}) error {
 	// closed: a loop must never accept4 on a descriptor number the kernel
 	// may already have given to something else.
 	for _, l := range e.loops {
-		l.stopAccept.Store(true)
+		l.acceptGate.requestStop()
 		l.wakeup()
 	}
 	for _, l := range e.loops {
-		<-l.acceptStopped
+		<-l.acceptGate.stopped
 	}
 	e.ln.Close()
 	select {
@@ -170,12 +177,9 @@ type loop struct {
 	epfd int
 	wake int // eventfd that serve writes to make the loop look at its flags
 
-	stopAccept    atomic.Bool
-	force         atomic.Bool
-	acceptStopped chan struct{}
-	stopOnce      sync.Once
-	acceptPaused  bool // out of fds: listener off until a connection closes
-	accepted      atomic.Int64
+	acceptGate acceptGate
+	force      atomic.Bool
+	accepted   atomic.Int64
 
 	dial  *sockets.RawDialer
 	slots []*conn
@@ -183,16 +187,17 @@ type loop struct {
 	gen   int32
 	live  int
 
-	buf   []byte   // read buffer shared by the loop's connections
-	spare [][]byte // pending buffers returned by drained connections
-	pipes []*pipe  // empty pipes for the splice engine
-	rec   *recorder
-	wakes *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
-	now   int64     // clock at the last wake-up (timed runs only)
+	buf      []byte   // read buffer shared by the loop's connections
+	spare    [][]byte // pending buffers returned by drained connections
+	pipes    []*pipe  // empty pipes for the splice engine
+	bigPipes int      // pipes grown to streamPipe, in use or in pipes
+	rec      *recorder
+	wakes    *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
+	now      int64     // clock at the last wake-up (timed runs only)
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
-	l := &loop{e: e, id: id, epfd: -1, wake: -1, dial: e.dial.Copy(), acceptStopped: make(chan struct{})}
+	l := &loop{e: e, id: id, epfd: -1, wake: -1, dial: e.dial.Copy(), acceptGate: newAcceptGate()}
 	fail := func(op string, err error) (*loop, error) {
 		l.closeFDs()
 		return nil, fmt.Errorf("relay: loop %d: %w", id, os.NewSyscallError(op, err))
@@ -307,7 +312,7 @@ func (l *loop) run() (err error) {
 			timeout = 0
 		case busyPoll > 0 && nanotime()-lastEvent < busyPoll:
 			timeout = 0
-		case l.acceptPaused:
+		case l.acceptGate.paused:
 			timeout = 100 // ms: retry accept4 after running out of fds
 		}
 		var n int
@@ -354,13 +359,13 @@ func (l *loop) run() (err error) {
 				l.event(ev.Fd, ev.Pad, ev.Events)
 			}
 		}
-		if n == 0 && timeout > 0 && l.acceptPaused && !l.stopAccept.Load() {
+		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
 			l.resumeAccept()
 		}
 		if l.force.Load() {
 			return nil
 		}
-		if l.stopAccept.Load() {
+		if l.acceptGate.stopRequested() {
 			l.ackStopAccept()
 			if l.live == 0 {
 				return nil
@@ -369,20 +374,12 @@ func (l *loop) run() (err error) {
 	}
 }
 
-func (l *loop) ackStopAccept() {
-	l.stopOnce.Do(func() {
-		if l.epfd >= 0 && !l.acceptPaused {
-			unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, l.e.ln.Sysfd(), nil)
-		}
-		l.acceptPaused = true
-		close(l.acceptStopped)
-	})
-}
+func (l *loop) ackStopAccept() { l.acceptGate.ack(l.epfd, l.e.ln.Sysfd()) }
 
 func (l *loop) resumeAccept() {
-	if l.ctl(unix.EPOLL_CTL_ADD, l.e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0) == nil {
-		l.acceptPaused = false
-	}
+	l.acceptGate.resume(func() error {
+		return l.ctl(unix.EPOLL_CTL_ADD, l.e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0)
+	})
 }
 
 func (l *loop) closeAll() {

@@ -11,11 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
 )
 
@@ -29,7 +28,7 @@ type peerRelay struct {
 
 var peerKinds = []string{"goroutine", "epoll", "splice", "sockmap", "socat", "haproxy"}
 
-func startPeerRelay(b *testing.B, kind, upstream string) *peerRelay {
+func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *peerRelay {
 	b.Helper()
 	p := &peerRelay{name: kind}
 	switch kind {
@@ -52,10 +51,13 @@ func startPeerRelay(b *testing.B, kind, upstream string) *peerRelay {
 		b.Fatal(err)
 	}
 	p.cmd.Stderr = os.Stderr
-	if err := p.cmd.Start(); err != nil {
+	// socat's forked children and HAProxy's and hoprelay's threads all
+	// inherit the mask StartOn gives the process.
+	if err := affinity.StartOn(p.cmd, cpus); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(p.stop)
+	checkPinned(b, kind, p.cmd.Process.Pid, cpus)
 	if p.addr == "" {
 		line, err := bufio.NewReader(stdout).ReadString('\n')
 		if err != nil {
@@ -76,6 +78,19 @@ func startPeerRelay(b *testing.B, kind, upstream string) *peerRelay {
 			b.Fatalf("%s never listened on %s: %v", kind, p.addr, err)
 		}
 		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// checkPinned fails the benchmark unless process pid may run on exactly
+// cpus: a figure from a process the placement did not reach is not one.
+func checkPinned(b *testing.B, what string, pid int, cpus affinity.CPUSet) {
+	b.Helper()
+	got, err := affinity.ProcessCPUs(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !got.Equal(cpus) {
+		b.Fatalf("%s (pid %d) runs on CPUs %s, placed on %s", what, pid, got, cpus)
 	}
 }
 
@@ -111,175 +126,219 @@ func freePort(b *testing.B) string {
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
-// tcpUpstream serves every connection with serve on loopback.
-func tcpUpstream(b *testing.B, serve func(net.Conn)) (string, *sync.WaitGroup, net.Listener) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// loadProc is a client or server of BenchmarkPeers: the test binary
+// re-run in one of the modes loadEnv lists, on the CPUs of its component.
+type loadProc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+}
+
+func startLoad(b *testing.B, cpus affinity.CPUSet, mode ...string) *loadProc {
+	b.Helper()
+	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() { defer wg.Done(); defer c.Close(); serve(c) }()
-		}
-	}()
-	b.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String(), &wg, ln
+	p := &loadProc{cmd: exec.Command(exe, "-test.run=^$")}
+	p.cmd.Env = append(os.Environ(), loadEnv+"="+strings.Join(mode, " "))
+	p.cmd.Stderr = os.Stderr
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.out = bufio.NewReader(stdout)
+	if err := affinity.StartOn(p.cmd, cpus); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.stop)
+	checkPinned(b, "load "+mode[0], p.cmd.Process.Pid, cpus)
+	return p
 }
 
+// expect reads the process's next line, which must start with word, and
+// returns the rest.
+func (p *loadProc) expect(b *testing.B, word string) string {
+	b.Helper()
+	line, err := p.out.ReadString('\n')
+	if err != nil {
+		p.stop()
+		b.Fatalf("load %v: want %q line, got %q: %v (exit %v)", p.cmd.Env[len(p.cmd.Env)-1], word, line, err, p.cmd.ProcessState)
+	}
+	line = strings.TrimSpace(line)
+	if line == word {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(line, word+" ")
+	if !ok {
+		b.Fatalf("load: want %q line, got %q", word, line)
+	}
+	return rest
+}
+
+func (p *loadProc) float(b *testing.B, word string) float64 {
+	b.Helper()
+	v, err := strconv.ParseFloat(p.expect(b, word), 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
+
+// stop closes the process's stdin, which ends every mode, and reaps it.
+func (p *loadProc) stop() {
+	if p.cmd.ProcessState == nil {
+		p.stdin.Close()
+		p.cmd.Wait()
+	}
+}
+
+// median is the middle value, or the mean of the two middle ones.
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
-	if len(s) == 0 {
+	switch n := len(s); {
+	case n == 0:
 		return 0
+	case n%2 == 1:
+		return s[n/2]
+	default:
+		return (s[n/2-1] + s[n/2]) / 2
 	}
-	return s[len(s)/2]
+}
+
+// peerPlacement is where BenchmarkPeers runs its client, relay and server
+// (affinity.ParsePlacement's spec, from HOPLAT_RELAY_PLACEMENT). The
+// default puts all three on the first online CPU, for every relay alike.
+// With one CPU for the relay and the other for client and server, the
+// load is the limit, not the relay: over a 1 GiB stream (relay on CPU 1,
+// stream client and sink on CPU 0) the splice engine used 27% of its CPU,
+// HAProxy 20%, the epoll engine 50% (utime+stime from /proc over the
+// stream), while the client's CPU was full, so the figure would rank the
+// load generator. On one CPU each figure is the
+// inverse of the path's whole CPU cost per byte or per round trip, of
+// which the relay's share is what differs; no relay can borrow a second
+// CPU (Go's extra threads, socat's forks), and none profits from the
+// scheduler's luck in spreading them, which is all an unpinned figure on
+// a VM measures. PLACEMENT=spread in scripts/bench-relay.sh moves the
+// server to the second CPU, as for its sockperf table.
+func peerPlacement(b *testing.B) (client, relay, server affinity.CPUSet, name string) {
+	b.Helper()
+	spec := os.Getenv("HOPLAT_RELAY_PLACEMENT")
+	if spec == "" {
+		spec = "same-core"
+	}
+	online, err := affinity.OnlineCPUs()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl, err := affinity.ParsePlacement(spec, online)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sets [3]affinity.CPUSet
+	var parts []string
+	for i, comp := range []string{"client", "relay", "server"} {
+		cpus, ok := pl.For(comp)
+		if !ok {
+			b.Fatalf("placement %q leaves %s unplaced: every process of a figure is pinned", spec, comp)
+		}
+		sets[i] = cpus
+		parts = append(parts, comp+"="+strings.ReplaceAll(cpus.String(), ",", ";"))
+	}
+	return sets[0], sets[1], sets[2], strings.Join(parts, ",")
 }
 
 // BenchmarkPeers compares the engines with socat and HAProxy as separate
 // processes, in interleaved rounds: tps with 64 connections ping-ponging 64
-// bytes, a 1 GiB stream, and RSS per idle relayed connection.
-// HOPLAT_RELAY_ROUNDS, HOPLAT_RELAY_CONNS and HOPLAT_RELAY_PEERS (a comma
-// list of relays) tune it.
+// bytes, a 1 GiB stream, and RSS per idle relayed connection. Client,
+// relay and server are three processes pinned as peerPlacement says, and
+// the sub-benchmark's name states the placement beside every figure:
+// BenchmarkPeers/client=0,relay=0,server=0/tps64. Each figure is the
+// median of the rounds.
+// HOPLAT_RELAY_ROUNDS, HOPLAT_RELAY_CONNS, HOPLAT_RELAY_PEERS (a comma
+// list of relays) and HOPLAT_RELAY_PLACEMENT tune it.
 func BenchmarkPeers(b *testing.B) {
 	rounds := envInt("HOPLAT_RELAY_ROUNDS", 3)
 	peerKinds := peerKinds
 	if v := os.Getenv("HOPLAT_RELAY_PEERS"); v != "" {
 		peerKinds = strings.Split(v, ",")
 	}
-	b.Run("tps64", func(b *testing.B) {
-		up, _, _ := tcpUpstream(b, func(c net.Conn) { io.Copy(c, c) })
-		relays := map[string]*peerRelay{}
-		for _, k := range peerKinds {
-			relays[k] = startPeerRelay(b, k, up)
-		}
-		tps := map[string][]float64{}
-		for range rounds {
+	clientCPUs, relayCPUs, serverCPUs, place := peerPlacement(b)
+	b.Run(place, func(b *testing.B) {
+		b.Run("tps64", func(b *testing.B) {
+			srv := startLoad(b, serverCPUs, "echo")
+			up := srv.expect(b, "listening")
+			relays := map[string]*peerRelay{}
 			for _, k := range peerKinds {
-				tps[k] = append(tps[k], pingPong(b, relays[k].addr, 64, 2*time.Second))
+				relays[k] = startPeerRelay(b, k, up, relayCPUs)
 			}
-		}
-		for _, k := range peerKinds {
-			b.ReportMetric(median(tps[k]), "tps-"+k)
-		}
-	})
-	b.Run("stream1GiB", func(b *testing.B) {
-		// Readiness probes connect and close at once: only a
-		// connection that carried bytes reports.
-		done := make(chan int64, 1)
-		up, _, _ := tcpUpstream(b, func(c net.Conn) {
-			if n, _ := io.Copy(io.Discard, c); n > 0 {
-				done <- n
+			tps := map[string][]float64{}
+			for range rounds {
+				for _, k := range peerKinds {
+					c := startLoad(b, clientCPUs, "pingpong", relays[k].addr, "64", "2s")
+					tps[k] = append(tps[k], c.float(b, "tps"))
+					c.stop()
+				}
+			}
+			for _, k := range peerKinds {
+				b.ReportMetric(median(tps[k]), "tps-"+k)
 			}
 		})
-		// sockmap now and then repeats an skb while a direction is
-		// paused (relay/doc.go, KNOWN DEFECT): it has no stream figure
-		// until that is fixed.
-		streamKinds := slices.DeleteFunc(slices.Clone(peerKinds), func(k string) bool { return k == "sockmap" })
-		relays := map[string]*peerRelay{}
-		for _, k := range streamKinds {
-			relays[k] = startPeerRelay(b, k, up)
-		}
-		const total = 1 << 30
-		buf := make([]byte, 1<<20)
-		rate := map[string][]float64{}
-		for range max(1, rounds-1) {
+		b.Run("stream1GiB", func(b *testing.B) {
+			sink := startLoad(b, serverCPUs, "sink")
+			up := sink.expect(b, "listening")
+			// sockmap now and then repeats an skb while a direction is
+			// paused (relay/doc.go, KNOWN DEFECT): it has no stream figure
+			// until that is fixed.
+			streamKinds := slices.DeleteFunc(slices.Clone(peerKinds), func(k string) bool { return k == "sockmap" })
+			relays := map[string]*peerRelay{}
 			for _, k := range streamKinds {
-				c, err := net.Dial("tcp", relays[k].addr)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				for sent := 0; sent < total; sent += len(buf) {
-					if _, err := c.Write(buf); err != nil {
-						b.Fatal(err)
+				relays[k] = startPeerRelay(b, k, up, relayCPUs)
+			}
+			const total = 1 << 30
+			rate := map[string][]float64{}
+			for range rounds {
+				for _, k := range streamKinds {
+					c := startLoad(b, clientCPUs, "stream", relays[k].addr, strconv.Itoa(total))
+					secs := c.float(b, "secs")
+					c.stop()
+					// The client's EOF follows the sink's close, which
+					// follows its count.
+					if got := sink.expect(b, "got"); got != strconv.Itoa(total) {
+						b.Fatalf("%s: sink got %s bytes of %d", k, got, total)
 					}
+					rate[k] = append(rate[k], total/secs/1e6)
 				}
-				c.(*net.TCPConn).CloseWrite()
-				got := <-done
-				el := time.Since(start)
-				c.Close()
-				if got != total {
-					b.Fatalf("%s: sink got %d bytes of %d", k, got, total)
-				}
-				rate[k] = append(rate[k], float64(total)/el.Seconds()/1e6)
 			}
-		}
-		for _, k := range streamKinds {
-			b.ReportMetric(median(rate[k]), "MB/s-"+k)
-		}
+			for _, k := range streamKinds {
+				b.ReportMetric(median(rate[k]), "MB/s-"+k)
+			}
+		})
+		b.Run("idleRSS", func(b *testing.B) {
+			// Each idle connection costs the goroutine engine 6 fds (two
+			// sockets and, while Go's splice waits, a pipe per direction): N
+			// stays within the 20,000-fd limit for every relay.
+			n := envInt("HOPLAT_RELAY_CONNS", 3000)
+			sink := startLoad(b, serverCPUs, "sink")
+			up := sink.expect(b, "listening")
+			go io.Copy(io.Discard, sink.out) // "got 1" per connection at the end
+			for _, k := range []string{"goroutine", "epoll", "splice", "haproxy"} {
+				p := startPeerRelay(b, k, up, relayCPUs)
+				before := p.rss(b)
+				c := startLoad(b, clientCPUs, "hold", p.addr, strconv.Itoa(n))
+				c.expect(b, "held")
+				time.Sleep(500 * time.Millisecond) // settle: measuring, not waiting for readiness
+				after := p.rss(b)
+				c.stop()
+				p.stop()
+				b.ReportMetric(float64(after-before)/float64(n), "B/conn-"+k)
+			}
+		})
 	})
-	b.Run("idleRSS", func(b *testing.B) {
-		// Each idle connection costs the goroutine engine 6 fds (two
-		// sockets and, while Go's splice waits, a pipe per direction): N
-		// stays within the 20,000-fd limit for every relay.
-		n := envInt("HOPLAT_RELAY_CONNS", 3000)
-		up, _, _ := tcpUpstream(b, func(c net.Conn) { io.Copy(io.Discard, c) })
-		for _, k := range []string{"goroutine", "epoll", "splice", "haproxy"} {
-			p := startPeerRelay(b, k, up)
-			before := p.rss(b)
-			conns := make([]net.Conn, 0, n)
-			for range n {
-				c, err := net.Dial("tcp", p.addr)
-				if err != nil {
-					b.Fatalf("%s: dial %d: %v", k, len(conns), err)
-				}
-				conns = append(conns, c)
-			}
-			// One byte each and back-pressure-free: proves every
-			// connection is relayed, then lets it sit idle.
-			for _, c := range conns {
-				c.Write([]byte{1})
-			}
-			time.Sleep(500 * time.Millisecond) // settle: measuring, not waiting for readiness
-			after := p.rss(b)
-			for _, c := range conns {
-				c.Close()
-			}
-			p.stop()
-			b.ReportMetric(float64(after-before)/float64(n), "B/conn-"+k)
-		}
-	})
-}
-
-// pingPong runs conns clients, each writing 64 bytes and reading them
-// back, for d; it returns round trips per second.
-func pingPong(b *testing.B, addr string, conns int, d time.Duration) float64 {
-	var total atomic.Int64
-	var wg sync.WaitGroup
-	deadline := time.Now().Add(d)
-	for range conns {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer c.Close()
-			msg := make([]byte, 64)
-			n := int64(0)
-			for time.Now().Before(deadline) {
-				if _, err := c.Write(msg); err != nil {
-					break
-				}
-				if _, err := io.ReadFull(c, msg); err != nil {
-					break
-				}
-				n++
-			}
-			total.Add(n)
-		}()
-	}
-	wg.Wait()
-	return float64(total.Load()) / d.Seconds()
 }
 
 func envInt(name string, def int) int {

@@ -105,13 +105,10 @@ type sockmapEngine struct {
 
 	forceFD int // eventfd written once on force: copiers poll it
 
-	stopAccept    atomic.Bool
-	force         atomic.Bool
-	acceptStopped chan struct{}
-	stopOnce      sync.Once
-	acceptPaused  bool
-	accepted      atomic.Int64
-	dial          *sockets.RawDialer // upstream, resolved once
+	acceptGate acceptGate
+	force      atomic.Bool
+	accepted   atomic.Int64
+	dial       *sockets.RawDialer // upstream, resolved once
 
 	slots    []*smConn
 	free     []int32
@@ -201,7 +198,7 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	bound.Opts = sockets.Options{}
 	r.bound = bound
 	e := &sockmapEngine{r: r, ln: ln, dial: dial, objs: objs, epfd: -1, wake: -1, forceFD: -1,
-		acceptStopped: make(chan struct{}), copyDone: make(chan copyResult, 64)}
+		acceptGate: newAcceptGate(), copyDone: make(chan copyResult, 64)}
 	fail := func(op string, err error) (engine, error) {
 		e.closeListener()
 		return nil, fmt.Errorf("relay: engine sockmap: %w", os.NewSyscallError(op, err))
@@ -287,9 +284,9 @@ func (e *sockmapEngine) serve(stop, force <-chan struct{}) error {
 	case err = <-done:
 		done <- err
 	}
-	e.stopAccept.Store(true)
+	e.acceptGate.requestStop()
 	e.wakeup()
-	<-e.acceptStopped
+	<-e.acceptGate.stopped
 	e.ln.Close()
 	select {
 	case err = <-done:
@@ -316,7 +313,7 @@ func (e *sockmapEngine) run() error {
 		switch {
 		case len(e.draining) > 0:
 			timeout = int(max(e.backoff/time.Millisecond, 1))
-		case e.acceptPaused && !e.stopAccept.Load():
+		case e.acceptGate.mayResume():
 			timeout = 100
 		}
 		n, err := unix.EpollWait(e.epfd, events, timeout)
@@ -350,13 +347,13 @@ func (e *sockmapEngine) run() error {
 		if len(e.draining) > 0 {
 			e.recheckDraining()
 		}
-		if n == 0 && e.acceptPaused && !e.stopAccept.Load() {
+		if n == 0 && e.acceptGate.mayResume() {
 			e.resumeAccept()
 		}
 		if e.force.Load() {
 			e.closeAll()
 		}
-		if e.stopAccept.Load() {
+		if e.acceptGate.stopRequested() {
 			e.ackStopAccept()
 			if e.live == 0 {
 				return nil
@@ -365,20 +362,10 @@ func (e *sockmapEngine) run() error {
 	}
 }
 
-func (e *sockmapEngine) ackStopAccept() {
-	e.stopOnce.Do(func() {
-		if e.epfd >= 0 && !e.acceptPaused {
-			unix.EpollCtl(e.epfd, unix.EPOLL_CTL_DEL, e.ln.Sysfd(), nil)
-		}
-		e.acceptPaused = true
-		close(e.acceptStopped)
-	})
-}
+func (e *sockmapEngine) ackStopAccept() { e.acceptGate.ack(e.epfd, e.ln.Sysfd()) }
 
 func (e *sockmapEngine) resumeAccept() {
-	if e.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN, idListener, 0) == nil {
-		e.acceptPaused = false
-	}
+	e.acceptGate.resume(func() error { return e.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN, idListener, 0) })
 }
 
 func (e *sockmapEngine) accept() {
@@ -391,8 +378,7 @@ func (e *sockmapEngine) accept() {
 			}
 			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
 			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
-				unix.EpollCtl(e.epfd, unix.EPOLL_CTL_DEL, e.ln.Sysfd(), nil)
-				e.acceptPaused = true
+				e.acceptGate.pause(e.epfd, e.ln.Sysfd())
 			}
 			return
 		}
@@ -997,7 +983,7 @@ func (e *sockmapEngine) finish(c *smConn) {
 	e.free = append(e.free, c.slot)
 	e.live--
 	r.release()
-	if e.acceptPaused && !e.stopAccept.Load() {
+	if e.acceptGate.mayResume() {
 		e.resumeAccept()
 	}
 }

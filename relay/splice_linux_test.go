@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -17,10 +18,11 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/relay"
 )
 
 // TestSpliceUsed proves, from outside the process, which engines move bytes
-// with splice(2): hoprelay runs under strace, 1 MiB goes through it each
+// with splice(2): hoprelay runs under strace, 8 MiB go through it each
 // way, and the trace must show splice calls for the goroutine engine (Go's
 // TCPConn.ReadFrom/WriteTo, possible only because the engine hands io.Copy
 // the unwrapped conns) and the splice engine, and none for epoll.
@@ -85,7 +87,10 @@ func TestSpliceUsed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			payload := bytes.Repeat([]byte("0123456789abcdef"), 64<<10)
+			// 8 MiB: the goroutine engine splices only after four reads
+			// in a row fill its 64 KiB buffer (copyThenSplice), which a
+			// relay that keeps up with 1 MiB does not always see.
+			payload := bytes.Repeat([]byte("0123456789abcdef"), 512<<10)
 			go func() {
 				c.Write(payload)
 				c.(interface{ CloseWrite() error }).CloseWrite()
@@ -110,4 +115,78 @@ func TestSpliceUsed(t *testing.T) {
 			t.Logf("%d splice calls", n)
 		})
 	}
+}
+
+// TestSpliceStreamPipe: a direction that streams through the splice engine
+// gets a big pipe (fewer splice calls per byte, splice_linux.go) and still
+// delivers every byte in order, while request/response traffic never fills
+// its pipe and keeps the small one. Each 8-byte word of the stream is its
+// own offset, so a lost, repeated or reordered chunk shows.
+func TestSpliceStreamPipe(t *testing.T) {
+	cfg := relay.Config{Engine: relay.EngineSplice}
+	t.Run("small-messages", func(t *testing.T) {
+		up := startUpstream(t, "tcp", echo)
+		rr := startRelay(t, cfg, "tcp", up.addr)
+		c := dial(t, rr.Addr())
+		defer c.Close()
+		msg := make([]byte, 64)
+		for i := range 200 {
+			msg[0] = byte(i)
+			if _, err := c.Write(msg); err != nil {
+				t.Fatal(err)
+			}
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.ReadFull(c, msg); err != nil || msg[0] != byte(i) {
+				t.Fatalf("round trip %d: %v, byte %d", i, err, msg[0])
+			}
+		}
+		if grown, _, _ := relay.SplicePipesGrown(rr.Relay); grown != 0 {
+			t.Errorf("%d pipes grew under 64-byte round trips, want 0", grown)
+		}
+	})
+	t.Run("stream", func(t *testing.T) {
+		up := startUpstream(t, "tcp", echo)
+		rr := startRelay(t, cfg, "tcp", up.addr)
+		if _, size, _ := relay.SplicePipesGrown(rr.Relay); size == 0 {
+			t.Skip("pipe-max-size is no more than the 64 KiB default: no pipe can grow")
+		}
+		c := dial(t, rr.Addr())
+		defer c.Close()
+		const total = 32 << 20
+		want := make([]byte, total)
+		for i := 0; i < total; i += 8 {
+			binary.LittleEndian.PutUint64(want[i:], uint64(i))
+		}
+		got := make(chan []byte, 1)
+		go func() {
+			b, _ := readAllDeadline(c, 60*time.Second)
+			got <- b
+		}()
+		// 4 MiB writes queue more than a 64 KiB pipe holds at once.
+		for rest := want; len(rest) > 0; rest = rest[min(len(rest), 4<<20):] {
+			if _, err := c.Write(rest[:min(len(rest), 4<<20)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		closeWrite(t, c)
+		b := <-got
+		if len(b) != total {
+			t.Fatalf("got %d bytes back of %d", len(b), total)
+		}
+		for i := 0; i < total; i += 8 {
+			if v := binary.LittleEndian.Uint64(b[i:]); v != uint64(i) {
+				t.Fatalf("word at offset %d holds %d", i, v)
+			}
+		}
+		s := rr.Stats()
+		c2u := s.Directions.ClientToUpstream
+		grown, size, _ := relay.SplicePipesGrown(rr.Relay)
+		t.Logf("%d pipes grew to %d bytes; client->upstream %d bytes in %d chunks", grown, size, c2u.Bytes, c2u.Chunks)
+		if grown == 0 {
+			t.Errorf("no pipe grew over a %d MiB stream", total>>20)
+		}
+		if c2u.Chunks >= total/relay.DefaultBuffer {
+			t.Errorf("client->upstream: %d chunks for %d bytes, want fewer than with %d-byte pipes", c2u.Chunks, c2u.Bytes, relay.DefaultBuffer)
+		}
+	})
 }

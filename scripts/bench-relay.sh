@@ -11,7 +11,7 @@
 #
 # Then, unless QUICK=1: tps at 64 connections, a 1 GiB stream and RSS per idle
 # connection, from `go test -bench BenchmarkPeers ./relay` against the same
-# binaries.
+# binaries, with the same placement and ROUNDS interleaved rounds.
 #
 # Every process is pinned with taskset (unpinned figures on a VM are
 # placement luck): PLACEMENT=packed (default) puts the sockperf client, the
@@ -137,6 +137,12 @@ END {
 }' "$tmp/rounds"
 
 [ "${QUICK:-0}" = 1 ] && exit 0
+# BenchmarkPeers starts its own client, relays and server, each pinned by
+# affinity.StartOn to the same CPUs as above (HOPLAT_RELAY_PLACEMENT), and
+# names the placement in every figure's line; ROUNDS interleaved rounds,
+# medians.
+PEERS_PLACEMENT="client=0 relay=0 server=$CPU_SERVER"
 echo
-echo "concurrency, stream, idle RSS: go test -run '^\$' -bench BenchmarkPeers -benchtime 1x ./relay"
-HOPLAT_BIN="$PWD/$BIN" go test -run '^$' -bench BenchmarkPeers -benchtime 1x -timeout 15m ./relay | grep -E '^(Benchmark|ok|FAIL|---)' || true
+echo "concurrency, stream, idle RSS: HOPLAT_RELAY_PLACEMENT='$PEERS_PLACEMENT' HOPLAT_RELAY_ROUNDS=$ROUNDS go test -run '^\$' -bench BenchmarkPeers -benchtime 1x ./relay"
+HOPLAT_BIN="$PWD/$BIN" HOPLAT_RELAY_PLACEMENT="$PEERS_PLACEMENT" HOPLAT_RELAY_ROUNDS="$ROUNDS" \
+	go test -run '^$' -bench BenchmarkPeers -benchtime 1x -timeout 30m ./relay | grep -E '^(Benchmark|ok|FAIL|---)|peers_linux_test' || true
