@@ -123,17 +123,6 @@ func median(vs []float64) float64 {
 	return m
 }
 
-func mean(vs []float64) float64 {
-	var sum float64
-	for _, v := range vs {
-		sum += v
-	}
-	if len(vs) == 0 {
-		return 0
-	}
-	return sum / float64(len(vs))
-}
-
 // regimes counts the distinct placement regimes among the series.
 func regimes(all []Series) int {
 	seen := map[string]bool{}
