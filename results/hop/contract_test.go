@@ -119,3 +119,46 @@ func TestCheckExplainedTimestamps(t *testing.T) {
 		t.Errorf("timestamps without client_wake_us: %v, want it named", err)
 	}
 }
+
+// A hop whose added p50 is not above zero keeps its split and has no
+// explained share; one that claims a share of nothing breaks the contract.
+func TestCheckExplainedNothingAdded(t *testing.T) {
+	rep := hop.SyntheticReport()
+	rep.Machine = &results.Machine{
+		Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: results.LegUS{TCP: 1.5, UNIX: 0.5},
+		CPUIdle: results.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
+	}
+	var epoll *hop.PathResult
+	for i := range rep.Paths {
+		p := &rep.Paths[i]
+		p.Regime = "packed"
+		p.Placement = map[string]string{"client": "0", "relay": "0", "server": "0"}
+		if p.Relay == hop.Epoll && p.ClientTransport == hop.TCP && p.AddedUs != nil {
+			epoll = p
+		}
+	}
+	if epoll == nil {
+		t.Fatal("no epoll tcp->tcp in the synthetic report")
+	}
+	epoll.AddedUs.P50 = -0.4
+	hop.Explain(rep.Paths, rep.Machine)
+	if epoll.Decomposition == nil || epoll.ExplainedPct != nil {
+		t.Fatalf("added p50 -0.4: decomposition %+v, explained %v; want a split and no share", epoll.Decomposition, epoll.ExplainedPct)
+	}
+	var b bytes.Buffer
+	if err := hop.WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := hoptest.CheckExplained(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	share := 50.0
+	epoll.ExplainedPct = &share
+	b.Reset()
+	if err := hop.WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := hoptest.CheckExplained(b.Bytes()); err == nil || !strings.Contains(err.Error(), "explained_pct of an added p50") {
+		t.Errorf("a share of a negative hop: %v, want it refused", err)
+	}
+}

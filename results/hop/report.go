@@ -115,7 +115,8 @@ type PathResult struct {
 	Connect *Connect `json:"connect,omitempty"`
 	// Decomposition splits AddedUs.P50 into relay code, wake-ups, kernel
 	// path and a residual; ExplainedPct is how much of it the first three
-	// account for, 100 less the residual's share. Relay paths only.
+	// account for, 100 less the residual's share. Relay paths only;
+	// ExplainedPct is absent when AddedUs.P50 is not above zero.
 	Decomposition *Decomposition `json:"decomposition_us,omitempty"`
 	ExplainedPct  *float64       `json:"explained_pct,omitempty"`
 	// Hosts is where the path's components ran in a topology run.

@@ -199,6 +199,17 @@ func checkDecomposition(where string, obj map[string]any) error {
 	default:
 		return fmt.Errorf("hoptest: check explained: %s.decomposition_us.method %q: want probe or timestamps", where, dm["method"])
 	}
+	// A share of nothing is no figure: a hop whose added p50 is not
+	// above zero (within the noise of a kernel-only hop, say) has its
+	// split but no explained_pct.
+	if a, ok := obj["added_us"].(map[string]any); ok {
+		if p50, ok := a["p50"].(float64); ok && p50 <= 0 {
+			if _, has := obj["explained_pct"]; has {
+				return fmt.Errorf("hoptest: check explained: %s: explained_pct of an added p50 of %v", where, p50)
+			}
+			return nil
+		}
+	}
 	return fields(where, obj, nil, names("explained_pct"))
 }
 
