@@ -98,10 +98,12 @@ func (f *FD) readLoop(p []byte, held bool) (int, error) {
 		case unix.EINTR:
 			if held {
 				runtime.Gosched()
+				refreshProcs() // the world may have stopped: see seenProcs
 			}
 			continue
 		case unix.EAGAIN:
 			if held {
+				refreshProcs()
 				continue // SO_RCVTIMEO expired
 			}
 			return 0, ErrWouldBlock
@@ -138,10 +140,12 @@ func (f *FD) writeLoop(p []byte, held bool) (int, error) {
 		case unix.EINTR:
 			if held {
 				runtime.Gosched()
+				refreshProcs()
 			}
 			continue
 		case unix.EAGAIN:
 			if held {
+				refreshProcs()
 				continue // SO_SNDTIMEO expired
 			}
 			return done, ErrWouldBlock
