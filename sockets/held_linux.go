@@ -32,11 +32,11 @@ func (f *FD) SetHeld() error {
 	return nil
 }
 
-// heldRW makes one blocking recvfrom(2) or sendto(2) (trap; see rawSock
-// for why not read and write): raw while the goroutines holding Ps leave
-// one for the rest of the program, through the scheduler otherwise.
-// sendto passes MSG_NOSIGNAL: a peer gone away is EPIPE alone, with no
-// SIGPIPE for the runtime to field (send(2)).
+// A held FD makes each blocking recvfrom(2) or sendto(2) (see rawSock for
+// why not read and write) raw while the goroutines holding Ps leave one
+// for the rest of the program (spareP), through the scheduler otherwise
+// (heldRW). sendto passes MSG_NOSIGNAL: a peer gone away is EPIPE alone,
+// with no SIGPIPE for the runtime to field (send(2)).
 //
 // A process pinned to one CPU (taskset -c 0) starts with GOMAXPROCS 1, and
 // HoldP raises it to 2, so a P is spare and the raw path is the one taken
@@ -46,17 +46,20 @@ func (f *FD) SetHeld() error {
 // 0.005 futex, 0.005 nanosleep and 0.002 tgkill (sysmon's preemption, every
 // 10 ms), as sockperf makes 1 recvfrom and 1 sendto; perf record shows
 // syscall.RawSyscall6 and no entersyscall.
+
+// spareP reports, from seenProcs, whether a held FD may wait raw.
+func spareP() bool { return seenProcs.Load() > procs.held.Load() }
+
+// heldRW is a held FD's call when no P is spare: through the scheduler
+// (entersyscall), so that a goroutine asleep in it leaves its P to others.
+// That costs ~100 ns anyway, so the exact check is cheap beside it, and it
+// lets the raw path back once a P is spare again.
 func (f *FD) heldRW(trap uintptr, p []byte) (int, unix.Errno) {
+	refreshProcs()
 	var flags uintptr
 	if trap == unix.SYS_SENDTO {
 		flags = unix.MSG_NOSIGNAL
 	}
-	if seenProcs.Load() > procs.held.Load() {
-		return rawSock(trap, f.Sysfd(), p, flags)
-	}
-	// The scheduler's syscall costs ~100 ns anyway: the exact check is
-	// cheap beside it, and it lets the raw path back once a P is spare.
-	refreshProcs()
 	r, _, e := unix.Syscall6(trap, uintptr(f.Sysfd()), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), flags, 0, 0)
 	return int(r), e
 }

@@ -54,6 +54,10 @@ func rawRW(trap uintptr, fd int, p []byte) (int, unix.Errno) {
 // and its fput (a multithreaded process takes a reference on every call)
 // and sock_read_iter/sock_write_iter, which perf record shows on the
 // read/write side only.
+//
+// It is small enough to be inlined into readLoop and writeLoop, as is the
+// spare-P test before it (spareP): the held path's frames and their cache
+// lines count in a round trip that runs cold after the peer's turn.
 func rawSock(trap uintptr, fd int, p []byte, flags uintptr) (int, unix.Errno) {
 	r, _, e := unix.RawSyscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), flags, 0, 0)
 	return int(r), e
@@ -84,7 +88,9 @@ func (f *FD) readLoop(p []byte, held bool) (int, error) {
 		// Chosen here, not in a helper, so that rawRW stays inlined.
 		var n int
 		var e unix.Errno
-		if held {
+		if held && spareP() {
+			n, e = rawSock(unix.SYS_RECVFROM, f.Sysfd(), p, 0)
+		} else if held {
 			n, e = f.heldRW(unix.SYS_RECVFROM, p)
 		} else {
 			n, e = rawRW(unix.SYS_READ, f.Sysfd(), p)
@@ -126,7 +132,9 @@ func (f *FD) writeLoop(p []byte, held bool) (int, error) {
 	for done < len(p) {
 		var n int
 		var e unix.Errno
-		if held {
+		if held && spareP() {
+			n, e = rawSock(unix.SYS_SENDTO, f.Sysfd(), p[done:], unix.MSG_NOSIGNAL)
+		} else if held {
 			n, e = f.heldRW(unix.SYS_SENDTO, p[done:])
 		} else {
 			n, e = rawRW(unix.SYS_WRITE, f.Sysfd(), p[done:])
