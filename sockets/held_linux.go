@@ -66,11 +66,11 @@ func (f *FD) heldRW(trap uintptr, p []byte) (int, unix.Errno) {
 
 // seenProcs is GOMAXPROCS as a held FD last read it, so that the hot path
 // compares two atomics instead of calling runtime.GOMAXPROCS(0), which takes
-// the scheduler's lock: 13 ns a call here, twice per message per side, and
-// the build that skipped it measured a p50 round trip 0.05 us shorter
-// (pingpong --io blocking against pongd --io blocking on one CPU, 4.687
-// against 4.735 and 4.751 us, medians of 7 interleaved rounds; sockperf
-// 4.438).
+// the scheduler's lock: 13 ns a call here, twice per message per side. A
+// build that skipped the check measured a p50 round trip 0.05 us shorter
+// (pingpong --io blocking against pongd --io blocking, both on one CPU:
+// 4.687 us against 4.735 and 4.751 for two series with the check, medians
+// of 7 interleaved rounds on a shared 2-CPU VM; sockperf 4.438).
 //
 // A stale value is safe either way. Too low (HoldP has just raised
 // GOMAXPROCS), the call goes through the scheduler, which refreshes it.
@@ -79,8 +79,9 @@ func (f *FD) heldRW(trap uintptr, p []byte) (int, unix.Errno) {
 // GOMAXPROCS stops the world, which interrupts every raw sleeper (EINTR,
 // see rawio_linux.go), and an interrupted or timed-out wait refreshes it;
 // a holder that was running then is preempted by sysmon within 10 ms of
-// its next sleep, the same way. So one wait of at most 10 ms per change,
-// where reading GOMAXPROCS per call would cost every message.
+// its next sleep, the same way. So at most one wait of about 10 ms per
+// holder per change, where reading GOMAXPROCS per call costs every message
+// (TestHeldFallsBackWhenProcsDrop).
 var seenProcs atomic.Int32
 
 // refreshProcs rereads GOMAXPROCS into seenProcs.

@@ -74,7 +74,8 @@ func (f *FD) WriteNonblock(p []byte) (int, error) { return f.writeLoop(p, false)
 
 // readLoop is ReadNonblock and, held, ReadHeld (held_linux.go): one loop,
 // so that both read the kernel's answers alike. The two differ only where
-// the mode does: a held FD makes its call through heldRW, yields on EINTR
+// the mode does: a held FD makes its call with rawSock while a P is spare
+// (spareP) and through heldRW otherwise, refreshes seenProcs and yields on EINTR
 // (how sysmon's preemption reaches it, see above), repeats on EAGAIN (its
 // SO_RCVTIMEO expired) and reports EBADF as ErrClosed; a non-blocking FD
 // repeats on EINTR and reports EAGAIN as ErrWouldBlock. The exported
