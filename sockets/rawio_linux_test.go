@@ -205,3 +205,86 @@ func TestRawDialerRefused(t *testing.T) {
 		t.Fatal("NewRawDialer accepted a listen address")
 	}
 }
+
+// TestHeldFallsBackWhenProcsDrop: held FDs compare GOMAXPROCS as last seen
+// (seenProcs), not as it is. When it drops so that the holders would take
+// every P (testing.AllocsPerRun sets it to 1), a holder asleep in a raw call
+// would keep the only P from its peer until sysmon preempts it, 10 ms per
+// message; the interrupted wait must refresh the value and move both ends
+// to scheduler-visible calls. 200 round trips take well under a second that
+// way, and 4 s or more without.
+func TestHeldFallsBackWhenProcsDrop(t *testing.T) {
+	c, s := rawPair(t, Blocking)
+	for _, f := range []*FD{c, s} {
+		if err := f.SetHeld(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const rounds = 200
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	// Both ends hold a P and have made a raw round trip before the drop, so
+	// that seenProcs is stale-high when GOMAXPROCS falls to 1.
+	start := make(chan struct{})
+	echoed := make(chan error, 1)
+	go func() {
+		defer HoldP()()
+		buf := make([]byte, 8)
+		for i := 0; i <= rounds; i++ {
+			if _, err := io.ReadFull(heldReader{s}, buf); err != nil {
+				echoed <- err
+				return
+			}
+			if _, err := s.WriteHeld(buf); err != nil {
+				echoed <- err
+				return
+			}
+		}
+		echoed <- nil
+	}()
+	done := make(chan error, 1)
+	go func() {
+		defer HoldP()()
+		msg, buf := []byte("12345678"), make([]byte, 8)
+		roundTrip := func() error {
+			if _, err := c.WriteHeld(msg); err != nil {
+				return err
+			}
+			_, err := io.ReadFull(heldReader{c}, buf)
+			return err
+		}
+		if err := roundTrip(); err != nil {
+			done <- err
+			return
+		}
+		<-start
+		for i := 0; i < rounds; i++ {
+			if err := roundTrip(); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	// Wait until both hold their Ps (HoldP raised GOMAXPROCS), then drop it.
+	for procs.held.Load() < 2 {
+		runtime.Gosched()
+	}
+	runtime.GOMAXPROCS(1)
+	t0 := time.Now()
+	close(start)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("round trips did not complete")
+	}
+	if el := time.Since(t0); el > time.Second {
+		t.Fatalf("%d round trips with GOMAXPROCS 1 and both ends held took %v: the holders did not fall back to scheduler-visible calls", rounds, el)
+	}
+	if err := <-echoed; err != nil {
+		t.Fatal(err)
+	}
+}
