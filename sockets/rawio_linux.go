@@ -37,12 +37,6 @@ import (
 // calls per 10 ms instead of several per message. The price is a P per
 // waiting goroutine: see HoldP.
 
-// rawRW makes one read(2) or write(2) without telling the scheduler.
-func rawRW(trap uintptr, fd int, p []byte) (int, unix.Errno) {
-	r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
-	return int(r), e
-}
-
 // rawSock makes one recvfrom(2) or sendto(2) (trap) with flags and no
 // address without telling the scheduler: on a connected stream socket the
 // same as read(2) or write(2) (recv(2), send(2)), minus the file layer. A
@@ -63,12 +57,14 @@ func rawSock(trap uintptr, fd int, p []byte, flags uintptr) (int, unix.Errno) {
 	return int(r), e
 }
 
-// ReadNonblock reads into p from a Nonblocking FD as a raw system call: a
-// non-blocking read never sleeps, so the scheduler need not know. It returns
-// io.EOF at end of stream and ErrWouldBlock when nothing is queued.
+// ReadNonblock reads into p from a Nonblocking FD as a raw recvfrom(2) (see
+// rawSock for why not read(2)): a non-blocking read never sleeps, so the
+// scheduler need not know. It returns io.EOF at end of stream and
+// ErrWouldBlock when nothing is queued.
 func (f *FD) ReadNonblock(p []byte) (int, error) { return f.readLoop(p, false) }
 
-// WriteNonblock writes p to a Nonblocking FD as raw system calls, until all
+// WriteNonblock writes p to a Nonblocking FD as raw sendto(2) calls with
+// MSG_NOSIGNAL (a peer gone is EPIPE, with no SIGPIPE to field), until all
 // is written or the socket is full (the count so far and ErrWouldBlock).
 func (f *FD) WriteNonblock(p []byte) (int, error) { return f.writeLoop(p, false) }
 
@@ -86,7 +82,7 @@ func (f *FD) readLoop(p []byte, held bool) (int, error) {
 		return 0, nil
 	}
 	for {
-		// Chosen here, not in a helper, so that rawRW stays inlined.
+		// Chosen here, not in a helper, so that rawSock stays inlined.
 		var n int
 		var e unix.Errno
 		if held && spareP() {
@@ -94,7 +90,7 @@ func (f *FD) readLoop(p []byte, held bool) (int, error) {
 		} else if held {
 			n, e = f.heldRW(unix.SYS_RECVFROM, p)
 		} else {
-			n, e = rawRW(unix.SYS_READ, f.Sysfd(), p)
+			n, e = rawSock(unix.SYS_RECVFROM, f.Sysfd(), p, 0)
 		}
 		switch e {
 		case 0:
@@ -119,10 +115,7 @@ func (f *FD) readLoop(p []byte, held bool) (int, error) {
 				return 0, ErrClosed
 			}
 		}
-		if held {
-			return 0, os.NewSyscallError("recvfrom", e)
-		}
-		return 0, os.NewSyscallError("read", e)
+		return 0, os.NewSyscallError("recvfrom", e)
 	}
 }
 
@@ -138,7 +131,7 @@ func (f *FD) writeLoop(p []byte, held bool) (int, error) {
 		} else if held {
 			n, e = f.heldRW(unix.SYS_SENDTO, p[done:])
 		} else {
-			n, e = rawRW(unix.SYS_WRITE, f.Sysfd(), p[done:])
+			n, e = rawSock(unix.SYS_SENDTO, f.Sysfd(), p[done:], unix.MSG_NOSIGNAL)
 		}
 		if n > 0 {
 			done += n
@@ -163,10 +156,7 @@ func (f *FD) writeLoop(p []byte, held bool) (int, error) {
 				return done, ErrClosed
 			}
 		}
-		if held {
-			return done, os.NewSyscallError("sendto", e)
-		}
-		return done, os.NewSyscallError("write", e)
+		return done, os.NewSyscallError("sendto", e)
 	}
 	return done, nil
 }

@@ -37,7 +37,11 @@ func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
 		if err != nil {
 			return err
 		}
-		have = copy(buf, buf[done:have])
+		if done == have {
+			have = 0 // the usual case, one whole message: no memmove call
+		} else {
+			have = copy(buf, buf[done:have])
+		}
 		if have >= 4 {
 			// A frame larger than the buffer: grow once for it.
 			if fl, _ := frameLen(buf); fl > len(buf) {
