@@ -102,7 +102,7 @@ func summarise(s Series, discard int) PathResult {
 	r.RoundsP50Us = p50s
 	r.Stable, r.UnstableReason = stability(p50s)
 	if !r.Stable {
-		r.UnstableReason += "; likely cause: " + likelyCause(s.Setting.Regime, s.Placement)
+		r.UnstableReason += "; likely cause: " + likelyCause(s.Setting.Regime, s.Placement, tps)
 	}
 	if len(tps) > 0 {
 		e := results.AnalyzeSeries(tps, 0)
