@@ -31,7 +31,8 @@ type Responder struct {
 // Args is pongd's command line, serving on every address in listen (port 0
 // and temp-dir paths, read back from its `listening` lines).
 func (r Responder) Args(bin string, listen []sockets.Addr) []string {
-	argv := []string{bin, "--proto", r.Proto}
+	// --io blocking for the reason Client.Args gives.
+	argv := []string{bin, "--proto", r.Proto, "--io", "blocking"}
 	for _, a := range listen {
 		argv = append(argv, "--listen", a.String())
 	}

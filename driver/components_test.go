@@ -47,12 +47,12 @@ func TestHAProxyConfig(t *testing.T) {
 func TestResponderArgs(t *testing.T) {
 	r := Responder{Proto: ProtoMySQL, ServiceTime: 20 * time.Microsecond, Rows: 10, RowBytes: 100, User: "u", Password: "p", CPUs: "1"}
 	got := strings.Join(r.Args("pongd", []addrT{TCPAddr(0), UNIXAddr("/w/p.sock")}), " ")
-	want := "pongd --proto mysql --listen tcp:127.0.0.1:0 --listen unix:/w/p.sock --service-time 20µs --user u --password p --rows 10 --row-bytes 100 --cpus 1"
+	want := "pongd --proto mysql --io blocking --listen tcp:127.0.0.1:0 --listen unix:/w/p.sock --service-time 20µs --user u --password p --rows 10 --row-bytes 100 --cpus 1"
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
 	echo := Responder{Proto: ProtoEcho, Rows: 10}
-	if got := strings.Join(echo.Args("pongd", []addrT{TCPAddr(0)}), " "); got != "pongd --proto echo --listen tcp:127.0.0.1:0" {
+	if got := strings.Join(echo.Args("pongd", []addrT{TCPAddr(0)}), " "); got != "pongd --proto echo --io blocking --listen tcp:127.0.0.1:0" {
 		t.Errorf("echo: %s", got)
 	}
 }
@@ -74,7 +74,7 @@ func TestHopRelayArgs(t *testing.T) {
 func TestClientArgs(t *testing.T) {
 	c := Client{Proto: ProtoMySQL, User: "root", Password: "secret", DB: "test", Command: "oltp-ro", Time: time.Second, Warmup: 100 * time.Millisecond}
 	got := strings.Join(c.Args("pingpong", UNIXAddr("/w/r.sock"), 4), " ")
-	want := "pingpong --target unix:/w/r.sock --proto mysql --threads 4 --time 1s --warmup 100ms --runs 1 --format json --user root --command oltp-ro --db test"
+	want := "pingpong --target unix:/w/r.sock --proto mysql --threads 4 --time 1s --warmup 100ms --runs 1 --format json --io blocking --user root --command oltp-ro --db test"
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
@@ -89,7 +89,7 @@ func TestClientArgs(t *testing.T) {
 		t.Errorf("connect-only: %s", got)
 	}
 	echo := Client{Proto: ProtoEcho, Size: 64, Time: time.Second, CPUs: "0"}
-	if got := strings.Join(echo.Args("pingpong", TCPAddr(9), 1), " "); !strings.HasSuffix(got, "--format json --size 64 --cpus 0") {
+	if got := strings.Join(echo.Args("pingpong", TCPAddr(9), 1), " "); !strings.HasSuffix(got, "--format json --io blocking --size 64 --cpus 0") {
 		t.Errorf("echo: %s", got)
 	}
 }
