@@ -31,7 +31,7 @@ func SockmapCaughtUp(r *Relay) int64 {
 // bytes it had seen already, and skbs it could not cut.
 func SockmapSeen(r *Relay) (dup, trimFailed int64) {
 	if e, ok := r.eng.(*sockmapEngine); ok {
-		return e.dupBytes.Load(), e.trimFailed.Load()
+		return r.counters.repeated[0].Load() + r.counters.repeated[1].Load(), e.trimFailed.Load()
 	}
 	return 0, 0
 }

@@ -127,7 +127,6 @@ type sockmapEngine struct {
 	userBytes   atomic.Int64 // bytes the copiers moved
 	pausedDirs  atomic.Int64 // flow-control pauses
 	caughtUp    atomic.Int64 // bytes catchUp moved
-	dupBytes    atomic.Int64 // bytes the verdict cut off as seen before (seenGuard)
 	trimFailed  atomic.Int64 // skbs whose seen bytes could not be cut off
 }
 
@@ -954,7 +953,6 @@ func (e *sockmapEngine) finish(c *smConn) {
 		if e.objs.peers.Lookup(c.cookie[d], &v) == nil {
 			r.counters.bytes[d].Add(int64(v.Bytes))
 			r.counters.chunks[d].Add(int64(v.Skbs))
-			e.dupBytes.Add(int64(v.Dup))
 			r.counters.repeated[d].Add(int64(v.Dup))
 			e.trimFailed.Add(int64(v.TrimFailed))
 		}

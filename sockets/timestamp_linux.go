@@ -190,8 +190,13 @@ func (f *FD) ReadStampedHeld(p []byte, b *StampBuf) (int, time.Time, error) {
 	}
 	for {
 		// Raw only while the goroutines holding Ps leave one for the
-		// rest of the program, as heldRW decides.
-		n, ts, err := b.recv(f.Sysfd(), p, SpareP())
+		// rest of the program, judged from seenProcs as readLoop does
+		// (held_linux.go); through the scheduler, refreshing it, else.
+		raw := spareP()
+		if !raw {
+			refreshProcs()
+		}
+		n, ts, err := b.recv(f.Sysfd(), p, raw)
 		switch {
 		case err == nil && n > 0:
 			return n, ts, nil
@@ -199,8 +204,10 @@ func (f *FD) ReadStampedHeld(p []byte, b *StampBuf) (int, time.Time, error) {
 			return 0, time.Time{}, io.EOF
 		case err == unix.EINTR:
 			runtime.Gosched()
+			refreshProcs() // the world may have stopped: see seenProcs
 			continue
 		case err == unix.EAGAIN:
+			refreshProcs()
 			continue // SO_RCVTIMEO expired
 		case err == unix.EBADF:
 			return 0, time.Time{}, ErrClosed

@@ -66,10 +66,7 @@ func TestWriteOut(t *testing.T) {
 // one that names a method without them breaks the contract.
 func TestCheckExplainedTimestamps(t *testing.T) {
 	rep := hop.SyntheticReport()
-	rep.Machine = &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: results.LegUS{TCP: 1.5, UNIX: 0.5},
-		CPUIdle: results.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
-	}
+	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
 		p := &rep.Paths[i]
@@ -124,10 +121,7 @@ func TestCheckExplainedTimestamps(t *testing.T) {
 // explained share; one that claims a share of nothing breaks the contract.
 func TestCheckExplainedNothingAdded(t *testing.T) {
 	rep := hop.SyntheticReport()
-	rep.Machine = &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: results.LegUS{TCP: 1.5, UNIX: 0.5},
-		CPUIdle: results.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
-	}
+	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
 		p := &rep.Paths[i]
@@ -160,5 +154,13 @@ func TestCheckExplainedNothingAdded(t *testing.T) {
 	}
 	if err := hoptest.CheckExplained(b.Bytes()); err == nil || !strings.Contains(err.Error(), "explained_pct of an added p50") {
 		t.Errorf("a share of a negative hop: %v, want it refused", err)
+	}
+}
+
+// testMachine is a machine with round constants: 1 µs same CPU, 40 across.
+func testMachine() *results.Machine {
+	return &results.Machine{
+		Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: results.LegUS{TCP: 1.5, UNIX: 0.5},
+		CPUIdle: results.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
 	}
 }
