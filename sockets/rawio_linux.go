@@ -51,10 +51,11 @@ import (
 //
 // It is small enough to be inlined into readLoop and writeLoop, as is the
 // spare-P test before it (spareP): the held path's frames and their cache
-// lines count in a round trip that runs cold after the peer's turn.
+// lines count in a round trip that runs cold after the peer's turn. For the
+// same reason the call itself is sockcall, a stub of one frame
+// (sockcall_linux.go), not unix.RawSyscall6.
 func rawSock(trap uintptr, fd int, p []byte, flags uintptr) (int, unix.Errno) {
-	r, _, e := unix.RawSyscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), flags, 0, 0)
-	return int(r), e
+	return sockcall(trap, fd, unsafe.Pointer(unsafe.SliceData(p)), len(p), flags)
 }
 
 // ReadNonblock reads into p from a Nonblocking FD as a raw recvfrom(2) (see
