@@ -90,9 +90,9 @@ func (w *wakes) stamp(c conn) (conn, error) {
 			break
 		}
 		sc.sr, err = sockets.NewStampedReader(rc)
-	case heldConn:
-		sc.fd, sc.held = c.FD, true
-		err = c.FD.EnableRXTimestamps()
+	case *sockets.Held:
+		sc.fd, sc.held = c.FD(), true
+		err = sc.fd.EnableRXTimestamps()
 	case *sockets.FD:
 		sc.fd = c
 		err = c.EnableRXTimestamps()

@@ -49,49 +49,25 @@ import (
 // and sock_read_iter/sock_write_iter, which perf record shows on the
 // read/write side only.
 //
-// It is small enough to be inlined into readLoop and writeLoop, as is the
-// spare-P test before it (spareP): the held path's frames and their cache
-// lines count in a round trip that runs cold after the peer's turn.
+// It is small enough to be inlined into Held.Read, Held.Write and the
+// non-blocking calls, as is the spare-P test before it (spareP): the held
+// path's frames and their cache lines count in a round trip that runs cold
+// after the peer's turn. For the same reason the call itself is sockcall, a
+// stub of one frame (sockcall_linux.go), not unix.RawSyscall6.
 func rawSock(trap uintptr, fd int, p []byte, flags uintptr) (int, unix.Errno) {
-	r, _, e := unix.RawSyscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), flags, 0, 0)
-	return int(r), e
+	return sockcall(trap, fd, unsafe.Pointer(unsafe.SliceData(p)), len(p), flags)
 }
 
 // ReadNonblock reads into p from a Nonblocking FD as a raw recvfrom(2) (see
 // rawSock for why not read(2)): a non-blocking read never sleeps, so the
 // scheduler need not know. It returns io.EOF at end of stream and
 // ErrWouldBlock when nothing is queued.
-func (f *FD) ReadNonblock(p []byte) (int, error) { return f.readLoop(p, false) }
-
-// WriteNonblock writes p to a Nonblocking FD as raw sendto(2) calls with
-// MSG_NOSIGNAL (a peer gone is EPIPE, with no SIGPIPE to field), until all
-// is written or the socket is full (the count so far and ErrWouldBlock).
-func (f *FD) WriteNonblock(p []byte) (int, error) { return f.writeLoop(p, false) }
-
-// readLoop is ReadNonblock and, held, ReadHeld (held_linux.go): one loop,
-// so that both read the kernel's answers alike. The two differ only where
-// the mode does: a held FD makes its call with rawSock while a P is spare
-// (spareP) and through heldRW otherwise, refreshes seenProcs and yields on EINTR
-// (how sysmon's preemption reaches it, see above), repeats on EAGAIN (its
-// SO_RCVTIMEO expired) and reports EBADF as ErrClosed; a non-blocking FD
-// repeats on EINTR and reports EAGAIN as ErrWouldBlock. The exported
-// wrappers pass a constant and are inlined into their callers, so the mode
-// costs a register test beside each system call and no extra call.
-func (f *FD) readLoop(p []byte, held bool) (int, error) {
+func (f *FD) ReadNonblock(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for {
-		// Chosen here, not in a helper, so that rawSock stays inlined.
-		var n int
-		var e unix.Errno
-		if held && spareP() {
-			n, e = rawSock(unix.SYS_RECVFROM, f.Sysfd(), p, 0)
-		} else if held {
-			n, e = f.heldRW(unix.SYS_RECVFROM, p)
-		} else {
-			n, e = rawSock(unix.SYS_RECVFROM, f.Sysfd(), p, 0)
-		}
+		n, e := rawSock(unix.SYS_RECVFROM, f.Sysfd(), p, 0)
 		switch e {
 		case 0:
 			if n == 0 {
@@ -99,62 +75,29 @@ func (f *FD) readLoop(p []byte, held bool) (int, error) {
 			}
 			return n, nil
 		case unix.EINTR:
-			if held {
-				runtime.Gosched()
-				refreshProcs() // the world may have stopped: see seenProcs
-			}
 			continue
 		case unix.EAGAIN:
-			if held {
-				refreshProcs()
-				continue // SO_RCVTIMEO expired
-			}
 			return 0, ErrWouldBlock
-		case unix.EBADF:
-			if held {
-				return 0, ErrClosed
-			}
 		}
 		return 0, os.NewSyscallError("recvfrom", e)
 	}
 }
 
-// writeLoop is WriteNonblock and, held, WriteHeld, alike but for the mode
-// as readLoop is.
-func (f *FD) writeLoop(p []byte, held bool) (int, error) {
+// WriteNonblock writes p to a Nonblocking FD as raw sendto(2) calls with
+// MSG_NOSIGNAL (a peer gone is EPIPE, with no SIGPIPE to field), until all
+// is written or the socket is full (the count so far and ErrWouldBlock).
+func (f *FD) WriteNonblock(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		var n int
-		var e unix.Errno
-		if held && spareP() {
-			n, e = rawSock(unix.SYS_SENDTO, f.Sysfd(), p[done:], unix.MSG_NOSIGNAL)
-		} else if held {
-			n, e = f.heldRW(unix.SYS_SENDTO, p[done:])
-		} else {
-			n, e = rawSock(unix.SYS_SENDTO, f.Sysfd(), p[done:], unix.MSG_NOSIGNAL)
-		}
+		n, e := rawSock(unix.SYS_SENDTO, f.Sysfd(), p[done:], unix.MSG_NOSIGNAL)
 		if n > 0 {
 			done += n
 		}
 		switch e {
-		case 0:
-			continue
-		case unix.EINTR:
-			if held {
-				runtime.Gosched()
-				refreshProcs()
-			}
+		case 0, unix.EINTR:
 			continue
 		case unix.EAGAIN:
-			if held {
-				refreshProcs()
-				continue // SO_SNDTIMEO expired
-			}
 			return done, ErrWouldBlock
-		case unix.EBADF:
-			if held {
-				return done, ErrClosed
-			}
 		}
 		return done, os.NewSyscallError("sendto", e)
 	}

@@ -288,3 +288,26 @@ func TestHeldFallsBackWhenProcsDrop(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSockcall: the stub passes each argument where the kernel reads it
+// (flags included: MSG_PEEK leaves the bytes queued) and returns the
+// kernel's errno for a bad descriptor.
+func TestSockcall(t *testing.T) {
+	c, s := rawPair(t, Blocking)
+	if n, e := rawSock(unix.SYS_SENDTO, c.Sysfd(), []byte("abc"), unix.MSG_NOSIGNAL); n != 3 || e != 0 {
+		t.Fatalf("sendto: %d, %v", n, e)
+	}
+	buf := make([]byte, 8)
+	if n, e := rawSock(unix.SYS_RECVFROM, s.Sysfd(), buf, unix.MSG_PEEK); n != 3 || e != 0 || string(buf[:n]) != "abc" {
+		t.Fatalf("recvfrom MSG_PEEK: %d %q, %v", n, buf[:n], e)
+	}
+	if n, e := rawSock(unix.SYS_RECVFROM, s.Sysfd(), buf[:2], 0); n != 2 || e != 0 || string(buf[:n]) != "ab" {
+		t.Fatalf("recvfrom of 2: %d %q, %v", n, buf[:n], e)
+	}
+	if n, e := rawSock(unix.SYS_RECVFROM, s.Sysfd(), buf, 0); n != 1 || e != 0 || buf[0] != 'c' {
+		t.Fatalf("recvfrom of the rest: %d %q, %v", n, buf[:n], e)
+	}
+	if n, e := rawSock(unix.SYS_RECVFROM, -1, buf, 0); n != -1 || e != unix.EBADF {
+		t.Fatalf("recvfrom on fd -1: %d, %v; want -1, EBADF", n, e)
+	}
+}

@@ -190,7 +190,7 @@ func (f *FD) ReadStampedHeld(p []byte, b *StampBuf) (int, time.Time, error) {
 	}
 	for {
 		// Raw only while the goroutines holding Ps leave one for the
-		// rest of the program, judged from seenProcs as readLoop does
+		// rest of the program, judged from seenProcs as Held.Read does
 		// (held_linux.go); through the scheduler, refreshing it, else.
 		raw := spareP()
 		if !raw {

@@ -49,11 +49,18 @@ func (s *Session) Event() (int, error) {
 	if _, err := s.rw.Write(s.req); err != nil {
 		return 0, fmt.Errorf("echo: send #%d: %w", s.seq, err)
 	}
-	if n, err := io.ReadFull(s.rw, s.reply); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return 0, fmt.Errorf("echo: short reply to #%d: %d of %d bytes: %w", s.seq, n, len(s.reply), err)
+	// io.ReadFull, written out: its ReadAtLeast is one more frame, and
+	// every frame of a round trip runs cold after the peer's turn
+	// (sockets.Held says what one cost).
+	for n := 0; n < len(s.reply); {
+		m, err := s.rw.Read(s.reply[n:])
+		n += m
+		if err != nil && n < len(s.reply) {
+			if n > 0 && errors.Is(err, io.EOF) {
+				return 0, fmt.Errorf("echo: short reply to #%d: %d of %d bytes: %w", s.seq, n, len(s.reply), io.ErrUnexpectedEOF)
+			}
+			return 0, fmt.Errorf("echo: reply to #%d: %w", s.seq, err)
 		}
-		return 0, fmt.Errorf("echo: reply to #%d: %w", s.seq, err)
 	}
 	if !bytes.Equal(s.reply, s.req) {
 		return 0, s.mismatch()

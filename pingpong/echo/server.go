@@ -1,6 +1,7 @@
 package echo
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 
@@ -33,12 +34,23 @@ func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
 			}
 			return err
 		}
+		// The usual case, one whole frame, answered here: reply is one
+		// more frame on a path that runs cold after the peer's turn
+		// (sockets.Held says what one cost).
+		if have >= HeaderLen && int(binary.BigEndian.Uint32(buf)) == have {
+			h.Service.Spend()
+			if _, err := rw.Write(buf[:have]); err != nil {
+				return err
+			}
+			have = 0
+			continue
+		}
 		done, err := h.reply(rw, buf[:have])
 		if err != nil {
 			return err
 		}
 		if done == have {
-			have = 0 // the usual case, one whole message: no memmove call
+			have = 0 // whole messages only: no memmove call
 		} else {
 			have = copy(buf, buf[done:have])
 		}
