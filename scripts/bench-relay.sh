@@ -123,12 +123,22 @@ END {
 		m50[p] = median(a, rounds); m99[p] = median(b, rounds); add50[p] = median(c, rounds); add99[p] = median(d, rounds)
 		printf "%-11s %9.2f %9.2f %10.2f %10.2f\n", p, m50[p], m99[p], add50[p], add99[p]
 	}
-	best = ""
-	for (k = 1; k <= np; k++) { p = P[k]; if (p == "direct" || p == "socat" || p == "haproxy" || p == "sockmap") continue; if (best == "" || add50[p] < add50[best]) best = p }
+	# The target is on both tails at once: an engine whose p50 wins by
+	# busy-polling but whose p99 loses (a poller preempted mid-spin) does
+	# not meet it, so every engine is judged on both and the best is the
+	# one with the lowest added p50 among those meeting both.
 	peer = add50["socat"] < add50["haproxy"] ? "socat" : "haproxy"
-	printf "\nbest user-space engine by added p50: %s\n", best
-	printf "  added p50 / min(socat, haproxy) = %.2f (%s; target <= 0.8)\n", add50[best] / add50[peer], peer
-	printf "  added p99: %.2f vs socat %.2f, haproxy %.2f (target: no worse than either)\n", add99[best], add99["socat"], add99["haproxy"]
+	peer99 = add99["socat"] < add99["haproxy"] ? add99["socat"] : add99["haproxy"]
+	printf "\nuser-space engines against min(socat, haproxy): added p50 ratio (target <= 0.8, against %s), added p99 (target <= %.2f)\n", peer, peer99
+	best = ""; fastest = ""
+	for (k = 1; k <= np; k++) {
+		p = P[k]; if (p == "direct" || p == "socat" || p == "haproxy" || p == "sockmap") continue
+		r = add50[p] / add50[peer]; ok50 = r <= 0.8; ok99 = add99[p] <= peer99
+		printf "  %-11s p50 %.2f (%s)  p99 %.2f (%s)\n", p, r, ok50 ? "met" : "missed", add99[p], ok99 ? "met" : "missed"
+		if (fastest == "" || add50[p] < add50[fastest]) fastest = p
+		if (ok50 && ok99 && (best == "" || add50[p] < add50[best])) best = p
+	}
+	printf "best user-space engine meeting both: %s (lowest added p50 of all: %s)\n", best == "" ? "none" : best, fastest
 	if ("sockmap" in add50) {
 		below = 1
 		for (k = 1; k <= np; k++) { p = P[k]; if (p == "direct" || p == "sockmap") continue; if (add50["sockmap"] >= add50[p]) below = 0 }
