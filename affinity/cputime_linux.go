@@ -62,11 +62,20 @@ func ProcessCPUTime(pid int) (time.Duration, error) {
 const userHZ = 100
 
 func tasksCPU(pid int) (time.Duration, error) {
+	d, _, err := tasksSchedstat(pid)
+	return d, err
+}
+
+// tasksSchedstat sums the schedstat of every thread of pid: the time on the
+// CPU (field 1, nanoseconds) and the times a thread was switched in to run
+// (field 3, "# of timeslices run on this cpu", proc(5)).
+func tasksSchedstat(pid int) (time.Duration, int64, error) {
 	dirs, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
 	if err != nil || len(dirs) == 0 {
-		return 0, fmt.Errorf("affinity: CPU of %d: no /proc/%d/task", pid, pid)
+		return 0, 0, fmt.Errorf("affinity: CPU of %d: no /proc/%d/task", pid, pid)
 	}
 	var sum time.Duration
+	var runs int64
 	for _, f := range dirs {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -78,28 +87,43 @@ func tasksCPU(pid int) (time.Duration, error) {
 		}
 		ns, err := strconv.ParseInt(fields[0], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("affinity: %s %q: %w", f, fields[0], err)
+			return 0, 0, fmt.Errorf("affinity: %s %q: %w", f, fields[0], err)
 		}
 		sum += time.Duration(ns)
+		if len(fields) >= 3 {
+			n, err := strconv.ParseInt(fields[2], 10, 64)
+			if err != nil {
+				return 0, 0, fmt.Errorf("affinity: %s %q: %w", f, fields[2], err)
+			}
+			runs += n
+		}
 	}
-	return sum, nil
+	return sum, runs, nil
 }
 
 // readStat returns /proc/PID/stat's fields after the command, which may
 // hold spaces and parentheses: [0] is the state (field 3).
 func readStat(pid int) ([]string, error) {
+	_, f, err := readStatComm(pid)
+	return f, err
+}
+
+// readStatComm returns /proc/PID/stat's command (field 2, without its
+// parentheses) and the fields after it, as readStat does.
+func readStatComm(pid int) (string, []string, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("affinity: /proc/%d/stat: no command", pid)
+	j := strings.IndexByte(s, '(')
+	if i < 0 || j < 0 || j > i {
+		return "", nil, fmt.Errorf("affinity: /proc/%d/stat: no command", pid)
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 15 {
-		return nil, fmt.Errorf("affinity: /proc/%d/stat: %d fields", pid, len(f)+2)
+		return "", nil, fmt.Errorf("affinity: /proc/%d/stat: %d fields", pid, len(f)+2)
 	}
-	return f, nil
+	return s[j+1 : i], f, nil
 }
