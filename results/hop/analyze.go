@@ -66,6 +66,7 @@ func summarise(s Series, discard int) PathResult {
 		Regime:            s.Setting.Regime,
 		Placement:         s.Placement,
 		RelayCPUUs:        s.RelayCPUUs,
+		Kworkers:          s.Kworkers,
 		Connect:           s.Connect,
 		RelayWakeUs:       s.RelayWakeUs,
 		ClientWakeUs:      s.ClientWakeUs,

@@ -2,6 +2,7 @@ package hop
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hoplat/hoplat/results"
@@ -193,6 +194,48 @@ func TestExplainSockmap(t *testing.T) {
 		want := 2 * float64(tc.hops) * machine.Wake.SameCPU
 		if d == nil || d.Method != "probe" || d.Wakeups != want || d.Kernel != 2*float64(tc.hops)*machine.Leg.TCP || d.Residual != 8-want-d.Kernel {
 			t.Errorf("%s x%d: %+v, want %v µs of kworker wake-ups and the residual shown", tc.regime, tc.hops, d, want)
+		}
+	}
+}
+
+// A sockmap hop's relay code is the kworkers' CPU time that relay_cpu_us
+// holds, less the extra legs and the wake-ups, whose switches the workers
+// ran; where the workers were not read, relay_cpu_us is hoprelay's alone
+// (which does nothing per message), the wake-ups are added as before, and
+// the note says why.
+func TestExplainSockmapKworkers(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cpu       float64
+		kw        *Kworkers
+		code      float64
+		residual  float64
+		notePart  string
+		explained float64
+	}{
+		// 2 wake-ups (1 µs) + 2 legs (1.5 µs) = 5 µs of the 7.5 the
+		// workers ran: 2.5 of code; 8 - 7.5 left.
+		{"read", 7.5, &Kworkers{CPUs: "0", CPUUs: 7.4, Runs: 2}, 2.5, 0.5, "kworkers' CPU", 100 * (1 - 0.5/8)},
+		// Workers that ran less than the legs and wake-ups they carry
+		// leave no code, never a negative one.
+		{"short", 4, &Kworkers{CPUs: "0", CPUUs: 3.9, Runs: 2}, 0, 3, "kworkers' CPU", 100 * (1 - 3.0/8)},
+		{"failed", 0.1, &Kworkers{CPUs: "0", Error: "kworkers not read: no /proc"}, 0, 3, "no /proc", 100 * (1 - 3.0/8)},
+		{"absent", 0.1, nil, 0, 3, "kworkers not read", 100 * (1 - 3.0/8)},
+	} {
+		p := relayPath("packed", packed, 8, nil)
+		p.Name, p.Relay, p.RelayCPUUs, p.Kworkers = "sockmap tcp->tcp", Sockmap, f(tc.cpu), tc.kw
+		paths := []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, nil), p}
+		Explain(paths, machine)
+		d := paths[1].Decomposition
+		if d == nil || math.Abs(d.RelayCode-tc.code) > 1e-9 || d.Wakeups != 2 || d.Kernel != 3 || math.Abs(d.Residual-tc.residual) > 1e-9 {
+			t.Errorf("%s: %+v, want code %v, wake-ups 2, kernel 3, residual %v", tc.name, d, tc.code, tc.residual)
+			continue
+		}
+		if !strings.Contains(d.Note, tc.notePart) || !d.measured() {
+			t.Errorf("%s: note %q, want one naming %q", tc.name, d.Note, tc.notePart)
+		}
+		if e := *paths[1].ExplainedPct; math.Abs(e-tc.explained) > 1e-9 {
+			t.Errorf("%s: explained %v%%, want %v", tc.name, e, tc.explained)
 		}
 	}
 }

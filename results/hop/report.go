@@ -102,6 +102,10 @@ type PathResult struct {
 	// preempted (on a shared CPU, by the very process they woke) is not in
 	// it. It is the relay code of the decomposition.
 	RelayCPUUs *float64 `json:"relay_cpu_us,omitempty"`
+	// Kworkers is what the kernel's per-CPU workqueue threads ran per
+	// request on a sockmap path, which RelayCPUUs holds; nil on other
+	// paths.
+	Kworkers *Kworkers `json:"kworkers,omitempty"`
 	// RelayWakeUs is the relays' wake-up delay per request (both ways,
 	// every hop) from the kernel's receive stamps: from the bytes queued
 	// to the relay's loop running. Event-loop relays on TCP legs only.
@@ -221,7 +225,10 @@ type Series struct {
 	// RelayCPUUs is the CPU time the relay processes ran per request over
 	// the timed rounds (threads and children, system calls included).
 	RelayCPUUs *float64
-	Connect    *Connect // the connect-only series; nil without one
+	// Kworkers is what the per-CPU kworkers ran per request on a sockmap
+	// path, in RelayCPUUs; nil elsewhere.
+	Kworkers *Kworkers
+	Connect  *Connect // the connect-only series; nil without one
 	// RelayWakeUs is the relays' wake-up delay per request, both ways, from
 	// the kernel's receive stamps; nil where the legs carry none.
 	RelayWakeUs *float64
