@@ -149,18 +149,19 @@ func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition
 		// kernel/sched/fair.c), so each run of a worker on a CPU it
 		// shares carries the second half of the switch into it and the
 		// first half of the switch out of it, one whole switch, and its
-		// wake-up of the receiver (try_to_wake_up). One CPU's tasks then
-		// account for all of its time: hoprelay, pingpong and pongd on
-		// one CPU of a 2-vCPU KVM guest, sockmap tcp->tcp, 2.07 worker
-		// runs per request (one per direction), and the CPU time of the
-		// three processes and the workers summed to the wall time per
-		// request within 1%; the workers' 4.1 µs per request is the
-		// probe's TCP leg with its wake-up (2 x (1.1 + 1.0) µs) and
-		// next to nothing else. What the hop costs beyond them is in the
-		// senders' own time: the verdict in their softirq, and the
-		// worker, woken on their CPU, preempting them (the client's
-		// involuntary switches per request went from 0.20 to 0.55, its
-		// CPU time up 0.9 µs) -- that stays in the residual.
+		// wake-up of the receiver (try_to_wake_up). Counting the wake-ups
+		// on top of the workers' time would count each switch twice. On
+		// one CPU the tasks account for all of its time: pongd, the
+		// sockmap hoprelay and pingpong (echo, --io blocking) pinned to
+		// one CPU of a 2-vCPU KVM guest, the processes' CPU time and the
+		// workers' summed to the wall time per request within 1%; the
+		// workers ran 2.07 times per request (one per direction) for
+		// 4.1 µs, which is the probe's TCP leg with its wake-up,
+		// 2 x (1.1 + 1.0) µs, and next to nothing else. What the hop
+		// costs beyond them is in the senders' own time, the residual:
+		// the verdict in their softirq, and the worker, woken on their
+		// CPU, preempting them (pingpong's involuntary switches per
+		// request went from 0.20 direct to 0.55, its CPU time up 0.9 µs).
 		d.RelayCode = max(0, d.RelayCode-d.Kernel-d.Wakeups)
 		d.Note = "relay code is the per-CPU kworkers' CPU time (sk_psock_backlog), " +
 			"over the baseline's, less the extra legs and wake-ups it carries"
