@@ -24,7 +24,6 @@ type kworkerRounds struct {
 	err  error               // the first failed reading: then no path gets kworker figures
 	ran  [][]kworkerSample   // by cell, by round
 	want func(cell int) bool // whether a cell is read
-	now  func() (affinity.Kworkers, error)
 }
 
 type kworkerSample struct {
@@ -71,7 +70,6 @@ func newKworkerRounds(cells []Cell, rounds int, placement affinity.Placement, re
 		cpus = append(cpus, set.CPUs()...)
 	}
 	k.cpus = affinity.NewCPUSet(cpus...)
-	k.now = func() (affinity.Kworkers, error) { return affinity.ReadKworkers(k.cpus) }
 	return k
 }
 
@@ -81,7 +79,7 @@ func (k *kworkerRounds) begin(cell int) affinity.Kworkers {
 	if k == nil || k.err != nil || !k.want(cell) {
 		return affinity.Kworkers{}
 	}
-	r, err := k.now()
+	r, err := affinity.ReadKworkers(k.cpus)
 	if err != nil {
 		k.err = err
 	}
@@ -92,7 +90,7 @@ func (k *kworkerRounds) end(cell, round int, base affinity.Kworkers) {
 	if k == nil || k.err != nil || !k.want(cell) {
 		return
 	}
-	r, err := k.now()
+	r, err := affinity.ReadKworkers(k.cpus)
 	if err != nil {
 		k.err = err
 		return
