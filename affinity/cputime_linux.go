@@ -127,3 +127,26 @@ func readStatComm(pid int) (string, []string, error) {
 	}
 	return s[j+1 : i], f, nil
 }
+
+// ReadGroupCPU reads the CPU time of process pid's threads both ways
+// GroupCPU keeps. It leaves its children out: a responder has none.
+func ReadGroupCPU(pid int) (GroupCPU, error) {
+	live, _, err := tasksSchedstat(pid)
+	if err != nil {
+		return GroupCPU{}, err
+	}
+	stat, err := readStat(pid)
+	if err != nil {
+		return GroupCPU{}, fmt.Errorf("affinity: CPU of %d: %w", pid, err)
+	}
+	// utime and stime, fields 14 and 15.
+	var ticks int64
+	for _, i := range []int{14, 15} {
+		v, err := strconv.ParseInt(stat[i-3], 10, 64)
+		if err != nil {
+			return GroupCPU{}, fmt.Errorf("affinity: /proc/%d/stat field %d %q: %w", pid, i, stat[i-3], err)
+		}
+		ticks += v
+	}
+	return GroupCPU{Live: live, Group: time.Duration(ticks) * (time.Second / userHZ)}, nil
+}
