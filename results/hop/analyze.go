@@ -67,6 +67,7 @@ func summarise(s Series, discard int) PathResult {
 		Placement:         s.Placement,
 		RelayCPUUs:        s.RelayCPUUs,
 		Kworkers:          s.Kworkers,
+		Endpoints:         s.Endpoints,
 		Connect:           s.Connect,
 		RelayWakeUs:       s.RelayWakeUs,
 		ClientWakeUs:      s.ClientWakeUs,

@@ -106,6 +106,10 @@ type PathResult struct {
 	// request on a sockmap path, which RelayCPUUs holds; nil on other
 	// paths.
 	Kworkers *Kworkers `json:"kworkers,omitempty"`
+	// Endpoints is the CPU time the client and the server ran per
+	// request over the kept rounds; the decomposition takes the direct
+	// baseline's off. nil when the run did not read them.
+	Endpoints *Endpoints `json:"endpoints,omitempty"`
 	// RelayWakeUs is the relays' wake-up delay per request (both ways,
 	// every hop) from the kernel's receive stamps: from the bytes queued
 	// to the relay's loop running. Event-loop relays on TCP legs only.
@@ -228,7 +232,10 @@ type Series struct {
 	// Kworkers is what the per-CPU kworkers ran per request on a sockmap
 	// path, in RelayCPUUs; nil elsewhere.
 	Kworkers *Kworkers
-	Connect  *Connect // the connect-only series; nil without one
+	// Endpoints is the client's and the server's CPU time per request;
+	// nil when not read.
+	Endpoints *Endpoints
+	Connect   *Connect // the connect-only series; nil without one
 	// RelayWakeUs is the relays' wake-up delay per request, both ways, from
 	// the kernel's receive stamps; nil where the legs carry none.
 	RelayWakeUs *float64
