@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ProcessCPUTime is the CPU time process pid has run: each thread's from
@@ -128,25 +130,28 @@ func readStatComm(pid int) (string, []string, error) {
 	return s[j+1 : i], f, nil
 }
 
-// ReadGroupCPU reads the CPU time of process pid's threads both ways
-// GroupCPU keeps. It leaves its children out: a responder has none.
-func ReadGroupCPU(pid int) (GroupCPU, error) {
-	live, _, err := tasksSchedstat(pid)
-	if err != nil {
-		return GroupCPU{}, err
+// ProcessClock is the CPU time process pid's threads have run, those that
+// exited included, to the nanosecond: its CPU-time clock
+// (clock_getcpuclockid(3); CPUCLOCK_SCHED, the sum of the threads'
+// sum_exec_runtime and of the dead ones' kept in its signal struct,
+// thread_group_cputime, kernel/sched/cputime.c), which the kernel lets any
+// process read (lookup_task, kernel/time/posix-cpu-timers.c). Unlike
+// ProcessCPUTime it leaves children out, and unlike summing the live
+// threads' schedstat it keeps what a thread ran before it exited: a
+// responder whose connection threads are locked to their goroutines ends
+// them with each connection.
+func ProcessClock(pid int) (time.Duration, error) {
+	// The clock id of a process is its PID, complemented, shifted past
+	// the clock type and the per-thread bit (CPUCLOCK_PERTHREAD_MASK 4),
+	// or'ed with the type: MAKE_PROCESS_CPUCLOCK, include/linux/posix-timers_types.h.
+	const cpuclockSched = 2
+	if pid <= 0 || pid > 1<<28 { // past PID_MAX_LIMIT (1<<22), and the shift would overflow
+		return 0, fmt.Errorf("affinity: CPU clock of %d: %w", pid, unix.ESRCH)
 	}
-	stat, err := readStat(pid)
-	if err != nil {
-		return GroupCPU{}, fmt.Errorf("affinity: CPU of %d: %w", pid, err)
+	id := int32(^pid)<<3 | cpuclockSched
+	var ts unix.Timespec
+	if err := unix.ClockGettime(id, &ts); err != nil {
+		return 0, fmt.Errorf("affinity: CPU clock of %d: %w", pid, err)
 	}
-	// utime and stime, fields 14 and 15.
-	var ticks int64
-	for _, i := range []int{14, 15} {
-		v, err := strconv.ParseInt(stat[i-3], 10, 64)
-		if err != nil {
-			return GroupCPU{}, fmt.Errorf("affinity: /proc/%d/stat field %d %q: %w", pid, i, stat[i-3], err)
-		}
-		ticks += v
-	}
-	return GroupCPU{Live: live, Group: time.Duration(ticks) * (time.Second / userHZ)}, nil
+	return time.Duration(ts.Nano()), nil
 }

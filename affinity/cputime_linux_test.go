@@ -33,11 +33,11 @@ func TestProcessCPUTimeCountsChildren(t *testing.T) {
 	}
 }
 
-// A thread that burns CPU and exits leaves its time in Group, not in Live,
-// and Since takes it from Group.
-func TestReadGroupCPUKeepsExitedThreads(t *testing.T) {
+// A thread that burns CPU and exits leaves its time in the process's
+// clock.
+func TestProcessClockKeepsExitedThreads(t *testing.T) {
 	pid := os.Getpid()
-	before, err := ReadGroupCPU(pid)
+	before, err := ProcessClock(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,16 @@ func TestReadGroupCPUKeepsExitedThreads(t *testing.T) {
 			t.Fatalf("thread %d still there after its goroutine returned", b.tid)
 		}
 	}
-	after, err := ReadGroupCPU(pid)
+	after, err := ProcessClock(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, lost := after.Since(before); !lost || d < b.cpu {
-		t.Errorf("a thread burnt %v and exited; Since %v lost %v (before %+v after %+v)", b.cpu, d, lost, before, after)
+	if after-before < b.cpu {
+		t.Errorf("a thread burnt %v and exited; the process clock grew %v", b.cpu, after-before)
+	}
+	// Past the kernel's PID_MAX_LIMIT, 1<<22: no such process.
+	if _, err := ProcessClock(1<<22 + 1); err == nil {
+		t.Error("a process that does not exist has a CPU clock")
 	}
 }
 

@@ -13,7 +13,7 @@ func ProcessCPUTime(pid int) (time.Duration, error) {
 	return 0, fmt.Errorf("affinity: CPU of %d: %w", pid, errors.ErrUnsupported)
 }
 
-// ReadGroupCPU needs Linux's /proc.
-func ReadGroupCPU(pid int) (GroupCPU, error) {
-	return GroupCPU{}, fmt.Errorf("affinity: CPU of %d: %w", pid, errors.ErrUnsupported)
+// ProcessClock needs Linux's process CPU clocks.
+func ProcessClock(pid int) (time.Duration, error) {
+	return 0, fmt.Errorf("affinity: CPU clock of %d: %w", pid, errors.ErrUnsupported)
 }
