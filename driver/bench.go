@@ -161,6 +161,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	var statsBase map[string]relayTotals
 	var cpuBase map[*Process]time.Duration
 	kworkers := newKworkerRounds(cells, cfg.Rounds, placement, b.hosts != nil)
+	ends := newEndpointRounds(len(cells), cfg.Rounds, topo, b.hosts != nil)
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		if step.Round == cfg.Discard && step.Cell == 0 {
 			cpuBase = topo.relayCPU()
@@ -183,10 +184,12 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			return stageResult{}, err
 		}
 		kwBase := kworkers.begin(step.Cell)
+		serverBase := ends.begin()
 		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return stageResult{}, ctx.Err()
 		}
+		ends.end(step.Cell, step.Round, serverBase)
 		kworkers.end(step.Cell, step.Round, kwBase)
 		if err != nil {
 			smp = Sample{Failed: err.Error()}
@@ -202,6 +205,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	relayCPUPerRequest(sr.series, topo, cpuBase, topo.relayCPU(), cfg.Discard, cfg.Time+cfg.Warmup)
 	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
+	ends.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
 	if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
 		return stageResult{}, err
 	}

@@ -268,4 +268,7 @@ type Sample struct {
 	// RXWake is the client's stamped wake-up per response (pingpong
 	// --rx-stamps); nil when the round did not stamp.
 	RXWake *results.Wake
+	// CPU is the client process's utime+stime, every thread, start-up
+	// and warm-up included; 0 when not read.
+	CPU time.Duration
 }
