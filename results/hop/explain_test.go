@@ -116,6 +116,17 @@ func TestExplainEndpoints(t *testing.T) {
 	if d.Endpoints == nil || *d.Endpoints != 1.5 || d.Residual != 14-7-2-3-1.5 || d.Note != "" {
 		t.Fatalf("decomposition %+v", d)
 	}
+	// Spread, the endpoints' extra CPU is the woken side of the cross-CPU
+	// wake-ups: not added on top of them.
+	ps := []PathResult{direct, p}
+	for i := range ps {
+		ps[i].Regime = "spread"
+		ps[i].Placement = map[string]string{"client": "0", "relay": "1", "server": "0"}
+	}
+	Explain(ps, machine)
+	if d := ps[1].Decomposition; d.Endpoints != nil || !strings.Contains(d.Note, "across CPUs") || d.Residual != 14-9-2*(40+40-1)-3 {
+		t.Errorf("spread: %+v", d)
+	}
 	for name, miss := range map[string]func(ps []PathResult){
 		"path":     func(ps []PathResult) { ps[1].Endpoints = &Endpoints{Error: "client CPU not read"} },
 		"baseline": func(ps []PathResult) { ps[0].Endpoints = nil },
