@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ProcessCPUTime is the CPU time process pid has run: each thread's from
@@ -62,11 +64,20 @@ func ProcessCPUTime(pid int) (time.Duration, error) {
 const userHZ = 100
 
 func tasksCPU(pid int) (time.Duration, error) {
+	d, _, err := tasksSchedstat(pid)
+	return d, err
+}
+
+// tasksSchedstat sums the schedstat of every thread of pid: the time on the
+// CPU (field 1, nanoseconds) and the times a thread was switched in to run
+// (field 3, "# of timeslices run on this cpu", proc(5)).
+func tasksSchedstat(pid int) (time.Duration, int64, error) {
 	dirs, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
 	if err != nil || len(dirs) == 0 {
-		return 0, fmt.Errorf("affinity: CPU of %d: no /proc/%d/task", pid, pid)
+		return 0, 0, fmt.Errorf("affinity: CPU of %d: no /proc/%d/task", pid, pid)
 	}
 	var sum time.Duration
+	var runs int64
 	for _, f := range dirs {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -78,28 +89,69 @@ func tasksCPU(pid int) (time.Duration, error) {
 		}
 		ns, err := strconv.ParseInt(fields[0], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("affinity: %s %q: %w", f, fields[0], err)
+			return 0, 0, fmt.Errorf("affinity: %s %q: %w", f, fields[0], err)
 		}
 		sum += time.Duration(ns)
+		if len(fields) >= 3 {
+			n, err := strconv.ParseInt(fields[2], 10, 64)
+			if err != nil {
+				return 0, 0, fmt.Errorf("affinity: %s %q: %w", f, fields[2], err)
+			}
+			runs += n
+		}
 	}
-	return sum, nil
+	return sum, runs, nil
 }
 
 // readStat returns /proc/PID/stat's fields after the command, which may
 // hold spaces and parentheses: [0] is the state (field 3).
 func readStat(pid int) ([]string, error) {
+	_, f, err := readStatComm(pid)
+	return f, err
+}
+
+// readStatComm returns /proc/PID/stat's command (field 2, without its
+// parentheses) and the fields after it, as readStat does.
+func readStatComm(pid int) (string, []string, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("affinity: /proc/%d/stat: no command", pid)
+	j := strings.IndexByte(s, '(')
+	if i < 0 || j < 0 || j > i {
+		return "", nil, fmt.Errorf("affinity: /proc/%d/stat: no command", pid)
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 15 {
-		return nil, fmt.Errorf("affinity: /proc/%d/stat: %d fields", pid, len(f)+2)
+		return "", nil, fmt.Errorf("affinity: /proc/%d/stat: %d fields", pid, len(f)+2)
 	}
-	return f, nil
+	return s[j+1 : i], f, nil
+}
+
+// ProcessClock is the CPU time process pid's threads have run, those that
+// exited included, to the nanosecond: its CPU-time clock
+// (clock_getcpuclockid(3); CPUCLOCK_SCHED, the sum of the threads'
+// sum_exec_runtime and of the dead ones' kept in its signal struct,
+// thread_group_cputime, kernel/sched/cputime.c), which the kernel lets any
+// process read (lookup_task, kernel/time/posix-cpu-timers.c). Unlike
+// ProcessCPUTime it leaves children out, and unlike summing the live
+// threads' schedstat it keeps what a thread ran before it exited: a
+// responder whose connection threads are locked to their goroutines ends
+// them with each connection.
+func ProcessClock(pid int) (time.Duration, error) {
+	// The clock id of a process is its PID, complemented, shifted past
+	// the clock type and the per-thread bit (CPUCLOCK_PERTHREAD_MASK 4),
+	// or'ed with the type: MAKE_PROCESS_CPUCLOCK, include/linux/posix-timers_types.h.
+	const cpuclockSched = 2
+	if pid <= 0 || pid > 1<<28 { // past PID_MAX_LIMIT (1<<22), and the shift would overflow
+		return 0, fmt.Errorf("affinity: CPU clock of %d: %w", pid, unix.ESRCH)
+	}
+	id := int32(^pid)<<3 | cpuclockSched
+	var ts unix.Timespec
+	if err := unix.ClockGettime(id, &ts); err != nil {
+		return 0, fmt.Errorf("affinity: CPU clock of %d: %w", pid, err)
+	}
+	return time.Duration(ts.Nano()), nil
 }

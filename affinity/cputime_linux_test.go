@@ -1,10 +1,14 @@
 package affinity
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A child that burns CPU shows in its parent's figure, live and reaped.
@@ -27,4 +31,71 @@ func TestProcessCPUTimeCountsChildren(t *testing.T) {
 	if _, err := ProcessCPUTime(1 << 30); err == nil {
 		t.Error("a process that does not exist has a CPU time")
 	}
+}
+
+// A thread that burns CPU and exits leaves its time in the process's
+// clock.
+func TestProcessClockKeepsExitedThreads(t *testing.T) {
+	pid := os.Getpid()
+	before, err := ProcessClock(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type burn struct {
+		tid int
+		cpu time.Duration
+	}
+	done := make(chan burn)
+	release := make(chan struct{})
+	defer close(release)
+	var b burn
+	for b.tid == 0 {
+		go func() {
+			// Locked and never unlocked, the thread exits with the
+			// goroutine -- unless it is the main thread, which the
+			// runtime keeps: that one is held, so the next goroutine
+			// gets another thread, and let go at the end.
+			runtime.LockOSThread()
+			if unix.Gettid() == pid {
+				done <- burn{}
+				<-release
+				runtime.UnlockOSThread()
+				return
+			}
+			start := threadCPU()
+			for threadCPU()-start < 100*time.Millisecond {
+			}
+			done <- burn{tid: unix.Gettid(), cpu: threadCPU() - start}
+		}()
+		b = <-done
+	}
+	task := fmt.Sprintf("/proc/%d/task/%d", pid, b.tid)
+	for deadline := time.Now().Add(5 * time.Second); ; runtime.Gosched() {
+		if _, err := os.Stat(task); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("thread %d still there after its goroutine returned", b.tid)
+		}
+	}
+	after, err := ProcessClock(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before < b.cpu {
+		t.Errorf("a thread burnt %v and exited; the process clock grew %v", b.cpu, after-before)
+	}
+	// Past the kernel's PID_MAX_LIMIT, 1<<22: no such process.
+	if _, err := ProcessClock(1<<22 + 1); err == nil {
+		t.Error("a process that does not exist has a CPU clock")
+	}
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		panic(err)
+	}
+	return time.Duration(ts.Nano())
 }

@@ -12,3 +12,8 @@ import (
 func ProcessCPUTime(pid int) (time.Duration, error) {
 	return 0, fmt.Errorf("affinity: CPU of %d: %w", pid, errors.ErrUnsupported)
 }
+
+// ProcessClock needs Linux's process CPU clocks.
+func ProcessClock(pid int) (time.Duration, error) {
+	return 0, fmt.Errorf("affinity: CPU clock of %d: %w", pid, errors.ErrUnsupported)
+}

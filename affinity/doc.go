@@ -5,6 +5,7 @@
 // group of their own, reads a process's mask back, reads the CPU topology
 // from sysfs so a report can say whether two threads shared a core, sets
 // nice values on every thread of a process, sums the CPU time a process and
-// its children have run (from /proc), and sleeps in nanosleep(2) for
+// its children have run (from /proc), reads what the kernel's per-CPU
+// workqueue threads (kworker/N:M) ran, and sleeps in nanosleep(2) for
 // pacing finer than the runtime's timers.
 package affinity

@@ -160,6 +160,8 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	clientCPUs, _ := placement.For(ComponentClient)
 	var statsBase map[string]relayTotals
 	var cpuBase map[*Process]time.Duration
+	kworkers := newKworkerRounds(cells, cfg.Rounds, placement, b.hosts != nil)
+	ends := newEndpointRounds(len(cells), cfg.Rounds, topo, b.hosts != nil)
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		if step.Round == cfg.Discard && step.Cell == 0 {
 			cpuBase = topo.relayCPU()
@@ -181,10 +183,14 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		if err != nil {
 			return stageResult{}, err
 		}
+		kwBase := kworkers.begin(step.Cell)
+		serverBase := ends.begin()
 		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
 		if ctx.Err() != nil {
 			return stageResult{}, ctx.Err()
 		}
+		ends.end(step.Cell, step.Round, serverBase)
+		kworkers.end(step.Cell, step.Round, kwBase)
 		if err != nil {
 			smp = Sample{Failed: err.Error()}
 		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
@@ -198,6 +204,8 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		progress.end(smp)
 	}
 	relayCPUPerRequest(sr.series, topo, cpuBase, topo.relayCPU(), cfg.Discard, cfg.Time+cfg.Warmup)
+	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
+	ends.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
 	if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
 		return stageResult{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -316,6 +317,16 @@ func TestRunRegimes(t *testing.T) {
 		if p.Relay != Direct && (p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 || p.Decomposition == nil || p.ExplainedPct == nil) {
 			t.Errorf("%s: relay CPU %v, decomposition %+v: want the relay's CPU per request and the split", p.Name, p.RelayCPUUs, p.Decomposition)
 		}
+		// The client's and the server's CPU per request, read on every
+		// path; the split takes the baseline's off.
+		if e := p.Endpoints; e == nil || e.Error != "" || !finitePositive(e.ClientCPUUs) || !finitePositive(e.ServerCPUUs) {
+			t.Errorf("%s: endpoints %+v: want the client's and the server's CPU per request", p.Name, e)
+		}
+		// Packed, every wake-up stays on the CPU, and the split adds the
+		// endpoints' share; spread, it is in the cross-CPU wake-ups.
+		if d := p.Decomposition; p.Relay != Direct && p.Regime == RegimePacked && d != nil && (d.Endpoints == nil || math.IsNaN(*d.Endpoints) || math.IsInf(*d.Endpoints, 0)) {
+			t.Errorf("%s: decomposition %+v: want a finite endpoints share", p.Name, d)
+		}
 	}
 	if len(rep.Regimes) != 2 || rep.Regimes[0].Name != RegimePacked || rep.Regimes[1].Name != RegimeSpread {
 		t.Fatalf("regimes %+v", rep.Regimes)
@@ -382,3 +393,5 @@ func TestRunForcedBimodalIsUnstable(t *testing.T) {
 		t.Errorf("verdicts %q do not flag it", rep.Verdicts)
 	}
 }
+
+func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }

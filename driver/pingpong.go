@@ -157,6 +157,9 @@ func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (S
 	}
 	s, err := ParsePingpong(stdout.Bytes())
 	s.CPUs = obtained
+	// The whole process's, from wait4's rusage (µs resolution): its
+	// exited threads included, which a pinned connection's are.
+	s.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return s, err
 }
 

@@ -28,7 +28,13 @@ type Series struct {
 	// RelayCPUUs is the CPU time the path's relays ran per request over
 	// the timed rounds.
 	RelayCPUUs *float64
-	Connect    *hop.Connect // the connect-only series; nil without one
+	// Kworkers is what the per-CPU kworkers ran per request on a sockmap
+	// path, over its baseline's: RelayCPUUs holds it.
+	Kworkers *hop.Kworkers
+	// Endpoints is the client's and the server's CPU time per request
+	// over the timed rounds.
+	Endpoints *hop.Endpoints
+	Connect   *hop.Connect // the connect-only series; nil without one
 	// RelayWakeUs is the relays' wake-up delay per request, from the
 	// kernel's receive stamps; nil where they have none.
 	RelayWakeUs *float64
@@ -51,6 +57,8 @@ func Analyze(all []Series, discard int, hops []int) ([]PathResult, []Chain) {
 			RelayUs:      s.RelayUs,
 			Placement:    s.Placement,
 			RelayCPUUs:   s.RelayCPUUs,
+			Kworkers:     s.Kworkers,
+			Endpoints:    s.Endpoints,
 			Connect:      s.Connect,
 			RelayWakeUs:  s.RelayWakeUs,
 			ClientWakeUs: s.ClientWakeUs,

@@ -49,6 +49,7 @@ type Topology struct {
 	procs      []*Process
 	statsProcs map[string]*Process // hoprelay by its --stats file
 	relayProcs map[Path][]*Process // the relay processes of each path, one per hop (HAProxy: shared)
+	server     *Process            // the embedded responder when it runs here; nil otherwise
 	lastPinned string              // CPUs of the process start last pinned
 }
 
@@ -151,6 +152,7 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Tra
 	if err != nil {
 		return nil, err
 	}
+	t.server = p
 	addrs, err := p.Listening(ctx, len(listen), ReadyTimeout)
 	if err != nil {
 		return nil, err

@@ -66,6 +66,8 @@ func summarise(s Series, discard int) PathResult {
 		Regime:            s.Setting.Regime,
 		Placement:         s.Placement,
 		RelayCPUUs:        s.RelayCPUUs,
+		Kworkers:          s.Kworkers,
+		Endpoints:         s.Endpoints,
 		Connect:           s.Connect,
 		RelayWakeUs:       s.RelayWakeUs,
 		ClientWakeUs:      s.ClientWakeUs,

@@ -117,6 +117,48 @@ func TestCheckExplainedTimestamps(t *testing.T) {
 	}
 }
 
+// A path's endpoints and the decomposition's share of them pass; a share
+// with no reading behind it does not.
+func TestCheckExplainedEndpoints(t *testing.T) {
+	rep := hop.SyntheticReport()
+	rep.Machine = testMachine()
+	var epoll *hop.PathResult
+	for i := range rep.Paths {
+		p := &rep.Paths[i]
+		p.Regime = "packed"
+		p.Placement = map[string]string{"client": "0", "relay": "0", "server": "0"}
+		p.Endpoints = &hop.Endpoints{ClientCPUUs: 10, ServerCPUUs: 5}
+		if p.Relay == hop.Epoll && p.ClientTransport == hop.TCP {
+			epoll = p
+			p.Endpoints.ClientCPUUs = 11.25
+		}
+	}
+	hop.Explain(rep.Paths, rep.Machine)
+	if epoll == nil || epoll.Decomposition == nil || epoll.Decomposition.Endpoints == nil {
+		t.Fatalf("epoll tcp->tcp has no endpoints: %+v", epoll)
+	}
+	var b bytes.Buffer
+	if err := hop.WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := hoptest.CheckExplained(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"endpoints": 1.25`, `"client_cpu_us": 11.25`, `"server_cpu_us": 5`} {
+		if !bytes.Contains(b.Bytes(), []byte(k)) {
+			t.Errorf("report lacks %s", k)
+		}
+	}
+	epoll.Endpoints = nil
+	b.Reset()
+	if err := hop.WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := hoptest.CheckExplained(b.Bytes()); err == nil || !strings.Contains(err.Error(), "without the path's endpoints") {
+		t.Errorf("a share of the endpoints with no reading: %v, want it refused", err)
+	}
+}
+
 // A hop whose added p50 is not above zero keeps its split and has no
 // explained share; one that claims a share of nothing breaks the contract.
 func TestCheckExplainedNothingAdded(t *testing.T) {

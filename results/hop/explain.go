@@ -15,7 +15,10 @@ type Decomposition struct {
 	// rounds, every hop (relay_cpu_us), less the extra legs' kernel path
 	// that their system calls carry (Kernel); without it, hoprelay's residence
 	// per request (relay_us), which is wall time and on a shared CPU
-	// includes the time the relay was preempted.
+	// includes the time the relay was preempted. With CPU time, the
+	// wake-ups whose switches it holds come out too (see carved). A
+	// sockmap hop's is the CPU time of the kworkers that carry its bytes
+	// (Kworkers).
 	RelayCode float64 `json:"relay_code"`
 	// Wakeups is what the extra threads woken per request cost: one per
 	// direction per hop, at the probe's same-CPU or cross-CPU constant as
@@ -26,10 +29,52 @@ type Decomposition struct {
 	Wakeups float64 `json:"wakeups"`
 	// Kernel is the extra loopback legs, one per direction per hop, at
 	// the probe's one-way cost of a leg on one CPU.
-	Kernel   float64 `json:"kernel"`
-	Residual float64 `json:"residual"`
-	Method   string  `json:"method"`         // "probe": counts times the probe's constants; "timestamps": kernel receive stamps
-	Note     string  `json:"note,omitempty"` // what was not measured
+	Kernel float64 `json:"kernel"`
+	// Endpoints is what the client and the server ran per request beyond
+	// their direct baseline's (Endpoints less the baseline's, both
+	// summed): the senders' own share of the hop, the verdict a sockmap
+	// hop runs in their softirq, the relay preempting them. Absent when
+	// either path lacks a reading.
+	Endpoints *float64 `json:"endpoints,omitempty"`
+	Residual  float64  `json:"residual"`
+	Method    string   `json:"method"`         // "probe": counts times the probe's constants; "timestamps": kernel receive stamps
+	Note      string   `json:"note,omitempty"` // what was not measured
+}
+
+// Kworkers is what the kernel's per-CPU workqueue threads (kworker/N:M)
+// of a sockmap path's CPUs ran per request over its timed rounds: the
+// hop's per-message work (sk_psock_backlog sending the redirected bytes
+// on), which runs in them and in no process of the path.
+type Kworkers struct {
+	CPUs string `json:"cpus"` // the CPUs whose workers were read
+	// CPUUs is their CPU time per request less BaselineCPUUs, floored at
+	// 0: relay_cpu_us holds it.
+	CPUUs float64 `json:"cpu_us"`
+	// BaselineCPUUs is what they ran per request over the rounds of the
+	// path's direct baseline: the kernel's work unrelated to the hop.
+	BaselineCPUUs float64 `json:"baseline_cpu_us"`
+	// Runs is the times a worker was switched in to run per request, less
+	// the baseline's: one per direction per hop when each message wakes
+	// one.
+	Runs float64 `json:"runs"`
+	// Error says why they were not read; relay_cpu_us is then the relay
+	// processes' alone, and the figures above are 0.
+	Error string `json:"error,omitempty"`
+}
+
+// Endpoints is the CPU time the load client and the responder ran per
+// request over a path's kept rounds, each round's requests with its
+// warm-up (which they served too), as relay_cpu_us is counted.
+type Endpoints struct {
+	// ClientCPUUs is pingpong's utime+stime (every thread, its start-up
+	// and warm-up included; the baseline's subtraction takes the start-up
+	// off) per request.
+	ClientCPUUs float64 `json:"client_cpu_us"`
+	// ServerCPUUs is the responder process's, read around each round.
+	ServerCPUUs float64 `json:"server_cpu_us"`
+	// Error says why they were not read; the figures are then 0 and the
+	// decomposition has no endpoints.
+	Error string `json:"error,omitempty"`
 }
 
 // Explain decomposes the added p50 of every relay path that has one, with
@@ -110,14 +155,122 @@ func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition
 		leg = m.Leg.UNIX
 	}
 	d.Kernel = 2 * hops * leg
-	if p.RelayCPUUs != nil {
+	switch {
+	case p.Relay == Sockmap && p.RelayCPUUs != nil && p.Kworkers != nil && p.Kworkers.Error == "":
+		// The hop's per-message work runs in no process: hoprelay only
+		// set the sockets up. It runs in the kworkers of the senders'
+		// CPUs (see above), and relay_cpu_us holds their CPU time over
+		// the baseline's (Kworkers). sk_psock_backlog sends the bytes on
+		// (skb_send_sock): the extra leg's send, and its receive softirq
+		// too, run in the worker (without CONFIG_IRQ_TIME_ACCOUNTING a
+		// softirq is charged to the task it interrupts; with it, to no
+		// task, and the figure here is low by that share). Every
+		// wake-up is of a worker on the sender's CPU: all are carved.
+		d.RelayCode = max(0, d.RelayCode-d.Kernel-d.Wakeups)
+		d.Note = "relay code is the per-CPU kworkers' CPU time (sk_psock_backlog), " +
+			"over the baseline's, less the extra legs and wake-ups it carries"
+	case p.RelayCPUUs != nil:
 		// The extra legs' kernel path runs in the relay's own read and
-		// write calls, so its CPU time holds them: take them out, or they
-		// count twice.
-		d.RelayCode = max(0, d.RelayCode-d.Kernel)
+		// write calls, and its switches are in its CPU time (carved).
+		d.RelayCode = max(0, d.RelayCode-d.Kernel-carved(p, d.Method, m))
+		if p.Relay == Sockmap {
+			why := "kworkers not read"
+			if p.Kworkers != nil && p.Kworkers.Error != "" {
+				why = p.Kworkers.Error
+			}
+			d.Note = "relay code is hoprelay's own CPU, not the kworkers' that carry the hop (" + why + "): the hop's work is in the residual"
+		}
 	}
-	d.Residual = p.AddedUs.P50 - d.RelayCode - d.Wakeups - d.Kernel
+	if e, why := endpoints(p, base, d.Method); why != "" {
+		d.Note = joinNote(d.Note, why)
+	} else {
+		d.Endpoints = &e
+		d.Residual -= e
+	}
+	d.Residual += p.AddedUs.P50 - d.RelayCode - d.Wakeups - d.Kernel
 	return d
+}
+
+// carved is the part of a path's wake-ups (as decompose priced them, by
+// method) that its relay's CPU time already holds, and that comes out of
+// the relay code so as not to count twice.
+//
+// The scheduler charges a task from the moment it is picked to the
+// moment the next one is (update_curr, kernel/sched/fair.c), so a task
+// that runs on a CPU it shares carries one whole switch per run (the
+// second half of the switch into it, the first half of the switch out of
+// it) and its wake-up of the next (try_to_wake_up): on one CPU the tasks'
+// CPU time is all of its time. Measured with the path packed on one CPU of
+// a 2-vCPU KVM guest, client, server and relay (processes, and the
+// kworkers for sockmap) summed to the wall time per request within 1%. A
+// same-CPU wake-up is such a switch, and is carved from the relay's time.
+// A cross-CPU one is mostly not CPU time (the IPI, the idle exit of the
+// woken CPU) and is added on top; so are the stamped wake-ups
+// (timestamps), which are taken only where every one crosses CPUs.
+//
+// A packed hop adds 2 same-CPU wake-ups per request and hop, all carved;
+// a spread one, none. Otherwise the hop's same-CPU edges over the direct
+// path's are: client to relay, relay to relay, relay to server, one each
+// way.
+func carved(p PathResult, method string, m *results.Machine) float64 {
+	if method != "probe" {
+		return 0
+	}
+	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+	same := func(a, b string) float64 {
+		if a == b && singleCPU(a) {
+			return 1
+		}
+		return 0
+	}
+	edges := same(client, relay) + float64(p.Hops-1)*same(relay, relay) + same(relay, server) - same(client, server)
+	return 2 * max(0, edges) * m.Wake.SameCPU
+}
+
+// endpoints is what p's client and server ran per request beyond its
+// baseline's, or why that is not known or not added.
+//
+// It is added only where every wake-up of the path and of its baseline
+// stays on one CPU, as a sockmap hop's do. A cross-CPU wake-up is priced
+// at the probe's constant, which is wall time: the woken thread's way out
+// of its wait is in it, and that is CPU time the woken thread is charged.
+// Measured spread on a 2-vCPU KVM guest (relay on CPU 1, client and
+// server on CPU 0), the endpoints ran some 40 µs more per request than
+// direct, 20 µs for each of the two wake-ups that now cross CPUs, as
+// the relay's CPU did for its two (about 45 µs against 7 µs packed),
+// within the probe's 34 µs cross-CPU wake-up: adding them on top would
+// count them twice.
+func endpoints(p PathResult, base *PathResult, method string) (float64, string) {
+	switch {
+	case p.Relay != Sockmap && (method != "probe" || !sameCPU(p)):
+		return 0, "endpoints' CPU not added: across CPUs it is in the wake-ups"
+	case p.Endpoints == nil || p.Endpoints.Error != "":
+		why := "not read"
+		if p.Endpoints != nil {
+			why = p.Endpoints.Error
+		}
+		return 0, "endpoints' CPU not measured (" + why + "): it is in the residual"
+	case base == nil:
+		return 0, "endpoints' CPU not measured: no direct baseline"
+	case base.Endpoints == nil || base.Endpoints.Error != "":
+		return 0, "endpoints' CPU not measured on the direct baseline: it is in the residual"
+	}
+	e, b := p.Endpoints, base.Endpoints
+	return (e.ClientCPUUs - b.ClientCPUUs) + (e.ServerCPUUs - b.ServerCPUUs), ""
+}
+
+// sameCPU says whether every wake-up of p and of its direct baseline
+// (client, relays, server, one CPU each) stays on one CPU.
+func sameCPU(p PathResult) bool {
+	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+	return singleCPU(client) && client == relay && relay == server
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // stamped says whether p's wake-ups are taken from the kernel's receive

@@ -2,6 +2,7 @@ package hop
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hoplat/hoplat/results"
@@ -57,8 +58,89 @@ func TestExplainRelayCPU(t *testing.T) {
 	p.RelayCPUUs = &cpu
 	paths := []PathResult{p}
 	Explain(paths, machine)
-	if d := paths[0].Decomposition; d.RelayCode != 9 || d.Kernel != 3 || d.Residual != 0 || d.Note != "" {
+	// Its two same-CPU wake-ups are its own switches: carved out of it too.
+	if d := paths[0].Decomposition; d.RelayCode != 7 || d.Wakeups != 2 || d.Kernel != 3 || d.Residual != 2 || d.Endpoints != nil || !strings.Contains(d.Note, "endpoints") {
 		t.Errorf("decomposition %+v", d)
+	}
+}
+
+// The same-CPU wake-ups a hop adds come out of the relay's CPU time; the
+// cross-CPU ones, mostly not CPU time, are added on top.
+func TestExplainCarvesSameCPUWakeups(t *testing.T) {
+	for _, c := range []struct {
+		name                  string
+		client, relay, server string
+		hops                  int
+		wakes, code           float64
+	}{
+		{"packed", "0", "0", "0", 1, 2, 20 - 3 - 2},
+		{"packed, two hops", "0", "0", "0", 2, 4, 20 - 6 - 4},
+		// The relay alone: 4 cross-CPU wake-ups for the direct path's 2
+		// same-CPU ones, none carved.
+		{"spread", "0", "1", "0", 1, 2 * (40 + 40 - 1), 20 - 3},
+		// Relay with the client, server apart: the client-relay switches
+		// are the relay's; the relay-server ones, like the direct path's
+		// client-server ones, cross.
+		{"relay with client", "0", "0", "1", 1, 2, 20 - 3 - 2},
+		{"relay with server", "1", "0", "0", 1, 2, 20 - 3 - 2},
+	} {
+		cpu := 20.0
+		p := relayPath("custom", map[string]string{"client": c.client, "relay": c.relay, "server": c.server}, 30, nil)
+		p.Hops, p.RelayCPUUs = c.hops, &cpu
+		paths := []PathResult{p}
+		Explain(paths, machine)
+		d := paths[0].Decomposition
+		if d.Wakeups != c.wakes || d.RelayCode != c.code || math.Abs(d.Residual-(30-c.code-c.wakes-d.Kernel)) > 1e-9 {
+			t.Errorf("%s: %+v, want wake-ups %v and relay code %v", c.name, d, c.wakes, c.code)
+		}
+	}
+}
+
+// The endpoints are the client's and the server's CPU over the direct
+// baseline's, and come out of the residual; a missing reading on either
+// side leaves them out, with a note.
+func TestExplainEndpoints(t *testing.T) {
+	packed := map[string]string{"client": "0", "relay": "0", "server": "0"}
+	direct := PathResult{Name: "direct tcp", Relay: Direct, ClientTransport: TCP, Regime: "packed", Placement: packed,
+		AddedUs: &Added{}, Endpoints: &Endpoints{ClientCPUUs: 10, ServerCPUUs: 4}}
+	cpu := 12.0
+	p := relayPath("packed", packed, 14, nil)
+	p.RelayCPUUs = &cpu
+	p.Endpoints = &Endpoints{ClientCPUUs: 10.5, ServerCPUUs: 5}
+	paths := []PathResult{direct, p}
+	Explain(paths, machine)
+	if direct := paths[0].Decomposition; direct != nil {
+		t.Errorf("direct path decomposed: %+v", direct)
+	}
+	d := paths[1].Decomposition
+	if d.Endpoints == nil || *d.Endpoints != 1.5 || d.Residual != 14-7-2-3-1.5 || d.Note != "" {
+		t.Fatalf("decomposition %+v", d)
+	}
+	// Spread, the endpoints' extra CPU is the woken side of the cross-CPU
+	// wake-ups: not added on top of them.
+	ps := []PathResult{direct, p}
+	for i := range ps {
+		ps[i].Regime = "spread"
+		ps[i].Placement = map[string]string{"client": "0", "relay": "1", "server": "0"}
+	}
+	Explain(ps, machine)
+	if d := ps[1].Decomposition; d.Endpoints != nil || !strings.Contains(d.Note, "across CPUs") || d.Residual != 14-9-2*(40+40-1)-3 {
+		t.Errorf("spread: %+v", d)
+	}
+	for name, miss := range map[string]func(ps []PathResult){
+		"path":     func(ps []PathResult) { ps[1].Endpoints = &Endpoints{Error: "client CPU not read"} },
+		"baseline": func(ps []PathResult) { ps[0].Endpoints = nil },
+		"no baseline": func(ps []PathResult) {
+			ps[0].ClientTransport = UNIX
+		},
+	} {
+		ps := []PathResult{direct, p}
+		ps[0].Decomposition, ps[1].Decomposition = nil, nil
+		miss(ps)
+		Explain(ps, machine)
+		if d := ps[1].Decomposition; d.Endpoints != nil || d.Residual != 14-7-2-3 || !strings.Contains(d.Note, "endpoints' CPU not measured") {
+			t.Errorf("%s missing: %+v", name, d)
+		}
 	}
 }
 
@@ -193,6 +275,48 @@ func TestExplainSockmap(t *testing.T) {
 		want := 2 * float64(tc.hops) * machine.Wake.SameCPU
 		if d == nil || d.Method != "probe" || d.Wakeups != want || d.Kernel != 2*float64(tc.hops)*machine.Leg.TCP || d.Residual != 8-want-d.Kernel {
 			t.Errorf("%s x%d: %+v, want %v µs of kworker wake-ups and the residual shown", tc.regime, tc.hops, d, want)
+		}
+	}
+}
+
+// A sockmap hop's relay code is the kworkers' CPU time that relay_cpu_us
+// holds, less the extra legs and the wake-ups, whose switches the workers
+// ran; where the workers were not read, relay_cpu_us is hoprelay's alone
+// (which does nothing per message), the wake-ups are added as before, and
+// the note says why.
+func TestExplainSockmapKworkers(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cpu       float64
+		kw        *Kworkers
+		code      float64
+		residual  float64
+		notePart  string
+		explained float64
+	}{
+		// 2 wake-ups (1 µs) + 2 legs (1.5 µs) = 5 µs of the 7.5 the
+		// workers ran: 2.5 of code; 8 - 7.5 left.
+		{"read", 7.5, &Kworkers{CPUs: "0", CPUUs: 7.4, Runs: 2}, 2.5, 0.5, "kworkers' CPU", 100 * (1 - 0.5/8)},
+		// Workers that ran less than the legs and wake-ups they carry
+		// leave no code, never a negative one.
+		{"short", 4, &Kworkers{CPUs: "0", CPUUs: 3.9, Runs: 2}, 0, 3, "kworkers' CPU", 100 * (1 - 3.0/8)},
+		{"failed", 0.1, &Kworkers{CPUs: "0", Error: "kworkers not read: no /proc"}, 0, 3, "no /proc", 100 * (1 - 3.0/8)},
+		{"absent", 0.1, nil, 0, 3, "kworkers not read", 100 * (1 - 3.0/8)},
+	} {
+		p := relayPath("packed", packed, 8, nil)
+		p.Name, p.Relay, p.RelayCPUUs, p.Kworkers = "sockmap tcp->tcp", Sockmap, f(tc.cpu), tc.kw
+		paths := []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, nil), p}
+		Explain(paths, machine)
+		d := paths[1].Decomposition
+		if d == nil || math.Abs(d.RelayCode-tc.code) > 1e-9 || d.Wakeups != 2 || d.Kernel != 3 || math.Abs(d.Residual-tc.residual) > 1e-9 {
+			t.Errorf("%s: %+v, want code %v, wake-ups 2, kernel 3, residual %v", tc.name, d, tc.code, tc.residual)
+			continue
+		}
+		if !strings.Contains(d.Note, tc.notePart) || !d.measured() {
+			t.Errorf("%s: note %q, want one naming %q", tc.name, d.Note, tc.notePart)
+		}
+		if e := *paths[1].ExplainedPct; math.Abs(e-tc.explained) > 1e-9 {
+			t.Errorf("%s: explained %v%%, want %v", tc.name, e, tc.explained)
 		}
 	}
 }

@@ -118,13 +118,17 @@ func writePlots(dir string, rep *Report) error {
 	var stacks []plot.Stack
 	for _, p := range rep.Paths {
 		if d := p.Decomposition; d != nil {
-			stacks = append(stacks, plot.Stack{Name: p.Name, Parts: []float64{d.RelayCode, d.Wakeups, d.Kernel, d.Residual}})
+			var ends float64 // not measured: in the residual, as the table's "-"
+			if d.Endpoints != nil {
+				ends = *d.Endpoints
+			}
+			stacks = append(stacks, plot.Stack{Name: p.Name, Parts: []float64{d.RelayCode, d.Wakeups, d.Kernel, ends, d.Residual}})
 		}
 	}
 	if len(stacks) > 0 {
 		figs = append(figs, figure{"decomposition", func(w io.Writer, f string) error {
 			return plot.Stacked(w, f, "Where each hop's added p50 goes", "µs per request",
-				[]string{"relay code", "wake-ups", "kernel legs", "residual"}, stacks)
+				[]string{"relay code", "wake-ups", "kernel legs", "endpoints", "residual"}, stacks)
 		}})
 	}
 	if tps, lat := sweepSeries(rep.Paths, func(p PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {

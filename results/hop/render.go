@@ -224,8 +224,9 @@ func placementCell(p PathResult) string {
 }
 
 // writeDecomposition is where each relay path's added p50 goes: relay
-// code, wake-ups, kernel legs, and the residual, always shown, with how
-// much of the hop the first three explain.
+// code, wake-ups, kernel legs, the endpoints' extra CPU ("-" where not
+// measured) and the residual, always shown, with how much of the hop the
+// others explain.
 func writeDecomposition(w io.Writer, paths []PathResult) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "where the added p50 goes (µs per request; kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says):")
@@ -234,7 +235,7 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 	for _, p := range paths {
 		width = max(width, len(p.Name))
 	}
-	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tresidual\texplained\tfrom\t\n", width, "path")
+	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tendpoints\tresidual\texplained\tfrom\t\n", width, "path")
 	for _, p := range paths {
 		d := p.Decomposition
 		if d == nil {
@@ -248,7 +249,7 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 		if p.ExplainedPct != nil {
 			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), explained, d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), Us(d.Residual), explained, d.Method)
 	}
 	return tw.Flush()
 }

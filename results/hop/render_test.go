@@ -131,6 +131,14 @@ func TestWriteTextDecomposition(t *testing.T) {
 			code := 20.0
 			p.RelayUs = &code
 		}
+		// The endpoints read on the TCP paths only: the UNIX ones show
+		// "-" and keep theirs in the residual.
+		if p.ClientTransport == TCP {
+			p.Endpoints = &Endpoints{ClientCPUUs: 10, ServerCPUUs: 5}
+			if p.Relay != Direct {
+				p.Endpoints.ClientCPUUs = 11.5
+			}
+		}
 	}
 	Explain(rep.Paths, machine)
 	rep.Verdicts = Verdicts(rep)
@@ -140,14 +148,15 @@ func TestWriteTextDecomposition(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"where the added p50 goes", "relay code  wake-ups  kernel  residual  explained",
-		"epoll tcp->tcp: of its 37.0 µs, relay code 20.0, wake-ups 2.0, kernel legs 3.0, residual 12.0 µs: 68% explained",
+		"where the added p50 goes", "relay code  wake-ups  kernel  endpoints  residual  explained",
+		"epoll tcp->tcp: of its 37.0 µs, relay code 20.0, wake-ups 2.0, kernel legs 3.0, endpoints 1.5, residual 10.5 µs: 72% explained",
+		"epoll unix->tcp: of its 34.5 µs, relay code 20.0, wake-ups 2.0, kernel legs 3.0, residual 9.5 µs: 72% explained",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^ *epoll tcp->tcp .* 68% +probe *$`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^ *epoll tcp->tcp .* 1\.5 +10\.5 +72% +probe *$`).MatchString(out) {
 		t.Errorf("the table does not say where the wake-ups came from:\n%s", out)
 	}
 	if strings.Contains(out, "kernel µs") {

@@ -102,6 +102,14 @@ type PathResult struct {
 	// preempted (on a shared CPU, by the very process they woke) is not in
 	// it. It is the relay code of the decomposition.
 	RelayCPUUs *float64 `json:"relay_cpu_us,omitempty"`
+	// Kworkers is what the kernel's per-CPU workqueue threads ran per
+	// request on a sockmap path, which RelayCPUUs holds; nil on other
+	// paths.
+	Kworkers *Kworkers `json:"kworkers,omitempty"`
+	// Endpoints is the CPU time the client and the server ran per
+	// request over the kept rounds; the decomposition takes the direct
+	// baseline's off. nil when the run did not read them.
+	Endpoints *Endpoints `json:"endpoints,omitempty"`
 	// RelayWakeUs is the relays' wake-up delay per request (both ways,
 	// every hop) from the kernel's receive stamps: from the bytes queued
 	// to the relay's loop running. Event-loop relays on TCP legs only.
@@ -221,7 +229,13 @@ type Series struct {
 	// RelayCPUUs is the CPU time the relay processes ran per request over
 	// the timed rounds (threads and children, system calls included).
 	RelayCPUUs *float64
-	Connect    *Connect // the connect-only series; nil without one
+	// Kworkers is what the per-CPU kworkers ran per request on a sockmap
+	// path, in RelayCPUUs; nil elsewhere.
+	Kworkers *Kworkers
+	// Endpoints is the client's and the server's CPU time per request;
+	// nil when not read.
+	Endpoints *Endpoints
+	Connect   *Connect // the connect-only series; nil without one
 	// RelayWakeUs is the relays' wake-up delay per request, both ways, from
 	// the kernel's receive stamps; nil where the legs carry none.
 	RelayWakeUs *float64
@@ -254,4 +268,7 @@ type Sample struct {
 	// RXWake is the client's stamped wake-up per response (pingpong
 	// --rx-stamps); nil when the round did not stamp.
 	RXWake *results.Wake
+	// CPU is the client process's utime+stime, every thread, start-up
+	// and warm-up included; 0 when not read.
+	CPU time.Duration
 }

@@ -223,8 +223,12 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 				if !d.measured() {
 					code = "relay code not measured"
 				}
-				out = append(out, fmt.Sprintf("%s: of its %s µs, %s, wake-ups %s, kernel legs %s, residual %s µs: %.0f%% explained",
-					p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), Us(d.Residual), *p.ExplainedPct))
+				ends := ""
+				if d.Endpoints != nil {
+					ends = ", endpoints " + Us(*d.Endpoints)
+				}
+				out = append(out, fmt.Sprintf("%s: of its %s µs, %s, wake-ups %s, kernel legs %s%s, residual %s µs: %.0f%% explained",
+					p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), ends, Us(d.Residual), *p.ExplainedPct))
 				continue
 			}
 			if !ok || p.RelayUs == nil || p.KernelUs == nil {

@@ -146,6 +146,15 @@ func CheckExplained(data []byte) error {
 		if err := checkDecomposition(where, obj); err != nil {
 			return err
 		}
+		if e, ok := obj["endpoints"]; ok {
+			em, ok := e.(map[string]any)
+			if !ok {
+				return fmt.Errorf("hoptest: check explained: %s.endpoints not an object", where)
+			}
+			if err := fields(where+".endpoints", em, nil, names("client_cpu_us", "server_cpu_us")); err != nil {
+				return err
+			}
+		}
 		if c, ok := obj["connect"]; ok {
 			cm, ok := c.(map[string]any)
 			if !ok {
@@ -187,6 +196,15 @@ func checkDecomposition(where string, obj map[string]any) error {
 	}
 	if err := fields(where+".decomposition_us", dm, names("method"), names("relay_code", "wakeups", "kernel", "residual")); err != nil {
 		return err
+	}
+	if e, ok := dm["endpoints"]; ok {
+		// Present only when both the path and its baseline read them.
+		if _, ok := e.(float64); !ok {
+			return fmt.Errorf("hoptest: check explained: %s.decomposition_us.endpoints not a number", where)
+		}
+		if _, ok := obj["endpoints"]; !ok {
+			return fmt.Errorf("hoptest: check explained: %s: decomposition_us.endpoints without the path's endpoints", where)
+		}
 	}
 	switch dm["method"] {
 	case "probe":
