@@ -122,13 +122,17 @@ func writePlots(dir string, rep *Report) error {
 			if d.Endpoints != nil {
 				ends = *d.Endpoints
 			}
-			stacks = append(stacks, plot.Stack{Name: p.Name, Parts: []float64{d.RelayCode, d.Wakeups, d.Kernel, ends, d.Residual}})
+			var excess float64 // comes off the CPU figures: a negative part
+			if d.MeanExcess != nil {
+				excess = -*d.MeanExcess
+			}
+			stacks = append(stacks, plot.Stack{Name: p.Name, Parts: []float64{d.RelayCode, d.Wakeups, d.Kernel, ends, excess, d.Residual}})
 		}
 	}
 	if len(stacks) > 0 {
 		figs = append(figs, figure{"decomposition", func(w io.Writer, f string) error {
 			return plot.Stacked(w, f, "Where each hop's added p50 goes", "µs per request",
-				[]string{"relay code", "wake-ups", "kernel legs", "endpoints", "residual"}, stacks)
+				[]string{"relay code", "wake-ups", "kernel legs", "endpoints", "mean excess (off)", "residual"}, stacks)
 		}})
 	}
 	if tps, lat := sweepSeries(rep.Paths, func(p PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {

@@ -225,7 +225,8 @@ func placementCell(p PathResult) string {
 
 // writeDecomposition is where each relay path's added p50 goes: relay
 // code, wake-ups, kernel legs, the endpoints' extra CPU ("-" where not
-// measured) and the residual, always shown, with how much of the hop the
+// measured), the mean's excess over the p50 that comes off those CPU
+// figures (Decomposition.MeanExcess) and the residual, always shown, with how much of the hop the
 // others explain.
 func writeDecomposition(w io.Writer, paths []PathResult) error {
 	fmt.Fprintln(w)
@@ -235,7 +236,7 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 	for _, p := range paths {
 		width = max(width, len(p.Name))
 	}
-	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tendpoints\tresidual\texplained\tfrom\t\n", width, "path")
+	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tendpoints\t-mean excess\tresidual\texplained\tfrom\t\n", width, "path")
 	for _, p := range paths {
 		d := p.Decomposition
 		if d == nil {
@@ -249,9 +250,18 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 		if p.ExplainedPct != nil {
 			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), Us(d.Residual), explained, d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), Us(d.Residual), explained, d.Method)
 	}
 	return tw.Flush()
+}
+
+// negUs is a part that comes off the others, shown with its sign ("-"
+// where there is none).
+func negUs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return Us(-*v)
 }
 
 func optUs(v *float64) string {

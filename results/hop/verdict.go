@@ -227,6 +227,9 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 				if d.Endpoints != nil {
 					ends = ", endpoints " + Us(*d.Endpoints)
 				}
+				if d.MeanExcess != nil {
+					ends += ", less the mean's excess over the p50 " + Us(*d.MeanExcess)
+				}
 				out = append(out, fmt.Sprintf("%s: of its %s µs, %s, wake-ups %s, kernel legs %s%s, residual %s µs: %.0f%% explained",
 					p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), ends, Us(d.Residual), *p.ExplainedPct))
 				continue

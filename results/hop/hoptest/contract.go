@@ -206,6 +206,15 @@ func checkDecomposition(where string, obj map[string]any) error {
 			return fmt.Errorf("hoptest: check explained: %s: decomposition_us.endpoints without the path's endpoints", where)
 		}
 	}
+	if x, ok := dm["mean_excess"]; ok {
+		// Present only beside the endpoints, whose CPU it corrects.
+		if _, ok := x.(float64); !ok {
+			return fmt.Errorf("hoptest: check explained: %s.decomposition_us.mean_excess not a number", where)
+		}
+		if _, ok := dm["endpoints"]; !ok {
+			return fmt.Errorf("hoptest: check explained: %s: decomposition_us.mean_excess without endpoints", where)
+		}
+	}
 	switch dm["method"] {
 	case "probe":
 	case "timestamps":
