@@ -229,12 +229,9 @@ func verdictProgram(peers, targets, limits, gates, events *ebpf.Map) (asm.Instru
 		asm.JLE.Reg(asm.R9, asm.R1, "redirect"),
 		asm.Mov.Imm(asm.R1, -1),
 		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-		loadEvents,
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -16),
-		asm.Mov.Imm(asm.R3, 4),
-		asm.Mov.Imm(asm.R4, 0),
-		asm.FnRingbufOutput.Call(),
+	)
+	insns = append(insns, tellRelay(loadEvents)...)
+	insns = append(insns,
 		asm.Mov.Reg(asm.R1, asm.R6).WithSymbol("redirect"),
 		asm.Mov.Reg(asm.R3, asm.R8),
 		loadTargets,
@@ -328,7 +325,7 @@ func seenGuard(loadEvents asm.Instruction) asm.Instructions {
 			asm.JNE.Imm(asm.R0, 0, "trimfail"),
 		)
 	}
-	return append(g,
+	g = append(g,
 		asm.JEq.Imm(asm.R9, 0, "fresh"), // else more than trimCalls could cut
 		asm.Mov.Imm(asm.R1, 1).WithSymbol("trimfail"),
 		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffTrimFailed),
@@ -338,17 +335,28 @@ func seenGuard(loadEvents asm.Instruction) asm.Instructions {
 		asm.LoadMem(asm.R1, asm.R7, peerOffPeer, asm.Word),
 		asm.Xor.Imm(asm.R1, 1),
 		asm.StoreMem(asm.RFP, -16, asm.R1, asm.Word),
+	)
+	g = append(g, tellRelay(loadEvents)...)
+	return append(g,
+		asm.Ja.Label("drop"),
+		asm.Mov.Imm(asm.R4, 1).WithSymbol("first"),
+		asm.StoreMem(asm.R7, peerOffSeen, asm.R4, asm.Word),
+		asm.StoreMem(asm.R7, peerOffNext, asm.R3, asm.Word).WithSymbol("advance"),
+	)
+}
+
+// tellRelay wakes the relay's thread through the events ring with the
+// source's 4-byte key, which the program has stored at fp-16
+// (bpf_ringbuf_output(&events, fp-16, 4, 0)); it clobbers r1 to r5.
+func tellRelay(loadEvents asm.Instruction) asm.Instructions {
+	return asm.Instructions{
 		loadEvents,
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -16),
 		asm.Mov.Imm(asm.R3, 4),
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnRingbufOutput.Call(),
-		asm.Ja.Label("drop"),
-		asm.Mov.Imm(asm.R4, 1).WithSymbol("first"),
-		asm.StoreMem(asm.R7, peerOffSeen, asm.R4, asm.Word),
-		asm.StoreMem(asm.R7, peerOffNext, asm.R3, asm.Word).WithSymbol("advance"),
-	)
+	}
 }
 
 // errBPF marks the failures that mean this kernel or this process cannot

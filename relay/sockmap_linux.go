@@ -905,6 +905,14 @@ func (e *sockmapEngine) reapCopiers() {
 			}
 			if res.catch {
 				c.paused[res.d] = false
+				// catchUp set a fresh limit when it reopened the gate; a
+				// direction that passed it before this line sent its one
+				// event while still paused, which checkCredit ignored,
+				// and the program, its limit spent, sends no other: so
+				// the direction is judged here, or it would run on with no
+				// bound (TestSemantics/sockmap/slow-reader wrote all 256
+				// MiB in 5 of 30 runs before this).
+				e.checkCredit(c, res.d)
 				if c.eof[res.d] {
 					e.tryFIN(c, res.d)
 				}

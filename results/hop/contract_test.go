@@ -95,24 +95,17 @@ func TestCheckExplainedTimestamps(t *testing.T) {
 	if epoll == nil || epoll.Decomposition == nil || epoll.Decomposition.Method != "timestamps" {
 		t.Fatalf("epoll tcp->tcp not decomposed from its stamps: %+v", epoll)
 	}
-	var b bytes.Buffer
-	if err := hop.WriteJSON(&b, rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := hoptest.CheckExplained(b.Bytes()); err != nil {
+	out, err := checkExplained(t, rep)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{`"client_wake_us": 4`, `"relay_wake_us": 6`, `"method": "timestamps"`, `"method": "probe"`} {
-		if !bytes.Contains(b.Bytes(), []byte(k)) {
+		if !bytes.Contains(out, []byte(k)) {
 			t.Errorf("report lacks %s", k)
 		}
 	}
 	epoll.ClientWakeUs = nil
-	b.Reset()
-	if err := hop.WriteJSON(&b, rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := hoptest.CheckExplained(b.Bytes()); err == nil || !strings.Contains(err.Error(), "client_wake_us") {
+	if _, err := checkExplained(t, rep); err == nil || !strings.Contains(err.Error(), "client_wake_us") {
 		t.Errorf("timestamps without client_wake_us: %v, want it named", err)
 	}
 }
@@ -137,24 +130,17 @@ func TestCheckExplainedEndpoints(t *testing.T) {
 	if epoll == nil || epoll.Decomposition == nil || epoll.Decomposition.Endpoints == nil {
 		t.Fatalf("epoll tcp->tcp has no endpoints: %+v", epoll)
 	}
-	var b bytes.Buffer
-	if err := hop.WriteJSON(&b, rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := hoptest.CheckExplained(b.Bytes()); err != nil {
+	out, err := checkExplained(t, rep)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{`"endpoints": 1.25`, `"client_cpu_us": 11.25`, `"server_cpu_us": 5`} {
-		if !bytes.Contains(b.Bytes(), []byte(k)) {
+		if !bytes.Contains(out, []byte(k)) {
 			t.Errorf("report lacks %s", k)
 		}
 	}
 	epoll.Endpoints = nil
-	b.Reset()
-	if err := hop.WriteJSON(&b, rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := hoptest.CheckExplained(b.Bytes()); err == nil || !strings.Contains(err.Error(), "without the path's endpoints") {
+	if _, err := checkExplained(t, rep); err == nil || !strings.Contains(err.Error(), "without the path's endpoints") {
 		t.Errorf("a share of the endpoints with no reading: %v, want it refused", err)
 	}
 }
@@ -181,22 +167,25 @@ func TestCheckExplainedNothingAdded(t *testing.T) {
 	if epoll.Decomposition == nil || epoll.ExplainedPct != nil {
 		t.Fatalf("added p50 -0.4: decomposition %+v, explained %v; want a split and no share", epoll.Decomposition, epoll.ExplainedPct)
 	}
-	var b bytes.Buffer
-	if err := hop.WriteJSON(&b, rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := hoptest.CheckExplained(b.Bytes()); err != nil {
+	if _, err := checkExplained(t, rep); err != nil {
 		t.Fatal(err)
 	}
 	share := 50.0
 	epoll.ExplainedPct = &share
-	b.Reset()
+	if _, err := checkExplained(t, rep); err == nil || !strings.Contains(err.Error(), "explained_pct of an added p50") {
+		t.Errorf("a share of a negative hop: %v, want it refused", err)
+	}
+}
+
+// checkExplained writes rep as JSON and checks it against the contract,
+// returning what it wrote and the checker's verdict.
+func checkExplained(t *testing.T, rep *hop.Report) ([]byte, error) {
+	t.Helper()
+	var b bytes.Buffer
 	if err := hop.WriteJSON(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	if err := hoptest.CheckExplained(b.Bytes()); err == nil || !strings.Contains(err.Error(), "explained_pct of an added p50") {
-		t.Errorf("a share of a negative hop: %v, want it refused", err)
-	}
+	return b.Bytes(), hoptest.CheckExplained(b.Bytes())
 }
 
 // testMachine is a machine with round constants: 1 µs same CPU, 40 across.
