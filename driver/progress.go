@@ -51,7 +51,7 @@ func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, c
 		where.String(), s.Cell+1, cells, c.Path.Name(), c.Threads, left.Round(time.Second))
 }
 
-func (p *progress) end(s Sample) {
+func (p *progress) end(s hop.Sample) {
 	p.done++
 	p.spent += time.Since(p.began)
 	if s.Failed != "" {
@@ -61,12 +61,12 @@ func (p *progress) end(s Sample) {
 	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, hop.Us(s.Latency.P50), hop.Us(s.Latency.P95), s.Errors)
 }
 
-func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
+func (p *progress) skip(s hop.Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
 
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
 
 // connect and connected frame a connect-only series.
-func (p *progress) connect(st Stage, path Path) {
+func (p *progress) connect(st Stage, path hop.Path) {
 	fmt.Fprintf(p.w, "hopbench: %s connect-only series  %-22s ", st.Regime, path.Name())
 }
 

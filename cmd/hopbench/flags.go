@@ -16,6 +16,7 @@ import (
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 type options struct {
@@ -157,7 +158,7 @@ func parseArgs(args []string, err error) (options, error) {
 			return o, fmt.Errorf("--paths %q: %w", *paths, err)
 		}
 		for _, it := range items {
-			r, err := driver.ParseRelay(it)
+			r, err := hop.ParseRelay(it)
 			if err != nil {
 				return o, fmt.Errorf("--paths: %w", err)
 			}
@@ -170,7 +171,7 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	c.Transports = nil
 	for _, it := range items {
-		t, err := driver.ParseTransport(it)
+		t, err := hop.ParseTransport(it)
 		if err != nil {
 			return o, fmt.Errorf("--transports: %w", err)
 		}
