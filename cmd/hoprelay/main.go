@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
@@ -78,8 +79,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cfg.Grace = -1
 	}
 	if *cpus != "" {
-		if cfg.CPUs, err = cli.CPUs("cpus", *cpus); err != nil {
-			return err
+		if cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
+			return cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {
