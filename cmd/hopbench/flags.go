@@ -109,7 +109,7 @@ func parseArgs(args []string, err error) (options, error) {
 		backend    = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB (unix(/path) or ?socket=/path for its UNIX socket)")
 		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
 		command    = fs.String("command", def.Command, "mysql workload: "+commandNames())
-		paths      = fs.String("paths", "", "relays to include: direct,goroutine,epoll,splice,socat,haproxy (default all)")
+		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
 		transports = fs.String("transports", "tcp,unix", "client legs: tcp,unix")
 		threads    = fs.String("threads", "1", "client connections, LIST: 1,2,4 or 1;2;4 (a thread sweep)")
 		duration   = fs.Duration("time", def.Time, "length of one path's run in each round")
