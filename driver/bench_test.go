@@ -395,3 +395,21 @@ func TestRunForcedBimodalIsUnstable(t *testing.T) {
 }
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// A path missing in every stage is said to be skipped once, in the progress
+// as in the report, not once per stage.
+func TestRunSaysASkipOnce(t *testing.T) {
+	cfg := shortConfig(t, hop.Direct, hop.Socat)
+	cfg.Transports = []hop.Transport{hop.TCP}
+	cfg.ServiceTimes = []time.Duration{0, 20 * time.Microsecond}
+	cfg.Rounds, cfg.Time = 2, 50*time.Millisecond
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep := runClean(t, cfg)
+	if n := strings.Count(progress.String(), "skip socat tcp->tcp"); n != 1 || len(rep.Skipped) != 1 {
+		t.Errorf("over two stages the skip was said %d times and reported %d, want once each:\n%s", n, len(rep.Skipped), progress.String())
+	}
+	if !strings.Contains(progress.String(), "stage 2/2") {
+		t.Errorf("progress shows no second stage:\n%s", progress.String())
+	}
+}

@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ type progress struct {
 	nominal time.Duration
 	spent   time.Duration
 	began   time.Time
+	skipped []hop.Skip // said already: each stage builds its topology afresh and finds the same
 }
 
 func newProgress(w io.Writer, total int, nominal time.Duration) *progress {
@@ -61,7 +63,15 @@ func (p *progress) end(s hop.Sample) {
 	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, hop.Us(s.Latency.P50), hop.Us(s.Latency.P95), s.Errors)
 }
 
-func (p *progress) skip(s hop.Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
+// skip says why a path does not run, once per run however many stages find
+// it.
+func (p *progress) skip(s hop.Skip) {
+	if slices.Contains(p.skipped, s) {
+		return
+	}
+	p.skipped = append(p.skipped, s)
+	fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason)
+}
 
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
 
