@@ -102,6 +102,24 @@ func ProcessCPUs(pid int) (CPUSet, error) {
 	return cpus, nil
 }
 
+// PinProcess sets the CPUs of every thread of a running process pid, one
+// hopbench did not start (a database named by --backend): its threads
+// created later inherit the mask of the thread that creates them. It
+// returns the mask the main thread had, for the caller to put back with
+// PinProcess again when the run ends.
+func PinProcess(pid int, cpus CPUSet) (prev CPUSet, err error) {
+	if err := checkOnline(cpus); err != nil {
+		return CPUSet{}, fmt.Errorf("affinity: pin process %d on %s: %w", pid, cpus, err)
+	}
+	if prev, err = getAffinity(pid); err != nil {
+		return CPUSet{}, fmt.Errorf("affinity: pin process %d on %s: %w", pid, cpus, err)
+	}
+	if err := eachThread(pid, func(tid int) error { return setAffinity(tid, cpus) }); err != nil {
+		return prev, fmt.Errorf("affinity: pin process %d on %s: %w", pid, cpus, err)
+	}
+	return prev, nil
+}
+
 // SetNice sets the nice value (-20 to 19) of every thread of process pid.
 // On Linux nice is per thread: setpriority(PRIO_PROCESS, id) changes only
 // the thread whose id it is (setpriority(2), BUGS), so SetNice sets each

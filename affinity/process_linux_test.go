@@ -308,3 +308,37 @@ func TestSignalGroup(t *testing.T) {
 		t.Error("TerminateGroup(0) succeeded")
 	}
 }
+
+// PinProcess moves a running process's threads, all of them, and hands
+// back the mask it had so that it can be put back.
+func TestPinProcess(t *testing.T) {
+	allowed := allowedCPUs(t)
+	cmd := startChild(t, CPUSet{})
+	pid := cmd.Process.Pid
+	orig, err := ProcessCPUs(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewCPUSet(allowed.cpus[1])
+	prev, err := PinProcess(pid, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prev.Equal(orig) {
+		t.Errorf("PinProcess returned %s as the old mask, want %s", prev, orig)
+	}
+	for _, tid := range threadsOf(t, pid) {
+		if got, err := getAffinity(tid); err != nil || !got.Equal(want) {
+			t.Errorf("after PinProcess(%s) thread %d may use %s, %v", want, tid, got, err)
+		}
+	}
+	if _, err := PinProcess(pid, prev); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ProcessCPUs(pid); !got.Equal(orig) {
+		t.Errorf("after putting the mask back: %s, want %s", got, orig)
+	}
+	if _, err := PinProcess(pid, NewCPUSet(1<<20)); !errors.Is(err, ErrNotOnline) {
+		t.Errorf("PinProcess(CPU 1<<20) error %v, want ErrNotOnline", err)
+	}
+}

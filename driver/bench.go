@@ -24,6 +24,9 @@ func Run(ctx context.Context, cfg Config) (*hop.Report, error) {
 type bench struct {
 	measure func(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (hop.Sample, error)
 	hosts   *hostBed // a topology run's hosts; nil on loopback
+	// server is where a backend hopbench did not start runs; nil for
+	// the embedded one and on a topology's hosts.
+	server *serverPlace
 }
 
 func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error) {
@@ -45,6 +48,18 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	if err != nil {
 		return nil, err
 	}
+	if !cfg.Backend.Embedded() && b.hosts == nil {
+		sp, err := placeServer(cfg.Backend, cfg.BackendCPUs)
+		if err != nil {
+			return nil, err
+		}
+		b.server = &sp
+		defer func() {
+			if rerr := sp.restore(); rerr != nil && err == nil {
+				out, err = nil, rerr
+			}
+		}()
+	}
 	// Regimes outermost: each is a topology of its own, pinned as it
 	// starts, and its paths are compared with each other only.
 	var stages []Stage
@@ -60,7 +75,11 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	var all []Series
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
-		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()})
+		note := g.Note()
+		if b.server != nil {
+			note = g.note([]string{ComponentClient, ComponentRelay}) + "; " + b.server.note()
+		}
+		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: note})
 	}
 	// Steal is the run's, probe included: a vCPU the hypervisor did not
 	// run for a while makes every figure of that while slower.
@@ -141,6 +160,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 	}
 	defer func() { warn(topo.Stop()) }()
+	if b.server != nil {
+		topo.Pinning[ComponentServer] = b.server.cpus
+	}
 	var live []hop.Path
 	for _, p := range paths {
 		if _, ok := topo.Entries[p]; ok {

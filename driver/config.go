@@ -47,9 +47,14 @@ type Config struct {
 	// stage of its own; nil for Placement's one regime when it is set,
 	// else packed and spread (DefaultRegimes). A Regime named none pins
 	// nothing.
-	Regimes   []Regime
-	Nice      int    // the embedded server's niceness
-	RelayLock string // hoprelay --lock; "" for its default
+	Regimes []Regime
+	// BackendCPUs pins a backend that hopbench does not start, running on
+	// this machine, for the run (every thread of its process; the mask it
+	// had is put back at the end). The zero value leaves it where it is,
+	// and the report says where that is.
+	BackendCPUs affinity.CPUSet
+	Nice        int    // the embedded server's niceness
+	RelayLock   string // hoprelay --lock; "" for its default
 	// ConnectTime is how long each path's connect-only series runs after
 	// its rounds (mysql): many set-ups, for a p50 and p99 of a
 	// connection's cost; 0 for 300 ms, negative for none.
@@ -155,6 +160,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("driver: proto %q: want echo or mysql", c.Proto)
 	case c.Proto == ProtoEcho && c.Rows != nil:
 		return fmt.Errorf("driver: rows %v: rows shape mysql results; echo's payload is its size", c.Rows)
+	case c.Backend.Embedded() && c.BackendCPUs.Len() > 0:
+		return fmt.Errorf("driver: backend CPUs %s: they pin a real backend (--backend mysql://…); place the embedded one with --placement server=LIST", c.BackendCPUs)
 	case !c.Backend.Embedded() && (c.ServiceTimes != nil || c.Rows != nil):
 		return fmt.Errorf("driver: service time and rows shape the embedded backend, not %s", c.Backend)
 	}

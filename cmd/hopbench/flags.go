@@ -121,6 +121,7 @@ func parseArgs(args []string, err error) (options, error) {
 		size       = fs.String("size", "", "payload bytes, LIST: echo message size, or bytes per row for mysql")
 		rows       = fs.String("rows", "", "mysql rows per result, LIST (large results stream)")
 		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, same-core, spread, or none (unpinned); default: packed and spread side by side")
+		backendCPU = fs.String("backend-cpus", "", "pin a real backend running on this machine to these CPUs for the run (LIST; its mask is put back at the end); unset, the report says where it runs")
 		nice       = fs.Int("nice", 0, "niceness of the embedded server")
 		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
 		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
@@ -217,6 +218,15 @@ func parseArgs(args []string, err error) (options, error) {
 	if *placement != "" {
 		if err := applyPlacement(c, *placement); err != nil {
 			return o, err
+		}
+	}
+	if *backendCPU != "" {
+		online, err := affinity.OnlineCPUs()
+		if err != nil {
+			return o, fmt.Errorf("--backend-cpus %q: %w", *backendCPU, err)
+		}
+		if c.BackendCPUs, err = affinity.ParseListFor(*backendCPU, online); err != nil {
+			return o, fmt.Errorf("--backend-cpus: %w", err)
 		}
 	}
 	c.Nice = *nice
