@@ -54,4 +54,3 @@ func TestListenerPIDNamesAMissingListener(t *testing.T) {
 		t.Errorf("error %q does not name %s", got, a)
 	}
 }
-
