@@ -27,6 +27,8 @@ type bench struct {
 	// server is where a backend hopbench did not start runs; nil for
 	// the embedded one and on a topology's hosts.
 	server *serverPlace
+	// roundCap is the longest a sized round may run; 0 for no bound.
+	roundCap time.Duration
 }
 
 func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error) {
@@ -71,7 +73,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			stages = append(stages, st)
 		}
 	}
-	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
+	steps := len(stages) * cfg.Rounds * len(paths) * len(cfg.Threads)
+	b.roundCap = roundCap(cfg, steps)
+	progress := newProgress(cfg.Progress, steps, cfg.Time+cfg.Warmup)
 	var all []Series
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
@@ -108,6 +112,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			}
 		}
 		maps.Copy(pinning, sr.pinning)
+		if sr.sizing != nil {
+			rep.Config.RoundSizing = append(rep.Config.RoundSizing, *sr.sizing)
+		}
 		rep.Warnings = append(rep.Warnings, sr.warnings...)
 	}
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
@@ -130,6 +137,7 @@ type stageResult struct {
 	skipped  []hop.Skip
 	pinning  map[string]string
 	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
+	sizing   *hop.RoundSizing
 }
 
 func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []hop.Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
@@ -173,6 +181,16 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		progress.skip(s)
 	}
 	progress.drop((len(paths) - len(live)) * len(cfg.Threads) * cfg.Rounds)
+	if cfg.RoundRequests > 0 && len(live) > 0 {
+		// Every round of the stage, and every per-request figure taken
+		// over its rounds, runs the sized length from here on.
+		d, rs, err := b.sizeRounds(ctx, cfg, pingpong, st, placement, topo, live, b.roundCap)
+		if err != nil {
+			return stageResult{}, err
+		}
+		cfg.Time, sr.sizing = d, &rs
+		progress.sized(rs)
+	}
 	cells := Cells(live, cfg.Threads)
 	sr.series = make([]Series, len(cells))
 	for i, c := range cells {

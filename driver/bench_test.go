@@ -37,6 +37,8 @@ func shortConfig(t *testing.T, relays ...hop.Relay) Config {
 	// regimes have tests of their own.
 	cfg.Regimes = []Regime{{Name: RegimeNone}}
 	cfg.ConnectTime = 50 * time.Millisecond
+	// Rounds of the time given, unsized: sizing has tests of its own.
+	cfg.RoundRequests = 0
 	return cfg
 }
 

@@ -28,11 +28,19 @@ type Config struct {
 	Relays     []hop.Relay     // relays to include; nil for all of Relays
 	Transports []hop.Transport // client legs; nil for tcp and unix
 	Threads    []int           // client connections; nil for 1
-	Time       time.Duration   // per path per round; 0 for 1s
-	Warmup     time.Duration   // per pingpong run, before timing; 0 for none
-	Rounds     int             // 0 for 5
-	Discard    int             // leading rounds dropped as warm-up; 0 keeps all
-	Hops       []int           // a chain sweep instead of the default paths; nil for none
+	Time       time.Duration   // per path per round, the shortest a sized round runs; 0 for 1s
+	// RoundRequests sizes each stage's rounds from what a request costs:
+	// a calibration run before its rounds measures one path's rate, and
+	// the rounds run long enough to hold this many of its requests, Time
+	// at the least. 0 sizes nothing: every round runs Time.
+	RoundRequests int
+	// Budget bounds the timed rounds' total length when sizing lengthens
+	// them (warm-ups included); 0 for no bound.
+	Budget  time.Duration
+	Warmup  time.Duration // per pingpong run, before timing; 0 for none
+	Rounds  int           // 0 for 5
+	Discard int           // leading rounds dropped as warm-up; 0 keeps all
+	Hops    []int         // a chain sweep instead of the default paths; nil for none
 	// ServiceTimes, Sizes and Rows sweep the embedded backend; each
 	// combination is a stage with a topology of its own. nil for the
 	// responder's default.
@@ -89,6 +97,12 @@ func DefaultConfig() Config {
 		Warmup:  100 * time.Millisecond,
 		Rounds:  7,
 		Discard: 1,
+		// A round's p50 should rest on a thousand requests: a point
+		// select through a relay is 30-80 µs, so 0.35 s holds ten times
+		// that, but an oltp-ro transaction against a database is
+		// milliseconds, and rounds of 0.35 s would hold a hundred.
+		RoundRequests: 1000,
+		Budget:        3 * time.Minute,
 		// hoprelay's residence is the relay-code part of a hop's split.
 		Stats: true,
 	}
@@ -156,6 +170,10 @@ func (c Config) Check() error {
 		return fmt.Errorf("driver: discard %d of %d rounds: must keep at least one", c.Discard, c.Rounds)
 	case c.Time < 0:
 		return fmt.Errorf("driver: time %v: must be positive", c.Time)
+	case c.RoundRequests < 0:
+		return fmt.Errorf("driver: round requests %d: must not be negative", c.RoundRequests)
+	case c.Budget < 0:
+		return fmt.Errorf("driver: budget %v: must not be negative", c.Budget)
 	case c.Proto != ProtoEcho && c.Proto != ProtoMySQL:
 		return fmt.Errorf("driver: proto %q: want echo or mysql", c.Proto)
 	case c.Proto == ProtoEcho && c.Rows != nil:

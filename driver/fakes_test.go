@@ -102,7 +102,28 @@ func serve(addrs []string, handle func(net.Conn)) int {
 
 func fakePongd(args []string) int {
 	flags, _ := fakeFlags(args)
-	return serve(flags["listen"], func(c net.Conn) { io.Copy(c, c) })
+	var service time.Duration
+	if v := flags["service-time"]; len(v) > 0 {
+		service, _ = time.ParseDuration(v[0])
+	}
+	if service == 0 {
+		return serve(flags["listen"], func(c net.Conn) { io.Copy(c, c) })
+	}
+	// As pongd --service-time: the time a backend spends on a request
+	// before it answers.
+	return serve(flags["listen"], func(c net.Conn) {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			time.Sleep(service)
+			if _, err := c.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	})
 }
 
 func fakeHoprelay(args []string) int {

@@ -73,6 +73,15 @@ func (p *progress) skip(s hop.Skip) {
 	fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason)
 }
 
+// sized says how long the stage's rounds will run; the estimate of what is
+// left then starts from that length.
+func (p *progress) sized(rs hop.RoundSizing) {
+	fmt.Fprintf(p.w, "hopbench: %s\n", rs)
+	if p.done == 0 {
+		p.nominal = time.Duration(rs.TimeS * float64(time.Second))
+	}
+}
+
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
 
 // connect and connected frame a connect-only series.

@@ -112,7 +112,9 @@ func parseArgs(args []string, err error) (options, error) {
 		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
 		transports = fs.String("transports", "tcp,unix", "client legs: tcp,unix")
 		threads    = fs.String("threads", "1", "client connections, LIST: 1,2,4 or 1;2;4 (a thread sweep)")
-		duration   = fs.Duration("time", def.Time, "length of one path's run in each round")
+		duration   = fs.Duration("time", def.Time, "length of one path's run in each round; unset, the shortest, lengthened until a round holds --round-requests requests")
+		roundReqs  = fs.Int("round-requests", def.RoundRequests, "size rounds so that each holds this many requests of the direct path (measured before the rounds; 0: every round runs --time)")
+		budget     = fs.Duration("budget", def.Budget, "longest the rounds may take in all when sizing lengthens them (0: no bound)")
 		warmup     = fs.Duration("warmup", def.Warmup, "client warm-up before each timed run")
 		runs       = fs.Int("runs", def.Rounds, "rounds; every path runs once per round, interleaved")
 		discard    = fs.Int("discard", def.Discard, "leading rounds dropped as warm-up")
@@ -188,6 +190,17 @@ func parseArgs(args []string, err error) (options, error) {
 		return o, fmt.Errorf("--warmup %v: must not be negative", *warmup)
 	}
 	c.Time, c.Warmup = *duration, *warmup
+	if *roundReqs < 0 {
+		return o, fmt.Errorf("--round-requests %d: must not be negative", *roundReqs)
+	}
+	if *budget < 0 {
+		return o, fmt.Errorf("--budget %v: must not be negative", *budget)
+	}
+	c.RoundRequests, c.Budget = *roundReqs, *budget
+	if fs.Changed("time") && !fs.Changed("round-requests") {
+		// A length the user gives is every round's length.
+		c.RoundRequests = 0
+	}
 	if *runs < 1 {
 		return o, fmt.Errorf("--runs %d: need at least 1", *runs)
 	}

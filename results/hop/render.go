@@ -81,6 +81,9 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, g := range r.Regimes {
 		fmt.Fprintf(w, "regime %s: %s\n", g.Name, g.Note)
 	}
+	for _, s := range r.Config.RoundSizing {
+		fmt.Fprintln(w, s.String())
+	}
 	if r.Machine != nil || len(r.Regimes) > 0 {
 		fmt.Fprintln(w)
 	}

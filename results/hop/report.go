@@ -1,6 +1,7 @@
 package hop
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/hoplat/hoplat/results"
@@ -50,6 +51,38 @@ type ReportConfig struct {
 	Nice           int       `json:"nice,omitempty"`
 	RelayLock      string    `json:"relay_lock,omitempty"`
 	Stats          bool      `json:"stats"`
+	// RoundSizing says, per stage, how long its rounds ran and why, when
+	// the run sized them from what a request costs.
+	RoundSizing []RoundSizing `json:"round_sizing,omitempty"`
+}
+
+// RoundSizing is one stage's round length, chosen from a calibration run
+// on one of its paths before its rounds: long enough that a round holds
+// Target requests of that path (its p50 then rests on that many), never
+// shorter than the configured time, and within the run's budget.
+type RoundSizing struct {
+	Stage     string  `json:"stage"` // the regime, and the sweep values when swept
+	Path      string  `json:"path"`  // the calibrated path
+	RequestUs float64 `json:"request_us"`
+	Target    int     `json:"target_requests"`
+	TimeS     float64 `json:"time_s"`   // each round's timed length
+	Expected  int     `json:"requests"` // what a round of the calibrated path then holds
+	Capped    bool    `json:"capped_by_budget"`
+	BudgetS   float64 `json:"budget_s,omitempty"`
+	Error     string  `json:"error,omitempty"` // the calibration failed: TimeS is the configured time
+}
+
+// String is the sizing as the text report says it.
+func (s RoundSizing) String() string {
+	if s.Error != "" {
+		return fmt.Sprintf("rounds %s: %s s each (calibration failed: %s)", s.Stage, Us(s.TimeS), s.Error)
+	}
+	why := fmt.Sprintf("a request took %s µs on %s, so a round holds about %d (want >= %d)",
+		Us(s.RequestUs), s.Path, s.Expected, s.Target)
+	if s.Capped {
+		why += fmt.Sprintf("; the %s s budget caps it", Us(s.BudgetS))
+	}
+	return fmt.Sprintf("rounds %s: %s s each: %s", s.Stage, Us(s.TimeS), why)
 }
 
 // PathResult is one path at one thread count and backend setting, over the
