@@ -198,26 +198,15 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	client := clientFor(cfg, st, placement)
 	clientCPUs, _ := placement.For(ComponentClient)
-	var statsBase map[string]relayTotals
-	var cpuBase map[*Process]time.Duration
+	relays := newRelayRounds(cells, topo, cfg.Stats, cfg.Discard)
 	kworkers := newKworkerRounds(cells, cfg.Rounds, placement, b.hosts != nil)
 	ends := newEndpointRounds(len(cells), cfg.Rounds, topo, b.hosts != nil)
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
-		if step.Round == cfg.Discard && step.Cell == 0 {
-			cpuBase = topo.relayCPU()
-		}
-		if cfg.Stats && cfg.Discard > 0 && step.Round == cfg.Discard && step.Cell == 0 {
-			// The relays' residence counts the timed rounds only: what
-			// they held during the warm-up rounds is read now and taken
-			// off at the end.
-			var err error
-			statsBase, err = topo.snapshotStats(ctx)
-			if ctx.Err() != nil {
-				return stageResult{}, ctx.Err()
-			}
-			warn(err)
-		}
 		c := cells[step.Cell]
+		relayBase := relays.snap(ctx, step.Cell, c, step.Round)
+		if ctx.Err() != nil {
+			return stageResult{}, ctx.Err()
+		}
 		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
 		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
 		if err != nil {
@@ -231,6 +220,10 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 		ends.end(step.Cell, step.Round, serverBase)
 		kworkers.end(step.Cell, step.Round, kwBase)
+		warn(relays.add(step.Cell, relayBase, relays.snap(ctx, step.Cell, c, step.Round)))
+		if ctx.Err() != nil {
+			return stageResult{}, ctx.Err()
+		}
 		if err != nil {
 			smp = hop.Sample{Failed: err.Error()}
 		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
@@ -243,20 +236,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
 	}
-	relayCPUPerRequest(sr.series, topo, cpuBase, topo.relayCPU(), cfg.Discard, cfg.Time+cfg.Warmup)
+	relays.perRequest(sr.series, cfg.Time+cfg.Warmup)
 	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
 	ends.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
 	if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
 		return stageResult{}, err
-	}
-	if cfg.Stats {
-		// hoprelay writes its stats as it exits; the files stay in the
-		// temp dir until the deferred Stop.
-		warn(topo.stopProcesses())
-		for i := range sr.series {
-			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path], statsBase)
-			sr.series[i].RelayWakeUs = relayWakes(topo.Stats[sr.series[i].Cell.Path], statsBase)
-		}
 	}
 	for i := range sr.series {
 		sr.series[i].ClientWakeUs = clientWakes(sr.series[i].Samples, cfg.Discard)
@@ -315,55 +299,6 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 		s.Connect = c
 	}
 	return nil
-}
-
-// relayCPUPerRequest sets each relay series' RelayCPUUs: the CPU time its
-// relay processes ran over the timed rounds, per request. A process's
-// requests are those of every cell it relayed, each kept round's rate
-// times the round's length with its warm-up, since the relay served the
-// warm-up too. HAProxy's one process is shared by its paths and divided
-// among their requests.
-func relayCPUPerRequest(series []Series, topo *Topology, base, end map[*Process]time.Duration, discard int, round time.Duration) {
-	served := map[*Process]float64{}
-	requests := func(s Series) float64 {
-		n := 0.0
-		for i, smp := range s.Samples {
-			if i >= discard && smp.Failed == "" {
-				n += smp.TPS * round.Seconds()
-			}
-		}
-		return n
-	}
-	for _, s := range series {
-		for _, p := range topo.relayProcs[s.Cell.Path] {
-			served[p] += requests(s)
-		}
-	}
-	for i := range series {
-		procs := topo.relayProcs[series[i].Cell.Path]
-		if len(procs) == 0 {
-			continue
-		}
-		var us float64
-		ok := true
-		for _, p := range procs {
-			b, okB := base[p]
-			e, okE := end[p]
-			select {
-			case <-p.Done():
-				continue // a start attempt that failed: it served nothing
-			default:
-			}
-			if !okB || !okE || served[p] <= 0 || e < b {
-				ok = false
-				break
-			}
-			us += float64(e-b) / 1e3 / served[p]
-		}
-		if ok {
-			series[i].RelayCPUUs = &us
-		}
-	}
 }
 
 // obtained is the placement a series' components got, per component: the

@@ -180,6 +180,26 @@ func TestRunChainAndThreadSweep(t *testing.T) {
 			t.Errorf("chain %+v", c)
 		}
 	}
+	// Each thread count has its own relay figures, from its own rounds:
+	// the stand-in relay holds a request 4 µs a hop per open connection.
+	for _, p := range rep.Paths {
+		if p.Relay == hop.Direct {
+			continue
+		}
+		// Within 10%: a client's connections open one after another,
+		// so its first requests pass while fewer are open.
+		want := 4.0 * float64(p.Threads*p.Hops)
+		if p.RelayUs == nil || math.Abs(*p.RelayUs-want) > 0.1*want {
+			got := "none"
+			if p.RelayUs != nil {
+				got = fmt.Sprint(*p.RelayUs)
+			}
+			t.Errorf("%s at %d threads: relay residence %s, want %v µs", p.Name, p.Threads, got, want)
+		}
+		if p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 {
+			t.Errorf("%s at %d threads: no relay CPU of its own", p.Name, p.Threads)
+		}
+	}
 	var js bytes.Buffer
 	hop.WriteJSON(&js, rep)
 	if err := hoptest.CheckJSON(js.Bytes()); err != nil {

@@ -31,8 +31,13 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			// What the relay's own code does not account for is the
 			// kernel's: two more socket round trips through loopback and
 			// the wake-ups of the relay's thread.
-			kernel := r.AddedUs.P50 - *r.RelayUs
-			r.KernelUs = &kernel
+			// A residence longer than the whole hop is a mean over
+			// requests that queued inside the relay (many connections, one
+			// loop), not a part of the median request's hop: no
+			// remainder is left to give the kernel.
+			if kernel := r.AddedUs.P50 - *r.RelayUs; kernel >= 0 {
+				r.KernelUs = &kernel
+			}
 		}
 	}
 	if regimes(all) > 1 {

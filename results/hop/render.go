@@ -97,18 +97,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	var head []string
 	head = append(head, fmt.Sprintf("%-*s\t", width, "path"))
-	if sweep.threads {
-		head = append(head, "threads\t")
-	}
-	if sweep.service {
-		head = append(head, "service µs\t")
-	}
-	if sweep.size {
-		head = append(head, "size\t")
-	}
-	if sweep.rows {
-		head = append(head, "rows\t")
-	}
+	head = append(head, sweep.seriesHead())
 	if sweep.placement {
 		head = append(head, "cpus c/r/s\t")
 	}
@@ -124,18 +113,7 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, p := range r.Paths {
 		var row strings.Builder
 		fmt.Fprintf(&row, "%-*s\t", width, p.Name)
-		if sweep.threads {
-			fmt.Fprintf(&row, "%d\t", p.Threads)
-		}
-		if sweep.service {
-			fmt.Fprintf(&row, "%s\t", Us(p.ServiceTimeUs))
-		}
-		if sweep.size {
-			fmt.Fprintf(&row, "%d\t", p.Size)
-		}
-		if sweep.rows {
-			fmt.Fprintf(&row, "%d\t", p.Rows)
-		}
+		row.WriteString(sweep.seriesCells(p))
 		if sweep.placement {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
@@ -239,7 +217,10 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 	for _, p := range paths {
 		width = max(width, len(p.Name))
 	}
-	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tendpoints\t-mean excess\tresidual\texplained\tfrom\t\n", width, "path")
+	// A sweep's rows share their names: its columns say which series
+	// each is.
+	sweep := sweeps(paths)
+	fmt.Fprintf(tw, "%-*s\t%sadded\trelay code\twake-ups\tkernel\tendpoints\t-mean excess\tresidual\texplained\tfrom\t\n", width, "path", sweep.seriesHead())
 	for _, p := range paths {
 		d := p.Decomposition
 		if d == nil {
@@ -253,9 +234,46 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 		if p.ExplainedPct != nil {
 			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), Us(d.Residual), explained, d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), Us(d.Residual), explained, d.Method)
 	}
 	return tw.Flush()
+}
+
+// seriesHead is the header of the columns that tell a sweep's series
+// apart, each ending in a tab; "" when nothing is swept.
+func (s sweep) seriesHead() string {
+	var b strings.Builder
+	if s.threads {
+		b.WriteString("threads\t")
+	}
+	if s.service {
+		b.WriteString("service µs\t")
+	}
+	if s.size {
+		b.WriteString("size\t")
+	}
+	if s.rows {
+		b.WriteString("rows\t")
+	}
+	return b.String()
+}
+
+// seriesCells is p's cells under seriesHead.
+func (s sweep) seriesCells(p PathResult) string {
+	var b strings.Builder
+	if s.threads {
+		fmt.Fprintf(&b, "%d\t", p.Threads)
+	}
+	if s.service {
+		fmt.Fprintf(&b, "%s\t", Us(p.ServiceTimeUs))
+	}
+	if s.size {
+		fmt.Fprintf(&b, "%d\t", p.Size)
+	}
+	if s.rows {
+		fmt.Fprintf(&b, "%d\t", p.Rows)
+	}
+	return b.String()
 }
 
 // negUs is a part that comes off the others, shown with its sign ("-"

@@ -127,7 +127,8 @@ type PathResult struct {
 	Rounds    []Round    `json:"rounds"`
 	// RelayUs is the relay's own mean residence time per request (both
 	// directions, every hop of the path), from its --stats; KernelUs is
-	// what remains of the added latency: socket calls, loopback, wake-ups.
+	// what remains of the added latency: socket calls, loopback, wake-ups,
+	// absent when the residence is longer than the hop's added p50.
 	RelayUs  *float64 `json:"relay_us,omitempty"`
 	KernelUs *float64 `json:"kernel_us,omitempty"`
 	// RelayCPUUs is the CPU time the path's relay processes ran per
