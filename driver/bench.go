@@ -50,7 +50,10 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	if err != nil {
 		return nil, err
 	}
-	if !cfg.Backend.Embedded() && b.hosts == nil {
+	// On a topology's hosts the backend is the topology's to place, unless
+	// --backend-cpus (BACKEND_CPUS, for a backend on this machine) asks
+	// for a running one to be pinned.
+	if !cfg.Backend.Embedded() && (b.hosts == nil || cfg.BackendCPUs.Len() > 0) {
 		sp, err := placeServer(cfg.Backend, cfg.BackendCPUs)
 		if err != nil {
 			return nil, err
