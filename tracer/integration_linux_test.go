@@ -1,0 +1,294 @@
+package tracer
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/peer"
+)
+
+// proc is one of hoplat's binaries started for a test, in a process
+// group of its own, ended when the test ends.
+type proc struct {
+	pid  int
+	addr string // from its first "listening ADDR" line
+	out  *bytes.Buffer
+	done chan error
+}
+
+// start runs a hoplat binary pinned to cpus; a server's readiness is its
+// "listening ADDR" line on stdout, which start waits for.
+func start(t *testing.T, cpus affinity.CPUSet, listens bool, name string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(peer.Hoplat(t, name), args...)
+	affinity.NewGroup(cmd)
+	p := &proc{out: &bytes.Buffer{}, done: make(chan error, 1)}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := affinity.StartOn(cmd, cpus); err != nil {
+		t.Fatal(err)
+	}
+	p.pid = cmd.Process.Pid
+	lines := make(chan string, 1)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(stdout)
+		first := true
+		for sc.Scan() {
+			if first && listens {
+				lines <- sc.Text()
+				first = false
+				continue
+			}
+			p.out.WriteString(sc.Text() + "\n")
+		}
+		close(lines)
+	}()
+	go func() {
+		<-copied
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		affinity.TerminateGroup(p.pid)
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+			affinity.KillGroup(p.pid)
+			<-p.done
+		}
+	})
+	if listens {
+		line, ok := <-lines
+		a, found := strings.CutPrefix(line, "listening ")
+		if !ok || !found {
+			t.Fatalf("%s: no listening line (%q): %s", name, line, stderr.String())
+		}
+		p.addr = a
+	}
+	return p
+}
+
+// wait waits for a process that ends by itself (the load client).
+func (p *proc) wait(t *testing.T) {
+	t.Helper()
+	if err := <-p.done; err != nil {
+		t.Fatalf("pid %d: %v\n%s", p.pid, err, p.out)
+	}
+	p.done <- nil // for the cleanup
+}
+
+// p50 reads the load client's median round trip from its JSON report.
+func (p *proc) p50(t *testing.T) float64 {
+	t.Helper()
+	var rep struct {
+		Results []struct {
+			Latency struct {
+				P50 float64 `json:"p50"`
+			} `json:"latency_us"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(p.out.Bytes(), &rep); err != nil || len(rep.Results) == 0 {
+		t.Fatalf("pingpong report: %v\n%s", err, p.out)
+	}
+	return rep.Results[0].Latency.P50
+}
+
+// path is one topology of the tests: which CPUs each component gets.
+type path struct {
+	name                string
+	relay               bool
+	client, rel, server affinity.CPUSet
+}
+
+var (
+	cpu0 = affinity.NewCPUSet(0)
+	cpu1 = affinity.NewCPUSet(1)
+)
+
+// topology starts the server and, for a relay path, an epoll relay in
+// front of it, and returns the client's target and the components to
+// follow.
+func topology(t *testing.T, p path) (string, map[int]string) {
+	srv := start(t, p.server, true, "pongd", "--listen", "tcp:127.0.0.1:0", "--cpus", p.server.String())
+	comps := map[int]string{srv.pid: "server"}
+	target := srv.addr
+	if p.relay {
+		r := start(t, p.rel, true, "hoprelay", "--engine", "epoll", "--cpus", p.rel.String(),
+			"TCP4-LISTEN:0,nodelay", strings.Replace(srv.addr, "tcp:", "TCP4:", 1)+",nodelay")
+		comps[r.pid] = "relay"
+		target = r.addr
+	}
+	return target, comps
+}
+
+// runClient runs pingpong against target for d and, with tr, follows it
+// while it runs.
+func runClient(t *testing.T, tr *Tracer, cpus affinity.CPUSet, target string, d time.Duration) *proc {
+	c := start(t, cpus, false, "pingpong", "--target", target, "--io", "blocking",
+		"--threads", "1", "--cpus", cpus.String(), "--time", d.String(), "--format", "json")
+	if tr != nil {
+		follow(t, tr, map[int]string{c.pid: "client"})
+	}
+	c.wait(t)
+	return c
+}
+
+// follow follows the path's processes for the test.
+func follow(t *testing.T, tr *Tracer, comps map[int]string) {
+	for pid, c := range comps {
+		if err := tr.Follow(pid, c); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Unfollow(pid) })
+	}
+}
+
+func needCPUs(t *testing.T, n int) {
+	online, err := affinity.OnlineCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if online.Len() < n {
+		t.Skipf("needs %d CPUs, %s online", n, online)
+	}
+}
+
+var paths = []path{
+	{name: "direct packed", client: cpu0, server: cpu0},
+	{name: "direct spread", client: cpu0, server: cpu1},
+	{name: "epoll packed", relay: true, client: cpu0, rel: cpu0, server: cpu0},
+	{name: "epoll spread", relay: true, client: cpu0, rel: cpu1, server: cpu0},
+}
+
+// TestTracedRequests traces real round trips on loopback (pingpong, the
+// epoll relay, pongd) and checks each path's critical paths: requests
+// found, segments that partition each round trip, that the events explain
+// most of it, and that every segment belongs to a component of the path.
+func TestTracedRequests(t *testing.T) {
+	needCPUs(t, 2)
+	tr := openOrSkip(t, Config{})
+	perEvent, err := tr.Calibrate(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("calibrated: %v per record", perEvent)
+	for _, p := range paths {
+		t.Run(strings.ReplaceAll(p.name, " ", "_"), func(t *testing.T) {
+			target, comps := topology(t, p)
+			follow(t, tr, comps)
+			if err := tr.Start(); err != nil {
+				t.Fatal(err)
+			}
+			c := runClient(t, tr, p.client, target, 500*time.Millisecond)
+			trace, err := tr.Stop()
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := trace.Requests()
+			t.Logf("%s: %d events (lost %d, dropped %d), %d requests, client p50 %.1f µs",
+				p.name, len(trace.Events), trace.Lost, trace.Dropped, len(reqs), c.p50(t))
+			if len(reqs) < 100 {
+				t.Fatalf("%d requests found in %d events", len(reqs), len(trace.Events))
+			}
+			want := map[string]bool{"client": true, "server": true, "": true}
+			if p.relay {
+				want["relay"] = true
+			}
+			for _, r := range reqs {
+				for _, g := range r.Segments {
+					if g.End < g.Start || g.Duration() < 0 {
+						t.Fatalf("negative segment %+v", g)
+					}
+					if !want[g.Component] {
+						t.Fatalf("segment of component %q on %s: %+v", g.Component, p.name, g)
+					}
+				}
+			}
+			id, cov := IdentityPct(reqs), CoveragePct(reqs)
+			med, _ := Quantile(reqs, 0.5)
+			p99, _ := Quantile(reqs, 0.99)
+			t.Logf("identity %.2f%%, coverage %.1f%% (median over requests)", id, cov)
+			t.Logf("median request %v (tracer %v): %s", med.RTT(), med.Tracer(), med.Split())
+			t.Logf("p99 request %v (tracer %v): %s", p99.RTT(), p99.Tracer(), p99.Split())
+			t.Logf("median request's path:\n%s", pathString(&med))
+			if !(id <= 5) {
+				t.Errorf("identity %.2f%% > 5%%", id)
+			}
+			if !(cov >= 90) {
+				t.Errorf("the events explain %.1f%% of the median request, want ≥ 90%%", cov)
+			}
+			if sp := med.Split(); p.relay && sp.RelayUser+sp.RelayKernel <= 0 {
+				t.Errorf("relay path with no relay time: %+v", sp)
+			}
+		})
+	}
+}
+
+func pathString(r *Request) string {
+	var b strings.Builder
+	for _, g := range r.Segments {
+		fmt.Fprintf(&b, "  %+8.2f µs %-9s %-7s tid %-7d cpu %2d %6.2f µs (%d events)", float64(g.Start-r.Start)/1e3,
+			g.Kind, g.Component, g.Tid, g.CPU, float64(g.Duration())/1e3, g.Events)
+		if g.By != 0 || g.Behind != 0 {
+			fmt.Fprintf(&b, " by %d behind %d", g.By, g.Behind)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestOverhead runs packed round trips traced and untraced in interleaved
+// rounds and reports the tracer's cost on the client's p50.
+func TestOverhead(t *testing.T) {
+	needCPUs(t, 1)
+	tr := openOrSkip(t, Config{})
+	const rounds = 4
+	for _, p := range []path{paths[0], paths[2]} {
+		t.Run(strings.ReplaceAll(p.name, " ", "_"), func(t *testing.T) {
+			target, comps := topology(t, p)
+			follow(t, tr, comps)
+			var plain, traced []float64
+			for range rounds {
+				plain = append(plain, runClient(t, nil, p.client, target, 500*time.Millisecond).p50(t))
+				if err := tr.Start(); err != nil {
+					t.Fatal(err)
+				}
+				traced = append(traced, runClient(t, tr, p.client, target, 500*time.Millisecond).p50(t))
+				if _, err := tr.Stop(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a, b := median(plain), median(traced)
+			over := 100 * (b - a) / a
+			t.Logf("%s: untraced p50 %.1f µs %v, traced %.1f µs %v: overhead %.1f%%", p.name, a, plain, b, traced, over)
+			// The target is 15%; the bound here is looser, as the
+			// machine these tests run on is shared.
+			if over > 50 {
+				t.Errorf("overhead %.1f%% of the untraced p50", over)
+			}
+		})
+	}
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return v[len(v)/2]
+}
