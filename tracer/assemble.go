@@ -273,8 +273,15 @@ type task struct {
 
 type span struct{ start, end uint64 }
 
+// cpuSwitch is a switch on one CPU: from t the CPU ran next.
+type cpuSwitch struct {
+	t    uint64
+	next int
+}
+
 type cpuState struct {
 	idle, softirq []span
+	switches      []cpuSwitch
 	events        []uint64 // times of every record taken on this CPU
 }
 
@@ -347,6 +354,7 @@ func (a *assembler) add(e *Event) {
 			next.runs[n-1].out = e.Time
 		}
 		next.runs = append(next.runs, run{in: e.Time, out: never, cpu: int(e.CPU), behind: prev.tid})
+		c.switches = append(c.switches, cpuSwitch{t: e.Time, next: next.tid})
 	case KindWaking, KindWakeupNew:
 		woken := a.task(e.Tid2, e.Tgid2)
 		a.task(e.Tid, e.Tgid)
@@ -510,8 +518,7 @@ func (a *assembler) walk(r *Request) {
 			p := &x.runs[i-1]
 			after = p.out
 			if p.ready {
-				rev = append(rev, Segment{Start: max(p.out, stop), End: t, Kind: SegRunnable,
-					Component: x.component, Tid: x.tid, CPU: rn.cpu, Behind: p.next})
+				rev = a.displaced(rev, x, rn.cpu, max(p.out, stop), t)
 				t = p.out
 				continue
 			}
@@ -547,6 +554,43 @@ func (a *assembler) walk(r *Request) {
 	lo := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] >= r.Start })
 	hi := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] > r.End })
 	r.Migrations = hi - lo
+}
+
+// displaced appends (backwards) the time x waited runnable on cpu over
+// [lo, hi] after it was preempted: what the CPU ran meanwhile. A followed
+// task's stretch is that task's own time (on a packed path, the server x
+// handed a message to, running before x could go on), anything else is x
+// runnable behind it.
+func (a *assembler) displaced(rev []Segment, x *task, cpu int, lo, hi uint64) []Segment {
+	c := a.cpus[cpu]
+	if c == nil {
+		return append(rev, Segment{Start: lo, End: hi, Kind: SegRunnable, Component: x.component, Tid: x.tid, CPU: cpu})
+	}
+	// The switches that start a stretch inside (lo, hi), and the one
+	// running at lo.
+	first := max(0, sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t > lo })-1)
+	end := sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t >= hi })
+	for i := end - 1; i >= first; i-- {
+		s, e := max(c.switches[i].t, lo), hi
+		if i+1 < end {
+			e = c.switches[i+1].t
+		}
+		if e <= s {
+			continue
+		}
+		n := a.tasks[c.switches[i].next]
+		if n != nil && n != x && n.component != "" {
+			rev = a.running(rev, n, cpu, s, e, false)
+		} else {
+			rev = append(rev, Segment{Start: s, End: e, Kind: SegRunnable, Component: x.component,
+				Tid: x.tid, CPU: cpu, Behind: c.switches[i].next})
+		}
+		hi = s
+	}
+	if hi > lo {
+		rev = append(rev, Segment{Start: lo, End: hi, Kind: SegRunnable, Component: x.component, Tid: x.tid, CPU: cpu})
+	}
+	return rev
 }
 
 // idleExit returns when cpu left idle if it was idle at the wake-up w and

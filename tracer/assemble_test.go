@@ -108,6 +108,53 @@ func relaySpread(periods int) []Event {
 	return s.events
 }
 
+// relayPacked is client, relay and server on CPU 0, TCP: the relay's
+// write wakes the server, which preempts the relay and answers while the
+// relay is still runnable, so the relay's next epoll_wait returns at once
+// and the server's answer reaches it without a wake-up.
+func relayPacked(periods int) []Event {
+	s := &script{}
+	for p := range periods {
+		s.base = uint64(p) * 5000
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.ev(1200, KindSoftirqEntry, 0, client, 0, 3, 0)
+		s.wake(1300, 0, client, relay)
+		s.ev(1400, KindSoftirqExit, 0, client, 0, 3, 0)
+		s.exit(1500, 0, client, 64)
+		s.enter(1600, 0, client, sysRead, 3)
+		s.sw(1700, 0, client, relay, 1)
+		s.exit(1800, 0, relay, 1)
+		s.enter(1900, 0, relay, sysRead, 7)
+		s.exit(2000, 0, relay, 64)
+		s.enter(2100, 0, relay, sysWrite, 8)
+		s.ev(2200, KindSoftirqEntry, 0, relay, 0, 3, 0)
+		s.wake(2300, 0, relay, server)
+		s.ev(2400, KindSoftirqExit, 0, relay, 0, 3, 0)
+		s.ev(2500, KindSwitch, 0, relay, server, 0, 1) // preempted
+		s.exit(2600, 0, server, 64)
+		s.enter(2700, 0, server, sysWrite, 5)
+		s.ev(2800, KindSoftirqEntry, 0, server, 0, 3, 0)
+		s.ev(2900, KindSoftirqExit, 0, server, 0, 3, 0)
+		s.exit(3000, 0, server, 64)
+		s.enter(3100, 0, server, sysRead, 5)
+		s.sw(3200, 0, server, relay, 1)
+		s.exit(3300, 0, relay, 64)
+		s.enter(3400, 0, relay, 232, 4)
+		s.exit(3500, 0, relay, 1)
+		s.enter(3600, 0, relay, sysRead, 8)
+		s.exit(3700, 0, relay, 64)
+		s.enter(3800, 0, relay, sysWrite, 7)
+		s.ev(3900, KindSoftirqEntry, 0, relay, 0, 3, 0)
+		s.wake(4000, 0, relay, client)
+		s.ev(4100, KindSoftirqExit, 0, relay, 0, 3, 0)
+		s.exit(4200, 0, relay, 64)
+		s.enter(4300, 0, relay, 232, 4)
+		s.sw(4400, 0, relay, client, 1)
+		s.exit(4500, 0, client, 64)
+	}
+	return s.events
+}
+
 type seg struct {
 	kind SegmentKind
 	comp string
@@ -150,6 +197,29 @@ func TestAssemble(t *testing.T) {
 			split: Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
 		},
 	}
+	tests = append(tests, struct {
+		name   string
+		events []Event
+		want   []seg
+		split  Split
+	}{
+		// The server's time while the relay waits preempted is the
+		// server's, not the relay's wait.
+		name:   "relay packed, the server preempts the relay",
+		events: relayPacked(5),
+		want: []seg{
+			{SegLeg, "client", 200}, {SegSoftirq, "client", 100},
+			{SegRunnable, "relay", 400},
+			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100}, {SegUser, "relay", 100},
+			{SegKernel, "relay", 100}, {SegSoftirq, "relay", 200}, {SegKernel, "relay", 100},
+			{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegKernel, "server", 100}, {SegSoftirq, "server", 100},
+			{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegKernel, "server", 100},
+			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100}, {SegUser, "relay", 100},
+			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegLeg, "relay", 100}, {SegSoftirq, "relay", 100},
+			{SegRunnable, "client", 400}, {SegKernel, "client", 100},
+		},
+		split: Split{RelayUser: 0.5, RelayKernel: 0.7, Runnable: 0.8, Softirq: 0.5, Legs: 0.3, Endpoints: 0.7},
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			reqs := Assemble(Config{Components: components}, tc.events, 0)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -92,6 +94,29 @@ const (
 	keyOff = -EventSize - 8
 )
 
+// pidLimit bounds every pid and tgid (PID_MAX_LIMIT, include/linux/threads.h,
+// on 64-bit): the bitmaps are 512 KiB each.
+const pidLimit = 4 << 20
+
+// setBit sets or clears id's bit in the bitmap m; the caller serialises
+// the read-modify-write.
+func setBit(m *ebpf.Map, id int, on bool) error {
+	if id < 0 || id >= pidLimit {
+		return fmt.Errorf("id %d out of range", id)
+	}
+	key := uint32(id / 64)
+	var word uint64
+	if err := m.Lookup(key, &word); err != nil {
+		return err
+	}
+	if on {
+		word |= 1 << (id % 64)
+	} else {
+		word &^= 1 << (id % 64)
+	}
+	return m.Put(key, word)
+}
+
 // ringbufNoWakeup is BPF_RB_NO_WAKEUP: the collector polls the ring on a
 // timer, so a record does not wake a user thread, which on a two-CPU
 // machine would be one more task on the path's CPUs per event.
@@ -100,8 +125,9 @@ const ringbufNoWakeup = 1
 // objects owns the tracer's kernel side: its maps, programs and links, all
 // released by close.
 //
-//   - tgids, tids (BPF_MAP_TYPE_HASH, u32 → u32): the followed processes and
-//     extra threads. Every program looks the task up here before any work.
+//   - tgids, tids (BPF_MAP_TYPE_ARRAY of u64 words): bitmaps of the followed
+//     processes and extra threads, bit id%64 of word id/64. Every program
+//     tests the task here before any work.
 //   - cpus (BPF_MAP_TYPE_ARRAY, by CPU): non-zero where idle and softirq
 //     events are recorded.
 //   - events (BPF_MAP_TYPE_RINGBUF): one Event per record.
@@ -147,9 +173,15 @@ func (o *objects) detach() {
 
 // kernelError sorts a refusal from bpf(2) into the package's sentinels.
 func kernelError(op string, err error) error {
+	var errno syscall.Errno
 	switch {
+	case errors.Is(err, os.ErrPermission) && errors.As(err, &errno):
+		// The kernel's answer alone: cilium/ebpf adds a hint about
+		// RLIMIT_MEMLOCK that misleads on kernels that account BPF
+		// memory to the cgroup.
+		return fmt.Errorf("%w: %s: %v", ErrNoCapability, op, errno)
 	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("%w: %s: %v", ErrNoCapability, op, errors.Unwrap(err))
+		return fmt.Errorf("%w: %s", ErrNoCapability, op)
 	default:
 		return fmt.Errorf("%w: %s: %v", ErrKernel, op, err)
 	}
@@ -165,14 +197,14 @@ func newObjects(ringBytes int) (*objects, error) {
 		o.close()
 		return nil, kernelError(op, err)
 	}
-	hash := func(name string) (*ebpf.Map, error) {
-		return ebpf.NewMap(&ebpf.MapSpec{Name: name, Type: ebpf.Hash, KeySize: 4, ValueSize: 4, MaxEntries: 4096})
+	bitmap := func(name string) (*ebpf.Map, error) {
+		return ebpf.NewMap(&ebpf.MapSpec{Name: name, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: pidLimit / 64})
 	}
-	if o.tgids, err = hash("hoplat_tgids"); err != nil {
-		return fail("create hash tgids", err)
+	if o.tgids, err = bitmap("hoplat_tgids"); err != nil {
+		return fail("create array tgids", err)
 	}
-	if o.tids, err = hash("hoplat_tids"); err != nil {
-		return fail("create hash tids", err)
+	if o.tids, err = bitmap("hoplat_tids"); err != nil {
+		return fail("create array tids", err)
 	}
 	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
@@ -323,20 +355,33 @@ func (b *builder) taskCPU(reg asm.Register, dst int16) asm.Instructions {
 }
 
 // follows jumps to "emit" if the task whose ids are at the event's
-// offsets tid and tgid is followed (its process in tgids, or itself in
-// tids), and falls through otherwise.
+// offsets tid and tgid is followed (its process's bit in tgids, or its own
+// in tids), and falls through otherwise.
 func (b *builder) follows(tid, tgid int16) asm.Instructions {
+	return append(b.bitSet(b.o.tgids, tgid), b.bitSet(b.o.tids, tid)...)
+}
+
+// bitSet jumps to "emit" if the bit of the id at the event's offset off
+// is set in the bitmap m. An array lookup is inlined by the verifier
+// (array_map_gen_lookup), so the test costs no helper call: it runs for
+// every system call of every task on the machine.
+func (b *builder) bitSet(m *ebpf.Map, off int16) asm.Instructions {
 	return asm.Instructions{
-		b.mapPtr(asm.R1, b.o.tgids),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+off, asm.Word),
+		asm.RSh.Imm(asm.R1, 6),
+		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
+		b.mapPtr(asm.R1, m),
 		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(evBase+tgid)),
+		asm.Add.Imm(asm.R2, keyOff),
 		asm.FnMapLookupElem.Call(),
-		asm.JNE.Imm(asm.R0, 0, "emit"),
-		b.mapPtr(asm.R1, b.o.tids),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, int32(evBase+tid)),
-		asm.FnMapLookupElem.Call(),
-		asm.JNE.Imm(asm.R0, 0, "emit"),
+		asm.JEq.Imm(asm.R0, 0, "skip"+strconv.Itoa(int(off))),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.LoadMem(asm.R2, asm.RFP, evBase+off, asm.Word),
+		asm.And.Imm(asm.R2, 63),
+		asm.RSh.Reg(asm.R1, asm.R2),
+		asm.And.Imm(asm.R1, 1),
+		asm.JNE.Imm(asm.R1, 0, "emit"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("skip" + strconv.Itoa(int(off))),
 	}
 }
 

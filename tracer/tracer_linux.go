@@ -13,7 +13,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/ringbuf"
 )
 
@@ -61,12 +60,12 @@ func Open(cfg Config) (*Tracer, error) {
 		return nil, err
 	}
 	for tgid := range cfg.Components {
-		if err := objs.tgids.Put(uint32(tgid), uint32(1)); err != nil {
+		if err := setBit(objs.tgids, tgid, true); err != nil {
 			return fail(fmt.Errorf("tracer: follow process %d: %w", tgid, err))
 		}
 	}
 	for tid := range cfg.Threads {
-		if err := objs.tids.Put(uint32(tid), uint32(1)); err != nil {
+		if err := setBit(objs.tids, tid, true); err != nil {
 			return fail(fmt.Errorf("tracer: follow thread %d: %w", tid, err))
 		}
 	}
@@ -95,7 +94,7 @@ func (t *Tracer) Follow(tgid int, component string) error {
 	if t.objs == nil {
 		return errClosed
 	}
-	if err := t.objs.tgids.Put(uint32(tgid), uint32(1)); err != nil {
+	if err := setBit(t.objs.tgids, tgid, true); err != nil {
 		return fmt.Errorf("tracer: follow process %d: %w", tgid, err)
 	}
 	t.cfg.Components[tgid] = component
@@ -110,7 +109,7 @@ func (t *Tracer) Unfollow(tgid int) error {
 		return errClosed
 	}
 	delete(t.cfg.Components, tgid)
-	if err := t.objs.tgids.Delete(uint32(tgid)); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+	if err := setBit(t.objs.tgids, tgid, false); err != nil {
 		return fmt.Errorf("tracer: unfollow process %d: %w", tgid, err)
 	}
 	return nil
@@ -124,7 +123,7 @@ func (t *Tracer) FollowThread(tid int, component string) error {
 	if t.objs == nil {
 		return errClosed
 	}
-	if err := t.objs.tids.Put(uint32(tid), uint32(1)); err != nil {
+	if err := setBit(t.objs.tids, tid, true); err != nil {
 		return fmt.Errorf("tracer: follow thread %d: %w", tid, err)
 	}
 	t.cfg.Threads[tid] = component
@@ -132,7 +131,7 @@ func (t *Tracer) FollowThread(tid int, component string) error {
 }
 
 func (t *Tracer) unfollowThread(tid int) {
-	t.objs.tids.Delete(uint32(tid))
+	setBit(t.objs.tids, tid, false)
 	delete(t.cfg.Threads, tid)
 }
 
@@ -324,7 +323,7 @@ func (t *Tracer) Calibrate(ctx context.Context) (time.Duration, error) {
 // locked, with t.mu held by Calibrate.
 func (t *Tracer) calibrate(ctx context.Context) (time.Duration, error) {
 	tid := syscall.Gettid()
-	if err := t.objs.tids.Put(uint32(tid), uint32(1)); err != nil {
+	if err := setBit(t.objs.tids, tid, true); err != nil {
 		return 0, fmt.Errorf("follow thread %d: %w", tid, err)
 	}
 	t.cfg.Threads[tid] = "calibration"
