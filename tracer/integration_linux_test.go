@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -180,6 +182,7 @@ var paths = []path{
 // most of it, and that every segment belongs to a component of the path.
 func TestTracedRequests(t *testing.T) {
 	needCPUs(t, 2)
+	var w Waterfall
 	tr := openOrSkip(t, Config{})
 	perEvent, err := tr.Calibrate(t.Context())
 	if err != nil {
@@ -201,6 +204,17 @@ func TestTracedRequests(t *testing.T) {
 			reqs := trace.Requests()
 			t.Logf("%s: %d events (lost %d, dropped %d), %d requests, client p50 %.1f µs",
 				p.name, len(trace.Events), trace.Lost, trace.Dropped, len(reqs), c.p50(t))
+			var kinds [kindEnd]int
+			for _, e := range trace.Events {
+				kinds[e.Kind]++
+			}
+			t.Logf("records by kind: %v", kindCounts(kinds[:]))
+			for i := range reqs {
+				if c := reqs[i].CoveragePct(); c < 80 {
+					t.Logf("%d of %d requests explained < 80%%, e.g. (%.0f%%):\n%s", countBelow(reqs, 80), len(reqs), c, pathString(&reqs[i]))
+					break
+				}
+			}
 			if len(reqs) < 100 {
 				t.Fatalf("%d requests found in %d events", len(reqs), len(trace.Events))
 			}
@@ -225,6 +239,8 @@ func TestTracedRequests(t *testing.T) {
 			t.Logf("median request %v (tracer %v): %s", med.RTT(), med.Tracer(), med.Split())
 			t.Logf("p99 request %v (tracer %v): %s", p99.RTT(), p99.Tracer(), p99.Split())
 			t.Logf("median request's path:\n%s", pathString(&med))
+			w.Add(p.name+" p50", &med)
+			w.Add(p.name+" p99", &p99)
 			if !(id <= 5) {
 				t.Errorf("identity %.2f%% > 5%%", id)
 			}
@@ -236,6 +252,39 @@ func TestTracedRequests(t *testing.T) {
 			}
 		})
 	}
+	// The waterfall of every path's median and p99 request; kept where
+	// HOPLAT_TRACER_OUT names a directory, to open in ui.perfetto.dev.
+	var b bytes.Buffer
+	if _, err := w.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	slices, flows := checkWaterfall(t, b.Bytes())
+	t.Logf("trace.json: %d slices, %d flows, %d bytes", slices, flows, b.Len())
+	if dir := os.Getenv("HOPLAT_TRACER_OUT"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "trace.json"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func kindCounts(n []int) string {
+	var parts []string
+	for k, c := range n {
+		if c > 0 {
+			parts = append(parts, fmt.Sprintf("%v %d", Kind(k), c))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func countBelow(reqs []Request, pct float64) int {
+	n := 0
+	for i := range reqs {
+		if reqs[i].CoveragePct() < pct {
+			n++
+		}
+	}
+	return n
 }
 
 func relaySegments(r *Request) int {
