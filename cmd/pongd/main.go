@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/sockets"
@@ -68,8 +69,8 @@ func run(args []string) error {
 		return cli.Usage(fmt.Errorf("--io: %w", err))
 	}
 	if *cpus != "" {
-		if srv.CPUs, err = cli.CPUs("cpus", *cpus); err != nil {
-			return err
+		if srv.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
+			return cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	if *serviceTime < 0 {
