@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -29,6 +30,7 @@ type bench struct {
 	server *serverPlace
 	// roundCap is the longest a sized round may run; 0 for no bound.
 	roundCap time.Duration
+	tracing  *tracing
 }
 
 func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error) {
@@ -102,6 +104,14 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		rep.Machine = &m
 		fmt.Fprintln(cfg.Progress, "hopbench: "+m.Summary())
 	}
+	b.tracing = openTracing(ctx, cfg, b.hosts != nil)
+	defer b.tracing.close()
+	rep.Tracer = b.tracing.info()
+	if b.tracing.tr != nil {
+		fmt.Fprintf(cfg.Progress, "hopbench: tracer on: %.0f ns per record, taken off the traced segments\n", rep.Tracer.PerRecordNs)
+	} else {
+		fmt.Fprintf(cfg.Progress, "hopbench: not traced: %s\n", b.tracing.note)
+	}
 	pinning := map[string]string{}
 	for si, st := range stages {
 		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, placements[st.Regime], si, len(stages), progress)
@@ -126,6 +136,13 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	}
 	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
 		rep.Machine.StealPct = pct
+	}
+	if b.tracing.traced > 0 {
+		var buf bytes.Buffer
+		if _, err := b.tracing.waterfall.WriteTo(&buf); err == nil {
+			rep.TraceEvents = buf.Bytes()
+			rep.Tracer.Waterfall = b.tracing.traced
+		}
 	}
 	hop.Explain(rep.Paths, rep.Machine)
 	b.hosts.describe(rep, cfg.Backend)
@@ -238,6 +255,22 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
+	}
+	for i, c := range cells {
+		if b.tracing.tr == nil {
+			sr.series[i].TraceNote = b.tracing.note
+			continue
+		}
+		progress.trace(st, c)
+		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
+		if err != nil {
+			return stageResult{}, err
+		}
+		sr.series[i].Trace, sr.series[i].TraceNote = b.tracedRound(ctx, cfg, argv, client.Env(), clientCPUs, topo, c, placement)
+		if ctx.Err() != nil {
+			return stageResult{}, ctx.Err()
+		}
+		progress.traced(sr.series[i].Trace, sr.series[i].TraceNote)
 	}
 	relays.perRequest(sr.series, cfg.Time+cfg.Warmup)
 	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)

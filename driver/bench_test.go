@@ -37,8 +37,10 @@ func shortConfig(t *testing.T, relays ...hop.Relay) Config {
 	// regimes have tests of their own.
 	cfg.Regimes = []Regime{{Name: RegimeNone}}
 	cfg.ConnectTime = 50 * time.Millisecond
-	// Rounds of the time given, unsized: sizing has tests of its own.
+	// Rounds of the time given, unsized, and untraced: sizing and tracing
+	// have tests of their own.
 	cfg.RoundRequests = 0
+	cfg.Trace = false
 	return cfg
 }
 

@@ -67,11 +67,16 @@ type Config struct {
 	// its rounds (mysql): many set-ups, for a p50 and p99 of a
 	// connection's cost; 0 for 300 ms, negative for none.
 	ConnectTime time.Duration
-	Stats       bool               // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
-	TempRoot    string             // parent of the temp dir; "" for os.TempDir
-	Locate      Locator            // nil for Locate
-	Progress    io.Writer          // progress lines; nil for none
-	Env         func() results.Env // describes the machine; nil for results.CollectEnv
+	Stats       bool // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
+	// Trace runs one more round of every path traced (package tracer),
+	// whose requests' critical paths split each hop (method "trace").
+	// Where the tracer cannot run (no BTF, no CAP_BPF) the run says why
+	// and splits as without it. DefaultConfig traces.
+	Trace    bool
+	TempRoot string             // parent of the temp dir; "" for os.TempDir
+	Locate   Locator            // nil for Locate
+	Progress io.Writer          // progress lines; nil for none
+	Env      func() results.Env // describes the machine; nil for results.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
@@ -105,6 +110,7 @@ func DefaultConfig() Config {
 		Budget:        3 * time.Minute,
 		// hoprelay's residence is the relay-code part of a hop's split.
 		Stats: true,
+		Trace: true,
 	}
 }
 

@@ -82,6 +82,19 @@ func (p *progress) sized(rs hop.RoundSizing) {
 	}
 }
 
+// trace and traced frame a cell's traced round.
+func (p *progress) trace(st Stage, c Cell) {
+	fmt.Fprintf(p.w, "hopbench: %s traced round  %-22s threads %-3d ", st.Regime, c.Path.Name(), c.Threads)
+}
+
+func (p *progress) traced(t *hop.Trace, note string) {
+	if t == nil {
+		fmt.Fprintf(p.w, "-> not traced: %s\n", note)
+		return
+	}
+	fmt.Fprintf(p.w, "-> %d requests, p50 %s µs, identity %.1f%%, explained %.0f%%\n", t.Requests, hop.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
+}
+
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
 
 // connect and connected frame a connect-only series.

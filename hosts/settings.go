@@ -86,6 +86,7 @@ var keyTable = []setting{
 	}, value: func(t *Topology) string { return strconv.Itoa(t.Nice) }},
 	word("RELAY_LOCK", "relay-lock", func(t *Topology) *string { return &t.RelayLock }, lockNames),
 	boolean("STATS", "stats", func(t *Topology) *bool { return &t.Stats }),
+	boolean("TRACE", "trace", func(t *Topology) *bool { return &t.Trace }),
 	word("FORMAT", "format", func(t *Topology) *string { return &t.Format }, formatNames),
 	word("OUT", "out", func(t *Topology) *string { return &t.Out }, nil),
 	boolean("QUIET", "quiet", func(t *Topology) *bool { return &t.Quiet }),

@@ -89,6 +89,7 @@ type Topology struct {
 	Nice          int
 	RelayLock     string
 	Stats         bool
+	Trace         bool
 	Format        string
 	Out           string
 	Quiet         bool

@@ -280,6 +280,7 @@ PLACEMENT="client=0 relay=1;3"
 NICE=-5
 RELAY_LOCK=conn
 STATS=yes
+TRACE=no
 FORMAT=json
 OUT="/tmp/out dir"
 QUIET=no
@@ -291,7 +292,7 @@ QUIET=no
 	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--proto=mysql", "--command=select1",
 		"--paths=direct,epoll", "--transports=tcp", "--threads=1,2,4", "--time=30s", "--warmup=100ms",
 		"--round-requests=500", "--budget=1m30s", "--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
-		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn", "--stats=true", "--format=json",
+		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn", "--stats=true", "--trace=false", "--format=json",
 		"--out=/tmp/out dir", "--quiet=false"}
 	if got := tp.Args(); !slices.Equal(got, want) {
 		t.Errorf("Args:\n got %q\nwant %q", got, want)

@@ -127,6 +127,7 @@ func parseArgs(args []string, err error) (options, error) {
 		nice       = fs.Int("nice", 0, "niceness of the embedded server")
 		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
 		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
+		trace      = fs.Bool("trace", def.Trace, "run one more round of every path traced through the scheduler and the kernel (BPF; needs root or CAP_BPF and BTF), and split each hop from its requests' critical paths (--trace=false to skip)")
 		format     = fs.String("format", "text", "output: text, json or csv")
 		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
@@ -247,7 +248,7 @@ func parseArgs(args []string, err error) (options, error) {
 		return o, fmt.Errorf("--relay-lock: %w", err)
 	}
 	c.RelayLock = *relayLock
-	c.Stats = *stats
+	c.Stats, c.Trace = *stats, *trace
 	// hopbench's reports come in the formats pingpong's do.
 	if _, err := results.ReporterFor(*format, results.Report{}); err != nil {
 		return o, fmt.Errorf("--format: %w", err)

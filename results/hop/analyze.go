@@ -76,6 +76,8 @@ func summarise(s Series, discard int) PathResult {
 		Connect:           s.Connect,
 		RelayWakeUs:       s.RelayWakeUs,
 		ClientWakeUs:      s.ClientWakeUs,
+		Trace:             s.Trace,
+		traceNote:         s.TraceNote,
 		path:              p,
 	}
 	var tps, connect []float64
@@ -108,8 +110,22 @@ func summarise(s Series, discard int) PathResult {
 	}
 	r.RoundsP50Us = p50s
 	r.Stable, r.UnstableReason = stability(p50s)
+	if s.Trace != nil {
+		t := *s.Trace
+		if m := median(p50s); m > 0 {
+			t.OverheadPct = 100 * (t.TracedP50Us - m) / m
+		}
+		if r.Stable {
+			t.Cause = "" // it names what moved an unstable path's rounds
+		}
+		r.Trace = &t
+	}
 	if !r.Stable {
-		r.UnstableReason += "; likely cause: " + likelyCause(s.Setting.Regime, s.Placement, tps)
+		cause := likelyCause(s.Setting.Regime, s.Placement, tps)
+		if r.Trace != nil && r.Trace.Cause != "" {
+			cause = "the trace shows " + r.Trace.Cause
+		}
+		r.UnstableReason += "; likely cause: " + cause
 	}
 	if len(tps) > 0 {
 		e := results.AnalyzeSeries(tps, 0)

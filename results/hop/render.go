@@ -150,6 +150,9 @@ func WriteText(w io.Writer, r *Report) error {
 			return err
 		}
 	}
+	if err := writeTraced(w, r); err != nil {
+		return err
+	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped  %-20s %s\n", s.Path, s.Reason)
 	}
@@ -330,4 +333,56 @@ func writeChainTable(w io.Writer, chains []Chain) {
 			Us(c.InterceptUs), c.R2)
 	}
 	tw.Flush()
+}
+
+// writeTraced gives each traced path's requests: how many, how well their
+// segments partition the round trip, what tracing cost, and the median
+// and p99 request; then the p99 request of every relay path split, with
+// where its longest stretch went.
+func writeTraced(w io.Writer, r *Report) error {
+	var traced []PathResult
+	for _, p := range r.Paths {
+		if p.Trace != nil {
+			traced = append(traced, p)
+		}
+	}
+	if len(traced) == 0 {
+		if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
+			fmt.Fprintf(w, "\nnot traced: %s\n", r.Tracer.Note)
+		}
+		return nil
+	}
+	fmt.Fprintln(w)
+	per := ""
+	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
+		per = fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
+	}
+	fmt.Fprintf(w, "traced requests (one more round of each path, through the scheduler and the kernel%s):\n", per)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len("path")
+	for _, p := range traced {
+		width = max(width, len(p.Name))
+	}
+	sweep := sweeps(traced)
+	fmt.Fprintf(tw, "%-*s\t%srequests\tidentity\tcovered\ttraced p50\toverhead\tp50 request µs\tp99 request µs\t\n", width, "path", sweep.seriesHead())
+	for _, p := range traced {
+		t := p.Trace
+		fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p),
+			t.Requests, t.IdentityPct, t.CoveragePct, Us(t.TracedP50Us), t.OverheadPct, Us(t.P50Us), Us(t.P99Us))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, p := range traced {
+		if p.Relay == Direct {
+			continue
+		}
+		t := p.Trace
+		line := fmt.Sprintf("  %s: the p99 request (%s µs): %s", p.Name, Us(t.P99Us), t.P99Split)
+		if t.P99Detail != "" {
+			line += "; " + t.P99Detail
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
 }

@@ -25,7 +25,13 @@ type Report struct {
 	Skipped  []Skip           `json:"skipped"`
 	Verdicts []string         `json:"verdicts"`
 	Warnings []string         `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
-	Elapsed  float64          `json:"elapsed_s"`
+	// Tracer says how the run's requests were traced: the tracer's
+	// calibrated cost per record, or why nothing was traced.
+	Tracer *TracerInfo `json:"tracer,omitempty"`
+	// TraceEvents is the traced requests' waterfall in the Chrome
+	// trace-event format, which WriteDir writes as trace.json.
+	TraceEvents []byte  `json:"-"`
+	Elapsed     float64 `json:"elapsed_s"`
 
 	// Hosts are a topology run's hosts; none on loopback.
 	Hosts []Host `json:"hosts,omitempty"`
@@ -160,12 +166,16 @@ type PathResult struct {
 	// account for, 100 less the residual's share. Relay paths only;
 	// ExplainedPct is absent when AddedUs.P50 is not above zero.
 	Decomposition *Decomposition `json:"decomposition_us,omitempty"`
-	ExplainedPct  *float64       `json:"explained_pct,omitempty"`
+	// Trace is what the tracer saw of the path's requests (method
+	// "trace"); nil where it did not run, and Decomposition.Note says why.
+	Trace        *Trace   `json:"trace,omitempty"`
+	ExplainedPct *float64 `json:"explained_pct,omitempty"`
 	// Hosts is where the path's components ran in a topology run.
 	Hosts *PathHosts `json:"hosts,omitempty"`
 
-	Hist *results.Histogram `json:"-"` // merged; nil without histograms
-	path Path
+	Hist      *results.Histogram `json:"-"` // merged; nil without histograms
+	path      Path
+	traceNote string // why the path was not traced, for its decomposition's note
 }
 
 // Path is the path this result measured.
@@ -277,6 +287,10 @@ type Series struct {
 	// timed rounds, from the kernel's receive stamps; nil where the
 	// client's leg carries none.
 	ClientWakeUs *float64
+	// Trace is the traced round's summary (OverheadPct not yet set);
+	// TraceNote says why there is none.
+	Trace     *Trace
+	TraceNote string
 }
 
 // Connect is a connect-only series: many whole connection set-ups (dial,
@@ -305,4 +319,13 @@ type Sample struct {
 	// CPU is the client process's utime+stime, every thread, start-up
 	// and warm-up included; 0 when not read.
 	CPU time.Duration
+}
+
+// TracerInfo is the run's tracer: on, with its own cost per record
+// (taken off every traced segment), or off and why.
+type TracerInfo struct {
+	On          bool    `json:"on"`
+	PerRecordNs float64 `json:"per_record_ns,omitempty"`
+	Note        string  `json:"note,omitempty"`
+	Waterfall   int     `json:"waterfall_requests,omitempty"` // requests in trace.json
 }

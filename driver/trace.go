@@ -1,0 +1,251 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/tracer"
+)
+
+// tracing is the run's tracer: after a cell's untraced rounds, one more
+// round of it runs traced, and the requests the tracer saw explain the
+// untraced figures (method "trace"). nil tr means the run falls back to
+// the probe's and the stamps' methods, note saying why.
+type tracing struct {
+	tr        *tracer.Tracer
+	note      string
+	perEvent  time.Duration
+	waterfall tracer.Waterfall
+	traced    int // requests added to the waterfall
+}
+
+// openTracing opens the tracer for a run, or says why it cannot: no BTF,
+// no capability, a topology's hosts (whose processes another kernel or
+// namespace runs), or the run asked for none.
+func openTracing(ctx context.Context, cfg Config, hosts bool) *tracing {
+	switch {
+	case !cfg.Trace:
+		return &tracing{note: "tracing off (--trace=false)"}
+	case hosts:
+		return &tracing{note: "not traced on a topology's hosts"}
+	}
+	tcfg := tracer.Config{}
+	tr, err := tracer.Open(tcfg)
+	if err != nil {
+		return &tracing{note: err.Error()}
+	}
+	t := &tracing{tr: tr}
+	if t.perEvent, err = tr.Calibrate(ctx); err != nil {
+		tr.Close()
+		return &tracing{note: fmt.Sprintf("tracer calibration: %v", err)}
+	}
+	return t
+}
+
+func (t *tracing) info() *hop.TracerInfo {
+	if t.tr == nil {
+		return &hop.TracerInfo{Note: t.note}
+	}
+	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds())}
+}
+
+func (t *tracing) close() error {
+	if t == nil || t.tr == nil {
+		return nil
+	}
+	return t.tr.Close()
+}
+
+// components are the processes of path p to follow, by role: every relay
+// process of it (a chain's hops numbered from the client: relay1, relay2),
+// and the server when its process is known here.
+func (b *bench) components(topo *Topology, p hop.Path) map[int]string {
+	out := map[int]string{}
+	procs := topo.relayProcs[p]
+	for i, proc := range procs {
+		name := "relay"
+		if len(procs) > 1 {
+			name = "relay" + strconv.Itoa(len(procs)-i)
+		}
+		out[proc.PID()] = name
+	}
+	switch {
+	case topo.server != nil:
+		out[topo.server.PID()] = "server"
+	case b.server != nil && b.server.pid != 0:
+		out[b.server.pid] = "server"
+	}
+	return out
+}
+
+// tracedRound runs one traced round of cell c and summarises what the
+// tracer saw of its requests.
+func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string, cpus affinity.CPUSet, topo *Topology, c Cell, placement affinity.Placement) (*hop.Trace, string) {
+	t := b.tracing
+	comps := b.components(topo, c.Path)
+	var followed []int
+	defer func() {
+		for _, pid := range followed {
+			t.tr.Unfollow(pid)
+		}
+	}()
+	for pid, name := range comps {
+		if err := t.tr.Follow(pid, name); err != nil {
+			return nil, err.Error()
+		}
+		followed = append(followed, pid)
+	}
+	if c.Path.Relay == hop.Sockmap {
+		// A sockmap hop's bytes are carried by the kworkers of the
+		// path's CPUs (see kworkerRounds): their time is the relay's.
+		relayCPUs, _ := placement.For(ComponentRelay)
+		if kw, err := affinity.ReadKworkers(relayCPUs); err == nil {
+			for _, tid := range kw.PIDs() {
+				t.tr.FollowThread(tid, "relay")
+			}
+		}
+	}
+	if err := t.tr.Start(); err != nil {
+		return nil, err.Error()
+	}
+	smp, err := RunClientWith(ctx, argv, env, cpus, func(pid int) error {
+		followed = append(followed, pid)
+		return t.tr.Follow(pid, "client")
+	})
+	trace, stopErr := t.tr.Stop()
+	if err == nil {
+		err = stopErr
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	reqs := trace.Requests()
+	if len(reqs) == 0 {
+		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
+	}
+	tr := summariseTrace(reqs, trace.Lost)
+	tr.TracedP50Us = smp.Latency.P50
+	label := fmt.Sprintf("%s %s, %d threads", c.Path.Name(), placementName(placement), c.Threads)
+	if med, ok := tracer.Quantile(reqs, 0.5); ok {
+		t.waterfall.Add(label+" p50", &med)
+	}
+	if p99, ok := tracer.Quantile(reqs, 0.99); ok {
+		t.waterfall.Add(label+" p99", &p99)
+		t.traced += 2
+	}
+	return tr, ""
+}
+
+func placementName(p affinity.Placement) string {
+	if s := p.String(); s != "" {
+		return s
+	}
+	return "unpinned"
+}
+
+// summariseTrace is the path's Trace from its traced requests: the median
+// band's mean split, the p99 request's split and its longest segment.
+func summariseTrace(reqs []tracer.Request, lost uint64) *hop.Trace {
+	byRTT := slices.Clone(reqs)
+	sort.SliceStable(byRTT, func(i, j int) bool { return byRTT[i].RTT() < byRTT[j].RTT() })
+	n := len(byRTT)
+	lo, hi := n*40/100, max(n*60/100, n*40/100+1)
+	var band hop.TraceSplit
+	var bandUs, moves float64
+	for i := lo; i < hi; i++ {
+		s := splitOf(&byRTT[i])
+		band = band.Plus(s)
+		bandUs += float64(byRTT[i].Sum()) / 1e3
+		moves += float64(byRTT[i].Migrations)
+	}
+	k := float64(hi - lo)
+	band = band.Scaled(1 / k)
+	t := &hop.Trace{
+		Requests:    n,
+		IdentityPct: tracer.IdentityPct(reqs),
+		CoveragePct: tracer.CoveragePct(reqs),
+		P50Split:    band,
+		P50Us:       bandUs / k,
+		Migrations:  moves / k,
+		Lost:        lost,
+	}
+	if p99, ok := tracer.Quantile(reqs, 0.99); ok {
+		t.P99Split = splitOf(&p99)
+		t.P99Us = float64(p99.Sum()) / 1e3
+		t.P99Detail = longest(&p99)
+	}
+	t.Cause = traceCause(reqs, t)
+	return t
+}
+
+func splitOf(r *tracer.Request) hop.TraceSplit {
+	s := r.Split()
+	return hop.TraceSplit{RelayUser: s.RelayUser, RelayKernel: s.RelayKernel, Runnable: s.Runnable, IdleExit: s.IdleExit,
+		Softirq: s.Softirq, Legs: s.Legs, Endpoints: s.Endpoints, Other: s.Other}
+}
+
+// longest says, in words, the request's longest segment: what a tail
+// request waited for.
+func longest(r *tracer.Request) string {
+	var best *tracer.Segment
+	for i := range r.Segments {
+		if g := &r.Segments[i]; best == nil || g.Duration() > best.Duration() {
+			best = g
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	us := hop.Us(float64(best.Duration()) / 1e3)
+	who := best.Component
+	if who == "" {
+		who = "no component"
+	}
+	switch best.Kind {
+	case tracer.SegRunnable:
+		behind := "an idle CPU's wake-up"
+		if best.Behind != 0 {
+			behind = taskName(best.Behind)
+		}
+		return fmt.Sprintf("%s waited %s µs runnable on CPU %d behind %s", who, us, best.CPU, behind)
+	case tracer.SegOther:
+		return fmt.Sprintf("%s µs the events do not explain", us)
+	}
+	return fmt.Sprintf("%s %s %s µs on CPU %d", who, best.Kind, us, best.CPU)
+}
+
+// taskName is a thread's command and id, as far as /proc still has it.
+func taskName(tid int) string {
+	if name, err := affinity.ProcessName(tid); err == nil {
+		return fmt.Sprintf("%s (%d)", name, tid)
+	}
+	return "thread " + strconv.Itoa(tid)
+}
+
+// traceCause is what the traced requests show that would move a path's
+// rounds: components moving between CPUs, or a tail that waits on a run
+// queue.
+func traceCause(reqs []tracer.Request, t *hop.Trace) string {
+	moved := 0
+	for i := range reqs {
+		if reqs[i].Migrations > 0 {
+			moved++
+		}
+	}
+	if pct := 100 * float64(moved) / float64(len(reqs)); pct >= 1 {
+		return fmt.Sprintf("migration: %.0f%% of the traced requests saw a component move between CPUs", pct)
+	}
+	if t.P99Split.Runnable > 0.5*t.P99Us && t.P99Detail != "" {
+		return "runqueue wait: in the p99 request (" + hop.Us(t.P99Us) + " µs) " + t.P99Detail
+	}
+	if t.P99Detail != "" {
+		return "the p99 request (" + hop.Us(t.P99Us) + " µs): " + t.P99Detail
+	}
+	return ""
+}
