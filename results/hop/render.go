@@ -214,7 +214,14 @@ func placementCell(p PathResult) string {
 // others explain.
 func writeDecomposition(w io.Writer, paths []PathResult) error {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "where the added p50 goes (µs per request; kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says):")
+	from := "kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says"
+	for _, p := range paths {
+		if p.Decomposition != nil && p.Decomposition.Method == "trace" {
+			from = "\"trace\": from the traced requests' critical paths, scaled to the added p50; else kernel legs from the probe, wake-ups from receive stamps or the probe"
+			break
+		}
+	}
+	fmt.Fprintf(w, "where the added p50 goes (µs per request; %s):\n", from)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := len("path")
 	for _, p := range paths {
