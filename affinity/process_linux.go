@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -206,4 +207,27 @@ func priorityError(op string, err error, hint string) error {
 		return fmt.Errorf("affinity: %s: %w: %s (%w)", op, ErrNotPermitted, hint, err)
 	}
 	return fmt.Errorf("affinity: %s: %w", op, err)
+}
+
+// Children lists the processes whose parent is pid: the children of each
+// of its threads (/proc/PID/task/TID/children, proc(5)), as a forking
+// server such as socat makes one per connection.
+func Children(pid int) ([]int, error) {
+	tids, err := threadIDs(pid)
+	if err != nil {
+		return nil, fmt.Errorf("affinity: children of process %d: %w", pid, err)
+	}
+	var out []int
+	for _, tid := range tids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
+		if err != nil {
+			continue // exited since the listing
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }

@@ -54,3 +54,8 @@ var errNanosleep = fmt.Errorf("affinity: nanosleep: %w", errors.ErrUnsupported)
 // Nanosleep needs nanosleep(2) as Linux provides it; it returns at once,
 // and the caller falls back to time.Sleep.
 func Nanosleep(d time.Duration) error { return errNanosleep }
+
+// Children needs Linux's /proc.
+func Children(pid int) ([]int, error) {
+	return nil, fmt.Errorf("affinity: children of process %d: %w", pid, errors.ErrUnsupported)
+}

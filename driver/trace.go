@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -114,10 +115,28 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	if err := t.tr.Start(); err != nil {
 		return nil, err.Error()
 	}
+	// socat forks a process per connection: its children relay, and are
+	// followed as they appear, during the client's warm-up.
+	var mu sync.Mutex
+	var kids sync.WaitGroup
+	stopKids := make(chan struct{})
 	smp, err := RunClientWith(ctx, argv, env, cpus, func(pid int) error {
+		mu.Lock()
 		followed = append(followed, pid)
+		mu.Unlock()
+		if c.Path.Relay == hop.Socat {
+			kids.Go(func() {
+				for _, kid := range followChildren(t.tr, comps, stopKids, cfg.Warmup+100*time.Millisecond) {
+					mu.Lock()
+					followed = append(followed, kid)
+					mu.Unlock()
+				}
+			})
+		}
 		return t.tr.Follow(pid, "client")
 	})
+	close(stopKids)
+	kids.Wait()
 	trace, stopErr := t.tr.Stop()
 	if err == nil {
 		err = stopErr
@@ -131,6 +150,11 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	}
 	tr := summariseTrace(reqs, trace.Lost)
 	tr.TracedP50Us = smp.Latency.P50
+	if med, ok := tracer.Quantile(reqs, 0.5); ok && tr.TracedP50Us == 0 {
+		// pingpong reported no percentiles (a round cut short): the
+		// traced median round trip stands in.
+		tr.TracedP50Us = float64(med.RTT()) / 1e3
+	}
 	label := fmt.Sprintf("%s %s, %d threads", c.Path.Name(), placementName(placement), c.Threads)
 	if med, ok := tracer.Quantile(reqs, 0.5); ok {
 		t.waterfall.Add(label+" p50", &med)
@@ -140,6 +164,41 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 		t.traced += 2
 	}
 	return tr, ""
+}
+
+// followChildren follows, as the relay they belong to, the children that
+// comps' relay processes fork, until stop or for at most d; it returns
+// those it followed. It polls the kernel's list of each one's children
+// every millisecond: a fork is not an event a process can wait on for
+// another's children.
+func followChildren(tr *tracer.Tracer, comps map[int]string, stop <-chan struct{}, d time.Duration) []int {
+	var out []int
+	seen := map[int]bool{}
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		for pid, name := range comps {
+			if !tracer.IsRelay(name) {
+				continue
+			}
+			list, _ := affinity.Children(pid)
+			for _, kid := range list {
+				if !seen[kid] && tr.Follow(kid, name) == nil {
+					seen[kid] = true
+					out = append(out, kid)
+				}
+			}
+		}
+		select {
+		case <-stop:
+			return out
+		case <-deadline.C:
+			return out
+		case <-tick.C:
+		}
+	}
 }
 
 func placementName(p affinity.Placement) string {
