@@ -135,6 +135,22 @@ func (r *Request) CoveragePct() float64 {
 	return 100 * float64(sum-other) / float64(sum)
 }
 
+// Longest returns the request's longest segment (by Duration): for a
+// tail request, usually where it went wrong ("runnable 2.1 ms on CPU 0
+// behind tid N"). It reports false for a request without segments.
+func (r *Request) Longest() (Segment, bool) {
+	if len(r.Segments) == 0 {
+		return Segment{}, false
+	}
+	k := 0
+	for i := range r.Segments {
+		if r.Segments[i].Duration() > r.Segments[k].Duration() {
+			k = i
+		}
+	}
+	return r.Segments[k], true
+}
+
 // Split is a request's critical path summed by what the hop is made of,
 // in microseconds, with DESIGN.md's "Traced requests" names. Its fields add
 // up to the request's Sum.

@@ -329,3 +329,22 @@ func TestQuantile(t *testing.T) {
 		t.Error("Quantile of no requests reported one")
 	}
 }
+
+func TestLongestAndComponent(t *testing.T) {
+	ev := relaySpread(5)
+	tr := &Trace{Config: Config{Components: components}, Events: ev}
+	reqs := tr.Requests()
+	g, ok := reqs[0].Longest()
+	if !ok || g.Kind != SegRunnable || g.Component != "client" || g.Duration() != 700 {
+		t.Errorf("longest %+v", g)
+	}
+	if c := tr.Component(g.By); c != "relay" {
+		t.Errorf("woken by %d of component %q, want relay", g.By, c)
+	}
+	if c := tr.Component(0); c != "" {
+		t.Errorf("idle task's component %q", c)
+	}
+	if _, ok := (&Request{}).Longest(); ok {
+		t.Error("a request without segments has a longest one")
+	}
+}

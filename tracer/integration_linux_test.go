@@ -21,10 +21,11 @@ import (
 // proc is one of hoplat's binaries started for a test, in a process
 // group of its own, ended when the test ends.
 type proc struct {
-	pid  int
-	addr string // from its first "listening ADDR" line
-	out  *bytes.Buffer
-	done chan error
+	pid    int
+	addr   string // from its first "listening ADDR" line
+	out    *bytes.Buffer
+	stderr *bytes.Buffer // read once it has exited
+	done   chan error
 }
 
 // start runs a hoplat binary pinned to cpus; a server's readiness is its
@@ -33,9 +34,8 @@ func start(t testing.TB, cpus affinity.CPUSet, listens bool, name string, args .
 	t.Helper()
 	cmd := exec.Command(peer.Hoplat(t, name), args...)
 	affinity.NewGroup(cmd)
-	p := &proc{out: &bytes.Buffer{}, done: make(chan error, 1)}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	p := &proc{out: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -70,14 +70,18 @@ func start(t testing.TB, cpus affinity.CPUSet, listens bool, name string, args .
 		case <-p.done:
 		case <-time.After(5 * time.Second):
 			affinity.KillGroup(p.pid)
-			<-p.done
+			select {
+			case <-p.done:
+			case <-time.After(5 * time.Second):
+				t.Errorf("pid %d still running after SIGKILL", p.pid)
+			}
 		}
 	})
 	if listens {
 		line, ok := <-lines
 		a, found := strings.CutPrefix(line, "listening ")
 		if !ok || !found {
-			t.Fatalf("%s: no listening line (%q): %s", name, line, stderr.String())
+			t.Fatalf("%s: no listening line (%q)", name, line)
 		}
 		p.addr = a
 	}
@@ -87,10 +91,11 @@ func start(t testing.TB, cpus affinity.CPUSet, listens bool, name string, args .
 // wait waits for a process that ends by itself (the load client).
 func (p *proc) wait(t testing.TB) {
 	t.Helper()
-	if err := <-p.done; err != nil {
-		t.Fatalf("pid %d: %v\n%s", p.pid, err, p.out)
+	err := <-p.done
+	p.done <- err // for the cleanup
+	if err != nil {
+		t.Fatalf("pid %d: %v\n%s%s", p.pid, err, p.out, p.stderr)
 	}
-	p.done <- nil // for the cleanup
 }
 
 // p50 reads the load client's median round trip from its JSON report.
