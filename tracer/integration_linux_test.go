@@ -322,20 +322,32 @@ func BenchmarkOverhead(b *testing.B) {
 	for _, p := range []path{paths[0], paths[2]} {
 		b.Run(strings.ReplaceAll(p.name, " ", "_"), func(b *testing.B) {
 			tr := openOrSkip(b, Config{})
+			perEvent, err := tr.Calibrate(b.Context())
+			if err != nil {
+				b.Fatal(err)
+			}
 			target, comps := topology(b, p)
 			follow(b, tr, comps)
 			var plain, traced []float64
+			var reqs []Request
 			for range b.N {
 				plain = append(plain, runClient(b, nil, p.client, target, 500*time.Millisecond).p50(b))
 				if err := tr.Start(); err != nil {
 					b.Fatal(err)
 				}
 				traced = append(traced, runClient(b, tr, p.client, target, 500*time.Millisecond).p50(b))
-				if _, err := tr.Stop(); err != nil {
+				trace, err := tr.Stop()
+				if err != nil {
 					b.Fatal(err)
 				}
+				reqs = append(reqs, trace.Requests()...)
 			}
 			u, v := median(plain), median(traced)
+			us := func(f float64) time.Duration { return time.Duration(f * 1e3) }
+			med, _ := Quantile(reqs, 0.5)
+			b.ReportMetric(float64(med.Events()), "events/request")
+			b.ReportMetric(float64(perEvent.Nanoseconds()), "calibrated_ns/event")
+			b.ReportMetric(float64(InSituCost(us(v), us(u), reqs).Nanoseconds()), "in_situ_ns/event")
 			b.ReportMetric(u, "untraced_p50_us")
 			b.ReportMetric(v, "traced_p50_us")
 			b.ReportMetric(100*(v-u)/u, "overhead_pct")
