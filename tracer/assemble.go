@@ -87,6 +87,16 @@ type Request struct {
 	Migrations int
 }
 
+// Events counts the tracer's records on the request's path (the
+// segments' Events).
+func (r *Request) Events() int {
+	n := 0
+	for i := range r.Segments {
+		n += r.Segments[i].Events
+	}
+	return n
+}
+
 // RTT is the traced round trip: the tracer's cost included.
 func (r *Request) RTT() time.Duration { return time.Duration(r.End - r.Start) }
 
@@ -133,6 +143,22 @@ func (r *Request) CoveragePct() float64 {
 		}
 	}
 	return 100 * float64(sum-other) / float64(sum)
+}
+
+// Longest returns the request's longest segment (by Duration): for a
+// tail request, usually where it went wrong ("runnable 2.1 ms on CPU 0
+// behind tid N"). It reports false for a request without segments.
+func (r *Request) Longest() (Segment, bool) {
+	if len(r.Segments) == 0 {
+		return Segment{}, false
+	}
+	k := 0
+	for i := range r.Segments {
+		if r.Segments[i].Duration() > r.Segments[k].Duration() {
+			k = i
+		}
+	}
+	return r.Segments[k], true
 }
 
 // Split is a request's critical path summed by what the hop is made of,
@@ -207,6 +233,22 @@ func Quantile(reqs []Request, q float64) (Request, bool) {
 	k := int(math.Ceil(q*float64(len(reqs)))) - 1
 	k = max(0, min(k, len(reqs)-1))
 	return reqs[idx[k]], true
+}
+
+// InSituCost estimates the cost of one record on a path from interleaved
+// rounds: the traced rounds' p50 less the untraced rounds' p50, over the
+// records on the path of the path's median traced request. Calibrate's
+// figure comes from a hot loop, where the programs, maps and ring pages
+// stay in cache; between the wake-ups of a round trip they do not, and
+// this figure has measured about twice Calibrate's here. Give it to
+// Assemble to take the tracer off the segments by the path's own measure.
+// It is 0 when the traced rounds were not slower or no request was found.
+func InSituCost(tracedP50, untracedP50 time.Duration, reqs []Request) time.Duration {
+	med, ok := Quantile(reqs, 0.5)
+	if !ok || med.Events() == 0 || tracedP50 <= untracedP50 {
+		return 0
+	}
+	return (tracedP50 - untracedP50) / time.Duration(med.Events())
 }
 
 // IdentityPct is the median over reqs of each request's IdentityPct: the

@@ -329,3 +329,40 @@ func TestQuantile(t *testing.T) {
 		t.Error("Quantile of no requests reported one")
 	}
 }
+
+func TestLongestAndComponent(t *testing.T) {
+	ev := relaySpread(5)
+	tr := &Trace{Config: Config{Components: components}, Events: ev}
+	reqs := tr.Requests()
+	g, ok := reqs[0].Longest()
+	if !ok || g.Kind != SegRunnable || g.Component != "client" || g.Duration() != 700 {
+		t.Errorf("longest %+v", g)
+	}
+	if c := tr.Component(g.By); c != "relay" {
+		t.Errorf("woken by %d of component %q, want relay", g.By, c)
+	}
+	if c := tr.Component(0); c != "" {
+		t.Errorf("idle task's component %q", c)
+	}
+	if _, ok := (&Request{}).Longest(); ok {
+		t.Error("a request without segments has a longest one")
+	}
+}
+
+func TestInSituCost(t *testing.T) {
+	reqs := Assemble(Config{Components: components}, directPacked(5), 0)
+	med, _ := Quantile(reqs, 0.5)
+	n := med.Events()
+	if n == 0 {
+		t.Fatal("no events on the median request's path")
+	}
+	if got := InSituCost(3000+time.Duration(n)*100, 3000, reqs); got != 100 {
+		t.Errorf("InSituCost = %v, want 100ns (%d events)", got, n)
+	}
+	if got := InSituCost(3000, 3100, reqs); got != 0 {
+		t.Errorf("InSituCost of faster traced rounds = %v, want 0", got)
+	}
+	if got := InSituCost(3100, 3000, nil); got != 0 {
+		t.Errorf("InSituCost of no requests = %v", got)
+	}
+}

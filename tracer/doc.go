@@ -22,6 +22,30 @@
 // missing, Open's error wraps ErrNoBTF, ErrNoCapability or ErrKernel, all
 // errors.ErrUnsupported, so the caller can fall back and say why.
 //
+// A driver's use, in short:
+//
+//	tr, err := tracer.Open(tracer.Config{Components: map[int]string{relayPID: "relay", serverPID: "server"}})
+//	if errors.Is(err, errors.ErrUnsupported) { /* fall back; print err */ }
+//	defer tr.Close()
+//	tr.Calibrate(ctx)              // once: the cost per record, taken off later
+//	tr.Follow(clientPID, "client") // a process started after Open
+//	tr.Start()
+//	// ... a traced round ...
+//	trace, _ := tr.Stop()
+//	reqs := trace.Requests()
+//	p50, _ := tracer.Quantile(reqs, 0.5) // p50.Split(): DESIGN.md's p50_split_us
+//	identity := tracer.IdentityPct(reqs)  // trace.identity_pct
+//
+// What the walk cannot see, and shows as such: a task that polls instead
+// of sleeping (a spinning client or relay, Go's spinning threads) is never
+// woken, so its wait is its own user or kernel time; a wake-up from a
+// timer or another interrupt names whatever task the interrupt found on
+// CPU, usually one the trace does not follow, and the rest of the walk is
+// SegOther, as it is after a lost record. Softirq time is its own kind
+// wherever it runs, so a loopback TCP leg is SegLeg (the sender's system
+// call up to the softirq) plus SegSoftirq (the receive half, in the
+// sender's context).
+//
 // The programs are written with cilium/ebpf's asm package, so building
 // needs no C compiler; the struct offsets they read come from the
 // kernel's BTF at load time.

@@ -21,10 +21,11 @@ import (
 // proc is one of hoplat's binaries started for a test, in a process
 // group of its own, ended when the test ends.
 type proc struct {
-	pid  int
-	addr string // from its first "listening ADDR" line
-	out  *bytes.Buffer
-	done chan error
+	pid    int
+	addr   string // from its first "listening ADDR" line
+	out    *bytes.Buffer
+	stderr *bytes.Buffer // read once it has exited
+	done   chan error
 }
 
 // start runs a hoplat binary pinned to cpus; a server's readiness is its
@@ -33,9 +34,8 @@ func start(t testing.TB, cpus affinity.CPUSet, listens bool, name string, args .
 	t.Helper()
 	cmd := exec.Command(peer.Hoplat(t, name), args...)
 	affinity.NewGroup(cmd)
-	p := &proc{out: &bytes.Buffer{}, done: make(chan error, 1)}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	p := &proc{out: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -70,14 +70,18 @@ func start(t testing.TB, cpus affinity.CPUSet, listens bool, name string, args .
 		case <-p.done:
 		case <-time.After(5 * time.Second):
 			affinity.KillGroup(p.pid)
-			<-p.done
+			select {
+			case <-p.done:
+			case <-time.After(5 * time.Second):
+				t.Errorf("pid %d still running after SIGKILL", p.pid)
+			}
 		}
 	})
 	if listens {
 		line, ok := <-lines
 		a, found := strings.CutPrefix(line, "listening ")
 		if !ok || !found {
-			t.Fatalf("%s: no listening line (%q): %s", name, line, stderr.String())
+			t.Fatalf("%s: no listening line (%q)", name, line)
 		}
 		p.addr = a
 	}
@@ -87,10 +91,11 @@ func start(t testing.TB, cpus affinity.CPUSet, listens bool, name string, args .
 // wait waits for a process that ends by itself (the load client).
 func (p *proc) wait(t testing.TB) {
 	t.Helper()
-	if err := <-p.done; err != nil {
-		t.Fatalf("pid %d: %v\n%s", p.pid, err, p.out)
+	err := <-p.done
+	p.done <- err // for the cleanup
+	if err != nil {
+		t.Fatalf("pid %d: %v\n%s%s", p.pid, err, p.out, p.stderr)
 	}
-	p.done <- nil // for the cleanup
 }
 
 // p50 reads the load client's median round trip from its JSON report.
@@ -317,20 +322,32 @@ func BenchmarkOverhead(b *testing.B) {
 	for _, p := range []path{paths[0], paths[2]} {
 		b.Run(strings.ReplaceAll(p.name, " ", "_"), func(b *testing.B) {
 			tr := openOrSkip(b, Config{})
+			perEvent, err := tr.Calibrate(b.Context())
+			if err != nil {
+				b.Fatal(err)
+			}
 			target, comps := topology(b, p)
 			follow(b, tr, comps)
 			var plain, traced []float64
+			var reqs []Request
 			for range b.N {
 				plain = append(plain, runClient(b, nil, p.client, target, 500*time.Millisecond).p50(b))
 				if err := tr.Start(); err != nil {
 					b.Fatal(err)
 				}
 				traced = append(traced, runClient(b, tr, p.client, target, 500*time.Millisecond).p50(b))
-				if _, err := tr.Stop(); err != nil {
+				trace, err := tr.Stop()
+				if err != nil {
 					b.Fatal(err)
 				}
+				reqs = append(reqs, trace.Requests()...)
 			}
 			u, v := median(plain), median(traced)
+			us := func(f float64) time.Duration { return time.Duration(f * 1e3) }
+			med, _ := Quantile(reqs, 0.5)
+			b.ReportMetric(float64(med.Events()), "events/request")
+			b.ReportMetric(float64(perEvent.Nanoseconds()), "calibrated_ns/event")
+			b.ReportMetric(float64(InSituCost(us(v), us(u), reqs).Nanoseconds()), "in_situ_ns/event")
 			b.ReportMetric(u, "untraced_p50_us")
 			b.ReportMetric(v, "traced_p50_us")
 			b.ReportMetric(100*(v-u)/u, "overhead_pct")

@@ -26,10 +26,36 @@ type Trace struct {
 	Wakeup string
 	// Start and End are the window's bounds on the events' clock.
 	Start, End uint64
+
+	tgids map[int]int // tid → tgid, built by Component
 }
 
 // Requests assembles the trace's requests (see Assemble), with the
 // calibrated cost taken off.
 func (tr *Trace) Requests() []Request {
 	return Assemble(tr.Config, tr.Events, tr.PerEvent)
+}
+
+// Component names the component of a task seen in the trace (a Segment's
+// Tid, By or Behind): its Config.Threads entry, else its process's
+// Config.Components entry; "" for a task the trace does not follow (idle,
+// another tenant of the machine, a kernel thread).
+func (tr *Trace) Component(tid int) string {
+	if c, ok := tr.Config.Threads[tid]; ok {
+		return c
+	}
+	if tr.tgids == nil {
+		tr.tgids = map[int]int{}
+		for i := range tr.Events {
+			e := &tr.Events[i]
+			tr.tgids[int(e.Tid)] = int(e.Tgid)
+			if e.Tid2 != 0 {
+				tr.tgids[int(e.Tid2)] = int(e.Tgid2)
+			}
+		}
+	}
+	if tgid, ok := tr.tgids[tid]; ok && tid != 0 {
+		return tr.Config.Components[tgid]
+	}
+	return ""
 }

@@ -312,9 +312,12 @@ func (t *Tracer) Calibrate(ctx context.Context) (time.Duration, error) {
 	}
 	res := make(chan result, 1)
 	go func() {
-		// The goroutine ends locked: its thread, followed for a while,
-		// goes with it rather than back to the runtime's pool.
+		// Unlocked again, not ended locked: a thread that ends takes the
+		// parent-death signal of every child it forked
+		// (affinity.NewGroup's Pdeathsig), and this may be one. It is
+		// unfollowed by then, and its CPU mask is untouched.
 		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		d, err := t.calibrate(ctx)
 		res <- result{d, err}
 	}()
