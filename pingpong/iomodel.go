@@ -15,7 +15,7 @@ type IOModel uint8
 
 const (
 	// Netpoll uses Go's net.Conn: goroutines parked on the runtime's epoll
-	// (the M:N model). The default.
+	// (the M:N model). A Config's or a Server's zero value.
 	Netpoll IOModel = iota
 	// Blocking reads and writes a raw fd with blocking syscalls, one
 	// goroutine keeping one OS thread and one P (the 1:1 model, as a C
@@ -25,7 +25,22 @@ const (
 	// and one P: no sleep and no wake-up on either side of the syscall, at
 	// the price of a core.
 	Spin
+	// Auto picks Blocking or Netpoll for the run (Config.ChosenIO) or, in
+	// a Server, per connection (Server.IO): blocking, as sysbench's and
+	// sockperf's threads block, while the connections held at once are
+	// few enough that each may keep an OS thread and a P (AutoHeldMax),
+	// the netpoller beyond. The binaries' default: against MariaDB,
+	// netpoll costs pingpong a share of sysbench's point-select rate that
+	// blocking does not (README.md has the figures, scripts/bench-mysql.sh
+	// measures them).
+	Auto
 )
+
+// AutoHeldMax is how many connections Auto serves Blocking at once: each
+// holds an OS thread and a P (GOMAXPROCS grows by one per connection), and
+// the runtime caps GOMAXPROCS at 1024, past which a held connection's
+// calls go through the scheduler anyway. Beyond it Auto runs Netpoll.
+const AutoHeldMax = 512
 
 func (m IOModel) String() string {
 	switch m {
@@ -33,6 +48,8 @@ func (m IOModel) String() string {
 		return "blocking"
 	case Spin:
 		return "spin"
+	case Auto:
+		return "auto"
 	}
 	return "netpoll"
 }
@@ -40,17 +57,30 @@ func (m IOModel) String() string {
 // MarshalText prints the model by name in JSON configs.
 func (m IOModel) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
-// ParseIO reads "netpoll", "blocking" or "spin".
+// ParseIO reads "auto", "netpoll", "blocking" or "spin"; "" is auto.
 func ParseIO(s string) (IOModel, error) {
 	switch s {
-	case "netpoll", "":
+	case "auto", "":
+		return Auto, nil
+	case "netpoll":
 		return Netpoll, nil
 	case "blocking":
 		return Blocking, nil
 	case "spin":
 		return Spin, nil
 	}
-	return Netpoll, fmt.Errorf("pingpong: I/O model %q: want netpoll, blocking or spin", s)
+	return Netpoll, fmt.Errorf("pingpong: I/O model %q: want auto, netpoll, blocking or spin", s)
+}
+
+// autoHeldMax is AutoHeldMax but where a test lowers it.
+var autoHeldMax = AutoHeldMax
+
+// autoIO is what Auto runs for n connections held at once.
+func autoIO(n int) (IOModel, string) {
+	if n <= autoHeldMax {
+		return Blocking, fmt.Sprintf("auto: blocking, one OS thread per connection as sysbench's and sockperf's (%d connections, at most %d)", n, autoHeldMax)
+	}
+	return Netpoll, fmt.Sprintf("auto: netpoll, %d connections are more than the %d that may each hold an OS thread and a P", n, autoHeldMax)
 }
 
 // held reports whether the model's goroutine keeps its P while it waits.

@@ -37,6 +37,10 @@ type options struct {
 	hgrm   string
 }
 
+// ioUsage is --io's help: what each model costs, measured.
+const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) runs blocking, one OS thread per connection " +
+	"as sysbench and sockperf do, up to 512 threads, and netpoll beyond; the report's config names the model in io_chosen"
+
 func parse(args []string) (options, error) {
 	var o options
 	fs := pflag.NewFlagSet("pingpong", pflag.ContinueOnError)
@@ -50,7 +54,7 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.cfg.Runs, "runs", 1, "runs per thread count")
 	fs.IntVar(&o.cfg.Discard, "discard", 0, "leave the first K runs out of the figures")
 	fs.Float64Var(&o.cfg.Rate, "rate", 0, "open loop: total requests per second (0 = closed loop)")
-	ioModel := fs.String("io", "netpoll", "I/O model: netpoll, blocking or spin")
+	ioModel := fs.String("io", "auto", ioUsage)
 	cpus := fs.String("cpus", "", "pin worker threads round-robin over this CPU list (0-3,8)")
 	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
 	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
@@ -88,7 +92,10 @@ func parse(args []string) (options, error) {
 			return o, err
 		}
 	}
-	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, o.cfg.IO); err != nil {
+	// A protocol that dials its own connections dials them as the
+	// workers do, under the model the run will use.
+	model, _ := o.cfg.ChosenIO()
+	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, model); err != nil {
 		return o, cli.Usage(err)
 	}
 	if o.cfg.RXStamps && my.connectOnly {
