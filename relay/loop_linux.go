@@ -36,6 +36,7 @@ type loopEngine struct {
 	grown      atomic.Int64
 	loops      []*loop
 	global     sync.Mutex // LockGlobal: held by whichever loop moves a chunk
+	wake       wakeChoice // how the loops wait (wake.go)
 }
 
 // Event data: the listener and the wake-up eventfd have negative ids; a
@@ -72,7 +73,8 @@ func newLoopEngine(r *Relay) (engine, error) {
 		ln.Close()
 		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
 	}
-	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice}
+	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
+	r.wake = e.wake
 	if e.splice {
 		e.streamPipe = streamPipeSize(r.cfg.Buffer)
 	}
@@ -85,6 +87,20 @@ func newLoopEngine(r *Relay) (engine, error) {
 		e.loops = append(e.loops, l)
 	}
 	return e, nil
+}
+
+// loopCPUs is how many CPUs a loop thread may run on: one when Config.CPUs
+// pins each, else the process's affinity mask (taskset) as the calling
+// thread has it.
+func loopCPUs(c Config) int {
+	if len(c.CPUs) > 0 {
+		return 1
+	}
+	set, err := affinity.ThreadCPUs()
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	return set.Len()
 }
 
 func (e *loopEngine) recorders() []*recorder {
@@ -113,6 +129,8 @@ func (e *loopEngine) loopStats() []LoopStats {
 	out := make([]LoopStats, len(e.loops))
 	for i, l := range e.loops {
 		out[i].Accepted = l.accepted.Load()
+		out[i].SpinHits = l.spinHits.Load()
+		out[i].SpinMisses = l.spinMisses.Load()
 	}
 	return out
 }
@@ -180,6 +198,8 @@ type loop struct {
 	acceptGate acceptGate
 	force      atomic.Bool
 	accepted   atomic.Int64
+	spinHits   atomic.Int64 // adaptive spins that caught an event
+	spinMisses atomic.Int64 // adaptive spins that ran out
 
 	dial  *sockets.RawDialer
 	slots []*conn
@@ -193,7 +213,7 @@ type loop struct {
 	bigPipes int      // pipes grown to streamPipe, in use or in pipes
 	rec      *recorder
 	wakes    *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
-	now      int64     // clock at the last wake-up (timed runs only)
+	now      int64     // clock at the last wake-up with events
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
@@ -297,12 +317,16 @@ func (l *loop) run() (err error) {
 	defer l.closeAll()
 
 	events := make([]unix.EpollEvent, 256)
-	timed := l.rec != nil
 	// BusyPoll: keep polling without sleeping for a while after the last
 	// event, so that the answer to what was just relayed finds the thread
 	// awake instead of paying a wake-up (a few microseconds, more on a busy
 	// machine); idle longer than that, the loop sleeps in epoll_wait.
 	busyPoll := int64(l.e.r.cfg.BusyPoll)
+	// Adaptive wake (wake.go): after an event, poll until spinUntil while
+	// the score says such spins catch the next event.
+	adaptive := l.e.wake.adaptive
+	var score spinScore
+	var spinUntil int64
 	var lastEvent int64
 	idle := false
 	for {
@@ -314,6 +338,14 @@ func (l *loop) run() (err error) {
 			timeout = 0
 		case l.acceptGate.paused:
 			timeout = 100 // ms: retry accept4 after running out of fds
+		case spinUntil != 0:
+			if nanotime() < spinUntil {
+				timeout = 0
+			} else {
+				score.miss()
+				l.spinMisses.Add(1)
+				spinUntil = 0
+			}
 		}
 		var n int
 		var werr error
@@ -343,9 +375,18 @@ func (l *loop) run() (err error) {
 		if werr != nil {
 			return fmt.Errorf("relay: loop %d: %w", l.id, werr)
 		}
-		if n > 0 && (timed || busyPoll > 0) {
+		if n > 0 {
 			l.now = nanotime()
 			lastEvent = l.now
+			if spinUntil != 0 {
+				score.hit()
+				l.spinHits.Add(1)
+			}
+			if adaptive && score.spin() {
+				spinUntil = l.now + int64(AdaptiveSpin)
+			} else {
+				spinUntil = 0
+			}
 		}
 		for i := range n {
 			ev := &events[i]

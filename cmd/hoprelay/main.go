@@ -29,6 +29,12 @@ func main() {
 	cli.Exit("hoprelay", err)
 }
 
+// wakeUsage is --wake's help: what each strategy costs, measured.
+const wakeUsage = "how epoll and splice loops wait when --spin and --busy-poll are not given: auto (the default) sleeps " +
+	"in epoll_wait when the loop may run on one CPU only (taskset -c N, --cpus), which it shares with its peers, and is " +
+	"adaptive on more; adaptive polls up to 30us after each event while such polls catch the next one; sleep always sleeps. " +
+	"The choice is printed on stderr and in --stats (wake, wake_why)"
+
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("hoprelay", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -40,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 1, "event loops (epoll, splice)")
 	spin := fs.Bool("spin", false, "loops poll with a zero timeout instead of sleeping (burns a core)")
 	busyPoll := fs.Duration("busy-poll", 0, "loops poll without sleeping for this long after each event (e.g. 50us)")
+	wake := fs.String("wake", "auto", wakeUsage)
 	cpus := fs.String("cpus", "", "CPUs to pin loop threads to, e.g. 0-3,8 or 0;2")
 	lock := fs.String("lock", "none", "none|conn|global: locking design of the loops")
 	buffer := fs.String("buffer", "64K", "bytes per direction (suffix K, M)")
@@ -71,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cli.Usage(err)
 	}
 	cfg := relay.Config{
-		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, BusyPoll: *busyPoll, Lock: relay.Lock(*lock),
+		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, BusyPoll: *busyPoll, Wake: relay.Wake(*wake), Lock: relay.Lock(*lock),
 		MaxConns: *maxConns, Stats: *stats != "", Grace: *grace,
 	}
 	if *grace == 0 {
@@ -105,6 +112,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer r.Close()
+	if strategy, why := r.Wake(); strategy != "" {
+		fmt.Fprintf(stderr, "hoprelay: wake %s (%s)\n", strategy, why)
+	}
 	fmt.Fprintf(stdout, "listening %s\n", r.Addr())
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()
