@@ -81,6 +81,17 @@ func ParseList(s string) (CPUSet, error) {
 	return ParseListFor(s, online)
 }
 
+// ParseCPUs parses a CPU list of online CPUs, as ParseList does, into the
+// CPU numbers in ascending order: the form the --cpus flags of the
+// binaries hand to their configs.
+func ParseCPUs(s string) ([]int, error) {
+	set, err := ParseList(s)
+	if err != nil {
+		return nil, err
+	}
+	return set.CPUs(), nil
+}
+
 // ParseListFor parses a CPU list and rejects CPUs not in online. A list is
 // "all" (every online CPU) or elements separated by commas or, as RonDB
 // writes them, semicolons (one or the other, as internal/list reads every

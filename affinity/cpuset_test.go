@@ -159,3 +159,13 @@ func seq(lo, hi int) []int {
 	}
 	return s
 }
+
+// ParseCPUs is ParseList's set as CPU numbers, with ParseList's errors.
+func TestParseCPUs(t *testing.T) {
+	if cpus, err := ParseCPUs(" 0 ;0"); err != nil || !slices.Equal(cpus, []int{0}) {
+		t.Errorf("ParseCPUs(0) = %v, %v; want [0]", cpus, err)
+	}
+	if cpus, err := ParseCPUs("x"); err == nil || cpus != nil || !strings.HasPrefix(err.Error(), `affinity: parse CPU list "x": `) {
+		t.Errorf("ParseCPUs(x) = %v, %v; want ParseList's error", cpus, err)
+	}
+}

@@ -16,17 +16,17 @@ import (
 // Run builds each stage's topology, runs every path in interleaved rounds,
 // stops everything, and explains the result. Cancelling ctx stops the run
 // at once, every process with it; Run then returns ctx's error.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
+func Run(ctx context.Context, cfg Config) (*hop.Report, error) {
 	return (&bench{measure: RunClient}).run(ctx, cfg)
 }
 
 // bench is one run; measure is swapped for a stand-in in tests.
 type bench struct {
-	measure func(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error)
+	measure func(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (hop.Sample, error)
 	hosts   *hostBed // a topology run's hosts; nil on loopback
 }
 
-func (b *bench) run(ctx context.Context, cfg Config) (out *Report, err error) {
+func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *Report, err error) {
 	}
 	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
 	var all []Series
-	rep := &Report{Schema: Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []Skip{}}
+	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
 		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()})
 	}
@@ -108,12 +108,12 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *Report, err error) {
 // stageResult is what one stage measured and noticed.
 type stageResult struct {
 	series   []Series
-	skipped  []Skip
+	skipped  []hop.Skip
 	pinning  map[string]string
 	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
 }
 
-func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
+func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []hop.Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
 	// sr is a named result so that the deferred Stop's warnings reach
 	// the caller.
 	topo, err := Build(ctx, TopologySpec{
@@ -141,7 +141,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 	}
 	defer func() { warn(topo.Stop()) }()
-	var live []Path
+	var live []hop.Path
 	for _, p := range paths {
 		if _, ok := topo.Entries[p]; ok {
 			live = append(live, p)
@@ -154,7 +154,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	cells := Cells(live, cfg.Threads)
 	sr.series = make([]Series, len(cells))
 	for i, c := range cells {
-		sr.series[i] = Series{Stage: st, Cell: c, Samples: make([]Sample, cfg.Rounds)}
+		sr.series[i] = Series{Stage: st, Cell: c, Series: hop.Series{Samples: make([]hop.Sample, cfg.Rounds)}}
 	}
 	client := clientFor(cfg, st, placement)
 	clientCPUs, _ := placement.For(ComponentClient)
@@ -192,13 +192,13 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		ends.end(step.Cell, step.Round, serverBase)
 		kworkers.end(step.Cell, step.Round, kwBase)
 		if err != nil {
-			smp = Sample{Failed: err.Error()}
+			smp = hop.Sample{Failed: err.Error()}
 		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
 			// A round in which no reply came back has no figures, and a
 			// p50 of 0 must not pair with its baseline's. On loopback this
 			// is a reply held past the round's end, as a retransmission
 			// after the 200 ms minimum RTO would hold it.
-			smp = Sample{Failed: "no request completed in the round (a reply stalled past its end)"}
+			smp = hop.Sample{Failed: "no request completed in the round (a reply stalled past its end)"}
 		}
 		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
@@ -250,7 +250,7 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 	client := clientFor(cfg, st, placement)
 	client.ConnectOnly, client.Time, client.Warmup = true, cfg.ConnectTime, 0
 	clientCPUs, _ := placement.For(ComponentClient)
-	done := map[Path]*hop.Connect{}
+	done := map[hop.Path]*hop.Connect{}
 	for i := range series {
 		s := &series[i]
 		if c, ok := done[s.Cell.Path]; ok {
@@ -381,8 +381,8 @@ func rowBytes(cfg Config, st Stage) int {
 	return 0
 }
 
-func reportConfig(cfg Config, paths []Path) ReportConfig {
-	rc := ReportConfig{
+func reportConfig(cfg Config, paths []hop.Path) hop.ReportConfig {
+	rc := hop.ReportConfig{
 		Backend: cfg.Backend.String(), Proto: cfg.Proto, Threads: cfg.Threads,
 		TimeS: cfg.Time.Seconds(), WarmupS: cfg.Warmup.Seconds(), Rounds: cfg.Rounds, Discard: cfg.Discard,
 		Hops: cfg.Hops, Sizes: cfg.Sizes, Rows: cfg.Rows, Placement: cfg.Placement.String(), Nice: cfg.Nice,
@@ -414,7 +414,7 @@ func (f *Failure) Error() string {
 
 // FirstFailure returns the first failed round of rep in path order, nil
 // when every round ran.
-func FirstFailure(rep *Report) *Failure {
+func FirstFailure(rep *hop.Report) *Failure {
 	var first *Failure
 	n := 0
 	for _, p := range rep.Paths {
@@ -437,10 +437,10 @@ func FirstFailure(rep *Report) *Failure {
 // Unmeasured returns an error naming every path of rep without one
 // successful kept round: its row holds zeros, not figures, and a run that
 // measured nothing on a path must not pass for one that did.
-func Unmeasured(rep *Report) error {
+func Unmeasured(rep *hop.Report) error {
 	var none []string
 	for _, p := range rep.Paths {
-		if !slices.ContainsFunc(p.Rounds, func(r Round) bool { return r.Kept }) {
+		if !slices.ContainsFunc(p.Rounds, func(r hop.Round) bool { return r.Kept }) {
 			none = append(none, pathLabel(p))
 		}
 	}
@@ -450,6 +450,6 @@ func Unmeasured(rep *Report) error {
 	return fmt.Errorf("no successful round on %d of %d paths: %s", len(none), len(rep.Paths), strings.Join(none, ", "))
 }
 
-func pathLabel(p PathResult) string {
+func pathLabel(p hop.PathResult) string {
 	return fmt.Sprintf("%s (%d threads)", p.Name, p.Threads)
 }

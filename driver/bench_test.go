@@ -23,7 +23,7 @@ import (
 )
 
 // shortConfig is a default run cut down to seconds, against the stand-ins.
-func shortConfig(t *testing.T, relays ...Relay) Config {
+func shortConfig(t *testing.T, relays ...hop.Relay) Config {
 	cfg := DefaultConfig()
 	cfg.Relays = relays
 	cfg.Time = 150 * time.Millisecond
@@ -75,7 +75,7 @@ func children(t *testing.T) []int {
 
 // runClean runs cfg, failing the test on an error, and checks that the run
 // left nothing behind.
-func runClean(t *testing.T, cfg Config) *Report {
+func runClean(t *testing.T, cfg Config) *hop.Report {
 	t.Helper()
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -102,7 +102,7 @@ func nothingLeft(t *testing.T, tempRoot string) {
 }
 
 func TestRunDefaultWithStandIns(t *testing.T) {
-	cfg := shortConfig(t, Direct, Goroutine, Epoll, Socat, HAProxy)
+	cfg := shortConfig(t, hop.Direct, hop.Goroutine, hop.Epoll, hop.Socat, hop.HAProxy)
 	cfg.Stats = true
 	var progress bytes.Buffer
 	cfg.Progress = &progress
@@ -120,7 +120,7 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 		if p.AddedUs == nil {
 			t.Errorf("%s: no added latency", p.Name)
 		}
-		if p.Relay != Direct && (p.RelayUs == nil || *p.RelayUs != 4) {
+		if p.Relay != hop.Direct && (p.RelayUs == nil || *p.RelayUs != 4) {
 			t.Errorf("%s: relay residence %v, want the stand-in's 4 µs", p.Name, p.RelayUs)
 		}
 	}
@@ -147,7 +147,7 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 func TestRunSocatAndHAProxy(t *testing.T) {
 	peer.Require(t, "socat")
 	peer.Require(t, "haproxy")
-	cfg := shortConfig(t, Direct, Socat, HAProxy)
+	cfg := shortConfig(t, hop.Direct, hop.Socat, hop.HAProxy)
 	cfg.Locate = fakeLocator(fakeBin(t), true)
 	rep := runClean(t, cfg)
 	if len(rep.Skipped) != 0 || len(rep.Paths) != 5 {
@@ -161,8 +161,8 @@ func TestRunSocatAndHAProxy(t *testing.T) {
 }
 
 func TestRunChainAndThreadSweep(t *testing.T) {
-	cfg := shortConfig(t, Direct, Epoll)
-	cfg.Transports = []Transport{TCP}
+	cfg := shortConfig(t, hop.Direct, hop.Epoll)
+	cfg.Transports = []hop.Transport{hop.TCP}
 	cfg.Hops = []int{0, 1, 3}
 	cfg.Threads = []int{1, 2}
 	cfg.Time = 100 * time.Millisecond
@@ -202,7 +202,7 @@ func (w *signalWriter) Write(b []byte) (int, error) {
 // Cancelling mid-run (hopbench's Ctrl-C) stops every component and removes
 // every socket file before Run returns.
 func TestRunCancelLeavesNothingBehind(t *testing.T) {
-	cfg := shortConfig(t, Direct, Goroutine, Epoll)
+	cfg := shortConfig(t, hop.Direct, hop.Goroutine, hop.Epoll)
 	cfg.Time = 5 * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -221,7 +221,7 @@ func TestRunCancelLeavesNothingBehind(t *testing.T) {
 }
 
 func TestRunMissingResponder(t *testing.T) {
-	cfg := shortConfig(t, Direct)
+	cfg := shortConfig(t, hop.Direct)
 	cfg.Locate = func(name string) (string, error) {
 		if name == "pingpong" {
 			return "/bin/true", nil
@@ -243,8 +243,8 @@ func TestRunPlacement(t *testing.T) {
 	}
 	cpus := online.CPUs()
 	spec := fmt.Sprintf("client=%d relay=%d server=%d", cpus[0], cpus[1], cpus[1])
-	cfg := shortConfig(t, Direct, Epoll)
-	cfg.Transports = []Transport{TCP}
+	cfg := shortConfig(t, hop.Direct, hop.Epoll)
+	cfg.Transports = []hop.Transport{hop.TCP}
 	cfg.Rounds, cfg.Discard = 1, 0
 	cfg.Regimes = nil
 	if cfg.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
@@ -265,7 +265,7 @@ func TestRunPlacement(t *testing.T) {
 			t.Errorf("%s: regime %q, want custom and a name without it", p.Name, p.Regime)
 		}
 		for k, v := range want {
-			if k == ComponentRelay && p.Relay == Direct {
+			if k == ComponentRelay && p.Relay == hop.Direct {
 				continue
 			}
 			if p.Placement[k] != v {
@@ -282,8 +282,8 @@ func TestRunRegimes(t *testing.T) {
 	if err != nil || cpus.Len() < 2 {
 		t.Skip("needs two CPUs")
 	}
-	cfg := shortConfig(t, Direct, Epoll)
-	cfg.Transports = []Transport{TCP}
+	cfg := shortConfig(t, hop.Direct, hop.Epoll)
+	cfg.Transports = []hop.Transport{hop.TCP}
 	cfg.Rounds, cfg.Discard = 2, 1
 	cfg.Regimes = nil
 	var progress bytes.Buffer
@@ -308,13 +308,13 @@ func TestRunRegimes(t *testing.T) {
 		if fmt.Sprint(p.Placement) != fmt.Sprint(w) {
 			t.Errorf("%s: placement %v, want %v", p.Name, p.Placement, w)
 		}
-		if p.Relay != Direct && (p.AddedUs == nil || p.AddedUs.Baseline != "direct tcp "+p.Regime) {
+		if p.Relay != hop.Direct && (p.AddedUs == nil || p.AddedUs.Baseline != "direct tcp "+p.Regime) {
 			t.Errorf("%s: added %+v, want against its own regime's direct path", p.Name, p.AddedUs)
 		}
 		if p.Connect == nil || p.Connect.N == 0 {
 			t.Errorf("%s: no connect-only series", p.Name)
 		}
-		if p.Relay != Direct && (p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 || p.Decomposition == nil || p.ExplainedPct == nil) {
+		if p.Relay != hop.Direct && (p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 || p.Decomposition == nil || p.ExplainedPct == nil) {
 			t.Errorf("%s: relay CPU %v, decomposition %+v: want the relay's CPU per request and the split", p.Name, p.RelayCPUUs, p.Decomposition)
 		}
 		// The client's and the server's CPU per request, read on every
@@ -324,7 +324,7 @@ func TestRunRegimes(t *testing.T) {
 		}
 		// Packed, every wake-up stays on the CPU, and the split adds the
 		// endpoints' share; spread, it is in the cross-CPU wake-ups.
-		if d := p.Decomposition; p.Relay != Direct && p.Regime == RegimePacked && d != nil && (d.Endpoints == nil || math.IsNaN(*d.Endpoints) || math.IsInf(*d.Endpoints, 0)) {
+		if d := p.Decomposition; p.Relay != hop.Direct && p.Regime == RegimePacked && d != nil && (d.Endpoints == nil || math.IsNaN(*d.Endpoints) || math.IsInf(*d.Endpoints, 0)) {
 			t.Errorf("%s: decomposition %+v: want a finite endpoints share", p.Name, d)
 		}
 	}
@@ -344,8 +344,8 @@ func TestRunRegimes(t *testing.T) {
 // A relay that fails as it stops does not void the figures: the report
 // carries a warning.
 func TestRunStopFailureIsAWarning(t *testing.T) {
-	cfg := shortConfig(t, Direct, Epoll)
-	cfg.Transports = []Transport{TCP}
+	cfg := shortConfig(t, hop.Direct, hop.Epoll)
+	cfg.Transports = []hop.Transport{hop.TCP}
 	cfg.Rounds, cfg.Discard = 1, 0
 	cfg.RelayLock = "global"
 	rep := runClean(t, cfg)
@@ -362,8 +362,8 @@ func TestRunForcedBimodalIsUnstable(t *testing.T) {
 		t.Skip("needs two CPUs")
 	}
 	list := cpus.CPUs()
-	cfg := shortConfig(t, Direct)
-	cfg.Transports = []Transport{TCP}
+	cfg := shortConfig(t, hop.Direct)
+	cfg.Transports = []hop.Transport{hop.TCP}
 	cfg.Rounds, cfg.Discard = 5, 1
 	cfg.Regimes = nil
 	spec := fmt.Sprintf("client=%d server=%d", list[0], list[0])
@@ -373,7 +373,7 @@ func TestRunForcedBimodalIsUnstable(t *testing.T) {
 	// Odd rounds move the client to the second CPU: each request then
 	// wakes a thread on another CPU, each way.
 	round := 0
-	b := &bench{measure: func(ctx context.Context, argv, env []string, c affinity.CPUSet) (Sample, error) {
+	b := &bench{measure: func(ctx context.Context, argv, env []string, c affinity.CPUSet) (hop.Sample, error) {
 		if round%2 == 1 {
 			c = affinity.NewCPUSet(list[1])
 		}
@@ -395,3 +395,21 @@ func TestRunForcedBimodalIsUnstable(t *testing.T) {
 }
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// A path missing in every stage is said to be skipped once, in the progress
+// as in the report, not once per stage.
+func TestRunSaysASkipOnce(t *testing.T) {
+	cfg := shortConfig(t, hop.Direct, hop.Socat)
+	cfg.Transports = []hop.Transport{hop.TCP}
+	cfg.ServiceTimes = []time.Duration{0, 20 * time.Microsecond}
+	cfg.Rounds, cfg.Time = 2, 50*time.Millisecond
+	var progress bytes.Buffer
+	cfg.Progress = &progress
+	rep := runClean(t, cfg)
+	if n := strings.Count(progress.String(), "skip socat tcp->tcp"); n != 1 || len(rep.Skipped) != 1 {
+		t.Errorf("over two stages the skip was said %d times and reported %d, want once each:\n%s", n, len(rep.Skipped), progress.String())
+	}
+	if !strings.Contains(progress.String(), "stage 2/2") {
+		t.Errorf("progress shows no second stage:\n%s", progress.String())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -56,7 +57,7 @@ func (r Responder) Args(bin string, listen []sockets.Addr) []string {
 
 // HopRelay is how hopbench starts one hoprelay process.
 type HopRelay struct {
-	Engine Relay
+	Engine hop.Relay
 	Lock   string // --lock none|conn|global; empty leaves hoprelay's default
 	Stats  string // --stats FILE; empty for none
 	CPUs   string // --cpus, the placement's relay CPUs (also applied at fork)
@@ -73,7 +74,7 @@ func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
 	}
 	// The goroutine engine has no threads of its own to pin and refuses
 	// --cpus; the mask it inherits at fork (startOn) places it whole.
-	if h.CPUs != "" && h.Engine != Goroutine && h.Engine != Sockmap {
+	if h.CPUs != "" && h.Engine != hop.Goroutine && h.Engine != hop.Sockmap {
 		argv = append(argv, "--cpus", h.CPUs)
 	}
 	return append(argv, listen.String(), connect.String())

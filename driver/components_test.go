@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // socat's command lines, to the byte, as socat(1) reads them.
@@ -58,14 +60,14 @@ func TestResponderArgs(t *testing.T) {
 }
 
 func TestHopRelayArgs(t *testing.T) {
-	h := HopRelay{Engine: Epoll, Lock: "global", Stats: "/w/s.json", CPUs: "1"}
+	h := HopRelay{Engine: hop.Epoll, Lock: "global", Stats: "/w/s.json", CPUs: "1"}
 	got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " ")
 	want := "hoprelay --engine epoll --lock global --stats /w/s.json --cpus 1 tcp:127.0.0.1:0 tcp:127.0.0.1:3000"
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
 	// The goroutine engine refuses --cpus: its fork-time mask places it.
-	h = HopRelay{Engine: Goroutine, CPUs: "1"}
+	h = HopRelay{Engine: hop.Goroutine, CPUs: "1"}
 	if got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " "); strings.Contains(got, "--cpus") {
 		t.Errorf("goroutine engine given --cpus: %s", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // Config is one hopbench invocation. The zero value is valid: every unset
@@ -21,17 +22,17 @@ type Config struct {
 	// Proto is the embedded responder's protocol, "" for EmbeddedProto. A
 	// real backend is always mysql.
 	Proto      string
-	Command    string        // mysql workload; "" for point-select
-	User       string        // embedded mysql credentials; "" for hoplat
-	Password   string        // "" for hoplat
-	Relays     []Relay       // relays to include; nil for all of Relays
-	Transports []Transport   // client legs; nil for tcp and unix
-	Threads    []int         // client connections; nil for 1
-	Time       time.Duration // per path per round; 0 for 1s
-	Warmup     time.Duration // per pingpong run, before timing; 0 for none
-	Rounds     int           // 0 for 5
-	Discard    int           // leading rounds dropped as warm-up; 0 keeps all
-	Hops       []int         // a chain sweep instead of the default paths; nil for none
+	Command    string          // mysql workload; "" for point-select
+	User       string          // embedded mysql credentials; "" for hoplat
+	Password   string          // "" for hoplat
+	Relays     []hop.Relay     // relays to include; nil for all of Relays
+	Transports []hop.Transport // client legs; nil for tcp and unix
+	Threads    []int           // client connections; nil for 1
+	Time       time.Duration   // per path per round; 0 for 1s
+	Warmup     time.Duration   // per pingpong run, before timing; 0 for none
+	Rounds     int             // 0 for 5
+	Discard    int             // leading rounds dropped as warm-up; 0 keeps all
+	Hops       []int           // a chain sweep instead of the default paths; nil for none
 	// ServiceTimes, Sizes and Rows sweep the embedded backend; each
 	// combination is a stage with a topology of its own. nil for the
 	// responder's default.
@@ -105,10 +106,10 @@ func (c Config) withDefaults() Config {
 		c.Password = "hoplat"
 	}
 	if c.Relays == nil {
-		c.Relays = Relays
+		c.Relays = hop.Relays
 	}
 	if c.Transports == nil {
-		c.Transports = []Transport{TCP, UNIX}
+		c.Transports = []hop.Transport{hop.TCP, hop.UNIX}
 	}
 	if c.Threads == nil {
 		c.Threads = []int{1}
@@ -179,7 +180,7 @@ func (c Config) Check() error {
 }
 
 // Paths is the matrix the configuration measures.
-func (c Config) Paths() []Path {
+func (c Config) Paths() []hop.Path {
 	c = c.withDefaults()
 	if len(c.Hops) > 0 {
 		return ChainPaths(c.Relays, c.Transports, c.Hops)

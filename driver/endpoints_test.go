@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // Every series' endpoints are the client's and the server's CPU over its
@@ -12,17 +14,17 @@ import (
 // round's requests counted over its warm-up too); a reading missing on
 // either side says so instead.
 func TestEndpointsPerRequest(t *testing.T) {
-	cells := []Cell{{Path: DirectPath(TCP), Threads: 1}, {Path: Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: 1}, Threads: 1}}
+	cells := []Cell{{Path: hop.DirectPath(hop.TCP), Threads: 1}, {Path: hop.Path{Relay: hop.Epoll, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}, Threads: 1}}
 	round := 2 * time.Second // 1.5 s timed, 0.5 s warm-up
 	series := func() []Series {
 		out := make([]Series, len(cells))
 		for i, c := range cells {
-			out[i] = Series{Cell: c, Samples: []Sample{
+			out[i] = Series{Cell: c, Series: hop.Series{Samples: []hop.Sample{
 				{TPS: 1, CPU: time.Second},
 				{TPS: 1000, CPU: 20 * time.Millisecond},
 				{TPS: 1000, CPU: 24 * time.Millisecond},
 				{Failed: "stalled"},
-			}}
+			}}}
 		}
 		return out
 	}

@@ -3,15 +3,17 @@ package driver
 import (
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // A path whose every round failed is unmeasured; one kept round is enough
 // to be measured. The first failure is the first in path order, and the
 // count covers discarded rounds too.
 func TestFailures(t *testing.T) {
-	rep := &Report{Paths: []PathResult{
-		{Name: "direct tcp", Threads: 1, Rounds: []Round{{Index: 0, Kept: true}, {Index: 1, Failed: "exit status 1: ERROR 1045"}}},
-		{Name: "epoll tcp->tcp", Threads: 1, Rounds: []Round{{Index: 0, Failed: "refused"}, {Index: 1, Failed: "refused again"}}},
+	rep := &hop.Report{Paths: []hop.PathResult{
+		{Name: "direct tcp", Threads: 1, Rounds: []hop.Round{{Index: 0, Kept: true}, {Index: 1, Failed: "exit status 1: ERROR 1045"}}},
+		{Name: "epoll tcp->tcp", Threads: 1, Rounds: []hop.Round{{Index: 0, Failed: "refused"}, {Index: 1, Failed: "refused again"}}},
 	}}
 	f := FirstFailure(rep)
 	if f == nil || f.Path != "direct tcp (1 threads)" || f.Round != 1 || f.Failed != 3 || !strings.Contains(f.Error(), "ERROR 1045") {

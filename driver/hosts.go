@@ -84,7 +84,7 @@ func localBinary(locate Locator) func(name, goos, goarch string) (string, error)
 // closed closes the testbed at the end of a run: a failure to remove
 // something is a warning on a run that measured, an error joined to the
 // run's own otherwise.
-func (hb *hostBed) closed(rep *Report, err error) (*Report, error) {
+func (hb *hostBed) closed(rep *hop.Report, err error) (*hop.Report, error) {
 	if hb == nil {
 		return rep, err
 	}
@@ -161,7 +161,7 @@ func (hb *hostBed) dialer(component string) func(ctx context.Context, network, a
 // noSocket is why path p has no backend address: the backend has no
 // socket of that kind, or it is on another host than the component that
 // would dial it (a UNIX socket does not cross hosts).
-func (hb *hostBed) noSocket(spec Backend, p Path, why string) string {
+func (hb *hostBed) noSocket(spec Backend, p hop.Path, why string) string {
 	if hb == nil {
 		return why
 	}
@@ -177,7 +177,7 @@ func (hb *hostBed) noSocket(spec Backend, p Path, why string) string {
 
 // reaches reports whether the component dialling up on path p can reach
 // it: a TCP address always, a UNIX socket only on its own host.
-func (hb *hostBed) reaches(spec Backend, p Path, up sockets.Addr) bool {
+func (hb *hostBed) reaches(spec Backend, p hop.Path, up sockets.Addr) bool {
 	if hb == nil || !up.IsUnix() {
 		return true
 	}
@@ -193,10 +193,10 @@ func (hb *hostBed) reaches(spec Backend, p Path, up sockets.Addr) bool {
 // testbed on an ssh host. It listens on TCP at the server host's address
 // when another host dials it, and on a UNIX socket too unless it runs on
 // an ssh host, whose file system no other component shares.
-func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[Transport]sockets.Addr, error) {
+func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[hop.Transport]sockets.Addr, error) {
 	hb := spec.Hosts
 	host := hb.on[ComponentServer]
-	out := map[Transport]sockets.Addr{}
+	out := map[hop.Transport]sockets.Addr{}
 	var p *Process
 	n := 1
 	if hb.kind[host] == hosts.SSH {
@@ -233,12 +233,12 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[T
 	for _, a := range addrs {
 		switch {
 		case a.IsUnix():
-			out[UNIX] = a
+			out[hop.UNIX] = a
 		case hb.kind[host] == hosts.SSH:
 			a.Host = hb.addr[host]
-			out[TCP] = a
+			out[hop.TCP] = a
 		default:
-			out[TCP] = a
+			out[hop.TCP] = a
 		}
 	}
 	if spec.Nice != 0 && hb.kind[host] != hosts.SSH {
@@ -322,14 +322,14 @@ func startRemote(ctx context.Context, tb *hosts.Testbed, host, name string, argv
 
 // describe adds the hosts to the report: every host with its environment,
 // and where each path's components ran.
-func (hb *hostBed) describe(rep *Report, backend Backend) {
+func (hb *hostBed) describe(rep *hop.Report, backend Backend) {
 	if hb == nil {
 		return
 	}
 	rep.Hosts = hb.info
 	for i := range rep.Paths {
 		ph := &hop.PathHosts{Client: hb.on[ComponentClient], Server: hb.server(backend)}
-		if rep.Paths[i].Relay != Direct {
+		if rep.Paths[i].Relay != hop.Direct {
 			ph.Relay = hb.on[ComponentRelay]
 		}
 		rep.Paths[i].Hosts = ph

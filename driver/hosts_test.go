@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func topology(t *testing.T, src string) *hosts.Topology {
@@ -32,10 +33,10 @@ func TestHostBedAddresses(t *testing.T) {
 	if argv, err := none.argv(ComponentClient, []string{"pingpong"}); err != nil || len(argv) != 1 {
 		t.Errorf("no topology: argv %q %v", argv, err)
 	}
-	if none.dialer(ComponentRelay) != nil || !none.reaches(Backend{}, DirectPath(UNIX), UNIXAddr("/x")) {
+	if none.dialer(ComponentRelay) != nil || !none.reaches(Backend{}, hop.DirectPath(hop.UNIX), UNIXAddr("/x")) {
 		t.Error("no topology: dialer or reach changed")
 	}
-	if why := none.noSocket(Backend{}, DirectPath(UNIX), "w"); why != "w" {
+	if why := none.noSocket(Backend{}, hop.DirectPath(hop.UNIX), "w"); why != "w" {
 		t.Errorf("no topology: reason %q", why)
 	}
 	hb := &hostBed{
@@ -49,11 +50,11 @@ func TestHostBedAddresses(t *testing.T) {
 	if a := hb.tcpAt(ComponentRelay, 5); a != TCPAddr(5) {
 		t.Errorf("relay dialled only from its own host binds %v", a)
 	}
-	relayUNIX := Path{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1}
-	if hb.reaches(Backend{}, DirectPath(UNIX), UNIXAddr("/x")) || !hb.reaches(Backend{}, relayUNIX, TCPAddr(1)) {
+	relayUNIX := hop.Path{Relay: hop.Epoll, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1}
+	if hb.reaches(Backend{}, hop.DirectPath(hop.UNIX), UNIXAddr("/x")) || !hb.reaches(Backend{}, relayUNIX, TCPAddr(1)) {
 		t.Error("reach across hosts")
 	}
-	if why := hb.noSocket(Backend{}, DirectPath(UNIX), "w"); !strings.Contains(why, "client runs on host app and the server on host db") {
+	if why := hb.noSocket(Backend{}, hop.DirectPath(hop.UNIX), "w"); !strings.Contains(why, "client runs on host app and the server on host db") {
 		t.Errorf("reason %q", why)
 	}
 	for _, h := range []string{"10.0.0.2", "[::1]", "db.example"} {
@@ -70,7 +71,7 @@ func TestHostBedAddresses(t *testing.T) {
 // A topology of this machine alone runs as the loopback run does, and the
 // report names the host and where each path's components ran.
 func TestRunTopologyLocal(t *testing.T) {
-	cfg := shortConfig(t, Direct, Epoll)
+	cfg := shortConfig(t, hop.Direct, hop.Epoll)
 	cfg.Rounds, cfg.Discard = 2, 0
 	cfg.Hosts = topology(t, "HOST_APP=local\n")
 	rep := runClean(t, cfg)
@@ -83,7 +84,7 @@ func TestRunTopologyLocal(t *testing.T) {
 	}
 	for _, p := range rep.Paths {
 		h := p.Hosts
-		if p.TPS <= 0 || h == nil || h.Client != "app" || h.Server != "app" || (h.Relay == "") != (p.Relay == Direct) {
+		if p.TPS <= 0 || h == nil || h.Client != "app" || h.Server != "app" || (h.Relay == "") != (p.Relay == hop.Direct) {
 			t.Errorf("%s: tps %v hosts %+v", p.Name, p.TPS, h)
 		}
 	}
@@ -92,7 +93,7 @@ func TestRunTopologyLocal(t *testing.T) {
 // hopbench starts the client and relays itself; on an ssh host it cannot,
 // and says so at the file's line before bringing anything up.
 func TestRunTopologyClientOnSSH(t *testing.T) {
-	cfg := shortConfig(t, Direct)
+	cfg := shortConfig(t, hop.Direct)
 	cfg.Hosts = topology(t, "HOST_A=local\nHOST_B=ssh://me@192.0.2.1\nCLIENT_HOST=b\nSERVER_HOST=b\n")
 	_, err := Run(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "t.conf:3: CLIENT_HOST") || !strings.Contains(err.Error(), "ssh host") {
@@ -110,7 +111,7 @@ func TestRunTopologyNetns(t *testing.T) {
 	peer.Require(t, "ip")
 	peer.Require(t, "socat")
 	peer.Require(t, "haproxy")
-	cfg := shortConfig(t, Direct, Epoll, Socat, HAProxy)
+	cfg := shortConfig(t, hop.Direct, hop.Epoll, hop.Socat, hop.HAProxy)
 	cfg.Rounds, cfg.Discard = 2, 0
 	cfg.Locate = fakeLocator(fakeBin(t), true)
 	cfg.Hosts = topology(t, "HOST_APP=netns:app\nHOST_DB=netns:db\nSERVER_HOST=db\n")

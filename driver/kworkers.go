@@ -39,10 +39,10 @@ type kworkerSample struct {
 // run's components may run under other kernels, whose threads this one's
 // /proc does not show: there the error says so.
 func newKworkerRounds(cells []Cell, rounds int, placement affinity.Placement, remote bool) *kworkerRounds {
-	want := func(i int) bool { return cells[i].Path.Relay == Sockmap || cells[i].Path.Hops == 0 }
+	want := func(i int) bool { return cells[i].Path.Relay == hop.Sockmap || cells[i].Path.Hops == 0 }
 	sockmap := false
 	for _, c := range cells {
-		sockmap = sockmap || c.Path.Relay == Sockmap
+		sockmap = sockmap || c.Path.Relay == hop.Sockmap
 	}
 	if !sockmap {
 		return nil
@@ -134,7 +134,7 @@ func (k *kworkerRounds) perRequest(series []Series, discard int, round time.Dura
 	}
 	for i := range series {
 		s := &series[i]
-		if s.Cell.Path.Relay != Sockmap {
+		if s.Cell.Path.Relay != hop.Sockmap {
 			continue
 		}
 		kw := &hop.Kworkers{CPUs: k.cpus.String()}

@@ -9,6 +9,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/relay"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // A sockmap series' kworker CPU is per request over its kept rounds (a
@@ -17,13 +18,13 @@ import (
 // and added to the relay processes' CPU; other series are left alone, and
 // a failed reading leaves relay_cpu_us as it was and says why.
 func TestKworkerPerRequest(t *testing.T) {
-	sm := Path{Relay: Sockmap, Client: TCP, Upstream: TCP, Hops: 1}
-	cells := []Cell{{Path: DirectPath(TCP), Threads: 1}, {Path: sm, Threads: 1}, {Path: DirectPath(UNIX), Threads: 1}}
+	sm := hop.Path{Relay: hop.Sockmap, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}
+	cells := []Cell{{Path: hop.DirectPath(hop.TCP), Threads: 1}, {Path: sm, Threads: 1}, {Path: hop.DirectPath(hop.UNIX), Threads: 1}}
 	round := 2 * time.Second // 1.5 s timed, 0.5 s warm-up
 	series := func() []Series {
 		out := make([]Series, len(cells))
 		for i, c := range cells {
-			out[i] = Series{Cell: c, Samples: []Sample{{TPS: 1}, {TPS: 1000}, {TPS: 1000}, {Failed: "stalled"}}}
+			out[i] = Series{Cell: c, Series: hop.Series{Samples: []hop.Sample{{TPS: 1}, {TPS: 1000}, {TPS: 1000}, {Failed: "stalled"}}}}
 		}
 		return out
 	}
@@ -65,7 +66,7 @@ func TestKworkerPerRequest(t *testing.T) {
 	}
 	var none *kworkerRounds
 	none.perRequest(s, 1, round) // no sockmap path: nothing read, nothing set
-	if newKworkerRounds([]Cell{{Path: DirectPath(TCP)}}, 3, affinity.Placement{}, false) != nil {
+	if newKworkerRounds([]Cell{{Path: hop.DirectPath(hop.TCP)}}, 3, affinity.Placement{}, false) != nil {
 		t.Error("a stage without a sockmap path reads kworkers")
 	}
 }
@@ -88,7 +89,7 @@ func TestRunSockmapKworkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := shortConfig(t, Direct, Sockmap)
+	cfg := shortConfig(t, hop.Direct, hop.Sockmap)
 	fakes := cfg.Locate
 	cfg.Locate = func(name string) (string, error) {
 		if name == "hoprelay" {
@@ -96,14 +97,14 @@ func TestRunSockmapKworkers(t *testing.T) {
 		}
 		return fakes(name)
 	}
-	cfg.Transports = []Transport{TCP}
+	cfg.Transports = []hop.Transport{hop.TCP}
 	cfg.Proto = ProtoEcho
 	cfg.Regimes = regimes[:1]
 	cfg.Rounds, cfg.Discard = 3, 1
 	rep := runClean(t, cfg)
 	var found bool
 	for _, p := range rep.Paths {
-		if p.Relay != Sockmap {
+		if p.Relay != hop.Sockmap {
 			continue
 		}
 		found = true

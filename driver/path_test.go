@@ -3,11 +3,13 @@ package driver
 import (
 	"slices"
 	"testing"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func TestDefaultPaths(t *testing.T) {
 	var names []string
-	for _, p := range DefaultPaths(Relays, []Transport{TCP, UNIX}) {
+	for _, p := range DefaultPaths(hop.Relays, []hop.Transport{hop.TCP, hop.UNIX}) {
 		names = append(names, p.Name())
 	}
 	want := []string{
@@ -21,14 +23,14 @@ func TestDefaultPaths(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("default paths\n got %q\nwant %q", names, want)
 	}
-	if got := DefaultPaths([]Relay{Direct, Epoll}, []Transport{UNIX}); len(got) != 2 || got[1].Name() != "epoll unix->tcp" {
+	if got := DefaultPaths([]hop.Relay{hop.Direct, hop.Epoll}, []hop.Transport{hop.UNIX}); len(got) != 2 || got[1].Name() != "epoll unix->tcp" {
 		t.Errorf("filtered: %v", got)
 	}
 }
 
 func TestChainPaths(t *testing.T) {
 	var names []string
-	for _, p := range ChainPaths([]Relay{Direct, Epoll, HAProxy, Socat}, []Transport{TCP}, []int{0, 1, 3}) {
+	for _, p := range ChainPaths([]hop.Relay{hop.Direct, hop.Epoll, hop.HAProxy, hop.Socat}, []hop.Transport{hop.TCP}, []int{0, 1, 3}) {
 		names = append(names, p.Name())
 	}
 	want := []string{"direct tcp", "epoll tcp->tcp", "epoll tcp->tcp x3", "socat tcp->tcp", "socat tcp->tcp x3"}

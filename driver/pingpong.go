@@ -14,6 +14,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -98,26 +99,26 @@ func (c Client) Env() []string {
 
 // ParsePingpong reads one round's figures from pingpong's JSON output,
 // decoded with the types results writes it from.
-func ParsePingpong(data []byte) (Sample, error) {
+func ParsePingpong(data []byte) (hop.Sample, error) {
 	var r results.ReportJSON
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Sample{}, fmt.Errorf("driver: parse pingpong json: %w (output: %.200q)", err, data)
+		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: %w (output: %.200q)", err, data)
 	}
 	if r.Schema != results.SchemaPingpong {
-		return Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want %s", r.Schema, results.SchemaPingpong)
+		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want %s", r.Schema, results.SchemaPingpong)
 	}
 	if len(r.Results) != 1 {
-		return Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
+		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
 	}
 	res := r.Results[0]
-	s := Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning, RXWake: res.RXWake}
+	s := hop.Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning, RXWake: res.RXWake}
 	if res.Connect != nil {
 		s.Connect = res.Connect.P50
 	}
 	if res.Histogram != "" {
 		h, err := results.DecodeHistogram(res.Histogram)
 		if err != nil {
-			return Sample{}, err
+			return hop.Sample{}, err
 		}
 		s.Hist = h
 	}
@@ -126,7 +127,7 @@ func ParsePingpong(data []byte) (Sample, error) {
 
 // RunClient runs one pingpong process to completion, on cpus when any,
 // and returns its figures. Cancelling ctx kills its process group.
-func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (Sample, error) {
+func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (hop.Sample, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	affinity.NewGroup(cmd)
 	cmd.Cancel = func() error { kill(cmd); return nil }
@@ -146,14 +147,14 @@ func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (S
 		err = cmd.Wait()
 	}
 	if ctx.Err() != nil {
-		return Sample{}, ctx.Err()
+		return hop.Sample{}, ctx.Err()
 	}
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			return Sample{}, fmt.Errorf("pingpong %s: %v: %s", strings.Join(argv[1:3], " "), err, stderr)
+			return hop.Sample{}, fmt.Errorf("pingpong %s: %v: %s", strings.Join(argv[1:3], " "), err, stderr)
 		}
-		return Sample{}, fmt.Errorf("driver: run pingpong: %w", err)
+		return hop.Sample{}, fmt.Errorf("driver: run pingpong: %w", err)
 	}
 	s, err := ParsePingpong(stdout.Bytes())
 	s.CPUs = obtained
@@ -175,7 +176,7 @@ const minStamped = 0.9
 // round's own warm-up is already out of pingpong's figures), or nil
 // unless every such round stamped nearly all its responses: a path whose
 // client leg is UNIX, or a client run without --rx-stamps, has none.
-func clientWakes(samples []Sample, discard int) *float64 {
+func clientWakes(samples []hop.Sample, discard int) *float64 {
 	var sum float64
 	var n int64
 	for i, smp := range samples {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func encodedHistogram(t testing.TB, values ...int64) string {
@@ -135,21 +136,21 @@ func TestParsePingpongRXWake(t *testing.T) {
 }
 
 func TestClientWakes(t *testing.T) {
-	stamped := func(avg float64, n, unstamped int64) Sample {
-		return Sample{RXWake: &results.Wake{Latency: results.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
+	stamped := func(avg float64, n, unstamped int64) hop.Sample {
+		return hop.Sample{RXWake: &results.Wake{Latency: results.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
 	}
 	for _, tc := range []struct {
 		name    string
-		samples []Sample
+		samples []hop.Sample
 		want    float64 // 0: nil
 	}{
 		// Round 0 is the warm-up round; the timed rounds' mean is
 		// weighted by their stamped responses.
-		{"weighted, warm-up round out", []Sample{stamped(100, 10, 0), stamped(2, 300, 0), stamped(4, 100, 5)}, (2*300 + 4*100) / 400.0},
-		{"failed round out", []Sample{{}, stamped(2, 300, 0), {Failed: "refused"}}, 2},
-		{"a timed round unstamped", []Sample{stamped(1, 10, 0), stamped(2, 300, 0), {}}, 0},
-		{"a round mostly unstamped", []Sample{{}, stamped(2, 300, 0), stamped(2, 50, 50)}, 0},
-		{"no timed round", []Sample{stamped(1, 10, 0)}, 0},
+		{"weighted, warm-up round out", []hop.Sample{stamped(100, 10, 0), stamped(2, 300, 0), stamped(4, 100, 5)}, (2*300 + 4*100) / 400.0},
+		{"failed round out", []hop.Sample{{}, stamped(2, 300, 0), {Failed: "refused"}}, 2},
+		{"a timed round unstamped", []hop.Sample{stamped(1, 10, 0), stamped(2, 300, 0), {}}, 0},
+		{"a round mostly unstamped", []hop.Sample{{}, stamped(2, 300, 0), stamped(2, 50, 50)}, 0},
+		{"no timed round", []hop.Sample{stamped(1, 10, 0)}, 0},
 	} {
 		got := clientWakes(tc.samples, 1)
 		if (got == nil) != (tc.want == 0) || got != nil && *got != tc.want {

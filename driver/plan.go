@@ -3,6 +3,8 @@ package driver
 import (
 	"fmt"
 	"time"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // Stage is one setting of the backend. The topology is built afresh for each
@@ -25,7 +27,7 @@ func (s Stage) String() string {
 // Cell is one measured combination inside a stage: a path at a thread
 // count.
 type Cell struct {
-	Path    Path
+	Path    hop.Path
 	Threads int
 }
 
@@ -56,7 +58,7 @@ func Stages(serviceTimes []time.Duration, sizes, rows []int) []Stage {
 
 // Cells is every path at every thread count, threads outermost, so that one
 // round sweeps all paths at one thread count before the next.
-func Cells(paths []Path, threads []int) []Cell {
+func Cells(paths []hop.Path, threads []int) []Cell {
 	var out []Cell
 	for _, t := range threads {
 		for _, p := range paths {

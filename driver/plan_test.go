@@ -3,6 +3,8 @@ package driver
 import (
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // Every round visits every cell once, in the same order, before the next
@@ -21,7 +23,7 @@ func TestScheduleInterleaves(t *testing.T) {
 }
 
 func TestCellsAndStages(t *testing.T) {
-	paths := []Path{DirectPath(TCP), {Relay: Epoll, Client: TCP, Upstream: TCP, Hops: 1}}
+	paths := []hop.Path{hop.DirectPath(hop.TCP), {Relay: hop.Epoll, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}}
 	cells := Cells(paths, []int{1, 4})
 	if len(cells) != 4 || cells[1].Threads != 1 || cells[2].Threads != 4 || cells[2].Path != paths[0] {
 		t.Errorf("cells: %v", cells)

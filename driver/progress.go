@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ type progress struct {
 	nominal time.Duration
 	spent   time.Duration
 	began   time.Time
+	skipped []hop.Skip // said already: each stage builds its topology afresh and finds the same
 }
 
 func newProgress(w io.Writer, total int, nominal time.Duration) *progress {
@@ -51,7 +53,7 @@ func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, c
 		where.String(), s.Cell+1, cells, c.Path.Name(), c.Threads, left.Round(time.Second))
 }
 
-func (p *progress) end(s Sample) {
+func (p *progress) end(s hop.Sample) {
 	p.done++
 	p.spent += time.Since(p.began)
 	if s.Failed != "" {
@@ -61,12 +63,20 @@ func (p *progress) end(s Sample) {
 	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, hop.Us(s.Latency.P50), hop.Us(s.Latency.P95), s.Errors)
 }
 
-func (p *progress) skip(s Skip) { fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason) }
+// skip says why a path does not run, once per run however many stages find
+// it.
+func (p *progress) skip(s hop.Skip) {
+	if slices.Contains(p.skipped, s) {
+		return
+	}
+	p.skipped = append(p.skipped, s)
+	fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason)
+}
 
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
 
 // connect and connected frame a connect-only series.
-func (p *progress) connect(st Stage, path Path) {
+func (p *progress) connect(st Stage, path hop.Path) {
 	fmt.Fprintf(p.w, "hopbench: %s connect-only series  %-22s ", st.Regime, path.Name())
 }
 

@@ -63,23 +63,13 @@ func readRelayTotals(file string) (relayTotals, error) {
 // missing from it, counts from the relay's start): the difference is the
 // timed rounds' own residence, warm-up rounds excluded.
 func relayResidence(files []string, base map[string]relayTotals) *float64 {
-	if len(files) == 0 {
-		return nil
-	}
-	var sum float64
-	for _, f := range files {
-		end, err := readRelayTotals(f)
-		if err != nil {
-			return nil
-		}
-		b := base[f]
+	return sumHops(files, base, func(end, b relayTotals) (float64, bool) {
 		requests := end.requests - b.requests
 		if requests <= 0 || end.residenceNs < b.residenceNs {
-			return nil
+			return 0, false
 		}
-		sum += (end.residenceNs - b.residenceNs) / float64(requests) / 1e3
-	}
-	return &sum
+		return (end.residenceNs - b.residenceNs) / float64(requests) / 1e3, true
+	})
 }
 
 // relayWakes is the relays' measured wake-up delay per request, summed
@@ -87,6 +77,21 @@ func relayResidence(files []string, base map[string]relayTotals) *float64 {
 // unless every hop stamped (nearly) every chunk it read, which only TCP
 // legs on both sides of an event-loop relay do.
 func relayWakes(files []string, base map[string]relayTotals) *float64 {
+	return sumHops(files, base, func(end, b relayTotals) (float64, bool) {
+		requests, wakes := end.requests-b.requests, end.wakes-b.wakes
+		// Two reads per request, one each way; the first few after
+		// stamping is switched on go unstamped.
+		if requests <= 0 || float64(wakes) < 1.9*float64(requests) {
+			return 0, false
+		}
+		return (end.wakeNs - b.wakeNs) / float64(wakes) * 2 / 1e3, true
+	})
+}
+
+// sumHops adds up one figure per hop of a path, each read from the hop's
+// stats file at the end against base: nil when the path has no stats
+// files, a file cannot be read, or perHop finds a hop's figure missing.
+func sumHops(files []string, base map[string]relayTotals, perHop func(end, base relayTotals) (float64, bool)) *float64 {
 	if len(files) == 0 {
 		return nil
 	}
@@ -96,14 +101,11 @@ func relayWakes(files []string, base map[string]relayTotals) *float64 {
 		if err != nil {
 			return nil
 		}
-		b := base[f]
-		requests, wakes := end.requests-b.requests, end.wakes-b.wakes
-		// Two reads per request, one each way; the first few after
-		// stamping is switched on go unstamped.
-		if requests <= 0 || float64(wakes) < 1.9*float64(requests) {
+		v, ok := perHop(end, base[f])
+		if !ok {
 			return nil
 		}
-		sum += (end.wakeNs - b.wakeNs) / float64(wakes) * 2 / 1e3
+		sum += v
 	}
 	return &sum
 }

@@ -5,24 +5,25 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // TestAnalyzeKeepsStagesApart: a series is compared only with the direct
 // path of its own stage and thread count, and its result carries them.
 func TestAnalyzeKeepsStagesApart(t *testing.T) {
-	series := func(st Stage, threads int, p Path, p50 float64) Series {
+	series := func(st Stage, threads int, p hop.Path, p50 float64) Series {
 		s := Series{Stage: st, Cell: Cell{Path: p, Threads: threads}}
 		for range 3 {
-			s.Samples = append(s.Samples, Sample{Latency: results.Latency{P50: p50, P99: 2 * p50}, TPS: 1e6 / p50})
+			s.Samples = append(s.Samples, hop.Sample{Latency: results.Latency{P50: p50, P99: 2 * p50}, TPS: 1e6 / p50})
 		}
 		return s
 	}
 	fast, slow := Stage{Size: 64}, Stage{ServiceTime: time.Millisecond, Size: 64, Rows: 3}
-	epoll := Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: 1}
+	epoll := hop.Path{Relay: hop.Epoll, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}
 	paths, _ := Analyze([]Series{
-		series(fast, 1, DirectPath(TCP), 20), series(fast, 1, epoll, 60),
-		series(slow, 1, DirectPath(TCP), 1020), series(slow, 1, epoll, 1070),
-		series(fast, 4, DirectPath(TCP), 30), series(fast, 4, epoll, 100),
+		series(fast, 1, hop.DirectPath(hop.TCP), 20), series(fast, 1, epoll, 60),
+		series(slow, 1, hop.DirectPath(hop.TCP), 1020), series(slow, 1, epoll, 1070),
+		series(fast, 4, hop.DirectPath(hop.TCP), 30), series(fast, 4, epoll, 100),
 	}, 0, nil)
 	for i, want := range []struct {
 		svc     float64

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // TestClientRXStamps runs the real pongd and pingpong on loopback: over
@@ -21,7 +22,7 @@ func TestClientRXStamps(t *testing.T) {
 	topo, err := Build(context.Background(), TopologySpec{
 		TempRoot:  t.TempDir(),
 		Responder: Responder{Proto: ProtoEcho},
-		Paths:     []Path{DirectPath(TCP), DirectPath(UNIX)},
+		Paths:     []hop.Path{hop.DirectPath(hop.TCP), hop.DirectPath(hop.UNIX)},
 		Locate: func(name string) (string, error) {
 			if name == "pongd" {
 				return pongd, nil
@@ -38,7 +39,7 @@ func TestClientRXStamps(t *testing.T) {
 		}
 	}()
 	c := Client{Proto: ProtoEcho, Time: 300 * time.Millisecond, Warmup: 100 * time.Millisecond, RXStamps: true}
-	tcp := c.Args(pingpong, topo.Entries[DirectPath(TCP)], 1)
+	tcp := c.Args(pingpong, topo.Entries[hop.DirectPath(hop.TCP)], 1)
 	if !strings.Contains(strings.Join(tcp, " "), "--rx-stamps") {
 		t.Fatalf("TCP leg not stamped: %q", tcp)
 	}
@@ -56,12 +57,12 @@ func TestClientRXStamps(t *testing.T) {
 		t.Fatalf("wake-up p50 %v avg %v µs not below the round trip's p50 %v avg %v µs", w.P50, w.Avg, s.Latency.P50, s.Latency.Avg)
 	}
 	// avg·count/count: equal but for the last bit of rounding.
-	if mean := clientWakes([]Sample{s}, 0); mean == nil || math.Abs(*mean-w.Avg) > 1e-9*w.Avg {
+	if mean := clientWakes([]hop.Sample{s}, 0); mean == nil || math.Abs(*mean-w.Avg) > 1e-9*w.Avg {
 		t.Errorf("clientWakes of one stamped round: %v, want %v", mean, w.Avg)
 	}
 	t.Logf("client wake-up p50 %.1f µs avg %.1f µs of a %.1f µs round trip; %d stamped, %d unstamped", w.P50, w.Avg, s.Latency.P50, w.Count, w.Unstamped)
 
-	unix := c.Args(pingpong, topo.Entries[DirectPath(UNIX)], 1)
+	unix := c.Args(pingpong, topo.Entries[hop.DirectPath(hop.UNIX)], 1)
 	if strings.Contains(strings.Join(unix, " "), "--rx-stamps") {
 		t.Fatalf("UNIX leg asked for stamps: %q", unix)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/relay"
+	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -21,14 +22,14 @@ const ReadyTimeout = 10 * time.Second
 
 // TopologySpec says what to start for one stage.
 type TopologySpec struct {
-	TempRoot  string    // parent of the run's temp dir; "" for os.TempDir
-	Backend   Backend   // zero: start pongd with Responder
-	Responder Responder // the embedded backend
-	Nice      int       // niceness of the embedded backend; 0 leaves it
-	Paths     []Path    // direct paths need nothing started
-	Relay     HopRelay  // template for every hoprelay (Lock); Engine is set per path
-	Stats     bool      // give every hoprelay a --stats file
-	Locate    Locator   // nil: Locate
+	TempRoot  string     // parent of the run's temp dir; "" for os.TempDir
+	Backend   Backend    // zero: start pongd with Responder
+	Responder Responder  // the embedded backend
+	Nice      int        // niceness of the embedded backend; 0 leaves it
+	Paths     []hop.Path // direct paths need nothing started
+	Relay     HopRelay   // template for every hoprelay (Lock); Engine is set per path
+	Stats     bool       // give every hoprelay a --stats file
+	Locate    Locator    // nil: Locate
 	// Placement gives the CPUs of the "server" and of every "relay"
 	// process; the zero value pins nothing.
 	Placement affinity.Placement
@@ -37,20 +38,20 @@ type TopologySpec struct {
 
 // Topology is the running set of processes for one stage.
 type Topology struct {
-	Dir     string                // temp dir holding UNIX sockets, HAProxy's config, stats files
-	Entries map[Path]sockets.Addr // where the client connects for each path
-	Skipped []Skip
-	Stats   map[Path][]string // hoprelay --stats files of each path, one per hop
-	Pinning map[string]string // component → CPUs it obtained
+	Dir     string                    // temp dir holding UNIX sockets, HAProxy's config, stats files
+	Entries map[hop.Path]sockets.Addr // where the client connects for each path
+	Skipped []hop.Skip
+	Stats   map[hop.Path][]string // hoprelay --stats files of each path, one per hop
+	Pinning map[string]string     // component → CPUs it obtained
 	// RelayCPUs is what the relay processes of each path obtained, when
 	// placed ("|" between differing hops).
-	RelayCPUs map[Path]string
+	RelayCPUs map[hop.Path]string
 
 	procs      []*Process
-	statsProcs map[string]*Process // hoprelay by its --stats file
-	relayProcs map[Path][]*Process // the relay processes of each path, one per hop (HAProxy: shared)
-	server     *Process            // the embedded responder when it runs here; nil otherwise
-	lastPinned string              // CPUs of the process start last pinned
+	statsProcs map[string]*Process     // hoprelay by its --stats file
+	relayProcs map[hop.Path][]*Process // the relay processes of each path, one per hop (HAProxy: shared)
+	server     *Process                // the embedded responder when it runs here; nil otherwise
+	lastPinned string                  // CPUs of the process start last pinned
 }
 
 // Build starts the backend and every relay the paths need, each awaited by
@@ -64,7 +65,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver: build topology: %w", err)
 	}
-	t := &Topology{Dir: dir, Entries: map[Path]sockets.Addr{}, Stats: map[Path][]string{}, Pinning: map[string]string{}, RelayCPUs: map[Path]string{}}
+	t := &Topology{Dir: dir, Entries: map[hop.Path]sockets.Addr{}, Stats: map[hop.Path][]string{}, Pinning: map[string]string{}, RelayCPUs: map[hop.Path]string{}}
 	defer func() {
 		if err != nil {
 			t.Stop()
@@ -74,7 +75,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var viaHAProxy []Path
+	var viaHAProxy []hop.Path
 	for _, p := range spec.Paths {
 		up, ok := backend[p.Upstream]
 		if p.Hops == 0 {
@@ -83,10 +84,10 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 		ok = ok && spec.Hosts.reaches(spec.Backend, p, up)
 		switch {
 		case !ok:
-			t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: spec.Hosts.noSocket(spec.Backend, p, fmt.Sprintf("the backend has no %s socket", p.Upstream))})
+			t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: spec.Hosts.noSocket(spec.Backend, p, fmt.Sprintf("the backend has no %s socket", p.Upstream))})
 		case p.Hops == 0:
 			t.Entries[p] = up
-		case p.Relay == HAProxy:
+		case p.Relay == hop.HAProxy:
 			viaHAProxy = append(viaHAProxy, p)
 		default:
 			if err := t.startChain(ctx, spec, p, up); err != nil {
@@ -94,7 +95,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 				if !errors.As(err, &missing) {
 					return nil, err
 				}
-				t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: missing.Error()})
+				t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: missing.Error()})
 			}
 		}
 	}
@@ -105,7 +106,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 				return nil, err
 			}
 			for _, p := range viaHAProxy {
-				t.Skipped = append(t.Skipped, Skip{Path: p.Name(), Reason: missing.Error()})
+				t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: missing.Error()})
 			}
 		}
 	}
@@ -126,17 +127,17 @@ func (t *Topology) locate(spec TopologySpec, name string) (string, error) {
 	return p, nil
 }
 
-func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Transport]sockets.Addr, error) {
-	out := map[Transport]sockets.Addr{}
+func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[hop.Transport]sockets.Addr, error) {
+	out := map[hop.Transport]sockets.Addr{}
 	if !spec.Backend.Embedded() {
 		if err := t.startRealBackend(ctx, spec); err != nil {
 			return nil, err
 		}
 		if a := spec.Backend.TCP; a != nil {
-			out[TCP] = *a
+			out[hop.TCP] = *a
 		}
 		if a := spec.Backend.UNIX; a != nil {
-			out[UNIX] = *a
+			out[hop.UNIX] = *a
 		}
 		return out, nil
 	}
@@ -159,9 +160,9 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[Tra
 	}
 	for _, a := range addrs {
 		if a.IsUnix() {
-			out[UNIX] = a
+			out[hop.UNIX] = a
 		} else {
-			out[TCP] = a
+			out[hop.TCP] = a
 		}
 	}
 	if spec.Nice != 0 {
@@ -199,9 +200,9 @@ func (t *Topology) start(spec TopologySpec, component, name string, argv []strin
 
 // relayStarted records the relay process just started for paths, and
 // the CPUs it obtained.
-func (t *Topology) relayStarted(proc *Process, paths ...Path) {
+func (t *Topology) relayStarted(proc *Process, paths ...hop.Path) {
 	if t.relayProcs == nil {
-		t.relayProcs = map[Path][]*Process{}
+		t.relayProcs = map[hop.Path][]*Process{}
 	}
 	for _, p := range paths {
 		t.relayProcs[p] = append(t.relayProcs[p], proc)
@@ -231,7 +232,7 @@ func (t *Topology) relayCPU() map[*Process]time.Duration {
 // startChain starts p's hops from the backend outwards, each one's connect
 // address the listen address of the one after it, and records where the
 // client connects.
-func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p Path, upstream sockets.Addr) error {
+func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path, upstream sockets.Addr) error {
 	for h := p.Hops; h >= 1; h-- {
 		tr := p.Upstream
 		if h == 1 {
@@ -245,7 +246,7 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p Path, up
 		switch {
 		case p.Relay.IsEngine():
 			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, upstream)
-		case p.Relay == Socat:
+		case p.Relay == hop.Socat:
 			upstream, err = t.startSocat(ctx, spec, p, h, name, tr, upstream)
 		default:
 			err = fmt.Errorf("driver: %s: relay %q cannot be chained", p.Name(), p.Relay)
@@ -258,16 +259,16 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p Path, up
 	return nil
 }
 
-func (t *Topology) sockPath(p Path, hop int) string {
-	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", sectionName(p.Name()), hop))
+func (t *Topology) sockPath(p hop.Path, nth int) string {
+	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", sectionName(p.Name()), nth))
 }
 
-func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path, hop int, name string, tr Transport, upstream sockets.Addr) (sockets.Addr, error) {
+func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream sockets.Addr) (sockets.Addr, error) {
 	bin, err := t.locate(spec, "hoprelay")
 	if err != nil {
 		return sockets.Addr{}, err
 	}
-	if p.Relay == Sockmap {
+	if p.Relay == hop.Sockmap {
 		// Where bpf() is refused (no CAP_BPF, an old kernel) the path
 		// is skipped with the kernel's reason, as a missing peer is.
 		if err := relay.CheckSockmap(); err != nil {
@@ -275,13 +276,13 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 		}
 	}
 	listen := spec.Hosts.tcpAt(ComponentRelay, 0)
-	if tr == UNIX {
-		listen = UNIXAddr(t.sockPath(p, hop))
+	if tr == hop.UNIX {
+		listen = UNIXAddr(t.sockPath(p, nth))
 	}
 	h := spec.Relay
 	h.Engine = p.Relay
 	if spec.Stats {
-		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", sectionName(p.Name()), hop))
+		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", sectionName(p.Name()), nth))
 		t.Stats[p] = append(t.Stats[p], h.Stats)
 	}
 	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream))
@@ -307,14 +308,14 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p Path,
 // process may take it before the component binds it.
 const startAttempts = 3
 
-func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, hop int, name string, tr Transport, upstream sockets.Addr) (sockets.Addr, error) {
+func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream sockets.Addr) (sockets.Addr, error) {
 	bin, err := t.locate(spec, "socat")
 	if err != nil {
 		return sockets.Addr{}, err
 	}
 	for attempt := 1; ; attempt++ {
-		listen := UNIXAddr(t.sockPath(p, hop))
-		if tr == TCP {
+		listen := UNIXAddr(t.sockPath(p, nth))
+		if tr == hop.TCP {
 			port, err := FreePort()
 			if err != nil {
 				return sockets.Addr{}, err
@@ -340,7 +341,7 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p Path, ho
 // startHAProxy runs one HAProxy process with a frontend/backend pair per
 // path, in the foreground (-db) so that it stays the process hopbench
 // started and stops by its PID.
-func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []Path, backend map[Transport]sockets.Addr) error {
+func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []hop.Path, backend map[hop.Transport]sockets.Addr) error {
 	bin, err := t.locate(spec, "haproxy")
 	if err != nil {
 		return err
@@ -350,7 +351,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		routes := make([]HAProxyRoute, len(paths))
 		for i, p := range paths {
 			listen := UNIXAddr(t.sockPath(p, 1))
-			if p.Client == TCP {
+			if p.Client == hop.TCP {
 				port, err := FreePort()
 				if err != nil {
 					return err

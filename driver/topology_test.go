@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // niceOf reads the nice value (field 19 of stat) of thread tid of process pid (proc(5),
@@ -36,10 +38,10 @@ func TestBuildSkipsMissingAndSetsNice(t *testing.T) {
 		TempRoot:  t.TempDir(),
 		Responder: Responder{Proto: ProtoEcho},
 		Nice:      5,
-		Paths: []Path{
-			DirectPath(TCP), DirectPath(UNIX),
-			{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1},
-			{Relay: Socat, Client: TCP, Upstream: TCP, Hops: 1},
+		Paths: []hop.Path{
+			hop.DirectPath(hop.TCP), hop.DirectPath(hop.UNIX),
+			{Relay: hop.Epoll, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1},
+			{Relay: hop.Socat, Client: hop.TCP, Upstream: hop.TCP, Hops: 1},
 		},
 		Locate: func(name string) (string, error) {
 			if name == "socat" {
@@ -90,14 +92,14 @@ func TestBuildRealBackend(t *testing.T) {
 	topo, err := Build(context.Background(), TopologySpec{
 		TempRoot: t.TempDir(),
 		Backend:  b,
-		Paths:    []Path{DirectPath(TCP), DirectPath(UNIX)},
+		Paths:    []hop.Path{hop.DirectPath(hop.TCP), hop.DirectPath(hop.UNIX)},
 		Locate:   func(string) (string, error) { return "", errors.New("nothing to start") },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer topo.Stop()
-	if len(topo.Processes()) != 0 || topo.Entries[DirectPath(TCP)].Port != 3306 {
+	if len(topo.Processes()) != 0 || topo.Entries[hop.DirectPath(hop.TCP)].Port != 3306 {
 		t.Errorf("entries %v, processes %d", topo.Entries, len(topo.Processes()))
 	}
 	if len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0].Reason, "no unix socket") {

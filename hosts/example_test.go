@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/hosts"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // MXS-1515's set-up, field-notes.md §1: the client and the proxy on one
@@ -48,7 +48,7 @@ MAX_TIME=30
 // The names the file accepts for paths and transports are the driver's.
 func TestVocabularyIsTheDriver(t *testing.T) {
 	src := "PATHS=direct"
-	for _, r := range driver.Relays {
+	for _, r := range hop.Relays {
 		src += "," + string(r)
 	}
 	tp, err := hosts.ParseTopology("v.conf", []byte(src+"\nTRANSPORTS=tcp,unix\n"))
@@ -56,12 +56,12 @@ func TestVocabularyIsTheDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range tp.Paths {
-		if _, err := driver.ParseRelay(p); err != nil {
+		if _, err := hop.ParseRelay(p); err != nil {
 			t.Error(err)
 		}
 	}
 	for _, tr := range tp.Transports {
-		if _, err := driver.ParseTransport(tr); err != nil {
+		if _, err := hop.ParseTransport(tr); err != nil {
 			t.Error(err)
 		}
 	}

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -71,12 +72,11 @@ func (c Config) Validate() error {
 // withDefaults fills the documented defaults and rejects what makes no
 // sense, naming the field and the value.
 func (c Config) withDefaults() (Config, error) {
-	switch c.Engine {
-	case "":
+	if c.Engine == "" {
 		c.Engine = EngineGoroutine
-	case EngineGoroutine, EngineEpoll, EngineSplice, EngineSockmap:
-	default:
-		return c, fmt.Errorf("relay: engine %q: want goroutine, epoll, splice or sockmap", c.Engine)
+	}
+	if !slices.Contains(Engines, c.Engine) {
+		return c, fmt.Errorf("relay: engine %q: want %s", c.Engine, EngineNames())
 	}
 	switch c.Lock {
 	case "":

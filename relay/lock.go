@@ -1,9 +1,6 @@
 package relay
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Locks lists every Lock, in the order help texts name them.
 var Locks = []Lock{LockNone, LockConn, LockGlobal}
@@ -22,10 +19,4 @@ func ParseLock(s string) (Lock, error) {
 }
 
 // LockNames is "none, conn or global": the Locks for a help text or error.
-func LockNames() string {
-	names := make([]string, len(Locks))
-	for i, l := range Locks {
-		names[i] = string(l)
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
+func LockNames() string { return orList(Locks) }

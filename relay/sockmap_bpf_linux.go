@@ -364,13 +364,43 @@ func tellRelay(loadEvents asm.Instruction) asm.Instructions {
 // as opposed to a bad configuration.
 var errBPF = errors.New("relay: engine sockmap: kernel refused")
 
+// errNoCapBPF is bpf(2)'s EPERM to a process that holds neither CAP_BPF nor
+// CAP_SYS_ADMIN. cilium/ebpf words every EPERM from map creation as a
+// RLIMIT_MEMLOCK hint, but since Linux 5.11 map memory is charged to the
+// memory cgroup instead, and EPERM means the capability is missing.
+var errNoCapBPF = fmt.Errorf("%w: needs root or CAP_BPF", errBPF)
+
+// bpfRefused is the error for a step of newSockmapObjs that bpf(2)
+// refused: the missing capability when that is the cause, else the kernel's
+// words.
+func bpfRefused(op string, err error) error {
+	if errors.Is(err, unix.EPERM) && !capableOfBPF() {
+		return fmt.Errorf("%w (%s: %w)", errNoCapBPF, op, unix.EPERM)
+	}
+	return fmt.Errorf("%w: %s: %w", errBPF, op, err)
+}
+
+// capableOfBPF reports whether the calling thread's effective capabilities
+// include CAP_BPF or CAP_SYS_ADMIN (which before Linux 5.8, without
+// CAP_BPF, is what bpf(2) asks for); an unreadable set counts as capable,
+// so that the kernel's own words are kept.
+func capableOfBPF() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return true
+	}
+	has := func(c int) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
+	return has(unix.CAP_BPF) || has(unix.CAP_SYS_ADMIN)
+}
+
 // newSockmapObjs creates the maps for conns connections, loads the
 // program and attaches it to verdict.
 func newSockmapObjs(conns int) (*sockmapObjs, error) {
 	o := &sockmapObjs{}
 	fail := func(op string, err error) (*sockmapObjs, error) {
 		o.close()
-		return nil, fmt.Errorf("%w: %s: %w", errBPF, op, err)
+		return nil, bpfRefused(op, err)
 	}
 	var err error
 	sockmap := func(name string) (*ebpf.Map, error) {

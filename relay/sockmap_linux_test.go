@@ -6,8 +6,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -334,5 +337,46 @@ func TestSockmapThrottledStreamExact(t *testing.T) {
 		t.Errorf("the verdict could not cut seen bytes off %d skbs (%d bytes seen twice)", failed, dup)
 	} else if dup > 0 {
 		t.Logf("the verdict cut off %d bytes TCP queued twice", dup)
+	}
+}
+
+// A process without CAP_BPF is told the capability is what it lacks, not
+// cilium/ebpf's RLIMIT_MEMLOCK hint that bpf(2)'s EPERM reads as: the test
+// binary runs the check again as user nobody.
+func TestCheckSockmapNamesTheCapability(t *testing.T) {
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "needs root to run a check as another user")
+	}
+	if err := relay.CheckSockmap(); err != nil {
+		peer.Unavailable(t, err.Error())
+	}
+	// The binary must be readable by nobody: go test's build directory is
+	// not, so it runs from a copy.
+	dir, err := os.MkdirTemp("", "hoplat-sockmap-check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	self, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "relay.test")
+	if err := os.WriteFile(exe, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), checkSockmapEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("check as nobody: %v\n%s", err, out)
+	}
+	want := "check: relay: engine sockmap: kernel refused: needs root or CAP_BPF (create sockmap targets: operation not permitted)\n"
+	if string(out) != want {
+		t.Errorf("as nobody the check says\n%q\nwant\n%q", out, want)
 	}
 }

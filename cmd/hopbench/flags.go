@@ -16,6 +16,7 @@ import (
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 type options struct {
@@ -108,7 +109,7 @@ func parseArgs(args []string, err error) (options, error) {
 		backend    = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB (unix(/path) or ?socket=/path for its UNIX socket)")
 		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
 		command    = fs.String("command", def.Command, "mysql workload: "+commandNames())
-		paths      = fs.String("paths", "", "relays to include: direct,goroutine,epoll,splice,socat,haproxy (default all)")
+		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
 		transports = fs.String("transports", "tcp,unix", "client legs: tcp,unix")
 		threads    = fs.String("threads", "1", "client connections, LIST: 1,2,4 or 1;2;4 (a thread sweep)")
 		duration   = fs.Duration("time", def.Time, "length of one path's run in each round")
@@ -157,7 +158,7 @@ func parseArgs(args []string, err error) (options, error) {
 			return o, fmt.Errorf("--paths %q: %w", *paths, err)
 		}
 		for _, it := range items {
-			r, err := driver.ParseRelay(it)
+			r, err := hop.ParseRelay(it)
 			if err != nil {
 				return o, fmt.Errorf("--paths: %w", err)
 			}
@@ -170,7 +171,7 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	c.Transports = nil
 	for _, it := range items {
-		t, err := driver.ParseTransport(it)
+		t, err := hop.ParseTransport(it)
 		if err != nil {
 			return o, fmt.Errorf("--transports: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -34,7 +35,7 @@ func TestParseFlagsExperiments(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := o.cfg
-	if !slices.Equal(c.Relays, []driver.Relay{driver.Direct, driver.Epoll}) || !slices.Equal(c.Transports, []driver.Transport{driver.TCP}) {
+	if !slices.Equal(c.Relays, []hop.Relay{hop.Direct, hop.Epoll}) || !slices.Equal(c.Transports, []hop.Transport{hop.TCP}) {
 		t.Errorf("paths %v transports %v", c.Relays, c.Transports)
 	}
 	if !slices.Equal(c.Hops, []int{0, 1, 2, 3}) || !slices.Equal(c.Threads, []int{1, 2, 4}) || len(c.ServiceTimes) != 3 || !slices.Equal(c.Rows, []int{1, 1000}) {

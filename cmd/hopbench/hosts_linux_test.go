@@ -17,9 +17,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
@@ -97,7 +97,7 @@ func TestIntegrationTopologyNetns(t *testing.T) {
 			t.Errorf("%s: p50 %v errors %d failed %d %+v", p.Name, p.LatencyUs.P50, p.Errors, p.Failed, p.Rounds)
 		}
 		h := p.Hosts
-		if h == nil || h.Client != "app" || h.Server != "db" || (h.Relay == "app") == (p.Relay == driver.Direct) {
+		if h == nil || h.Client != "app" || h.Server != "db" || (h.Relay == "app") == (p.Relay == hop.Direct) {
 			t.Errorf("%s: hosts %+v", p.Name, h)
 		}
 	}
@@ -139,7 +139,7 @@ func confFile(t *testing.T, dir, name, conf string) string {
 
 // reportOf runs cmd (a hopbench with --format json) to the end and returns
 // its checked report.
-func reportOf(t *testing.T, cmd *exec.Cmd) *driver.Report {
+func reportOf(t *testing.T, cmd *exec.Cmd) *hop.Report {
 	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -150,12 +150,12 @@ func reportOf(t *testing.T, cmd *exec.Cmd) *driver.Report {
 	return decodeReport(t, out)
 }
 
-func decodeReport(t *testing.T, out []byte) *driver.Report {
+func decodeReport(t *testing.T, out []byte) *hop.Report {
 	t.Helper()
 	if err := hoptest.CheckJSON(out); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var rep driver.Report
+	var rep hop.Report
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
@@ -44,7 +45,7 @@ func hopbench(t *testing.T, args ...string) (*exec.Cmd, string) {
 	return cmd, tmp
 }
 
-func runJSON(t *testing.T, args ...string) (*driver.Report, []byte) {
+func runJSON(t *testing.T, args ...string) (*hop.Report, []byte) {
 	t.Helper()
 	cmd, tmp := hopbench(t, append([]string{"--format", "json", "-q"}, args...)...)
 	var stderr bytes.Buffer
@@ -56,7 +57,7 @@ func runJSON(t *testing.T, args ...string) (*driver.Report, []byte) {
 	if err := hoptest.CheckExplained(out); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var rep driver.Report
+	var rep hop.Report
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +136,11 @@ func TestIntegrationDefaultShort(t *testing.T) {
 // noVerdictWithinTheNoise checks the real run's verdicts: a hop whose
 // added p50 has a 95% interval spanning zero is said to make no
 // measurable difference, and is given no cost.
-func noVerdictWithinTheNoise(t *testing.T, rep *driver.Report) {
+func noVerdictWithinTheNoise(t *testing.T, rep *hop.Report) {
 	t.Helper()
 	for _, p := range rep.Paths {
 		a := p.AddedUs
-		if a == nil || p.Relay == driver.Direct || p.ClientTransport != driver.TCP || p.Hops != 1 || a.CI95P50[0] > 0 || a.CI95P50[1] < 0 {
+		if a == nil || p.Relay == hop.Direct || p.ClientTransport != hop.TCP || p.Hops != 1 || a.CI95P50[0] > 0 || a.CI95P50[1] < 0 {
 			continue
 		}
 		cost := regexp.MustCompile(`^` + p.Regime + `: hop cost .*\b` + string(p.Relay) + ` [0-9]`)
@@ -164,7 +165,7 @@ func TestIntegrationChainSweep(t *testing.T) {
 		t.Fatalf("chains %+v", rep.Chains)
 	}
 	c := rep.Chains[0]
-	if c.Relay != driver.Epoll || len(c.Hops) != 3 || c.PerHopUs <= 0 {
+	if c.Relay != hop.Epoll || len(c.Hops) != 3 || c.PerHopUs <= 0 {
 		t.Errorf("chain %+v", c)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func writeTopology(t *testing.T, src string) string {
@@ -32,7 +32,7 @@ func TestTopologyFlags(t *testing.T) {
 	if c.Hosts == nil || c.Hosts.HostOf("server").Name != "db" || c.Hosts.HostOf("client").Name != "app" {
 		t.Fatalf("hosts %+v", c.Hosts)
 	}
-	if c.Rounds != 2 || c.Time != 2*time.Second || !slices.Equal(c.Relays, []driver.Relay{driver.Direct, driver.Epoll}) {
+	if c.Rounds != 2 || c.Time != 2*time.Second || !slices.Equal(c.Relays, []hop.Relay{hop.Direct, hop.Epoll}) {
 		t.Errorf("config %+v", c)
 	}
 	o, err = parseFlags([]string{"--topology=" + p})

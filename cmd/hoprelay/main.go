@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
@@ -42,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if runtime.GOOS != "linux" {
 		defaultEngine = "goroutine"
 	}
-	engine := fs.String("engine", defaultEngine, "goroutine|epoll|splice|sockmap (sockmap: BPF redirect in the kernel, TCP legs only, no residence timing, up to 16x --buffer held in the kernel per direction; see relay/doc.go)")
+	engine := fs.String("engine", defaultEngine, relay.EngineList("|")+" (sockmap: BPF redirect in the kernel, TCP legs only, no residence timing, up to 16x --buffer held in the kernel per direction; see relay/doc.go)")
 	workers := fs.Int("workers", 1, "event loops (epoll, splice)")
 	spin := fs.Bool("spin", false, "loops poll with a zero timeout instead of sleeping (burns a core)")
 	busyPoll := fs.Duration("busy-poll", 0, "loops poll without sleeping for this long after each event (e.g. 50us)")
@@ -85,8 +86,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cfg.Grace = -1
 	}
 	if *cpus != "" {
-		if cfg.CPUs, err = cli.CPUs("cpus", *cpus); err != nil {
-			return err
+		if cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
+			return cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {

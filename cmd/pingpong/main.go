@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
@@ -88,8 +89,8 @@ func parse(args []string) (options, error) {
 		return o, cli.Usage(fmt.Errorf("--io: %w", err))
 	}
 	if *cpus != "" {
-		if o.cfg.CPUs, err = cli.CPUs("cpus", *cpus); err != nil {
-			return o, err
+		if o.cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
+			return o, cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	// A protocol that dials its own connections dials them as the

@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/sockets"
@@ -75,8 +76,8 @@ func run(args []string) error {
 		fmt.Fprintf(os.Stderr, "pongd: --io auto: each connection blocking on an OS thread of its own while at most %d are, netpoll beyond\n", pingpong.AutoHeldMax)
 	}
 	if *cpus != "" {
-		if srv.CPUs, err = cli.CPUs("cpus", *cpus); err != nil {
-			return err
+		if srv.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
+			return cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	if *serviceTime < 0 {

@@ -48,12 +48,3 @@ func TestCheckOutput(t *testing.T) {
 		t.Errorf("the probe file was left behind: %v", ents)
 	}
 }
-
-func TestCPUs(t *testing.T) {
-	if cpus, err := CPUs("cpus", "0"); err != nil || len(cpus) != 1 || cpus[0] != 0 {
-		t.Errorf("CPUs(0) = %v, %v", cpus, err)
-	}
-	if _, err := CPUs("cpus", "x"); err == nil || !IsUsage(err) || !strings.HasPrefix(err.Error(), "--cpus: ") {
-		t.Errorf("CPUs(x) = %v, want a usage error naming --cpus", err)
-	}
-}
