@@ -112,8 +112,10 @@ func TestAutoIO(t *testing.T) {
 		want pingpong.IOModel
 	}{
 		{pingpong.Config{IO: pingpong.Auto}, pingpong.Blocking},
-		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, Rate: 1000}, pingpong.Blocking},
-		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, pingpong.AutoHeldMax + 1}}, pingpong.Netpoll},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, Rate: 1000, CPUs: []int{0, 1}}, pingpong.Blocking},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{8}, CPUs: []int{0, 0}}, pingpong.Blocking},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, CPUs: []int{0}}, pingpong.Netpoll},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, pingpong.AutoHeldMax + 1}, CPUs: manyCPUs(100)}, pingpong.Netpoll},
 		{pingpong.Config{IO: pingpong.Netpoll, Threads: []int{1}}, pingpong.Netpoll},
 		{pingpong.Config{IO: pingpong.Spin, Threads: []int{1}}, pingpong.Spin},
 	} {
@@ -121,6 +123,14 @@ func TestAutoIO(t *testing.T) {
 			t.Errorf("%+v: ChosenIO = %v (%q), want %v", tc.cfg, got, why, tc.want)
 		}
 	}
+}
+
+func manyCPUs(n int) []int {
+	l := make([]int, n)
+	for i := range l {
+		l[i] = i
+	}
+	return l
 }
 
 // TestServerAutoBeyondHeld serves more connections at once than Auto may

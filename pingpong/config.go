@@ -122,8 +122,10 @@ func (c Config) Validate() error {
 }
 
 // ChosenIO is the I/O model a run of c uses and why: c.IO, or for Auto the
-// one it picks for the largest thread count (Threads default 1), open loop
-// or closed alike (the pacer sleeps in nanosleep(2) under either).
+// one it picks for the largest thread count (Threads default 1) on the
+// CPUs the workers may run on (CPUs, else the process's affinity mask),
+// open loop or closed alike (the pacer sleeps in nanosleep(2) under
+// either).
 func (c Config) ChosenIO() (IOModel, string) {
 	if c.IO != Auto {
 		return c.IO, "as asked"
@@ -132,7 +134,7 @@ func (c Config) ChosenIO() (IOModel, string) {
 	for _, n := range c.Threads {
 		most = max(most, n)
 	}
-	return autoIO(most)
+	return autoIO(most, cpusFor(c.CPUs))
 }
 
 // ConfigError names the Config field that makes no sense by the pingpong

@@ -20,7 +20,7 @@ import (
 type Server struct {
 	Listen []sockets.Addr
 	// IO is Netpoll when zero. Auto chooses per connection: Blocking while
-	// at most AutoHeldMax connections are served so, Netpoll beyond.
+	// at most AutoLimit connections are served so, Netpoll beyond.
 	IO      IOModel
 	CPUs    []int // connection threads pinned round-robin over these; none when empty
 	Handler Handler
@@ -224,13 +224,18 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 func (s *Server) autoHold() IOModel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, _ := autoIO(s.held + 1)
+	m, _ := autoIO(s.held+1, cpusFor(s.CPUs))
 	if m == Blocking {
 		s.held++
 	}
 	s.served[m]++
 	return m
 }
+
+// AutoLimit is how many connections at once an Auto server serves
+// blocking: AutoPerCPU per CPU its connections may run on (CPUs, else the
+// process's affinity mask), at most AutoHeldMax.
+func (s *Server) AutoLimit() int { return autoLimit(cpusFor(s.CPUs)) }
 
 func (s *Server) autoRelease() {
 	s.mu.Lock()

@@ -40,7 +40,8 @@ type options struct {
 
 // ioUsage is --io's help: what each model costs, measured.
 const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) runs blocking, one OS thread per connection " +
-	"as sysbench and sockperf do, up to 512 threads, and netpoll beyond; the report's config names the model in io_chosen"
+	"as sysbench and sockperf do, up to 8 threads per CPU it may run on (512 in all), and netpoll beyond; " +
+	"the report's config names the model in io_chosen and why in io_reason"
 
 func parse(args []string) (options, error) {
 	var o options

@@ -32,7 +32,7 @@ func main() { cli.Exit("pongd", run(os.Args[1:])) }
 
 // ioUsage is --io's help: what each model costs, measured.
 const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) serves each connection blocking, " +
-	"on an OS thread of its own, while at most 512 are, and netpoll beyond"
+	"on an OS thread of its own, while at most 8 per CPU (512 in all) are, and netpoll beyond"
 
 func run(args []string) error {
 	fs := pflag.NewFlagSet("pongd", pflag.ContinueOnError)
@@ -73,7 +73,7 @@ func run(args []string) error {
 		return cli.Usage(fmt.Errorf("--io: %w", err))
 	}
 	if srv.IO == pingpong.Auto {
-		fmt.Fprintf(os.Stderr, "pongd: --io auto: each connection blocking on an OS thread of its own while at most %d are, netpoll beyond\n", pingpong.AutoHeldMax)
+		fmt.Fprintf(os.Stderr, "pongd: --io auto: each connection blocking on an OS thread of its own while at most %d are (%d per CPU), netpoll beyond\n", srv.AutoLimit(), pingpong.AutoPerCPU)
 	}
 	if *cpus != "" {
 		if srv.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
