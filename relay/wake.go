@@ -11,10 +11,12 @@ type Wake string
 
 const (
 	// WakeAuto, the default, picks from the CPUs the loop may run on:
-	// WakeSleep when that is one CPU, which it then shares with whatever
-	// else runs there (its client and server, packed, where a loop that
-	// polls keeps the peer whose reply it waits for off the CPU), and
-	// WakeAdaptive when it is more.
+	// WakeAdaptive on AdaptiveCPUs or more, WakeSleep on fewer, where the
+	// loop shares its CPU with its client and server (packed, a loop that
+	// polls keeps the peer whose reply it waits for off the CPU) or, on 2
+	// or 3, polls on the CPU one of them needs: unpinned on a 2-vCPU guest
+	// a sockperf round trip through an adaptive loop added 37.2 us, 31.8
+	// through one that slept (make bench-relay PLACEMENT=none).
 	WakeAuto Wake = "auto"
 	// WakeSleep sleeps in epoll_wait as soon as no event is ready.
 	WakeSleep Wake = "sleep"
@@ -26,11 +28,16 @@ const (
 	WakeAdaptive Wake = "adaptive"
 )
 
+// AdaptiveCPUs is the fewest CPUs on which WakeAuto polls: room for the
+// loop's own beside a client's and a server's, and one more. Not measured
+// on a machine that large yet: on 2 CPUs polling lost.
+const AdaptiveCPUs = 4
+
 // AdaptiveSpin is how long a WakeAdaptive loop polls after an event: a
 // loopback peer's turnaround (sockperf's server, a client sending its next
 // statement) fits in it, a database's query does not, so spins after a
 // statement sent upstream miss and the score stops them.
-const AdaptiveSpin = 30 * time.Microsecond
+const AdaptiveSpin = 50 * time.Microsecond
 
 // wakeChoice is the strategy a relay's loops run, and why.
 type wakeChoice struct {
@@ -53,6 +60,8 @@ func chooseWake(c Config, cpus int) wakeChoice {
 		return wakeChoice{Strategy: "adaptive", Why: fmt.Sprintf("--wake adaptive: polls up to %v after an event while that catches the next one", AdaptiveSpin), adaptive: true}
 	case cpus <= 1:
 		return wakeChoice{Strategy: "sleep", Why: "auto: the loop may run on 1 CPU, which it shares with what else runs there: polling would hold the CPU its peers need"}
+	case cpus < AdaptiveCPUs:
+		return wakeChoice{Strategy: "sleep", Why: fmt.Sprintf("auto: the loop may run on %d CPUs, fewer than %d: polling would hold a CPU its client or server needs", cpus, AdaptiveCPUs)}
 	}
 	return wakeChoice{Strategy: "adaptive", Why: fmt.Sprintf("auto: the loop may run on %d CPUs: polls up to %v after an event while that catches the next one", cpus, AdaptiveSpin), adaptive: true}
 }

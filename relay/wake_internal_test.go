@@ -16,7 +16,9 @@ func TestChooseWake(t *testing.T) {
 		adaptive bool
 	}{
 		{Config{}, 1, "sleep", false},
-		{Config{}, 2, "adaptive", true},
+		{Config{}, 2, "sleep", false},
+		{Config{}, AdaptiveCPUs - 1, "sleep", false},
+		{Config{}, AdaptiveCPUs, "adaptive", true},
 		{Config{Wake: WakeAuto}, 64, "adaptive", true},
 		{Config{Wake: WakeSleep}, 8, "sleep", false},
 		{Config{Wake: WakeAdaptive}, 1, "adaptive", true},

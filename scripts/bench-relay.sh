@@ -38,6 +38,9 @@ spread) CPU_SERVER=1 PIN_SERVER=(taskset -c 1) where="sockperf client and every 
 none) PIN=() PIN_SERVER=() where="UNPINNED, every process placed by the scheduler" ;;
 *) echo "bench-relay: PLACEMENT=$PLACEMENT: want packed, spread or none" >&2; exit 2 ;;
 esac
+# Unpinned, the default epoll loop is adaptive (--wake auto): epoll-sleep is
+# the loop that sleeps at once, for the comparison.
+[ "$PLACEMENT" = none ] && ENGINES=(goroutine epoll epoll-sleep splice epoll-spin epoll-busy sockmap)
 
 need() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || { echo "bench-relay: $1 not found (make deps)" >&2; exit 1; }; }
 for p in sockperf socat haproxy; do need "$p"; done
