@@ -141,7 +141,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 echo
-printf '%-6s %7s %-9s %-9s %12s %20s %10s\n' mode threads tool ran "median tps" "client CPU us/query" "pp/sb tps"
+printf '%-6s %7s %-9s %-9s %12s %20s %10s %11s\n' mode threads tool ran "median tps" "client CPU us/query" "pp/sb tps" "round ratio"
 for n in $THREADS; do
 	for m in $MODES; do
 		sb_tps=$(cut -d' ' -f1 "$tmp/sysbench-$m-$n" | median)
@@ -150,10 +150,15 @@ for n in $THREADS; do
 		for io in $IO; do
 			pp_tps=$(cut -d' ' -f1 "$tmp/pingpong-$io-$m-$n" | median)
 			pp_cpu=$(cut -d' ' -f2 "$tmp/pingpong-$io-$m-$n" | median)
-			awk -v m="$m" -v n="$n" -v tool="pp-$io" -v ran="$(cat "$tmp/ran-$io-$n")" -v t="$pp_tps" -v c="$pp_cpu" -v s="$sb_tps" \
-				'BEGIN{printf "%-6s %7s %-9s %-9s %12.2f %20.2f %10.3f\n", m, n, tool, ran, t, c, t/s}'
+			# Round by round: each pingpong run over the sysbench run just
+			# before it, so that a round the machine slowed counts once.
+			rr=$(paste -d' ' <(cut -d' ' -f1 "$tmp/pingpong-$io-$m-$n") <(cut -d' ' -f1 "$tmp/sysbench-$m-$n") |
+				awk '{printf "%.4f\n", $1/$2}' | median)
+			awk -v m="$m" -v n="$n" -v tool="pp-$io" -v ran="$(cat "$tmp/ran-$io-$n")" -v t="$pp_tps" -v c="$pp_cpu" -v s="$sb_tps" -v rr="$rr" \
+				'BEGIN{printf "%-6s %7s %-9s %-9s %12.2f %20.2f %10.3f %11.3f\n", m, n, tool, ran, t, c, t/s, rr}'
 		done
 	done
 done
 echo "(ps: prepared statements, sysbench --db-ps-mode=auto / pingpong --ps; text: --db-ps-mode=disable / --ps=false)"
+echo "pp/sb tps: median over median; round ratio: the median of each round's pingpong/sysbench"
 echo "Done when: pp-default/sb tps >= 1.0 in every row, placement $PLACEMENT (run PLACEMENT=none and packed)"
