@@ -160,17 +160,11 @@ func (e *loopEngine) serve(stop, force <-chan struct{}) error {
 	case <-stop:
 	case <-allDone:
 	}
-	// Every loop takes the listener out of its epoll set before it is
-	// closed: a loop must never accept4 on a descriptor number the kernel
-	// may already have given to something else.
-	for _, l := range e.loops {
-		l.acceptGate.requestStop()
-		l.wakeup()
+	threads := make([]acceptThread, len(e.loops))
+	for i, l := range e.loops {
+		threads[i] = l
 	}
-	for _, l := range e.loops {
-		<-l.acceptGate.stopped
-	}
-	e.ln.Close()
+	stopAccepting(e.ln, threads...)
 	select {
 	case <-allDone:
 	case <-force:
@@ -400,32 +394,20 @@ func (l *loop) run() (err error) {
 				spinUntil = 0
 			}
 		}
-		for i := range n {
-			ev := &events[i]
-			switch ev.Fd {
-			case idListener:
-				l.accept()
-			case idWake:
-				var b [8]byte
-				unix.Read(l.wake, b[:])
-			default:
-				l.event(ev.Fd, ev.Pad, ev.Events)
-			}
-		}
+		dispatch(events[:n], l.wake, l.accept, func(ev *unix.EpollEvent) { l.event(ev.Fd, ev.Pad, ev.Events) })
 		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
 			l.resumeAccept()
 		}
 		if l.force.Load() {
 			return nil
 		}
-		if l.acceptGate.stopRequested() {
-			l.ackStopAccept()
-			if l.live == 0 {
-				return nil
-			}
+		if l.acceptGate.answerStop(l.epfd, l.e.ln.Sysfd()) && l.live == 0 {
+			return nil
 		}
 	}
 }
+
+func (l *loop) gate() *acceptGate { return &l.acceptGate }
 
 func (l *loop) ackStopAccept() { l.acceptGate.ack(l.epfd, l.e.ln.Sysfd()) }
 

@@ -283,10 +283,7 @@ func (e *sockmapEngine) serve(stop, force <-chan struct{}) error {
 	case err = <-done:
 		done <- err
 	}
-	e.acceptGate.requestStop()
-	e.wakeup()
-	<-e.acceptGate.stopped
-	e.ln.Close()
+	stopAccepting(e.ln, e)
 	select {
 	case err = <-done:
 	case <-force:
@@ -324,24 +321,17 @@ func (e *sockmapEngine) run() error {
 			return fmt.Errorf("relay: engine sockmap: %w", os.NewSyscallError("epoll_wait", err))
 		}
 		counted := false
-		for i := range n {
-			ev := &events[i]
-			switch ev.Fd {
-			case idListener:
-				e.accept()
-			case idWake:
-				var b [8]byte
-				unix.Read(e.wake, b[:])
-			case idEvents:
+		dispatch(events[:n], e.wake, e.accept, func(ev *unix.EpollEvent) {
+			if ev.Fd == idEvents {
 				e.readEvents()
-			default:
-				if !counted {
-					e.connWakeups.Add(1)
-					counted = true
-				}
-				e.event(ev.Fd, ev.Pad, ev.Events)
+				return
 			}
-		}
+			if !counted {
+				e.connWakeups.Add(1)
+				counted = true
+			}
+			e.event(ev.Fd, ev.Pad, ev.Events)
+		})
 		e.reapCopiers()
 		if len(e.draining) > 0 {
 			e.recheckDraining()
@@ -352,14 +342,13 @@ func (e *sockmapEngine) run() error {
 		if e.force.Load() {
 			e.closeAll()
 		}
-		if e.acceptGate.stopRequested() {
-			e.ackStopAccept()
-			if e.live == 0 {
-				return nil
-			}
+		if e.acceptGate.answerStop(e.epfd, e.ln.Sysfd()) && e.live == 0 {
+			return nil
 		}
 	}
 }
+
+func (e *sockmapEngine) gate() *acceptGate { return &e.acceptGate }
 
 func (e *sockmapEngine) ackStopAccept() { e.acceptGate.ack(e.epfd, e.ln.Sysfd()) }
 

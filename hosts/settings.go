@@ -1,0 +1,290 @@
+package hosts
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A setting is one of hopbench's flags as a topology file gives it: the
+// key, the flag, how the parser reads the key's value into the Topology
+// and how Args writes it back as the flag's value. A flag joins the file
+// as one row of keyTable and the Topology field the row fills.
+type setting struct {
+	key, flag string
+	read      func(p *parser, v string) error
+	value     func(t *Topology) string
+	// unset, when not nil, is the flag's value Args gives when the file
+	// does not set the key; ok is false for none.
+	unset func(t *Topology) (v string, ok bool)
+}
+
+// keyTable is every setting, in the order the parser reads them (the
+// first error is the one reported) and Args writes them.
+var keyTable = []setting{
+	{key: "BACKEND", flag: "backend", read: func(p *parser, v string) error {
+		if v != "" && v != "embedded" && !strings.HasPrefix(v, "mysql://") {
+			return p.err("BACKEND", "want embedded or mysql://USER:PASS@HOST:PORT/DB")
+		}
+		p.t.Backend = v
+		return nil
+	}, value: func(t *Topology) string { return t.Backend }},
+	word("PROTO", "proto", func(t *Topology) *string { return &t.Proto }, protoNames),
+	word("COMMAND", "command", func(t *Topology) *string { return &t.Command }, commandNames),
+	words("PATHS", "paths", func(t *Topology) *[]string { return &t.Paths }, relayNames),
+	words("TRANSPORTS", "transports", func(t *Topology) *[]string { return &t.Transports }, transportNames),
+	ints("THREADS", "threads", func(t *Topology) *[]int { return &t.Threads }, 1),
+	duration("TIME", "time", func(t *Topology) *time.Duration { return &t.Time }, true),
+	duration("WARMUP", "warmup", func(t *Topology) *time.Duration { return &t.Warmup }, false),
+	integer("RUNS", "runs", func(t *Topology) *int { return &t.Runs }, 1),
+	integer("DISCARD", "discard", func(t *Topology) *int { return &t.Discard }, 0),
+	ints("HOPS", "hops", func(t *Topology) *[]int { return &t.Hops }, 0),
+	{key: "SERVICE_TIME", flag: "service-time", read: func(p *parser, v string) error {
+		items, e := splitList(v)
+		if e != nil {
+			return p.err("SERVICE_TIME", "%q: %v", v, e)
+		}
+		for _, it := range items {
+			d, e := time.ParseDuration(it)
+			if it == "0" {
+				d, e = 0, nil
+			}
+			if e != nil || d < 0 {
+				return p.err("SERVICE_TIME", "%q: want durations such as 0,20us,1ms", it)
+			}
+			p.t.ServiceTimes = append(p.t.ServiceTimes, d)
+		}
+		return nil
+	}, value: func(t *Topology) string { return joinList(t.ServiceTimes, time.Duration.String) }},
+	ints("SIZE", "size", func(t *Topology) *[]int { return &t.Sizes }, 1),
+	ints("ROWS", "rows", func(t *Topology) *[]int { return &t.Rows }, 0),
+	{key: "PLACEMENT", flag: "placement", read: func(p *parser, v string) error {
+		p.t.Placement = v
+		return nil
+	}, value: func(t *Topology) string { return t.Placement }, unset: cpusPlacement},
+	{key: "NICE", flag: "nice", read: func(p *parser, v string) error {
+		n, e := strconv.Atoi(v)
+		if e != nil || n < -20 || n > 19 {
+			return p.err("NICE", "%q: want -20 to 19", v)
+		}
+		p.t.Nice = n
+		return nil
+	}, value: func(t *Topology) string { return strconv.Itoa(t.Nice) }},
+	word("RELAY_LOCK", "relay-lock", func(t *Topology) *string { return &t.RelayLock }, lockNames),
+	boolean("STATS", "stats", func(t *Topology) *bool { return &t.Stats }),
+	word("FORMAT", "format", func(t *Topology) *string { return &t.Format }, formatNames),
+	word("OUT", "out", func(t *Topology) *string { return &t.Out }, nil),
+	boolean("QUIET", "quiet", func(t *Topology) *bool { return &t.Quiet }),
+}
+
+// FlagKeys maps each of hopbench's flags to the key that sets it in a
+// topology file. Keys not in this map (hosts, placement on hosts, ssh) have
+// no flag.
+var FlagKeys = func() map[string]string {
+	m := make(map[string]string, len(keyTable))
+	for _, s := range keyTable {
+		m[s.flag] = s.key
+	}
+	return m
+}()
+
+// fileKeys are the keys with no flag, besides hosts and placement on them.
+var fileKeys = []string{"TEST_NAME", "SSH_OPTIONS", "REMOTE_BIN", "BACKEND_START"}
+
+var aliases = map[string]string{
+	"THREAD_COUNTS_TO_RUN": "THREADS",
+	"MAX_TIME":             "TIME",
+	"BENCHMARK_CPUS":       "CLIENT_CPUS",
+}
+
+// The vocabularies the driver accepts, checked here so that a typo is
+// reported at its line; a test keeps them equal to the driver's.
+var (
+	relayNames     = []string{"direct", "none", "goroutine", "epoll", "splice", "sockmap", "socat", "haproxy"}
+	transportNames = []string{"tcp", "unix"}
+	protoNames     = []string{"echo", "mysql"}
+	commandNames   = []string{"ping", "select1", "point-select", "oltp-ro", "query"}
+	lockNames      = []string{"none", "conn", "global"}
+	formatNames    = []string{"text", "json", "csv"}
+)
+
+// maxFileBytes bounds a topology file; the longest real one is a few dozen
+
+// word is a setting of one value, from vocab unless vocab is nil.
+func word(key, flag string, field func(*Topology) *string, vocab []string) setting {
+	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
+		if vocab != nil && !slices.Contains(vocab, v) {
+			return p.err(key, "%q: want %s", v, strings.Join(vocab, ", "))
+		}
+		*field(p.t) = v
+		return nil
+	}, value: func(t *Topology) string { return *field(t) }}
+}
+
+// words is a setting of a LIST of words from vocab, in any case.
+func words(key, flag string, field func(*Topology) *[]string, vocab []string) setting {
+	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
+		items, err := p.list(key, v)
+		for _, it := range items {
+			it = strings.ToLower(it)
+			if !slices.Contains(vocab, it) {
+				return p.err(key, "%q: want %s", it, strings.Join(vocab, ", "))
+			}
+			*field(p.t) = append(*field(p.t), it)
+		}
+		return err
+	}, value: func(t *Topology) string { return strings.Join(*field(t), ",") }}
+}
+
+// ints is a setting of a LIST of whole numbers of at least lo.
+func ints(key, flag string, field func(*Topology) *[]int, lo int) setting {
+	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
+		items, err := p.list(key, v)
+		for _, it := range items {
+			n, e := strconv.Atoi(it)
+			if e != nil || n < lo {
+				return p.err(key, "%q: want whole numbers of at least %d", it, lo)
+			}
+			*field(p.t) = append(*field(p.t), n)
+		}
+		return err
+	}, value: func(t *Topology) string { return joinList(*field(t), strconv.Itoa) }}
+}
+
+// integer is a setting of one whole number of at least lo.
+func integer(key, flag string, field func(*Topology) *int, lo int) setting {
+	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
+		n, e := strconv.Atoi(v)
+		if e != nil || n < lo {
+			return p.err(key, "%q: want a whole number of at least %d", v, lo)
+		}
+		*field(p.t) = n
+		return nil
+	}, value: func(t *Topology) string { return strconv.Itoa(*field(t)) }}
+}
+
+// duration is a setting of one duration (parseDuration's syntax), above
+// zero when positive is set.
+func duration(key, flag string, field func(*Topology) *time.Duration, positive bool) setting {
+	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
+		d, e := parseDuration(v)
+		if e != nil {
+			return p.err(key, "%v", e)
+		}
+		if d < 0 || positive && d == 0 {
+			return p.err(key, "%q: must be positive", v)
+		}
+		*field(p.t) = d
+		return nil
+	}, value: func(t *Topology) string { return field(t).String() }}
+}
+
+// boolean is a yes-or-no setting.
+func boolean(key, flag string, field func(*Topology) *bool) setting {
+	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
+		switch strings.ToLower(v) {
+		case "1", "yes", "true", "on":
+			*field(p.t) = true
+		case "0", "no", "false", "off":
+			*field(p.t) = false
+		default:
+			return p.err(key, "%q: want yes or no", v)
+		}
+		return nil
+	}, value: func(t *Topology) string { return strconv.FormatBool(*field(t)) }}
+}
+
+// list is the items of key's LIST value v, or the error naming it.
+func (p *parser) list(key, v string) ([]string, error) {
+	items, err := splitList(v)
+	if err != nil {
+		return nil, p.err(key, "%q: %v", v, err)
+	}
+	return items, nil
+}
+
+// joinList writes a LIST value back as a flag takes it: 1,2,4.
+func joinList[T any](v []T, format func(T) string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = format(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// settings reads every key of the file that is a setting, then the keys
+// with no flag, and checks the settings against each other.
+func (p *parser) settings() error {
+	t := p.t
+	t.Name = p.raw["TEST_NAME"]
+	for _, s := range keyTable {
+		if v, ok := p.raw[s.key]; ok {
+			if err := s.read(p, v); err != nil {
+				return err
+			}
+		}
+	}
+	if t.Has("DISCARD") && t.Has("RUNS") && t.Discard >= t.Runs {
+		return p.err("DISCARD", "%d: must be below RUNS %d (line %d)", t.Discard, t.Runs, t.Lines["RUNS"])
+	}
+	if v, ok := p.raw["SSH_OPTIONS"]; ok {
+		t.SSHOptions = strings.Fields(v)
+	}
+	if v, ok := p.raw["BACKEND_START"]; ok {
+		if t.Backend == "" || t.Backend == "embedded" {
+			return p.err("BACKEND_START", "starts a real backend: set BACKEND=mysql://… to the address it serves")
+		}
+		if t.BackendStart = strings.Fields(v); len(t.BackendStart) == 0 {
+			return p.err("BACKEND_START", "empty command")
+		}
+	}
+	t.RemoteBin = "ship"
+	if v, ok := p.raw["REMOTE_BIN"]; ok {
+		if v != "ship" && v != "path" && !strings.HasPrefix(v, "/") {
+			return p.err("REMOTE_BIN", "%q: want ship, path or an absolute directory", v)
+		}
+		t.RemoteBin = v
+	}
+	if t.Placement != "" {
+		for _, c := range Components {
+			if k := strings.ToUpper(c) + "_CPUS"; t.Has(k) {
+				return p.err("PLACEMENT", "set with %s (line %d): give one or the other", k, t.Lines[k])
+			}
+		}
+	}
+	return nil
+}
+
+// splitList splits a LIST value: `1,2,4` or RonDB's `1;2;4`, spaces allowed.
+func splitList(s string) ([]string, error) {
+	var out []string
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("empty list")
+	}
+	for _, f := range strings.Split(strings.ReplaceAll(s, ";", ","), ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			return nil, errors.New("empty item")
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// parseDuration reads Go duration syntax, or a bare number of seconds as
+// autobench.conf's MAX_TIME is written.
+func parseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 || n > 1e6 {
+			return 0, fmt.Errorf("%q: want 0 to 1000000 seconds", s)
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want seconds (30) or a duration (30s, 500ms)", s)
+	}
+	return d, nil
+}
