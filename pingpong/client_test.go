@@ -2,6 +2,7 @@ package pingpong_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -70,6 +71,92 @@ func TestIOModels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAutoIO runs the binaries' default model against an auto responder:
+// the report says auto was asked and names the model it ran, blocking for
+// a sweep whose every step fits AutoHeldMax, netpoll for one that does not.
+func TestAutoIO(t *testing.T) {
+	tcp, unix := serve(t, pingpong.Auto, echo.Handler{})
+	for _, target := range []sockets.Addr{tcp, unix} {
+		rep, err := pingpong.Run(context.Background(), pingpong.Config{
+			Target: target, Protocol: echo.Protocol{}, IO: pingpong.Auto, Threads: []int{1, 3}, Time: 100 * time.Millisecond,
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		for _, s := range rep.Results() {
+			if s.Transactions == 0 || s.Errors != 0 {
+				t.Fatalf("%s, %d threads: %d round trips, %d errors %v", target, s.Threads, s.Transactions, s.Errors, s.ErrorSamples)
+			}
+		}
+		b, err := json.Marshal(rep.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct{ IO, IOChosen, IOReason string }
+		if err := json.Unmarshal(b, &struct {
+			IO       *string `json:"io"`
+			IOChosen *string `json:"io_chosen"`
+			IOReason *string `json:"io_reason"`
+		}{&c.IO, &c.IOChosen, &c.IOReason}); err != nil {
+			t.Fatal(err)
+		}
+		if c.IO != "auto" || c.IOChosen != "blocking" || !strings.Contains(c.IOReason, "3 connections") {
+			t.Errorf("%s: config io %q, io_chosen %q, io_reason %q: want auto, blocking, for 3 connections", target, c.IO, c.IOChosen, c.IOReason)
+		}
+	}
+	for _, tc := range []struct {
+		cfg  pingpong.Config
+		want pingpong.IOModel
+	}{
+		{pingpong.Config{IO: pingpong.Auto}, pingpong.Blocking},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, Rate: 1000, CPUs: []int{0, 1}}, pingpong.Blocking},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{8}, CPUs: []int{0, 0}}, pingpong.Blocking},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, CPUs: []int{0}}, pingpong.Netpoll},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, pingpong.AutoHeldMax + 1}, CPUs: manyCPUs(100)}, pingpong.Netpoll},
+		{pingpong.Config{IO: pingpong.Netpoll, Threads: []int{1}}, pingpong.Netpoll},
+		{pingpong.Config{IO: pingpong.Spin, Threads: []int{1}}, pingpong.Spin},
+	} {
+		if got, why := tc.cfg.ChosenIO(); got != tc.want || why == "" {
+			t.Errorf("%+v: ChosenIO = %v (%q), want %v", tc.cfg, got, why, tc.want)
+		}
+	}
+}
+
+func manyCPUs(n int) []int {
+	l := make([]int, n)
+	for i := range l {
+		l[i] = i
+	}
+	return l
+}
+
+// TestServerAutoBeyondHeld serves more connections at once than Auto may
+// hold blocking (the bound lowered for the test): the one beyond is served
+// over the netpoller, and every connection still round-trips.
+func TestServerAutoBeyondHeld(t *testing.T) {
+	pingpong.SetAutoHeldMax(t, 1)
+	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
+	srv := &pingpong.Server{Listen: []sockets.Addr{ta}, IO: pingpong.Auto, Handler: echo.Handler{}, ErrorLog: func(err error) { t.Log(err) }}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: srv.Addrs()[0], Protocol: echo.Protocol{}, IO: pingpong.Auto, Threads: []int{3}, Time: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := onlyStep(t, rep)
+	if s.Transactions == 0 || s.Errors != 0 {
+		t.Fatalf("%d round trips, %d errors %v", s.Transactions, s.Errors, s.ErrorSamples)
+	}
+	srv.Close() // waits for every connection's goroutine
+	if held, served := srv.AutoCounts(); served[pingpong.Blocking] != 1 || served[pingpong.Netpoll] != 2 || held != 0 {
+		t.Errorf("auto served %v, %d held after the run: want 1 blocking, 2 netpoll, 0 held", served, held)
 	}
 }
 
@@ -422,7 +509,7 @@ func FuzzParseCounts(f *testing.F) {
 }
 
 func TestParseIOAndServiceMode(t *testing.T) {
-	for _, s := range []string{"netpoll", "blocking", "spin"} {
+	for _, s := range []string{"auto", "netpoll", "blocking", "spin"} {
 		m, err := pingpong.ParseIO(s)
 		if err != nil || m.String() != s {
 			t.Errorf("ParseIO(%q) = %v, %v", s, m, err)

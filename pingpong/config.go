@@ -27,7 +27,9 @@ type Config struct {
 	// loop, where each request is timed from its intended send time as
 	// well (coordinated omission, as wrk2 corrects it). 0 is closed loop.
 	Rate float64
-	IO   IOModel
+	// IO is the I/O model; the zero value is Netpoll, the binaries pass
+	// Auto (ChosenIO says what it runs).
+	IO IOModel
 	// CPUs pins worker i's thread to CPUs[i % len(CPUs)]; unpinned when empty.
 	CPUs []int
 	// ReportInterval, when positive, calls Progress with what every
@@ -43,6 +45,11 @@ type Config struct {
 	// TCP targets, every I/O model. Off by default, so that the plain
 	// client makes read(2) calls only.
 	RXStamps bool
+
+	// asked and ioWhy are IO as given and why the model run was chosen,
+	// set by withDefaults, which resolves Auto into IO.
+	asked IOModel
+	ioWhy string
 }
 
 const (
@@ -63,7 +70,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ConnectTimeout == 0 {
 		c.ConnectTimeout = defaultConnectTimeout
 	}
-	return c, c.Validate()
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	c.asked = c.IO
+	c.IO, c.ioWhy = c.ChosenIO()
+	return c, nil
 }
 
 // Validate reports the first field of c that makes no sense, as a
@@ -99,14 +111,30 @@ func (c Config) Validate() error {
 		return &ConfigError{Flag: "connect-timeout", Value: c.ConnectTimeout, Want: "a positive duration"}
 	case c.ReportInterval < 0:
 		return &ConfigError{Flag: "report-interval", Value: c.ReportInterval, Want: "0 (off) or more"}
-	case c.IO > Spin:
-		return &ConfigError{Flag: "io", Value: uint8(c.IO), Want: "netpoll, blocking or spin"}
+	case c.IO > Auto:
+		return &ConfigError{Flag: "io", Value: uint8(c.IO), Want: "auto, netpoll, blocking or spin"}
 	case c.RXStamps && c.Target.IsUnix():
 		// sockets.ErrNoRXTimestamps: unix_stream_read_generic never
 		// attaches the control message.
 		return &ConfigError{Flag: "rx-stamps", Value: c.Target, Want: "a TCP target (UNIX stream sockets carry no receive timestamps)"}
 	}
 	return nil
+}
+
+// ChosenIO is the I/O model a run of c uses and why: c.IO, or for Auto the
+// one it picks for the largest thread count (Threads default 1) on the
+// CPUs the workers may run on (CPUs, else the process's affinity mask),
+// open loop or closed alike (the pacer sleeps in nanosleep(2) under
+// either).
+func (c Config) ChosenIO() (IOModel, string) {
+	if c.IO != Auto {
+		return c.IO, "as asked"
+	}
+	most := 1
+	for _, n := range c.Threads {
+		most = max(most, n)
+	}
+	return autoIO(most, cpusFor(c.CPUs))
 }
 
 // ConfigError names the Config field that makes no sense by the pingpong
@@ -135,6 +163,8 @@ type printed struct {
 	Discard        int     `json:"discard"`
 	Rate           float64 `json:"rate"`
 	IO             IOModel `json:"io"`
+	IOChosen       IOModel `json:"io_chosen"`
+	IOReason       string  `json:"io_reason"`
 	CPUs           []int   `json:"cpus"`
 	ReportInterval string  `json:"report_interval"`
 	Clock          string  `json:"clock"`
@@ -143,9 +173,10 @@ type printed struct {
 
 func (c Config) printed() printed {
 	return printed{
+		IOChosen: c.IO, IOReason: c.ioWhy,
 		Target: c.Target.String(), Proto: protoName(c.Protocol), Protocol: c.Protocol, Threads: c.Threads,
 		Time: c.Time.String(), Warmup: c.Warmup.String(), Runs: c.Runs, Discard: c.Discard,
-		Rate: c.Rate, IO: c.IO, CPUs: c.CPUs, ReportInterval: c.ReportInterval.String(),
+		Rate: c.Rate, IO: c.asked, CPUs: c.CPUs, ReportInterval: c.ReportInterval.String(),
 		Clock: "monotonic, one read per send and per receive", RXStamps: c.RXStamps,
 	}
 }

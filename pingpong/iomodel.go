@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -15,7 +16,7 @@ type IOModel uint8
 
 const (
 	// Netpoll uses Go's net.Conn: goroutines parked on the runtime's epoll
-	// (the M:N model). The default.
+	// (the M:N model). A Config's or a Server's zero value.
 	Netpoll IOModel = iota
 	// Blocking reads and writes a raw fd with blocking syscalls, one
 	// goroutine keeping one OS thread and one P (the 1:1 model, as a C
@@ -25,7 +26,30 @@ const (
 	// and one P: no sleep and no wake-up on either side of the syscall, at
 	// the price of a core.
 	Spin
+	// Auto picks Blocking or Netpoll for the run (Config.ChosenIO) or, in
+	// a Server, per connection (Server.IO): blocking, as sysbench's and
+	// sockperf's threads block, while the connections held at once are
+	// few enough that each may keep an OS thread and a P (AutoHeldMax)
+	// and the CPUs they may run on are not crowded (AutoPerCPU), the
+	// netpoller beyond. The binaries' default; README.md has what each
+	// choice cost against MariaDB (scripts/bench-mysql.sh measures it).
+	Auto
 )
+
+// AutoHeldMax is the most connections Auto serves Blocking at once: each
+// holds an OS thread and a P (GOMAXPROCS grows by one per connection), and
+// the runtime caps GOMAXPROCS at 1024, past which a held connection's
+// calls go through the scheduler anyway.
+const AutoHeldMax = 512
+
+// AutoPerCPU is how many blocking connections per CPU Auto allows. Beyond
+// it every connection's thread wakes on its own for each reply where the
+// netpoller's threads take several per wake-up: 16 pingpong threads and
+// MariaDB on one CPU (taskset -c 0) cost 42.8 us of client CPU per
+// point-select blocking and 28.2 netpoll (sysbench 48.7); 16 threads
+// unpinned on 2 CPUs cost 24.6 blocking, 27.7 netpoll (bench-mysql.sh,
+// medians of 3 rounds on a loaded 2-vCPU EPYC guest).
+const AutoPerCPU = 8
 
 func (m IOModel) String() string {
 	switch m {
@@ -33,6 +57,8 @@ func (m IOModel) String() string {
 		return "blocking"
 	case Spin:
 		return "spin"
+	case Auto:
+		return "auto"
 	}
 	return "netpoll"
 }
@@ -40,17 +66,51 @@ func (m IOModel) String() string {
 // MarshalText prints the model by name in JSON configs.
 func (m IOModel) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
-// ParseIO reads "netpoll", "blocking" or "spin".
+// ParseIO reads "auto", "netpoll", "blocking" or "spin"; "" is auto.
 func ParseIO(s string) (IOModel, error) {
 	switch s {
-	case "netpoll", "":
+	case "auto", "":
+		return Auto, nil
+	case "netpoll":
 		return Netpoll, nil
 	case "blocking":
 		return Blocking, nil
 	case "spin":
 		return Spin, nil
 	}
-	return Netpoll, fmt.Errorf("pingpong: I/O model %q: want netpoll, blocking or spin", s)
+	return Netpoll, fmt.Errorf("pingpong: I/O model %q: want auto, netpoll, blocking or spin", s)
+}
+
+// autoHeldMax is AutoHeldMax but where a test lowers it.
+var autoHeldMax = AutoHeldMax
+
+// autoLimit is how many connections Auto serves blocking on cpus CPUs.
+func autoLimit(cpus int) int { return min(autoHeldMax, AutoPerCPU*max(cpus, 1)) }
+
+// autoIO is what Auto runs for n connections held at once on cpus CPUs.
+func autoIO(n, cpus int) (IOModel, string) {
+	limit := autoLimit(cpus)
+	if n <= limit {
+		return Blocking, fmt.Sprintf("auto: blocking, one OS thread per connection as sysbench's and sockperf's (%d connections on %d CPUs, at most %d)", n, cpus, limit)
+	}
+	return Netpoll, fmt.Sprintf("auto: netpoll, %d connections on %d CPUs are more than the %d that may each hold an OS thread (%d per CPU, at most %d)", n, cpus, limit, AutoPerCPU, autoHeldMax)
+}
+
+// cpusFor is how many CPUs connections pinned over list may run on: the
+// distinct CPUs listed, or when none are, the calling thread's affinity
+// mask (the process's, taskset), else every CPU.
+func cpusFor(list []int) int {
+	if len(list) > 0 {
+		seen := map[int]bool{}
+		for _, c := range list {
+			seen[c] = true
+		}
+		return len(seen)
+	}
+	if set, err := affinity.ThreadCPUs(); err == nil && set.Len() > 0 {
+		return set.Len()
+	}
+	return runtime.NumCPU()
 }
 
 // held reports whether the model's goroutine keeps its P while it waits.

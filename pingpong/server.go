@@ -18,9 +18,11 @@ import (
 // Handler under the I/O model IO, on its own goroutine (its own pinned OS
 // thread for blocking and spin).
 type Server struct {
-	Listen  []sockets.Addr
-	IO      IOModel // Netpoll when zero
-	CPUs    []int   // connection threads pinned round-robin over these; none when empty
+	Listen []sockets.Addr
+	// IO is Netpoll when zero. Auto chooses per connection: Blocking while
+	// at most AutoLimit connections are served so, Netpoll beyond.
+	IO      IOModel
+	CPUs    []int // connection threads pinned round-robin over these; none when empty
 	Handler Handler
 	// ErrorLog receives connection errors other than a clean close; they
 	// are dropped when nil.
@@ -34,7 +36,9 @@ type Server struct {
 	lns     []*sockets.Listener
 	addrs   []sockets.Addr
 	conns   map[conn]struct{}
-	next    int // connections accepted, for round-robin pinning
+	next    int       // connections accepted, for round-robin pinning
+	held    int       // connections Auto serves blocking now
+	served  [Auto]int // connections Auto served, by the model it chose
 	closing bool
 	done    chan struct{} // closed by Close: wakes an accept backing off
 	wg      sync.WaitGroup
@@ -175,7 +179,14 @@ func (s *Server) accept(ln *sockets.Listener) {
 func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	defer s.wg.Done()
 	peer := nc.RemoteAddr().String()
-	cpu, unlock, err := pinned(s.IO, s.CPUs, i)
+	m := s.IO
+	if m == Auto {
+		m = s.autoHold()
+		if m == Blocking {
+			defer s.autoRelease()
+		}
+	}
+	cpu, unlock, err := pinned(m, s.CPUs, i)
 	defer unlock()
 	if err != nil {
 		nc.Close()
@@ -185,7 +196,7 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	if cpu >= 0 && s.Pinned != nil {
 		s.Pinned(i, cpu)
 	}
-	c, err := adopt(nc, s.IO)
+	c, err := adopt(nc, m)
 	if err != nil {
 		s.logf("pingpong: serve %s: %w", peer, err)
 		return
@@ -206,6 +217,30 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	if err != nil && !closing && !isDisconnect(err) {
 		s.logf("pingpong: serve %s: %w", peer, err)
 	}
+}
+
+// autoHold is the model Auto serves one more connection under, counted in
+// held when it is Blocking (autoRelease uncounts it).
+func (s *Server) autoHold() IOModel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, _ := autoIO(s.held+1, cpusFor(s.CPUs))
+	if m == Blocking {
+		s.held++
+	}
+	s.served[m]++
+	return m
+}
+
+// AutoLimit is how many connections at once an Auto server serves
+// blocking: AutoPerCPU per CPU its connections may run on (CPUs, else the
+// process's affinity mask), at most AutoHeldMax.
+func (s *Server) AutoLimit() int { return autoLimit(cpusFor(s.CPUs)) }
+
+func (s *Server) autoRelease() {
+	s.mu.Lock()
+	s.held--
+	s.mu.Unlock()
 }
 
 // isDisconnect reports whether err is how a peer going away shows up.

@@ -29,6 +29,7 @@ func TestNoAllocsPerMessage(t *testing.T) {
 		{"goroutine-timed", relay.Config{Engine: relay.EngineGoroutine, Stats: true}},
 		{"epoll", relay.Config{Engine: relay.EngineEpoll, Stats: true, Lock: relay.LockConn}},
 		{"splice", relay.Config{Engine: relay.EngineSplice, Stats: true}},
+		{"epoll-wake-adaptive", relay.Config{Engine: relay.EngineEpoll, Stats: true, Wake: relay.WakeAdaptive}},
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			rr := startRelay(t, v.cfg, "tcp", up.addr)

@@ -51,7 +51,8 @@ type Config struct {
 	Engine   Engine        // "" = EngineGoroutine
 	Workers  int           // event loops for epoll and splice; 0 = 1
 	Spin     bool          // loops poll with a zero timeout instead of sleeping (burns a core)
-	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = sleep at once
+	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = as Wake says
+	Wake     Wake          // how loops wait when neither Spin nor BusyPoll is set; "" = WakeAuto (wake.go)
 	CPUs     []int         // CPUs the loop threads are pinned to, loop i on CPUs[i%len]; epoll and splice only
 	Lock     Lock          // "" = LockNone
 	Buffer   int           // bytes per direction; 0 = DefaultBuffer (sockmap: the kernel holds up to 16× this per direction; splice: the pipe a direction starts with, grown to up to 1 MiB once it streams)
@@ -123,6 +124,16 @@ func (c Config) withDefaults() (Config, error) {
 	if c.BusyPoll < 0 || c.BusyPoll > time.Second {
 		return c, fmt.Errorf("relay: busy-poll %v: want 0..1s", c.BusyPoll)
 	}
+	switch c.Wake {
+	case "":
+		c.Wake = WakeAuto
+	case WakeAuto, WakeSleep, WakeAdaptive:
+	default:
+		return c, fmt.Errorf("relay: wake %q: want auto, sleep or adaptive", c.Wake)
+	}
+	if c.Wake != WakeAuto && (c.Spin || c.BusyPoll > 0) {
+		return c, fmt.Errorf("relay: wake %s: spin and busy-poll say how loops wait already", c.Wake)
+	}
 	if c.Grace == 0 {
 		c.Grace = DefaultGrace
 	}
@@ -157,8 +168,8 @@ func (c Config) checkNoLoop(why noLoop) error {
 	switch {
 	case len(c.CPUs) > 0:
 		return fmt.Errorf("relay: cpus %v: %s", c.CPUs, why.cpus)
-	case c.Spin || c.BusyPoll != 0:
-		return fmt.Errorf("relay: spin/busy-poll: %s", why.spin)
+	case c.Spin || c.BusyPoll != 0 || (c.Wake != "" && c.Wake != WakeAuto):
+		return fmt.Errorf("relay: spin/busy-poll/wake: %s", why.spin)
 	case c.Lock != LockNone:
 		return fmt.Errorf("relay: lock %s: %s", c.Lock, why.lock)
 	case c.Workers != 1:

@@ -30,6 +30,8 @@ var variants = []variant{
 	{"splice", relay.Config{Engine: relay.EngineSplice, Stats: true}},
 	{"epoll-spin", relay.Config{Engine: relay.EngineEpoll, Spin: true}},
 	{"epoll-busy-poll", relay.Config{Engine: relay.EngineEpoll, BusyPoll: 50 * time.Microsecond}},
+	{"epoll-wake-sleep", relay.Config{Engine: relay.EngineEpoll, Wake: relay.WakeSleep}},
+	{"splice-wake-adaptive", relay.Config{Engine: relay.EngineSplice, Wake: relay.WakeAdaptive}},
 	{"epoll-lock-conn", relay.Config{Engine: relay.EngineEpoll, Workers: 2, Lock: relay.LockConn}},
 	{"splice-lock-global", relay.Config{Engine: relay.EngineSplice, Workers: 2, Lock: relay.LockGlobal, Buffer: 4096}},
 	{"sockmap", relay.Config{Engine: relay.EngineSockmap}},

@@ -36,6 +36,7 @@ type loopEngine struct {
 	grown      atomic.Int64
 	loops      []*loop
 	global     sync.Mutex // LockGlobal: held by whichever loop moves a chunk
+	wake       wakeChoice // how the loops wait (wake.go)
 }
 
 // Event data: the listener and the wake-up eventfd have negative ids; a
@@ -72,7 +73,8 @@ func newLoopEngine(r *Relay) (engine, error) {
 		ln.Close()
 		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
 	}
-	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice}
+	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
+	r.wake = e.wake
 	if e.splice {
 		e.streamPipe = streamPipeSize(r.cfg.Buffer)
 	}
@@ -85,6 +87,20 @@ func newLoopEngine(r *Relay) (engine, error) {
 		e.loops = append(e.loops, l)
 	}
 	return e, nil
+}
+
+// loopCPUs is how many CPUs a loop thread may run on: one when Config.CPUs
+// pins each, else the process's affinity mask (taskset) as the calling
+// thread has it.
+func loopCPUs(c Config) int {
+	if len(c.CPUs) > 0 {
+		return 1
+	}
+	set, err := affinity.ThreadCPUs()
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	return set.Len()
 }
 
 func (e *loopEngine) recorders() []*recorder {
@@ -113,6 +129,8 @@ func (e *loopEngine) loopStats() []LoopStats {
 	out := make([]LoopStats, len(e.loops))
 	for i, l := range e.loops {
 		out[i].Accepted = l.accepted.Load()
+		out[i].SpinHits = l.spinHits.Load()
+		out[i].SpinMisses = l.spinMisses.Load()
 	}
 	return out
 }
@@ -174,6 +192,8 @@ type loop struct {
 	acceptGate acceptGate
 	force      atomic.Bool
 	accepted   atomic.Int64
+	spinHits   atomic.Int64 // adaptive spins that caught an event
+	spinMisses atomic.Int64 // adaptive spins that ran out
 
 	dial  *sockets.RawDialer
 	slots []*conn
@@ -187,7 +207,7 @@ type loop struct {
 	bigPipes int      // pipes grown to streamPipe, in use or in pipes
 	rec      *recorder
 	wakes    *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
-	now      int64     // clock at the last wake-up (timed runs only)
+	now      int64     // clock at the last wake-up with events
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
@@ -270,33 +290,49 @@ const idleWait = 5
 // idle relay does not take sysmon's preemption signal 100 times a second.
 // A gap that long between messages costs the few calls of one hand-off.
 //
-// The goroutine is locked to its thread only when it pins it (Config.CPUs):
-// preempting a locked goroutine hands its P to another M and back (stoplockedm,
-// startlockedm: four futex), an unlocked one simply runs on.
+// The goroutine is locked to its thread, pinned or not. Unlocked, each
+// preemption by sysmon (every 10 ms of raw waiting, which looks to the
+// runtime like running) put it on the run queue with wakep, and the thread
+// woken took it about as often as its own: unpinned under sysbench
+// oltp_point_select through MariaDB, the loop's work spread over three
+// threads and the relay made 0.26-0.70 CPU migrations per transaction
+// (perf stat, 10,000 transactions a round, 4 rounds; HAProxy 0.01-0.15);
+// locked, one thread did it all, with 0.01-0.11, at 2.05-2.07 context
+// switches per transaction against 2.04-2.06 unlocked. A locked goroutine's preemption hands its P to another M and
+// back (stoplockedm, startlockedm), which costs the same switches the hop did.
+// A Gosched every 5 ms, to keep sysmon from preempting at all, made it
+// worse: 2.21-2.31 switches per transaction, the loop still on three
+// threads (goschedImpl wakes a spare M, which races for the goroutine).
 func (l *loop) run() (err error) {
 	release := sockets.HoldP()
 	defer release()
+	runtime.LockOSThread()
 	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
 		// A pinned thread is never handed back to the scheduler: the
 		// goroutine exits still locked and the runtime retires the thread
 		// with its mask.
-		runtime.LockOSThread()
 		cpu := cpus[l.id%len(cpus)]
 		if _, perr := affinity.PinThread(affinity.NewCPUSet(cpu)); perr != nil {
 			l.e.r.cfg.Logf("relay: loop %d: %v", l.id, perr)
 			defer runtime.UnlockOSThread()
 		}
+	} else {
+		defer runtime.UnlockOSThread()
 	}
 	defer l.ackStopAccept()
 	defer l.closeAll()
 
 	events := make([]unix.EpollEvent, 256)
-	timed := l.rec != nil
 	// BusyPoll: keep polling without sleeping for a while after the last
 	// event, so that the answer to what was just relayed finds the thread
 	// awake instead of paying a wake-up (a few microseconds, more on a busy
 	// machine); idle longer than that, the loop sleeps in epoll_wait.
 	busyPoll := int64(l.e.r.cfg.BusyPoll)
+	// Adaptive wake (wake.go): after an event, poll until spinUntil while
+	// the score says such spins catch the next event.
+	adaptive := l.e.wake.adaptive
+	var score spinScore
+	var spinUntil int64
 	var lastEvent int64
 	idle := false
 	for {
@@ -308,6 +344,14 @@ func (l *loop) run() (err error) {
 			timeout = 0
 		case l.acceptGate.paused:
 			timeout = 100 // ms: retry accept4 after running out of fds
+		case spinUntil != 0:
+			if nanotime() < spinUntil {
+				timeout = 0
+			} else {
+				score.miss()
+				l.spinMisses.Add(1)
+				spinUntil = 0
+			}
 		}
 		var n int
 		var werr error
@@ -337,9 +381,18 @@ func (l *loop) run() (err error) {
 		if werr != nil {
 			return fmt.Errorf("relay: loop %d: %w", l.id, werr)
 		}
-		if n > 0 && (timed || busyPoll > 0) {
+		if n > 0 {
 			l.now = nanotime()
 			lastEvent = l.now
+			if spinUntil != 0 {
+				score.hit()
+				l.spinHits.Add(1)
+			}
+			if adaptive && score.spin() {
+				spinUntil = l.now + int64(AdaptiveSpin)
+			} else {
+				spinUntil = 0
+			}
 		}
 		dispatch(events[:n], l.wake, l.accept, func(ev *unix.EpollEvent) { l.event(ev.Fd, ev.Pad, ev.Events) })
 		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {

@@ -23,6 +23,7 @@ type Relay struct {
 	bound    sockets.Addr // dialable form of the bound listener
 	eng      engine
 	counters counters
+	wake     wakeChoice // the event loops' wait strategy; zero for engines without loops
 
 	mu      sync.Mutex
 	serving bool
@@ -75,6 +76,11 @@ func New(listen, connect sockets.Addr, cfg Config) (*Relay, error) {
 // kernel chose when the listen address asked for port 0 and without the
 // listen-only options (fork, reuseaddr, mode...).
 func (r *Relay) Addr() sockets.Addr { return r.bound }
+
+// Wake says how the event loops wait for events (sleep, spin, busy-poll D
+// or adaptive) and why: chosen from Config and, for WakeAuto, the CPUs the
+// loops may run on. Both are empty for engines without loops of their own.
+func (r *Relay) Wake() (strategy, why string) { return r.wake.Strategy, r.wake.Why }
 
 // Config returns the configuration in effect, defaults filled in.
 func (r *Relay) Config() Config { return r.cfg }

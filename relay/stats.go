@@ -100,6 +100,10 @@ type Residence struct {
 // LoopStats is one event loop's share of the work.
 type LoopStats struct {
 	Accepted int64 `json:"accepted"`
+	// SpinHits and SpinMisses count an adaptive loop's spins (wake.go)
+	// that caught the next event and that ran out.
+	SpinHits   int64 `json:"spin_hits"`
+	SpinMisses int64 `json:"spin_misses"`
 }
 
 // Env is where the relay ran.
@@ -118,6 +122,11 @@ type SnapshotConfig struct {
 	Workers  int    `json:"workers"`
 	Spin     bool   `json:"spin"`
 	BusyPoll string `json:"busy_poll"`
+	// Wake is how the event loops wait, as chosen (sleep, spin,
+	// busy-poll D, adaptive), and WakeWhy why; empty for engines without
+	// loops of their own.
+	Wake     string `json:"wake,omitempty"`
+	WakeWhy  string `json:"wake_why,omitempty"`
 	CPUs     []int  `json:"cpus"`
 	Lock     Lock   `json:"lock"`
 	Buffer   int    `json:"buffer"`
@@ -163,6 +172,7 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	s.Config = SnapshotConfig{
 		Listen: r.listen.String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
 		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
+		Wake: r.wake.Strategy, WakeWhy: r.wake.Why,
 		Buffer: r.cfg.Buffer, MaxConns: r.cfg.MaxConns, Timed: r.cfg.Stats,
 	}
 	if s.Config.CPUs == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +59,49 @@ func TestSnapshotHistogramDecodes(t *testing.T) {
 	}
 	if h.Count() != res.Count || h.Quantile(50) != res.P50Ns || h.Max() != res.MaxNs || h.Min() != res.MinNs {
 		t.Errorf("decoded count %d p50 %d min %d max %d; snapshot says %+v", h.Count(), h.Quantile(50), h.Min(), h.Max(), res)
+	}
+}
+
+// TestWakeReported: the loops' wait strategy is in the snapshot as chosen,
+// an adaptive loop counts its spins, a sleeping one never spins, and a
+// wake option beside spin or busy-poll is refused.
+func TestWakeReported(t *testing.T) {
+	for _, w := range []relay.Wake{relay.WakeAdaptive, relay.WakeSleep} {
+		up := startUpstream(t, "tcp", echo)
+		rr := startRelay(t, relay.Config{Engine: relay.EngineEpoll, Wake: w}, "tcp", up.addr)
+		c := dial(t, rr.Addr())
+		buf := make([]byte, 8)
+		for range 200 {
+			if _, err := c.Write(buf); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Close()
+		s := rr.Stats()
+		if s.Config.Wake != string(w) || s.Config.WakeWhy == "" {
+			t.Errorf("%s: snapshot wake %q (%q)", w, s.Config.Wake, s.Config.WakeWhy)
+		}
+		if len(s.Loops) != 1 {
+			t.Fatalf("%s: %d loops in the snapshot", w, len(s.Loops))
+		}
+		spins := s.Loops[0].SpinHits + s.Loops[0].SpinMisses
+		if (w == relay.WakeAdaptive) != (spins > 0) {
+			t.Errorf("%s: %d spins (%+v)", w, spins, s.Loops[0])
+		}
+		if strategy, _ := rr.Wake(); strategy != string(w) {
+			t.Errorf("%s: Relay.Wake says %q", w, strategy)
+		}
+	}
+	for _, cfg := range []relay.Config{
+		{Engine: relay.EngineEpoll, Wake: "often"},
+		{Engine: relay.EngineEpoll, Wake: relay.WakeSleep, Spin: true},
+		{Engine: relay.EngineGoroutine, Wake: relay.WakeAdaptive},
+	} {
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "wake") {
+			t.Errorf("%+v: Validate = %v, want an error naming wake", cfg, err)
+		}
 	}
 }

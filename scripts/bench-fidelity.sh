@@ -2,18 +2,20 @@
 # make bench-fidelity: is pingpong's round trip the kernel's, not its own?
 #
 # Fidelity: sockperf (the C reference) against its own server, and pingpong
-# --io blocking against pongd --io blocking, on the same loopback, 64-byte
-# messages, one thread, in interleaved rounds (sockperf, blocking, netpoll,
-# spin, sockperf, ...). sockperf prints HALF the round trip: it is doubled
-# here, so every figure below is a full round trip in microseconds. The
-# target is pingpong's median p50 <= 1.05 x sockperf's.
+# against pongd with their default flags (no --io: auto, as a user runs
+# them) and in each --io model, on the same loopback, 64-byte messages, one
+# thread, in interleaved rounds (sockperf, default, blocking, netpoll, spin,
+# sockperf, ...). sockperf prints HALF the round trip: it is doubled here,
+# so every figure below is a full round trip in microseconds. The target is
+# pingpong's median p50 <= 1.05 x sockperf's, with default flags.
 #
 # Overhead: heap allocations per 1,000 round trips, client and responder in
 # one process, per I/O model (go test), target <= 1.
 #
-# ROUNDS (default 9) and SECS (default 2) size the run: on a small shared
-# machine one round varies by a third (placement, neighbours), so many short
-# interleaved rounds and their medians say more than a few long ones.
+# BIN (default bin) holds the binaries; ROUNDS (default 9) and SECS (default
+# 2) size the run: on a small shared machine one round varies by a third
+# (placement, neighbours), so many short interleaved rounds and their
+# medians say more than a few long ones.
 # PLACEMENT pins every process with taskset, the same placement for sockperf
 # and hoplat (unpinned figures on a VM are placement luck): packed (default)
 # puts clients and servers on CPU 0, so a round trip is kernel path and
@@ -22,6 +24,7 @@
 # scheduler (marked so in the output). PIN=1 is spread, as it was.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
 ROUNDS=${ROUNDS:-9}
 SECS=${SECS:-2}
 SIZE=64
@@ -39,7 +42,7 @@ if [ "$PLACEMENT" != none ]; then
 	command -v taskset >/dev/null || { echo "bench-fidelity: PLACEMENT=$PLACEMENT needs taskset" >&2; exit 1; }
 fi
 for b in pingpong pongd; do
-	[ -x "bin/$b" ] || { echo "bench-fidelity: bin/$b missing (make build)" >&2; exit 1; }
+	[ -x "$BIN/$b" ] || { echo "bench-fidelity: $BIN/$b missing (make build)" >&2; exit 1; }
 done
 if ! command -v sockperf >/dev/null; then
 	echo "bench-fidelity: sockperf not installed (make deps): no reference to compare with" >&2
@@ -57,9 +60,10 @@ trap cleanup EXIT
 addr=
 
 # pongd prints "listening ADDR" once bound; wait for that line.
-start_pongd() { # name io
-	local out="$tmp/pongd-$1.out"
-	"${server[@]}" bin/pongd --listen tcp:127.0.0.1:0 --io "$2" >"$out" 2>"$tmp/pongd-$1.err" &
+start_pongd() { # name io ("default": no --io flag)
+	local out="$tmp/pongd-$1.out" io=(--io "$2")
+	[ "$2" = default ] && io=()
+	"${server[@]}" "$BIN/pongd" --listen tcp:127.0.0.1:0 "${io[@]}" >"$out" 2>"$tmp/pongd-$1.err" &
 	pids+=($!)
 	addr=$(wait_line "$out" "${pids[-1]}") && return
 	echo "bench-fidelity: pongd --io $2 did not start: $(cat "$tmp/pongd-$1.err")" >&2
@@ -82,9 +86,10 @@ csv_field() {
 	awk -F, -v name="$2" 'NR==1{for(i=1;i<=NF;i++) if($i==name) c=i; next} c{print $c; exit}' "$1"
 }
 
-run_pingpong() { # target io -> p50 round trip in us
-	local out="$tmp/pp.csv"
-	if ! "${client[@]}" bin/pingpong --target "$1" --io "$2" --size $SIZE --time "${SECS}s" --format csv >"$out" 2>"$tmp/pp.err"; then
+run_pingpong() { # target io ("default": no --io flag) -> p50 round trip in us
+	local out="$tmp/pp.csv" io=(--io "$2")
+	[ "$2" = default ] && io=()
+	if ! "${client[@]}" "$BIN/pingpong" --target "$1" "${io[@]}" --size $SIZE --time "${SECS}s" --format csv >"$out" 2>"$tmp/pp.err"; then
 		echo "bench-fidelity: pingpong --io $2 failed: $(cat "$tmp/pp.err")" >&2
 		exit 1
 	fi
@@ -103,6 +108,8 @@ median() { sort -g | awk '{v[NR]=$1} END{if(NR%2) print v[(NR+1)/2]; else printf
 
 start_sockperf
 sp_port=$addr
+start_pongd default default
+t_default=$addr
 start_pongd blocking blocking
 t_blocking=$addr
 start_pongd netpoll netpoll
@@ -116,11 +123,13 @@ spread) pinning="placement spread: clients on CPU 0, servers on CPU 1 (taskset)"
 none) pinning="placement none: UNPINNED, figures are placement luck" ;;
 esac
 echo "bench-fidelity: $ROUNDS interleaved rounds x ${SECS}s, $SIZE-byte messages, 1 thread, TCP loopback, $pinning"
-echo "(round trip p50 in us; sockperf prints half the round trip, doubled here)"
-printf '%-6s %10s %12s %10s %10s\n' round sockperf pp-blocking pp-netpoll pp-spin
-: >"$tmp/sp" >"$tmp/bl" >"$tmp/np" >"$tmp/sn" >"$tmp/ratio"
+echo "  machine: $(uname -r), $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), $(nproc) CPUs"
+echo "(round trip p50 in us; sockperf prints half the round trip, doubled here; pp-default: pingpong and pongd without --io)"
+printf '%-6s %10s %11s %12s %10s %10s\n' round sockperf pp-default pp-blocking pp-netpoll pp-spin
+: >"$tmp/sp" >"$tmp/df" >"$tmp/bl" >"$tmp/np" >"$tmp/sn" >"$tmp/ratio" >"$tmp/dratio"
 for r in $(seq "$ROUNDS"); do
 	sp=$(run_sockperf "$sp_port")
+	df=$(run_pingpong "$t_default" default)
 	bl=$(run_pingpong "$t_blocking" blocking)
 	np=$(run_pingpong "$t_netpoll" netpoll)
 	# Two spinners on one CPU only take turns at the scheduler's tick:
@@ -131,19 +140,23 @@ for r in $(seq "$ROUNDS"); do
 		sn=$(run_pingpong "$t_spin" spin)
 		echo "$sn" >>"$tmp/sn"
 	fi
-	echo "$sp" >>"$tmp/sp"; echo "$bl" >>"$tmp/bl"; echo "$np" >>"$tmp/np"
+	echo "$sp" >>"$tmp/sp"; echo "$df" >>"$tmp/df"; echo "$bl" >>"$tmp/bl"; echo "$np" >>"$tmp/np"
 	awk -v a="$bl" -v b="$sp" 'BEGIN{printf "%.4f\n", a/b}' >>"$tmp/ratio"
-	printf '%-6s %10s %12s %10s %10s\n' "$r" "$sp" "$bl" "$np" "$sn"
+	awk -v a="$df" -v b="$sp" 'BEGIN{printf "%.4f\n", a/b}' >>"$tmp/dratio"
+	printf '%-6s %10s %11s %12s %10s %10s\n' "$r" "$sp" "$df" "$bl" "$np" "$sn"
 done
-m_sp=$(median <"$tmp/sp"); m_bl=$(median <"$tmp/bl"); m_np=$(median <"$tmp/np")
+m_sp=$(median <"$tmp/sp"); m_df=$(median <"$tmp/df"); m_bl=$(median <"$tmp/bl"); m_np=$(median <"$tmp/np")
 m_sn=n/a
 [ -s "$tmp/sn" ] && m_sn=$(median <"$tmp/sn")
-printf '%-6s %10s %12s %10s %10s\n' median "$m_sp" "$m_bl" "$m_np" "$m_sn"
+printf '%-6s %10s %11s %12s %10s %10s\n' median "$m_sp" "$m_df" "$m_bl" "$m_np" "$m_sn"
+dratio=$(awk -v a="$m_df" -v b="$m_sp" 'BEGIN{printf "%.3f", a/b}')
+drratio=$(median <"$tmp/dratio")
+dverdict=$(awk -v r="$dratio" 'BEGIN{print (r <= 1.05) ? "within" : "OVER"}')
 ratio=$(awk -v a="$m_bl" -v b="$m_sp" 'BEGIN{printf "%.3f", a/b}')
 rratio=$(median <"$tmp/ratio")
-verdict=$(awk -v r="$ratio" 'BEGIN{print (r <= 1.05) ? "within" : "OVER"}')
 echo
-echo "fidelity: pingpong --io blocking / sockperf p50 round trip = $ratio (median of per-round ratios $rratio); target <= 1.05: $verdict"
+echo "fidelity: pingpong (default flags) / sockperf p50 round trip = $dratio (median of per-round ratios $drratio); target <= 1.05: $dverdict ($pinning)"
+echo "          pingpong --io blocking / sockperf = $ratio (median of per-round ratios $rratio)"
 if [ "$m_sn" = n/a ]; then
 	# awk would read "n/a" as 0 and print a ratio of 0.000.
 	awk -v n="$m_np" -v b="$m_sp" 'BEGIN{printf "          netpoll / sockperf = %.3f, spin / sockperf = n/a (packed: spin not run, two spinners on one CPU measure time slices)\n", n/b}'

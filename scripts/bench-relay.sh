@@ -17,10 +17,12 @@
 # placement luck): PLACEMENT=packed (default) puts the sockperf client, the
 # relays and the sockperf server all on CPU 0, so a hop costs kernel path and
 # context switches only; PLACEMENT=spread puts the server on CPU 1, so every
-# message to it also pays a cross-CPU wake-up.
+# message to it also pays a cross-CPU wake-up; PLACEMENT=none pins nothing
+# (the scheduler places every process, as a user runs them; hoprelay's
+# loops then choose the adaptive wake, see --wake).
 #
 # Knobs: ROUNDS (default 5), SECS per sockperf run (3), BIN (bin), QUICK,
-# PLACEMENT (packed|spread).
+# PLACEMENT (packed|spread|none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -28,14 +30,17 @@ ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
 ENGINES=(goroutine epoll splice epoll-spin epoll-busy sockmap)
 PLACEMENT=${PLACEMENT:-packed}
-case $PLACEMENT in
-packed) CPU_SERVER=0 ;;
-spread) CPU_SERVER=1 ;;
-*) echo "bench-relay: PLACEMENT=$PLACEMENT: want packed or spread" >&2; exit 2 ;;
-esac
-# client and relays on CPU 0 in both placements
+# client and relays on CPU 0 in both pinned placements
 PIN=(taskset -c 0)
-PIN_SERVER=(taskset -c "$CPU_SERVER")
+case $PLACEMENT in
+packed) CPU_SERVER=0 PIN_SERVER=(taskset -c 0) where="sockperf client and every relay on CPU 0, sockperf server on CPU 0 (taskset -c)" ;;
+spread) CPU_SERVER=1 PIN_SERVER=(taskset -c 1) where="sockperf client and every relay on CPU 0, sockperf server on CPU 1 (taskset -c)" ;;
+none) PIN=() PIN_SERVER=() where="UNPINNED, every process placed by the scheduler" ;;
+*) echo "bench-relay: PLACEMENT=$PLACEMENT: want packed, spread or none" >&2; exit 2 ;;
+esac
+# Unpinned, the default epoll loop is adaptive (--wake auto): epoll-sleep is
+# the loop that sleeps at once, for the comparison.
+[ "$PLACEMENT" = none ] && ENGINES=(goroutine epoll epoll-sleep splice epoll-spin epoll-busy sockmap)
 
 need() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || { echo "bench-relay: $1 not found (make deps)" >&2; exit 1; }; }
 for p in sockperf socat haproxy; do need "$p"; done
@@ -63,6 +68,7 @@ for eng in "${ENGINES[@]}"; do
 	flags=(--engine "${eng%-*}")
 	[ "$eng" = epoll-spin ] && flags+=(--spin)
 	[ "$eng" = epoll-busy ] && flags+=(--busy-poll 50us)
+	[ "$eng" = epoll-sleep ] && flags+=(--wake sleep)
 	"${PIN[@]}" "$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
 	pids+=($!)
 	addr=$(wait_line "$tmp/$eng.out" "${pids[-1]}") || { echo "bench-relay: hoprelay $eng did not start: $(cat "$tmp/$eng.err")" >&2; exit 1; }
@@ -92,7 +98,11 @@ start haproxy haproxy_cfg {PORT}
 
 PATHS=(direct "${ENGINES[@]}" socat haproxy)
 echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"
-echo "  placement $PLACEMENT: sockperf client and every relay on CPU 0, sockperf server on CPU $CPU_SERVER (taskset -c)"
+echo "  machine: $(uname -r), $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), $(nproc) CPUs; placement $PLACEMENT: $where"
+for eng in "${ENGINES[@]}"; do
+	w=$(grep -m1 '^hoprelay: wake' "$tmp/$eng.err" || true)
+	[ -z "$w" ] || echo "  $eng: ${w#hoprelay: }"
+done
 for r in $(seq "$ROUNDS"); do
 	for p in "${PATHS[@]}"; do
 		out=$("${PIN[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "${PORT[$p]}" -m 64 -t "$SECS" --full-rtt 2>&1) || {
@@ -147,6 +157,10 @@ END {
 }' "$tmp/rounds"
 
 [ "${QUICK:-0}" = 1 ] && exit 0
+if [ "$PLACEMENT" = none ]; then
+	echo "(concurrency, stream and idle RSS are measured pinned only: run PLACEMENT=packed or spread)"
+	exit 0
+fi
 # BenchmarkPeers starts its own client, relays and server, each pinned by
 # affinity.StartOn to the same CPUs as above (HOPLAT_RELAY_PLACEMENT), and
 # names the placement in every figure's line; ROUNDS interleaved rounds,

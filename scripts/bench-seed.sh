@@ -23,12 +23,15 @@
 # MariaDB, the relay and sysbench all on CPU 0, where a hop costs kernel path
 # and context switches only; PLACEMENT=spread puts MariaDB on CPU 1 and the
 # client and relay on CPU 0 (the seeds' database on another host), where
-# every message also pays a cross-CPU wake-up. Timing on a shared machine is
-# noise unless rounds interleave; the counts are what to compare.
+# every message also pays a cross-CPU wake-up; PLACEMENT=none pins nothing
+# and runs hoprelay with its default flags, the experiment as field-notes.md
+# section 1 publishes it and a user runs it (the scheduler places every
+# process; marked so in the output). Timing on a shared machine is noise
+# unless rounds interleave; the counts are what to compare.
 #
 # Knobs: ROUNDS (5), SECS per timed run (1), TABLE_SIZE (10000),
 # STRACE_EVENTS (300 oltp_read_only transactions, 10x that of point_select),
-# PLACEMENT (packed|spread), ENGINES ("goroutine epoll splice sockmap"),
+# PLACEMENT (packed|spread|none), ENGINES ("goroutine epoll splice sockmap"),
 # WORKLOADS ("oltp_read_only oltp_point_select"), BIN (bin).
 # Defaults run in under 6 minutes; e.g. ROUNDS=9 SECS=10 for a quiet machine.
 set -euo pipefail
@@ -43,9 +46,13 @@ read -r -a ENGINES <<<"${ENGINES:-goroutine epoll splice sockmap}"
 read -r -a WORKLOADS <<<"${WORKLOADS:-oltp_read_only oltp_point_select}"
 
 case $PLACEMENT in
-packed) CPU_DB=0 CPU_RELAY=0 CPU_CLIENT=0 ;;
-spread) CPU_DB=1 CPU_RELAY=0 CPU_CLIENT=0 ;;
-*) echo "bench-seed: PLACEMENT=$PLACEMENT: want packed or spread" >&2; exit 2 ;;
+packed) PIN_DB=(taskset -c 0) PIN_RELAY=(taskset -c 0) PIN_CLIENT=(taskset -c 0)
+	where="mariadbd, relay and sysbench on CPU 0 (taskset -c)" ;;
+spread) PIN_DB=(taskset -c 1) PIN_RELAY=(taskset -c 0) PIN_CLIENT=(taskset -c 0)
+	where="mariadbd on CPU 1, relay and sysbench on CPU 0 (taskset -c)" ;;
+none) PIN_DB=() PIN_RELAY=() PIN_CLIENT=()
+	where="UNPINNED, every process placed by the scheduler" ;;
+*) echo "bench-seed: PLACEMENT=$PLACEMENT: want packed, spread or none" >&2; exit 2 ;;
 esac
 
 ME=bench-seed
@@ -71,7 +78,7 @@ DBPORT=$(free_port)
 DBSOCK=$tmp/mysqld.sock
 mariadb_install
 # shellcheck disable=SC2046 # mariadbd_opts prints several options
-taskset -c "$CPU_DB" "$MARIADBD" $(mariadbd_opts "$DBPORT" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
+"${PIN_DB[@]}" "$MARIADBD" $(mariadbd_opts "$DBPORT" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
 pids+=($!)
 mariadb_wait "${pids[-1]}"
 root=(mariadb --no-defaults -uroot --socket="$DBSOCK")
@@ -97,7 +104,7 @@ UP="TCP4:127.0.0.1:$DBPORT,nodelay"
 start_relay() {
 	local name=$1 leg=$2 addr=$3 pid
 	shift 3
-	taskset -c "$CPU_RELAY" "$@" >"$tmp/$name.log" 2>&1 &
+	"${PIN_RELAY[@]}" "$@" >"$tmp/$name.log" 2>&1 &
 	pid=$!
 	pids+=("$pid")
 	if ! wait_ready "$addr" "$pid"; then
@@ -132,7 +139,7 @@ listen unixleg
 	bind $tmp/haproxy.sock
 	server db 127.0.0.1:$DBPORT
 CFG
-taskset -c "$CPU_RELAY" "$HAPROXY" -db -f "$tmp/haproxy.cfg" >"$tmp/haproxy.log" 2>&1 &
+"${PIN_RELAY[@]}" "$HAPROXY" -db -f "$tmp/haproxy.cfg" >"$tmp/haproxy.log" 2>&1 &
 hpid=$!
 pids+=("$hpid")
 if wait_ready "$p" "$hpid" && wait_ready "$tmp/haproxy.sock" "$hpid"; then
@@ -158,7 +165,7 @@ sb() {
 	local w=$1 path=$2
 	shift 2
 	# shellcheck disable=SC2086 # VIA holds several arguments
-	taskset -c "$CPU_CLIENT" sysbench "$w" "${sb_common[@]}" ${VIA[$path]} "$@" run >"$tmp/sb.out" 2>&1 || return 1
+	"${PIN_CLIENT[@]}" sysbench "$w" "${sb_common[@]}" ${VIA[$path]} "$@" run >"$tmp/sb.out" 2>&1 || return 1
 	local errs
 	errs=$(awk '/ignored errors:/{print $3; exit}' "$tmp/sb.out")
 	[ "${errs:-1}" = 0 ]
@@ -183,7 +190,14 @@ live=()
 for path in "${PATHS[@]}"; do [ -n "${SKIP[$path]:-}" ] || live+=("$path"); done
 
 echo "bench-seed: MariaDB $("${root[@]}" -N -e 'select version()'), sysbench ${WORKLOADS[*]}, 1 thread, table-size $TABLE_SIZE"
-echo "  placement $PLACEMENT: mariadbd on CPU $CPU_DB, relay on CPU $CPU_RELAY, sysbench on CPU $CPU_CLIENT (taskset -c)"
+echo "  machine: $(uname -r), $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), $(nproc) CPUs; placement $PLACEMENT: $where"
+echo "  hoprelay with default flags but --engine; each said how its loops wait:"
+for eng in "${ENGINES[@]}"; do
+	for leg in tcp unix; do
+		w=$(grep -m1 '^hoprelay: wake' "$tmp/$eng-$leg.log" 2>/dev/null || true)
+		[ -z "$w" ] || echo "    $eng-$leg: ${w#hoprelay: }"
+	done
+done
 echo "  $ROUNDS interleaved rounds x ${SECS}s per path and workload; medians; upstream leg TCP nodelay for every relay"
 
 # --- timed rounds ----------------------------------------------------------

@@ -38,6 +38,14 @@ type options struct {
 	hgrm   string
 }
 
+// ioUsage is --io's help: what each model costs, measured.
+const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) runs blocking, one OS thread per connection " +
+	"as sysbench and sockperf do, up to 8 threads per CPU it may run on (512 in all), and netpoll beyond; " +
+	"the report's config names the model in io_chosen and why in io_reason. " +
+	"Measured on a loaded 2-vCPU EPYC guest (README.md, Defaults): netpoll cost 43.4 us of client CPU per MariaDB " +
+	"point-select at 1 thread unpinned against blocking's 23.0 (sysbench 27.1); spin beats the default's echo p50 " +
+	"where the client has a CPU to itself, 17.2 us against 21.3 unpinned (sockperf 23.5), at the price of a core per thread"
+
 func parse(args []string) (options, error) {
 	var o options
 	fs := pflag.NewFlagSet("pingpong", pflag.ContinueOnError)
@@ -51,7 +59,7 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.cfg.Runs, "runs", 1, "runs per thread count")
 	fs.IntVar(&o.cfg.Discard, "discard", 0, "leave the first K runs out of the figures")
 	fs.Float64Var(&o.cfg.Rate, "rate", 0, "open loop: total requests per second (0 = closed loop)")
-	ioModel := fs.String("io", "netpoll", "I/O model: netpoll, blocking or spin")
+	ioModel := fs.String("io", "auto", ioUsage)
 	cpus := fs.String("cpus", "", "pin worker threads round-robin over this CPU list (0-3,8)")
 	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
 	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
@@ -89,7 +97,10 @@ func parse(args []string) (options, error) {
 			return o, cli.Usage(fmt.Errorf("--cpus: %w", err))
 		}
 	}
-	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, o.cfg.IO); err != nil {
+	// A protocol that dials its own connections dials them as the
+	// workers do, under the model the run will use.
+	model, _ := o.cfg.ChosenIO()
+	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, model); err != nil {
 		return o, cli.Usage(err)
 	}
 	if o.cfg.RXStamps && my.connectOnly {

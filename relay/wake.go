@@ -1,0 +1,110 @@
+package relay
+
+import (
+	"fmt"
+	"time"
+)
+
+// Wake names how an event loop waits for its next event when neither Spin
+// nor BusyPoll says.
+type Wake string
+
+const (
+	// WakeAuto, the default, picks from the CPUs the loop may run on:
+	// WakeAdaptive on AdaptiveCPUs or more, WakeSleep on fewer, where the
+	// loop shares its CPU with its client and server (packed, a loop that
+	// polls keeps the peer whose reply it waits for off the CPU) or, on 2
+	// or 3, polls on the CPU one of them needs: unpinned on a 2-vCPU guest
+	// a sockperf round trip through an adaptive loop added 37.2 us, 31.8
+	// through one that slept (make bench-relay PLACEMENT=none).
+	WakeAuto Wake = "auto"
+	// WakeSleep sleeps in epoll_wait as soon as no event is ready.
+	WakeSleep Wake = "sleep"
+	// WakeAdaptive polls for up to AdaptiveSpin after each event before
+	// it sleeps, for as long as such spins go on catching the next event
+	// (the peer answers within the spin, so the loop pays no wake-up);
+	// when they stop paying it sleeps at once, and tries a spin again now
+	// and then.
+	WakeAdaptive Wake = "adaptive"
+)
+
+// AdaptiveCPUs is the fewest CPUs on which WakeAuto polls: room for the
+// loop's own beside a client's and a server's, and one more. Not measured
+// on a machine that large yet: on 2 CPUs polling lost.
+const AdaptiveCPUs = 4
+
+// AdaptiveSpin is how long a WakeAdaptive loop polls after an event: a
+// loopback peer's turnaround (sockperf's server, a client sending its next
+// statement) fits in it, a database's query does not, so spins after a
+// statement sent upstream miss and the score stops them.
+const AdaptiveSpin = 50 * time.Microsecond
+
+// wakeChoice is the strategy a relay's loops run, and why.
+type wakeChoice struct {
+	Strategy string // "sleep", "spin", "busy-poll 50µs" or "adaptive"
+	Why      string
+	adaptive bool
+}
+
+// chooseWake resolves c's wait strategy for loops that may run on cpus
+// CPUs (the loop thread's affinity mask: --cpus pins each to one).
+func chooseWake(c Config, cpus int) wakeChoice {
+	switch {
+	case c.Spin:
+		return wakeChoice{Strategy: "spin", Why: "--spin: polls with a zero timeout, never sleeps"}
+	case c.BusyPoll > 0:
+		return wakeChoice{Strategy: "busy-poll " + c.BusyPoll.String(), Why: "--busy-poll: polls for that long after each event"}
+	case c.Wake == WakeSleep:
+		return wakeChoice{Strategy: "sleep", Why: "--wake sleep"}
+	case c.Wake == WakeAdaptive:
+		return wakeChoice{Strategy: "adaptive", Why: fmt.Sprintf("--wake adaptive: polls up to %v after an event while that catches the next one", AdaptiveSpin), adaptive: true}
+	case cpus <= 1:
+		return wakeChoice{Strategy: "sleep", Why: "auto: the loop may run on 1 CPU, which it shares with what else runs there: polling would hold the CPU its peers need"}
+	case cpus < AdaptiveCPUs:
+		return wakeChoice{Strategy: "sleep", Why: fmt.Sprintf("auto: the loop may run on %d CPUs, fewer than %d: polling would hold a CPU its client or server needs", cpus, AdaptiveCPUs)}
+	}
+	return wakeChoice{Strategy: "adaptive", Why: fmt.Sprintf("auto: the loop may run on %d CPUs: polls up to %v after an event while that catches the next one", cpus, AdaptiveSpin), adaptive: true}
+}
+
+// spinScore decides, wake by wake, whether an adaptive loop's spin pays.
+// A spin that caught the next event counts +1, one that ran out counts -2
+// (it burnt AdaptiveSpin for nothing): a loop spins while the score is not
+// negative, so spins must catch at least two events in three. Once it has
+// stopped, every probeEvery-th sleep is tried as a spin again, so that a
+// peer that has become quick is noticed.
+type spinScore struct {
+	score  int
+	sleeps int
+}
+
+const (
+	scoreMax   = 8
+	scoreMin   = -8
+	probeEvery = 64
+)
+
+// spin reports whether the loop should spin after the events it has just
+// handled.
+func (s *spinScore) spin() bool {
+	if s.score >= 0 {
+		return true
+	}
+	s.sleeps++
+	if s.sleeps >= probeEvery {
+		s.sleeps = 0
+		return true
+	}
+	return false
+}
+
+// hit counts a spin that caught an event; after a probe it starts the
+// spins again.
+func (s *spinScore) hit() {
+	if s.score < 0 {
+		s.score = 0
+		return
+	}
+	s.score = min(s.score+1, scoreMax)
+}
+
+func (s *spinScore) miss() { s.score = max(s.score-2, scoreMin) }
