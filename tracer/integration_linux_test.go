@@ -184,7 +184,7 @@ func needCPUs(t *testing.T, n int) {
 		t.Fatal(err)
 	}
 	if online.Len() < n {
-		t.Skipf("needs %d CPUs, %s online", n, online)
+		peer.Unavailable(t, fmt.Sprintf("needs %d CPUs, %s online", n, online))
 	}
 }
 
