@@ -342,7 +342,7 @@ func pathString(r *Request) string {
 }
 
 // BenchmarkOverhead runs packed round trips untraced and traced in
-// interleaved rounds (one pair per b.N) and reports each side's median
+// interleaved rounds (one pair per b.N, in ABBA order) and reports each side's median
 // p50 and the tracer's cost on it: the figure trace.overhead_pct reports.
 func BenchmarkOverhead(b *testing.B) {
 	for _, p := range paths[:3:3] {
@@ -350,7 +350,11 @@ func BenchmarkOverhead(b *testing.B) {
 			continue
 		}
 		b.Run(strings.ReplaceAll(p.name, " ", "_"), func(b *testing.B) {
-			tr := openOrSkip(b, Config{})
+			var quiet []string
+			if os.Getenv("HOPLAT_TRACER_QUIET_SERVER") != "" {
+				quiet = []string{"server"}
+			}
+			tr := openOrSkip(b, Config{WithoutSyscalls: quiet})
 			perEvent, err := tr.Calibrate(b.Context())
 			if err != nil {
 				b.Fatal(err)
@@ -359,8 +363,15 @@ func BenchmarkOverhead(b *testing.B) {
 			follow(b, tr, comps)
 			var plain, traced []float64
 			var reqs []Request
-			for range b.N {
+			untraced := func() {
 				plain = append(plain, runClient(b, nil, p.client, target, 500*time.Millisecond).p50(b))
+			}
+			for i := range b.N {
+				// ABBA: a round's position in the pair would otherwise
+				// count as the tracer's.
+				if i%2 == 0 {
+					untraced()
+				}
 				if err := tr.Start(); err != nil {
 					b.Fatal(err)
 				}
@@ -370,6 +381,9 @@ func BenchmarkOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				reqs = append(reqs, trace.Requests()...)
+				if i%2 == 1 {
+					untraced()
+				}
 			}
 			u, v := median(plain), median(traced)
 			us := func(f float64) time.Duration { return time.Duration(f * 1e3) }
@@ -392,4 +406,44 @@ func median(v []float64) float64 {
 		return math.NaN()
 	}
 	return v[len(v)/2]
+}
+
+// TestWithoutSyscalls: a component whose system calls are not recorded
+// still has its time on the path, all of it user time.
+func TestWithoutSyscalls(t *testing.T) {
+	needCPUs(t, 2)
+	tr := openOrSkip(t, Config{WithoutSyscalls: []string{"server"}})
+	p := paths[3] // epoll spread
+	target, comps := topology(t, p)
+	follow(t, tr, comps)
+	if err := tr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	runClient(t, tr, p.client, target, 300*time.Millisecond)
+	trace, err := tr.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := trace.Requests()
+	if len(reqs) < 100 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var server, relayCalls int
+	for _, r := range reqs {
+		for _, g := range r.Segments {
+			switch {
+			case g.Component == "server" && (g.Kind == SegKernel || g.Kind == SegLeg):
+				t.Fatalf("server segment %v with its system calls unrecorded", g.Kind)
+			case g.Component == "server":
+				server++
+			case g.Component == "relay" && g.Kind == SegKernel:
+				relayCalls++
+			}
+		}
+	}
+	if server == 0 || relayCalls == 0 {
+		t.Errorf("%d server segments, %d relay kernel segments", server, relayCalls)
+	}
+	med, _ := Quantile(reqs, 0.5)
+	t.Logf("%d requests, identity %.2f%%, median %v: %s", len(reqs), IdentityPct(reqs), med.RTT(), med.Split())
 }
