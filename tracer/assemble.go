@@ -333,6 +333,7 @@ type assembler struct {
 	tasks      map[int]*task
 	cpus       map[int]*cpuState
 	migrations []uint64
+	woke       map[int][]wake // by waker: when it woke whom (wake.waker holds the woken)
 	perEvent   time.Duration
 }
 
@@ -344,7 +345,7 @@ type assembler struct {
 // the trace may cut them.
 func Assemble(cfg Config, events []Event, perEvent time.Duration) []Request {
 	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.Time, b.Time) })
-	a := &assembler{cfg: &cfg, tasks: map[int]*task{}, cpus: map[int]*cpuState{}, perEvent: perEvent}
+	a := &assembler{cfg: &cfg, tasks: map[int]*task{}, cpus: map[int]*cpuState{}, woke: map[int][]wake{}, perEvent: perEvent}
 	for i := range events {
 		a.add(&events[i])
 	}
@@ -401,6 +402,7 @@ func (a *assembler) add(e *Event) {
 		woken := a.task(e.Tid2, e.Tgid2)
 		a.task(e.Tid, e.Tgid)
 		woken.wakes = append(woken.wakes, wake{t: e.Time, waker: int(e.Tid)})
+		a.woke[int(e.Tid)] = append(a.woke[int(e.Tid)], wake{t: e.Time, waker: woken.tid})
 	case KindMigrate:
 		if a.task(e.Tid2, e.Tgid2).component != "" {
 			a.migrations = append(a.migrations, e.Time)
@@ -523,7 +525,8 @@ func (a *assembler) walk(r *Request) {
 	var rev []Segment // built backwards, from End
 	t, stop := r.End, r.Start
 	x := a.tasks[r.Tid]
-	from := "" // the component x just woke, when x is a waker
+	from := ""       // the component x just woke, when x is a waker
+	var legAt uint64 // when x woke another component, if it did (see running)
 	other := func(lo, hi uint64) {
 		if hi > lo {
 			rev = append(rev, Segment{Start: lo, End: hi, Kind: SegOther, CPU: -1})
@@ -549,8 +552,11 @@ func (a *assembler) walk(r *Request) {
 			}
 		}
 		lo := max(rn.in, stop)
-		rev = a.running(rev, x, rn.cpu, lo, t, from != "" && from != x.component)
-		from = ""
+		if from != "" && from != x.component {
+			legAt = t
+		}
+		rev = a.running(rev, x, rn.cpu, lo, t, legAt)
+		from, legAt = "", 0
 		if rn.in <= stop {
 			break
 		}
@@ -562,6 +568,10 @@ func (a *assembler) walk(r *Request) {
 			if p.ready {
 				rev = a.displaced(rev, x, rn.cpu, max(p.out, stop), t)
 				t = p.out
+				// What ran meanwhile may have been the next component,
+				// woken by x before it was preempted: x's system call
+				// then is the leg to it.
+				legAt = a.lastWake(x, p.in, p.out)
 				continue
 			}
 		}
@@ -598,6 +608,18 @@ func (a *assembler) walk(r *Request) {
 	r.Migrations = hi - lo
 }
 
+// lastWake returns when x last woke a task of another component within
+// (lo, hi], or 0.
+func (a *assembler) lastWake(x *task, lo, hi uint64) uint64 {
+	w := a.woke[x.tid]
+	for i := sort.Search(len(w), func(i int) bool { return w[i].t > hi }) - 1; i >= 0 && w[i].t > lo; i-- {
+		if n := a.tasks[w[i].waker]; n != nil && n.component != "" && n.component != x.component {
+			return w[i].t
+		}
+	}
+	return 0
+}
+
 // displaced appends (backwards) the time x waited runnable on cpu over
 // [lo, hi] after it was preempted: what the CPU ran meanwhile. A followed
 // task's stretch is that task's own time (on a packed path, the server x
@@ -622,7 +644,7 @@ func (a *assembler) displaced(rev []Segment, x *task, cpu int, lo, hi uint64) []
 		}
 		n := a.tasks[c.switches[i].next]
 		if n != nil && n != x && n.component != "" {
-			rev = a.running(rev, n, cpu, s, e, false)
+			rev = a.running(rev, n, cpu, s, e, 0)
 		} else {
 			rev = append(rev, Segment{Start: s, End: e, Kind: SegRunnable, Component: x.component,
 				Tid: x.tid, CPU: cpu, Behind: c.switches[i].next})
@@ -650,9 +672,10 @@ func (a *assembler) idleExit(cpu int, w, in uint64) (uint64, bool) {
 }
 
 // running appends (backwards) x's time on cpu over [lo, hi]: user time,
-// its system calls, and the softirqs that ran in its place. leg marks the
-// system call under way at hi as the leg to the component x woke there.
-func (a *assembler) running(rev []Segment, x *task, cpu int, lo, hi uint64, leg bool) []Segment {
+// its system calls, and the softirqs that ran in its place. legAt, when
+// not 0, is when x woke the next component on the path: the system call
+// under way then is the leg up to that moment (and kernel time after).
+func (a *assembler) running(rev []Segment, x *task, cpu int, lo, hi, legAt uint64) []Segment {
 	if hi <= lo {
 		return rev
 	}
@@ -671,11 +694,12 @@ func (a *assembler) running(rev []Segment, x *task, cpu int, lo, hi uint64, leg 
 		c := &x.calls[i]
 		s, e := max(c.start, lo), min(c.end, hi)
 		piece(cur, s, base)
-		k := SegKernel
-		if leg && e == hi {
-			k = SegLeg
+		if legAt > s && legAt <= e {
+			piece(s, legAt, SegLeg)
+			piece(legAt, e, SegKernel)
+		} else {
+			piece(s, e, SegKernel)
 		}
-		piece(s, e, k)
 		cur = e
 	}
 	piece(cur, hi, base)
@@ -684,7 +708,17 @@ func (a *assembler) running(rev []Segment, x *task, cpu int, lo, hi uint64, leg 
 			fwd = overlay(fwd, c.softirq[i], SegSoftirq)
 		}
 	}
-	for i := len(fwd) - 1; i >= 0; i-- {
+	// Pieces split at a wake-up inside a softirq join again.
+	n := 0
+	for i := range fwd {
+		if n > 0 && fwd[n-1].Kind == fwd[i].Kind && fwd[n-1].End == fwd[i].Start {
+			fwd[n-1].End = fwd[i].End
+			continue
+		}
+		fwd[n] = fwd[i]
+		n++
+	}
+	for i := n - 1; i >= 0; i-- {
 		rev = append(rev, fwd[i])
 	}
 	return rev

@@ -204,21 +204,22 @@ func TestAssemble(t *testing.T) {
 		split  Split
 	}{
 		// The server's time while the relay waits preempted is the
-		// server's, not the relay's wait.
+		// server's, not the relay's wait, and the relay's write that
+		// woke it is a leg up to the wake-up.
 		name:   "relay packed, the server preempts the relay",
 		events: relayPacked(5),
 		want: []seg{
 			{SegLeg, "client", 200}, {SegSoftirq, "client", 100},
 			{SegRunnable, "relay", 400},
 			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100}, {SegUser, "relay", 100},
-			{SegKernel, "relay", 100}, {SegSoftirq, "relay", 200}, {SegKernel, "relay", 100},
+			{SegLeg, "relay", 100}, {SegSoftirq, "relay", 200}, {SegKernel, "relay", 100},
 			{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegKernel, "server", 100}, {SegSoftirq, "server", 100},
 			{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegKernel, "server", 100},
 			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100}, {SegUser, "relay", 100},
 			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegLeg, "relay", 100}, {SegSoftirq, "relay", 100},
 			{SegRunnable, "client", 400}, {SegKernel, "client", 100},
 		},
-		split: Split{RelayUser: 0.5, RelayKernel: 0.7, Runnable: 0.8, Softirq: 0.5, Legs: 0.3, Endpoints: 0.7},
+		split: Split{RelayUser: 0.5, RelayKernel: 0.6, Runnable: 0.8, Softirq: 0.5, Legs: 0.4, Endpoints: 0.7},
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -128,15 +128,17 @@ const ringbufNoWakeup = 1
 //   - tgids, tids (BPF_MAP_TYPE_ARRAY of u64 words): bitmaps of the followed
 //     processes and extra threads, bit id%64 of word id/64. Every program
 //     tests the task here before any work.
+//   - calls (the same): the followed processes whose system calls are
+//     recorded (Config.WithoutSyscalls leaves some out).
 //   - cpus (BPF_MAP_TYPE_ARRAY, by CPU): non-zero where idle and softirq
 //     events are recorded.
 //   - events (BPF_MAP_TYPE_RINGBUF): one Event per record.
 //   - lost (BPF_MAP_TYPE_ARRAY, one u64): records the full ring refused.
 type objects struct {
-	tgids, tids, cpus, events, lost *ebpf.Map
-	progs                           []*ebpf.Program
-	links                           []link.Link
-	wakeup                          string // the tracepoint behind KindWaking
+	tgids, tids, calls, cpus, events, lost *ebpf.Map
+	progs                                  []*ebpf.Program
+	links                                  []link.Link
+	wakeup                                 string // the tracepoint behind KindWaking
 }
 
 func (o *objects) close() {
@@ -144,7 +146,7 @@ func (o *objects) close() {
 	for _, p := range o.progs {
 		p.Close()
 	}
-	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.cpus, o.events, o.lost} {
+	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.events, o.lost} {
 		if m != nil {
 			m.Close()
 		}
@@ -205,6 +207,9 @@ func newObjects(ringBytes int) (*objects, error) {
 	}
 	if o.tids, err = bitmap("hoplat_tids"); err != nil {
 		return fail("create array tids", err)
+	}
+	if o.calls, err = bitmap("hoplat_calls"); err != nil {
+		return fail("create array calls", err)
 	}
 	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
@@ -509,7 +514,7 @@ func (b *builder) sysProg(k Kind) (asm.Instructions, error) {
 	body = append(body, emit...)
 	return b.done(prologue(),
 		current(),
-		b.follows(offTid, offTgid),
+		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
 		asm.Instructions{asm.Ja.Label("out")},
 		body)
 }

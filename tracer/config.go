@@ -2,6 +2,7 @@ package tracer
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,12 @@ type Config struct {
 	// carry a component's work, as the kworkers that run a sockmap relay's
 	// redirects or ksoftirqd. Their time counts as kernel time.
 	Threads map[int]string
+	// WithoutSyscalls names components whose system calls are not
+	// recorded: their time on CPU is all SegUser (so an endpoint's time
+	// still counts whole in endpoints), their sends are not legs, and the
+	// path carries fewer records (a Go server makes a handful of system
+	// calls per request). The client's are needed to find requests.
+	WithoutSyscalls []string
 	// CPUs are the CPUs whose idle states and softirqs are recorded; nil
 	// means every CPU.
 	CPUs []int
@@ -41,6 +48,10 @@ const (
 	DefaultRingBytes = 16 << 20
 	DefaultMaxEvents = 1 << 21
 )
+
+func (c *Config) syscalls(component string) bool {
+	return !slices.Contains(c.WithoutSyscalls, component)
+}
 
 func (c *Config) client() string {
 	if c.Client == "" {

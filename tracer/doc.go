@@ -36,6 +36,10 @@
 //	p50, _ := tracer.Quantile(reqs, 0.5) // p50.Split(): DESIGN.md's p50_split_us
 //	identity := tracer.IdentityPct(reqs)  // trace.identity_pct
 //
+// Waterfall writes chosen requests as trace.json in the Chrome
+// trace-event format: open it in ui.perfetto.dev ("Open trace file") or in
+// chrome://tracing ("Load"), unmodified.
+//
 // What the walk cannot see, and shows as such: a task that polls instead
 // of sleeping (a spinning client or relay, Go's spinning threads) is never
 // woken, so its wait is its own user or kernel time; a wake-up from a

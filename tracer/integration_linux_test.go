@@ -119,6 +119,8 @@ type path struct {
 	name                string
 	relay               bool
 	client, rel, server affinity.CPUSet
+	io                  string // the client's --io; "" is blocking
+	unix                bool   // the client's leg over a UNIX socket
 }
 
 var (
@@ -130,12 +132,20 @@ var (
 // front of it, and returns the client's target and the components to
 // follow.
 func topology(t testing.TB, p path) (string, map[int]string) {
-	srv := start(t, p.server, true, "pongd", "--listen", "tcp:127.0.0.1:0", "--cpus", p.server.String())
+	listen := "tcp:127.0.0.1:0"
+	if p.unix && !p.relay {
+		listen = "unix:" + filepath.Join(t.TempDir(), "pongd.sock")
+	}
+	srv := start(t, p.server, true, "pongd", "--listen", listen, "--cpus", p.server.String())
 	comps := map[int]string{srv.pid: "server"}
 	target := srv.addr
 	if p.relay {
+		front := "TCP4-LISTEN:0,nodelay"
+		if p.unix {
+			front = "UNIX-LISTEN:" + filepath.Join(t.TempDir(), "relay.sock")
+		}
 		r := start(t, p.rel, true, "hoprelay", "--engine", "epoll", "--cpus", p.rel.String(),
-			"TCP4-LISTEN:0,nodelay", strings.Replace(srv.addr, "tcp:", "TCP4:", 1)+",nodelay")
+			front, strings.Replace(srv.addr, "tcp:", "TCP4:", 1)+",nodelay")
 		comps[r.pid] = "relay"
 		target = r.addr
 	}
@@ -145,7 +155,11 @@ func topology(t testing.TB, p path) (string, map[int]string) {
 // runClient runs pingpong against target for d and, with tr, follows it
 // while it runs.
 func runClient(t testing.TB, tr *Tracer, cpus affinity.CPUSet, target string, d time.Duration) *proc {
-	c := start(t, cpus, false, "pingpong", "--target", target, "--io", "blocking",
+	return runClientIO(t, tr, cpus, target, d, "blocking")
+}
+
+func runClientIO(t testing.TB, tr *Tracer, cpus affinity.CPUSet, target string, d time.Duration, io string) *proc {
+	c := start(t, cpus, false, "pingpong", "--target", target, "--io", io,
 		"--threads", "1", "--cpus", cpus.String(), "--time", d.String(), "--format", "json")
 	if tr != nil {
 		follow(t, tr, map[int]string{c.pid: "client"})
@@ -170,7 +184,7 @@ func needCPUs(t *testing.T, n int) {
 		t.Fatal(err)
 	}
 	if online.Len() < n {
-		t.Skipf("needs %d CPUs, %s online", n, online)
+		peer.Unavailable(t, fmt.Sprintf("needs %d CPUs, %s online", n, online))
 	}
 }
 
@@ -179,6 +193,8 @@ var paths = []path{
 	{name: "direct spread", client: cpu0, server: cpu1},
 	{name: "epoll packed", relay: true, client: cpu0, rel: cpu0, server: cpu0},
 	{name: "epoll spread", relay: true, client: cpu0, rel: cpu1, server: cpu0},
+	{name: "direct packed netpoll", client: cpu0, server: cpu0, io: "netpoll"},
+	{name: "epoll spread unix", relay: true, client: cpu0, rel: cpu1, server: cpu0, unix: true},
 }
 
 // TestTracedRequests traces real round trips on loopback (pingpong, the
@@ -201,7 +217,11 @@ func TestTracedRequests(t *testing.T) {
 			if err := tr.Start(); err != nil {
 				t.Fatal(err)
 			}
-			c := runClient(t, tr, p.client, target, 500*time.Millisecond)
+			io := p.io
+			if io == "" {
+				io = "blocking"
+			}
+			c := runClientIO(t, tr, p.client, target, 500*time.Millisecond, io)
 			trace, err := tr.Stop()
 			if err != nil {
 				t.Fatal(err)
@@ -246,6 +266,12 @@ func TestTracedRequests(t *testing.T) {
 			t.Logf("median request's path:\n%s", pathString(&med))
 			w.Add(p.name+" p50", &med)
 			w.Add(p.name+" p99", &p99)
+			// The client times a round trip from before its send to after
+			// its receive; the trace, from the send's entry to the
+			// receive's return: a little less, never far off.
+			if rtt, p50 := float64(med.RTT())/1e3, c.p50(t); math.Abs(rtt-p50) > 0.1*p50 {
+				t.Errorf("median traced round trip %.1f µs, the client's p50 %.1f µs", rtt, p50)
+			}
 			if !(id <= 5) {
 				t.Errorf("identity %.2f%% > 5%%", id)
 			}
@@ -316,12 +342,19 @@ func pathString(r *Request) string {
 }
 
 // BenchmarkOverhead runs packed round trips untraced and traced in
-// interleaved rounds (one pair per b.N) and reports each side's median
+// interleaved rounds (one pair per b.N, in ABBA order) and reports each side's median
 // p50 and the tracer's cost on it: the figure trace.overhead_pct reports.
 func BenchmarkOverhead(b *testing.B) {
-	for _, p := range []path{paths[0], paths[2]} {
+	for _, p := range paths[:3:3] {
+		if p.name == "direct spread" {
+			continue
+		}
 		b.Run(strings.ReplaceAll(p.name, " ", "_"), func(b *testing.B) {
-			tr := openOrSkip(b, Config{})
+			var quiet []string
+			if os.Getenv("HOPLAT_TRACER_QUIET_SERVER") != "" {
+				quiet = []string{"server"}
+			}
+			tr := openOrSkip(b, Config{WithoutSyscalls: quiet})
 			perEvent, err := tr.Calibrate(b.Context())
 			if err != nil {
 				b.Fatal(err)
@@ -330,8 +363,15 @@ func BenchmarkOverhead(b *testing.B) {
 			follow(b, tr, comps)
 			var plain, traced []float64
 			var reqs []Request
-			for range b.N {
+			untraced := func() {
 				plain = append(plain, runClient(b, nil, p.client, target, 500*time.Millisecond).p50(b))
+			}
+			for i := range b.N {
+				// ABBA: a round's position in the pair would otherwise
+				// count as the tracer's.
+				if i%2 == 0 {
+					untraced()
+				}
 				if err := tr.Start(); err != nil {
 					b.Fatal(err)
 				}
@@ -341,6 +381,9 @@ func BenchmarkOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				reqs = append(reqs, trace.Requests()...)
+				if i%2 == 1 {
+					untraced()
+				}
 			}
 			u, v := median(plain), median(traced)
 			us := func(f float64) time.Duration { return time.Duration(f * 1e3) }
@@ -363,4 +406,44 @@ func median(v []float64) float64 {
 		return math.NaN()
 	}
 	return v[len(v)/2]
+}
+
+// TestWithoutSyscalls: a component whose system calls are not recorded
+// still has its time on the path, all of it user time.
+func TestWithoutSyscalls(t *testing.T) {
+	needCPUs(t, 2)
+	tr := openOrSkip(t, Config{WithoutSyscalls: []string{"server"}})
+	p := paths[3] // epoll spread
+	target, comps := topology(t, p)
+	follow(t, tr, comps)
+	if err := tr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	runClient(t, tr, p.client, target, 300*time.Millisecond)
+	trace, err := tr.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := trace.Requests()
+	if len(reqs) < 100 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var server, relayCalls int
+	for _, r := range reqs {
+		for _, g := range r.Segments {
+			switch {
+			case g.Component == "server" && (g.Kind == SegKernel || g.Kind == SegLeg):
+				t.Fatalf("server segment %v with its system calls unrecorded", g.Kind)
+			case g.Component == "server":
+				server++
+			case g.Component == "relay" && g.Kind == SegKernel:
+				relayCalls++
+			}
+		}
+	}
+	if server == 0 || relayCalls == 0 {
+		t.Errorf("%d server segments, %d relay kernel segments", server, relayCalls)
+	}
+	med, _ := Quantile(reqs, 0.5)
+	t.Logf("%d requests, identity %.2f%%, median %v: %s", len(reqs), IdentityPct(reqs), med.RTT(), med.Split())
 }

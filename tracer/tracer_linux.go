@@ -60,8 +60,9 @@ func Open(cfg Config) (*Tracer, error) {
 		objs.close()
 		return nil, err
 	}
-	for tgid := range cfg.Components {
-		if err := setBit(objs.tgids, tgid, true); err != nil {
+	cfg.WithoutSyscalls = slices.Clone(cfg.WithoutSyscalls)
+	for tgid, c := range cfg.Components {
+		if err := setFollowed(objs, &cfg, tgid, c, true); err != nil {
 			return fail(fmt.Errorf("tracer: follow process %d: %w", tgid, err))
 		}
 	}
@@ -95,11 +96,20 @@ func (t *Tracer) Follow(tgid int, component string) error {
 	if t.objs == nil {
 		return errClosed
 	}
-	if err := setBit(t.objs.tgids, tgid, true); err != nil {
+	if err := setFollowed(t.objs, &t.cfg, tgid, component, true); err != nil {
 		return fmt.Errorf("tracer: follow process %d: %w", tgid, err)
 	}
 	t.cfg.Components[tgid] = component
 	return nil
+}
+
+// setFollowed sets or clears a process's bits: followed, and its system calls
+// recorded unless its component is in cfg.WithoutSyscalls.
+func setFollowed(o *objects, cfg *Config, tgid int, component string, on bool) error {
+	if err := setBit(o.tgids, tgid, on); err != nil {
+		return err
+	}
+	return setBit(o.calls, tgid, on && cfg.syscalls(component))
 }
 
 // Unfollow stops following a process (every thread of tgid).
@@ -110,7 +120,7 @@ func (t *Tracer) Unfollow(tgid int) error {
 		return errClosed
 	}
 	delete(t.cfg.Components, tgid)
-	if err := setBit(t.objs.tgids, tgid, false); err != nil {
+	if err := setFollowed(t.objs, &t.cfg, tgid, "", false); err != nil {
 		return fmt.Errorf("tracer: unfollow process %d: %w", tgid, err)
 	}
 	return nil
