@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -36,7 +37,11 @@ func openTracing(ctx context.Context, cfg Config, hosts bool) *tracing {
 	case hosts:
 		return &tracing{note: "not traced on a topology's hosts"}
 	}
-	tcfg := tracer.Config{}
+	// The server's system calls are left out: its time counts whole in
+	// endpoints either way, its legs are the direct path's as much as a
+	// relay path's, and a Go server makes a handful per request, which
+	// the tracer's cost per record would add to every round trip.
+	tcfg := tracer.Config{WithoutSyscalls: []string{"server"}}
 	tr, err := tracer.Open(tcfg)
 	if err != nil {
 		return &tracing{note: err.Error()}
@@ -110,6 +115,15 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 			for _, tid := range kw.PIDs() {
 				t.tr.FollowThread(tid, "relay")
 			}
+		}
+	}
+	// The collector drains the ring every 10 ms in this process: on a
+	// CPU of the path it would add its decoding to the round trips, so
+	// for the traced round this process moves to a CPU the path leaves
+	// free, when there is one.
+	if free := freeCPUs(placement); free.Len() > 0 {
+		if prev, err := affinity.PinProcess(os.Getpid(), free); err == nil {
+			defer affinity.PinProcess(os.Getpid(), prev)
 		}
 	}
 	if err := t.tr.Start(); err != nil {
@@ -199,6 +213,56 @@ func followChildren(tr *tracer.Tracer, comps map[int]string, stop <-chan struct{
 		case <-tick.C:
 		}
 	}
+}
+
+// freeCPUs are the CPUs this process may use that placement gives to none
+// of the path's components; none when a component is unplaced.
+func freeCPUs(placement affinity.Placement) affinity.CPUSet {
+	mine, err := affinity.ThreadCPUs()
+	if err != nil {
+		return affinity.CPUSet{}
+	}
+	used := map[int]bool{}
+	for _, c := range components {
+		cpus, ok := placement.For(c)
+		if !ok {
+			return affinity.CPUSet{}
+		}
+		for _, n := range cpus.CPUs() {
+			used[n] = true
+		}
+	}
+	var free []int
+	for _, n := range mine.CPUs() {
+		if !used[n] {
+			free = append(free, n)
+		}
+	}
+	return affinity.NewCPUSet(free...)
+}
+
+// tracedRequests is how many requests a traced round should hold: enough
+// for its median band (the middle fifth) and twenty beyond its p99.
+const tracedRequests = 2000
+
+// tracedTime is how long a cell's traced round runs: long enough for
+// tracedRequests at the rate its kept rounds ran, 100 ms at the least and
+// a round's length at the most. A point select fills 0.35 s many times
+// over, and every traced round costs the run its length and the
+// assembly of what it recorded.
+func tracedTime(round time.Duration, samples []hop.Sample, discard int) time.Duration {
+	var tps []float64
+	for i, smp := range samples {
+		if i >= discard && smp.Failed == "" && smp.TPS > 0 {
+			tps = append(tps, smp.TPS)
+		}
+	}
+	if len(tps) == 0 {
+		return round
+	}
+	slices.Sort(tps)
+	d := time.Duration(float64(tracedRequests) / tps[len(tps)/2] * float64(time.Second))
+	return min(round, max(d, 100*time.Millisecond))
 }
 
 func placementName(p affinity.Placement) string {
