@@ -91,10 +91,7 @@ func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// tabwriter right-aligns every column; padding the names by hand keeps
 	// the first one flush left, as a reader scans it.
-	width := len("path")
-	for _, p := range r.Paths {
-		width = max(width, len(p.Name))
-	}
+	width := nameWidth(r.Paths)
 	var head []string
 	head = append(head, fmt.Sprintf("%-*s\t", width, "path"))
 	head = append(head, sweep.seriesHead())
@@ -223,10 +220,7 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 	}
 	fmt.Fprintf(w, "where the added p50 goes (µs per request; %s):\n", from)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	width := len("path")
-	for _, p := range paths {
-		width = max(width, len(p.Name))
-	}
+	width := nameWidth(paths)
 	// A sweep's rows share their names: its columns say which series
 	// each is.
 	sweep := sweeps(paths)
@@ -366,10 +360,7 @@ func writeTraced(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "traced requests (one more round of each path, through the scheduler and the kernel%s):\n", per)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	width := len("path")
-	for _, p := range traced {
-		width = max(width, len(p.Name))
-	}
+	width := nameWidth(traced)
 	sweep := sweeps(traced)
 	fmt.Fprintf(tw, "%-*s\t%srequests\tidentity\tcovered\ttraced p50\toverhead\tp50 request µs\tp99 request µs\t\n", width, "path", sweep.seriesHead())
 	for _, p := range traced {
@@ -392,4 +383,14 @@ func writeTraced(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, line)
 	}
 	return nil
+}
+
+// nameWidth is the width of the path column over paths: the longest name,
+// or the header's.
+func nameWidth(paths []PathResult) int {
+	width := len("path")
+	for _, p := range paths {
+		width = max(width, len(p.Name))
+	}
+	return width
 }
