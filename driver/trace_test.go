@@ -2,7 +2,6 @@ package driver
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/tracer"
+	"github.com/hoplat/hoplat/tracer/tracertest"
 )
 
 // requireTracer skips (fails under HOPLAT_REQUIRE_INTEGRATION) where the
@@ -77,10 +77,8 @@ func TestRunTraced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		TraceEvents []map[string]any `json:"traceEvents"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.TraceEvents) == 0 {
-		t.Errorf("trace.json: %v, %d events", err, len(doc.TraceEvents))
+	slices, flows, err := tracertest.CheckWaterfall(b)
+	if err != nil || slices == 0 || flows == 0 {
+		t.Errorf("trace.json: %d slices, %d flows: %v", slices, flows, err)
 	}
 }

@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/tracer"
+	"github.com/hoplat/hoplat/tracer/tracertest"
 )
 
 // Without the capability the tracer needs, hopbench still runs, says once
@@ -53,6 +57,38 @@ func TestIntegrationUnprivilegedSaysWhyNotTraced(t *testing.T) {
 		}
 		if d := p.Decomposition; p.Relay != hop.Direct && (d == nil || d.Method == "trace" || !strings.Contains(d.Note, "not traced: ")) {
 			t.Errorf("%s: decomposition %+v, want the fallback saying why", p.Name, d)
+		}
+	}
+}
+
+// As root, hopbench --out writes trace.json, a waterfall of the traced
+// requests that a viewer opens: it passes the structure check, and the
+// report's relay paths are split by their traces.
+func TestIntegrationTraceJSON(t *testing.T) {
+	tr, err := tracer.Open(tracer.Config{})
+	if errors.Is(err, errors.ErrUnsupported) {
+		peer.Unavailable(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	out := t.TempDir()
+	rep, _ := runJSON(t, "--paths", "direct,epoll", "--transports", "tcp", "--placement", "same-core",
+		"--time", "150ms", "--warmup", "50ms", "--runs", "2", "--discard", "0", "--out", out)
+	b, err := os.ReadFile(filepath.Join(out, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices, flows, err := tracertest.CheckWaterfall(b)
+	if err != nil || slices == 0 || flows == 0 {
+		t.Errorf("trace.json: %d slices, %d flows: %v", slices, flows, err)
+	}
+	for _, p := range rep.Paths {
+		if p.Trace == nil {
+			t.Errorf("%s: not traced", p.Name)
+		} else if p.Relay != hop.Direct && (p.Decomposition == nil || p.Decomposition.Method != "trace") {
+			t.Errorf("%s: decomposition %+v, want method trace", p.Name, p.Decomposition)
 		}
 	}
 }
