@@ -36,7 +36,7 @@ func benchConn(tb testing.TB, prepared bool) *serverConn {
 		tb.Fatal(err)
 	}
 	rw := &loopRW{data: pointSelectStream(64, prepared)}
-	c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true}
+	c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 	c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
 	return c
 }
@@ -92,7 +92,7 @@ func TestClientEventAllocs(t *testing.T) {
 		{Command: CommandOLTPRO, PS: true},
 		{Command: CommandOLTPRO},
 	} {
-		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 		_, s := mustPrepare(t, c, tc)
 		rng := rand.New(rand.NewPCG(5, 6))
 		allocs := testing.AllocsPerRun(200, func() {
@@ -110,7 +110,7 @@ func TestClientEventAllocs(t *testing.T) {
 // TCP against the mock: client, server and kernel together.
 func BenchmarkClientPointSelect(b *testing.B) {
 	m := startMock(b, ServerConfig{User: "u", Password: "p"})
-	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	_, s := mustPrepare(b, c, WorkloadConfig{Command: CommandPointSelect, PS: true})
 	rng := rand.New(rand.NewPCG(7, 8))
 	b.ReportAllocs()

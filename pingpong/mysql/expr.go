@@ -802,8 +802,25 @@ func (p *exprParser) call(name string, args []value) value {
 			ctx.varies = true
 			return value{kind: valUint, i: ctx.now.Unix()}
 		}
-	case "LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS":
+	case "LAST_INSERT_ID":
 		if nargs(0) {
+			ctx.varies = true
+			return value{kind: valUint, i: int64(c.lastInsertID)}
+		}
+	case "ROW_COUNT", "FOUND_ROWS":
+		if nargs(0) {
+			return value{kind: valInt}
+		}
+	case "SLEEP":
+		// mysqld sleeps on the connection's thread and returns 0; so does
+		// the mock, on the connection's goroutine.
+		if nargs(1) {
+			ctx.varies = true
+			if args[0].kind != valNull {
+				if d := time.Duration(toFloat(args[0]) * float64(time.Second)); d > 0 {
+					time.Sleep(d)
+				}
+			}
 			return value{kind: valInt}
 		}
 	case "COALESCE", "IFNULL":
