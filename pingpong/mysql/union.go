@@ -36,7 +36,9 @@ func (c *serverConn) unionQuery(sql []byte) error {
 			return c.sendErr(ErWrongNumberOfColumnsInSelect, "21000", "The used SELECT statements have a different number of columns")
 		} else {
 			for i := range cols {
-				if cols[i].colType != r.cols[i].colType {
+				if isIntType(cols[i].colType) && isIntType(r.cols[i].colType) {
+					cols[i].colType = max(cols[i].colType, r.cols[i].colType) // LONGLONG over LONG
+				} else if cols[i].colType != r.cols[i].colType {
 					// Mixed types: the column becomes a string, as mysqld
 					// aggregates a number and a string.
 					cols[i] = strVal("").column(string(cols[i].name), false)
@@ -71,6 +73,8 @@ func (c *serverConn) unionQuery(sql []byte) error {
 	}
 	return c.writeRows(cols, rows)
 }
+
+func isIntType(t uint8) bool { return t == typeLong || t == typeLongLong }
 
 // dedupeRows keeps the first of rows with equal values.
 func dedupeRows(rows [][]value) [][]value {
