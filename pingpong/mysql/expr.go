@@ -175,6 +175,8 @@ type evalContext struct {
 	// varies is set when a value depends on the connection or the time,
 	// so that the result must not be cached.
 	varies bool
+	// sleep is what SLEEP(n) calls; nil means time.Sleep.
+	sleep func(time.Duration)
 }
 
 // exprParser is a recursive-descent parser and evaluator over one SELECT's
@@ -829,7 +831,11 @@ func (p *exprParser) call(name string, args []value) value {
 			ctx.varies = true
 			if args[0].kind != valNull {
 				if d := time.Duration(toFloat(args[0]) * float64(time.Second)); d > 0 {
-					time.Sleep(d)
+					if ctx.sleep != nil {
+						ctx.sleep(d)
+					} else {
+						time.Sleep(d)
+					}
 				}
 			}
 			return value{kind: valInt, narrow: true}

@@ -15,7 +15,10 @@ func hasUnion(sql []byte) bool { return findTopKeyword(sql, "UNION") >= 0 }
 const ErWrongNumberOfColumnsInSelect = 1222
 
 func (c *serverConn) unionQuery(sql []byte) error {
-	ctx := &evalContext{c: c, now: time.Now()}
+	return c.unionQueryIn(sql, &evalContext{c: c, now: time.Now()})
+}
+
+func (c *serverConn) unionQueryIn(sql []byte, ctx *evalContext) error {
 	var cols []columnDef
 	var rows [][]value
 	rest := sql
