@@ -121,3 +121,29 @@ func BenchmarkClientPointSelect(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/event")
 }
+
+// BenchmarkServerRangeSelect is the mock's CPU per range select of
+// sysbench's oltp_read_only (100 rows), from command to reply.
+func BenchmarkServerRangeSelect(b *testing.B) {
+	for _, q := range []struct{ name, sql string }{
+		{"simple", "SELECT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100"},
+		{"sum", "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 5001 AND 5100"},
+		{"order", "SELECT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100 ORDER BY c"},
+		{"distinct", "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100 ORDER BY c"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			srv, err := NewServer(ServerConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := newPacketConn(nil)
+			w.end(append(append(w.begin(), comQuery), q.sql...))
+			rw := &loopRW{data: w.wbuf}
+			c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
+			b.ReportAllocs()
+			for b.Loop() {
+				serveOne(b, c)
+			}
+		})
+	}
+}

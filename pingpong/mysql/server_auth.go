@@ -32,8 +32,9 @@ type serverConn struct {
 	tq           tableStmt
 	params       []param
 	outCols      []outCol
-	ids          []int64 // an IN list's ids
-	sortIDs      []int64 // the rows an ORDER BY or DISTINCT sorts
+	ids          []int64   // an IN list's ids
+	sortRows     []sortRow // the rows an ORDER BY or DISTINCT sorts
+	sortKeys     []sortKey
 	accs         []aggAcc
 	scratch      []byte
 	lastInsertID uint64

@@ -193,13 +193,18 @@ func (c *serverConn) runSelect(st *tableStmt, binaryRows bool) error {
 		c.writeHeader(st, cols)
 		c.aggregateRow(st, cols, &sc, offset, limit, binaryRows)
 	case len(st.order) > 0 || st.distinct:
-		ids, serr := c.sorted(st, cols, &sc)
+		rows, serr := c.sorted(st, cols, &sc)
 		if serr != nil {
 			return c.sendServerError(serr)
 		}
 		c.writeHeader(st, cols)
-		for i := offset; i < int64(len(ids)) && i-offset < limit; i++ {
-			c.writeRow(st, cols, ids[i], binaryRows)
+		for i := offset; i < int64(len(rows)) && i-offset < limit; i++ {
+			c.writeRow(st, cols, rows[i].id, binaryRows)
+			if len(c.pc.wbuf) > flushAt {
+				if err := c.pc.flush(); err != nil {
+					return err
+				}
+			}
 		}
 	default:
 		c.writeHeader(st, cols)
@@ -469,48 +474,100 @@ func (c *serverConn) compareRows(st *tableStmt, a, b int64, col sbtable.Column) 
 	return bytes.Compare(t.AppendText(x[:0], a, col), t.AppendText(y[:0], b, col))
 }
 
-// sorted collects the matching ids, removes rows whose selected values
+// sortRow is a row being sorted with its first sort key's value, so
+// that most comparisons need not compute the column again.
+type sortRow struct {
+	key uint64
+	id  int64
+}
+
+type sortKey struct {
+	col  sbtable.Column
+	desc bool
+}
+
+// keyOf is a column's value as an unsigned number ordered as the column:
+// an integer shifted past the sign, a string's first digit group.
+func keyOf(t *sbtable.Table, id int64, col sbtable.Column) uint64 {
+	if isStringColumn(col) {
+		return t.Prefix(id, col)
+	}
+	return uint64(t.Int(id, col)) ^ 1<<63
+}
+
+// sortBy orders rows by keys, then by id.
+func (c *serverConn) sortBy(st *tableStmt, rows []sortRow, keys []sortKey) {
+	t := &st.tbl
+	for i := range rows {
+		rows[i].key = keyOf(t, rows[i].id, keys[0].col)
+	}
+	slices.SortFunc(rows, func(a, b sortRow) int {
+		r := cmp.Compare(a.key, b.key)
+		if r == 0 && isStringColumn(keys[0].col) {
+			r = c.compareRows(st, a.id, b.id, keys[0].col)
+		}
+		if keys[0].desc {
+			r = -r
+		}
+		for _, k := range keys[1:] {
+			if r != 0 {
+				break
+			}
+			r = c.compareRows(st, a.id, b.id, k.col)
+			if k.desc {
+				r = -r
+			}
+		}
+		if r == 0 {
+			r = cmp.Compare(a.id, b.id)
+		}
+		return r
+	})
+}
+
+// sorted collects the matching rows, removes those whose selected values
 // repeat under DISTINCT, and orders them by ORDER BY (else by id).
-func (c *serverConn) sorted(st *tableStmt, cols []outCol, sc *scan) ([]int64, *ServerError) {
-	ids := c.sortIDs[:0]
-	defer func() { c.sortIDs = ids[:0] }()
+func (c *serverConn) sorted(st *tableStmt, cols []outCol, sc *scan) ([]sortRow, *ServerError) {
+	rows := c.sortRows[:0]
+	defer func() { c.sortRows = rows[:0] }()
 	for id, ok := sc.next(); ok; id, ok = sc.next() {
 		if !c.matches(st, id) {
 			continue
 		}
-		if len(ids) == maxSortRows {
+		if len(rows) == maxSortRows {
 			return nil, &ServerError{Code: ErOutOfSortMemory, State: "HY001", Message: "Out of sort memory, consider increasing server sort buffer size"}
 		}
-		ids = append(ids, id)
+		rows = append(rows, sortRow{id: id})
 	}
-	byCols := func(a, b int64) int {
-		for i := range cols {
-			if r := c.compareRows(st, a, b, cols[i].col); r != 0 {
-				return r
-			}
-		}
-		return 0
+	if len(rows) == 0 {
+		return rows, nil
 	}
+	keys := c.sortKeys[:0]
+	defer func() { c.sortKeys = keys[:0] }()
 	if st.distinct {
-		slices.SortStableFunc(ids, byCols)
-		ids = slices.CompactFunc(ids, func(a, b int64) bool { return byCols(a, b) == 0 })
-		if len(st.order) == 0 {
-			slices.Sort(ids) // first occurrence order, as a temporary table keeps it
+		for i := range cols {
+			keys = append(keys, sortKey{col: cols[i].col})
 		}
+		c.sortBy(st, rows, keys)
+		rows = slices.CompactFunc(rows, func(a, b sortRow) bool {
+			for i := range cols {
+				if c.compareRows(st, a.id, b.id, cols[i].col) != 0 {
+					return false
+				}
+			}
+			return true
+		})
+		if len(st.order) == 0 {
+			// First occurrence order, as a temporary table keeps it.
+			slices.SortFunc(rows, func(a, b sortRow) int { return cmp.Compare(a.id, b.id) })
+		}
+		keys = keys[:0]
 	}
 	if len(st.order) > 0 {
-		slices.SortStableFunc(ids, func(a, b int64) int {
-			for _, k := range st.order {
-				r := c.compareRows(st, a, b, k.col.col)
-				if k.desc {
-					r = -r
-				}
-				if r != 0 {
-					return r
-				}
-			}
-			return cmp.Compare(a, b)
-		})
+		for _, k := range st.order {
+			keys = append(keys, sortKey{col: k.col.col, desc: k.desc})
+		}
+		c.sortBy(st, rows, keys)
 	}
-	return ids, nil
+	return rows, nil
 }

@@ -1,6 +1,7 @@
 package sbtable
 
 import (
+	"math/bits"
 	"strconv"
 )
 
@@ -92,10 +93,33 @@ func (t Table) K(id int64) int64 {
 	return 1 + int64(mix(t.stream(id, K))%uint64(t.Size))
 }
 
-// group is the g-th eleven-digit group of a string column.
-func (t Table) group(id int64, col Column, g int) uint64 {
-	return mix(next(t.stream(id, col))+uint64(g)*0x9e3779b97f4a7c15) % 100_000_000_000
+// word is the random word behind the g-th eleven-digit group of a string
+// column.
+func (t Table) word(id int64, col Column, g int) uint64 {
+	return mix(next(t.stream(id, col)) + uint64(g)*0x9e3779b97f4a7c15)
 }
+
+// digits turns a random word into eleven decimal digits without a
+// division: each pair of digits is the integer part of the word's fraction
+// times a hundred (the high half of a 64x64 multiplication), the rest of
+// it carried on.
+func digits(x uint64, d *[11]byte) {
+	for i := 0; i < 10; i += 2 {
+		hi, lo := bits.Mul64(x, 100)
+		d[i], d[i+1] = pairs[2*hi], pairs[2*hi+1]
+		x = lo
+	}
+	hi, _ := bits.Mul64(x, 10)
+	d[10] = '0' + byte(hi)
+}
+
+// pairs holds "00" through "99".
+var pairs = func() (p [200]byte) {
+	for i := range 100 {
+		p[2*i], p[2*i+1] = '0'+byte(i/10), '0'+byte(i%10)
+	}
+	return p
+}()
 
 func groups(col Column) int {
 	if col == C {
@@ -111,17 +135,13 @@ func (t Table) AppendC(b []byte, id int64) []byte { return t.appendString(b, id,
 func (t Table) AppendPad(b []byte, id int64) []byte { return t.appendString(b, id, Pad) }
 
 func (t Table) appendString(b []byte, id int64, col Column) []byte {
+	var d [11]byte
+	x := next(t.stream(id, col))
 	for g := range groups(col) {
 		if g > 0 {
 			b = append(b, '-')
 		}
-		v := t.group(id, col, g)
-		// Zero-padded to eleven digits without allocating.
-		var d [11]byte
-		for i := 10; i >= 0; i-- {
-			d[i] = '0' + byte(v%10)
-			v /= 10
-		}
+		digits(mix(x+uint64(g)*0x9e3779b97f4a7c15), &d)
 		b = append(b, d[:]...)
 	}
 	return b
@@ -131,7 +151,15 @@ func (t Table) appendString(b []byte, id int64, col Column) []byte {
 // MySQL converts the string to when it compares it with a number, and a
 // sort key that orders strings of the same shape as their text does
 // (ties are broken by the full text).
-func (t Table) Prefix(id int64, col Column) uint64 { return t.group(id, col, 0) }
+func (t Table) Prefix(id int64, col Column) uint64 {
+	var d [11]byte
+	digits(t.word(id, col, 0), &d)
+	var n uint64
+	for _, c := range d {
+		n = n*10 + uint64(c-'0')
+	}
+	return n
+}
 
 // AppendText appends column col of row id as the text protocol sends it.
 func (t Table) AppendText(b []byte, id int64, col Column) []byte {

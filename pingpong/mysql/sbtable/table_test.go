@@ -75,3 +75,15 @@ func TestAppendAllocatesNothing(t *testing.T) {
 		t.Errorf("%.1f allocations per row", n)
 	}
 }
+
+// BenchmarkAppendC is the cost of one row's c, computed on demand.
+func BenchmarkAppendC(b *testing.B) {
+	tb := Table{N: 1, Size: 1 << 20, Seed: 3}
+	buf := make([]byte, 0, CLen)
+	b.ReportAllocs()
+	id := int64(0)
+	for b.Loop() {
+		id++
+		buf = tb.AppendC(buf[:0], id)
+	}
+}
