@@ -266,6 +266,10 @@ func (c *serverConn) prepare(sql []byte) error {
 			return c.sendServerError(serr)
 		}
 		st.tq, st.params = tq, tq.params
+		if tq.verb == verbSelect {
+			cols := c.resultColumns(tq)
+			tq.header = frame(func(pc *packetConn) { c.encodeHeader(pc, tq, cols) })
+		}
 	case kindExpr:
 		if hasUnion(sql) {
 			return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")

@@ -36,6 +36,7 @@ type token struct {
 	quoted bool // a `quoted` identifier or a string with escapes inside
 	span        // the whole token, quotes included
 	n      int64
+	kw     keyword // a bare word's keyword, or kwNone
 }
 
 type lexer struct {
@@ -54,8 +55,12 @@ func (l *lexer) init(src []byte) {
 // next reads the token after the current one.
 func (l *lexer) next() {
 	l.prevEnd = l.tok.end
-	rest := skipSpace(l.src[l.pos:], false)
-	l.pos = len(l.src) - len(rest)
+	if l.pos < len(l.src) && !identBytes[l.src[l.pos]] {
+		// Blanks and comments (skipSpace's work) only where a word does
+		// not start at once.
+		rest := skipSpace(l.src[l.pos:], false)
+		l.pos = len(l.src) - len(rest)
+	}
 	start := l.pos
 	t := token{span: span{int32(start), int32(start)}}
 	if l.pos >= len(l.src) {
@@ -66,11 +71,12 @@ func (l *lexer) next() {
 	switch {
 	case '0' <= ch && ch <= '9' || ch == '.' && l.pos+1 < len(l.src) && isDigit(l.src[l.pos+1]):
 		l.number(&t)
-	case isIdentByte(ch):
-		for l.pos < len(l.src) && isIdentByte(l.src[l.pos]) {
+	case identBytes[ch]:
+		for l.pos < len(l.src) && identBytes[l.src[l.pos]] {
 			l.pos++
 		}
 		t.kind = tokIdent
+		t.kw = lookupKeyword(l.src[start:l.pos])
 	case ch == '`' || ch == '\'' || ch == '"':
 		end := skipQuoted(l.src, l.pos)
 		if end <= l.pos || end >= len(l.src) || l.src[end] != ch {
@@ -121,6 +127,14 @@ func (l *lexer) next() {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// identBytes is isIdentByte as a table, for the lexer's inner loop.
+var identBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isIdentByte(byte(c))
+	}
+	return t
+}()
+
 func (l *lexer) number(t *token) {
 	t.kind = tokInt
 	var n int64
@@ -164,14 +178,13 @@ func (l *lexer) number(t *token) {
 	t.n = n
 }
 
-// is reports whether the current token is the keyword kw (upper case).
-func (l *lexer) is(kw string) bool {
-	return l.tok.kind == tokIdent && !l.tok.quoted && int(l.tok.end-l.tok.start) == len(kw) &&
-		hasKeyword(l.tok.of(l.src), kw)
+// is reports whether the current token is the keyword kw.
+func (l *lexer) is(kw keyword) bool {
+	return l.tok.kind == tokIdent && !l.tok.quoted && l.tok.kw == kw
 }
 
 // accept consumes the keyword kw if it is next.
-func (l *lexer) accept(kw string) bool {
+func (l *lexer) accept(kw keyword) bool {
 	if l.is(kw) {
 		l.next()
 		return true

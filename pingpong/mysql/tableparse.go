@@ -126,7 +126,10 @@ type tableStmt struct {
 	params            int
 	firstParam        int32         // where the first placeholder is
 	tbl               sbtable.Table // resolved
-	tableIndex        int           // resolved: 0 for sbtest1
+	// header is a prepared SELECT's column count and definitions, framed
+	// from sequence id 1 once for its connection.
+	header     canned
+	tableIndex int // resolved: 0 for sbtest1
 }
 
 type tableParser struct {
@@ -146,20 +149,20 @@ func parseTableStmt(sql []byte, st *tableStmt) *ServerError {
 	p := tableParser{st: st}
 	p.init(sql)
 	switch {
-	case p.accept("SELECT"):
+	case p.accept(kwSelect):
 		st.verb = verbSelect
 		p.selectStmt()
-	case p.accept("UPDATE"):
+	case p.accept(kwUpdate):
 		st.verb = verbUpdate
 		p.updateStmt()
-	case p.accept("DELETE"):
+	case p.accept(kwDelete):
 		st.verb = verbDelete
-		if !p.accept("FROM") {
+		if !p.accept(kwFrom) {
 			p.fail()
 		}
 		p.tableRef()
 		p.whereOrderLimit(false)
-	case p.accept("INSERT"), p.accept("REPLACE"):
+	case p.accept(kwInsert), p.accept(kwReplace):
 		st.verb = verbInsert
 		p.insertStmt()
 	default:
@@ -186,11 +189,11 @@ func (p *tableParser) selectStmt() {
 	st := p.st
 	for {
 		switch {
-		case p.accept("DISTINCT"), p.accept("DISTINCTROW"):
+		case p.accept(kwDistinct), p.accept(kwDistinctrow):
 			st.distinct = true
 			continue
-		case p.accept("ALL"), p.accept("SQL_NO_CACHE"), p.accept("SQL_CACHE"), p.accept("HIGH_PRIORITY"),
-			p.accept("STRAIGHT_JOIN"), p.accept("SQL_CALC_FOUND_ROWS"):
+		case p.accept(kwAll), p.accept(kwSqlNoCache), p.accept(kwSqlCache), p.accept(kwHighPriority),
+			p.accept(kwStraightJoin), p.accept(kwSqlCalcFoundRows):
 			continue
 		}
 		break
@@ -201,27 +204,27 @@ func (p *tableParser) selectStmt() {
 			break
 		}
 	}
-	if !p.accept("FROM") {
+	if !p.accept(kwFrom) {
 		p.fail()
 	}
 	p.tableRef()
 	p.whereOrderLimit(true)
 	switch {
-	case p.accept("FOR"):
-		if !p.accept("UPDATE") {
+	case p.accept(kwFor):
+		if !p.accept(kwUpdate) {
 			p.fail()
 		}
-	case p.accept("LOCK"):
-		if !p.accept("IN") || !p.accept("SHARE") || !p.accept("MODE") {
+	case p.accept(kwLock):
+		if !p.accept(kwIn) || !p.accept(kwShare) || !p.accept(kwMode) {
 			p.fail()
 		}
 	}
 }
 
 var aggNames = [...]struct {
-	name string
+	name keyword
 	agg  aggKind
-}{{"COUNT", aggCount}, {"SUM", aggSum}, {"AVG", aggAvg}, {"MIN", aggMin}, {"MAX", aggMax}}
+}{{kwCount, aggCount}, {kwSum, aggSum}, {kwAvg, aggAvg}, {kwMin, aggMin}, {kwMax, aggMax}}
 
 func (p *tableParser) selectItem() {
 	if !p.ok() {
@@ -240,7 +243,7 @@ func (p *tableParser) selectItem() {
 				it.agg = a.agg
 				p.next()
 				p.next()
-				if p.accept("DISTINCT") {
+				if p.accept(kwDistinct) {
 					it.distinct = true
 				}
 				if a.agg == aggCount && !it.distinct && p.acceptOp('*') {
@@ -265,7 +268,7 @@ func (p *tableParser) selectItem() {
 	if !it.star && it.agg == aggNone {
 		it.name = it.col.name // mysqld names a column by itself, qualifier dropped
 	}
-	if p.accept("AS") {
+	if p.accept(kwAs) {
 		it.name = p.alias()
 	} else if p.tok.kind == tokIdent && !p.isReserved() || p.tok.kind == tokString {
 		it.name = p.alias()
@@ -273,22 +276,8 @@ func (p *tableParser) selectItem() {
 	p.st.items = append(p.st.items, it)
 }
 
-// reserved words that end a select item or a table reference instead of
-// naming it.
-var reserved = []string{"FROM", "WHERE", "ORDER", "LIMIT", "FOR", "LOCK", "GROUP", "HAVING", "UNION",
-	"SET", "VALUES", "VALUE", "AND", "OR", "NOT", "BETWEEN", "IN", "ON", "JOIN", "INNER", "LEFT", "RIGHT",
-	"CROSS", "NATURAL", "USING", "INTO", "PROCEDURE", "WINDOW", "OFFSET", "ASC", "DESC"}
-
 func (p *tableParser) isReserved() bool {
-	if p.tok.quoted {
-		return false
-	}
-	for _, kw := range reserved {
-		if p.is(kw) {
-			return true
-		}
-	}
-	return false
+	return p.tok.kind == tokIdent && !p.tok.quoted && reservedWords[p.tok.kw]
 }
 
 func (p *tableParser) alias() span {
@@ -340,7 +329,7 @@ func (p *tableParser) tableRef() {
 		st.schema = st.table
 		st.table = p.ident()
 	}
-	if p.accept("AS") {
+	if p.accept(kwAs) {
 		st.as = p.ident()
 	} else if p.tok.kind == tokIdent && !p.isReserved() {
 		st.as = p.ident()
@@ -349,24 +338,24 @@ func (p *tableParser) tableRef() {
 
 func (p *tableParser) whereOrderLimit(order bool) {
 	st := p.st
-	if p.accept("WHERE") {
+	if p.accept(kwWhere) {
 		for p.ok() {
 			p.condition()
-			if !p.accept("AND") {
+			if !p.accept(kwAnd) {
 				break
 			}
 		}
 	}
-	if p.ok() && p.accept("ORDER") {
-		if !p.accept("BY") {
+	if p.ok() && p.accept(kwOrder) {
+		if !p.accept(kwBy) {
 			p.fail()
 		}
 		for p.ok() {
 			k := orderKey{col: p.colRef()}
-			if p.accept("DESC") {
+			if p.accept(kwDesc) {
 				k.desc = true
 			} else {
-				p.accept("ASC")
+				p.accept(kwAsc)
 			}
 			st.order = append(st.order, k)
 			if !p.acceptOp(',') {
@@ -374,12 +363,12 @@ func (p *tableParser) whereOrderLimit(order bool) {
 			}
 		}
 	}
-	if p.ok() && p.accept("LIMIT") {
+	if p.ok() && p.accept(kwLimit) {
 		st.hasLimit = true
 		st.limit = p.count()
 		if order && p.acceptOp(',') {
 			st.offset, st.limit = st.limit, p.count()
-		} else if order && p.accept("OFFSET") {
+		} else if order && p.accept(kwOffset) {
 			st.offset = p.count()
 		}
 	}
@@ -401,16 +390,16 @@ func (p *tableParser) condition() {
 	if !p.ok() {
 		return
 	}
-	c.not = p.accept("NOT")
+	c.not = p.accept(kwNot)
 	switch {
-	case p.accept("BETWEEN"):
+	case p.accept(kwBetween):
 		c.op = predBetween
 		c.a = p.value()
-		if !p.accept("AND") {
+		if !p.accept(kwAnd) {
 			p.fail()
 		}
 		c.b = p.value()
-	case p.accept("IN"):
+	case p.accept(kwIn):
 		c.op = predIn
 		if !p.acceptOp('(') {
 			p.fail()
@@ -484,9 +473,9 @@ func (p *tableParser) value() operand {
 		}
 		v = operand{kind: valueParam, i: int64(p.st.params)}
 		p.st.params++
-	case p.is("NULL"):
+	case p.is(kwNull):
 		v = operand{kind: valueNull}
-	case p.is("DEFAULT"):
+	case p.is(kwDefault):
 		v = operand{kind: valueDefault}
 	default:
 		p.fail()
@@ -498,10 +487,10 @@ func (p *tableParser) value() operand {
 
 func (p *tableParser) updateStmt() {
 	st := p.st
-	p.accept("LOW_PRIORITY")
-	p.accept("IGNORE")
+	p.accept(kwLowPriority)
+	p.accept(kwIgnore)
 	p.tableRef()
-	if p.ok() && !p.accept("SET") {
+	if p.ok() && !p.accept(kwSet) {
 		p.fail()
 	}
 	for p.ok() {
@@ -510,7 +499,7 @@ func (p *tableParser) updateStmt() {
 			p.fail()
 			return
 		}
-		if p.tok.kind == tokIdent && !p.is("NULL") && !p.is("DEFAULT") {
+		if p.tok.kind == tokIdent && !p.is(kwNull) && !p.is(kwDefault) {
 			s.hasSrc = true
 			s.src = p.colRef()
 			switch {
@@ -538,9 +527,9 @@ func (p *tableParser) updateStmt() {
 
 func (p *tableParser) insertStmt() {
 	st := p.st
-	p.accept("LOW_PRIORITY")
-	p.accept("IGNORE")
-	p.accept("INTO")
+	p.accept(kwLowPriority)
+	p.accept(kwIgnore)
+	p.accept(kwInto)
 	p.tableRef()
 	if p.ok() && p.acceptOp('(') {
 		for p.ok() {
@@ -553,7 +542,7 @@ func (p *tableParser) insertStmt() {
 			p.fail()
 		}
 	}
-	if p.ok() && !p.accept("VALUES") && !p.accept("VALUE") {
+	if p.ok() && !p.accept(kwValues) && !p.accept(kwValue) {
 		p.fail()
 	}
 	width := -1

@@ -251,13 +251,24 @@ func (c *serverConn) limits(st *tableStmt) (offset, limit int64, err *ServerErro
 	return o, min(l, limit), nil
 }
 
+// writeHeader writes a result set's column count and definitions: the
+// ones a prepared statement encoded once, or encoded now.
 func (c *serverConn) writeHeader(st *tableStmt, cols []outCol) {
-	c.pc.end(appendLenEncInt(c.pc.begin(), uint64(len(cols))))
+	if h := &st.header; h.packets > 0 {
+		c.pc.wbuf = append(c.pc.wbuf, h.frames...)
+		c.pc.seq += uint8(h.packets)
+		return
+	}
+	c.encodeHeader(c.pc, st, cols)
+}
+
+func (c *serverConn) encodeHeader(pc *packetConn, st *tableStmt, cols []outCol) {
+	pc.end(appendLenEncInt(pc.begin(), uint64(len(cols))))
 	for i := range cols {
-		c.pc.end(c.appendOutColumn(c.pc.begin(), st, &cols[i]))
+		pc.end(c.appendOutColumn(pc.begin(), st, &cols[i]))
 	}
 	if !c.deprecateEOF {
-		c.pc.end(appendEOF(c.pc.begin(), serverStatusAutocommit))
+		pc.end(appendEOF(pc.begin(), serverStatusAutocommit))
 	}
 }
 
