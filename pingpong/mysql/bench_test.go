@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
@@ -146,4 +147,32 @@ func BenchmarkServerRangeSelect(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestServerPointSelectAnswer checks that what the benchmark serves is
+// the point select's answer: one row of c, not an error.
+func TestServerPointSelectAnswer(t *testing.T) {
+	srv, err := NewServer(ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prepared := range []bool{true, false} {
+		rw := &pipeRW{in: bytes.NewReader(pointSelectStream(1, prepared))}
+		c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
+		c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
+		rw.out.Reset()
+		serveOne(t, c)
+		got := readServed(t, rw.out.Bytes(), prepared)
+		if want := (shape{names: []string{"c"}, types: []uint8{typeString}, rows: 1}); !sameShape(got, want) {
+			t.Errorf("prepared=%v: %v, want %v", prepared, got, want)
+		}
+	}
+}
+
+// readServed decodes one response as a client would.
+func readServed(t *testing.T, out []byte, binaryRows bool) shape {
+	t.Helper()
+	cl := &Client{pc: newPacketConn(&pipeRW{in: bytes.NewReader(out)}), deprecateEOF: true}
+	cl.pc.seq = 1
+	return readShape(t, cl, binaryRows)
 }
