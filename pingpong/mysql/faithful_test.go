@@ -51,6 +51,10 @@ var corpus = []corpusEntry{
 	{sql: "SELECT DISTINCT id FROM sbtest1 WHERE id BETWEEN 1 AND 50"},
 	{sql: "SELECT id FROM sbtest1 WHERE id NOT IN (1, 2) AND id < 6"},
 	{sql: "SELECT id FROM sbtest1 WHERE id NOT BETWEEN 3 AND 9998"},
+	{sql: "SELECT id FROM sbtest1 WHERE id NOT BETWEEN NULL AND 3 AND id < 10"},
+	{sql: "SELECT id FROM sbtest1 WHERE id NOT IN (1, NULL) AND id < 10"},
+	{sql: "SELECT id FROM sbtest1 WHERE id IN (1, NULL, 3)"},
+	{sql: "SELECT COUNT(*) FROM sbtest1 WHERE k = NULL"},
 	{sql: "SELECT c FROM sbtest1 WHERE id = ? FOR UPDATE", text: "SELECT c FROM sbtest1 WHERE id = 4 FOR UPDATE", args: []any{int64(4)}},
 	{sql: "SELECT id FROM sbtest1 WHERE id = 0"},
 	// Errors: unknown table, unknown column, bad syntax.

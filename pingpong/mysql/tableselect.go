@@ -94,47 +94,85 @@ func (c *serverConn) plan(st *tableStmt) scan {
 	return sc
 }
 
+// truth is SQL's three-valued logic: a comparison with NULL is unknown,
+// and a row passes a WHERE only when every condition is true.
+type truth uint8
+
+const (
+	isFalse truth = iota
+	isTrue
+	isUnknown
+)
+
+// and combines two truths as SQL's AND does.
+func and(a, b truth) truth {
+	switch {
+	case a == isFalse || b == isFalse:
+		return isFalse
+	case a == isUnknown || b == isUnknown:
+		return isUnknown
+	}
+	return isTrue
+}
+
+func truthOf(ok bool) truth {
+	if ok {
+		return isTrue
+	}
+	return isFalse
+}
+
 // matches checks every condition on row id.
 func (c *serverConn) matches(st *tableStmt, id int64) bool {
 	for i := range st.where {
-		w := &st.where[i]
-		var ok bool
-		switch w.op {
-		case predBetween:
-			ok = c.compareValue(st, id, w.col.col, w.a) >= 0 && c.compareValue(st, id, w.col.col, w.b) <= 0 &&
-				!c.isNull(st, w.a) && !c.isNull(st, w.b)
-		case predIn:
-			for _, v := range st.inList[w.in:w.to] {
-				if !c.isNull(st, v) && c.compareValue(st, id, w.col.col, v) == 0 {
-					ok = true
-					break
-				}
-			}
-		default:
-			if c.isNull(st, w.a) {
-				return false
-			}
-			r := c.compareValue(st, id, w.col.col, w.a)
-			switch w.op {
-			case predEq:
-				ok = r == 0
-			case predNE:
-				ok = r != 0
-			case predLT:
-				ok = r < 0
-			case predLE:
-				ok = r <= 0
-			case predGT:
-				ok = r > 0
-			case predGE:
-				ok = r >= 0
-			}
-		}
-		if ok == w.not {
+		if c.condition(st, &st.where[i], id) != isTrue {
 			return false
 		}
 	}
 	return true
+}
+
+func (c *serverConn) condition(st *tableStmt, w *pred, id int64) truth {
+	cmpWith := func(v operand, ok func(int) bool) truth {
+		if c.isNull(st, v) {
+			return isUnknown
+		}
+		return truthOf(ok(c.compareValue(st, id, w.col.col, v)))
+	}
+	var r truth
+	switch w.op {
+	case predBetween:
+		r = and(cmpWith(w.a, func(r int) bool { return r >= 0 }), cmpWith(w.b, func(r int) bool { return r <= 0 }))
+	case predIn:
+		r = isFalse
+		for _, v := range st.inList[w.in:w.to] {
+			switch cmpWith(v, func(r int) bool { return r == 0 }) {
+			case isTrue:
+				r = isTrue
+			case isUnknown:
+				r = isUnknown
+			}
+			if r == isTrue {
+				break
+			}
+		}
+	case predEq:
+		r = cmpWith(w.a, func(r int) bool { return r == 0 })
+	case predNE:
+		r = cmpWith(w.a, func(r int) bool { return r != 0 })
+	case predLT:
+		r = cmpWith(w.a, func(r int) bool { return r < 0 })
+	case predLE:
+		r = cmpWith(w.a, func(r int) bool { return r <= 0 })
+	case predGT:
+		r = cmpWith(w.a, func(r int) bool { return r > 0 })
+	case predGE:
+		r = cmpWith(w.a, func(r int) bool { return r >= 0 })
+	}
+	if w.not && r != isUnknown {
+		r = isTrue - r // NOT true is false and back
+	}
+	return r
 }
 
 func (c *serverConn) isNull(st *tableStmt, v operand) bool {
