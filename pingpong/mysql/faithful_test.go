@@ -55,6 +55,9 @@ var corpus = []corpusEntry{
 	{sql: "SELECT id FROM sbtest1 WHERE id NOT IN (1, NULL) AND id < 10"},
 	{sql: "SELECT id FROM sbtest1 WHERE id IN (1, NULL, 3)"},
 	{sql: "SELECT COUNT(*) FROM sbtest1 WHERE k = NULL"},
+	{sql: "SELECT id FROM sbtest1 WHERE id = 1 OR id = 2"},
+	{sql: "SELECT id FROM sbtest1 WHERE id < 3 AND id > 1 OR id BETWEEN 8 AND 9 OR id IN (20, 9)"},
+	{sql: "SELECT COUNT(*) FROM sbtest1 WHERE id = NULL OR id > 9995"},
 	{sql: "SELECT c FROM sbtest1 WHERE id = ? FOR UPDATE", text: "SELECT c FROM sbtest1 WHERE id = 4 FOR UPDATE", args: []any{int64(4)}},
 	{sql: "SELECT id FROM sbtest1 WHERE id = 0"},
 	// Errors: unknown table, unknown column, bad syntax.
@@ -96,6 +99,8 @@ var corpus = []corpusEntry{
 	{sql: "UPDATE sbtest1 SET k=k+1 WHERE id BETWEEN 1 AND 3"},
 	{sql: "UPDATE sbtest1 SET k=k+1 WHERE id=99999"},
 	{sql: "UPDATE sbtest1 SET k=k WHERE id=1"},
+	{sql: "UPDATE sbtest1 SET k=k+1 WHERE id = 3 OR id = 9999 OR id = 99999"},
+	{sql: "DELETE FROM sbtest1 WHERE id = 45 OR k = NULL"},
 	{sql: "DELETE FROM sbtest1 WHERE id BETWEEN 40 AND 44"},
 	{sql: "DELETE FROM sbtest1 WHERE id IN (50, 51, 99999)"},
 	{sql: "INSERT INTO sbtest1 (id, k, c, pad) VALUES (60000, 1, 'x', 'y')"},

@@ -11,6 +11,7 @@ import (
 //	SELECT [DISTINCT] item {, item} FROM table [WHERE cond {AND cond}]
 //	       [ORDER BY col [ASC|DESC] {, ...}] [LIMIT n [OFFSET m] | LIMIT m, n]
 //	       [FOR UPDATE | LOCK IN SHARE MODE]
+//	(cond := cond {AND cond} {OR cond {AND cond}}, no parentheses)
 //	UPDATE table SET col = value | col = col (+|-) value {, ...} [WHERE ...] [LIMIT n]
 //	DELETE FROM table [WHERE ...] [LIMIT n]
 //	INSERT|REPLACE [IGNORE] [INTO] table [(col {, col})] VALUES (value {, value}) {, (...)}
@@ -82,6 +83,7 @@ type pred struct {
 	col    colRef
 	op     predOp
 	not    bool
+	or     bool // the first condition after an OR: AND binds tighter
 	a, b   operand
 	in, to int // predIn: st.inList[in:to]
 }
@@ -339,9 +341,13 @@ func (p *tableParser) tableRef() {
 func (p *tableParser) whereOrderLimit(order bool) {
 	st := p.st
 	if p.accept(kwWhere) {
+		or := false
 		for p.ok() {
 			p.condition()
-			if !p.accept(kwAnd) {
+			if or && p.ok() {
+				st.where[len(st.where)-1].or = true
+			}
+			if or = p.accept(kwOr); !or && !p.accept(kwAnd) {
 				break
 			}
 		}

@@ -56,6 +56,12 @@ func (sc *scan) next() (int64, bool) {
 func (c *serverConn) plan(st *tableStmt) scan {
 	sc := scan{lo: 1, hi: st.tbl.Size}
 	for i := range st.where {
+		if st.where[i].or {
+			// A disjunction: every row is a candidate.
+			return scan{lo: 1, hi: st.tbl.Size}
+		}
+	}
+	for i := range st.where {
 		w := &st.where[i]
 		if w.col.col != sbtable.ID || w.not && w.op != predIn {
 			continue
@@ -122,14 +128,34 @@ func truthOf(ok bool) truth {
 	return isFalse
 }
 
-// matches checks every condition on row id.
+// or combines two truths as SQL's OR does.
+func or(a, b truth) truth {
+	switch {
+	case a == isTrue || b == isTrue:
+		return isTrue
+	case a == isUnknown || b == isUnknown:
+		return isUnknown
+	}
+	return isFalse
+}
+
+// matches evaluates the WHERE on row id: ORs of ANDs, a row passing when
+// the whole is true.
 func (c *serverConn) matches(st *tableStmt, id int64) bool {
+	any, all := isFalse, isTrue
 	for i := range st.where {
-		if c.condition(st, &st.where[i], id) != isTrue {
-			return false
+		w := &st.where[i]
+		if w.or {
+			if any = or(any, all); any == isTrue {
+				return true
+			}
+			all = isTrue
+		}
+		if all != isFalse {
+			all = and(all, c.condition(st, w, id))
 		}
 	}
-	return true
+	return or(any, all) == isTrue
 }
 
 func (c *serverConn) condition(st *tableStmt, w *pred, id int64) truth {
