@@ -176,3 +176,44 @@ func TestCorpusCoversShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldListLikeMariaDB compares COM_FIELD_LIST, which the mariadb
+// client sends for table-name completion, with MariaDB's answer.
+func TestFieldListLikeMariaDB(t *testing.T) {
+	db := mariadbtest.Shared(t)
+	m := startMock(t, ServerConfig{User: "u", Password: "p", TableSize: int64(db.TableSize), Version: "10.11.0-MariaDB-hoplat"})
+	real := mustDial(t, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	mock := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	for _, table := range []string{"sbtest1", "nonexistent"} {
+		want, got := fieldList(t, real, table), fieldList(t, mock, table)
+		if !sameShape(want, got) {
+			t.Errorf("COM_FIELD_LIST %s\n  mariadb: %v\n  mock:    %v", table, want, got)
+		}
+	}
+}
+
+func fieldList(t *testing.T, c *Client, table string) shape {
+	t.Helper()
+	c.pc.resetSeq()
+	b := append(append(c.pc.begin(), comFieldList), table...)
+	c.pc.end(append(b, 0))
+	if err := c.pc.flush(); err != nil {
+		t.Fatal(err)
+	}
+	var s shape
+	for {
+		p := mustRead(t, c)
+		switch {
+		case p[0] == headerErr:
+			return shape{code: asServerError(parseErr(p)).Code}
+		case isTerminator(p):
+			return s
+		}
+		col, err := parseColumnDef(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.names = append(s.names, string(col.name))
+		s.types = append(s.types, col.colType)
+	}
+}

@@ -105,9 +105,8 @@ func (c *serverConn) dispatch(p []byte) (quit bool, err error) {
 	case comStmtSendLongData:
 		return false, nil // no reply, by protocol; the value is not needed
 	case comFieldList:
-		// No fields: the list ends at once (old clients' table completion).
-		endResultSet(c.pc, c.deprecateEOF)
-		return false, c.pc.flush()
+		// The mariadb client's table-name completion (auto-rehash).
+		return false, c.fieldList(p[1:])
 	case comStmtReset:
 		if len(p) < 5 || c.stmts[binary.LittleEndian.Uint32(p[1:])] == nil {
 			return false, c.sendErr(ErUnknownStmtHandler, "HY000", "Unknown prepared statement handler given to mysqld_stmt_reset")
