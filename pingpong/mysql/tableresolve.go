@@ -9,13 +9,11 @@ import (
 
 // Errors mysqld gives for statements on tables, in MySQL 8.0's words.
 const (
-	ErBadNull          = 1048
-	ErBadField         = 1054
-	ErNoDBSelected     = 1046
-	ErValueCount       = 1136
-	ErOutOfSortMemory  = 1038
-	ErWrongValueCount  = 1222
-	ErNonUniqTableName = 1066
+	ErBadNull         = 1048
+	ErBadField        = 1054
+	ErNoDBSelected    = 1046
+	ErValueCount      = 1136
+	ErOutOfSortMemory = 1038
 )
 
 func columnCountError(row int) *ServerError {

@@ -11,8 +11,9 @@ import (
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
 )
 
-// maxSortRows bounds the rows an ORDER BY or DISTINCT sorts (8 MiB of ids);
-// past it the mock answers as mysqld out of sort buffer does.
+// maxSortRows bounds the rows an ORDER BY or DISTINCT sorts (16 MiB of
+// (key, id) pairs); past it the mock answers as mysqld out of sort buffer
+// does.
 const maxSortRows = 1 << 20
 
 // flushAt is how much of a large result set is buffered before it is
