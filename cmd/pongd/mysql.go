@@ -18,20 +18,26 @@ import (
 type mysqlFlags struct {
 	user, password, auth string
 	rows, rowBytes       int
+	tables               int
+	tableSize            int64
+	seed                 uint64
 	connectTimeout       time.Duration
 	maxAllowedPacket     int
 }
 
 // names of the flags that only --proto mysql takes.
-var mysqlOnly = []string{"user", "password", "auth", "rows", "row-bytes", "connect-timeout", "max-allowed-packet"}
+var mysqlOnly = []string{"user", "password", "auth", "rows", "row-bytes", "tables", "table-size", "seed", "connect-timeout", "max-allowed-packet"}
 
 func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	m := &mysqlFlags{}
 	fs.StringVar(&m.user, "user", "sbtest", "mysql: the one account's user (sysbench's default)")
 	fs.StringVar(&m.password, "password", "sbtest", "mysql: the account's password; the defaults let sysbench --mysql-password=sbtest and mariadb -usbtest -psbtest in")
 	fs.StringVar(&m.auth, "auth", "mysql_native_password", "mysql: the account's plugin: mysql_native_password or caching_sha2_password")
-	fs.IntVar(&m.rows, "rows", 1, "mysql: rows every SELECT returns")
-	fs.IntVar(&m.rowBytes, "row-bytes", 120, "mysql: bytes per row (sysbench's c is CHAR(120))")
+	fs.IntVar(&m.tables, "tables", 1, "mysql: sysbench tables served, sbtest1..sbtestN (sysbench's --tables)")
+	fs.Int64Var(&m.tableSize, "table-size", 10000, "mysql: rows per table, ids 1..N, computed when read, never stored (sysbench's --table-size)")
+	fs.Uint64Var(&m.seed, "seed", 0, "mysql: seed of the tables' k, c and pad values; the same seed gives the same rows")
+	fs.IntVar(&m.rows, "rows", 0, "mysql: reshape the point select (SELECT c ... WHERE id=v) into N rows, to measure result size (not mysqld's answer); unset: the table's one row")
+	fs.IntVar(&m.rowBytes, "row-bytes", 0, "mysql: reshape the point select's c to N bytes (not mysqld's answer); unset: the table's 119-byte c")
 	fs.DurationVar(&m.connectTimeout, "connect-timeout", mysql.DefaultConnectTimeout, "mysql: time a client has from accept to login before it is disconnected (mysqld's connect_timeout); 0 for none")
 	fs.IntVar(&m.maxAllowedPacket, "max-allowed-packet", mysql.DefaultMaxAllowedPacket, "mysql: largest command after login, in bytes (mysqld's max_allowed_packet); larger ones get ERR 1153 and a close")
 	return m
@@ -49,19 +55,23 @@ func handler(fs *pflag.FlagSet, proto string, m *mysqlFlags, svc pingpong.Servic
 		}
 		return echo.Handler{Service: svc}, nil
 	case "mysql":
-		return m.handler(svc)
+		return m.handler(fs, svc)
 	}
 	return nil, fmt.Errorf("--proto %q: want echo or mysql", proto)
 }
 
-func (m *mysqlFlags) handler(svc pingpong.Service) (pingpong.Handler, error) {
+func (m *mysqlFlags) handler(fs *pflag.FlagSet, svc pingpong.Service) (pingpong.Handler, error) {
 	switch {
 	case m.auth != "mysql_native_password" && m.auth != "caching_sha2_password":
 		return nil, fmt.Errorf("--auth %q: want mysql_native_password or caching_sha2_password", m.auth)
-	case m.rows < 1:
-		return nil, fmt.Errorf("--rows %d: want at least 1", m.rows)
-	case m.rowBytes < 1:
-		return nil, fmt.Errorf("--row-bytes %d: want at least 1", m.rowBytes)
+	case fs.Changed("rows") && m.rows < 1:
+		return nil, fmt.Errorf("--rows %d: want at least 1 (leave it out for the table's rows)", m.rows)
+	case fs.Changed("row-bytes") && m.rowBytes < 1:
+		return nil, fmt.Errorf("--row-bytes %d: want at least 1 (leave it out for the table's c)", m.rowBytes)
+	case m.tables < 1:
+		return nil, fmt.Errorf("--tables %d: want at least 1", m.tables)
+	case m.tableSize < 1:
+		return nil, fmt.Errorf("--table-size %d: want at least 1", m.tableSize)
 	case m.connectTimeout < 0:
 		return nil, fmt.Errorf("--connect-timeout %v: want 0 (none) or more", m.connectTimeout)
 	case m.maxAllowedPacket < mysql.MinMaxAllowedPacket || m.maxAllowedPacket > mysql.MaxMaxAllowedPacket:
@@ -72,14 +82,16 @@ func (m *mysqlFlags) handler(svc pingpong.Service) (pingpong.Handler, error) {
 		timeout = -1 // ServerConfig's "none"
 	}
 	cfg := mysql.ServerConfig{User: m.user, Password: m.password, Auth: m.auth, Rows: m.rows, RowBytes: m.rowBytes,
+		Tables: m.tables, TableSize: m.tableSize, Seed: m.seed,
 		ConnectTimeout: timeout, MaxAllowedPacket: m.maxAllowedPacket}
 	if svc.Time > 0 {
 		cfg.Service = svc.Spend
 	}
 	srv, err := mysql.NewServer(cfg)
 	if err != nil {
-		// Only the canned result's bound is left to fail.
-		return nil, fmt.Errorf("--rows %d --row-bytes %d: %w", m.rows, m.rowBytes, err)
+		// Only the bounds of the reshaped result and of the tables are
+		// left to fail.
+		return nil, fmt.Errorf("--rows %d --row-bytes %d --tables %d --table-size %d: %w", m.rows, m.rowBytes, m.tables, m.tableSize, err)
 	}
 	return mysql.Handler{Server: srv}, nil
 }

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
@@ -36,7 +37,7 @@ func benchConn(tb testing.TB, prepared bool) *serverConn {
 		tb.Fatal(err)
 	}
 	rw := &loopRW{data: pointSelectStream(64, prepared)}
-	c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true}
+	c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 	c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
 	return c
 }
@@ -92,7 +93,7 @@ func TestClientEventAllocs(t *testing.T) {
 		{Command: CommandOLTPRO, PS: true},
 		{Command: CommandOLTPRO},
 	} {
-		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 		_, s := mustPrepare(t, c, tc)
 		rng := rand.New(rand.NewPCG(5, 6))
 		allocs := testing.AllocsPerRun(200, func() {
@@ -110,7 +111,7 @@ func TestClientEventAllocs(t *testing.T) {
 // TCP against the mock: client, server and kernel together.
 func BenchmarkClientPointSelect(b *testing.B) {
 	m := startMock(b, ServerConfig{User: "u", Password: "p"})
-	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	_, s := mustPrepare(b, c, WorkloadConfig{Command: CommandPointSelect, PS: true})
 	rng := rand.New(rand.NewPCG(7, 8))
 	b.ReportAllocs()
@@ -120,4 +121,58 @@ func BenchmarkClientPointSelect(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/event")
+}
+
+// BenchmarkServerRangeSelect is the mock's CPU per range select of
+// sysbench's oltp_read_only (100 rows), from command to reply.
+func BenchmarkServerRangeSelect(b *testing.B) {
+	for _, q := range []struct{ name, sql string }{
+		{"simple", "SELECT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100"},
+		{"sum", "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 5001 AND 5100"},
+		{"order", "SELECT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100 ORDER BY c"},
+		{"distinct", "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100 ORDER BY c"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			srv, err := NewServer(ServerConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := newPacketConn(nil)
+			w.end(append(append(w.begin(), comQuery), q.sql...))
+			rw := &loopRW{data: w.wbuf}
+			c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
+			b.ReportAllocs()
+			for b.Loop() {
+				serveOne(b, c)
+			}
+		})
+	}
+}
+
+// TestServerPointSelectAnswer checks that what the benchmark serves is
+// the point select's answer: one row of c, not an error.
+func TestServerPointSelectAnswer(t *testing.T) {
+	srv, err := NewServer(ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prepared := range []bool{true, false} {
+		rw := &pipeRW{in: bytes.NewReader(pointSelectStream(1, prepared))}
+		c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
+		c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
+		rw.out.Reset()
+		serveOne(t, c)
+		got := readServed(t, rw.out.Bytes(), prepared)
+		if want := (shape{names: []string{"c"}, types: []uint8{typeString}, rows: 1}); !sameShape(got, want) {
+			t.Errorf("prepared=%v: %v, want %v", prepared, got, want)
+		}
+	}
+}
+
+// readServed decodes one response as a client would.
+func readServed(t *testing.T, out []byte, binaryRows bool) shape {
+	t.Helper()
+	cl := &Client{pc: newPacketConn(&pipeRW{in: bytes.NewReader(out)}), deprecateEOF: true}
+	cl.pc.seq = 1
+	return readShape(t, cl, binaryRows)
 }

@@ -58,7 +58,7 @@ func TestWorkloadsAgainstMock(t *testing.T) {
 	m := startMock(t, ServerConfig{User: "u", Password: "p"})
 	for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
 		for _, ps := range []bool{false, true} {
-			c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+			c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 			w, s := mustPrepare(t, c, WorkloadConfig{Command: cmd, PS: ps, Query: "SELECT 42"})
 			rng := rand.New(rand.NewPCG(1, 2))
 			for range 20 {
@@ -102,7 +102,7 @@ func TestAuthSwitchByMock(t *testing.T) {
 // result sets carry classic EOF packets.
 func TestClientClassicEOF(t *testing.T) {
 	m := startMockWith(t, ServerConfig{User: "u", Password: "p", Rows: 5}, func(s *Server) { s.caps &^= capDeprecateEOF })
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	if c.deprecateEOF {
 		t.Fatal("DEPRECATE_EOF negotiated although the server did not offer it")
 	}
@@ -118,8 +118,11 @@ func TestClientClassicEOF(t *testing.T) {
 	if n, err := c.Query("SELECT @@version_comment LIMIT 1"); err != nil || n != 1 {
 		t.Fatalf("version comment: %d rows, %v", n, err)
 	}
-	if n, err := c.Query("SELECT c FROM sbtest1"); err != nil || n != 5 {
-		t.Fatalf("select: %d rows, %v", n, err)
+	if n, err := c.Query("SELECT c FROM sbtest1 WHERE id=7"); err != nil || n != 5 {
+		t.Fatalf("reshaped point select: %d rows, %v; want --rows 5", n, err)
+	}
+	if n, err := c.Query("SELECT id, c FROM sbtest1 WHERE id BETWEEN 3 AND 9"); err != nil || n != 7 {
+		t.Fatalf("range select: %d rows, %v; want the table's 7", n, err)
 	}
 }
 
@@ -154,8 +157,8 @@ func TestWorkloadConfigErrors(t *testing.T) {
 	}
 	// A user query with placeholders cannot be bound by the workload.
 	m := startMock(t, ServerConfig{})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
-	w, _ = NewWorkload(WorkloadConfig{Command: CommandQuery, PS: true, Query: "SELECT c FROM t WHERE id=?"})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
+	w, _ = NewWorkload(WorkloadConfig{Command: CommandQuery, PS: true, Query: "SELECT c FROM sbtest1 WHERE id=?"})
 	if _, err := w.Prepare(c); err == nil || !strings.Contains(err.Error(), "server counts 1 parameters") {
 		t.Fatalf("placeholder query: %v", err)
 	}
@@ -177,7 +180,7 @@ func (r *recordingConn) Write(b []byte) (int, error) {
 func TestOLTPReadOnlyStatements(t *testing.T) {
 	m := startMock(t, ServerConfig{})
 	rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
-	c, err := Connect(rc, ClientConfig{}, false)
+	c, err := Connect(rc, ClientConfig{DB: "sbtest"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,10 @@ import (
 )
 
 // A mock mysqld and a client over a loopback connection: the client logs
-// in, runs sysbench's point select as a prepared statement and quits.
+// in, runs sysbench's point select as a prepared statement, a range select
+// on the mock's sbtest1 (10000 rows, as sysbench prepares it) and quits.
 func Example() {
-	srv, err := mysql.NewServer(mysql.ServerConfig{User: "bench", Password: "secret", Rows: 2})
+	srv, err := mysql.NewServer(mysql.ServerConfig{User: "bench", Password: "secret"})
 	if err != nil {
 		panic(err)
 	}
@@ -58,6 +59,6 @@ func Example() {
 	fmt.Println("server:", <-served)
 	// Output:
 	// queries: 1 error: <nil>
-	// rows: 2 error: <nil>
+	// rows: 100 error: <nil>
 	// server: <nil>
 }

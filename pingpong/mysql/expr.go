@@ -35,6 +35,9 @@ type value struct {
 	t    time.Time
 	// scale is the number of decimals of a valDecimal.
 	scale int
+	// narrow marks an integer MariaDB types INT rather than BIGINT: a
+	// literal of at most nine digits, SLEEP().
+	narrow bool
 }
 
 func (v value) text() string {
@@ -74,10 +77,14 @@ func (v value) column(name string, notNull bool) columnDef {
 	return c
 }
 
-// appendBinary encodes a non-NULL v as a binary-protocol row value.
-func (v value) appendBinary(b []byte) []byte {
+// appendBinary encodes a non-NULL v as a binary-protocol row value of a
+// column of type colType.
+func (v value) appendBinary(b []byte, colType uint8) []byte {
 	switch v.kind {
 	case valInt, valUint:
+		if colType == typeLong {
+			return binary.LittleEndian.AppendUint32(b, uint32(v.i))
+		}
 		return binary.LittleEndian.AppendUint64(b, uint64(v.i))
 	case valDateTime:
 		t := v.t
@@ -136,7 +143,7 @@ func writeResult(pc *packetConn, cols []columnDef, rows [][]value, deprecateEOF,
 					b[bitmap+bit/8] |= 1 << (bit % 8)
 					continue
 				}
-				b = v.appendBinary(b)
+				b = v.appendBinary(b, cols[i].colType)
 			}
 		} else {
 			for _, v := range row {
@@ -168,6 +175,8 @@ type evalContext struct {
 	// varies is set when a value depends on the connection or the time,
 	// so that the result must not be cached.
 	varies bool
+	// sleep is what SLEEP(n) calls; nil means time.Sleep.
+	sleep func(time.Duration)
 }
 
 // exprParser is a recursive-descent parser and evaluator over one SELECT's
@@ -218,7 +227,11 @@ func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *ServerError) {
 		} else if alias, ok := p.alias(); ok {
 			name = alias
 		}
-		r.cols = append(r.cols, v.column(name, literal))
+		col := v.column(name, literal)
+		if v.narrow && ctx.c != nil && ctx.c.s.mariaDB {
+			col.colType, col.length = typeLong, 11
+		}
+		r.cols = append(r.cols, col)
 		r.row = append(r.row, v)
 		if !p.punct(',') {
 			break
@@ -686,7 +699,7 @@ func (p *exprParser) number() value {
 	p.space()
 	if dot < 0 {
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return value{kind: valInt, i: n}
+			return value{kind: valInt, i: n, narrow: len(lit) <= 9}
 		}
 		if n, err := strconv.ParseUint(lit, 10, 64); err == nil {
 			return value{kind: valUint, i: int64(n)}
@@ -802,9 +815,30 @@ func (p *exprParser) call(name string, args []value) value {
 			ctx.varies = true
 			return value{kind: valUint, i: ctx.now.Unix()}
 		}
-	case "LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS":
+	case "LAST_INSERT_ID":
+		if nargs(0) {
+			ctx.varies = true
+			return value{kind: valUint, i: int64(c.lastInsertID)}
+		}
+	case "ROW_COUNT", "FOUND_ROWS":
 		if nargs(0) {
 			return value{kind: valInt}
+		}
+	case "SLEEP":
+		// mysqld sleeps on the connection's thread and returns 0; so does
+		// the mock, on the connection's goroutine.
+		if nargs(1) {
+			ctx.varies = true
+			if args[0].kind != valNull {
+				if d := time.Duration(toFloat(args[0]) * float64(time.Second)); d > 0 {
+					if ctx.sleep != nil {
+						ctx.sleep(d)
+					} else {
+						time.Sleep(d)
+					}
+				}
+			}
+			return value{kind: valInt, narrow: true}
 		}
 	case "COALESCE", "IFNULL":
 		for _, a := range args {

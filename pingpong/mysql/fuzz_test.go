@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every decoder of peer bytes gets a fuzz target: malformed input must give
@@ -205,7 +206,8 @@ func FuzzServePreLogin(f *testing.F) {
 func FuzzEvalSelect(f *testing.F) {
 	for _, q := range []string{"SELECT 1", "select 1+1 as x", "SELECT 'a''b', \"c\"", "SELECT @@session.autocommit, @@version LIMIT 1",
 		"SELECT NOW(), CONNECTION_ID(), USER(), DATABASE()", "(SELECT -1.5 * 2 DIV 0)", "/*!40101 SELECT 5 */", "SELECT 1 = 1, NOT 0",
-		"SHOW VARIABLES LIKE 'max\\_%'", "SHOW /*!40003 GLOBAL */ STATUS", "SHOW DATABASES"} {
+		"SHOW VARIABLES LIKE 'max\\_%'", "SHOW /*!40003 GLOBAL */ STATUS", "SHOW DATABASES", "SHOW FULL TABLES LIKE 'sb%'",
+		"SELECT SLEEP(0.5)", "SELECT 1 UNION ALL SELECT 'a' UNION SELECT 1", "SELECT 1, 2 UNION SELECT 3"} {
 		f.Add(q)
 	}
 	s, err := NewServer(ServerConfig{})
@@ -219,7 +221,12 @@ func FuzzEvalSelect(f *testing.F) {
 			c.showQuery([]byte(sql))
 			return
 		}
-		if r, serr := evalSelect([]byte(sql), &evalContext{c: c}); serr == nil {
+		ctx := &evalContext{c: c, sleep: func(time.Duration) {}}
+		if hasUnion([]byte(sql)) {
+			c.unionQueryIn([]byte(sql), ctx)
+			return
+		}
+		if r, serr := evalSelect([]byte(sql), ctx); serr == nil {
 			if len(r.cols) != len(r.row) {
 				t.Fatalf("%d columns, %d values", len(r.cols), len(r.row))
 			}

@@ -39,7 +39,7 @@ func TestProtocolEventAllocs(t *testing.T) {
 		{Command: CommandOLTPRO, PS: true},
 		{Command: CommandPing},
 	} {
-		p := &Protocol{Client: ClientConfig{User: "u", Password: "p"}, Workload: mustWorkload(t, wc)}
+		p := &Protocol{Client: ClientConfig{User: "u", Password: "p", DB: "sbtest"}, Workload: mustWorkload(t, wc)}
 		s, err := p.Open(dialRaw(t, "tcp", m.tcpAddr), false)
 		if err != nil {
 			t.Fatal(err)

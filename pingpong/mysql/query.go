@@ -9,7 +9,7 @@ type queryKind uint8
 
 const (
 	kindOK          queryKind = iota // BEGIN, COMMIT, SET, DML...: OK
-	kindSelect                       // a statement on a table: the canned c result set
+	kindTable                        // SELECT, UPDATE, DELETE, INSERT on a table: tableparse.go
 	kindExpr                         // SELECT without a table: evaluated (expr.go)
 	kindShow                         // SHOW ...: show.go
 	kindUse                          // USE db: OK, and the schema changes
@@ -39,9 +39,12 @@ func classifyQuery(sql []byte) queryKind {
 		case isSystemTable(table):
 			return kindSystemTable
 		}
-		return kindSelect
+		return kindTable
+	case hasKeyword(sql, "INSERT"), hasKeyword(sql, "UPDATE"), hasKeyword(sql, "DELETE"), hasKeyword(sql, "REPLACE"):
+		return kindTable
 	case hasKeyword(sql, "WITH"), hasKeyword(sql, "VALUES"), hasKeyword(sql, "TABLE"):
-		return kindSelect
+		// Statements the table dialect does not take: a syntax error.
+		return kindTable
 	case hasKeyword(sql, "SHOW"):
 		return kindShow
 	case hasKeyword(sql, "USE"):
@@ -62,10 +65,11 @@ func classifyQuery(sql []byte) queryKind {
 
 // okKeywords start statements that the mock acknowledges with OK: they
 // change nothing a benchmark reads back (sysbench's prepare and cleanup,
-// transactions, session settings).
+// transactions, session settings). Writes to rows are answered from the
+// tables (tablewrite.go).
 var okKeywords = []string{
 	"BEGIN", "COMMIT", "ROLLBACK", "START", "SET", "SAVEPOINT", "RELEASE", "XA",
-	"INSERT", "UPDATE", "DELETE", "REPLACE", "DO", "LOCK", "UNLOCK", "FLUSH",
+	"DO", "LOCK", "UNLOCK", "FLUSH",
 	"CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "ANALYZE", "OPTIMIZE",
 	"GRANT", "REVOKE", "KILL", "RESET",
 }
@@ -104,7 +108,12 @@ func isSystemTable(s []byte) bool {
 
 // findFrom returns the offset of the FROM keyword at the top level of a
 // SELECT (outside quotes, comments and parentheses), or -1.
-func findFrom(sql []byte) int {
+func findFrom(sql []byte) int { return findTopKeyword(sql, "FROM") }
+
+// findTopKeyword returns the offset of the keyword kw (upper case) at the
+// top level of a statement (outside quotes, comments and parentheses), or
+// -1.
+func findTopKeyword(sql []byte, kw string) int {
 	depth := 0
 	for i := 0; i < len(sql); i++ {
 		switch ch := sql[i]; ch {
@@ -122,8 +131,8 @@ func findFrom(sql []byte) int {
 				}
 				i += end + 3
 			}
-		case 'F', 'f':
-			if depth == 0 && i > 0 && !isIdentByte(sql[i-1]) && hasKeyword(sql[i:], "FROM") {
+		default:
+			if upper(ch) == kw[0] && depth == 0 && (i == 0 || !isIdentByte(sql[i-1])) && hasKeyword(sql[i:], kw) {
 				return i
 			}
 		}

@@ -8,26 +8,43 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
 )
 
 // ServerConfig shapes the mock mysqld. The zero value serves user "" with
-// an empty password, mysql_native_password, one 120-byte row per SELECT.
+// an empty password, mysql_native_password, and one table, sbtest1, of
+// 10000 rows as `sysbench prepare` creates it.
 type ServerConfig struct {
 	User     string
 	Password string
 	// Auth is the account's plugin: "mysql_native_password" (default) or
 	// "caching_sha2_password".
 	Auth string
-	// Rows is the number of rows every SELECT returns; 0 means 1.
-	Rows int
-	// RowBytes is the width of the c column's value; 0 means 120, the width
-	// of sysbench's c CHAR(120).
+	// Tables is the number of sysbench tables, sbtest1..sbtestN; 0 means
+	// 1, sysbench's --tables default.
+	Tables int
+	// TableSize is the rows of each table, ids 1..TableSize; 0 means
+	// 10000, sysbench's --table-size default. Rows are computed when read,
+	// never stored, so any size costs the same memory.
+	TableSize int64
+	// Seed fixes the tables' contents (k, c and pad of every row): two
+	// servers with the same seed answer alike.
+	Seed uint64
+	// Rows and RowBytes, when either is set, reshape the answer to the
+	// point select (SELECT c FROM sbtestN WHERE id=v): Rows rows (0 means
+	// 1) of a RowBytes-wide c (0 means 120), to measure what the size of a
+	// result costs. Such an answer is no longer what mysqld would give;
+	// every other statement is still answered from the tables.
+	Rows     int
 	RowBytes int
 	// Service, when set, runs once per statement (COM_QUERY,
 	// COM_STMT_EXECUTE) before the reply is written, to model the query's
@@ -82,8 +99,8 @@ const (
 
 // String describes the config with the password redacted.
 func (c ServerConfig) String() string {
-	return fmt.Sprintf("{User:%q Password:%s Auth:%q Rows:%d RowBytes:%d Service:%v Version:%q ConnectTimeout:%v MaxAllowedPacket:%d}",
-		c.User, redact(c.Password), c.Auth, c.Rows, c.RowBytes, c.Service != nil, c.Version, c.ConnectTimeout, c.MaxAllowedPacket)
+	return fmt.Sprintf("{User:%q Password:%s Auth:%q Tables:%d TableSize:%d Seed:%d Rows:%d RowBytes:%d Service:%v Version:%q ConnectTimeout:%v MaxAllowedPacket:%d}",
+		c.User, redact(c.Password), c.Auth, c.Tables, c.TableSize, c.Seed, c.Rows, c.RowBytes, c.Service != nil, c.Version, c.ConnectTimeout, c.MaxAllowedPacket)
 }
 
 // GoString is String for %#v.
@@ -92,7 +109,7 @@ func (c ServerConfig) GoString() string { return "mysql.ServerConfig" + c.String
 // Config returns the configuration with defaults filled in.
 func (s *Server) Config() ServerConfig { return s.cfg }
 
-// Server answers the MySQL protocol with canned results. One Server serves
+// Server answers the MySQL protocol as a mysqld holding sysbench's tables. One Server serves
 // any number of connections concurrently; it holds what they share: the
 // pre-encoded responses, the RSA key and the caching_sha2_password cache.
 type Server struct {
@@ -124,7 +141,18 @@ type Server struct {
 	textRows [2]canned
 	binRows  [2]canned
 	colDef   []byte // the c column's definition payload
+	// canned: Rows or RowBytes reshape the point select.
+	canned bool
+
+	tables     []sbtable.Table
+	tableNames []string
+	// autoInc holds each table's next AUTO_INCREMENT id.
+	autoInc []atomic.Int64
 }
+
+// maxTables bounds ServerConfig.Tables (sysbench itself takes any number;
+// a thousand is far more than any run of it uses).
+const maxTables = 1000
 
 // maxCannedBytes bounds one pre-encoded result set.
 const maxCannedBytes = 64 << 20
@@ -149,16 +177,24 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Rows < 0 || cfg.RowBytes < 0 {
 		return nil, fmt.Errorf("mysql: server: negative rows %d or row bytes %d", cfg.Rows, cfg.RowBytes)
 	}
-	if cfg.Rows == 0 {
-		cfg.Rows = 1
-	}
-	if cfg.RowBytes == 0 {
-		cfg.RowBytes = 120
+	canned := cfg.Rows > 0 || cfg.RowBytes > 0
+	rows, rowBytes := max(cfg.Rows, 1), cfg.RowBytes
+	if rowBytes == 0 {
+		rowBytes = 120
 	}
 	// Result sets are pre-encoded whole (text and binary, both EOF
 	// shapes), so their size is bounded.
-	if size := cfg.Rows * (cfg.RowBytes + 9); cfg.RowBytes > maxCannedBytes || size > maxCannedBytes {
-		return nil, fmt.Errorf("mysql: server: %d rows of %d bytes exceed the %d MiB a canned result may hold", cfg.Rows, cfg.RowBytes, maxCannedBytes>>20)
+	if size := rows * (rowBytes + 9); rowBytes > maxCannedBytes || size > maxCannedBytes {
+		return nil, fmt.Errorf("mysql: server: %d rows of %d bytes exceed the %d MiB a canned result may hold", rows, rowBytes, maxCannedBytes>>20)
+	}
+	if cfg.Tables == 0 {
+		cfg.Tables = 1
+	}
+	if cfg.TableSize == 0 {
+		cfg.TableSize = 10000
+	}
+	if cfg.Tables < 0 || cfg.Tables > maxTables || cfg.TableSize < 0 || cfg.TableSize > math.MaxInt32 {
+		return nil, fmt.Errorf("mysql: server: %d tables of %d rows: want 1 to %d tables of 1 to %d rows (an INT id)", cfg.Tables, cfg.TableSize, maxTables, math.MaxInt32)
 	}
 	if cfg.Version == "" {
 		cfg.Version = "8.0.36-hoplat"
@@ -190,7 +226,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		s.key = key
 		s.pubPEM = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 	}
-	s.encodeCanned()
+	s.canned = canned
+	s.encodeCanned(rows, rowBytes)
+	s.autoInc = make([]atomic.Int64, cfg.Tables)
+	for n := 1; n <= cfg.Tables; n++ {
+		s.tables = append(s.tables, sbtable.Table{N: n, Size: cfg.TableSize, Seed: cfg.Seed})
+		s.tableNames = append(s.tableNames, "sbtest"+strconv.Itoa(n))
+		s.autoInc[n-1].Store(cfg.TableSize + 1)
+	}
 	return s, nil
 }
 
@@ -208,15 +251,15 @@ func rowValue(n int) []byte {
 	return v
 }
 
-func (s *Server) encodeCanned() {
+func (s *Server) encodeCanned(rows, rowBytes int) {
 	col := columnDef{
 		schema: []byte("sbtest"), table: []byte("sbtest1"), orgTable: []byte("sbtest1"),
 		name: []byte("c"), orgName: []byte("c"),
-		charset: clientCharsetUTF8MB4, length: uint32(s.cfg.RowBytes * 4),
+		charset: clientCharsetUTF8MB4, length: uint32(rowBytes * 4),
 		colType: typeString, flags: flagNotNull,
 	}
 	s.colDef = appendColumnDef(nil, &col)
-	value := rowValue(s.cfg.RowBytes)
+	value := rowValue(rowBytes)
 	for i, deprecateEOF := range [2]bool{false, true} {
 		s.ok[i] = frame(func(pc *packetConn) {
 			pc.end(appendOK(pc.begin(), headerOK, 0, serverStatusAutocommit))
@@ -228,7 +271,7 @@ func (s *Server) encodeCanned() {
 				if !deprecateEOF {
 					pc.end(appendEOF(pc.begin(), serverStatusAutocommit))
 				}
-				for range s.cfg.Rows {
+				for range rows {
 					b := pc.begin()
 					if binaryRows {
 						b = append(b, 0, 0) // header, NULL bitmap for one column

@@ -26,6 +26,19 @@ type serverConn struct {
 	stmts        map[uint32]*serverStmt
 	nextStmt     uint32
 	questions    uint64 // statements not yet added to the Server's count
+
+	// Statements on tables: the text statement being run (its slices
+	// reused), the parameters of the execution, scratch space.
+	tq           tableStmt
+	params       []param
+	outCols      []outCol
+	ids          []int64   // an IN list's ids
+	sortRows     []sortRow // the rows an ORDER BY or DISTINCT sorts
+	sortKeys     []sortKey
+	accs         []aggAcc
+	scratch      []byte
+	lastInsertID uint64
+	foundRows    bool // CLIENT_FOUND_ROWS: UPDATE counts matched rows
 }
 
 // flushQuestions adds this connection's statements to the Server's count.
@@ -107,6 +120,9 @@ func (c *serverConn) handshake() error {
 		return fmt.Errorf("mysql: serve: %w", err)
 	}
 	c.caps = resp.caps & g.caps
+	// mysqld honours CLIENT_FOUND_ROWS whether or not its greeting
+	// offered it.
+	c.foundRows = resp.caps&capFoundRows != 0
 	c.deprecateEOF = c.caps&capDeprecateEOF != 0
 	c.db = string(resp.db)
 	plugin := string(resp.plugin)

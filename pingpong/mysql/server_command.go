@@ -16,6 +16,7 @@ type serverStmt struct {
 	types  []byte      // parameter types from the last execution that sent them
 	expr   *exprResult // kindExpr: the result, encoded when constant
 	sql    string      // kindExpr: the text, to evaluate again when not
+	tq     *tableStmt  // kindTable: the parsed statement over its own copy of the text
 }
 
 // maxStmts bounds the prepared statements one connection may hold, as
@@ -104,9 +105,8 @@ func (c *serverConn) dispatch(p []byte) (quit bool, err error) {
 	case comStmtSendLongData:
 		return false, nil // no reply, by protocol; the value is not needed
 	case comFieldList:
-		// No fields: the list ends at once (old clients' table completion).
-		endResultSet(c.pc, c.deprecateEOF)
-		return false, c.pc.flush()
+		// The mariadb client's table-name completion (auto-rehash).
+		return false, c.fieldList(p[1:])
 	case comStmtReset:
 		if len(p) < 5 || c.stmts[binary.LittleEndian.Uint32(p[1:])] == nil {
 			return false, c.sendErr(ErUnknownStmtHandler, "HY000", "Unknown prepared statement handler given to mysqld_stmt_reset")
@@ -130,15 +130,17 @@ func (c *serverConn) query(sql []byte) error {
 		i = 1
 	}
 	switch kind {
-	case kindSelect:
-		r := &c.s.textRows[i]
-		return c.pc.writeRaw(r.frames, r.packets)
+	case kindTable:
+		return c.tableQuery(sql)
 	case kindOK:
 		r := &c.s.ok[i]
 		return c.pc.writeRaw(r.frames, r.packets)
 	case kindExpr:
 		if r := c.s.cachedExpr(sql); r != nil {
 			return c.pc.writeRaw(r.text[i].frames, r.text[i].packets)
+		}
+		if hasUnion(sql) {
+			return c.unionQuery(sql)
 		}
 		r, serr := c.evalExpr(sql)
 		if serr != nil {
@@ -238,7 +240,8 @@ func (s *Server) cacheExpr(sql []byte, r *exprResult) {
 }
 
 // prepare answers COM_STMT_PREPARE: placeholders are counted in the SQL, a
-// SELECT gets the canned c column, anything else no columns.
+// statement on a table is parsed and checked as mysqld checks it at
+// prepare, a SELECT describes its columns, anything else none.
 func (c *serverConn) prepare(sql []byte) error {
 	if c.stmts == nil {
 		c.stmts = map[uint32]*serverStmt{}
@@ -252,8 +255,24 @@ func (c *serverConn) prepare(sql []byte) error {
 		return c.sendErr(1390, "HY000", "Prepared statement contains too many placeholders")
 	}
 	switch st.kind {
-	case kindSelect, kindOK:
+	case kindOK:
+	case kindTable:
+		tq := &tableStmt{}
+		if serr := parseTableStmt([]byte(string(sql)), tq); serr != nil {
+			return c.sendServerError(serr)
+		}
+		if serr := c.resolve(tq); serr != nil {
+			return c.sendServerError(serr)
+		}
+		st.tq, st.params = tq, tq.params
+		if tq.verb == verbSelect {
+			cols := c.resultColumns(tq)
+			tq.header = frame(func(pc *packetConn) { c.encodeHeader(pc, tq, cols) })
+		}
 	case kindExpr:
+		if hasUnion(sql) {
+			return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
+		}
 		if st.params > 0 {
 			return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
 		}
@@ -272,9 +291,13 @@ func (c *serverConn) prepare(sql []byte) error {
 	c.stmts[c.nextStmt] = st
 	ok := stmtPrepareOK{id: c.nextStmt, params: uint16(st.params)}
 	var cols []columnDef
+	var outCols []outCol
 	switch st.kind {
-	case kindSelect:
-		ok.columns = 1
+	case kindTable:
+		if st.tq.verb == verbSelect {
+			outCols = c.resultColumns(st.tq)
+			ok.columns = uint16(len(outCols))
+		}
 	case kindExpr:
 		cols = st.expr.cols
 		ok.columns = uint16(len(cols))
@@ -290,8 +313,8 @@ func (c *serverConn) prepare(sql []byte) error {
 		}
 	}
 	if ok.columns > 0 {
-		if cols == nil {
-			c.pc.writePacket(c.s.colDef)
+		for i := range outCols {
+			c.pc.end(c.appendOutColumn(c.pc.begin(), st.tq, &outCols[i]))
 		}
 		for i := range cols {
 			c.pc.end(appendColumnDef(c.pc.begin(), &cols[i]))
@@ -321,8 +344,11 @@ func (c *serverConn) execute(b []byte) error {
 	}
 	r := &c.s.ok[i]
 	switch st.kind {
-	case kindSelect:
-		r = &c.s.binRows[i]
+	case kindTable:
+		if st.tq.verb == verbSelect {
+			return c.runSelect(st.tq, true)
+		}
+		return c.runWrite(st.tq)
 	case kindExpr:
 		if !st.expr.constant {
 			// NOW(), CONNECTION_ID()...: evaluated afresh.
@@ -350,6 +376,7 @@ func (c *serverConn) parseExecute(b []byte) (*serverStmt, error) {
 	if st == nil {
 		return nil, &ServerError{Code: ErUnknownStmtHandler, State: "HY000", Message: "Unknown prepared statement handler given to mysqld_stmt_execute"}
 	}
+	c.params = c.params[:0]
 	if st.params == 0 {
 		return st, nil
 	}
@@ -365,20 +392,41 @@ func (c *serverConn) parseExecute(b []byte) (*serverStmt, error) {
 	}
 	for i := range st.params {
 		if nulls[i/8]&(1<<(i%8)) != 0 {
+			c.params = append(c.params, param{null: true})
 			continue
 		}
-		switch t := st.types[2*i]; t {
-		case typeDate, typeDateTime, typeTimestamp, typeTime:
-			d.bytes(int(d.u8("temporal length")), "temporal value")
-		default:
-			if n := binaryValueLen(t); n >= 0 {
-				d.skip(n, "parameter value")
-			} else {
-				d.lenEncBytes("parameter value")
-			}
-		}
+		c.params = append(c.params, decodeParam(&d, st.types[2*i], st.types[2*i+1]&0x80 != 0))
 	}
 	return st, d.err
+}
+
+// decodeParam reads one bound value: integers as numbers, the rest as
+// their bytes (a temporal or floating value is kept only for framing).
+func decodeParam(d *decoder, t uint8, unsigned bool) param {
+	switch t {
+	case typeDate, typeDateTime, typeTimestamp, typeTime:
+		return param{b: d.bytes(int(d.u8("temporal length")), "temporal value")}
+	case typeTiny, typeShort, typeYear, typeLong, typeInt24, typeLongLong:
+		n := binaryValueLen(t)
+		b := d.bytes(n, "parameter value")
+		if d.err != nil {
+			return param{}
+		}
+		var u uint64
+		for i := n - 1; i >= 0; i-- {
+			u = u<<8 | uint64(b[i])
+		}
+		v := int64(u)
+		if !unsigned && n < 8 && u&(1<<(8*n-1)) != 0 {
+			v -= 1 << (8 * n) // sign-extend
+		}
+		return param{isInt: true, i: v}
+	}
+	if n := binaryValueLen(t); n >= 0 {
+		return param{b: d.bytes(n, "parameter value")}
+	}
+	b, _ := d.lenEncBytes("parameter value")
+	return param{b: b}
 }
 
 // countParams counts '?' placeholders outside quotes and comments.

@@ -93,8 +93,8 @@ func TestClassifyQuery(t *testing.T) {
 		sql  string
 		want queryKind
 	}{
-		{"SELECT c FROM sbtest1 WHERE id=1", kindSelect},
-		{"select DISTINCT c from `sbtest2` where id between 1 and 5", kindSelect},
+		{"SELECT c FROM sbtest1 WHERE id=1", kindTable},
+		{"select DISTINCT c from `sbtest2` where id between 1 and 5", kindTable},
 		{"  (select 1)", kindExpr},
 		{"/* x */select 1", kindExpr},
 		{"SELECT 'FROM x' FROM DUAL", kindExpr},
@@ -199,7 +199,7 @@ func TestConfigsRedactPassword(t *testing.T) {
 func TestServerServiceHook(t *testing.T) {
 	var calls atomic.Int32
 	m := startMock(t, ServerConfig{Service: func() { calls.Add(1) }})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
 	st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := s.Config(); c.Auth != pluginNative || c.Rows != 1 || c.RowBytes != 120 || c.Version == "" {
+	if c := s.Config(); c.Auth != pluginNative || c.Rows != 0 || c.RowBytes != 0 || c.Tables != 1 || c.TableSize != 10000 || c.Version == "" {
 		t.Fatalf("defaults: %v", c)
 	}
 }
@@ -239,8 +239,8 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 // reassembled by the client.
 func TestLargeRowsSplit(t *testing.T) {
 	m := startMock(t, ServerConfig{Rows: 1, RowBytes: maxPayload})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
-	if n, err := c.Query("SELECT c FROM sbtest1"); err != nil || n != 1 {
+	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
+	if n, err := c.Query("SELECT c FROM sbtest1 WHERE id=1"); err != nil || n != 1 {
 		t.Fatalf("%d rows, %v", n, err)
 	}
 	if err := c.Ping(); err != nil {

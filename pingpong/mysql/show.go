@@ -105,8 +105,8 @@ func (c *serverConn) sysVar(name string) (value, bool) {
 	return v, true
 }
 
-// showQuery answers SHOW VARIABLES, STATUS, DATABASES, WARNINGS and
-// ERRORS, each with an optional LIKE pattern; other SHOW statements get
+// showQuery answers SHOW VARIABLES, STATUS, DATABASES, [FULL] TABLES,
+// WARNINGS and ERRORS, each with an optional LIKE pattern; other SHOW statements get
 // ER_NOT_SUPPORTED_YET when mysqld has them and ER_PARSE_ERROR when not.
 func (c *serverConn) showQuery(sql []byte) error {
 	rest := skipSpaceAndComments(sql)[len("SHOW"):]
@@ -118,7 +118,7 @@ func (c *serverConn) showQuery(sql []byte) error {
 		}
 		return false
 	}
-	_ = word("FULL")
+	full := word("FULL")
 	_ = word("GLOBAL") || word("SESSION") || word("LOCAL")
 	var names []string
 	var rows [][]value
@@ -144,6 +144,21 @@ func (c *serverConn) showQuery(sql []byte) error {
 		for _, db := range dbs {
 			rows = append(rows, []value{strVal(db)})
 		}
+	case word("TABLES"):
+		if c.db == "" {
+			return c.sendErr(ErNoDBSelected, "3D000", "No database selected")
+		}
+		names = []string{"Tables_in_" + c.db}
+		if full {
+			names = append(names, "Table_type")
+		}
+		for _, t := range c.s.tableNames {
+			row := []value{strVal(t)}
+			if full {
+				row = append(row, strVal("BASE TABLE"))
+			}
+			rows = append(rows, row)
+		}
 	case word("WARNINGS"), word("ERRORS"):
 		// The mock raises neither.
 		cols := []columnDef{
@@ -154,7 +169,7 @@ func (c *serverConn) showQuery(sql []byte) error {
 		return c.writeRows(cols, nil)
 	default:
 		r := skipSpaceAndComments(rest)
-		for _, kw := range []string{"TABLES", "COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS", "CREATE", "ENGINES", "ENGINE",
+		for _, kw := range []string{"COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS", "CREATE", "ENGINES", "ENGINE",
 			"PROCESSLIST", "GRANTS", "PLUGINS", "PRIVILEGES", "MASTER", "SLAVE", "REPLICA", "REPLICAS", "BINARY",
 			"BINLOG", "CHARACTER", "CHARSET", "COLLATION", "OPEN", "TABLE", "TRIGGERS", "EVENTS", "PROFILE", "PROFILES",
 			"FUNCTION", "PROCEDURE", "COUNT", "ERRORS", "STORAGE", "RELAYLOG"} {
@@ -172,6 +187,9 @@ func (c *serverConn) showQuery(sql []byte) error {
 			return c.sendServerError(syntaxError(r))
 		}
 		rows = slices.DeleteFunc(rows, func(row []value) bool { return !likeMatch(pat, row[0].s) })
+		if strings.HasPrefix(names[0], "Tables_in_") {
+			names[0] += " (" + pat + ")" // as mysqld names it
+		}
 	case hasKeyword(r, "WHERE"):
 		return c.sendErr(ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'SHOW ... WHERE' (a mock mysqld)")
 	case len(bytes.TrimRight(r, "; \t\r\n")) != 0:
