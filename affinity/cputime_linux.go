@@ -130,6 +130,16 @@ func readStatComm(pid int) (string, []string, error) {
 	return s[j+1 : i], f, nil
 }
 
+// ProcessName is process pid's command name, as /proc/PID/stat gives it
+// (the executable's name, cut to 15 bytes: TASK_COMM_LEN).
+func ProcessName(pid int) (string, error) {
+	comm, _, err := readStatComm(pid)
+	if err != nil {
+		return "", fmt.Errorf("affinity: name of process %d: %w", pid, err)
+	}
+	return comm, nil
+}
+
 // ProcessClock is the CPU time process pid's threads have run, those that
 // exited included, to the nanosecond: its CPU-time clock
 // (clock_getcpuclockid(3); CPUCLOCK_SCHED, the sum of the threads'

@@ -17,3 +17,8 @@ func ProcessCPUTime(pid int) (time.Duration, error) {
 func ProcessClock(pid int) (time.Duration, error) {
 	return 0, fmt.Errorf("affinity: CPU clock of %d: %w", pid, errors.ErrUnsupported)
 }
+
+// ProcessName needs Linux's /proc.
+func ProcessName(pid int) (string, error) {
+	return "", fmt.Errorf("affinity: name of process %d: %w", pid, errors.ErrUnsupported)
+}

@@ -69,3 +69,12 @@ func kworkerCPU(comm string) (int, bool) {
 	}
 	return cpu, true
 }
+
+// PIDs are the workers the reading found, by thread id.
+func (k Kworkers) PIDs() []int {
+	out := make([]int, 0, len(k.ran))
+	for w := range k.ran {
+		out = append(out, w.pid)
+	}
+	return out
+}

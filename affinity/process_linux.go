@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -102,6 +103,24 @@ func ProcessCPUs(pid int) (CPUSet, error) {
 	return cpus, nil
 }
 
+// PinProcess sets the CPUs of every thread of a running process pid, one
+// hopbench did not start (a database named by --backend): its threads
+// created later inherit the mask of the thread that creates them. It
+// returns the mask the main thread had, for the caller to put back with
+// PinProcess again when the run ends.
+func PinProcess(pid int, cpus CPUSet) (prev CPUSet, err error) {
+	if err := checkOnline(cpus); err != nil {
+		return CPUSet{}, fmt.Errorf("affinity: pin process %d on %s: %w", pid, cpus, err)
+	}
+	if prev, err = getAffinity(pid); err != nil {
+		return CPUSet{}, fmt.Errorf("affinity: pin process %d on %s: %w", pid, cpus, err)
+	}
+	if err := eachThread(pid, func(tid int) error { return setAffinity(tid, cpus) }); err != nil {
+		return prev, fmt.Errorf("affinity: pin process %d on %s: %w", pid, cpus, err)
+	}
+	return prev, nil
+}
+
 // SetNice sets the nice value (-20 to 19) of every thread of process pid.
 // On Linux nice is per thread: setpriority(PRIO_PROCESS, id) changes only
 // the thread whose id it is (setpriority(2), BUGS), so SetNice sets each
@@ -188,4 +207,27 @@ func priorityError(op string, err error, hint string) error {
 		return fmt.Errorf("affinity: %s: %w: %s (%w)", op, ErrNotPermitted, hint, err)
 	}
 	return fmt.Errorf("affinity: %s: %w", op, err)
+}
+
+// Children lists the processes whose parent is pid: the children of each
+// of its threads (/proc/PID/task/TID/children, proc(5)), as a forking
+// server such as socat makes one per connection.
+func Children(pid int) ([]int, error) {
+	tids, err := threadIDs(pid)
+	if err != nil {
+		return nil, fmt.Errorf("affinity: children of process %d: %w", pid, err)
+	}
+	var out []int
+	for _, tid := range tids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
+		if err != nil {
+			continue // exited since the listing
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -306,5 +307,68 @@ func TestSignalGroup(t *testing.T) {
 	}
 	if err := TerminateGroup(0); err == nil {
 		t.Error("TerminateGroup(0) succeeded")
+	}
+}
+
+// PinProcess moves a running process's threads, all of them, and hands
+// back the mask it had so that it can be put back.
+func TestPinProcess(t *testing.T) {
+	allowed := allowedCPUs(t)
+	cmd := startChild(t, CPUSet{})
+	pid := cmd.Process.Pid
+	orig, err := ProcessCPUs(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewCPUSet(allowed.cpus[1])
+	prev, err := PinProcess(pid, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prev.Equal(orig) {
+		t.Errorf("PinProcess returned %s as the old mask, want %s", prev, orig)
+	}
+	for _, tid := range threadsOf(t, pid) {
+		if got, err := getAffinity(tid); err != nil || !got.Equal(want) {
+			t.Errorf("after PinProcess(%s) thread %d may use %s, %v", want, tid, got, err)
+		}
+	}
+	if _, err := PinProcess(pid, prev); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ProcessCPUs(pid); !got.Equal(orig) {
+		t.Errorf("after putting the mask back: %s, want %s", got, orig)
+	}
+	if _, err := PinProcess(pid, NewCPUSet(1<<20)); !errors.Is(err, ErrNotOnline) {
+		t.Errorf("PinProcess(CPU 1<<20) error %v, want ErrNotOnline", err)
+	}
+}
+
+// Children finds a process's children.
+func TestChildren(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		kids, err := Children(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kids) == 1 {
+			// Just forked, the child may still be sh: its parent tells.
+			f, err := readStat(kids[0])
+			if err != nil || f[1] != strconv.Itoa(cmd.Process.Pid) {
+				t.Errorf("child %d: stat %v, %v; want parent %d", kids[0], f, err, cmd.Process.Pid)
+			}
+			syscall.Kill(kids[0], syscall.SIGKILL)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sh has children %v, want its sleep", kids)
+		}
+		runtime.Gosched() // the shell forks as it starts: poll the kernel's list, bounded
 	}
 }

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -24,6 +25,12 @@ func Run(ctx context.Context, cfg Config) (*hop.Report, error) {
 type bench struct {
 	measure func(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (hop.Sample, error)
 	hosts   *hostBed // a topology run's hosts; nil on loopback
+	// server is where a backend hopbench did not start runs; nil for
+	// the embedded one and on a topology's hosts.
+	server *serverPlace
+	// roundCap is the longest a sized round may run; 0 for no bound.
+	roundCap time.Duration
+	tracing  *tracing
 }
 
 func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error) {
@@ -45,6 +52,21 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	if err != nil {
 		return nil, err
 	}
+	// On a topology's hosts the backend is the topology's to place, unless
+	// --backend-cpus (BACKEND_CPUS, for a backend on this machine) asks
+	// for a running one to be pinned.
+	if !cfg.Backend.Embedded() && (b.hosts == nil || cfg.BackendCPUs.Len() > 0) {
+		sp, err := placeServer(cfg.Backend, cfg.BackendCPUs)
+		if err != nil {
+			return nil, err
+		}
+		b.server = &sp
+		defer func() {
+			if rerr := sp.restore(); rerr != nil && err == nil {
+				out, err = nil, rerr
+			}
+		}()
+	}
 	// Regimes outermost: each is a topology of its own, pinned as it
 	// starts, and its paths are compared with each other only.
 	var stages []Stage
@@ -56,11 +78,17 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			stages = append(stages, st)
 		}
 	}
-	progress := newProgress(cfg.Progress, len(stages)*cfg.Rounds*len(paths)*len(cfg.Threads), cfg.Time+cfg.Warmup)
+	steps := len(stages) * cfg.Rounds * len(paths) * len(cfg.Threads)
+	b.roundCap = roundCap(cfg, steps)
+	progress := newProgress(cfg.Progress, steps, cfg.Time+cfg.Warmup)
 	var all []Series
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
-		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()})
+		note := g.Note()
+		if b.server != nil {
+			note = g.note([]string{ComponentClient, ComponentRelay}) + "; " + b.server.note()
+		}
+		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: note})
 	}
 	// Steal is the run's, probe included: a vCPU the hypervisor did not
 	// run for a while makes every figure of that while slower.
@@ -76,6 +104,14 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		rep.Machine = &m
 		fmt.Fprintln(cfg.Progress, "hopbench: "+m.Summary())
 	}
+	b.tracing = openTracing(ctx, cfg, b.hosts != nil)
+	defer b.tracing.close()
+	rep.Tracer = b.tracing.info()
+	if b.tracing.tr != nil {
+		fmt.Fprintf(cfg.Progress, "hopbench: tracer on: %.0f ns per record, taken off the traced segments\n", rep.Tracer.PerRecordNs)
+	} else {
+		fmt.Fprintf(cfg.Progress, "hopbench: not traced: %s\n", b.tracing.note)
+	}
 	pinning := map[string]string{}
 	for si, st := range stages {
 		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, placements[st.Regime], si, len(stages), progress)
@@ -89,6 +125,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			}
 		}
 		maps.Copy(pinning, sr.pinning)
+		if sr.sizing != nil {
+			rep.Config.RoundSizing = append(rep.Config.RoundSizing, *sr.sizing)
+		}
 		rep.Warnings = append(rep.Warnings, sr.warnings...)
 	}
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
@@ -97,6 +136,13 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	}
 	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
 		rep.Machine.StealPct = pct
+	}
+	if b.tracing.traced > 0 {
+		var buf bytes.Buffer
+		if _, err := b.tracing.waterfall.WriteTo(&buf); err == nil {
+			rep.TraceEvents = buf.Bytes()
+			rep.Tracer.Waterfall = b.tracing.traced
+		}
 	}
 	hop.Explain(rep.Paths, rep.Machine)
 	b.hosts.describe(rep, cfg.Backend)
@@ -111,6 +157,7 @@ type stageResult struct {
 	skipped  []hop.Skip
 	pinning  map[string]string
 	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
+	sizing   *hop.RoundSizing
 }
 
 func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []hop.Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
@@ -141,6 +188,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 	}
 	defer func() { warn(topo.Stop()) }()
+	if b.server != nil {
+		topo.Pinning[ComponentServer] = b.server.cpus
+	}
 	var live []hop.Path
 	for _, p := range paths {
 		if _, ok := topo.Entries[p]; ok {
@@ -151,6 +201,16 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		progress.skip(s)
 	}
 	progress.drop((len(paths) - len(live)) * len(cfg.Threads) * cfg.Rounds)
+	if cfg.RoundRequests > 0 && len(live) > 0 {
+		// Every round of the stage, and every per-request figure taken
+		// over its rounds, runs the sized length from here on.
+		d, rs, err := b.sizeRounds(ctx, cfg, pingpong, st, placement, topo, live, b.roundCap)
+		if err != nil {
+			return stageResult{}, err
+		}
+		cfg.Time, sr.sizing = d, &rs
+		progress.sized(rs)
+	}
 	cells := Cells(live, cfg.Threads)
 	sr.series = make([]Series, len(cells))
 	for i, c := range cells {
@@ -158,26 +218,15 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	client := clientFor(cfg, st, placement)
 	clientCPUs, _ := placement.For(ComponentClient)
-	var statsBase map[string]relayTotals
-	var cpuBase map[*Process]time.Duration
+	relays := newRelayRounds(cells, topo, cfg.Stats, cfg.Discard)
 	kworkers := newKworkerRounds(cells, cfg.Rounds, placement, b.hosts != nil)
 	ends := newEndpointRounds(len(cells), cfg.Rounds, topo, b.hosts != nil)
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
-		if step.Round == cfg.Discard && step.Cell == 0 {
-			cpuBase = topo.relayCPU()
-		}
-		if cfg.Stats && cfg.Discard > 0 && step.Round == cfg.Discard && step.Cell == 0 {
-			// The relays' residence counts the timed rounds only: what
-			// they held during the warm-up rounds is read now and taken
-			// off at the end.
-			var err error
-			statsBase, err = topo.snapshotStats(ctx)
-			if ctx.Err() != nil {
-				return stageResult{}, ctx.Err()
-			}
-			warn(err)
-		}
 		c := cells[step.Cell]
+		relayBase := relays.snap(ctx, step.Cell, c, step.Round)
+		if ctx.Err() != nil {
+			return stageResult{}, ctx.Err()
+		}
 		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
 		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
 		if err != nil {
@@ -191,6 +240,10 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		}
 		ends.end(step.Cell, step.Round, serverBase)
 		kworkers.end(step.Cell, step.Round, kwBase)
+		warn(relays.add(step.Cell, relayBase, relays.snap(ctx, step.Cell, c, step.Round)))
+		if ctx.Err() != nil {
+			return stageResult{}, ctx.Err()
+		}
 		if err != nil {
 			smp = hop.Sample{Failed: err.Error()}
 		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
@@ -203,20 +256,33 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		sr.series[step.Cell].Samples[step.Round] = smp
 		progress.end(smp)
 	}
-	relayCPUPerRequest(sr.series, topo, cpuBase, topo.relayCPU(), cfg.Discard, cfg.Time+cfg.Warmup)
+	for i, c := range cells {
+		if b.tracing.tr == nil {
+			sr.series[i].TraceNote = b.tracing.note
+			continue
+		}
+		progress.trace(st, c)
+		traced := client
+		traced.Time = tracedTime(cfg.Time, sr.series[i].Samples, cfg.Discard)
+		argv, err := b.hosts.argv(ComponentClient, traced.Args(pingpong, topo.Entries[c.Path], c.Threads))
+		if err != nil {
+			return stageResult{}, err
+		}
+		// A traced round that found no request (its records of the
+		// client missing) runs once more before the path goes untraced.
+		for try := 0; try < 2 && sr.series[i].Trace == nil && ctx.Err() == nil; try++ {
+			sr.series[i].Trace, sr.series[i].TraceNote = b.tracedRound(ctx, cfg, argv, client.Env(), clientCPUs, topo, c, placement)
+		}
+		if ctx.Err() != nil {
+			return stageResult{}, ctx.Err()
+		}
+		progress.traced(sr.series[i].Trace, sr.series[i].TraceNote)
+	}
+	relays.perRequest(sr.series, cfg.Time+cfg.Warmup)
 	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
 	ends.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
 	if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
 		return stageResult{}, err
-	}
-	if cfg.Stats {
-		// hoprelay writes its stats as it exits; the files stay in the
-		// temp dir until the deferred Stop.
-		warn(topo.stopProcesses())
-		for i := range sr.series {
-			sr.series[i].RelayUs = relayResidence(topo.Stats[sr.series[i].Cell.Path], statsBase)
-			sr.series[i].RelayWakeUs = relayWakes(topo.Stats[sr.series[i].Cell.Path], statsBase)
-		}
 	}
 	for i := range sr.series {
 		sr.series[i].ClientWakeUs = clientWakes(sr.series[i].Samples, cfg.Discard)
@@ -275,55 +341,6 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 		s.Connect = c
 	}
 	return nil
-}
-
-// relayCPUPerRequest sets each relay series' RelayCPUUs: the CPU time its
-// relay processes ran over the timed rounds, per request. A process's
-// requests are those of every cell it relayed, each kept round's rate
-// times the round's length with its warm-up, since the relay served the
-// warm-up too. HAProxy's one process is shared by its paths and divided
-// among their requests.
-func relayCPUPerRequest(series []Series, topo *Topology, base, end map[*Process]time.Duration, discard int, round time.Duration) {
-	served := map[*Process]float64{}
-	requests := func(s Series) float64 {
-		n := 0.0
-		for i, smp := range s.Samples {
-			if i >= discard && smp.Failed == "" {
-				n += smp.TPS * round.Seconds()
-			}
-		}
-		return n
-	}
-	for _, s := range series {
-		for _, p := range topo.relayProcs[s.Cell.Path] {
-			served[p] += requests(s)
-		}
-	}
-	for i := range series {
-		procs := topo.relayProcs[series[i].Cell.Path]
-		if len(procs) == 0 {
-			continue
-		}
-		var us float64
-		ok := true
-		for _, p := range procs {
-			b, okB := base[p]
-			e, okE := end[p]
-			select {
-			case <-p.Done():
-				continue // a start attempt that failed: it served nothing
-			default:
-			}
-			if !okB || !okE || served[p] <= 0 || e < b {
-				ok = false
-				break
-			}
-			us += float64(e-b) / 1e3 / served[p]
-		}
-		if ok {
-			series[i].RelayCPUUs = &us
-		}
-	}
 }
 
 // obtained is the placement a series' components got, per component: the

@@ -37,6 +37,10 @@ func shortConfig(t *testing.T, relays ...hop.Relay) Config {
 	// regimes have tests of their own.
 	cfg.Regimes = []Regime{{Name: RegimeNone}}
 	cfg.ConnectTime = 50 * time.Millisecond
+	// Rounds of the time given, unsized, and untraced: sizing and tracing
+	// have tests of their own.
+	cfg.RoundRequests = 0
+	cfg.Trace = false
 	return cfg
 }
 
@@ -176,6 +180,26 @@ func TestRunChainAndThreadSweep(t *testing.T) {
 	for _, c := range rep.Chains {
 		if len(c.Hops) != 3 || c.Points != 6 {
 			t.Errorf("chain %+v", c)
+		}
+	}
+	// Each thread count has its own relay figures, from its own rounds:
+	// the stand-in relay holds a request 4 µs a hop per open connection.
+	for _, p := range rep.Paths {
+		if p.Relay == hop.Direct {
+			continue
+		}
+		// Within 10%: a client's connections open one after another,
+		// so its first requests pass while fewer are open.
+		want := 4.0 * float64(p.Threads*p.Hops)
+		if p.RelayUs == nil || math.Abs(*p.RelayUs-want) > 0.1*want {
+			got := "none"
+			if p.RelayUs != nil {
+				got = fmt.Sprint(*p.RelayUs)
+			}
+			t.Errorf("%s at %d threads: relay residence %s, want %v µs", p.Name, p.Threads, got, want)
+		}
+		if p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 {
+			t.Errorf("%s at %d threads: no relay CPU of its own", p.Name, p.Threads)
 		}
 	}
 	var js bytes.Buffer

@@ -28,11 +28,19 @@ type Config struct {
 	Relays     []hop.Relay     // relays to include; nil for all of Relays
 	Transports []hop.Transport // client legs; nil for tcp and unix
 	Threads    []int           // client connections; nil for 1
-	Time       time.Duration   // per path per round; 0 for 1s
-	Warmup     time.Duration   // per pingpong run, before timing; 0 for none
-	Rounds     int             // 0 for 5
-	Discard    int             // leading rounds dropped as warm-up; 0 keeps all
-	Hops       []int           // a chain sweep instead of the default paths; nil for none
+	Time       time.Duration   // per path per round, the shortest a sized round runs; 0 for 1s
+	// RoundRequests sizes each stage's rounds from what a request costs:
+	// a calibration run before its rounds measures one path's rate, and
+	// the rounds run long enough to hold this many of its requests, Time
+	// at the least. 0 sizes nothing: every round runs Time.
+	RoundRequests int
+	// Budget bounds the timed rounds' total length when sizing lengthens
+	// them (warm-ups included); 0 for no bound.
+	Budget  time.Duration
+	Warmup  time.Duration // per pingpong run, before timing; 0 for none
+	Rounds  int           // 0 for 5
+	Discard int           // leading rounds dropped as warm-up; 0 keeps all
+	Hops    []int         // a chain sweep instead of the default paths; nil for none
 	// ServiceTimes, Sizes and Rows sweep the embedded backend; each
 	// combination is a stage with a topology of its own. nil for the
 	// responder's default.
@@ -47,18 +55,28 @@ type Config struct {
 	// stage of its own; nil for Placement's one regime when it is set,
 	// else packed and spread (DefaultRegimes). A Regime named none pins
 	// nothing.
-	Regimes   []Regime
-	Nice      int    // the embedded server's niceness
-	RelayLock string // hoprelay --lock; "" for its default
+	Regimes []Regime
+	// BackendCPUs pins a backend that hopbench does not start, running on
+	// this machine, for the run (every thread of its process; the mask it
+	// had is put back at the end). The zero value leaves it where it is,
+	// and the report says where that is.
+	BackendCPUs affinity.CPUSet
+	Nice        int    // the embedded server's niceness
+	RelayLock   string // hoprelay --lock; "" for its default
 	// ConnectTime is how long each path's connect-only series runs after
 	// its rounds (mysql): many set-ups, for a p50 and p99 of a
 	// connection's cost; 0 for 300 ms, negative for none.
 	ConnectTime time.Duration
-	Stats       bool               // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
-	TempRoot    string             // parent of the temp dir; "" for os.TempDir
-	Locate      Locator            // nil for Locate
-	Progress    io.Writer          // progress lines; nil for none
-	Env         func() results.Env // describes the machine; nil for results.CollectEnv
+	Stats       bool // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
+	// Trace runs one more round of every path traced (package tracer),
+	// whose requests' critical paths split each hop (method "trace").
+	// Where the tracer cannot run (no BTF, no CAP_BPF) the run says why
+	// and splits as without it. DefaultConfig traces.
+	Trace    bool
+	TempRoot string             // parent of the temp dir; "" for os.TempDir
+	Locate   Locator            // nil for Locate
+	Progress io.Writer          // progress lines; nil for none
+	Env      func() results.Env // describes the machine; nil for results.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
@@ -84,8 +102,15 @@ func DefaultConfig() Config {
 		Warmup:  100 * time.Millisecond,
 		Rounds:  7,
 		Discard: 1,
+		// A round's p50 should rest on a thousand requests: a point
+		// select through a relay is 30-80 µs, so 0.35 s holds ten times
+		// that, but an oltp-ro transaction against a database is
+		// milliseconds, and rounds of 0.35 s would hold a hundred.
+		RoundRequests: 1000,
+		Budget:        3 * time.Minute,
 		// hoprelay's residence is the relay-code part of a hop's split.
 		Stats: true,
+		Trace: true,
 	}
 }
 
@@ -151,10 +176,16 @@ func (c Config) Check() error {
 		return fmt.Errorf("driver: discard %d of %d rounds: must keep at least one", c.Discard, c.Rounds)
 	case c.Time < 0:
 		return fmt.Errorf("driver: time %v: must be positive", c.Time)
+	case c.RoundRequests < 0:
+		return fmt.Errorf("driver: round requests %d: must not be negative", c.RoundRequests)
+	case c.Budget < 0:
+		return fmt.Errorf("driver: budget %v: must not be negative", c.Budget)
 	case c.Proto != ProtoEcho && c.Proto != ProtoMySQL:
 		return fmt.Errorf("driver: proto %q: want echo or mysql", c.Proto)
 	case c.Proto == ProtoEcho && c.Rows != nil:
 		return fmt.Errorf("driver: rows %v: rows shape mysql results; echo's payload is its size", c.Rows)
+	case c.Backend.Embedded() && c.BackendCPUs.Len() > 0:
+		return fmt.Errorf("driver: backend CPUs %s: they pin a real backend (--backend mysql://…); place the embedded one with --placement server=LIST", c.BackendCPUs)
 	case !c.Backend.Embedded() && (c.ServiceTimes != nil || c.Rows != nil):
 		return fmt.Errorf("driver: service time and rows shape the embedded backend, not %s", c.Backend)
 	}

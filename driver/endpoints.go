@@ -78,7 +78,7 @@ func (e *endpointRounds) end(cell, round int, base time.Duration) {
 // perRequest sets every series' Endpoints: the client's and the server's
 // CPU time over its kept rounds per request, counting each round's
 // requests with its warm-up (round is the length with it), as
-// relayCPUPerRequest does. The client's also holds its start-up, which the
+// relayRounds does. The client's also holds its start-up, which the
 // direct baseline's holds as much of: hop subtracts the baseline's.
 func (e *endpointRounds) perRequest(series []Series, discard int, round time.Duration) {
 	for i := range series {

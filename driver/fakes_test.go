@@ -102,7 +102,28 @@ func serve(addrs []string, handle func(net.Conn)) int {
 
 func fakePongd(args []string) int {
 	flags, _ := fakeFlags(args)
-	return serve(flags["listen"], func(c net.Conn) { io.Copy(c, c) })
+	var service time.Duration
+	if v := flags["service-time"]; len(v) > 0 {
+		service, _ = time.ParseDuration(v[0])
+	}
+	if service == 0 {
+		return serve(flags["listen"], func(c net.Conn) { io.Copy(c, c) })
+	}
+	// As pongd --service-time: the time a backend spends on a request
+	// before it answers.
+	return serve(flags["listen"], func(c net.Conn) {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			time.Sleep(service)
+			if _, err := c.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	})
 }
 
 func fakeHoprelay(args []string) int {
@@ -116,16 +137,22 @@ func fakeHoprelay(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	var chunks atomic.Int64
+	var chunks, live, residenceNs atomic.Int64
 	// As hoprelay: stats on SIGUSR1 and at exit, replaced by a rename.
-	// Residence of 2 µs per chunk, two chunks per request: 4 µs.
+	// Residence of 2 µs per chunk for each connection open, two chunks
+	// per request: 4 µs a request with one client, 8 with two, as if the
+	// relay served its connections in turn.
 	writeStats := func() {
 		files := flags["stats"]
 		if len(files) == 0 {
 			return
 		}
 		n := chunks.Load()
-		stats := fmt.Sprintf(`{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"chunks":%d},"upstream_to_client":{"chunks":%d}},"residence":{"count":%d,"mean_ns":2000}}`, n, n, 2*n)
+		mean := 0.0
+		if n > 0 {
+			mean = float64(residenceNs.Load()) / float64(2*n)
+		}
+		stats := fmt.Sprintf(`{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"chunks":%d},"upstream_to_client":{"chunks":%d}},"residence":{"count":%d,"mean_ns":%g}}`, n, n, 2*n, mean)
 		os.WriteFile(files[0]+".tmp", []byte(stats), 0o600)
 		os.Rename(files[0]+".tmp", files[0])
 	}
@@ -150,6 +177,8 @@ func fakeHoprelay(args []string) int {
 			return
 		}
 		defer u.Close()
+		live.Add(1)
+		defer live.Add(-1)
 		done := make(chan struct{})
 		go func() {
 			io.Copy(c, u)
@@ -159,6 +188,7 @@ func fakeHoprelay(args []string) int {
 		for {
 			n, err := c.Read(buf)
 			if n > 0 {
+				residenceNs.Add(2 * 2000 * live.Load())
 				chunks.Add(1)
 				u.Write(buf[:n])
 			}

@@ -14,9 +14,8 @@ import (
 // the direct paths they are measured against. A sockmap hop's per-message
 // work runs in those threads, not in hoprelay (see hop.Kworkers), so its
 // relay code is their time. They are shared by every path of the stage,
-// and the rounds of the paths interleave: a whole-run total, as
-// relayCPUPerRequest takes for a relay process, would mix all paths'. So
-// each sample is read at its start and its end, outside pingpong's timed
+// and the rounds of the paths interleave: a whole-run total would mix all
+// paths'. So, as relayRounds does for a relay's own process, each sample is read at its start and its end, outside pingpong's timed
 // window (it runs in the child, between the readings), and only the
 // sample's own cell gets the difference.
 type kworkerRounds struct {
@@ -102,7 +101,7 @@ func (k *kworkerRounds) end(cell, round int, base affinity.Kworkers) {
 // perRequest sets each sockmap series' Kworkers and adds their CPU to its
 // RelayCPUUs: the workers' CPU time over its kept rounds per request (each
 // round's rate times its length with the warm-up, which the workers served
-// too, as relayCPUPerRequest counts), less the same over its direct
+// too, as relayRounds counts), less the same over its direct
 // baseline's rounds (same client transport and thread count), floored at
 // 0. What the kernel's workers do for everyone else (virtio, vmstat) runs
 // during both, and stays out. series is in cell order.

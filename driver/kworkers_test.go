@@ -109,7 +109,9 @@ func TestRunSockmapKworkers(t *testing.T) {
 		}
 		found = true
 		kw := p.Kworkers
-		if kw == nil || kw.Error != "" || kw.CPUUs <= 0 || kw.Runs < 1 || kw.Runs > 4 {
+		// About two runs a request, one per direction; a loaded machine
+		// (a whole suite under the race detector) splits some into more.
+		if kw == nil || kw.Error != "" || kw.CPUUs <= 0 || kw.Runs < 1 || kw.Runs > 6 {
 			t.Fatalf("%s: kworkers %+v: want their time and about two runs per request", p.Name, kw)
 		}
 		if p.RelayCPUUs == nil || *p.RelayCPUUs < kw.CPUUs {

@@ -128,6 +128,13 @@ func ParsePingpong(data []byte) (hop.Sample, error) {
 // RunClient runs one pingpong process to completion, on cpus when any,
 // and returns its figures. Cancelling ctx kills its process group.
 func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (hop.Sample, error) {
+	return RunClientWith(ctx, argv, env, cpus, nil)
+}
+
+// RunClientWith is RunClient, calling started with pingpong's PID once it
+// runs (before its warm-up ends, as a tracer that follows it needs); an
+// error from started stops pingpong and is returned.
+func RunClientWith(ctx context.Context, argv, env []string, cpus affinity.CPUSet, started func(pid int) error) (hop.Sample, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	affinity.NewGroup(cmd)
 	cmd.Cancel = func() error { kill(cmd); return nil }
@@ -140,6 +147,13 @@ func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (h
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	var obtained string
 	err := affinity.StartOn(cmd, cpus)
+	if err == nil && started != nil {
+		if serr := started(cmd.Process.Pid); serr != nil {
+			kill(cmd)
+			cmd.Wait()
+			return hop.Sample{}, fmt.Errorf("driver: pingpong started: %w", serr)
+		}
+	}
 	if err == nil {
 		if cpus.Len() > 0 {
 			obtained = obtainedCPUs(cmd.Process.Pid)

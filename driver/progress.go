@@ -73,6 +73,28 @@ func (p *progress) skip(s hop.Skip) {
 	fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason)
 }
 
+// sized says how long the stage's rounds will run; the estimate of what is
+// left then starts from that length.
+func (p *progress) sized(rs hop.RoundSizing) {
+	fmt.Fprintf(p.w, "hopbench: %s\n", rs)
+	if p.done == 0 {
+		p.nominal = time.Duration(rs.TimeS * float64(time.Second))
+	}
+}
+
+// trace and traced frame a cell's traced round.
+func (p *progress) trace(st Stage, c Cell) {
+	fmt.Fprintf(p.w, "hopbench: %s traced round  %-22s threads %-3d ", st.Regime, c.Path.Name(), c.Threads)
+}
+
+func (p *progress) traced(t *hop.Trace, note string) {
+	if t == nil {
+		fmt.Fprintf(p.w, "-> not traced: %s\n", note)
+		return
+	}
+	fmt.Fprintf(p.w, "-> %d requests, p50 %s µs, identity %.1f%%, explained %.0f%%\n", t.Requests, hop.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
+}
+
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
 
 // connect and connected frame a connect-only series.

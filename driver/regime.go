@@ -69,14 +69,18 @@ func RegimeOf(p affinity.Placement) Regime {
 
 // Note says where r puts the components and which share a CPU: on two
 // CPUs spread cannot give three components one each.
-func (r Regime) Note() string {
+func (r Regime) Note() string { return r.note(components) }
+
+// note is Note over the components cs alone: a server that hopbench did
+// not start is not the regime's to place, and its line says so apart.
+func (r Regime) note(cs []string) string {
 	if r.Name == RegimeNone {
 		return "unpinned: the scheduler places every process, and may place it differently from one round to the next"
 	}
 	byCPUs := map[string][]string{}
 	var order []string
 	var spec []string
-	for _, c := range components {
+	for _, c := range cs {
 		cpus, ok := r.Placement.For(c)
 		list := "any CPU"
 		if ok {

@@ -58,47 +58,50 @@ func readRelayTotals(file string) (relayTotals, error) {
 }
 
 // relayResidence sums the residence per request over a path's hops (one
-// stats file each), or returns nil when any hop's stats are missing. base
-// holds each file's totals as the timed rounds began (nil, or a file
-// missing from it, counts from the relay's start): the difference is the
-// timed rounds' own residence, warm-up rounds excluded.
-func relayResidence(files []string, base map[string]relayTotals) *float64 {
-	return sumHops(files, base, func(end, b relayTotals) (float64, bool) {
-		requests := end.requests - b.requests
-		if requests <= 0 || end.residenceNs < b.residenceNs {
-			return 0, false
-		}
-		return (end.residenceNs - b.residenceNs) / float64(requests) / 1e3, true
-	})
+// stats file each), from each hop's totals in ends less those in base (a
+// file missing from base counts from zero); nil when any hop's totals are
+// missing or hold no request.
+func relayResidence(files []string, ends, base map[string]relayTotals) *float64 {
+	return sumHops(files, ends, base, residencePerHop)
 }
 
 // relayWakes is the relays' measured wake-up delay per request, summed
-// over a path's hops and both directions, over the timed rounds: nil
-// unless every hop stamped (nearly) every chunk it read, which only TCP
-// legs on both sides of an event-loop relay do.
-func relayWakes(files []string, base map[string]relayTotals) *float64 {
-	return sumHops(files, base, func(end, b relayTotals) (float64, bool) {
-		requests, wakes := end.requests-b.requests, end.wakes-b.wakes
-		// Two reads per request, one each way; the first few after
-		// stamping is switched on go unstamped.
-		if requests <= 0 || float64(wakes) < 1.9*float64(requests) {
-			return 0, false
-		}
-		return (end.wakeNs - b.wakeNs) / float64(wakes) * 2 / 1e3, true
-	})
+// over a path's hops and both directions, as relayResidence reads them:
+// nil unless every hop stamped (nearly) every chunk it read, which only
+// TCP legs on both sides of an event-loop relay do.
+func relayWakes(files []string, ends, base map[string]relayTotals) *float64 {
+	return sumHops(files, ends, base, wakesPerHop)
 }
 
-// sumHops adds up one figure per hop of a path, each read from the hop's
-// stats file at the end against base: nil when the path has no stats
-// files, a file cannot be read, or perHop finds a hop's figure missing.
-func sumHops(files []string, base map[string]relayTotals, perHop func(end, base relayTotals) (float64, bool)) *float64 {
+func residencePerHop(end, b relayTotals) (float64, bool) {
+	requests := end.requests - b.requests
+	if requests <= 0 || end.residenceNs < b.residenceNs {
+		return 0, false
+	}
+	return (end.residenceNs - b.residenceNs) / float64(requests) / 1e3, true
+}
+
+func wakesPerHop(end, b relayTotals) (float64, bool) {
+	requests, wakes := end.requests-b.requests, end.wakes-b.wakes
+	// Two reads per request, one each way; the first few after
+	// stamping is switched on go unstamped.
+	if requests <= 0 || float64(wakes) < 1.9*float64(requests) {
+		return 0, false
+	}
+	return (end.wakeNs - b.wakeNs) / float64(wakes) * 2 / 1e3, true
+}
+
+// sumHops adds up one figure per hop of a path, each from the hop's totals
+// in ends against base: nil when the path has no stats files, a hop's
+// totals are missing, or perHop finds its figure missing.
+func sumHops(files []string, ends, base map[string]relayTotals, perHop func(end, base relayTotals) (float64, bool)) *float64 {
 	if len(files) == 0 {
 		return nil
 	}
 	var sum float64
 	for _, f := range files {
-		end, err := readRelayTotals(f)
-		if err != nil {
+		end, ok := ends[f]
+		if !ok {
 			return nil
 		}
 		v, ok := perHop(end, base[f])

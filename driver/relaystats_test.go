@@ -26,6 +26,18 @@ func TestParseRelayStats(t *testing.T) {
 	}
 }
 
+// readAll reads each stats file's totals, as a snapshot does.
+func readAll(t *testing.T, files ...string) map[string]relayTotals {
+	t.Helper()
+	out := map[string]relayTotals{}
+	for _, f := range files {
+		if tot, err := readRelayTotals(f); err == nil {
+			out[f] = tot
+		}
+	}
+	return out
+}
+
 func TestRelayResidenceSumsHops(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
@@ -34,21 +46,23 @@ func TestRelayResidenceSumsHops(t *testing.T) {
 		os.WriteFile(f, []byte(relayStats), 0o600)
 		files = append(files, f)
 	}
-	if got := relayResidence(files, nil); got == nil || *got != 12 {
+	ends := readAll(t, files...)
+	if got := relayResidence(files, ends, nil); got == nil || *got != 12 {
 		t.Errorf("two hops: %v", got)
 	}
-	if got := relayResidence(append(files, filepath.Join(dir, "missing")), nil); got != nil {
+	missing := append(files, filepath.Join(dir, "missing"))
+	if got := relayResidence(missing, readAll(t, missing...), nil); got != nil {
 		t.Errorf("missing hop counted: %v", *got)
 	}
 	// Snapshots taken as the timed rounds began: 40 requests of 1 µs per
 	// chunk then, so the 60 timed requests held 600000-80000 ns.
 	base := map[string]relayTotals{files[0]: {residenceNs: 80000, requests: 40}, files[1]: {residenceNs: 80000, requests: 40}}
 	want := 2 * (600000.0 - 80000) / 60 / 1e3
-	if got := relayResidence(files, base); got == nil || math.Abs(*got-want) > 1e-9 {
+	if got := relayResidence(files, ends, base); got == nil || math.Abs(*got-want) > 1e-9 {
 		t.Errorf("timed rounds only: %v, want %v", got, want)
 	}
 	base[files[0]] = relayTotals{residenceNs: 1e9, requests: 100}
-	if got := relayResidence(files, base); got != nil {
+	if got := relayResidence(files, ends, base); got != nil {
 		t.Errorf("a snapshot with no request since counted: %v", *got)
 	}
 }
@@ -83,11 +97,11 @@ func TestRelayWakes(t *testing.T) {
 	f := filepath.Join(dir, "s")
 	stamped := `{"schema":"hoplat.relay.v1","directions":{"client_to_upstream":{"chunks":100}},"residence":{"count":200,"mean_ns":3000},"wakes":{"count":200,"mean_ns":5000}}`
 	os.WriteFile(f, []byte(stamped), 0o600)
-	if got := relayWakes([]string{f}, nil); got == nil || *got != 10 { // two wakes of 5 µs per request
+	if got := relayWakes([]string{f}, readAll(t, f), nil); got == nil || *got != 10 { // two wakes of 5 µs per request
 		t.Errorf("wakes %v, want 10 µs", got)
 	}
 	os.WriteFile(f, []byte(relayStats), 0o600) // no stamps: a UNIX leg
-	if got := relayWakes([]string{f}, nil); got != nil {
+	if got := relayWakes([]string{f}, readAll(t, f), nil); got != nil {
 		t.Errorf("unstamped relay: %v", *got)
 	}
 }

@@ -213,17 +213,12 @@ func (t *Topology) relayStarted(proc *Process, paths ...hop.Path) {
 	t.lastPinned = ""
 }
 
-// relayCPU is the CPU time each relay process has run so far.
-func (t *Topology) relayCPU() map[*Process]time.Duration {
+// relayCPUOf is the CPU time each relay process of path p has run so far.
+func (t *Topology) relayCPUOf(p hop.Path) map[*Process]time.Duration {
 	out := map[*Process]time.Duration{}
-	for _, procs := range t.relayProcs {
-		for _, p := range procs {
-			if _, ok := out[p]; ok {
-				continue
-			}
-			if d, err := affinity.ProcessCPUTime(p.PID()); err == nil {
-				out[p] = d
-			}
+	for _, proc := range t.relayProcs[p] {
+		if d, err := affinity.ProcessCPUTime(proc.PID()); err == nil {
+			out[proc] = d
 		}
 	}
 	return out
@@ -412,8 +407,7 @@ func (t *Topology) Stop() error {
 	return err
 }
 
-// stopProcesses stops every process but keeps the temp dir, so that the
-// relays' stats files, written as they exit, can be read.
+// stopProcesses stops every process, the temp dir left to Stop.
 func (t *Topology) stopProcesses() error {
 	if len(t.procs) == 0 {
 		return nil
@@ -436,16 +430,19 @@ func (t *Topology) stopProcesses() error {
 // asked for.
 const statsTimeout = 2 * time.Second
 
-// snapshotStats asks every hoprelay for its stats now (SIGUSR1, which
-// makes it replace its --stats file) and returns each file's totals: the
-// point the timed rounds' residence is counted from. hoprelay renames the
-// new file into place, so the old one is removed first and the new one's
-// appearance is the answer. A relay that does not answer in time is left
-// out, with an error saying so: its residence then counts from its start.
-func (t *Topology) snapshotStats(ctx context.Context) (map[string]relayTotals, error) {
+// snapshotStatsOf asks the hoprelays writing files for their stats now
+// (SIGUSR1, which makes one replace its --stats file) and returns each
+// file's totals. hoprelay renames the new file into place, so the old one
+// is removed first and the new one's appearance is the answer. A relay
+// that does not answer in time is left out, with an error saying so.
+func (t *Topology) snapshotStatsOf(ctx context.Context, files []string) (map[string]relayTotals, error) {
 	out := map[string]relayTotals{}
 	var errs []error
-	for file, p := range t.statsProcs {
+	for _, file := range files {
+		p, ok := t.statsProcs[file]
+		if !ok {
+			continue
+		}
 		os.Remove(file)
 		if err := requestStats(p); err != nil {
 			errs = append(errs, fmt.Errorf("driver: stats of %s: %w", p.Name, err))

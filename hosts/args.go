@@ -13,7 +13,7 @@ func (t *Topology) Args() []string {
 	var a []string
 	for _, s := range keyTable {
 		switch {
-		case t.Has(s.key):
+		case t.Has(s.key) && s.value != nil:
 			a = append(a, "--"+s.flag+"="+s.value(t))
 		case s.unset != nil:
 			if v, ok := s.unset(t); ok {

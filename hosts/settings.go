@@ -18,7 +18,7 @@ type setting struct {
 	read      func(p *parser, v string) error
 	value     func(t *Topology) string
 	// unset, when not nil, is the flag's value Args gives when the file
-	// does not set the key; ok is false for none.
+	// does not set the key, or when value is nil; ok is false for none.
 	unset func(t *Topology) (v string, ok bool)
 }
 
@@ -39,6 +39,8 @@ var keyTable = []setting{
 	ints("THREADS", "threads", func(t *Topology) *[]int { return &t.Threads }, 1),
 	duration("TIME", "time", func(t *Topology) *time.Duration { return &t.Time }, true),
 	duration("WARMUP", "warmup", func(t *Topology) *time.Duration { return &t.Warmup }, false),
+	integer("ROUND_REQUESTS", "round-requests", func(t *Topology) *int { return &t.RoundRequests }, 0),
+	duration("BUDGET", "budget", func(t *Topology) *time.Duration { return &t.Budget }, false),
 	integer("RUNS", "runs", func(t *Topology) *int { return &t.Runs }, 1),
 	integer("DISCARD", "discard", func(t *Topology) *int { return &t.Discard }, 0),
 	ints("HOPS", "hops", func(t *Topology) *[]int { return &t.Hops }, 0),
@@ -65,6 +67,15 @@ var keyTable = []setting{
 		p.t.Placement = v
 		return nil
 	}, value: func(t *Topology) string { return t.Placement }, unset: cpusPlacement},
+	// BACKEND_CPUS places the backend component (places.go reads it):
+	// one hopbench starts (BACKEND_START) runs there from its start, and
+	// a running one on this machine is pinned there for the run, which is
+	// --backend-cpus.
+	{key: "BACKEND_CPUS", flag: "backend-cpus", read: func(p *parser, v string) error { return nil },
+		unset: func(t *Topology) (string, bool) {
+			cpus := t.Place[Backend].CPUs
+			return cpus, cpus != "" && len(t.BackendStart) == 0 && t.HostOf(Backend).Kind == Local
+		}},
 	{key: "NICE", flag: "nice", read: func(p *parser, v string) error {
 		n, e := strconv.Atoi(v)
 		if e != nil || n < -20 || n > 19 {
@@ -75,6 +86,7 @@ var keyTable = []setting{
 	}, value: func(t *Topology) string { return strconv.Itoa(t.Nice) }},
 	word("RELAY_LOCK", "relay-lock", func(t *Topology) *string { return &t.RelayLock }, lockNames),
 	boolean("STATS", "stats", func(t *Topology) *bool { return &t.Stats }),
+	boolean("TRACE", "trace", func(t *Topology) *bool { return &t.Trace }),
 	word("FORMAT", "format", func(t *Topology) *string { return &t.Format }, formatNames),
 	word("OUT", "out", func(t *Topology) *string { return &t.Out }, nil),
 	boolean("QUIET", "quiet", func(t *Topology) *bool { return &t.Quiet }),

@@ -69,27 +69,30 @@ type Topology struct {
 
 	// hopbench's settings, one key per flag (see FlagKeys), raw where the
 	// driver owns the vocabulary and typed where the syntax is generic.
-	Backend      string
-	Proto        string
-	Command      string
-	Paths        []string // relay names as written: direct, epoll, …
-	Transports   []string
-	Threads      []int
-	Time         time.Duration
-	Warmup       time.Duration
-	Runs         int
-	Discard      int
-	Hops         []int
-	ServiceTimes []time.Duration
-	Sizes        []int
-	Rows         []int
-	Placement    string // --placement as written; excludes <COMPONENT>_CPUS
-	Nice         int
-	RelayLock    string
-	Stats        bool
-	Format       string
-	Out          string
-	Quiet        bool
+	Backend       string
+	Proto         string
+	Command       string
+	Paths         []string // relay names as written: direct, epoll, …
+	Transports    []string
+	Threads       []int
+	Time          time.Duration
+	RoundRequests int
+	Budget        time.Duration
+	Warmup        time.Duration
+	Runs          int
+	Discard       int
+	Hops          []int
+	ServiceTimes  []time.Duration
+	Sizes         []int
+	Rows          []int
+	Placement     string // --placement as written; excludes <COMPONENT>_CPUS
+	Nice          int
+	RelayLock     string
+	Stats         bool
+	Trace         bool
+	Format        string
+	Out           string
+	Quiet         bool
 
 	// SSHOptions are extra arguments for every ssh and scp command (-i
 	// KEY, -o Option=value), after BatchMode and hoplat's control socket.

@@ -268,6 +268,8 @@ TRANSPORTS=tcp
 THREAD_COUNTS_TO_RUN="1;2;4"
 MAX_TIME=30
 WARMUP=100ms
+ROUND_REQUESTS=500
+BUDGET=90s
 RUNS=5
 DISCARD=0
 HOPS=0,1,2
@@ -278,6 +280,7 @@ PLACEMENT="client=0 relay=1;3"
 NICE=-5
 RELAY_LOCK=conn
 STATS=yes
+TRACE=no
 FORMAT=json
 OUT="/tmp/out dir"
 QUIET=no
@@ -288,14 +291,23 @@ QUIET=no
 	}
 	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--proto=mysql", "--command=select1",
 		"--paths=direct,epoll", "--transports=tcp", "--threads=1,2,4", "--time=30s", "--warmup=100ms",
-		"--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
-		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn", "--stats=true", "--format=json",
+		"--round-requests=500", "--budget=1m30s", "--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
+		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn", "--stats=true", "--trace=false", "--format=json",
 		"--out=/tmp/out dir", "--quiet=false"}
 	if got := tp.Args(); !slices.Equal(got, want) {
 		t.Errorf("Args:\n got %q\nwant %q", got, want)
 	}
-	if len(want) != len(FlagKeys) {
-		t.Errorf("%d flags rendered, FlagKeys has %d", len(want), len(FlagKeys))
+	// BACKEND_CPUS gives --backend-cpus where PLACEMENT is not set: a
+	// running backend on this machine is pinned for the run.
+	if len(want)+1 != len(FlagKeys) {
+		t.Errorf("%d flags rendered, FlagKeys has %d", len(want)+1, len(FlagKeys))
+	}
+	tp, err = ParseTopology("c.conf", []byte("BACKEND=mysql://u:p@127.0.0.1:3306/db\nBACKEND_CPUS=1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.Args(); !slices.Equal(got, []string{"--backend=mysql://u:p@127.0.0.1:3306/db", "--backend-cpus=1"}) {
+		t.Errorf("Args %q", got)
 	}
 	// Unset keys give no flag, so hopbench's defaults stand.
 	tp, err = ParseTopology("b.conf", []byte("RUNS=3\n"))

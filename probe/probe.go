@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"slices"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -26,10 +25,13 @@ type (
 // Options say how long to probe and where.
 type Options struct {
 	// Rounds is how many interleaved rounds each figure gets after one
-	// discarded warm-up round; 0 means 7.
+	// discarded warm-up round; 0 means 15: each constant is the median
+	// of that many trials, enough for its quartiles and to tell two
+	// modes from scatter.
 	Rounds int
-	// RoundTime is how long one figure's round runs; 0 means 40 ms, which
-	// keeps a probe near two seconds.
+	// RoundTime is how long one figure's round runs; 0 means 20 ms, which
+	// keeps a probe near two seconds and a round at a thousand or more
+	// round trips.
 	RoundTime time.Duration
 	// CPUs to probe on: the first for same-CPU figures, the first two for
 	// cross-CPU ones. Empty means the first CPU this thread may use and
@@ -39,10 +41,10 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Rounds <= 0 {
-		o.Rounds = 7
+		o.Rounds = 15
 	}
 	if o.RoundTime <= 0 {
-		o.RoundTime = 40 * time.Millisecond
+		o.RoundTime = 20 * time.Millisecond
 	}
 	return o
 }
@@ -158,18 +160,7 @@ func Run(ctx context.Context, o Options) (Machine, error) {
 }
 
 func figure(name, cpus string, rounds []float64, samples int) Figure {
-	f := Figure{Name: name, CPUs: cpus, RoundsUS: rounds, Samples: samples}
-	if len(rounds) == 0 {
-		return f
-	}
-	sorted := slices.Sorted(slices.Values(rounds))
-	f.MinUS, f.MaxUS = sorted[0], sorted[len(sorted)-1]
-	n := len(sorted)
-	f.MedianUS = sorted[n/2]
-	if n%2 == 0 {
-		f.MedianUS = (sorted[n/2-1] + sorted[n/2]) / 2
-	}
-	return f
+	return results.NewFigure(name, cpus, rounds, samples)
 }
 
 // diff pairs two figures' rounds, measured moments apart.

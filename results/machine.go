@@ -2,6 +2,8 @@ package results
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -67,6 +69,59 @@ type Figure struct {
 	MaxUS    float64   `json:"max_us"`
 	RoundsUS []float64 `json:"rounds_us"`
 	Samples  int       `json:"samples"` // round trips timed over all rounds; 0 for a derived figure
+	// P25US and P75US are the quartiles of the round medians: the
+	// spread a reader should expect of the constant.
+	P25US float64 `json:"p25_us"`
+	P75US float64 `json:"p75_us"`
+	// ModesUS holds the medians of the two groups the rounds fell in,
+	// lower first, when they fell in two (see TwoModes); MedianUS then
+	// describes neither, and a path priced with it is priced with
+	// whichever mode the probe drew more often.
+	ModesUS []float64 `json:"modes_us,omitempty"`
+}
+
+// NewFigure summarises one constant's round medians.
+func NewFigure(name, cpus string, rounds []float64, samples int) Figure {
+	f := Figure{Name: name, CPUs: cpus, RoundsUS: rounds, Samples: samples}
+	if len(rounds) == 0 {
+		return f
+	}
+	sorted := slices.Sorted(slices.Values(rounds))
+	f.MinUS, f.MaxUS = sorted[0], sorted[len(sorted)-1]
+	f.MedianUS = quantile(sorted, 0.5)
+	f.P25US, f.P75US = centi(quantile(sorted, 0.25)), centi(quantile(sorted, 0.75))
+	if len(sorted) >= 4 {
+		// One far trial is an outlier, not a mode: each group must
+		// hold two.
+		if lo, hi, ok := TwoModes(sorted); ok && len(lo) >= 2 && len(hi) >= 2 {
+			f.ModesUS = []float64{centi(quantile(lo, 0.5)), centi(quantile(hi, 0.5))}
+		}
+	}
+	return f
+}
+
+// centi rounds to the hundredth of a microsecond, as the figures are kept.
+func centi(v float64) float64 { return math.Round(v*100) / 100 }
+
+// quantile interpolates between the two nearest of sorted values.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	pos := q * float64(len(sorted)-1)
+	i := int(pos)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+// bimodal is a figure's note when its rounds fell in two groups.
+func (f Figure) bimodal() string {
+	if len(f.ModesUS) != 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (bimodal: %.1f and %.1f µs)", f.ModesUS[0], f.ModesUS[1])
 }
 
 // Figure returns the named figure, zero if absent.
@@ -90,9 +145,9 @@ func (m Machine) Summary() string {
 	if m.CPUFreqGovernor != "" {
 		fmt.Fprintf(&b, ", cpufreq %s", m.CPUFreqGovernor)
 	}
-	fmt.Fprintf(&b, "; wake-up one way %.1f µs same CPU", m.Wake.SameCPU)
+	fmt.Fprintf(&b, "; wake-up one way %.1f µs same CPU%s", m.Wake.SameCPU, m.Figure("pipe same-cpu").bimodal())
 	if m.CrossCPUSkipped == "" {
-		fmt.Fprintf(&b, ", %.1f µs cross CPU", m.Wake.CrossCPU)
+		fmt.Fprintf(&b, ", %.1f µs cross CPU%s", m.Wake.CrossCPU, m.Figure("pipe cross-cpu").bimodal())
 	} else {
 		fmt.Fprintf(&b, ", cross CPU not measured (%s)", m.CrossCPUSkipped)
 	}

@@ -112,7 +112,9 @@ func parseArgs(args []string, err error) (options, error) {
 		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
 		transports = fs.String("transports", "tcp,unix", "client legs: tcp,unix")
 		threads    = fs.String("threads", "1", "client connections, LIST: 1,2,4 or 1;2;4 (a thread sweep)")
-		duration   = fs.Duration("time", def.Time, "length of one path's run in each round")
+		duration   = fs.Duration("time", def.Time, "length of one path's run in each round; unset, the shortest, lengthened until a round holds --round-requests requests")
+		roundReqs  = fs.Int("round-requests", def.RoundRequests, "size rounds so that each holds this many requests of the direct path (measured before the rounds; 0: every round runs --time)")
+		budget     = fs.Duration("budget", def.Budget, "longest the rounds may take in all when sizing lengthens them (0: no bound)")
 		warmup     = fs.Duration("warmup", def.Warmup, "client warm-up before each timed run")
 		runs       = fs.Int("runs", def.Rounds, "rounds; every path runs once per round, interleaved")
 		discard    = fs.Int("discard", def.Discard, "leading rounds dropped as warm-up")
@@ -121,9 +123,11 @@ func parseArgs(args []string, err error) (options, error) {
 		size       = fs.String("size", "", "payload bytes, LIST: echo message size, or bytes per row for mysql")
 		rows       = fs.String("rows", "", "mysql rows per result, LIST (large results stream)")
 		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, same-core, spread, or none (unpinned); default: packed and spread side by side")
+		backendCPU = fs.String("backend-cpus", "", "pin a real backend running on this machine to these CPUs for the run (LIST; its mask is put back at the end); unset, the report says where it runs")
 		nice       = fs.Int("nice", 0, "niceness of the embedded server")
 		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
 		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
+		trace      = fs.Bool("trace", def.Trace, "run one more round of every path traced through the scheduler and the kernel (BPF; needs root or CAP_BPF and BTF), and split each hop from its requests' critical paths (--trace=false to skip)")
 		format     = fs.String("format", "text", "output: text, json or csv")
 		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
@@ -187,6 +191,17 @@ func parseArgs(args []string, err error) (options, error) {
 		return o, fmt.Errorf("--warmup %v: must not be negative", *warmup)
 	}
 	c.Time, c.Warmup = *duration, *warmup
+	if *roundReqs < 0 {
+		return o, fmt.Errorf("--round-requests %d: must not be negative", *roundReqs)
+	}
+	if *budget < 0 {
+		return o, fmt.Errorf("--budget %v: must not be negative", *budget)
+	}
+	c.RoundRequests, c.Budget = *roundReqs, *budget
+	if fs.Changed("time") && !fs.Changed("round-requests") {
+		// A length the user gives is every round's length.
+		c.RoundRequests = 0
+	}
 	if *runs < 1 {
 		return o, fmt.Errorf("--runs %d: need at least 1", *runs)
 	}
@@ -219,12 +234,21 @@ func parseArgs(args []string, err error) (options, error) {
 			return o, err
 		}
 	}
+	if *backendCPU != "" {
+		online, err := affinity.OnlineCPUs()
+		if err != nil {
+			return o, fmt.Errorf("--backend-cpus %q: %w", *backendCPU, err)
+		}
+		if c.BackendCPUs, err = affinity.ParseListFor(*backendCPU, online); err != nil {
+			return o, fmt.Errorf("--backend-cpus: %w", err)
+		}
+	}
 	c.Nice = *nice
 	if _, err := relay.ParseLock(*relayLock); err != nil {
 		return o, fmt.Errorf("--relay-lock: %w", err)
 	}
 	c.RelayLock = *relayLock
-	c.Stats = *stats
+	c.Stats, c.Trace = *stats, *trace
 	// hopbench's reports come in the formats pingpong's do.
 	if _, err := results.ReporterFor(*format, results.Report{}); err != nil {
 		return o, fmt.Errorf("--format: %w", err)

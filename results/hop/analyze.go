@@ -31,8 +31,13 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			// What the relay's own code does not account for is the
 			// kernel's: two more socket round trips through loopback and
 			// the wake-ups of the relay's thread.
-			kernel := r.AddedUs.P50 - *r.RelayUs
-			r.KernelUs = &kernel
+			// A residence longer than the whole hop is a mean over
+			// requests that queued inside the relay (many connections, one
+			// loop), not a part of the median request's hop: no
+			// remainder is left to give the kernel.
+			if kernel := r.AddedUs.P50 - *r.RelayUs; kernel >= 0 {
+				r.KernelUs = &kernel
+			}
 		}
 	}
 	if regimes(all) > 1 {
@@ -71,6 +76,8 @@ func summarise(s Series, discard int) PathResult {
 		Connect:           s.Connect,
 		RelayWakeUs:       s.RelayWakeUs,
 		ClientWakeUs:      s.ClientWakeUs,
+		Trace:             s.Trace,
+		traceNote:         s.TraceNote,
 		path:              p,
 	}
 	var tps, connect []float64
@@ -103,8 +110,22 @@ func summarise(s Series, discard int) PathResult {
 	}
 	r.RoundsP50Us = p50s
 	r.Stable, r.UnstableReason = stability(p50s)
+	if s.Trace != nil {
+		t := *s.Trace
+		if m := median(p50s); m > 0 {
+			t.OverheadPct = 100 * (t.TracedP50Us - m) / m
+		}
+		if r.Stable {
+			t.Cause = "" // it names what moved an unstable path's rounds
+		}
+		r.Trace = &t
+	}
 	if !r.Stable {
-		r.UnstableReason += "; likely cause: " + likelyCause(s.Setting.Regime, s.Placement, tps)
+		cause := likelyCause(s.Setting.Regime, s.Placement, tps)
+		if r.Trace != nil && r.Trace.Cause != "" {
+			cause = "the trace shows " + r.Trace.Cause
+		}
+		r.UnstableReason += "; likely cause: " + cause
 	}
 	if len(tps) > 0 {
 		e := results.AnalyzeSeries(tps, 0)

@@ -2,6 +2,7 @@ package hop
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hoplat/hoplat/results"
@@ -150,5 +151,23 @@ func TestAnalyzeRelayResidence(t *testing.T) {
 	e := find(t, rs, epollTCP)
 	if e.RelayUs == nil || *e.RelayUs != 6 || e.KernelUs == nil || *e.KernelUs != 34 {
 		t.Errorf("relay %v kernel %v", e.RelayUs, e.KernelUs)
+	}
+}
+
+// A residence longer than the hop (requests queued in the relay, as under
+// many connections) leaves the kernel no remainder, and the verdict says
+// the hop does not split rather than giving the kernel a negative share.
+func TestAnalyzeResidenceLongerThanTheHop(t *testing.T) {
+	relay := series(epollTCP, 128, 60, 60)
+	r := 1580.0
+	relay.RelayUs = &r
+	rs, _ := Analyze([]Series{series(directTCP, 128, 30, 30), relay}, 0, false)
+	e := find(t, rs, epollTCP)
+	if e.KernelUs != nil {
+		t.Errorf("kernel %v, want none", *e.KernelUs)
+	}
+	lines := residenceVerdicts(map[Path]PathResult{epollTCP: e})
+	if len(lines) != 1 || !strings.Contains(lines[0], "does not split") || strings.Contains(lines[0], "-1") {
+		t.Errorf("verdicts %q", lines)
 	}
 }

@@ -100,10 +100,22 @@ func Explain(paths []PathResult, m *results.Machine) {
 	}
 	for i := range paths {
 		p := &paths[i]
-		if p.Relay == Direct || p.AddedUs == nil || p.Regime == "none" || p.Hops < 1 {
+		if p.Relay == Direct || p.AddedUs == nil || p.Hops < 1 {
 			continue
 		}
-		d := decompose(*p, baselineResult(paths, *p), m)
+		base := baselineResult(paths, *p)
+		d, traced := decomposeTrace(*p, base)
+		if !traced {
+			if p.Regime == "none" {
+				// Unpinned, the constants cannot be placed: only a
+				// trace, which sees where each component ran, splits it.
+				continue
+			}
+			d = decompose(*p, base, m)
+			if p.traceNote != "" {
+				d.Note = joinNote(d.Note, "not traced: "+p.traceNote)
+			}
+		}
 		p.Decomposition = &d
 		if added := p.AddedUs.P50; added > 0 {
 			e := max(0, 100*(1-abs(d.Residual)/added))

@@ -32,6 +32,16 @@ func WriteDir(dir string, rep *Report) error {
 			return err
 		}
 	}
+	if len(rep.TraceEvents) > 0 {
+		// Chrome's trace-event format: ui.perfetto.dev and
+		// chrome://tracing open it as it is.
+		if err := writeFile(filepath.Join(dir, "trace.json"), func(w io.Writer) error {
+			_, err := w.Write(rep.TraceEvents)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
 	for _, p := range rep.Paths {
 		if p.Hist == nil {
 			continue

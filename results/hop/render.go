@@ -81,6 +81,9 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, g := range r.Regimes {
 		fmt.Fprintf(w, "regime %s: %s\n", g.Name, g.Note)
 	}
+	for _, s := range r.Config.RoundSizing {
+		fmt.Fprintln(w, s.String())
+	}
 	if r.Machine != nil || len(r.Regimes) > 0 {
 		fmt.Fprintln(w)
 	}
@@ -88,24 +91,10 @@ func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// tabwriter right-aligns every column; padding the names by hand keeps
 	// the first one flush left, as a reader scans it.
-	width := len("path")
-	for _, p := range r.Paths {
-		width = max(width, len(p.Name))
-	}
+	width := nameWidth(r.Paths)
 	var head []string
 	head = append(head, fmt.Sprintf("%-*s\t", width, "path"))
-	if sweep.threads {
-		head = append(head, "threads\t")
-	}
-	if sweep.service {
-		head = append(head, "service µs\t")
-	}
-	if sweep.size {
-		head = append(head, "size\t")
-	}
-	if sweep.rows {
-		head = append(head, "rows\t")
-	}
+	head = append(head, sweep.seriesHead())
 	if sweep.placement {
 		head = append(head, "cpus c/r/s\t")
 	}
@@ -121,18 +110,7 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, p := range r.Paths {
 		var row strings.Builder
 		fmt.Fprintf(&row, "%-*s\t", width, p.Name)
-		if sweep.threads {
-			fmt.Fprintf(&row, "%d\t", p.Threads)
-		}
-		if sweep.service {
-			fmt.Fprintf(&row, "%s\t", Us(p.ServiceTimeUs))
-		}
-		if sweep.size {
-			fmt.Fprintf(&row, "%d\t", p.Size)
-		}
-		if sweep.rows {
-			fmt.Fprintf(&row, "%d\t", p.Rows)
-		}
+		row.WriteString(sweep.seriesCells(p))
 		if sweep.placement {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
@@ -168,6 +146,9 @@ func WriteText(w io.Writer, r *Report) error {
 		if err := writeDecomposition(w, r.Paths); err != nil {
 			return err
 		}
+	}
+	if err := writeTraced(w, r); err != nil {
+		return err
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped  %-20s %s\n", s.Path, s.Reason)
@@ -230,13 +211,20 @@ func placementCell(p PathResult) string {
 // others explain.
 func writeDecomposition(w io.Writer, paths []PathResult) error {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "where the added p50 goes (µs per request; kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	width := len("path")
+	from := "kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says"
 	for _, p := range paths {
-		width = max(width, len(p.Name))
+		if p.Decomposition != nil && p.Decomposition.Method == "trace" {
+			from = "\"trace\": from the traced requests' critical paths, scaled to the added p50; else kernel legs from the probe, wake-ups from receive stamps or the probe"
+			break
+		}
 	}
-	fmt.Fprintf(tw, "%-*s\tadded\trelay code\twake-ups\tkernel\tendpoints\t-mean excess\tresidual\texplained\tfrom\t\n", width, "path")
+	fmt.Fprintf(w, "where the added p50 goes (µs per request; %s):\n", from)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := nameWidth(paths)
+	// A sweep's rows share their names: its columns say which series
+	// each is.
+	sweep := sweeps(paths)
+	fmt.Fprintf(tw, "%-*s\t%sadded\trelay code\twake-ups\tkernel\tendpoints\t-mean excess\tresidual\texplained\tfrom\t\n", width, "path", sweep.seriesHead())
 	for _, p := range paths {
 		d := p.Decomposition
 		if d == nil {
@@ -250,9 +238,46 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 		if p.ExplainedPct != nil {
 			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), Us(d.Residual), explained, d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), Us(d.Residual), explained, d.Method)
 	}
 	return tw.Flush()
+}
+
+// seriesHead is the header of the columns that tell a sweep's series
+// apart, each ending in a tab; "" when nothing is swept.
+func (s sweep) seriesHead() string {
+	var b strings.Builder
+	if s.threads {
+		b.WriteString("threads\t")
+	}
+	if s.service {
+		b.WriteString("service µs\t")
+	}
+	if s.size {
+		b.WriteString("size\t")
+	}
+	if s.rows {
+		b.WriteString("rows\t")
+	}
+	return b.String()
+}
+
+// seriesCells is p's cells under seriesHead.
+func (s sweep) seriesCells(p PathResult) string {
+	var b strings.Builder
+	if s.threads {
+		fmt.Fprintf(&b, "%d\t", p.Threads)
+	}
+	if s.service {
+		fmt.Fprintf(&b, "%s\t", Us(p.ServiceTimeUs))
+	}
+	if s.size {
+		fmt.Fprintf(&b, "%d\t", p.Size)
+	}
+	if s.rows {
+		fmt.Fprintf(&b, "%d\t", p.Rows)
+	}
+	return b.String()
 }
 
 // negUs is a part that comes off the others, shown with its sign ("-"
@@ -309,4 +334,63 @@ func writeChainTable(w io.Writer, chains []Chain) {
 			Us(c.InterceptUs), c.R2)
 	}
 	tw.Flush()
+}
+
+// writeTraced gives each traced path's requests: how many, how well their
+// segments partition the round trip, what tracing cost, and the median
+// and p99 request; then the p99 request of every relay path split, with
+// where its longest stretch went.
+func writeTraced(w io.Writer, r *Report) error {
+	var traced []PathResult
+	for _, p := range r.Paths {
+		if p.Trace != nil {
+			traced = append(traced, p)
+		}
+	}
+	if len(traced) == 0 {
+		if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
+			fmt.Fprintf(w, "\nnot traced: %s\n", r.Tracer.Note)
+		}
+		return nil
+	}
+	fmt.Fprintln(w)
+	per := ""
+	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
+		per = fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
+	}
+	fmt.Fprintf(w, "traced requests (one more round of each path, through the scheduler and the kernel%s):\n", per)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := nameWidth(traced)
+	sweep := sweeps(traced)
+	fmt.Fprintf(tw, "%-*s\t%srequests\tidentity\tcovered\ttraced p50\toverhead\tp50 request µs\tp99 request µs\t\n", width, "path", sweep.seriesHead())
+	for _, p := range traced {
+		t := p.Trace
+		fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p),
+			t.Requests, t.IdentityPct, t.CoveragePct, Us(t.TracedP50Us), t.OverheadPct, Us(t.P50Us), Us(t.P99Us))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, p := range traced {
+		if p.Relay == Direct {
+			continue
+		}
+		t := p.Trace
+		line := fmt.Sprintf("  %s: the p99 request (%s µs): %s", p.Name, Us(t.P99Us), t.P99Split)
+		if t.P99Detail != "" {
+			line += "; " + t.P99Detail
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
+}
+
+// nameWidth is the width of the path column over paths: the longest name,
+// or the header's.
+func nameWidth(paths []PathResult) int {
+	width := len("path")
+	for _, p := range paths {
+		width = max(width, len(p.Name))
+	}
+	return width
 }

@@ -168,3 +168,37 @@ func TestWriteTextDecomposition(t *testing.T) {
 		t.Errorf("the old relay/kernel columns stand beside the split:\n%s", out)
 	}
 }
+
+// A sweep's split rows share their path names: the split table names the
+// series of each, as the path table does.
+func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
+	rep := syntheticReport()
+	var paths []PathResult
+	for _, us := range []float64{0, 100} {
+		for _, p := range rep.Paths {
+			p.ServiceTimeUs = us
+			if p.Relay != Direct {
+				code := 20.0
+				p.RelayUs = &code
+			}
+			paths = append(paths, p)
+		}
+	}
+	rep.Paths = paths
+	Explain(rep.Paths, machine)
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	_, split, ok := strings.Cut(b.String(), "where the added p50 goes")
+	if !ok {
+		t.Fatalf("no split table:\n%s", b.String())
+	}
+	head, _, _ := strings.Cut(strings.SplitN(split, "\n", 3)[1], "\n")
+	if !strings.Contains(head, "service µs") {
+		t.Errorf("split table header %q names no service time", head)
+	}
+	if !strings.Contains(split, " 100 ") {
+		t.Errorf("split rows do not show the 100 µs series:\n%s", split)
+	}
+}

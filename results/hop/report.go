@@ -1,6 +1,7 @@
 package hop
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/hoplat/hoplat/results"
@@ -24,7 +25,13 @@ type Report struct {
 	Skipped  []Skip           `json:"skipped"`
 	Verdicts []string         `json:"verdicts"`
 	Warnings []string         `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
-	Elapsed  float64          `json:"elapsed_s"`
+	// Tracer says how the run's requests were traced: the tracer's
+	// calibrated cost per record, or why nothing was traced.
+	Tracer *TracerInfo `json:"tracer,omitempty"`
+	// TraceEvents is the traced requests' waterfall in the Chrome
+	// trace-event format, which WriteDir writes as trace.json.
+	TraceEvents []byte  `json:"-"`
+	Elapsed     float64 `json:"elapsed_s"`
 
 	// Hosts are a topology run's hosts; none on loopback.
 	Hosts []Host `json:"hosts,omitempty"`
@@ -50,6 +57,38 @@ type ReportConfig struct {
 	Nice           int       `json:"nice,omitempty"`
 	RelayLock      string    `json:"relay_lock,omitempty"`
 	Stats          bool      `json:"stats"`
+	// RoundSizing says, per stage, how long its rounds ran and why, when
+	// the run sized them from what a request costs.
+	RoundSizing []RoundSizing `json:"round_sizing,omitempty"`
+}
+
+// RoundSizing is one stage's round length, chosen from a calibration run
+// on one of its paths before its rounds: long enough that a round holds
+// Target requests of that path (its p50 then rests on that many), never
+// shorter than the configured time, and within the run's budget.
+type RoundSizing struct {
+	Stage     string  `json:"stage"` // the regime, and the sweep values when swept
+	Path      string  `json:"path"`  // the calibrated path
+	RequestUs float64 `json:"request_us"`
+	Target    int     `json:"target_requests"`
+	TimeS     float64 `json:"time_s"`   // each round's timed length
+	Expected  int     `json:"requests"` // what a round of the calibrated path then holds
+	Capped    bool    `json:"capped_by_budget"`
+	BudgetS   float64 `json:"budget_s,omitempty"`
+	Error     string  `json:"error,omitempty"` // the calibration failed: TimeS is the configured time
+}
+
+// String is the sizing as the text report says it.
+func (s RoundSizing) String() string {
+	if s.Error != "" {
+		return fmt.Sprintf("rounds %s: %s s each (calibration failed: %s)", s.Stage, Us(s.TimeS), s.Error)
+	}
+	why := fmt.Sprintf("a request took %s µs on %s, so a round holds about %d (want >= %d)",
+		Us(s.RequestUs), s.Path, s.Expected, s.Target)
+	if s.Capped {
+		why += fmt.Sprintf("; the %s s budget caps it", Us(s.BudgetS))
+	}
+	return fmt.Sprintf("rounds %s: %s s each: %s", s.Stage, Us(s.TimeS), why)
 }
 
 // PathResult is one path at one thread count and backend setting, over the
@@ -94,7 +133,8 @@ type PathResult struct {
 	Rounds    []Round    `json:"rounds"`
 	// RelayUs is the relay's own mean residence time per request (both
 	// directions, every hop of the path), from its --stats; KernelUs is
-	// what remains of the added latency: socket calls, loopback, wake-ups.
+	// what remains of the added latency: socket calls, loopback, wake-ups,
+	// absent when the residence is longer than the hop's added p50.
 	RelayUs  *float64 `json:"relay_us,omitempty"`
 	KernelUs *float64 `json:"kernel_us,omitempty"`
 	// RelayCPUUs is the CPU time the path's relay processes ran per
@@ -126,12 +166,16 @@ type PathResult struct {
 	// account for, 100 less the residual's share. Relay paths only;
 	// ExplainedPct is absent when AddedUs.P50 is not above zero.
 	Decomposition *Decomposition `json:"decomposition_us,omitempty"`
-	ExplainedPct  *float64       `json:"explained_pct,omitempty"`
+	// Trace is what the tracer saw of the path's requests (method
+	// "trace"); nil where it did not run, and Decomposition.Note says why.
+	Trace        *Trace   `json:"trace,omitempty"`
+	ExplainedPct *float64 `json:"explained_pct,omitempty"`
 	// Hosts is where the path's components ran in a topology run.
 	Hosts *PathHosts `json:"hosts,omitempty"`
 
-	Hist *results.Histogram `json:"-"` // merged; nil without histograms
-	path Path
+	Hist      *results.Histogram `json:"-"` // merged; nil without histograms
+	path      Path
+	traceNote string // why the path was not traced, for its decomposition's note
 }
 
 // Path is the path this result measured.
@@ -243,6 +287,10 @@ type Series struct {
 	// timed rounds, from the kernel's receive stamps; nil where the
 	// client's leg carries none.
 	ClientWakeUs *float64
+	// Trace is the traced round's summary (OverheadPct not yet set);
+	// TraceNote says why there is none.
+	Trace     *Trace
+	TraceNote string
 }
 
 // Connect is a connect-only series: many whole connection set-ups (dial,
@@ -271,4 +319,13 @@ type Sample struct {
 	// CPU is the client process's utime+stime, every thread, start-up
 	// and warm-up included; 0 when not read.
 	CPU time.Duration
+}
+
+// TracerInfo is the run's tracer: on, with its own cost per record
+// (taken off every traced segment), or off and why.
+type TracerInfo struct {
+	On          bool    `json:"on"`
+	PerRecordNs float64 `json:"per_record_ns,omitempty"`
+	Note        string  `json:"note,omitempty"`
+	Waterfall   int     `json:"waterfall_requests,omitempty"` // requests in trace.json
 }

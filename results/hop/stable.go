@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 // Rounds of one path disagree when the machine changed under them: the
@@ -16,11 +18,6 @@ const (
 	// may be: twice is far more than the noise of a quiet machine, and
 	// less than one cross-CPU wake-up more per request costs on a guest.
 	maxRoundRatio = 2.0
-	// clusterGap and clusterRatio say when rounds fall in two groups: the
-	// widest gap between neighbouring values exceeds clusterGap times the
-	// spread inside either group, and the groups are clusterRatio apart.
-	clusterGap   = 3.0
-	clusterRatio = 1.25
 	// maxRoundSpread bounds the slowest kept round p50 against the
 	// fastest even when they form no two groups: a hop's figure is meant
 	// to repeat within ±15% from one run to the next, which rounds spread
@@ -52,7 +49,7 @@ func stability(p50s []float64) (bool, string) {
 	if hi/lo > maxRoundSpread && !twoGroups(s) {
 		return false, fmt.Sprintf("round p50s %s µs: max/min %.2f > %g", list(p50s), hi/lo, maxRoundSpread)
 	}
-	below, above, ok := clusters(s)
+	below, above, ok := results.TwoModes(s)
 	if ok {
 		return false, fmt.Sprintf("round p50s %s µs: two clusters, %s and %s µs", list(p50s), list(below), list(above))
 	}
@@ -60,25 +57,10 @@ func stability(p50s []float64) (bool, string) {
 }
 
 // twoGroups says whether sorted round p50s fall in two groups (see
-// clusters), which stability reports as such.
+// results.TwoModes), which stability reports as such.
 func twoGroups(s []float64) bool {
-	_, _, ok := clusters(s)
+	_, _, ok := results.TwoModes(s)
 	return ok
-}
-
-// clusters splits sorted round p50s at their widest gap and says whether
-// the two sides are groups: the gap is clusterGap times wider than either
-// side's spread, and the sides clusterRatio apart.
-func clusters(s []float64) (below, above []float64, ok bool) {
-	gi, gap := 0, 0.0
-	for i := 0; i+1 < len(s); i++ {
-		if d := s[i+1] - s[i]; d > gap {
-			gi, gap = i, d
-		}
-	}
-	below, above = s[:gi+1], s[gi+1:]
-	inside := max(below[len(below)-1]-below[0], above[len(above)-1]-above[0], 0.02*s[len(s)/2])
-	return below, above, gap > clusterGap*inside && above[0]/below[len(below)-1] > clusterRatio
 }
 
 // p50Only says whether rounds whose p50s disagree agreed on throughput,

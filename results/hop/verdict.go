@@ -234,7 +234,12 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 					p.Name, Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), ends, Us(d.Residual), *p.ExplainedPct))
 				continue
 			}
-			if !ok || p.RelayUs == nil || p.KernelUs == nil {
+			if !ok || p.RelayUs == nil || p.AddedUs == nil {
+				continue
+			}
+			if p.KernelUs == nil {
+				out = append(out, fmt.Sprintf("%s: the relay holds a request %s µs on average, longer than the %s µs the hop adds at the median: requests queue inside it, and the hop does not split into the relay's time and the kernel's",
+					p.Name, Us(*p.RelayUs), Us(p.AddedUs.P50)))
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s: the relay holds a request %s µs of the %s µs hop (its code and its read and write calls); wake-ups and the extra loopback legs take the other %s µs",

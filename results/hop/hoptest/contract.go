@@ -202,7 +202,7 @@ func checkDecomposition(where string, obj map[string]any) error {
 		if _, ok := e.(float64); !ok {
 			return fmt.Errorf("hoptest: check explained: %s.decomposition_us.endpoints not a number", where)
 		}
-		if _, ok := obj["endpoints"]; !ok {
+		if _, ok := obj["endpoints"]; !ok && dm["method"] != "trace" {
 			return fmt.Errorf("hoptest: check explained: %s: decomposition_us.endpoints without the path's endpoints", where)
 		}
 	}
@@ -223,8 +223,14 @@ func checkDecomposition(where string, obj map[string]any) error {
 		if err := fields(where, obj, nil, names("relay_wake_us", "client_wake_us")); err != nil {
 			return fmt.Errorf("%w (decomposition_us.method timestamps)", err)
 		}
+	case "trace":
+		// A traced split stands on the path's traced requests, with the
+		// names of DESIGN.md's "Traced requests".
+		if err := checkTrace(where, obj); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("hoptest: check explained: %s.decomposition_us.method %q: want probe or timestamps", where, dm["method"])
+		return fmt.Errorf("hoptest: check explained: %s.decomposition_us.method %q: want probe, timestamps or trace", where, dm["method"])
 	}
 	// A share of nothing is no figure: a hop whose added p50 is not
 	// above zero (within the noise of a kernel-only hop, say) has its
@@ -286,6 +292,33 @@ func fields(where string, obj map[string]any, strs, nums []string) error {
 		if _, ok := obj[k].(float64); !ok {
 			return fmt.Errorf("hoptest: check json: %s.%s missing or not a number", where, k)
 		}
+	}
+	return nil
+}
+
+// checkTrace checks a path's "trace" object against DESIGN.md's "Traced
+// requests": its figures, both splits with every part, and identity within
+// the 5% the segments must keep.
+func checkTrace(where string, obj map[string]any) error {
+	tr, ok := obj["trace"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("hoptest: check explained: %s: method trace without a trace object", where)
+	}
+	if err := fields(where+".trace", tr, names("cause"), names("requests", "identity_pct", "overhead_pct")); err != nil {
+		return err
+	}
+	parts := names("relay_user", "relay_kernel", "runnable", "idle_exit", "softirq", "legs", "endpoints", "other")
+	for _, k := range []string{"p50_split_us", "p99_split_us"} {
+		sp, ok := tr[k].(map[string]any)
+		if !ok {
+			return fmt.Errorf("hoptest: check explained: %s.trace.%s missing", where, k)
+		}
+		if err := fields(where+".trace."+k, sp, nil, parts); err != nil {
+			return err
+		}
+	}
+	if id := tr["identity_pct"].(float64); id > 5 {
+		return fmt.Errorf("hoptest: check explained: %s.trace.identity_pct %.2f > 5", where, id)
 	}
 	return nil
 }

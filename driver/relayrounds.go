@@ -1,0 +1,133 @@
+package driver
+
+import (
+	"context"
+	"time"
+)
+
+// relayRounds measures what each cell's relays did over the cell's own kept
+// rounds: their CPU time, and the residence and wake-ups their --stats
+// count, each read just before and just after every kept round of the
+// cell. Read once over a whole stage instead, every thread count of a
+// sweep got the same figures (the relay's totals over all of them), and
+// HAProxy's one process had to be shared out among its paths.
+type relayRounds struct {
+	topo    *Topology
+	stats   bool
+	discard int
+	cpu     []time.Duration
+	cpuOK   []bool
+	totals  []map[string]relayTotals // per cell, per stats file: summed over its kept rounds
+	statsOK []bool
+}
+
+// relaySnap is what a cell's relays had done as one of its rounds began.
+type relaySnap struct {
+	cpu   map[*Process]time.Duration
+	stats map[string]relayTotals
+	err   error
+}
+
+func newRelayRounds(cells []Cell, topo *Topology, stats bool, discard int) *relayRounds {
+	r := &relayRounds{topo: topo, stats: stats, discard: discard,
+		cpu: make([]time.Duration, len(cells)), cpuOK: make([]bool, len(cells)),
+		totals: make([]map[string]relayTotals, len(cells)), statsOK: make([]bool, len(cells))}
+	for i, c := range cells {
+		r.cpuOK[i] = len(topo.relayProcs[c.Path]) > 0
+		r.statsOK[i] = stats && len(topo.Stats[c.Path]) > 0
+		r.totals[i] = map[string]relayTotals{}
+	}
+	return r
+}
+
+// snap reads the cell's relays, on a kept round; nil on a warm-up round or
+// a direct path.
+func (r *relayRounds) snap(ctx context.Context, cell int, c Cell, round int) *relaySnap {
+	if round < r.discard || (!r.cpuOK[cell] && !r.statsOK[cell]) {
+		return nil
+	}
+	s := &relaySnap{cpu: r.topo.relayCPUOf(c.Path)}
+	if r.statsOK[cell] {
+		s.stats, s.err = r.topo.snapshotStatsOf(ctx, r.topo.Stats[c.Path])
+	}
+	return s
+}
+
+// add takes what the cell's relays did between before and after. A
+// figure that could not be read on either side is lost for the whole cell:
+// a sum with a round missing would be per request of the other rounds.
+func (r *relayRounds) add(cell int, before, after *relaySnap) error {
+	if before == nil || after == nil {
+		return nil
+	}
+	if r.cpuOK[cell] {
+		var d time.Duration
+		for p, b := range before.cpu {
+			e, ok := after.cpu[p]
+			if !ok || e < b {
+				r.cpuOK[cell] = false
+				break
+			}
+			d += e - b
+		}
+		if len(before.cpu) == 0 {
+			r.cpuOK[cell] = false
+		}
+		r.cpu[cell] += d
+	}
+	if r.statsOK[cell] {
+		if before.err != nil || after.err != nil {
+			r.statsOK[cell] = false
+			return firstErr(before.err, after.err)
+		}
+		for f, b := range before.stats {
+			e, ok := after.stats[f]
+			if !ok {
+				r.statsOK[cell] = false
+				break
+			}
+			t := r.totals[cell][f]
+			t.residenceNs += e.residenceNs - b.residenceNs
+			t.requests += e.requests - b.requests
+			t.wakeNs += e.wakeNs - b.wakeNs
+			t.wakes += e.wakes - b.wakes
+			r.totals[cell][f] = t
+		}
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// perRequest sets each relay series' RelayCPUUs, RelayUs and RelayWakeUs
+// from its own kept rounds. A round's requests are its rate times its
+// length with its warm-up, since the relay served the warm-up too.
+func (r *relayRounds) perRequest(series []Series, round time.Duration) {
+	for i := range series {
+		s := &series[i]
+		if r.cpuOK[i] {
+			n := 0.0
+			for j, smp := range s.Samples {
+				if j >= r.discard && smp.Failed == "" {
+					n += smp.TPS * round.Seconds()
+				}
+			}
+			if n > 0 {
+				us := float64(r.cpu[i]) / 1e3 / n
+				s.RelayCPUUs = &us
+			}
+		}
+		if r.statsOK[i] {
+			files := r.topo.Stats[s.Cell.Path]
+			s.RelayUs = relayResidence(files, r.totals[i], nil)
+			s.RelayWakeUs = relayWakes(files, r.totals[i], nil)
+		}
+	}
+}

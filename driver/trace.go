@@ -1,0 +1,374 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/tracer"
+)
+
+// tracing is the run's tracer: after a cell's untraced rounds, one more
+// round of it runs traced, and the requests the tracer saw explain the
+// untraced figures (method "trace"). nil tr means the run falls back to
+// the probe's and the stamps' methods, note saying why.
+type tracing struct {
+	tr        *tracer.Tracer
+	note      string
+	perEvent  time.Duration
+	waterfall tracer.Waterfall
+	traced    int // requests added to the waterfall
+}
+
+// openTracing opens the tracer for a run, or says why it cannot: no BTF,
+// no capability, a topology's hosts (whose processes another kernel or
+// namespace runs), or the run asked for none.
+func openTracing(ctx context.Context, cfg Config, hosts bool) *tracing {
+	switch {
+	case !cfg.Trace:
+		return &tracing{note: "tracing off (--trace=false)"}
+	case hosts:
+		return &tracing{note: "not traced on a topology's hosts"}
+	}
+	// The server's system calls are left out: its time counts whole in
+	// endpoints either way, its legs are the direct path's as much as a
+	// relay path's, and a Go server makes a handful per request, which
+	// the tracer's cost per record would add to every round trip.
+	tcfg := tracer.Config{WithoutSyscalls: []string{"server"}}
+	tr, err := tracer.Open(tcfg)
+	if err != nil {
+		return &tracing{note: err.Error()}
+	}
+	t := &tracing{tr: tr}
+	if t.perEvent, err = tr.Calibrate(ctx); err != nil {
+		tr.Close()
+		return &tracing{note: fmt.Sprintf("tracer calibration: %v", err)}
+	}
+	return t
+}
+
+func (t *tracing) info() *hop.TracerInfo {
+	if t.tr == nil {
+		return &hop.TracerInfo{Note: t.note}
+	}
+	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds())}
+}
+
+func (t *tracing) close() error {
+	if t == nil || t.tr == nil {
+		return nil
+	}
+	return t.tr.Close()
+}
+
+// components are the processes of path p to follow, by role: every relay
+// process of it (a chain's hops numbered from the client: relay1, relay2),
+// and the server when its process is known here.
+func (b *bench) components(topo *Topology, p hop.Path) map[int]string {
+	out := map[int]string{}
+	procs := topo.relayProcs[p]
+	for i, proc := range procs {
+		name := "relay"
+		if len(procs) > 1 {
+			name = "relay" + strconv.Itoa(len(procs)-i)
+		}
+		out[proc.PID()] = name
+	}
+	switch {
+	case topo.server != nil:
+		out[topo.server.PID()] = "server"
+	case b.server != nil && b.server.pid != 0:
+		out[b.server.pid] = "server"
+	}
+	return out
+}
+
+// tracedRound runs one traced round of cell c and summarises what the
+// tracer saw of its requests.
+func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string, cpus affinity.CPUSet, topo *Topology, c Cell, placement affinity.Placement) (*hop.Trace, string) {
+	t := b.tracing
+	comps := b.components(topo, c.Path)
+	var followed []int
+	defer func() {
+		for _, pid := range followed {
+			t.tr.Unfollow(pid)
+		}
+	}()
+	for pid, name := range comps {
+		if err := t.tr.Follow(pid, name); err != nil {
+			return nil, err.Error()
+		}
+		followed = append(followed, pid)
+	}
+	if c.Path.Relay == hop.Sockmap {
+		// A sockmap hop's bytes are carried by the kworkers of the
+		// path's CPUs (see kworkerRounds): their time is the relay's.
+		relayCPUs, _ := placement.For(ComponentRelay)
+		if kw, err := affinity.ReadKworkers(relayCPUs); err == nil {
+			for _, tid := range kw.PIDs() {
+				t.tr.FollowThread(tid, "relay")
+			}
+		}
+	}
+	// The collector drains the ring every 10 ms in this process: on a
+	// CPU of the path it would add its decoding to the round trips, so
+	// for the traced round this process moves to a CPU the path leaves
+	// free, when there is one.
+	if free := freeCPUs(placement); free.Len() > 0 {
+		if prev, err := affinity.PinProcess(os.Getpid(), free); err == nil {
+			defer affinity.PinProcess(os.Getpid(), prev)
+		}
+	}
+	if err := t.tr.Start(); err != nil {
+		return nil, err.Error()
+	}
+	// socat forks a process per connection: its children relay, and are
+	// followed as they appear, during the client's warm-up.
+	var mu sync.Mutex
+	var kids sync.WaitGroup
+	stopKids := make(chan struct{})
+	smp, err := RunClientWith(ctx, argv, env, cpus, func(pid int) error {
+		mu.Lock()
+		followed = append(followed, pid)
+		mu.Unlock()
+		if c.Path.Relay == hop.Socat {
+			kids.Go(func() {
+				for _, kid := range followChildren(t.tr, comps, stopKids, cfg.Warmup+100*time.Millisecond) {
+					mu.Lock()
+					followed = append(followed, kid)
+					mu.Unlock()
+				}
+			})
+		}
+		return t.tr.Follow(pid, "client")
+	})
+	close(stopKids)
+	kids.Wait()
+	trace, stopErr := t.tr.Stop()
+	if err == nil {
+		err = stopErr
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	reqs := trace.Requests()
+	if len(reqs) == 0 {
+		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
+	}
+	tr := summariseTrace(reqs, trace.Lost)
+	tr.TracedP50Us = smp.Latency.P50
+	if med, ok := tracer.Quantile(reqs, 0.5); ok && tr.TracedP50Us == 0 {
+		// pingpong reported no percentiles (a round cut short): the
+		// traced median round trip stands in.
+		tr.TracedP50Us = float64(med.RTT()) / 1e3
+	}
+	label := fmt.Sprintf("%s %s, %d threads", c.Path.Name(), placementName(placement), c.Threads)
+	if med, ok := tracer.Quantile(reqs, 0.5); ok {
+		t.waterfall.Add(label+" p50", &med)
+	}
+	if p99, ok := tracer.Quantile(reqs, 0.99); ok {
+		t.waterfall.Add(label+" p99", &p99)
+		t.traced += 2
+	}
+	return tr, ""
+}
+
+// followChildren follows, as the relay they belong to, the children that
+// comps' relay processes fork, until stop or for at most d; it returns
+// those it followed. It polls the kernel's list of each one's children
+// every millisecond: a fork is not an event a process can wait on for
+// another's children.
+func followChildren(tr *tracer.Tracer, comps map[int]string, stop <-chan struct{}, d time.Duration) []int {
+	var out []int
+	seen := map[int]bool{}
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		for pid, name := range comps {
+			if !tracer.IsRelay(name) {
+				continue
+			}
+			list, _ := affinity.Children(pid)
+			for _, kid := range list {
+				if !seen[kid] && tr.Follow(kid, name) == nil {
+					seen[kid] = true
+					out = append(out, kid)
+				}
+			}
+		}
+		select {
+		case <-stop:
+			return out
+		case <-deadline.C:
+			return out
+		case <-tick.C:
+		}
+	}
+}
+
+// freeCPUs are the CPUs this process may use that placement gives to none
+// of the path's components; none when a component is unplaced.
+func freeCPUs(placement affinity.Placement) affinity.CPUSet {
+	mine, err := affinity.ThreadCPUs()
+	if err != nil {
+		return affinity.CPUSet{}
+	}
+	used := map[int]bool{}
+	for _, c := range components {
+		cpus, ok := placement.For(c)
+		if !ok {
+			return affinity.CPUSet{}
+		}
+		for _, n := range cpus.CPUs() {
+			used[n] = true
+		}
+	}
+	var free []int
+	for _, n := range mine.CPUs() {
+		if !used[n] {
+			free = append(free, n)
+		}
+	}
+	return affinity.NewCPUSet(free...)
+}
+
+// tracedRequests is how many requests a traced round should hold: enough
+// for its median band (the middle fifth) and twenty beyond its p99.
+const tracedRequests = 2000
+
+// tracedTime is how long a cell's traced round runs: long enough for
+// tracedRequests at the rate its kept rounds ran, 100 ms at the least and
+// a round's length at the most. A point select fills 0.35 s many times
+// over, and every traced round costs the run its length and the
+// assembly of what it recorded.
+func tracedTime(round time.Duration, samples []hop.Sample, discard int) time.Duration {
+	var tps []float64
+	for i, smp := range samples {
+		if i >= discard && smp.Failed == "" && smp.TPS > 0 {
+			tps = append(tps, smp.TPS)
+		}
+	}
+	if len(tps) == 0 {
+		return round
+	}
+	slices.Sort(tps)
+	d := time.Duration(float64(tracedRequests) / tps[len(tps)/2] * float64(time.Second))
+	return min(round, max(d, 100*time.Millisecond))
+}
+
+func placementName(p affinity.Placement) string {
+	if s := p.String(); s != "" {
+		return s
+	}
+	return "unpinned"
+}
+
+// summariseTrace is the path's Trace from its traced requests: the median
+// band's mean split, the p99 request's split and its longest segment.
+func summariseTrace(reqs []tracer.Request, lost uint64) *hop.Trace {
+	byRTT := slices.Clone(reqs)
+	sort.SliceStable(byRTT, func(i, j int) bool { return byRTT[i].RTT() < byRTT[j].RTT() })
+	n := len(byRTT)
+	lo, hi := n*40/100, max(n*60/100, n*40/100+1)
+	var band hop.TraceSplit
+	var bandUs, moves float64
+	for i := lo; i < hi; i++ {
+		s := splitOf(&byRTT[i])
+		band = band.Plus(s)
+		bandUs += float64(byRTT[i].Sum()) / 1e3
+		moves += float64(byRTT[i].Migrations)
+	}
+	k := float64(hi - lo)
+	band = band.Scaled(1 / k)
+	t := &hop.Trace{
+		Requests:    n,
+		IdentityPct: tracer.IdentityPct(reqs),
+		CoveragePct: tracer.CoveragePct(reqs),
+		P50Split:    band,
+		P50Us:       bandUs / k,
+		Migrations:  moves / k,
+		Lost:        lost,
+	}
+	if p99, ok := tracer.Quantile(reqs, 0.99); ok {
+		t.P99Split = splitOf(&p99)
+		t.P99Us = float64(p99.Sum()) / 1e3
+		t.P99Detail = longest(&p99)
+	}
+	t.Cause = traceCause(reqs, t)
+	return t
+}
+
+func splitOf(r *tracer.Request) hop.TraceSplit {
+	s := r.Split()
+	return hop.TraceSplit{RelayUser: s.RelayUser, RelayKernel: s.RelayKernel, Runnable: s.Runnable, IdleExit: s.IdleExit,
+		Softirq: s.Softirq, Legs: s.Legs, Endpoints: s.Endpoints, Other: s.Other}
+}
+
+// longest says, in words, the request's longest segment: what a tail
+// request waited for.
+func longest(r *tracer.Request) string {
+	var best *tracer.Segment
+	for i := range r.Segments {
+		if g := &r.Segments[i]; best == nil || g.Duration() > best.Duration() {
+			best = g
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	us := hop.Us(float64(best.Duration()) / 1e3)
+	who := best.Component
+	if who == "" {
+		who = "no component"
+	}
+	switch best.Kind {
+	case tracer.SegRunnable:
+		behind := "an idle CPU's wake-up"
+		if best.Behind != 0 {
+			behind = taskName(best.Behind)
+		}
+		return fmt.Sprintf("%s waited %s µs runnable on CPU %d behind %s", who, us, best.CPU, behind)
+	case tracer.SegOther:
+		return fmt.Sprintf("%s µs the events do not explain", us)
+	}
+	return fmt.Sprintf("%s %s %s µs on CPU %d", who, best.Kind, us, best.CPU)
+}
+
+// taskName is a thread's command and id, as far as /proc still has it.
+func taskName(tid int) string {
+	if name, err := affinity.ProcessName(tid); err == nil {
+		return fmt.Sprintf("%s (%d)", name, tid)
+	}
+	return "thread " + strconv.Itoa(tid)
+}
+
+// traceCause is what the traced requests show that would move a path's
+// rounds: components moving between CPUs, or a tail that waits on a run
+// queue.
+func traceCause(reqs []tracer.Request, t *hop.Trace) string {
+	moved := 0
+	for i := range reqs {
+		if reqs[i].Migrations > 0 {
+			moved++
+		}
+	}
+	if pct := 100 * float64(moved) / float64(len(reqs)); pct >= 1 {
+		return fmt.Sprintf("migration: %.0f%% of the traced requests saw a component move between CPUs", pct)
+	}
+	if t.P99Split.Runnable > 0.5*t.P99Us && t.P99Detail != "" {
+		return "runqueue wait: in the p99 request (" + hop.Us(t.P99Us) + " µs) " + t.P99Detail
+	}
+	if t.P99Detail != "" {
+		return "the p99 request (" + hop.Us(t.P99Us) + " µs): " + t.P99Detail
+	}
+	return ""
+}

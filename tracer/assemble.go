@@ -1,0 +1,764 @@
+package tracer
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+)
+
+// SegmentKind says what a component was doing during a Segment.
+type SegmentKind uint8
+
+const (
+	// SegOther is time the events do not explain: the chain of wake-ups
+	// broke (a waker not followed, a record lost, a request that began
+	// before the trace).
+	SegOther SegmentKind = iota
+	// SegUser is a task on CPU outside system calls.
+	SegUser
+	// SegKernel is a task on CPU inside a system call, or a followed
+	// kernel thread on CPU.
+	SegKernel
+	// SegRunnable is a task woken (or preempted) and waiting for its CPU.
+	SegRunnable
+	// SegIdleExit is the part of a wake-up the woken task's CPU spent
+	// leaving idle (from the wake-up to cpu_idle's exit there).
+	SegIdleExit
+	// SegSoftirq is softirq time on the CPU of a task on the path (on
+	// loopback the receive half of a send runs there).
+	SegSoftirq
+	// SegLeg is the sender's system call from its entry to the wake-up of
+	// the next component: the kernel's path between two components, less
+	// the softirq time inside it.
+	SegLeg
+	segKindEnd
+)
+
+var segKindNames = [...]string{
+	SegOther: "other", SegUser: "user", SegKernel: "kernel", SegRunnable: "runnable",
+	SegIdleExit: "idle_exit", SegSoftirq: "softirq", SegLeg: "leg",
+}
+
+func (k SegmentKind) String() string {
+	if k < segKindEnd {
+		return segKindNames[k]
+	}
+	return "SegmentKind(?)"
+}
+
+// Segment is one stretch of a request's critical path.
+type Segment struct {
+	Start, End uint64 // ns, CLOCK_MONOTONIC (the events' clock)
+	Kind       SegmentKind
+	Component  string // "" for SegOther
+	Tid        int    // the task on the path (the woken one for SegRunnable, SegIdleExit)
+	CPU        int    // the CPU it ran or waited on; -1 for SegOther
+	// By is, for SegRunnable and SegIdleExit, the task that woke Tid; 0
+	// when Tid was preempted rather than woken.
+	By int
+	// Behind is, for SegRunnable, the task the CPU ran while Tid waited:
+	// the one it preempted Tid for, or the one it switched away from to
+	// run Tid; 0 for the idle task.
+	Behind int
+	// Events counts the tracer's records on CPU during the segment, and
+	// Tracer is the time taken off for them: Events times the calibrated
+	// cost per event, at most End-Start.
+	Events int
+	Tracer time.Duration
+}
+
+// Duration is the segment's length less the tracer's own cost in it.
+func (s *Segment) Duration() time.Duration {
+	return time.Duration(s.End-s.Start) - s.Tracer
+}
+
+// Request is one round trip of the client and its critical path.
+type Request struct {
+	Tid        int    // the client thread whose receive completed it
+	FD         int    // the socket's fd in the client
+	Start, End uint64 // send's entry, the last receive's return (ns)
+	// Segments partition [Start, End] in time order.
+	Segments []Segment
+	// Migrations counts sched_migrate_task events of followed tasks
+	// during the request.
+	Migrations int
+}
+
+// Events counts the tracer's records on the request's path (the
+// segments' Events).
+func (r *Request) Events() int {
+	n := 0
+	for i := range r.Segments {
+		n += r.Segments[i].Events
+	}
+	return n
+}
+
+// RTT is the traced round trip: the tracer's cost included.
+func (r *Request) RTT() time.Duration { return time.Duration(r.End - r.Start) }
+
+// Tracer is the time the tracer's records took from the request's path.
+func (r *Request) Tracer() time.Duration {
+	var d time.Duration
+	for i := range r.Segments {
+		d += r.Segments[i].Tracer
+	}
+	return d
+}
+
+// Sum is the segments' durations added up: the round trip the request
+// would have taken untraced, as far as the calibration can say.
+func (r *Request) Sum() time.Duration {
+	var d time.Duration
+	for i := range r.Segments {
+		d += r.Segments[i].Duration()
+	}
+	return d
+}
+
+// IdentityPct is |Sum + Tracer - RTT| / RTT in percent: how far the
+// segments are from partitioning the measured round trip.
+func (r *Request) IdentityPct() float64 {
+	rtt := r.RTT()
+	if rtt <= 0 {
+		return math.NaN()
+	}
+	return 100 * math.Abs(float64(r.Sum()+r.Tracer()-rtt)) / float64(rtt)
+}
+
+// CoveragePct is the share of Sum that the events explain: all but
+// SegOther, in percent.
+func (r *Request) CoveragePct() float64 {
+	sum := r.Sum()
+	if sum <= 0 {
+		return math.NaN()
+	}
+	var other time.Duration
+	for i := range r.Segments {
+		if r.Segments[i].Kind == SegOther {
+			other += r.Segments[i].Duration()
+		}
+	}
+	return 100 * float64(sum-other) / float64(sum)
+}
+
+// Longest returns the request's longest segment (by Duration): for a
+// tail request, usually where it went wrong ("runnable 2.1 ms on CPU 0
+// behind tid N"). It reports false for a request without segments.
+func (r *Request) Longest() (Segment, bool) {
+	if len(r.Segments) == 0 {
+		return Segment{}, false
+	}
+	k := 0
+	for i := range r.Segments {
+		if r.Segments[i].Duration() > r.Segments[k].Duration() {
+			k = i
+		}
+	}
+	return r.Segments[k], true
+}
+
+// Split is a request's critical path summed by what the hop is made of,
+// in microseconds, with DESIGN.md's "Traced requests" names. Its fields add
+// up to the request's Sum.
+type Split struct {
+	RelayUser   float64 `json:"relay_user"`   // relays' user time
+	RelayKernel float64 `json:"relay_kernel"` // relays' system calls and kernel threads
+	Runnable    float64 `json:"runnable"`     // every component's wait for its CPU
+	IdleExit    float64 `json:"idle_exit"`    // woken CPUs leaving idle
+	Softirq     float64 `json:"softirq"`      // softirq time on the path
+	Legs        float64 `json:"legs"`         // senders' system calls up to the next wake-up
+	Endpoints   float64 `json:"endpoints"`    // the other components' user and kernel time
+	Other       float64 `json:"other"`        // what the events do not explain
+}
+
+// Total adds the split's parts.
+func (s Split) Total() float64 {
+	return s.RelayUser + s.RelayKernel + s.Runnable + s.IdleExit + s.Softirq + s.Legs + s.Endpoints + s.Other
+}
+
+// String lists the parts in µs with one decimal, by their JSON names.
+func (s Split) String() string {
+	return fmt.Sprintf("relay_user %.1f relay_kernel %.1f runnable %.1f idle_exit %.1f softirq %.1f legs %.1f endpoints %.1f other %.1f",
+		s.RelayUser, s.RelayKernel, s.Runnable, s.IdleExit, s.Softirq, s.Legs, s.Endpoints, s.Other)
+}
+
+// Split sums the request's segments by kind, and user and kernel time by
+// whether the component is a relay (IsRelay).
+func (r *Request) Split() Split {
+	var s Split
+	for i := range r.Segments {
+		g := &r.Segments[i]
+		us := float64(g.Duration()) / 1e3
+		switch g.Kind {
+		case SegUser, SegKernel:
+			switch {
+			case !IsRelay(g.Component):
+				s.Endpoints += us
+			case g.Kind == SegUser:
+				s.RelayUser += us
+			default:
+				s.RelayKernel += us
+			}
+		case SegRunnable:
+			s.Runnable += us
+		case SegIdleExit:
+			s.IdleExit += us
+		case SegSoftirq:
+			s.Softirq += us
+		case SegLeg:
+			s.Legs += us
+		default:
+			s.Other += us
+		}
+	}
+	return s
+}
+
+// Quantile returns the request at quantile q (0..1, nearest rank) of reqs
+// by round trip: Quantile(reqs, 0.5) is the median request, 0.99 the p99.
+// It reports false for no requests.
+func Quantile(reqs []Request, q float64) (Request, bool) {
+	if len(reqs) == 0 {
+		return Request{}, false
+	}
+	idx := make([]int, len(reqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return reqs[idx[a]].RTT() < reqs[idx[b]].RTT() })
+	k := int(math.Ceil(q*float64(len(reqs)))) - 1
+	k = max(0, min(k, len(reqs)-1))
+	return reqs[idx[k]], true
+}
+
+// InSituCost estimates the cost of one record on a path from interleaved
+// rounds: the traced rounds' p50 less the untraced rounds' p50, over the
+// records on the path of the path's median traced request. Calibrate's
+// figure comes from a hot loop, where the programs, maps and ring pages
+// stay in cache; between the wake-ups of a round trip they do not, and
+// this figure has measured about twice Calibrate's here. Give it to
+// Assemble to take the tracer off the segments by the path's own measure.
+// It is 0 when the traced rounds were not slower or no request was found.
+func InSituCost(tracedP50, untracedP50 time.Duration, reqs []Request) time.Duration {
+	med, ok := Quantile(reqs, 0.5)
+	if !ok || med.Events() == 0 || tracedP50 <= untracedP50 {
+		return 0
+	}
+	return (tracedP50 - untracedP50) / time.Duration(med.Events())
+}
+
+// IdentityPct is the median over reqs of each request's IdentityPct: the
+// figure DESIGN.md's trace.identity_pct reports. NaN for no requests.
+func IdentityPct(reqs []Request) float64 {
+	return medianOf(reqs, (*Request).IdentityPct)
+}
+
+// CoveragePct is the median over reqs of each request's CoveragePct.
+func CoveragePct(reqs []Request) float64 {
+	return medianOf(reqs, (*Request).CoveragePct)
+}
+
+func medianOf(reqs []Request, f func(*Request) float64) float64 {
+	if len(reqs) == 0 {
+		return math.NaN()
+	}
+	v := make([]float64, len(reqs))
+	for i := range reqs {
+		v[i] = f(&reqs[i])
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// never is the end of what has not ended when the trace stops.
+const never = math.MaxUint64
+
+// run is one stay of a task on a CPU, from the switch that put it there
+// to the one that took it off.
+type run struct {
+	in, out uint64
+	cpu     int
+	behind  int  // the task switched out to run this one
+	next    int  // the task switched in when this one left
+	ready   bool // it left still runnable: preempted or yielding
+}
+
+type call struct {
+	start, end uint64
+	nr         uint64
+	fd         int
+	ret        int64
+}
+
+type wake struct {
+	t     uint64
+	waker int
+}
+
+type task struct {
+	tid, tgid int
+	component string
+	kthread   bool
+	runs      []run
+	calls     []call
+	wakes     []wake
+	open      bool // calls' last entry has not returned
+}
+
+type span struct{ start, end uint64 }
+
+// cpuSwitch is a switch on one CPU: from t the CPU ran next.
+type cpuSwitch struct {
+	t    uint64
+	next int
+}
+
+type cpuState struct {
+	idle, softirq []span
+	switches      []cpuSwitch
+	events        []uint64 // times of every record taken on this CPU
+}
+
+// assembler indexes one trace by task and by CPU.
+type assembler struct {
+	cfg        *Config
+	tasks      map[int]*task
+	cpus       map[int]*cpuState
+	migrations []uint64
+	woke       map[int][]wake // by waker: when it woke whom (wake.waker holds the woken)
+	perEvent   time.Duration
+}
+
+// Assemble finds the client's requests in events and walks each one's
+// critical path back from the return of its last receive to its send,
+// through the chain of wake-ups. events is sorted by time in place.
+// perEvent is the tracer's own cost per record (Tracer.PerEvent; 0 takes
+// nothing off). The first and last request of each socket are left out:
+// the trace may cut them.
+func Assemble(cfg Config, events []Event, perEvent time.Duration) []Request {
+	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.Time, b.Time) })
+	a := &assembler{cfg: &cfg, tasks: map[int]*task{}, cpus: map[int]*cpuState{}, woke: map[int][]wake{}, perEvent: perEvent}
+	for i := range events {
+		a.add(&events[i])
+	}
+	reqs := a.requests()
+	for i := range reqs {
+		a.walk(&reqs[i])
+	}
+	return reqs
+}
+
+func (a *assembler) task(tid, tgid uint32) *task {
+	t := a.tasks[int(tid)]
+	if t == nil {
+		t = &task{tid: int(tid), tgid: int(tgid)}
+		if c, ok := a.cfg.Threads[t.tid]; ok {
+			t.component, t.kthread = c, true
+		} else if c, ok := a.cfg.Components[t.tgid]; ok && tid != 0 {
+			t.component = c
+		}
+		a.tasks[t.tid] = t
+	}
+	return t
+}
+
+func (a *assembler) cpu(n uint32) *cpuState {
+	c := a.cpus[int(n)]
+	if c == nil {
+		c = &cpuState{}
+		a.cpus[int(n)] = c
+	}
+	return c
+}
+
+func (a *assembler) add(e *Event) {
+	c := a.cpu(e.CPU)
+	c.events = append(c.events, e.Time)
+	switch e.Kind {
+	case KindSwitch:
+		prev, next := a.task(e.Tid, e.Tgid), a.task(e.Tid2, e.Tgid2)
+		if n := len(prev.runs); n > 0 && prev.runs[n-1].out == never {
+			r := &prev.runs[n-1]
+			r.out, r.next, r.ready = e.Time, next.tid, e.Arg == 0 || e.Arg2 != 0
+		} else {
+			// On CPU since before the trace began.
+			prev.runs = append(prev.runs, run{in: 0, out: e.Time, cpu: int(e.CPU), next: next.tid, ready: e.Arg == 0 || e.Arg2 != 0})
+		}
+		if n := len(next.runs); n > 0 && next.runs[n-1].out == never {
+			// A lost switch-out: close the stay where the trace lost it.
+			next.runs[n-1].out = e.Time
+		}
+		next.runs = append(next.runs, run{in: e.Time, out: never, cpu: int(e.CPU), behind: prev.tid})
+		c.switches = append(c.switches, cpuSwitch{t: e.Time, next: next.tid})
+	case KindWaking, KindWakeupNew:
+		woken := a.task(e.Tid2, e.Tgid2)
+		a.task(e.Tid, e.Tgid)
+		woken.wakes = append(woken.wakes, wake{t: e.Time, waker: int(e.Tid)})
+		a.woke[int(e.Tid)] = append(a.woke[int(e.Tid)], wake{t: e.Time, waker: woken.tid})
+	case KindMigrate:
+		if a.task(e.Tid2, e.Tgid2).component != "" {
+			a.migrations = append(a.migrations, e.Time)
+		}
+	case KindSysEnter:
+		t := a.task(e.Tid, e.Tgid)
+		if t.open {
+			// The exit was lost: end the call where the next begins.
+			t.calls[len(t.calls)-1].end = e.Time
+		}
+		t.calls = append(t.calls, call{start: e.Time, end: never, nr: e.Arg, fd: int(int32(e.Arg2)), ret: -1})
+		t.open = true
+	case KindSysExit:
+		t := a.task(e.Tid, e.Tgid)
+		if t.open {
+			cl := &t.calls[len(t.calls)-1]
+			cl.end, cl.ret = e.Time, int64(e.Arg)
+			t.open = false
+		} else {
+			// In a call since before the trace began; which one is unknown.
+			t.calls = append(t.calls, call{start: 0, end: e.Time, nr: math.MaxUint64, fd: -1, ret: int64(e.Arg)})
+		}
+	case KindSoftirqEntry:
+		c.softirq = openSpan(c.softirq, e.Time)
+	case KindSoftirqExit:
+		c.softirq = closeSpan(c.softirq, e.Time)
+	case KindIdle:
+		if e.Arg == IdleExit {
+			c.idle = closeSpan(c.idle, e.Time)
+		} else {
+			c.idle = openSpan(c.idle, e.Time)
+		}
+	}
+}
+
+func openSpan(s []span, t uint64) []span {
+	if n := len(s); n > 0 && s[n-1].end == never {
+		s[n-1].end = t // the exit was lost
+	}
+	return append(s, span{start: t, end: never})
+}
+
+func closeSpan(s []span, t uint64) []span {
+	if n := len(s); n > 0 && s[n-1].end == never {
+		s[n-1].end = t
+		return s
+	}
+	return append(s, span{start: 0, end: t}) // began before the trace
+}
+
+// requests pairs the client's sends and receives per socket.
+func (a *assembler) requests() []Request {
+	type io struct {
+		tid  int
+		tgid int
+		call call
+		send bool
+	}
+	var ios []io
+	client := a.cfg.client()
+	for _, t := range a.tasks {
+		if t.component != client || t.kthread {
+			continue
+		}
+		for _, c := range t.calls {
+			if c.start == 0 || c.end == never {
+				continue
+			}
+			switch classify(c.nr) {
+			case callSend:
+				ios = append(ios, io{t.tid, t.tgid, c, true})
+			case callRecv:
+				if c.ret > 0 {
+					ios = append(ios, io{t.tid, t.tgid, c, false})
+				}
+			}
+		}
+	}
+	slices.SortFunc(ios, func(x, y io) int { return cmp.Compare(x.call.start, y.call.start) })
+	type stream struct {
+		tgid, fd int
+	}
+	type pending struct {
+		req   Request
+		recvd bool
+		first bool
+	}
+	open := map[stream]*pending{}
+	var reqs []Request
+	for _, o := range ios {
+		k := stream{o.tgid, o.call.fd}
+		p := open[k]
+		if o.send {
+			switch {
+			case p == nil:
+				open[k] = &pending{req: Request{FD: o.call.fd, Start: o.call.start}, first: true}
+			case p.recvd:
+				if !p.first {
+					reqs = append(reqs, p.req)
+				}
+				*p = pending{req: Request{FD: o.call.fd, Start: o.call.start}}
+			}
+			continue
+		}
+		if p != nil {
+			p.req.End, p.req.Tid, p.recvd = o.call.end, o.tid, true
+		}
+	}
+	slices.SortFunc(reqs, func(x, y Request) int { return cmp.Compare(x.Start, y.Start) })
+	return reqs
+}
+
+// maxSteps bounds one walk: a request crosses each component a few times,
+// and a walk that has not reached the send by then has lost its way.
+const maxSteps = 4096
+
+// walk fills r.Segments with r's critical path, going back from the
+// client's receive return through whoever made each task runnable.
+func (a *assembler) walk(r *Request) {
+	var rev []Segment // built backwards, from End
+	t, stop := r.End, r.Start
+	x := a.tasks[r.Tid]
+	from := ""       // the component x just woke, when x is a waker
+	var legAt uint64 // when x woke another component, if it did (see running)
+	other := func(lo, hi uint64) {
+		if hi > lo {
+			rev = append(rev, Segment{Start: lo, End: hi, Kind: SegOther, CPU: -1})
+		}
+	}
+	for steps := 0; t > stop; steps++ {
+		if x == nil || x.component == "" || steps == maxSteps {
+			other(stop, t)
+			break
+		}
+		i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].in >= t }) - 1
+		if i < 0 {
+			other(stop, t)
+			break
+		}
+		rn := &x.runs[i]
+		if rn.out < t {
+			// Off CPU at t by its own switches, though t says it ran (a
+			// record lost, or two CPUs' clocks a hair apart).
+			other(max(rn.out, stop), t)
+			if t = rn.out; t <= stop {
+				break
+			}
+		}
+		lo := max(rn.in, stop)
+		if from != "" && from != x.component {
+			legAt = t
+		}
+		rev = a.running(rev, x, rn.cpu, lo, t, legAt)
+		from, legAt = "", 0
+		if rn.in <= stop {
+			break
+		}
+		t = rn.in
+		var after uint64 // the wake-up is after the previous stay on CPU
+		if i > 0 {
+			p := &x.runs[i-1]
+			after = p.out
+			if p.ready {
+				rev = a.displaced(rev, x, rn.cpu, max(p.out, stop), t)
+				t = p.out
+				// What ran meanwhile may have been the next component,
+				// woken by x before it was preempted: x's system call
+				// then is the leg to it.
+				legAt = a.lastWake(x, p.in, p.out)
+				continue
+			}
+		}
+		j := sort.Search(len(x.wakes), func(j int) bool { return x.wakes[j].t > t }) - 1
+		if j < 0 || x.wakes[j].t <= after {
+			other(stop, t)
+			break
+		}
+		w := x.wakes[j]
+		lo = max(w.t, stop)
+		mid := lo
+		if e, ok := a.idleExit(rn.cpu, w.t, t); ok && e > lo {
+			mid = e
+		}
+		if t > mid {
+			rev = append(rev, Segment{Start: mid, End: t, Kind: SegRunnable,
+				Component: x.component, Tid: x.tid, CPU: rn.cpu, By: w.waker, Behind: rn.behind})
+		}
+		if mid > lo {
+			rev = append(rev, Segment{Start: lo, End: mid, Kind: SegIdleExit,
+				Component: x.component, Tid: x.tid, CPU: rn.cpu, By: w.waker})
+		}
+		t = lo
+		from = x.component
+		x = a.tasks[w.waker]
+	}
+	slices.Reverse(rev)
+	for i := range rev {
+		a.charge(&rev[i])
+	}
+	r.Segments = rev
+	lo := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] >= r.Start })
+	hi := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] > r.End })
+	r.Migrations = hi - lo
+}
+
+// lastWake returns when x last woke a task of another component within
+// (lo, hi], or 0.
+func (a *assembler) lastWake(x *task, lo, hi uint64) uint64 {
+	w := a.woke[x.tid]
+	for i := sort.Search(len(w), func(i int) bool { return w[i].t > hi }) - 1; i >= 0 && w[i].t > lo; i-- {
+		if n := a.tasks[w[i].waker]; n != nil && n.component != "" && n.component != x.component {
+			return w[i].t
+		}
+	}
+	return 0
+}
+
+// displaced appends (backwards) the time x waited runnable on cpu over
+// [lo, hi] after it was preempted: what the CPU ran meanwhile. A followed
+// task's stretch is that task's own time (on a packed path, the server x
+// handed a message to, running before x could go on), anything else is x
+// runnable behind it.
+func (a *assembler) displaced(rev []Segment, x *task, cpu int, lo, hi uint64) []Segment {
+	c := a.cpus[cpu]
+	if c == nil {
+		return append(rev, Segment{Start: lo, End: hi, Kind: SegRunnable, Component: x.component, Tid: x.tid, CPU: cpu})
+	}
+	// The switches that start a stretch inside (lo, hi), and the one
+	// running at lo.
+	first := max(0, sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t > lo })-1)
+	end := sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t >= hi })
+	for i := end - 1; i >= first; i-- {
+		s, e := max(c.switches[i].t, lo), hi
+		if i+1 < end {
+			e = c.switches[i+1].t
+		}
+		if e <= s {
+			continue
+		}
+		n := a.tasks[c.switches[i].next]
+		if n != nil && n != x && n.component != "" {
+			rev = a.running(rev, n, cpu, s, e, 0)
+		} else {
+			rev = append(rev, Segment{Start: s, End: e, Kind: SegRunnable, Component: x.component,
+				Tid: x.tid, CPU: cpu, Behind: c.switches[i].next})
+		}
+		hi = s
+	}
+	if hi > lo {
+		rev = append(rev, Segment{Start: lo, End: hi, Kind: SegRunnable, Component: x.component, Tid: x.tid, CPU: cpu})
+	}
+	return rev
+}
+
+// idleExit returns when cpu left idle if it was idle at the wake-up w and
+// left it by the switch-in at in.
+func (a *assembler) idleExit(cpu int, w, in uint64) (uint64, bool) {
+	c := a.cpus[cpu]
+	if c == nil {
+		return 0, false
+	}
+	i := sort.Search(len(c.idle), func(i int) bool { return c.idle[i].start > w }) - 1
+	if i < 0 || c.idle[i].end <= w || c.idle[i].end > in {
+		return 0, false
+	}
+	return c.idle[i].end, true
+}
+
+// running appends (backwards) x's time on cpu over [lo, hi]: user time,
+// its system calls, and the softirqs that ran in its place. legAt, when
+// not 0, is when x woke the next component on the path: the system call
+// under way then is the leg up to that moment (and kernel time after).
+func (a *assembler) running(rev []Segment, x *task, cpu int, lo, hi, legAt uint64) []Segment {
+	if hi <= lo {
+		return rev
+	}
+	base := SegUser
+	if x.kthread {
+		base = SegKernel
+	}
+	var fwd []Segment
+	piece := func(s, e uint64, k SegmentKind) {
+		if e > s {
+			fwd = append(fwd, Segment{Start: s, End: e, Kind: k, Component: x.component, Tid: x.tid, CPU: cpu})
+		}
+	}
+	cur := lo
+	for i := sort.Search(len(x.calls), func(i int) bool { return x.calls[i].end > lo }); i < len(x.calls) && x.calls[i].start < hi; i++ {
+		c := &x.calls[i]
+		s, e := max(c.start, lo), min(c.end, hi)
+		piece(cur, s, base)
+		if legAt > s && legAt <= e {
+			piece(s, legAt, SegLeg)
+			piece(legAt, e, SegKernel)
+		} else {
+			piece(s, e, SegKernel)
+		}
+		cur = e
+	}
+	piece(cur, hi, base)
+	if c := a.cpus[cpu]; c != nil {
+		for i := sort.Search(len(c.softirq), func(i int) bool { return c.softirq[i].end > lo }); i < len(c.softirq) && c.softirq[i].start < hi; i++ {
+			fwd = overlay(fwd, c.softirq[i], SegSoftirq)
+		}
+	}
+	// Pieces split at a wake-up inside a softirq join again.
+	n := 0
+	for i := range fwd {
+		if n > 0 && fwd[n-1].Kind == fwd[i].Kind && fwd[n-1].End == fwd[i].Start {
+			fwd[n-1].End = fwd[i].End
+			continue
+		}
+		fwd[n] = fwd[i]
+		n++
+	}
+	for i := n - 1; i >= 0; i-- {
+		rev = append(rev, fwd[i])
+	}
+	return rev
+}
+
+// overlay gives the part of segs that sp covers kind k, splitting the
+// segments it cuts.
+func overlay(segs []Segment, sp span, k SegmentKind) []Segment {
+	out := make([]Segment, 0, len(segs)+2)
+	for _, g := range segs {
+		if g.End <= sp.start || g.Start >= sp.end {
+			out = append(out, g)
+			continue
+		}
+		if g.Start < sp.start {
+			h := g
+			h.End = sp.start
+			out = append(out, h)
+		}
+		m := g
+		m.Start, m.End, m.Kind = max(g.Start, sp.start), min(g.End, sp.end), k
+		out = append(out, m)
+		if g.End > sp.end {
+			h := g
+			h.Start = sp.end
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// charge counts the records taken on the segment's CPU during it and takes
+// their calibrated cost off.
+func (a *assembler) charge(g *Segment) {
+	c := a.cpus[g.CPU]
+	if g.CPU < 0 || c == nil {
+		return
+	}
+	lo := sort.Search(len(c.events), func(i int) bool { return c.events[i] >= g.Start })
+	hi := sort.Search(len(c.events), func(i int) bool { return c.events[i] >= g.End })
+	g.Events = hi - lo
+	g.Tracer = min(time.Duration(g.Events)*a.perEvent, time.Duration(g.End-g.Start))
+}

@@ -1,0 +1,369 @@
+package tracer
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// script builds events for synthetic traces: times are ns offsets from
+// each period's base.
+type script struct {
+	events []Event
+	base   uint64
+}
+
+func (s *script) ev(dt uint64, k Kind, cpu, tid, tid2 uint32, arg, arg2 uint64) {
+	s.events = append(s.events, Event{Time: s.base + dt, Kind: k, CPU: cpu, Tid: tid, Tgid: tid, Tid2: tid2, Tgid2: tid2, Arg: arg, Arg2: arg2})
+}
+func (s *script) enter(dt uint64, cpu, tid uint32, nr uint64, fd uint64) {
+	s.ev(dt, KindSysEnter, cpu, tid, 0, nr, fd)
+}
+func (s *script) exit(dt uint64, cpu, tid uint32, ret uint64) {
+	s.ev(dt, KindSysExit, cpu, tid, 0, ret, 0)
+}
+func (s *script) wake(dt uint64, cpu, waker, woken uint32) {
+	s.ev(dt, KindWaking, cpu, waker, woken, 0, 0)
+}
+func (s *script) sw(dt uint64, cpu, prev, next uint32, state uint64) {
+	s.ev(dt, KindSwitch, cpu, prev, next, state, 0)
+}
+
+const (
+	client = 100
+	relay  = 200
+	server = 300
+)
+
+var components = map[int]string{client: "client", relay: "relay", server: "server"}
+
+// directPacked is a client and a server on CPU 0, TCP on loopback: the
+// client's send wakes the server from its softirq, the server runs once the
+// client blocks in its read, and so back. One period is one request.
+func directPacked(periods int) []Event {
+	s := &script{}
+	for p := range periods {
+		s.base = uint64(p) * 3100
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.ev(1500, KindSoftirqEntry, 0, client, 0, 3, 0)
+		s.wake(2000, 0, client, server)
+		s.ev(2200, KindSoftirqExit, 0, client, 0, 3, 0)
+		s.exit(2500, 0, client, 64)
+		s.enter(2600, 0, client, sysRead, 3)
+		s.sw(2800, 0, client, server, 1)
+		s.exit(3000, 0, server, 64)
+		s.enter(3100, 0, server, sysWrite, 5)
+		s.wake(3400, 0, server, client)
+		s.exit(3600, 0, server, 64)
+		s.enter(3700, 0, server, sysRead, 5)
+		s.sw(3900, 0, server, client, 1)
+		s.exit(4000, 0, client, 64)
+	}
+	return s.events
+}
+
+// relaySpread is client on CPU 0, relay on CPU 1 (idle between messages),
+// server on CPU 0, UNIX sockets (no softirq).
+func relaySpread(periods int) []Event {
+	s := &script{}
+	for p := range periods {
+		s.base = uint64(p) * 10000
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.wake(1400, 0, client, relay) // CPU 1 idle since the last period
+		s.exit(1500, 0, client, 64)
+		s.enter(1600, 0, client, sysRead, 3)
+		s.sw(1700, 0, client, 0, 1)
+		s.ev(2000, KindIdle, 1, 0, 0, IdleExit, 1)
+		s.sw(2300, 1, 0, relay, 0)
+		s.exit(2400, 1, relay, 1)     // epoll_wait
+		s.enter(2500, 1, relay, 0, 7) // read
+		s.exit(2700, 1, relay, 64)
+		s.enter(3000, 1, relay, sysWrite, 8)
+		s.wake(3300, 1, relay, server) // CPU 0 idle, polling: no idle event
+		s.exit(3500, 1, relay, 64)
+		s.enter(3600, 1, relay, 232, 4) // epoll_wait
+		s.sw(3700, 1, relay, 0, 1)
+		s.ev(3800, KindIdle, 1, 0, 0, 1, 1)
+		s.sw(3900, 0, 0, server, 0)
+		s.exit(4000, 0, server, 64)
+		s.enter(4100, 0, server, sysWrite, 5)
+		s.wake(4400, 0, server, relay)
+		s.exit(4500, 0, server, 64)
+		s.enter(4600, 0, server, sysRead, 5)
+		s.sw(4700, 0, server, 0, 1)
+		s.ev(5000, KindIdle, 1, 0, 0, IdleExit, 1)
+		s.sw(5100, 1, 0, relay, 0)
+		s.exit(5200, 1, relay, 1)
+		s.enter(5300, 1, relay, sysRead, 8)
+		s.exit(5400, 1, relay, 64)
+		s.enter(5500, 1, relay, sysWrite, 7)
+		s.wake(5800, 1, relay, client)
+		s.exit(6000, 1, relay, 64)
+		s.enter(6100, 1, relay, 232, 4)
+		s.sw(6200, 1, relay, 0, 1)
+		s.ev(6300, KindIdle, 1, 0, 0, 1, 1)
+		s.sw(6500, 0, 0, client, 0)
+		s.exit(6600, 0, client, 64)
+	}
+	return s.events
+}
+
+// relayPacked is client, relay and server on CPU 0, TCP: the relay's
+// write wakes the server, which preempts the relay and answers while the
+// relay is still runnable, so the relay's next epoll_wait returns at once
+// and the server's answer reaches it without a wake-up.
+func relayPacked(periods int) []Event {
+	s := &script{}
+	for p := range periods {
+		s.base = uint64(p) * 5000
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.ev(1200, KindSoftirqEntry, 0, client, 0, 3, 0)
+		s.wake(1300, 0, client, relay)
+		s.ev(1400, KindSoftirqExit, 0, client, 0, 3, 0)
+		s.exit(1500, 0, client, 64)
+		s.enter(1600, 0, client, sysRead, 3)
+		s.sw(1700, 0, client, relay, 1)
+		s.exit(1800, 0, relay, 1)
+		s.enter(1900, 0, relay, sysRead, 7)
+		s.exit(2000, 0, relay, 64)
+		s.enter(2100, 0, relay, sysWrite, 8)
+		s.ev(2200, KindSoftirqEntry, 0, relay, 0, 3, 0)
+		s.wake(2300, 0, relay, server)
+		s.ev(2400, KindSoftirqExit, 0, relay, 0, 3, 0)
+		s.ev(2500, KindSwitch, 0, relay, server, 0, 1) // preempted
+		s.exit(2600, 0, server, 64)
+		s.enter(2700, 0, server, sysWrite, 5)
+		s.ev(2800, KindSoftirqEntry, 0, server, 0, 3, 0)
+		s.ev(2900, KindSoftirqExit, 0, server, 0, 3, 0)
+		s.exit(3000, 0, server, 64)
+		s.enter(3100, 0, server, sysRead, 5)
+		s.sw(3200, 0, server, relay, 1)
+		s.exit(3300, 0, relay, 64)
+		s.enter(3400, 0, relay, 232, 4)
+		s.exit(3500, 0, relay, 1)
+		s.enter(3600, 0, relay, sysRead, 8)
+		s.exit(3700, 0, relay, 64)
+		s.enter(3800, 0, relay, sysWrite, 7)
+		s.ev(3900, KindSoftirqEntry, 0, relay, 0, 3, 0)
+		s.wake(4000, 0, relay, client)
+		s.ev(4100, KindSoftirqExit, 0, relay, 0, 3, 0)
+		s.exit(4200, 0, relay, 64)
+		s.enter(4300, 0, relay, 232, 4)
+		s.sw(4400, 0, relay, client, 1)
+		s.exit(4500, 0, client, 64)
+	}
+	return s.events
+}
+
+type seg struct {
+	kind SegmentKind
+	comp string
+	ns   uint64
+}
+
+func TestAssemble(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []Event
+		want   []seg
+		split  Split
+	}{
+		{
+			name:   "direct packed",
+			events: directPacked(5),
+			want: []seg{
+				{SegLeg, "client", 500}, {SegSoftirq, "client", 500},
+				{SegRunnable, "server", 800},
+				{SegKernel, "server", 200}, {SegUser, "server", 100}, {SegLeg, "server", 300},
+				{SegRunnable, "client", 500}, {SegKernel, "client", 100},
+			},
+			split: Split{Runnable: 1.3, Softirq: 0.5, Legs: 0.8, Endpoints: 0.4},
+		},
+		{
+			name:   "relay spread",
+			events: relaySpread(5),
+			want: []seg{
+				{SegLeg, "client", 400},
+				{SegIdleExit, "relay", 600}, {SegRunnable, "relay", 300},
+				{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 200},
+				{SegUser, "relay", 300}, {SegLeg, "relay", 300},
+				{SegRunnable, "server", 600},
+				{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegLeg, "server", 300},
+				{SegIdleExit, "relay", 600}, {SegRunnable, "relay", 100},
+				{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100},
+				{SegUser, "relay", 100}, {SegLeg, "relay", 300},
+				{SegRunnable, "client", 700}, {SegKernel, "client", 100},
+			},
+			split: Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
+		},
+	}
+	tests = append(tests, struct {
+		name   string
+		events []Event
+		want   []seg
+		split  Split
+	}{
+		// The server's time while the relay waits preempted is the
+		// server's, not the relay's wait, and the relay's write that
+		// woke it is a leg up to the wake-up.
+		name:   "relay packed, the server preempts the relay",
+		events: relayPacked(5),
+		want: []seg{
+			{SegLeg, "client", 200}, {SegSoftirq, "client", 100},
+			{SegRunnable, "relay", 400},
+			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100}, {SegUser, "relay", 100},
+			{SegLeg, "relay", 100}, {SegSoftirq, "relay", 200}, {SegKernel, "relay", 100},
+			{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegKernel, "server", 100}, {SegSoftirq, "server", 100},
+			{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegKernel, "server", 100},
+			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100}, {SegUser, "relay", 100},
+			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegLeg, "relay", 100}, {SegSoftirq, "relay", 100},
+			{SegRunnable, "client", 400}, {SegKernel, "client", 100},
+		},
+		split: Split{RelayUser: 0.5, RelayKernel: 0.6, Runnable: 0.8, Softirq: 0.5, Legs: 0.4, Endpoints: 0.7},
+	})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reqs := Assemble(Config{Components: components}, tc.events, 0)
+			if len(reqs) != 3 {
+				t.Fatalf("%d requests, want 3 (5 periods less the first and the last)", len(reqs))
+			}
+			for _, r := range reqs {
+				var got []seg
+				for _, g := range r.Segments {
+					got = append(got, seg{g.Kind, g.Component, g.End - g.Start})
+				}
+				if !equalSegs(got, tc.want) {
+					t.Errorf("request at %d:\n got %v\nwant %v", r.Start, got, tc.want)
+				}
+				if id := r.IdentityPct(); id != 0 {
+					t.Errorf("identity %.2f%%, want 0", id)
+				}
+				sp := r.Split()
+				if !closeSplit(sp, tc.split) {
+					t.Errorf("split %+v, want %+v", sp, tc.split)
+				}
+				if math.Abs(sp.Total()-float64(r.RTT())/1e3) > 1e-9 {
+					t.Errorf("split total %.3f µs, round trip %v", sp.Total(), r.RTT())
+				}
+			}
+		})
+	}
+}
+
+func equalSegs(a, b []seg) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func closeSplit(a, b Split) bool {
+	av := []float64{a.RelayUser, a.RelayKernel, a.Runnable, a.IdleExit, a.Softirq, a.Legs, a.Endpoints, a.Other}
+	bv := []float64{b.RelayUser, b.RelayKernel, b.Runnable, b.IdleExit, b.Softirq, b.Legs, b.Endpoints, b.Other}
+	for i := range av {
+		if math.Abs(av[i]-bv[i]) > 1e-9 {
+			return false
+		}
+	}
+	return true
+}
+
+// A per-event cost comes off the segments that hold the records, and the
+// identity still holds with the cost added back.
+func TestAssembleCharges(t *testing.T) {
+	reqs := Assemble(Config{Components: components}, directPacked(5), 10*time.Nanosecond)
+	r := reqs[1]
+	var events int
+	for _, g := range r.Segments {
+		events += g.Events
+		if g.Tracer != time.Duration(g.Events)*10 {
+			t.Errorf("%v segment: %d events, %v taken off", g.Kind, g.Events, g.Tracer)
+		}
+	}
+	if events == 0 {
+		t.Fatal("no events charged")
+	}
+	if r.Sum()+r.Tracer() != r.RTT() || r.Tracer() != time.Duration(events)*10 {
+		t.Errorf("sum %v + tracer %v != rtt %v", r.Sum(), r.Tracer(), r.RTT())
+	}
+}
+
+// A waker the trace does not follow ends the walk; the rest is other, and
+// the segments still partition the round trip.
+func TestAssembleBrokenChain(t *testing.T) {
+	ev := directPacked(5)
+	reqs := Assemble(Config{Components: map[int]string{client: "client"}}, ev, 0)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	r := reqs[0]
+	last := r.Segments[len(r.Segments)-1]
+	first := r.Segments[0]
+	if first.Kind != SegOther || last.Kind != SegKernel || r.IdentityPct() != 0 {
+		t.Errorf("segments %+v", r.Segments)
+	}
+	if c := r.CoveragePct(); c >= 100 || c <= 0 {
+		t.Errorf("coverage %.1f%%", c)
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	var reqs []Request
+	for _, d := range []uint64{50, 10, 40, 20, 30} {
+		reqs = append(reqs, Request{Start: 100, End: 100 + d})
+	}
+	for _, tc := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 30}, {0.99, 50}, {0, 10}, {0.2, 10}, {0.21, 20}} {
+		r, ok := Quantile(reqs, tc.q)
+		if !ok || r.RTT() != tc.want {
+			t.Errorf("Quantile(%v) = %v, want %v", tc.q, r.RTT(), tc.want)
+		}
+	}
+	if _, ok := Quantile(nil, 0.5); ok {
+		t.Error("Quantile of no requests reported one")
+	}
+}
+
+func TestLongestAndComponent(t *testing.T) {
+	ev := relaySpread(5)
+	tr := &Trace{Config: Config{Components: components}, Events: ev}
+	reqs := tr.Requests()
+	g, ok := reqs[0].Longest()
+	if !ok || g.Kind != SegRunnable || g.Component != "client" || g.Duration() != 700 {
+		t.Errorf("longest %+v", g)
+	}
+	if c := tr.Component(g.By); c != "relay" {
+		t.Errorf("woken by %d of component %q, want relay", g.By, c)
+	}
+	if c := tr.Component(0); c != "" {
+		t.Errorf("idle task's component %q", c)
+	}
+	if _, ok := (&Request{}).Longest(); ok {
+		t.Error("a request without segments has a longest one")
+	}
+}
+
+func TestInSituCost(t *testing.T) {
+	reqs := Assemble(Config{Components: components}, directPacked(5), 0)
+	med, _ := Quantile(reqs, 0.5)
+	n := med.Events()
+	if n == 0 {
+		t.Fatal("no events on the median request's path")
+	}
+	if got := InSituCost(3000+time.Duration(n)*100, 3000, reqs); got != 100 {
+		t.Errorf("InSituCost = %v, want 100ns (%d events)", got, n)
+	}
+	if got := InSituCost(3000, 3100, reqs); got != 0 {
+		t.Errorf("InSituCost of faster traced rounds = %v, want 0", got)
+	}
+	if got := InSituCost(3100, 3000, nil); got != 0 {
+		t.Errorf("InSituCost of no requests = %v", got)
+	}
+}

@@ -1,0 +1,558 @@
+package tracer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+)
+
+// offsets are the kernel's struct layouts the programs read, taken from
+// its BTF at load time, so one build runs on any kernel that has BTF.
+type offsets struct {
+	pid, tgid int32 // task_struct.pid, .tgid
+	cpu       int32 // task_struct.thread_info.cpu, -1 if absent
+	arg0      int32 // pt_regs: the first system call argument, -1 if unknown
+}
+
+func kernelOffsets() (offsets, error) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return offsets{}, fmt.Errorf("%w: %v", ErrNoBTF, err)
+	}
+	var task, regs *btf.Struct
+	if err := spec.TypeByName("task_struct", &task); err != nil {
+		return offsets{}, fmt.Errorf("%w: struct task_struct: %v", ErrNoBTF, err)
+	}
+	o := offsets{cpu: -1, arg0: -1}
+	var ok bool
+	if o.pid, ok = memberOffset(task, "pid"); !ok {
+		return offsets{}, fmt.Errorf("%w: task_struct has no pid", ErrKernel)
+	}
+	if o.tgid, ok = memberOffset(task, "tgid"); !ok {
+		return offsets{}, fmt.Errorf("%w: task_struct has no tgid", ErrKernel)
+	}
+	if ti, ok := memberOffset(task, "thread_info"); ok {
+		var info *btf.Struct
+		if spec.TypeByName("thread_info", &info) == nil {
+			if c, ok := memberOffset(info, "cpu"); ok {
+				o.cpu = ti + c
+			}
+		}
+	}
+	if spec.TypeByName("pt_regs", &regs) == nil {
+		// x86-64 names the first argument's register di; arm64 keeps
+		// x0..x30 in regs[].
+		for _, name := range []string{"di", "regs"} {
+			if off, ok := memberOffset(regs, name); ok {
+				o.arg0 = off
+				break
+			}
+		}
+	}
+	return o, nil
+}
+
+// memberOffset finds a member by name, looking into anonymous structs and
+// unions as C does, and returns its byte offset.
+func memberOffset(s *btf.Struct, name string) (int32, bool) {
+	return findMember(s.Members, name)
+}
+
+func findMember(members []btf.Member, name string) (int32, bool) {
+	for _, m := range members {
+		if m.Name == name {
+			return int32(m.Offset.Bytes()), true
+		}
+		if m.Name != "" {
+			continue
+		}
+		var inner []btf.Member
+		switch c := btf.UnderlyingType(m.Type).(type) {
+		case *btf.Struct:
+			inner = c.Members
+		case *btf.Union:
+			inner = c.Members
+		}
+		if off, ok := findMember(inner, name); ok {
+			return int32(m.Offset.Bytes()) + off, true
+		}
+	}
+	return 0, false
+}
+
+// The event is built on the program's stack at fp-EventSize; the CPU-set
+// lookup and the lost counter use the word below it as their key.
+const (
+	evBase = -EventSize
+	keyOff = -EventSize - 8
+)
+
+// pidLimit bounds every pid and tgid (PID_MAX_LIMIT, include/linux/threads.h,
+// on 64-bit): the bitmaps are 512 KiB each.
+const pidLimit = 4 << 20
+
+// setBit sets or clears id's bit in the bitmap m; the caller serialises
+// the read-modify-write.
+func setBit(m *ebpf.Map, id int, on bool) error {
+	if id < 0 || id >= pidLimit {
+		return fmt.Errorf("id %d out of range", id)
+	}
+	key := uint32(id / 64)
+	var word uint64
+	if err := m.Lookup(key, &word); err != nil {
+		return err
+	}
+	if on {
+		word |= 1 << (id % 64)
+	} else {
+		word &^= 1 << (id % 64)
+	}
+	return m.Put(key, word)
+}
+
+// ringbufNoWakeup is BPF_RB_NO_WAKEUP: the collector polls the ring on a
+// timer, so a record does not wake a user thread, which on a two-CPU
+// machine would be one more task on the path's CPUs per event.
+const ringbufNoWakeup = 1
+
+// objects owns the tracer's kernel side: its maps, programs and links, all
+// released by close.
+//
+//   - tgids, tids (BPF_MAP_TYPE_ARRAY of u64 words): bitmaps of the followed
+//     processes and extra threads, bit id%64 of word id/64. Every program
+//     tests the task here before any work.
+//   - calls (the same): the followed processes whose system calls are
+//     recorded (Config.WithoutSyscalls leaves some out).
+//   - cpus (BPF_MAP_TYPE_ARRAY, by CPU): non-zero where idle and softirq
+//     events are recorded.
+//   - events (BPF_MAP_TYPE_RINGBUF): one Event per record.
+//   - lost (BPF_MAP_TYPE_ARRAY, one u64): records the full ring refused.
+type objects struct {
+	tgids, tids, calls, cpus, events, lost *ebpf.Map
+	progs                                  []*ebpf.Program
+	links                                  []link.Link
+	wakeup                                 string // the tracepoint behind KindWaking
+}
+
+func (o *objects) close() {
+	o.detach()
+	for _, p := range o.progs {
+		p.Close()
+	}
+	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.events, o.lost} {
+		if m != nil {
+			m.Close()
+		}
+	}
+	*o = objects{}
+}
+
+func (o *objects) attach() error {
+	for _, p := range o.progs {
+		l, err := link.AttachTracing(link.TracingOptions{Program: p, AttachType: ebpf.AttachTraceRawTp})
+		if err != nil {
+			o.detach()
+			return kernelError("attach "+p.String(), err)
+		}
+		o.links = append(o.links, l)
+	}
+	return nil
+}
+
+func (o *objects) detach() {
+	for _, l := range o.links {
+		l.Close()
+	}
+	o.links = nil
+}
+
+// kernelError sorts a refusal from bpf(2) into the package's sentinels.
+func kernelError(op string, err error) error {
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, os.ErrPermission) && errors.As(err, &errno):
+		// The kernel's answer alone: cilium/ebpf adds a hint about
+		// RLIMIT_MEMLOCK that misleads on kernels that account BPF
+		// memory to the cgroup.
+		return fmt.Errorf("%w: %s: %v", ErrNoCapability, op, errno)
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("%w: %s", ErrNoCapability, op)
+	default:
+		return fmt.Errorf("%w: %s: %v", ErrKernel, op, err)
+	}
+}
+
+func newObjects(ringBytes int) (*objects, error) {
+	off, err := kernelOffsets()
+	if err != nil {
+		return nil, err
+	}
+	o := &objects{}
+	fail := func(op string, err error) (*objects, error) {
+		o.close()
+		return nil, kernelError(op, err)
+	}
+	bitmap := func(name string) (*ebpf.Map, error) {
+		return ebpf.NewMap(&ebpf.MapSpec{Name: name, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: pidLimit / 64})
+	}
+	if o.tgids, err = bitmap("hoplat_tgids"); err != nil {
+		return fail("create array tgids", err)
+	}
+	if o.tids, err = bitmap("hoplat_tids"); err != nil {
+		return fail("create array tids", err)
+	}
+	if o.calls, err = bitmap("hoplat_calls"); err != nil {
+		return fail("create array calls", err)
+	}
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		return fail("possible CPUs", err)
+	}
+	if o.cpus, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_cpus", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: uint32(ncpu)}); err != nil {
+		return fail("create array cpus", err)
+	}
+	if o.lost, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_lost", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}); err != nil {
+		return fail("create array lost", err)
+	}
+	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.RingBuf, MaxEntries: uint32(ringSize(ringBytes))}); err != nil {
+		return fail("create ringbuf events", err)
+	}
+	load := func(tp string, insns asm.Instructions) error {
+		p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+			Name: "hoplat_" + tp, Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: tp,
+			Instructions: insns, License: "GPL",
+		})
+		if err != nil {
+			return err
+		}
+		o.progs = append(o.progs, p)
+		return nil
+	}
+	b := builder{o: o, off: off}
+	for _, p := range []struct {
+		tp    string
+		insns func() (asm.Instructions, error)
+	}{
+		{"sched_switch", b.switchProg},
+		{"sched_wakeup_new", func() (asm.Instructions, error) { return b.wakeProg(KindWakeupNew) }},
+		{"sched_migrate_task", b.migrateProg},
+		{"sys_enter", func() (asm.Instructions, error) { return b.sysProg(KindSysEnter) }},
+		{"sys_exit", func() (asm.Instructions, error) { return b.sysProg(KindSysExit) }},
+		{"softirq_entry", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqEntry) }},
+		{"softirq_exit", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqExit) }},
+		{"cpu_idle", b.idleProg},
+	} {
+		insns, err := p.insns()
+		if err != nil {
+			return fail("assemble "+p.tp, err)
+		}
+		if err := load(p.tp, insns); err != nil {
+			return fail("load tp_btf/"+p.tp, err)
+		}
+	}
+	// sched_waking fires in the waker's context; sched_wakeup, on a
+	// wake-up queued to an idle CPU, fires on that CPU with its idle task
+	// current (kernel/sched/core.c, ttwu_queue_wakelist), so it names the
+	// waker only where sched_waking is missing.
+	insns, err := b.wakeProg(KindWaking)
+	if err != nil {
+		return fail("assemble sched_waking", err)
+	}
+	o.wakeup = "sched_waking"
+	if err := load(o.wakeup, insns); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return fail("load tp_btf/sched_waking", err)
+		}
+		o.wakeup = "sched_wakeup"
+		if err := load(o.wakeup, insns); err != nil {
+			return fail("load tp_btf/sched_wakeup", err)
+		}
+	}
+	return o, nil
+}
+
+// ringSize rounds n up to a power of two pages, as BPF_MAP_TYPE_RINGBUF
+// requires.
+func ringSize(n int) int {
+	if n <= 0 {
+		n = DefaultRingBytes
+	}
+	size := os.Getpagesize()
+	for size < n {
+		size *= 2
+	}
+	return size
+}
+
+// builder writes the programs, one per tracepoint. A tp_btf program's
+// context is the tracepoint's arguments (TP_PROTO) as an array of u64; a
+// task_struct pointer among them is typed by BTF, so the verifier lets the
+// program load its fields directly (PTR_TO_BTF_ID, a faulting load made
+// safe), at the offsets read from the kernel's BTF.
+type builder struct {
+	o   *objects
+	off offsets
+	err error
+}
+
+func (b *builder) mapPtr(dst asm.Register, m *ebpf.Map) asm.Instruction {
+	ins := asm.LoadMapPtr(dst, 0)
+	if err := ins.AssociateMap(m); err != nil && b.err == nil {
+		b.err = err
+	}
+	return ins
+}
+
+// prologue keeps the context in r6 and zeroes the event on the stack: the
+// ring buffer helper reads all of it, and the verifier refuses
+// uninitialised stack.
+func prologue() asm.Instructions {
+	insns := asm.Instructions{asm.Mov.Reg(asm.R6, asm.R1), asm.Mov.Imm(asm.R1, 0)}
+	for off := int16(evBase); off < 0; off += 8 {
+		insns = append(insns, asm.StoreMem(asm.RFP, off, asm.R1, asm.DWord))
+	}
+	return insns
+}
+
+// arg loads the tracepoint's argument i into dst.
+func arg(dst asm.Register, i int16) asm.Instruction {
+	return asm.LoadMem(dst, asm.R6, 8*i, asm.DWord)
+}
+
+// current stores the current task's tid and tgid in the event.
+func current() asm.Instructions {
+	return asm.Instructions{
+		asm.FnGetCurrentPidTgid.Call(),
+		asm.StoreMem(asm.RFP, evBase+offTid, asm.R0, asm.Word),
+		asm.RSh.Imm(asm.R0, 32),
+		asm.StoreMem(asm.RFP, evBase+offTgid, asm.R0, asm.Word),
+	}
+}
+
+// taskIDs stores the pid and tgid of the task_struct in reg at the
+// event's offsets tid and tgid.
+func (b *builder) taskIDs(reg asm.Register, tid, tgid int16) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMem(asm.R3, reg, int16(b.off.pid), asm.Word),
+		asm.StoreMem(asm.RFP, evBase+tid, asm.R3, asm.Word),
+		asm.LoadMem(asm.R3, reg, int16(b.off.tgid), asm.Word),
+		asm.StoreMem(asm.RFP, evBase+tgid, asm.R3, asm.Word),
+	}
+}
+
+// taskCPU stores the CPU of the task_struct in reg at the event's offset
+// dst, where the kernel's BTF says where it is.
+func (b *builder) taskCPU(reg asm.Register, dst int16) asm.Instructions {
+	if b.off.cpu < 0 {
+		return nil
+	}
+	return asm.Instructions{
+		asm.LoadMem(asm.R3, reg, int16(b.off.cpu), asm.Word),
+		asm.StoreMem(asm.RFP, evBase+dst, asm.R3, asm.DWord),
+	}
+}
+
+// follows jumps to "emit" if the task whose ids are at the event's
+// offsets tid and tgid is followed (its process's bit in tgids, or its own
+// in tids), and falls through otherwise.
+func (b *builder) follows(tid, tgid int16) asm.Instructions {
+	return append(b.bitSet(b.o.tgids, tgid), b.bitSet(b.o.tids, tid)...)
+}
+
+// bitSet jumps to "emit" if the bit of the id at the event's offset off
+// is set in the bitmap m. An array lookup is inlined by the verifier
+// (array_map_gen_lookup), so the test costs no helper call: it runs for
+// every system call of every task on the machine.
+func (b *builder) bitSet(m *ebpf.Map, off int16) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMem(asm.R1, asm.RFP, evBase+off, asm.Word),
+		asm.RSh.Imm(asm.R1, 6),
+		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
+		b.mapPtr(asm.R1, m),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "skip"+strconv.Itoa(int(off))),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.LoadMem(asm.R2, asm.RFP, evBase+off, asm.Word),
+		asm.And.Imm(asm.R2, 63),
+		asm.RSh.Reg(asm.R1, asm.R2),
+		asm.And.Imm(asm.R1, 1),
+		asm.JNE.Imm(asm.R1, 0, "emit"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("skip" + strconv.Itoa(int(off))),
+	}
+}
+
+// cpuFollowed jumps to "out" unless the CPU whose number is in the word at
+// keyOff is in the cpus set.
+func (b *builder) cpuFollowed() asm.Instructions {
+	return asm.Instructions{
+		b.mapPtr(asm.R1, b.o.cpus),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.Word),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+	}
+}
+
+// emit stamps the event with its kind, the time and the CPU, and outputs
+// it; a full ring counts the loss. It ends the program ("out" returns 0).
+func (b *builder) emit(k Kind) asm.Instructions {
+	return asm.Instructions{
+		asm.StoreImm(asm.RFP, evBase+offKind, int64(k), asm.Word).WithSymbol("emit"),
+		asm.FnKtimeGetNs.Call(),
+		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
+		asm.FnGetSmpProcessorId.Call(),
+		asm.StoreMem(asm.RFP, evBase+offCPU, asm.R0, asm.Word),
+		b.mapPtr(asm.R1, b.o.events),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, evBase),
+		asm.Mov.Imm(asm.R3, EventSize),
+		asm.Mov.Imm(asm.R4, ringbufNoWakeup),
+		asm.FnRingbufOutput.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.StoreImm(asm.RFP, keyOff, 0, asm.Word),
+		b.mapPtr(asm.R1, b.o.lost),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Imm(asm.R1, 1),
+		asm.AddAtomic.Mem(asm.R0, asm.R1, asm.DWord, 0),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}
+}
+
+func (b *builder) done(parts ...asm.Instructions) (asm.Instructions, error) {
+	var insns asm.Instructions
+	for _, p := range parts {
+		insns = append(insns, p...)
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return insns, nil
+}
+
+// sched_switch(bool preempt, struct task_struct *prev, struct task_struct
+// *next, unsigned int prev_state): recorded when either task is followed.
+func (b *builder) switchProg() (asm.Instructions, error) {
+	return b.done(prologue(),
+		asm.Instructions{arg(asm.R7, 1)}, b.taskIDs(asm.R7, offTid, offTgid),
+		asm.Instructions{arg(asm.R7, 2)}, b.taskIDs(asm.R7, offTid2, offTgid2),
+		asm.Instructions{
+			arg(asm.R3, 3),
+			asm.Mov.Reg32(asm.R3, asm.R3),
+			asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
+			arg(asm.R3, 0),
+			asm.And.Imm(asm.R3, 0xff),
+			asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord),
+		},
+		b.follows(offTid, offTgid), b.follows(offTid2, offTgid2),
+		asm.Instructions{asm.Ja.Label("out")},
+		b.emit(KindSwitch))
+}
+
+// sched_waking(struct task_struct *p), sched_wakeup_new(p): recorded
+// when p is followed; the current task is the waker.
+func (b *builder) wakeProg(k Kind) (asm.Instructions, error) {
+	return b.done(prologue(),
+		current(),
+		asm.Instructions{arg(asm.R7, 0)}, b.taskIDs(asm.R7, offTid2, offTgid2), b.taskCPU(asm.R7, offArg),
+		b.follows(offTid2, offTgid2),
+		asm.Instructions{asm.Ja.Label("out")},
+		b.emit(k))
+}
+
+// sched_migrate_task(struct task_struct *p, int dest_cpu).
+func (b *builder) migrateProg() (asm.Instructions, error) {
+	return b.done(prologue(),
+		current(),
+		asm.Instructions{arg(asm.R7, 0)}, b.taskIDs(asm.R7, offTid2, offTgid2), b.taskCPU(asm.R7, offArg2),
+		asm.Instructions{
+			arg(asm.R3, 1),
+			asm.Mov.Reg32(asm.R3, asm.R3),
+			asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
+		},
+		b.follows(offTid2, offTgid2),
+		asm.Instructions{asm.Ja.Label("out")},
+		b.emit(KindMigrate))
+}
+
+// sys_enter(struct pt_regs *regs, long id), sys_exit(regs, long ret):
+// recorded for followed tasks. The filter comes first: every task on the
+// machine passes here on every system call.
+func (b *builder) sysProg(k Kind) (asm.Instructions, error) {
+	body := asm.Instructions{
+		arg(asm.R3, 1).WithSymbol("emit"),
+		asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
+	}
+	if k == KindSysEnter {
+		if b.off.arg0 >= 0 {
+			body = append(body,
+				arg(asm.R7, 0),
+				asm.LoadMem(asm.R3, asm.R7, int16(b.off.arg0), asm.DWord),
+				asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord))
+		} else {
+			body = append(body,
+				asm.Mov.Imm(asm.R3, -1),
+				asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord))
+		}
+	}
+	emit := b.emit(k)
+	emit[0] = emit[0].WithSymbol("") // the body above is where follows lands
+	body = append(body, emit...)
+	return b.done(prologue(),
+		current(),
+		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
+		asm.Instructions{asm.Ja.Label("out")},
+		body)
+}
+
+// softirq_entry(unsigned int vec_nr), softirq_exit(vec_nr): recorded on
+// the CPUs of the set, with the task they interrupted.
+func (b *builder) softirqProg(k Kind) (asm.Instructions, error) {
+	return b.done(prologue(),
+		asm.Instructions{
+			asm.FnGetSmpProcessorId.Call(),
+			asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
+		},
+		b.cpuFollowed(),
+		current(),
+		asm.Instructions{
+			arg(asm.R3, 0),
+			asm.Mov.Reg32(asm.R3, asm.R3),
+			asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
+		},
+		b.emit(k))
+}
+
+// cpu_idle(unsigned int state, unsigned int cpu_id): recorded for the
+// CPUs of the set.
+func (b *builder) idleProg() (asm.Instructions, error) {
+	return b.done(prologue(),
+		asm.Instructions{
+			arg(asm.R3, 1),
+			asm.Mov.Reg32(asm.R3, asm.R3),
+			asm.StoreMem(asm.RFP, keyOff, asm.R3, asm.Word),
+			asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord),
+		},
+		b.cpuFollowed(),
+		current(),
+		asm.Instructions{
+			arg(asm.R3, 0),
+			asm.Mov.Reg32(asm.R3, asm.R3),
+			asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
+		},
+		b.emit(KindIdle))
+}

@@ -1,0 +1,146 @@
+package tracer
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Kind says which tracepoint recorded an Event.
+type Kind uint32
+
+// The tracepoints the tracer attaches to (include/trace/events/sched.h,
+// syscalls.h, irq.h, power.h), one Kind each. Zero is no event.
+const (
+	// KindSwitch is sched_switch: Tid/Tgid the task leaving the CPU, Tid2/Tgid2
+	// the one entering, Arg prev_state (0: it was still runnable, i.e.
+	// preempted or yielding), Arg2 1 when the switch was a preemption.
+	KindSwitch Kind = 1 + iota
+	// KindWaking is sched_waking, fired in the waker's context: Tid/Tgid the
+	// waker (the task current on CPU, which is the sender itself on a
+	// loopback socket, often inside its softirq), Tid2/Tgid2 the task woken,
+	// Arg the CPU the woken task last ran on.
+	KindWaking
+	// KindWakeupNew is sched_wakeup_new, a new task's first wake-up, with
+	// the fields of KindWaking.
+	KindWakeupNew
+	// KindMigrate is sched_migrate_task: Tid2/Tgid2 the task moved, Arg the
+	// destination CPU, Arg2 the CPU it leaves.
+	KindMigrate
+	// KindSysEnter is sys_enter: Arg the system call number, Arg2 its first
+	// argument (the fd of read, write, sendto, recvfrom, ...).
+	KindSysEnter
+	// KindSysExit is sys_exit: Arg the return value.
+	KindSysExit
+	// KindSoftirqEntry and KindSoftirqExit are softirq_entry and
+	// softirq_exit: Arg the vector (NET_RX is 3), Tid/Tgid the task it
+	// interrupted.
+	KindSoftirqEntry
+	KindSoftirqExit
+	// KindIdle is cpu_idle: Arg the state entered, or IdleExit when the
+	// CPU leaves idle; Arg2 the CPU the event is about.
+	KindIdle
+	kindEnd
+)
+
+// IdleExit is cpu_idle's state when a CPU leaves idle (PWR_EVENT_EXIT,
+// (u32)-1 in include/trace/events/power.h).
+const IdleExit = 1<<32 - 1
+
+var kindNames = [...]string{
+	KindSwitch: "switch", KindWaking: "waking", KindWakeupNew: "wakeup_new",
+	KindMigrate: "migrate", KindSysEnter: "sys_enter", KindSysExit: "sys_exit",
+	KindSoftirqEntry: "softirq_entry", KindSoftirqExit: "softirq_exit", KindIdle: "cpu_idle",
+}
+
+func (k Kind) String() string {
+	if k > 0 && k < kindEnd {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint32(k))
+}
+
+// Event is one record of the ring buffer, as the BPF programs write it
+// (EventSize bytes, native byte order):
+//
+//	 0 Time   u64  bpf_ktime_get_ns: CLOCK_MONOTONIC, one clock for every CPU
+//	 8 Arg    u64  by Kind
+//	16 Tid    u32  the task current on CPU (its pid in the kernel's terms)
+//	20 Tgid   u32  its process
+//	24 Tid2   u32  the other task: next of a switch, the woken or migrated one
+//	28 Tgid2  u32
+//	32 CPU    u32  the CPU the program ran on
+//	36 Kind   u32
+//	40 Arg2   u64  by Kind
+type Event struct {
+	Time  uint64
+	Arg   uint64
+	Tid   uint32
+	Tgid  uint32
+	Tid2  uint32
+	Tgid2 uint32
+	CPU   uint32
+	Kind  Kind
+	Arg2  uint64
+}
+
+// EventSize is the size of one record.
+const EventSize = 48
+
+// Offsets of Event's fields in a record; the programs store at these.
+const (
+	offTime  = 0
+	offArg   = 8
+	offTid   = 16
+	offTgid  = 20
+	offTid2  = 24
+	offTgid2 = 28
+	offCPU   = 32
+	offKind  = 36
+	offArg2  = 40
+)
+
+// ErrShortRecord is returned by Decode for a record shorter than EventSize.
+var ErrShortRecord = errors.New("tracer: short record")
+
+// ErrBadKind is returned by Decode for a record of no known Kind.
+var ErrBadKind = errors.New("tracer: record of unknown kind")
+
+// Decode fills e from one ring-buffer record, in place: it allocates
+// nothing, so the collector can decode every event of a run.
+func (e *Event) Decode(b []byte) error {
+	if len(b) < EventSize {
+		return fmt.Errorf("%w: %d bytes, want %d", ErrShortRecord, len(b), EventSize)
+	}
+	k := Kind(binary.NativeEndian.Uint32(b[offKind:]))
+	if k == 0 || k >= kindEnd {
+		return fmt.Errorf("%w %d", ErrBadKind, uint32(k))
+	}
+	*e = Event{
+		Time:  binary.NativeEndian.Uint64(b[offTime:]),
+		Arg:   binary.NativeEndian.Uint64(b[offArg:]),
+		Tid:   binary.NativeEndian.Uint32(b[offTid:]),
+		Tgid:  binary.NativeEndian.Uint32(b[offTgid:]),
+		Tid2:  binary.NativeEndian.Uint32(b[offTid2:]),
+		Tgid2: binary.NativeEndian.Uint32(b[offTgid2:]),
+		CPU:   binary.NativeEndian.Uint32(b[offCPU:]),
+		Kind:  k,
+		Arg2:  binary.NativeEndian.Uint64(b[offArg2:]),
+	}
+	return nil
+}
+
+// Encode writes e as a record into b (at least EventSize bytes): the
+// inverse of Decode, for tests and for saving a trace.
+func (e *Event) Encode(b []byte) {
+	_ = b[EventSize-1]
+	binary.NativeEndian.PutUint64(b[offTime:], e.Time)
+	binary.NativeEndian.PutUint64(b[offArg:], e.Arg)
+	binary.NativeEndian.PutUint32(b[offTid:], e.Tid)
+	binary.NativeEndian.PutUint32(b[offTgid:], e.Tgid)
+	binary.NativeEndian.PutUint32(b[offTid2:], e.Tid2)
+	binary.NativeEndian.PutUint32(b[offTgid2:], e.Tgid2)
+	binary.NativeEndian.PutUint32(b[offCPU:], e.CPU)
+	binary.NativeEndian.PutUint32(b[offKind:], uint32(e.Kind))
+	binary.NativeEndian.PutUint64(b[offArg2:], e.Arg2)
+}
