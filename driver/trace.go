@@ -108,10 +108,16 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 		followed = append(followed, pid)
 	}
 	if c.Path.Relay == hop.Sockmap {
-		// A sockmap hop's bytes are carried by the kworkers of the
-		// path's CPUs (see kworkerRounds): their time is the relay's.
-		relayCPUs, _ := placement.For(ComponentRelay)
-		if kw, err := affinity.ReadKworkers(relayCPUs); err == nil {
+		// A sockmap hop's bytes are carried by the kworkers of the CPU
+		// that ran the verdict, the sender's (see kworkerRounds): those
+		// of every CPU of the path, their time the relay's.
+		var cpus []int
+		for _, comp := range components {
+			if set, ok := placement.For(comp); ok {
+				cpus = append(cpus, set.CPUs()...)
+			}
+		}
+		if kw, err := affinity.ReadKworkers(affinity.NewCPUSet(cpus...)); err == nil {
 			for _, tid := range kw.PIDs() {
 				t.tr.FollowThread(tid, "relay")
 			}
