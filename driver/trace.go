@@ -170,6 +170,7 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	}
 	tr := summariseTrace(reqs, trace.Lost, func(tid int) string { return taskName(trace, tid) })
 	tr.TracedP50Us = smp.Latency.P50
+	tr.StatementsPerEvent = smp.Statements
 	if med, ok := tracer.Quantile(reqs, 0.5); ok && tr.TracedP50Us == 0 {
 		// pingpong reported no percentiles (a round cut short): the
 		// traced median round trip stands in.
