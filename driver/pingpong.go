@@ -115,6 +115,9 @@ func ParsePingpong(data []byte) (hop.Sample, error) {
 	if res.Connect != nil {
 		s.Connect = res.Connect.P50
 	}
+	if res.Transactions > 0 && res.Queries > res.Transactions {
+		s.Statements = float64(res.Queries) / float64(res.Transactions)
+	}
 	if res.Histogram != "" {
 		h, err := results.DecodeHistogram(res.Histogram)
 		if err != nil {

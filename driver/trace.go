@@ -168,8 +168,9 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	if len(reqs) == 0 {
 		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
 	}
-	tr := summariseTrace(reqs, trace.Lost)
+	tr := summariseTrace(reqs, trace.Lost, func(tid int) string { return taskName(trace, tid) })
 	tr.TracedP50Us = smp.Latency.P50
+	tr.StatementsPerEvent = smp.Statements
 	if med, ok := tracer.Quantile(reqs, 0.5); ok && tr.TracedP50Us == 0 {
 		// pingpong reported no percentiles (a round cut short): the
 		// traced median round trip stands in.
@@ -280,7 +281,7 @@ func placementName(p affinity.Placement) string {
 
 // summariseTrace is the path's Trace from its traced requests: the median
 // band's mean split, the p99 request's split and its longest segment.
-func summariseTrace(reqs []tracer.Request, lost uint64) *hop.Trace {
+func summariseTrace(reqs []tracer.Request, lost uint64, name func(tid int) string) *hop.Trace {
 	byRTT := slices.Clone(reqs)
 	sort.SliceStable(byRTT, func(i, j int) bool { return byRTT[i].RTT() < byRTT[j].RTT() })
 	n := len(byRTT)
@@ -307,7 +308,7 @@ func summariseTrace(reqs []tracer.Request, lost uint64) *hop.Trace {
 	if p99, ok := tracer.Quantile(reqs, 0.99); ok {
 		t.P99Split = splitOf(&p99)
 		t.P99Us = float64(p99.Sum()) / 1e3
-		t.P99Detail = longest(&p99)
+		t.P99Detail = longest(&p99, name)
 	}
 	t.Cause = traceCause(reqs, t)
 	return t
@@ -321,7 +322,7 @@ func splitOf(r *tracer.Request) hop.TraceSplit {
 
 // longest says, in words, the request's longest segment: what a tail
 // request waited for.
-func longest(r *tracer.Request) string {
+func longest(r *tracer.Request, name func(tid int) string) string {
 	var best *tracer.Segment
 	for i := range r.Segments {
 		if g := &r.Segments[i]; best == nil || g.Duration() > best.Duration() {
@@ -340,7 +341,7 @@ func longest(r *tracer.Request) string {
 	case tracer.SegRunnable:
 		behind := "an idle CPU's wake-up"
 		if best.Behind != 0 {
-			behind = taskName(best.Behind)
+			behind = name(best.Behind)
 		}
 		return fmt.Sprintf("%s waited %s µs runnable on CPU %d behind %s", who, us, best.CPU, behind)
 	case tracer.SegOther:
@@ -349,12 +350,20 @@ func longest(r *tracer.Request) string {
 	return fmt.Sprintf("%s %s %s µs on CPU %d", who, best.Kind, us, best.CPU)
 }
 
-// taskName is a thread's command and id, as far as /proc still has it.
-func taskName(tid int) string {
+// taskName names a thread for the report: its component on the path when
+// the trace followed it, else its command as far as /proc still has it.
+func taskName(trace *tracer.Trace, tid int) string {
+	comp := trace.Component(tid)
 	if name, err := affinity.ProcessName(tid); err == nil {
+		if comp != "" {
+			return fmt.Sprintf("the %s (%s %d)", comp, name, tid)
+		}
 		return fmt.Sprintf("%s (%d)", name, tid)
 	}
-	return "thread " + strconv.Itoa(tid)
+	if comp != "" {
+		return fmt.Sprintf("the %s (thread %d)", comp, tid)
+	}
+	return "thread " + strconv.Itoa(tid) + ", not on the path"
 }
 
 // traceCause is what the traced requests show that would move a path's

@@ -171,3 +171,20 @@ func TestAnalyzeResidenceLongerThanTheHop(t *testing.T) {
 		t.Errorf("verdicts %q", lines)
 	}
 }
+
+// A traced request is one statement; a path whose events are transactions
+// of 16 statements has its traced split taken 16 times before it is set
+// against the added p50, and then fits it.
+func TestDecomposeTraceScalesStatements(t *testing.T) {
+	direct := PathResult{Trace: &Trace{P50Split: TraceSplit{Endpoints: 30, Legs: 5}}}
+	relay := PathResult{Relay: Epoll, AddedUs: &Added{P50: 680},
+		Trace: &Trace{StatementsPerEvent: 16, P50Split: TraceSplit{RelayUser: 10, RelayKernel: 10, Endpoints: 30, Legs: 15, Runnable: 5}}}
+	d, ok := decomposeTrace(relay, &direct)
+	if !ok || d.Method != "trace" {
+		t.Fatalf("decomposition %+v, %v", d, ok)
+	}
+	// 16 × (20 relay + 10 legs + 5 runnable) = 560 traced, scaled to 680.
+	if math.Abs(d.RelayCode-680*320/560.0) > 1e-9 || math.Abs(d.Residual) > 1e-9 || !strings.Contains(d.Note, "scaled") {
+		t.Errorf("decomposition %+v", d)
+	}
+}

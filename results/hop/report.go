@@ -319,6 +319,9 @@ type Sample struct {
 	// CPU is the client process's utime+stime, every thread, start-up
 	// and warm-up included; 0 when not read.
 	CPU time.Duration
+	// Statements is the statements per event (an oltp-ro transaction is
+	// 16), when the client counted them; 0 otherwise.
+	Statements float64
 }
 
 // TracerInfo is the run's tracer: on, with its own cost per record

@@ -33,6 +33,10 @@ type Trace struct {
 	P50Us     float64    `json:"p50_request_us"` // the traced round trips the splits sum to
 	P99Us     float64    `json:"p99_request_us"`
 	P99Detail string     `json:"p99_detail,omitempty"` // the p99 request's longest segment, in words
+	// StatementsPerEvent is how many traced requests (one statement, from
+	// a send to the reply's last read) make one of the path's events, a
+	// transaction of several statements; 0 or 1 when they are the same.
+	StatementsPerEvent float64 `json:"statements_per_event,omitempty"`
 	// Migrations counts the followed tasks' moves between CPUs during the
 	// traced requests, per request at the median.
 	Migrations float64 `json:"migrations_per_request"`
@@ -114,6 +118,11 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		return Decomposition{}, false
 	}
 	x := p.Trace.P50Split.Minus(base.Trace.P50Split)
+	if k := p.Trace.StatementsPerEvent; k > 1 {
+		// A traced request is one statement; the added p50 is per
+		// transaction of k of them, each through the hop.
+		x = x.Scaled(k)
+	}
 	added := p.AddedUs.P50
 	scale, note := 1.0, ""
 	if traced := x.Total(); traced > 0 && added > 0 && traced/added <= 2 && added/traced <= 2 {
