@@ -118,7 +118,7 @@ func fakePongd(args []string) int {
 			if err != nil {
 				return
 			}
-			time.Sleep(service)
+			time.Sleep(service) // the backend's own time per request, not a wait for readiness
 			if _, err := c.Write(buf[:n]); err != nil {
 				return
 			}
