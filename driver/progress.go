@@ -92,7 +92,7 @@ func (p *progress) traced(t *hop.Trace, note string) {
 		fmt.Fprintf(p.w, "-> not traced: %s\n", note)
 		return
 	}
-	fmt.Fprintf(p.w, "-> %d requests, p50 %s µs, identity %.1f%%, explained %.0f%%\n", t.Requests, hop.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
+	fmt.Fprintf(p.w, "-> %d requests, p50 %s µs, identity %.1f%%, covered %.0f%%\n", t.Requests, hop.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
 }
 
 func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }

@@ -1,11 +1,12 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -168,22 +169,23 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	if len(reqs) == 0 {
 		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
 	}
-	tr := summariseTrace(reqs, trace.Lost, func(tid int) string { return taskName(trace, tid) })
+	// Sorted once by round trip: the median band, the median and the p99
+	// request are all read from it.
+	byRTT := slices.Clone(reqs)
+	slices.SortStableFunc(byRTT, func(a, b tracer.Request) int { return cmp.Compare(a.RTT(), b.RTT()) })
+	med, p99 := atRank(byRTT, 0.5), atRank(byRTT, 0.99)
+	tr := summariseTrace(reqs, byRTT, trace.Lost, func(tid int) string { return taskName(trace, tid) })
 	tr.TracedP50Us = smp.Latency.P50
 	tr.StatementsPerEvent = smp.Statements
-	if med, ok := tracer.Quantile(reqs, 0.5); ok && tr.TracedP50Us == 0 {
+	if tr.TracedP50Us == 0 {
 		// pingpong reported no percentiles (a round cut short): the
 		// traced median round trip stands in.
 		tr.TracedP50Us = float64(med.RTT()) / 1e3
 	}
 	label := fmt.Sprintf("%s %s, %d threads", c.Path.Name(), placementName(placement), c.Threads)
-	if med, ok := tracer.Quantile(reqs, 0.5); ok {
-		t.waterfall.Add(label+" p50", &med)
-	}
-	if p99, ok := tracer.Quantile(reqs, 0.99); ok {
-		t.waterfall.Add(label+" p99", &p99)
-		t.traced += 2
-	}
+	t.waterfall.Add(label+" p50", med)
+	t.waterfall.Add(label+" p99", p99)
+	t.traced += 2
 	return tr, ""
 }
 
@@ -279,36 +281,39 @@ func placementName(p affinity.Placement) string {
 	return "unpinned"
 }
 
-// summariseTrace is the path's Trace from its traced requests: the median
-// band's mean split, the p99 request's split and its longest segment.
-func summariseTrace(reqs []tracer.Request, lost uint64, name func(tid int) string) *hop.Trace {
-	byRTT := slices.Clone(reqs)
-	sort.SliceStable(byRTT, func(i, j int) bool { return byRTT[i].RTT() < byRTT[j].RTT() })
+// atRank is the request at quantile q (nearest rank, as tracer.Quantile)
+// of requests sorted by round trip; there is at least one.
+func atRank(byRTT []tracer.Request, q float64) *tracer.Request {
+	k := int(math.Ceil(q*float64(len(byRTT)))) - 1
+	return &byRTT[max(0, min(k, len(byRTT)-1))]
+}
+
+// summariseTrace is the path's Trace from its traced requests (reqs, and
+// the same sorted by round trip): the median band's mean split, the p99
+// request's split and its longest segment.
+func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int) string) *hop.Trace {
 	n := len(byRTT)
 	lo, hi := n*40/100, max(n*60/100, n*40/100+1)
 	var band hop.TraceSplit
 	var bandUs, moves float64
 	for i := lo; i < hi; i++ {
-		s := splitOf(&byRTT[i])
-		band = band.Plus(s)
+		band = band.Plus(splitOf(&byRTT[i]))
 		bandUs += float64(byRTT[i].Sum()) / 1e3
 		moves += float64(byRTT[i].Migrations)
 	}
 	k := float64(hi - lo)
-	band = band.Scaled(1 / k)
+	p99 := atRank(byRTT, 0.99)
 	t := &hop.Trace{
 		Requests:    n,
 		IdentityPct: tracer.IdentityPct(reqs),
 		CoveragePct: tracer.CoveragePct(reqs),
-		P50Split:    band,
+		P50Split:    band.Scaled(1 / k),
 		P50Us:       bandUs / k,
 		Migrations:  moves / k,
 		Lost:        lost,
-	}
-	if p99, ok := tracer.Quantile(reqs, 0.99); ok {
-		t.P99Split = splitOf(&p99)
-		t.P99Us = float64(p99.Sum()) / 1e3
-		t.P99Detail = longest(&p99, name)
+		P99Split:    splitOf(p99),
+		P99Us:       float64(p99.Sum()) / 1e3,
+		P99Detail:   longest(p99, name),
 	}
 	t.Cause = traceCause(reqs, t)
 	return t

@@ -81,14 +81,14 @@ type RoundSizing struct {
 // String is the sizing as the text report says it.
 func (s RoundSizing) String() string {
 	if s.Error != "" {
-		return fmt.Sprintf("rounds %s: %s s each (calibration failed: %s)", s.Stage, Us(s.TimeS), s.Error)
+		return fmt.Sprintf("rounds %s: %.2f s each (calibration failed: %s)", s.Stage, s.TimeS, s.Error)
 	}
 	why := fmt.Sprintf("a request took %s µs on %s, so a round holds about %d (want >= %d)",
 		Us(s.RequestUs), s.Path, s.Expected, s.Target)
 	if s.Capped {
-		why += fmt.Sprintf("; the %s s budget caps it", Us(s.BudgetS))
+		why += fmt.Sprintf("; the %.0f s budget caps it", s.BudgetS)
 	}
-	return fmt.Sprintf("rounds %s: %s s each: %s", s.Stage, Us(s.TimeS), why)
+	return fmt.Sprintf("rounds %s: %.2f s each: %s", s.Stage, s.TimeS, why)
 }
 
 // PathResult is one path at one thread count and backend setting, over the
