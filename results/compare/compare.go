@@ -1,0 +1,426 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/hoplat/hoplat/results/hop"
+)
+
+// Schema names the JSON layout WriteJSON writes.
+const Schema = "hoplat.compare.v1"
+
+// DefaultAlpha is the significance level when Options leaves it unset:
+// benchstat's.
+const DefaultAlpha = 0.05
+
+// ErrDifferent is returned (wrapped) when the runs do not describe the same
+// experiment and Options.AllowDifferent is false.
+var ErrDifferent = errors.New("runs differ in machine, placement or workload")
+
+// Run is one report and the name it is shown under (its file).
+type Run struct {
+	Name   string
+	Report *hop.Report
+}
+
+// Load reads a hoplat.hopbench.v1 report from file.
+func Load(file string) (Run, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return Run{}, fmt.Errorf("compare: %w", err)
+	}
+	var r hop.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Run{}, fmt.Errorf("compare: read %s: %w", file, err)
+	}
+	if r.Schema != hop.Schema {
+		return Run{}, fmt.Errorf("compare: %s: schema %q, want %q", file, r.Schema, hop.Schema)
+	}
+	return Run{Name: file, Report: &r}, nil
+}
+
+// Options are the comparison's settings; the zero value tests at
+// DefaultAlpha and refuses runs that differ.
+type Options struct {
+	Alpha          float64 // significance level of the U test; 0 means DefaultAlpha
+	AllowDifferent bool    // compare runs whose machine, placement or workload differ
+}
+
+// Comparison is the result: the rows of every new run against the old, and
+// what differs between the runs.
+type Comparison struct {
+	Schema string   `json:"schema"`
+	Old    string   `json:"old"`
+	New    []string `json:"new"`
+	Alpha  float64  `json:"alpha"`
+	// Test names the test behind every p value.
+	Test        string       `json:"test"`
+	Rows        []Row        `json:"rows"`
+	Differences []Difference `json:"differences"`
+	// Unmatched are the paths that only one side measured.
+	Unmatched []string `json:"unmatched,omitempty"`
+}
+
+// Row is one path at one regime (and sweep setting), old against one new
+// run. The p50s are the medians of the kept rounds' p50s, the sample the
+// test is run on; the added p50s are the runs' own (the median of the
+// per-round differences from the direct baseline), tested on those
+// per-round differences. The added fields are absent on direct paths.
+type Row struct {
+	Name    string `json:"name"`
+	Regime  string `json:"regime"`
+	Setting string `json:"setting,omitempty"` // the sweep point (threads, service time, size, rows) when a run sweeps
+	NewRun  string `json:"new_run"`
+
+	OldP50Us    float64 `json:"old_p50_us"`
+	NewP50Us    float64 `json:"new_p50_us"`
+	DeltaPct    float64 `json:"delta_pct"`
+	PValue      float64 `json:"p_value"`
+	Significant bool    `json:"significant"`
+
+	OldAddedP50Us    *float64 `json:"old_added_p50_us,omitempty"`
+	NewAddedP50Us    *float64 `json:"new_added_p50_us,omitempty"`
+	AddedDeltaPct    *float64 `json:"added_delta_pct,omitempty"`
+	AddedPValue      *float64 `json:"added_p_value,omitempty"`
+	AddedSignificant *bool    `json:"added_significant,omitempty"`
+
+	NOld int `json:"n_old"`
+	NNew int `json:"n_new"`
+	// Warnings are the test's own: too few rounds to ever reach alpha.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Difference is a field of the machine, the placement or the workload that
+// differs between the old run and a new one.
+type Difference struct {
+	Kind  string `json:"kind"` // machine, placement or workload
+	Field string `json:"field"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
+	Run   string `json:"new_run"`
+}
+
+func (d Difference) String() string {
+	return fmt.Sprintf("%s %s: %s -> %s (%s)", d.Kind, d.Field, orEmpty(d.Old), orEmpty(d.New), d.Run)
+}
+
+func orEmpty(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}
+
+// Compare sets every run after the first against the first. With runs
+// that differ and opt.AllowDifferent unset, it returns the comparison
+// with its Differences and no rows, and an error wrapping ErrDifferent.
+func Compare(runs []Run, opt Options) (*Comparison, error) {
+	if len(runs) < 2 {
+		return nil, fmt.Errorf("compare: need two runs or more, have %d", len(runs))
+	}
+	alpha := opt.Alpha
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	if alpha <= 0 || alpha >= 1 {
+		return nil, fmt.Errorf("compare: alpha %v: want between 0 and 1", alpha)
+	}
+	old := runs[0]
+	c := &Comparison{Schema: Schema, Old: old.Name, Alpha: alpha,
+		Test: "Mann-Whitney U (two-sided) on the kept rounds' p50s; added: on their per-round differences from the direct baseline",
+		Rows: []Row{}, Differences: []Difference{}}
+	for _, n := range runs[1:] {
+		c.New = append(c.New, n.Name)
+		c.Differences = append(c.Differences, differences(old, n)...)
+	}
+	if len(c.Differences) > 0 && !opt.AllowDifferent {
+		return c, fmt.Errorf("compare: %w (%d differences); --allow-different compares them anyway", ErrDifferent, len(c.Differences))
+	}
+	th := &benchmath.Thresholds{CompareAlpha: alpha}
+	for _, n := range runs[1:] {
+		rows, unmatched := compareRuns(old, n, th)
+		c.Rows = append(c.Rows, rows...)
+		c.Unmatched = append(c.Unmatched, unmatched...)
+	}
+	return c, nil
+}
+
+// key identifies a path result within a run: its name and regime, and the
+// sweep point where the run sweeps.
+type key struct {
+	name, regime, setting string
+}
+
+// settingOf is r's sweep point among all, over what varies in either run.
+func settingOf(r hop.PathResult, v vary) string {
+	var parts []string
+	if v.threads {
+		parts = append(parts, fmt.Sprintf("%d thr", r.Threads))
+	}
+	if v.service {
+		parts = append(parts, fmt.Sprintf("svc %s µs", hop.Us(r.ServiceTimeUs)))
+	}
+	if v.size {
+		parts = append(parts, fmt.Sprintf("%d B", r.Size))
+	}
+	if v.rows {
+		parts = append(parts, fmt.Sprintf("%d rows", r.Rows))
+	}
+	return strings.Join(parts, ", ")
+}
+
+type vary struct{ threads, service, size, rows bool }
+
+// varies is what takes more than one value within either run: a setting
+// each run holds at one value is the same experiment's knob, and a
+// difference of it between the runs is reported as a workload difference.
+func varies(runs ...Run) vary {
+	var v vary
+	for _, r := range runs {
+		ps := r.Report.Paths
+		for _, p := range ps {
+			q := ps[0]
+			v.threads = v.threads || p.Threads != q.Threads
+			v.service = v.service || p.ServiceTimeUs != q.ServiceTimeUs
+			v.size = v.size || p.Size != q.Size
+			v.rows = v.rows || p.Rows != q.Rows
+		}
+	}
+	return v
+}
+
+func compareRuns(old, nw Run, th *benchmath.Thresholds) ([]Row, []string) {
+	v := varies(old, nw)
+	index := func(r Run) ([]key, map[key]hop.PathResult) {
+		var order []key
+		m := map[key]hop.PathResult{}
+		for _, p := range r.Report.Paths {
+			k := key{p.Name, p.Regime, settingOf(p, v)}
+			if _, ok := m[k]; !ok {
+				order = append(order, k)
+			}
+			m[k] = p
+		}
+		return order, m
+	}
+	oldOrder, oldBy := index(old)
+	newOrder, newBy := index(nw)
+	var rows []Row
+	var unmatched []string
+	for _, k := range oldOrder {
+		n, ok := newBy[k]
+		if !ok {
+			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), old.Name))
+			continue
+		}
+		o := oldBy[k]
+		rows = append(rows, row(k, o, n, oldBy, newBy, v, nw.Name, th))
+	}
+	for _, k := range newOrder {
+		if _, ok := oldBy[k]; !ok {
+			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), nw.Name))
+		}
+	}
+	return rows, unmatched
+}
+
+func label(k key) string {
+	s := k.name
+	if k.regime != "" && !strings.HasSuffix(s, " "+k.regime) {
+		s += " " + k.regime
+	}
+	if k.setting != "" {
+		s += " (" + k.setting + ")"
+	}
+	return s
+}
+
+func row(k key, o, n hop.PathResult, oldBy, newBy map[key]hop.PathResult, v vary, newName string, th *benchmath.Thresholds) Row {
+	so, sn := benchmath.NewSample(Kept(o), th), benchmath.NewSample(Kept(n), th)
+	cmp := benchmath.AssumeNothing.Compare(so, sn)
+	r := Row{Name: k.name, Regime: k.regime, Setting: k.setting, NewRun: newName,
+		OldP50Us: median(so), NewP50Us: median(sn), PValue: cmp.P, Significant: cmp.P <= cmp.Alpha,
+		NOld: cmp.N1, NNew: cmp.N2}
+	r.DeltaPct = pct(r.OldP50Us, r.NewP50Us)
+	for _, w := range cmp.Warnings {
+		r.Warnings = append(r.Warnings, w.Error())
+	}
+	if o.Relay == hop.Direct || o.AddedUs == nil || n.AddedUs == nil {
+		return r
+	}
+	ob, okO := baseline(o, oldBy, v)
+	nb, okN := baseline(n, newBy, v)
+	oa, na := o.AddedUs.P50, n.AddedUs.P50
+	r.OldAddedP50Us, r.NewAddedP50Us = &oa, &na
+	d := pct(oa, na)
+	r.AddedDeltaPct = &d
+	if !okO || !okN {
+		return r
+	}
+	ac := benchmath.AssumeNothing.Compare(benchmath.NewSample(paired(o, ob), th), benchmath.NewSample(paired(n, nb), th))
+	sig := ac.P <= ac.Alpha
+	r.AddedPValue, r.AddedSignificant = &ac.P, &sig
+	return r
+}
+
+// kept is the p50 of every kept round of p that measured one, in round
+// order.
+
+// Kept is the sample a path's p50 is tested on: the p50 of every kept
+// round that measured one, in round order.
+func Kept(p hop.PathResult) []float64 {
+	if len(p.Rounds) == 0 {
+		return p.RoundsP50Us
+	}
+	var out []float64
+	for _, r := range p.Rounds {
+		if r.Kept && r.Failed == "" && r.P50 > 0 {
+			out = append(out, r.P50)
+		}
+	}
+	return out
+}
+
+// paired is p's kept round p50s less its baseline's of the same round:
+// the per-round differences its added p50 is the median of.
+func paired(p, base hop.PathResult) []float64 {
+	by := map[int]float64{}
+	for _, r := range base.Rounds {
+		if r.Kept && r.Failed == "" && r.P50 > 0 {
+			by[r.Index] = r.P50
+		}
+	}
+	var out []float64
+	for _, r := range p.Rounds {
+		if b, ok := by[r.Index]; ok && r.Kept && r.Failed == "" && r.P50 > 0 {
+			out = append(out, r.P50-b)
+		}
+	}
+	return out
+}
+
+// baseline is the direct path p's added latency was measured against, in
+// the same run, regime and setting.
+func baseline(p hop.PathResult, by map[key]hop.PathResult, v vary) (hop.PathResult, bool) {
+	for k, q := range by {
+		if q.Name == p.AddedUs.Baseline && k.regime == p.Regime && k.setting == settingOf(p, v) {
+			return q, true
+		}
+	}
+	// A run with several regimes names its paths with the regime.
+	for k, q := range by {
+		if q.Relay == hop.Direct && q.ClientTransport == p.ClientTransport && k.regime == p.Regime && k.setting == settingOf(p, v) {
+			return q, true
+		}
+	}
+	return hop.PathResult{}, false
+}
+
+func median(s *benchmath.Sample) float64 {
+	if len(s.Values) == 0 {
+		return 0
+	}
+	return benchmath.AssumeNothing.Summary(s, 0.95).Center
+}
+
+func pct(old, nw float64) float64 {
+	if old == 0 {
+		return 0
+	}
+	return 100 * (nw/old - 1)
+}
+
+// differences lists what of the machine, the placement and the workload
+// differs between a and b.
+func differences(a, b Run) []Difference {
+	var out []Difference
+	add := func(kind, field string, x, y any) {
+		xs, ys := show(x), show(y)
+		if xs != ys {
+			out = append(out, Difference{Kind: kind, Field: field, Old: xs, New: ys, Run: b.Name})
+		}
+	}
+	ea, eb := a.Report.Env, b.Report.Env
+	add("machine", "env.hostname", ea.Hostname, eb.Hostname)
+	add("machine", "env.arch", ea.Arch, eb.Arch)
+	add("machine", "env.kernel", ea.Kernel, eb.Kernel)
+	add("machine", "env.cpu_model", ea.CPUModel, eb.CPUModel)
+	add("machine", "env.cores", ea.Cores, eb.Cores)
+	add("machine", "env.gomaxprocs", ea.GOMAXPROCS, eb.GOMAXPROCS)
+	add("machine", "env.clock_source", ea.ClockSource, eb.ClockSource)
+	if ma, mb := a.Report.Machine, b.Report.Machine; ma != nil && mb != nil {
+		add("machine", "machine.virtualization", ma.Virtualization, mb.Virtualization)
+		add("machine", "machine.cpuidle.governor", ma.CPUIdle.Governor, mb.CPUIdle.Governor)
+		add("machine", "machine.smt", ma.SMT, mb.SMT)
+		add("machine", "machine.isolated_cpus", ma.IsolatedCPUs, mb.IsolatedCPUs)
+	}
+	ca, cb := a.Report.Config, b.Report.Config
+	add("workload", "config.backend", ca.Backend, cb.Backend)
+	add("workload", "config.proto", ca.Proto, cb.Proto)
+	add("workload", "config.command", ca.Command, cb.Command)
+	add("workload", "config.threads", ca.Threads, cb.Threads)
+	add("workload", "config.service_times_us", ca.ServiceTimesUs, cb.ServiceTimesUs)
+	add("workload", "config.sizes", ca.Sizes, cb.Sizes)
+	add("workload", "config.rows", ca.Rows, cb.Rows)
+	add("workload", "config.hops", ca.Hops, cb.Hops)
+	add("workload", "config.relay_lock", ca.RelayLock, cb.RelayLock)
+	add("workload", "config.nice", ca.Nice, cb.Nice)
+	add("placement", "config.placement", ca.Placement, cb.Placement)
+	add("placement", "regimes", regimes(a.Report), regimes(b.Report))
+	// What each component obtained, path by path: a CPU list that moved
+	// is a different experiment even under the same spec.
+	pb := map[string]hop.PathResult{}
+	for _, p := range b.Report.Paths {
+		pb[p.Name+"\x00"+p.Regime] = p
+	}
+	for _, p := range a.Report.Paths {
+		if q, ok := pb[p.Name+"\x00"+p.Regime]; ok {
+			add("placement", "placement of "+label(key{p.Name, p.Regime, ""}), placement(p.Placement), placement(q.Placement))
+		}
+	}
+	return out
+}
+
+func regimes(r *hop.Report) string {
+	var parts []string
+	for _, g := range r.Regimes {
+		parts = append(parts, g.Name+"="+g.Placement)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func placement(m map[string]string) string {
+	var parts []string
+	for _, c := range slices.Sorted(func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		parts = append(parts, c+"="+m[c])
+	}
+	return strings.Join(parts, " ")
+}
+
+func show(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	s := string(b)
+	if s == "null" || s == "[]" {
+		return ""
+	}
+	return s
+}

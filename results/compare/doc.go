@@ -1,0 +1,7 @@
+// Package compare sets two or more hopbench runs (hoplat.hopbench.v1
+// reports) side by side, as benchstat does benchmark runs: per path and
+// regime, each run's p50 round trip and added p50, the change, and "~"
+// unless a Mann–Whitney U test on the kept rounds finds the difference
+// significant. Runs whose machine, placement or workload differ are
+// refused unless the caller allows it, and the differences come first.
+package compare

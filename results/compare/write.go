@@ -1,0 +1,140 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hoplat/hoplat/results/hop"
+)
+
+// WriteJSON writes c as hoplat.compare.v1, indented.
+func WriteJSON(w io.Writer, c *Comparison) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // path names hold "->"
+	return enc.Encode(c)
+}
+
+// WriteDifferences prints what differs between the runs, one line each;
+// nothing when they describe the same experiment.
+func WriteDifferences(w io.Writer, c *Comparison) error {
+	if len(c.Differences) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "the runs differ (%d):\n", len(c.Differences)); err != nil {
+		return err
+	}
+	for _, d := range c.Differences {
+		if _, err := fmt.Fprintf(w, "  %s\n", d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteText prints the differences first, then one table per new run in
+// benchstat's manner, within 100 columns: each side's figure, the change,
+// or "~" where the U test finds none at alpha, its p value and the rounds
+// each side kept.
+func WriteText(w io.Writer, c *Comparison) error {
+	if err := WriteDifferences(w, c); err != nil {
+		return err
+	}
+	if len(c.Differences) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "p50: median of the kept rounds' p50 round trips (µs); added: the runs' added p50 (µs)\n")
+	fmt.Fprintf(w, "~: no significant difference (Mann-Whitney U, α = %g); n: kept rounds old+new\n", c.Alpha)
+	short := false
+	for _, nw := range c.New {
+		fmt.Fprintf(w, "\nold %s\nnew %s\n", c.Old, nw)
+		var table bytes.Buffer
+		tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
+		width := len("path")
+		for _, r := range c.Rows {
+			width = max(width, len(rowLabel(r)))
+		}
+		fmt.Fprintf(tw, "%-*s\tp50 old\tp50 new\tchange\tp\tn\tadded old\tadded new\tchange\tp\t\n", width, "path")
+		for _, r := range c.Rows {
+			if r.NewRun != nw {
+				continue
+			}
+			short = short || len(r.Warnings) > 0
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t", width, rowLabel(r), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
+				Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew)
+			if r.OldAddedP50Us == nil {
+				fmt.Fprintf(tw, "\t\t\t\t\n")
+				continue
+			}
+			ch, p := "", ""
+			if r.AddedSignificant != nil {
+				ch, p = Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), ch, p)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		// A direct path has no added columns: no trailing blanks.
+		for _, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+			if _, err := fmt.Fprintln(w, strings.TrimRight(l, " ")); err != nil {
+				return err
+			}
+		}
+	}
+	if short {
+		fmt.Fprintf(w, "(some paths kept too few rounds for the U test ever to reach α = %g: run more --runs)\n", c.Alpha)
+	}
+	for _, u := range c.Unmatched {
+		fmt.Fprintf(w, "unmatched: %s\n", u)
+	}
+	return nil
+}
+
+// Delta is a change as the tables print it: "~" when not significant.
+func Delta(pct float64, significant bool) string {
+	if !significant {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", pct)
+}
+
+func pValue(p float64) string { return fmt.Sprintf("%.3f", p) }
+
+// rowLabel is the row's path, with its sweep point when the runs sweep.
+// The name carries the regime when a run had more than one.
+func rowLabel(r Row) string {
+	if r.Setting == "" {
+		return r.Name
+	}
+	return r.Name + " (" + r.Setting + ")"
+}
+
+// Label is how a row is named in every form of the comparison.
+func Label(r Row) string { return rowLabel(r) }
+
+// Summary is one line per new run: how many paths moved, up or down, of
+// how many compared.
+func Summary(c *Comparison) []string {
+	var out []string
+	for _, nw := range c.New {
+		var n, up, down int
+		for _, r := range c.Rows {
+			if r.NewRun != nw {
+				continue
+			}
+			n++
+			if r.Significant && r.DeltaPct > 0 {
+				up++
+			} else if r.Significant && r.DeltaPct < 0 {
+				down++
+			}
+		}
+		out = append(out, fmt.Sprintf("%s against %s: of %d paths, %d slower, %d faster, %d ~", nw, c.Old, n, up, down, n-up-down))
+	}
+	return out
+}
