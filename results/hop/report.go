@@ -35,6 +35,11 @@ type Report struct {
 
 	// Hosts are a topology run's hosts; none on loopback.
 	Hosts []Host `json:"hosts,omitempty"`
+
+	// CommandLine is the command that made the run, and Version the
+	// hoplat build that ran it: what a reader needs to repeat it.
+	CommandLine []string `json:"command_line,omitempty"`
+	Version     string   `json:"version,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
