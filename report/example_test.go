@@ -16,8 +16,8 @@ func Example() {
 	direct := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, ClientTransport: hop.TCP, Regime: "packed", Threads: 1, Stable: true,
 		LatencyUs: hop.Latency{Min: 15, P50: 20, P95: 26, P99: 40, P999: 90, Max: 300}}
 	epoll := hop.PathResult{Name: "epoll tcp->tcp", Relay: hop.Epoll, ClientTransport: hop.TCP, Regime: "packed", Threads: 1, Stable: true,
-		LatencyUs: hop.Latency{Min: 40, P50: 58, P95: 70, P99: 95, P999: 200, Max: 900},
-		AddedUs:   &hop.Added{Baseline: "direct tcp", P50: 38, CI95P50: [2]float64{36, 40}},
+		LatencyUs:     hop.Latency{Min: 40, P50: 58, P95: 70, P99: 95, P999: 200, Max: 900},
+		AddedUs:       &hop.Added{Baseline: "direct tcp", P50: 38, CI95P50: [2]float64{36, 40}},
 		Decomposition: &hop.Decomposition{RelayCode: 14, Wakeups: 12, Kernel: 11, Residual: 1, Method: "probe"}}
 	rep := &hop.Report{Schema: hop.Schema, Env: results.Env{Hostname: "db1", Cores: 2}, Paths: []hop.PathResult{direct, epoll},
 		CommandLine: []string{"hopbench", "--paths", "direct,epoll"}, Version: "v1.0.0"}
