@@ -70,11 +70,13 @@ func lowestCILevel(paths []PathResult) float64 {
 	return low
 }
 
-// WriteText writes the table a reader wants: one row per path with its
-// round-trip percentiles, what it adds over the direct path (the median
-// of differences paired by round, with its interval), throughput and errors; then skipped paths,
-// the sweeps' own tables and the verdicts.
-func WriteText(w io.Writer, r *Report) error {
+// WriteWideText writes the table a reader wants with every column: one
+// row per path with its round-trip percentiles, what it adds over the
+// direct path (the median of differences paired by round, with its
+// interval), throughput and errors; then skipped paths, the sweeps' own
+// tables and the verdicts. Its widest lines run to 250 columns and more
+// (hopbench --wide); WriteText fits 100.
+func WriteWideText(w io.Writer, r *Report) error {
 	if r.Machine != nil {
 		fmt.Fprintln(w, r.Machine.Summary())
 	}

@@ -46,7 +46,7 @@ func TestWriteText(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"epoll tcp->tcp", "+37.0", "baseline",
-		"skipped  socat tcp->tcp",
+		"skipped socat tcp->tcp: driver: socat not found",
 		"epoll: UNIX client leg saves",
 		"hop cost (added p50, TCP client leg): epoll 37.0 µs, goroutine 45.5 µs",
 	} {
@@ -90,7 +90,7 @@ func TestWriteTextLeadsWithTheMachine(t *testing.T) {
 		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
 	}
 	var b bytes.Buffer
-	if err := WriteText(&b, rep); err != nil {
+	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(b.String(), "\n")
@@ -111,7 +111,7 @@ func TestWriteTextPlacement(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteText(&b, rep); err != nil {
+	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"regime spread: client=0 relay=1 server=0 (client and server share CPU 0", "cpus c/r/s", " 0/-/0 ", " 0/1/0 "} {
@@ -148,7 +148,7 @@ func TestWriteTextDecomposition(t *testing.T) {
 	Explain(rep.Paths, machine)
 	rep.Verdicts = Verdicts(rep)
 	var b bytes.Buffer
-	if err := WriteText(&b, rep); err != nil {
+	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -187,7 +187,7 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 	rep.Paths = paths
 	Explain(rep.Paths, machine)
 	var b bytes.Buffer
-	if err := WriteText(&b, rep); err != nil {
+	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	_, split, ok := strings.Cut(b.String(), "where the added p50 goes")
@@ -200,5 +200,77 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 	}
 	if !strings.Contains(split, " 100 ") {
 		t.Errorf("split rows do not show the 100 µs series:\n%s", split)
+	}
+}
+
+// The default text fits 100 columns with the machine line, the regimes,
+// the split and the verdicts in it, and still says what the wide one says
+// of every path.
+func TestWriteTextFits100Columns(t *testing.T) {
+	rep := syntheticReport()
+	rep.Machine = &results.Machine{
+		Wake: results.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: results.LegUS{TCP: 1.1, UNIX: 0.6},
+		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4, IsolatedCPUs: "3",
+	}
+	var paths []PathResult
+	for _, regime := range []string{"packed", "spread"} {
+		rep.Regimes = append(rep.Regimes, RegimeInfo{Name: regime, Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"})
+		for _, p := range rep.Paths {
+			p.Regime = regime
+			p.Name += " " + regime
+			p.Placement = map[string]string{"client": "0", "relay": "1", "server": "0"}
+			if p.Relay != Direct {
+				code := 20.0
+				p.RelayUs = &code
+				p.Stable, p.UnstableReason = false, "round p50s 60, 90 µs: max/min 1.5 > 1.3"
+			}
+			paths = append(paths, p)
+		}
+	}
+	rep.Paths = paths
+	Explain(rep.Paths, machine)
+	rep.Verdicts = Verdicts(rep)
+	var narrow, wide bytes.Buffer
+	if err := WriteText(&narrow, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteWideText(&wide, rep); err != nil {
+		t.Fatal(err)
+	}
+	widest := 0
+	for _, l := range strings.Split(wide.String(), "\n") {
+		widest = max(widest, len([]rune(l)))
+	}
+	if widest <= TextWidth {
+		t.Fatalf("the wide text is %d columns: the test would prove nothing", widest)
+	}
+	for _, l := range strings.Split(narrow.String(), "\n") {
+		if n := len([]rune(l)); n > TextWidth {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+	out := narrow.String()
+	for _, p := range rep.Paths {
+		short := strings.TrimSuffix(p.Name, " "+p.Regime)
+		if !regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(short) + ` .*` + regexp.QuoteMeta(Us(p.LatencyUs.P50))).MatchString(out) {
+			t.Errorf("%s: no row with its p50", p.Name)
+		}
+	}
+	for _, want := range []string{"packed:\n", "spread:\n", "UNSTABLE", "where the added p50 goes", "code  wake  kernel"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	// The split's prose is the split table's rows again: left out here.
+	if strings.Contains(out, "% explained") {
+		t.Errorf("the split repeated in prose:\n%s", out)
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	got := wrapText("  one two three four", "    ", 11)
+	want := []string{"  one two", "    three", "    four"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("%q, want %q", got, want)
 	}
 }
