@@ -4,16 +4,18 @@ BIN     ?= bin
 PKGS    := ./...
 # -race roughly doubles run time; the suite is sized so it stays affordable.
 TESTFLAGS ?= -race -count=1 -timeout 20m
+# The version hopbench records in its report (and report.html shows).
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts
+.PHONY: all build test check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts
 
 all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 test: build
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(PKGS)
@@ -37,6 +39,12 @@ lint:
 
 bench: build
 	@scripts/bench.sh
+
+# make report: the default job, every file of the run in REPORT_DIR with
+# report.html, the one page to open (nothing is opened here).
+REPORT_DIR ?= hoplat-report
+report: build
+	@scripts/bench.sh --out $(REPORT_DIR)
 
 bench-fidelity: build
 	@scripts/bench-fidelity.sh

@@ -23,6 +23,7 @@ type options struct {
 	cfg    driver.Config
 	format string
 	out    string
+	wide   bool // the text report's full columns instead of 100
 }
 
 // parseFlags reads the command line; every error is a cli usage error
@@ -129,7 +130,8 @@ func parseArgs(args []string, err error) (options, error) {
 		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
 		trace      = fs.Bool("trace", def.Trace, "run one more round of every path traced through the scheduler and the kernel (BPF; needs root or CAP_BPF and BTF), and split each hop from its requests' critical paths (--trace=false to skip)")
 		format     = fs.String("format", "text", "output: text, json or csv")
-		out        = fs.String("out", "", "directory for report.json, report.csv, one .hgrm per path and plots (PNG, SVG)")
+		out        = fs.String("out", "", "directory for report.html (one self-contained page), report.json, report.csv, report.txt, one .hgrm per path and plots (PNG, SVG)")
+		wide       = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100 columns")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
 		help       = fs.BoolP("help", "h", false, "this help")
 		_          = fs.String("topology", "", "topology file: hosts (local, netns:NAME, ssh://user@host[:port]), where each component runs, and any of these flags' settings as KEY=value; the flags given override it")
@@ -138,13 +140,13 @@ func parseArgs(args []string, err error) (options, error) {
 		return options{}, err
 	}
 	if *help {
-		fmt.Fprintf(os.Stdout, "usage: hopbench [flags]\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(os.Stdout, "usage: hopbench [flags]\n       hopbench compare [flags] OLD.json NEW.json [MORE.json...] (compare --help)\n\n%s", fs.FlagUsages())
 		return options{}, pflag.ErrHelp
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q (hopbench takes only flags)", fs.Arg(0))
 	}
-	o := options{cfg: def, format: *format, out: *out}
+	o := options{cfg: def, format: *format, out: *out, wide: *wide}
 	c := &o.cfg
 	if c.Backend, err = driver.ParseBackend(*backend); err != nil {
 		return o, fmt.Errorf("--backend: %w", err)

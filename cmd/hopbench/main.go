@@ -8,6 +8,12 @@
 //	hopbench --service-time 0,20us,100us,1ms --out results/
 //	hopbench --backend 'mysql://bench:pw@127.0.0.1:3306/sbtest?socket=/run/mysqld/mysqld.sock'
 //	hopbench --topology hosts/testdata/mxs-1515.conf --runs 3   # the database in a namespace (or on an ssh host) of its own
+//	hopbench --out before/ ; (change something) ; hopbench --out after/
+//	hopbench compare before/report.json after/report.json      # what moved, and whether it is more than noise
+//
+// --out DIR writes report.html there, one self-contained page (open it in
+// a browser, or attach it to a mail), beside the JSON, CSV, text, .hgrm
+// files and plots; the text report fits 100 columns (--wide: every column).
 //
 // With --topology the components run on the file's hosts (package hosts):
 // this machine, network namespaces hopbench creates and joins with veth
@@ -31,7 +37,6 @@ import (
 
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 func main() {
@@ -43,6 +48,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "compare" {
+		return runCompare(args[1:], os.Stdout)
+	}
 	opts, err := parseFlags(args)
 	if err != nil {
 		return err
@@ -64,14 +72,16 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := write(os.Stdout, opts.format, rep); err != nil {
+	// What made the run, for the report's reader to repeat it.
+	rep.CommandLine = append([]string{"hopbench"}, args...)
+	rep.Version = buildVersion()
+	if err := write(os.Stdout, opts.format, opts.wide, rep); err != nil {
 		return err
 	}
 	if opts.out != "" {
-		if err := hop.WriteDir(opts.out, rep); err != nil {
+		if err := writeOut(opts.out, opts.format, rep); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "hopbench: wrote %s\n", opts.out)
 	}
 	// Printed whatever -q says: a failed round's figures are missing from
 	// the report, and its cause is nowhere else.
