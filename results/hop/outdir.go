@@ -122,7 +122,7 @@ func writePlots(dir string, rep *Report) error {
 	}
 	if len(bars) > 0 {
 		figs = append(figs, figure{"added", func(w io.Writer, f string) error {
-			return plot.Added(w, f, "Added p50 round trip vs direct (95% CI)", "µs", bars)
+			return plot.Added(w, f, "Added p50 round trip vs direct (95% CI)", "added p50 round trip (µs)", bars)
 		}})
 	}
 	var stacks []plot.Stack
@@ -141,17 +141,17 @@ func writePlots(dir string, rep *Report) error {
 	}
 	if len(stacks) > 0 {
 		figs = append(figs, figure{"decomposition", func(w io.Writer, f string) error {
-			return plot.Stacked(w, f, "Where each hop's added p50 goes", "µs per request",
+			return plot.Stacked(w, f, "Where each hop's added p50 goes", "added p50 (µs per request)",
 				[]string{"relay code", "wake-ups", "kernel legs", "endpoints", "mean excess (off)", "residual"}, stacks)
 		}})
 	}
 	if tps, lat := sweepSeries(rep.Paths, func(p PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
 		figs = append(figs,
 			figure{"threads-tps", func(w io.Writer, f string) error {
-				return plot.Lines(w, f, "Throughput by client threads", "threads", "requests/s", true, tps)
+				return plot.Lines(w, f, "Throughput by client threads", "client threads (log)", "throughput (requests/s)", true, tps)
 			}},
 			figure{"threads-latency", func(w io.Writer, f string) error {
-				return plot.Lines(w, f, "p50 round trip by client threads", "threads", "µs", true, lat)
+				return plot.Lines(w, f, "p50 round trip by client threads", "client threads (log)", "p50 round trip (µs)", true, lat)
 			}})
 	}
 	if over := overheadSeries(rep.Paths); len(over) > 0 {
@@ -161,7 +161,7 @@ func writePlots(dir string, rep *Report) error {
 	}
 	if fits := chainFits(rep); len(fits) > 0 {
 		figs = append(figs, figure{"chains", func(w io.Writer, f string) error {
-			return plot.Fits(w, f, "p50 round trip by relay hops (per-hop slope in the legend)", "hops", "p50 round trip (µs)", fits)
+			return plot.Fits(w, f, "p50 round trip by relay hops (per-hop slope in the legend)", "relay hops", "p50 round trip (µs)", fits)
 		}})
 	}
 	for _, fig := range figs {

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Series is one named curve.
@@ -40,19 +42,69 @@ const (
 // Formats are the image formats every drawing function accepts.
 var Formats = []string{"png", "svg"}
 
-// write renders p in format ("png" or "svg") to w.
+// write renders p in format ("png" or "svg") to w. The legend is drawn in
+// a column of its own right of the plot, never over the data: the figure
+// grows by its width (and in height when the legend is the taller).
 func write(w io.Writer, p *plot.Plot, format string, h vg.Length) error {
 	switch format {
 	case "png", "svg":
 	default:
 		return fmt.Errorf("plot: format %q: want png or svg", format)
 	}
-	wt, err := p.WriterTo(width, h, format)
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	r := leg.Rectangle(draw.Canvas{})
+	legW, legH := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	pad := vg.Points(10)
+	if legW > 0 {
+		legW += 2 * pad
+		h = max(h, legH+2*pad)
+	}
+	c, err := draw.NewFormattedCanvas(width+legW, h, format)
 	if err != nil {
 		return fmt.Errorf("plot: render %s: %w", format, err)
 	}
-	_, err = wt.WriteTo(w)
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	p.Draw(draw.Crop(dc, 0, -legW, 0, 0))
+	if legW > 0 {
+		leg.Top, leg.Left = true, true
+		leg.XOffs, leg.YOffs = 0, 0
+		leg.Draw(draw.Crop(dc, width+pad, -pad, pad, -pad))
+	}
+	_, err = c.WriteTo(w)
 	return err
+}
+
+// engineColours gives each relay the same colour in every figure (and the
+// same as report.html's); direct paths are black, the reference.
+var engineColours = map[string]color.Color{
+	"direct":    color.RGBA{0, 0, 0, 255},
+	"goroutine": color.RGBA{0x1b, 0x78, 0x37, 255},
+	"epoll":     color.RGBA{0xd9, 0x5f, 0x02, 255},
+	"splice":    color.RGBA{0x75, 0x70, 0xb3, 255},
+	"sockmap":   color.RGBA{0xc5, 0x1b, 0x7d, 255},
+	"socat":     color.RGBA{0x4d, 0x92, 0x21, 255},
+	"haproxy":   color.RGBA{0xb8, 0x86, 0x0b, 255},
+}
+
+// styleOf is a series' colour, from the engine its name starts with (the
+// i-th of plotutil's otherwise), and its dashes: a UNIX client leg
+// dashed, a TCP one solid.
+func styleOf(name string, i int) (color.Color, []vg.Length) {
+	words := strings.Fields(name)
+	c := plotutil.Color(i)
+	if len(words) > 0 {
+		if e, ok := engineColours[words[0]]; ok {
+			c = e
+		}
+	}
+	var dashes []vg.Length
+	if len(words) > 1 && strings.HasPrefix(words[1], "unix") {
+		dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	return c, dashes
 }
 
 func check(kind string, n int) error {
@@ -79,7 +131,6 @@ func Spectrum(w io.Writer, format, title string, series []Series) error {
 	p.X.Tick.Marker = percentileTicks{}
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	for i, s := range series {
 		var xy plotter.XYs
@@ -97,8 +148,7 @@ func Spectrum(w io.Writer, format, title string, series []Series) error {
 		if err != nil {
 			return fmt.Errorf("plot: spectrum %q: %w", s.Name, err)
 		}
-		l.Color = plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i / 7)
+		l.Color, l.Dashes = styleOf(s.Name, i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(s.Name, l)
@@ -136,6 +186,7 @@ func Added(w io.Writer, format, title, unit string, bars []Bar) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = unit
+	p.Y.Label.Text = "path"
 	vals := make(plotter.Values, len(bars))
 	errs := ciBars{}
 	names := make([]string, len(bars))
@@ -221,7 +272,7 @@ func Stacked(w io.Writer, format, title, unit string, parts []string, stacks []S
 		}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	p.Y.Label.Text = "path"
 	p.NominalY(names...)
 	h := max(height, vg.Length(len(stacks))*vg.Points(22)+vg.Inch)
 	return write(w, p, format, h)
@@ -251,7 +302,6 @@ func Lines(w io.Writer, format, title, xLabel, yLabel string, logX bool, series 
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	for i, s := range series {
 		var xy plotter.XYs
@@ -268,12 +318,15 @@ func Lines(w io.Writer, format, title, xLabel, yLabel string, logX bool, series 
 		if err != nil {
 			return fmt.Errorf("plot: %q: %w", s.Name, err)
 		}
-		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i / 7)
+		l.Color, l.Dashes = styleOf(s.Name, i)
+		pts.Color = l.Color
 		pts.Shape = plotutil.Shape(i)
 		p.Add(l, pts)
 		p.Legend.Add(s.Name, l, pts)
 	}
+	// Heights are compared as ratios (twice the throughput, half the
+	// overhead): the axis starts at zero.
+	p.Y.Min = min(p.Y.Min, 0)
 	return write(w, p, format, height)
 }
 
@@ -286,7 +339,6 @@ func Fits(w io.Writer, format, title, xLabel, yLabel string, fits []Fit) error {
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	for i, f := range fits {
 		if len(f.X) == 0 {
@@ -302,14 +354,17 @@ func Fits(w io.Writer, format, title, xLabel, yLabel string, fits []Fit) error {
 		if err != nil {
 			return fmt.Errorf("plot: fit %q: %w", f.Name, err)
 		}
-		s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
+		s.Color, _ = styleOf(f.Name, i)
+		s.Shape = plotutil.Shape(i)
 		line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: f.Intercept + f.Slope*lo}, {X: hi, Y: f.Intercept + f.Slope*hi}})
 		if err != nil {
 			return fmt.Errorf("plot: fit %q: %w", f.Name, err)
 		}
-		line.Color = plotutil.Color(i)
+		line.Color, line.Dashes = styleOf(f.Name, i)
 		p.Add(s, line)
-		p.Legend.Add(strings.TrimSpace(fmt.Sprintf("%s: %.1f/hop", f.Name, f.Slope)), s, line)
+		p.Legend.Add(strings.TrimSpace(fmt.Sprintf("%s: %.1f µs/hop", f.Name, f.Slope)), s, line)
 	}
+	p.Y.Min = min(p.Y.Min, 0) // the intercept and the slope read against zero
+	p.X.Min = min(p.X.Min, 0)
 	return write(w, p, format, height)
 }

@@ -3,6 +3,8 @@ package plot
 import (
 	"bytes"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,7 +34,7 @@ func TestFiguresRender(t *testing.T) {
 		}, "Throughput"},
 		{"fits", func(b *bytes.Buffer, f string) error {
 			return Fits(b, f, "Chains", "hops", "µs", []Fit{{Name: "epoll tcp", X: []float64{0, 1, 2, 3}, Y: []float64{25, 66, 104, 146}, Slope: 40, Intercept: 25.2}})
-		}, "epoll tcp: 40.0/hop"},
+		}, "epoll tcp: 40.0 µs/hop"},
 		{"stacked", func(b *bytes.Buffer, f string) error {
 			return Stacked(b, f, "Where the added p50 goes", "µs", []string{"relay code", "wake-ups", "kernel legs", "residual"},
 				[]Stack{{"epoll tcp->tcp packed", []float64{5, 2, 3, 1}}, {"epoll tcp->tcp spread", []float64{6, 158, 3, -17}}})
@@ -87,5 +89,51 @@ func TestPercentileTicks(t *testing.T) {
 	}
 	if _, ok := got[10000]; ok {
 		t.Error("tick beyond the axis")
+	}
+}
+
+// svgText finds the x of the text s in a figure's SVG.
+func svgTextX(svg, s string) (float64, bool) {
+	re := regexp.MustCompile(`<text x="([0-9.]+)"[^>]*\n?[^>]*>` + regexp.QuoteMeta(s) + `</text>`)
+	m := re.FindStringSubmatch(svg)
+	if m == nil {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(m[1], 64)
+	return x, err == nil
+}
+
+// Legends stand right of the plot, never over its data; heights read as
+// ratios start at zero; an engine has one colour in every figure.
+func TestFiguresReadAtAGlance(t *testing.T) {
+	var lines, spectrum, fits bytes.Buffer
+	if err := Lines(&lines, "svg", "p50 by threads", "client threads", "p50 round trip (µs)", true,
+		[]Series{{Name: "epoll tcp->tcp", X: []float64{1, 2, 4}, Y: []float64{100, 150, 200}}, {Name: "direct unix", X: []float64{1, 2, 4}, Y: []float64{90, 120, 160}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Spectrum(&spectrum, "svg", "spectrum", spectrumData()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Fits(&fits, "svg", "chains", "relay hops", "p50 round trip (µs)", []Fit{{Name: "epoll tcp", X: []float64{1, 2, 3}, Y: []float64{66, 104, 146}, Slope: 40, Intercept: 25}}); err != nil {
+		t.Fatal(err)
+	}
+	plotWidth := float64(width.Points())
+	for name, svg := range map[string]string{"lines": lines.String(), "spectrum": spectrum.String()} {
+		x, ok := svgTextX(svg, "epoll tcp-&gt;tcp")
+		if !ok || x <= plotWidth {
+			t.Errorf("%s: legend entry at x %v (found %v), want right of the plot's %v pt", name, x, ok, plotWidth)
+		}
+		if !strings.Contains(svg, "stroke:#D95F02") {
+			t.Errorf("%s: epoll not drawn in its colour", name)
+		}
+	}
+	if _, ok := svgTextX(lines.String(), "0"); !ok {
+		t.Error("lines: the y axis does not start at 0")
+	}
+	if _, ok := svgTextX(fits.String(), "0"); !ok {
+		t.Error("fits: the axes do not start at 0")
+	}
+	if !strings.Contains(lines.String(), "stroke-dasharray") {
+		t.Error("lines: the UNIX client leg is not dashed")
 	}
 }
