@@ -27,7 +27,7 @@ func Example() {
 	}
 	page := b.String()
 	fmt.Println(strings.HasPrefix(page, "<!DOCTYPE html>"), strings.Contains(page, "<script"))
-	fmt.Println(strings.Contains(page, "<td>epoll tcp-&gt;tcp</td><td>58.0</td><td>95.0</td><td>+38.0</td>"))
+	fmt.Println(strings.Contains(page, `<span class="nw">tcp-&gt;tcp</span></td><td>58.0</td><td>95.0</td><td>+38.0</td>`))
 	fmt.Println(strings.Contains(page, "code 14.0 · wake 12.0 · kernel 11.0 · resid 1.0"))
 	// Output:
 	// true false

@@ -54,6 +54,7 @@ svg.defs{position:absolute;width:0;height:0}
 svg.fig{width:100%;height:auto;display:block}
 svg.swatch{vertical-align:middle;margin:0 3px 0 10px}
 .ft{font-size:13px;font-weight:600}.tk{font-size:10px}.al{font-size:11px}.lg{font-size:10px}
+.nw{white-space:nowrap}
 .unstable{font-weight:600}
 .unstable::before{content:"\26A0 "}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:10px}
@@ -289,7 +290,7 @@ func (p *page) regime(rep *hop.Report, regime string) {
 	p.printf("</p>\n")
 	p.printf(`<div class="scroll"><table class="paths"><tr><th>path</th><th>p50 µs</th><th>p99 µs</th><th>added p50 µs</th><th>95%% CI</th><th>split of the added p50</th><th>method</th><th>tps</th><th>rounds</th></tr>` + "\n")
 	for _, path := range paths {
-		p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td>`, esc(path.Name), hop.Us(path.LatencyUs.P50), hop.Us(path.LatencyUs.P99))
+		p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td>`, unbroken(path.Name), hop.Us(path.LatencyUs.P50), hop.Us(path.LatencyUs.P99))
 		a := path.AddedUs
 		switch {
 		case path.Relay == hop.Direct:
@@ -352,6 +353,16 @@ func (p *page) regime(rep *hop.Report, regime string) {
 		p.printf(`<p><small>%s: %s</small></p>`, esc(strings.Join(on[n], ", ")), esc(n))
 	}
 	p.printf("</section>\n")
+}
+
+// unbroken is a path name that wraps at its spaces only, never inside
+// "unix->tcp" at the hyphen, as a narrow screen would otherwise break it.
+func unbroken(name string) string {
+	words := strings.Fields(name)
+	for i, w := range words {
+		words[i] = `<span class="nw">` + esc(w) + `</span>`
+	}
+	return strings.Join(words, " ")
 }
 
 func signed(v float64) string {
