@@ -274,8 +274,8 @@ func (b *browser) screenshot(t *testing.T, width int, file string) (scrollWidth 
 	return scrollWidth
 }
 
-// screenshotDir is where the screenshots go: HOPLAT_REPORT_OUT when set
-// (a run's --out directory), else the test's temp dir.
+// screenshotDir is where the pages and screenshots go: HOPLAT_REPORT_OUT
+// when set (a run's --out directory), else the test's temp dir.
 func screenshotDir(t *testing.T) string {
 	if d := os.Getenv("HOPLAT_REPORT_OUT"); d != "" {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -286,68 +286,86 @@ func screenshotDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-// TestChromium renders report.html from a real run's JSON and loads it in
-// headless Chromium from disk: no console message of level error, no
-// exception, no request but the page's own file, every path in the text
-// the browser lays out with its added p50, no sideways scrolling at 400
-// px, and a full-page screenshot at 1280 and at 400 px.
+// TestChromium renders report.html from real runs' JSON (testdata: the
+// default job, a thread and service-time sweep, a chain sweep) and loads
+// each in headless Chromium from disk: no console message of level
+// error, no exception, no request but the page's own file, every path in
+// the text the browser lays out with its added p50, no sideways scrolling
+// at 400 px, and full-page screenshots at 1280 and 400 px
+// (golden-NAME-1280.png, golden-NAME-400.png). When HOPLAT_REPORT_OUT
+// names a run's --out directory, that run's own report.html (drawn with
+// its histograms) is loaded and checked too, against its report.json,
+// and shot as report-1280.png and report-400.png beside it.
 func TestChromium(t *testing.T) {
 	bin := chromium(t)
 	dir := screenshotDir(t)
 	for _, name := range []string{"run.json", "sweep.json", "chain.json"} {
 		t.Run(name, func(t *testing.T) {
 			r := golden(t, name)
-			stem := strings.TrimSuffix(name, ".json")
-			file := filepath.Join(dir, "report-"+stem+".html")
-			if name == "run.json" {
-				file = filepath.Join(dir, FileName)
-			}
+			stem := "golden-" + strings.TrimSuffix(name, ".json")
+			file := filepath.Join(dir, stem+".html")
 			if err := WriteFile(file, r); err != nil {
 				t.Fatal(err)
 			}
-			b := startBrowser(t, bin)
-			b.open(t)
-			url := "file://" + file
-			from := b.eventCount()
-			b.call(t, b.session, "Page.navigate", map[string]any{"url": url})
-			b.waitEvent(t, "Page.loadEventFired", from)
-
-			var text string
-			b.eval(t, "document.body.innerText", &text)
-			flat := collapse(text)
-			for _, p := range r.Paths {
-				if !strings.Contains(flat, p.Name) {
-					t.Errorf("%s: not in the page as laid out", p.Name)
-				}
-				if a := p.AddedUs; a != nil && p.Relay != hop.Direct && p.Threads == r.Paths[0].Threads && p.ServiceTimeUs == r.Paths[0].ServiceTimeUs {
-					if !strings.Contains(flat, p.Name+" "+hop.Us(p.LatencyUs.P50)+" "+hop.Us(p.LatencyUs.P99)+" "+signed(a.P50)) {
-						t.Errorf("%s: its row with added p50 %s not in the page", p.Name, signed(a.P50))
-					}
-				}
-			}
-			prefix := stem + "-"
-			if name == "run.json" {
-				prefix = "report-"
-			}
-			wide := b.screenshot(t, 1280, filepath.Join(dir, prefix+"1280.png"))
-			narrow := b.screenshot(t, 400, filepath.Join(dir, prefix+"400.png"))
-			if narrow > 400 {
-				t.Errorf("at 400 px the page is %d px wide: it scrolls sideways", narrow)
-			}
-			if wide > 1280 {
-				t.Errorf("at 1280 px the page is %d px wide", wide)
-			}
-			b.mu.Lock()
-			events := append([]message(nil), b.events...)
-			b.mu.Unlock()
-			for _, e := range events {
-				if problem := badEvent(e, url); problem != "" {
-					t.Error(problem)
-				}
-			}
-			t.Logf("%s: screenshots %s1280.png and %s400.png in %s", file, prefix, prefix, dir)
+			checkInBrowser(t, bin, file, r, filepath.Join(dir, stem+"-"))
 		})
 	}
+	if out := os.Getenv("HOPLAT_REPORT_OUT"); out != "" && fileExists(filepath.Join(out, FileName)) {
+		t.Run("out", func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(out, "report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r hop.Report
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			checkInBrowser(t, bin, filepath.Join(out, FileName), &r, filepath.Join(out, "report-"))
+		})
+	}
+}
+
+// checkInBrowser loads file, checks it against r and writes its
+// screenshots as shots+"1280.png" and shots+"400.png".
+func checkInBrowser(t *testing.T, bin, file string, r *hop.Report, shots string) {
+	b := startBrowser(t, bin)
+	b.open(t)
+	url := "file://" + file
+	from := b.eventCount()
+	b.call(t, b.session, "Page.navigate", map[string]any{"url": url})
+	b.waitEvent(t, "Page.loadEventFired", from)
+
+	var text string
+	b.eval(t, "document.body.innerText", &text)
+	flat := collapse(text)
+	sw := sweptOf(r.Paths)
+	for _, p := range r.Paths {
+		if !strings.Contains(flat, p.Name) {
+			t.Errorf("%s: not in the page as laid out", p.Name)
+		}
+		if a := p.AddedUs; a != nil && p.Relay != hop.Direct {
+			if !strings.Contains(flat, collapse(p.Name+" "+sw.settingText(p)+" "+hop.Us(p.LatencyUs.P50)+" "+hop.Us(p.LatencyUs.P99)+" "+signed(a.P50))) {
+				t.Errorf("%s: its row with added p50 %s not in the page", p.Name, signed(a.P50))
+			}
+		}
+	}
+	wide := b.screenshot(t, 1280, shots+"1280.png")
+	narrow := b.screenshot(t, 400, shots+"400.png")
+	if narrow > 400 {
+		t.Errorf("at 400 px the page is %d px wide: it scrolls sideways", narrow)
+	}
+	if wide > 1280 {
+		t.Errorf("at 1280 px the page is %d px wide", wide)
+	}
+	b.mu.Lock()
+	events := append([]message(nil), b.events...)
+	b.mu.Unlock()
+	for _, e := range events {
+		if problem := badEvent(e, url); problem != "" {
+			t.Error(problem)
+		}
+	}
+	t.Logf("%s: screenshots %s1280.png and %s400.png", file, shots, shots)
 }
 
 // badEvent names what is wrong with an event: a console error, an

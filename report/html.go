@@ -288,9 +288,11 @@ func (p *page) regime(rep *hop.Report, regime string) {
 		p.printf(`%s%s`, swatch(pt), esc(pt.name))
 	}
 	p.printf("</p>\n")
-	p.printf(`<div class="scroll"><table class="paths"><tr><th>path</th><th>p50 µs</th><th>p99 µs</th><th>added p50 µs</th><th>95%% CI</th><th>split of the added p50</th><th>method</th><th>tps</th><th>rounds</th></tr>` + "\n")
+	sw := sweptOf(rep.Paths)
+	p.printf(`<div class="scroll"><table class="paths"><tr><th>path</th>%s<th>p50 µs</th>`, sw.head())
+	p.printf(`<th>p99 µs</th><th>added p50 µs</th><th>95%% CI</th><th>split of the added p50</th><th>method</th><th>tps</th><th>rounds</th></tr>` + "\n")
 	for _, path := range paths {
-		p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td>`, unbroken(path.Name), hop.Us(path.LatencyUs.P50), hop.Us(path.LatencyUs.P99))
+		p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), hop.Us(path.LatencyUs.P50), hop.Us(path.LatencyUs.P99))
 		a := path.AddedUs
 		switch {
 		case path.Relay == hop.Direct:
@@ -353,6 +355,65 @@ func (p *page) regime(rep *hop.Report, regime string) {
 		p.printf(`<p><small>%s: %s</small></p>`, esc(strings.Join(on[n], ", ")), esc(n))
 	}
 	p.printf("</section>\n")
+}
+
+// swept is which settings take more than one value over a run's paths:
+// their columns tell apart the rows a sweep gives one path.
+type swept struct{ threads, service, size, rows bool }
+
+func sweptOf(paths []hop.PathResult) swept {
+	var s swept
+	for _, p := range paths {
+		q := paths[0]
+		s.threads = s.threads || p.Threads != q.Threads
+		s.service = s.service || p.ServiceTimeUs != q.ServiceTimeUs
+		s.size = s.size || p.Size != q.Size
+		s.rows = s.rows || p.Rows != q.Rows
+	}
+	return s
+}
+
+func (s swept) head() string {
+	var b strings.Builder
+	if s.threads {
+		b.WriteString("<th>threads</th>")
+	}
+	if s.service {
+		b.WriteString("<th>service µs</th>")
+	}
+	if s.size {
+		b.WriteString("<th>size</th>")
+	}
+	if s.rows {
+		b.WriteString("<th>rows</th>")
+	}
+	return b.String()
+}
+
+// settingText is the cells' text, for a test to find a row by.
+func (s swept) settingText(p hop.PathResult) string {
+	var parts []string
+	if s.threads {
+		parts = append(parts, fmt.Sprint(p.Threads))
+	}
+	if s.service {
+		parts = append(parts, hop.Us(p.ServiceTimeUs))
+	}
+	if s.size {
+		parts = append(parts, fmt.Sprint(p.Size))
+	}
+	if s.rows {
+		parts = append(parts, fmt.Sprint(p.Rows))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (s swept) cells(p hop.PathResult) string {
+	var b strings.Builder
+	for _, c := range strings.Fields(s.settingText(p)) {
+		b.WriteString("<td>" + c + "</td>")
+	}
+	return b.String()
 }
 
 // unbroken is a path name that wraps at its spaces only, never inside

@@ -92,7 +92,12 @@ func TestCheckXHTMLRejects(t *testing.T) {
 // Every path of the report appears in the page with its added p50 as the
 // table prints it, and the unstable ones are marked with their reason.
 func TestPageHoldsEveryPath(t *testing.T) {
-	r := golden(t, "run.json")
+	for _, name := range []string{"run.json", "sweep.json", "chain.json"} {
+		t.Run(name, func(t *testing.T) { holdsEveryPath(t, golden(t, name)) })
+	}
+}
+
+func holdsEveryPath(t *testing.T, r *hop.Report) {
 	text := pageText(render(t, r))
 	for _, p := range r.Paths {
 		if !strings.Contains(text, p.Name) {
@@ -123,12 +128,13 @@ type rowCheck struct {
 // the added p50 as "+X" (or "baseline" for a direct path).
 func tableRows(text string, r *hop.Report) []rowCheck {
 	var out []rowCheck
+	sw := sweptOf(r.Paths)
 	for _, p := range r.Paths {
 		want := "baseline"
 		if p.Relay != hop.Direct && p.AddedUs != nil {
 			want = signed(p.AddedUs.P50)
 		}
-		row := p.Name + "  " + hop.Us(p.LatencyUs.P50) + "  " + hop.Us(p.LatencyUs.P99) + "  " + want
+		row := p.Name + " " + sw.settingText(p) + "  " + hop.Us(p.LatencyUs.P50) + "  " + hop.Us(p.LatencyUs.P99) + "  " + want
 		out = append(out, rowCheck{p.Name, want, strings.Contains(collapse(text), collapse(row))})
 	}
 	return out
