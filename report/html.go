@@ -501,13 +501,27 @@ func (p *page) spectra(rep *hop.Report, regimes []string) {
 		if len(regimes) > 1 {
 			p.printf(`<h3>%s</h3>`, esc(regimeTitle(g)))
 		}
-		lo, hi := math.Inf(1), 0.0
+		lo, hi, qmax := math.Inf(1), 0.0, 10.0
 		for _, path := range paths {
-			_, us, _ := spectrumOf(path)
+			pct, us, _ := spectrumOf(path)
 			for _, v := range us {
 				lo, hi = min(lo, v), max(hi, v)
 			}
+			for _, q := range qAxis(pct) {
+				qmax = max(qmax, q)
+			}
 		}
+		// The axis runs to the decade of the furthest percentile drawn (the
+		// maximum sits at 100(1-1/n)), so the tail is drawn, not stacked at
+		// the axis' end.
+		qmax = math.Pow(10, math.Ceil(math.Log10(qmax)-1e-9))
+		var qticks []tick
+		for i, label := range []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"} {
+			if v := math.Pow(10, float64(i)); v <= qmax {
+				qticks = append(qticks, tick{v, label})
+			}
+		}
+		qticks = append(qticks, tick{2, "50%"})
 		if hi <= 0 {
 			continue
 		}
@@ -531,7 +545,7 @@ func (p *page) spectra(rep *hop.Report, regimes []string) {
 			}
 			lines = append(lines, line{name: path.Name, colour: colourOf(string(path.Relay)), dash: dash, width: 1.6, x: qAxis(x), y: y, marks: !h})
 			p.printf(`<figure>%s</figure>`, figure(path.Name,
-				axis{label: "percentile", lo: 1, hi: 1e4, log: true, ticks: []tick{{1, "0%"}, {2, "50%"}, {10, "90%"}, {100, "99%"}, {1000, "99.9%"}, {1e4, "99.99%"}}},
+				axis{label: "percentile", lo: 1, hi: qmax, log: true, ticks: qticks},
 				axis{label: "round trip (µs, log)", lo: lo, hi: hi, log: true, ticks: logTicks(lo, hi)}, lines))
 		}
 		p.printf("</div>\n")
@@ -542,11 +556,11 @@ func (p *page) spectra(rep *hop.Report, regimes []string) {
 	p.printf("</section>\n")
 }
 
-// qAxis maps percentiles to 1/(1-q), capped where the axis ends.
+// qAxis maps percentiles to 1/(1-q), capped at the 99.9999th.
 func qAxis(pct []float64) []float64 {
 	out := make([]float64, len(pct))
 	for i, q := range pct {
-		out[i] = min(1/(1-min(q, 99.99)/100), 1e4)
+		out[i] = min(1/(1-min(q, 99.9999)/100), 1e6)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
 )
@@ -164,5 +165,29 @@ func TestComparePageIsValid(t *testing.T) {
 	}
 	if !strings.Contains(text, "machine env.cpu_model") {
 		t.Error("the difference is not in the page")
+	}
+}
+
+// With the run's histograms at hand the spectrum is drawn from them, its
+// percentile axis reaching the tail they hold.
+func TestSpectrumFromHistograms(t *testing.T) {
+	r := golden(t, "chain.json")
+	for i := range r.Paths {
+		h := results.NewHistogram()
+		for j := range 100_000 {
+			h.Record(int64(20_000 + 10*j)) // 20 µs to 1 ms, in ns
+		}
+		r.Paths[i].Hist = h
+	}
+	page := render(t, r)
+	if err := checkXHTML(page); err != nil {
+		t.Fatal(err)
+	}
+	text := pageText(page)
+	if strings.Contains(text, "Drawn from the report's percentiles") {
+		t.Error("histograms at hand, yet the spectrum says it is drawn from the JSON's percentiles")
+	}
+	if !strings.Contains(text, "99.999%") {
+		t.Error("100 000 requests a path: the percentile axis stops short of 99.999%")
 	}
 }

@@ -63,7 +63,7 @@ func writeOut(dir, format string, rep *hop.Report) error {
 		return err
 	}
 	if format == "text" {
-		fmt.Fprintf(os.Stdout, "\nreport: %s (one self-contained page); JSON, CSV, text, .hgrm and plots in %s\n", page, dir)
+		fmt.Fprintf(os.Stdout, "\nreport: %s (one self-contained page to open or mail)\nfiles:  %s (JSON, CSV, text, one .hgrm per path, plots)\n", page, dir)
 	}
 	fmt.Fprintf(os.Stderr, "hopbench: wrote %s and the run's files in %s\n", page, dir)
 	return nil
