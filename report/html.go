@@ -172,7 +172,7 @@ func (p *page) summary(rep *hop.Report) {
 	if rep.Config.Command != "" {
 		p.printf(", %s", esc(rep.Config.Command))
 	}
-	p.printf(`), %d threads, %d rounds (%d discarded).</p>`, firstOr(rep.Config.Threads), rep.Config.Rounds, rep.Config.Discard)
+	p.printf(`), client threads %s, %d rounds (%d discarded).</p>`, esc(joinInts(rep.Config.Threads)), rep.Config.Rounds, rep.Config.Discard)
 	p.printf(`<div class="scroll"><table><tr><th>regime</th><th>asked</th><th>client</th><th>relay</th><th>server</th><th>who shares a CPU</th></tr>`)
 	for _, g := range regimesOf(rep) {
 		info := hop.RegimeInfo{Name: g}
@@ -194,11 +194,15 @@ func (p *page) summary(rep *hop.Report) {
 	}
 }
 
-func firstOr(v []int) int {
+func joinInts(v []int) string {
 	if len(v) == 0 {
-		return 1
+		return "1"
 	}
-	return v[0]
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // obtained is the CPUs each component got over a regime's paths, every
@@ -611,7 +615,7 @@ func (p *page) run(rep *hop.Report) {
 		cmd = "(not recorded)"
 	}
 	p.printf(`<p>Command line:</p><pre><code>%s</code></pre>`, esc(cmd))
-	p.printf(`<p>hoplat version %s; the rounds took %.1f s.</p>`, esc(orDash(rep.Version)), rep.Elapsed)
+	p.printf(`<p>hoplat version %s; the run took %.1f s.</p>`, esc(orDash(rep.Version)), rep.Elapsed)
 	for _, s := range rep.Config.RoundSizing {
 		p.printf(`<p><small>%s</small></p>`, esc(s.String()))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -398,13 +399,7 @@ func regimes(r *hop.Report) string {
 
 func placement(m map[string]string) string {
 	var parts []string
-	for _, c := range slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, c := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, c+"="+m[c])
 	}
 	return strings.Join(parts, " ")
