@@ -101,13 +101,13 @@ func (p *page) sweeps(rep *hop.Report) {
 			return a.Threads == b.Threads && a.Size == b.Size && a.Rows == b.Rows
 		})
 		var over []line
-		top := 0.0
+		top, bottom := 0.0, 0.0
 		for _, l := range lines {
 			var y []float64
 			for _, r := range l.rows {
 				v := 100 * r.AddedUs.P50 / r.LatencyUs.P50
 				y = append(y, v)
-				top = max(top, v)
+				top, bottom = max(top, v), min(bottom, v)
 			}
 			over = append(over, plotLine(l, y))
 		}
@@ -117,6 +117,7 @@ func (p *page) sweeps(rep *hop.Report) {
 		if lo <= 0 {
 			// 0 has no place on a log axis: it is drawn at 1 µs and says so.
 			xa.label = "backend service time (µs, log; 0 drawn at 1)"
+			xa.ticks = append(xa.ticks, tick{1, "0"})
 			for i := range over {
 				for j := range over[i].x {
 					over[i].x[j] = max(over[i].x[j], 1)
@@ -124,9 +125,9 @@ func (p *page) sweeps(rep *hop.Report) {
 			}
 		}
 		p.printf(`<h3>Backend service time</h3><div class="pair"><figure>%s</figure>`,
-			figure("Added p50 as a share of the round trip", xa, axis{label: "added p50 (% of round trip)", lo: 0, hi: niceCeil(top), ticks: linearTicks(0, niceCeil(top), "%")}, over))
+			figure("Added p50 as a share of the round trip", xa, axis{label: "added p50 (% of round trip)", lo: floorOf(bottom), hi: niceCeil(top), ticks: linearTicks(floorOf(bottom), niceCeil(top), "%")}, over))
 		p.table(lines, "service µs", func(r hop.PathResult) string {
-			return fmt.Sprintf("+%s µs (%.0f%%)", hop.Us(r.AddedUs.P50), 100*r.AddedUs.P50/r.LatencyUs.P50)
+			return fmt.Sprintf("%s µs (%.0f%%)", signed(r.AddedUs.P50), 100*r.AddedUs.P50/r.LatencyUs.P50)
 		})
 		p.printf(`</div>`)
 	}
@@ -160,6 +161,14 @@ func (p *page) sweeps(rep *hop.Report) {
 		p.printf(`</table></div></div>`)
 	}
 	p.printf("</section>\n")
+}
+
+// floorOf is 0, or below a negative v the round value niceCeil gives.
+func floorOf(v float64) float64 {
+	if v >= 0 {
+		return 0
+	}
+	return -niceCeil(-v)
 }
 
 func plotLine(l sweepLine, y []float64) line {
