@@ -72,6 +72,9 @@ func swatch(p part) string {
 // viewBox stretched to its cell.
 func stackBar(values []float64, lo, hi float64, title string) string {
 	const w, h = 240.0, 16.0
+	if !finite(append(values, lo, hi)...) {
+		return ""
+	}
 	if hi <= lo {
 		hi = lo + 1
 	}
@@ -101,6 +104,9 @@ func stackBar(values []float64, lo, hi float64, title string) string {
 // plainBar is a hop with no split: one outlined bar of its added p50.
 func plainBar(v, lo, hi float64, title string) string {
 	const w, h = 240.0, 16.0
+	if !finite(v, lo, hi) {
+		return ""
+	}
 	if hi <= lo {
 		hi = lo + 1
 	}
@@ -154,6 +160,9 @@ func figure(title string, x, y axis, lines []line) string {
 	fmt.Fprintf(&b, `<svg class="fig" viewBox="0 0 %g %g" xmlns="http://www.w3.org/2000/svg" role="img"><title>%s</title>`, W, total, esc(title))
 	fmt.Fprintf(&b, `<text x="%g" y="16" class="ft">%s</text>`, left, esc(title))
 	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#000" stroke-width="0.8"/>`, left, top, pw, ph)
+	if !finite(x.pos(x.lo), x.pos(x.hi), y.pos(y.lo), y.pos(y.hi)) {
+		x.ticks, y.ticks, lines = nil, nil, nil
+	}
 	for _, t := range x.ticks {
 		if t.v < x.lo || t.v > x.hi {
 			continue
@@ -176,7 +185,11 @@ func figure(title string, x, y axis, lines []line) string {
 			if (x.log && l.x[i] <= 0) || (y.log && l.y[i] <= 0) || math.IsNaN(l.y[i]) {
 				continue
 			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(clamp(l.x[i], x)), py(clamp(l.y[i], y))))
+			cx, cy := px(clamp(l.x[i], x)), py(clamp(l.y[i], y))
+			if !finite(cx, cy) {
+				continue
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", cx, cy))
 		}
 		if len(pts) == 0 {
 			continue
@@ -209,9 +222,22 @@ func figure(title string, x, y axis, lines []line) string {
 
 func clamp(v float64, a axis) float64 { return min(max(v, a.lo), a.hi) }
 
+// finite is whether every v is a float a figure can place.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxTicks bounds the tick loops, whatever the data.
+const maxTicks = 40
+
 // linearTicks is about five round ticks from 0 (or lo) to hi.
 func linearTicks(lo, hi float64, unit string) []tick {
-	if hi <= lo {
+	if hi <= lo || !finite(lo, hi) {
 		return nil
 	}
 	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/5)))
@@ -222,7 +248,7 @@ func linearTicks(lo, hi float64, unit string) []tick {
 		}
 	}
 	var out []tick
-	for v := math.Ceil(lo/step) * step; v <= hi*1.0001; v += step {
+	for v := math.Ceil(lo/step) * step; v <= hi*1.0001 && len(out) < maxTicks; v += step {
 		out = append(out, tick{v, trim(v) + unit})
 	}
 	return out
@@ -231,12 +257,15 @@ func linearTicks(lo, hi float64, unit string) []tick {
 // logTicks is 1, 2, 5 times each power of ten within lo..hi, or the
 // powers alone over more than two decades.
 func logTicks(lo, hi float64) []tick {
+	if lo <= 0 || hi <= lo || !finite(lo, hi) {
+		return nil
+	}
 	var out []tick
 	ms := []float64{1, 2, 5}
 	if hi/lo > 1000 {
 		ms = ms[:1]
 	}
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)) && len(out) < maxTicks; e++ {
 		for _, m := range ms {
 			v := m * math.Pow(10, e)
 			if v >= lo && v <= hi {
@@ -255,6 +284,11 @@ func trim(v float64) string {
 	return s
 }
 
+// xmlChar is whether XML 1.0 allows r in a document (its Char production).
+func xmlChar(r rune) bool {
+	return r == 0x9 || r == 0xA || r == 0xD || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
 // esc escapes text for XML content and attributes alike.
 func esc(s string) string {
 	var b strings.Builder
@@ -271,8 +305,8 @@ func esc(s string) string {
 		case '\'':
 			b.WriteString("&#39;")
 		default:
-			if r < 0x20 && r != '\n' && r != '\t' {
-				continue // not allowed in XML
+			if !xmlChar(r) {
+				continue // XML has no way to write it
 			}
 			b.WriteRune(r)
 		}
