@@ -124,10 +124,10 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 			}
 		}
 	}
-	// The collector drains the ring every 10 ms in this process: on a
-	// CPU of the path it would add its decoding to the round trips, so
-	// for the traced round this process moves to a CPU the path leaves
-	// free, when there is one.
+	// The tracer reads its records only when the round ends, but this
+	// process still works during it (it follows socat's children and
+	// waits on the client): for the traced round it moves to a CPU the
+	// path leaves free, when there is one.
 	if free := freeCPUs(placement); free.Len() > 0 {
 		if prev, err := affinity.PinProcess(os.Getpid(), free); err == nil {
 			defer affinity.PinProcess(os.Getpid(), prev)

@@ -3,6 +3,7 @@ package tracer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"syscall"
@@ -117,11 +118,6 @@ func setBit(m *ebpf.Map, id int, on bool) error {
 	return m.Put(key, word)
 }
 
-// ringbufNoWakeup is BPF_RB_NO_WAKEUP: the collector polls the ring on a
-// timer, so a record does not wake a user thread, which on a two-CPU
-// machine would be one more task on the path's CPUs per event.
-const ringbufNoWakeup = 1
-
 // objects owns the tracer's kernel side: its maps, programs and links, all
 // released by close.
 //
@@ -132,10 +128,18 @@ const ringbufNoWakeup = 1
 //     recorded (Config.WithoutSyscalls leaves some out).
 //   - cpus (BPF_MAP_TYPE_ARRAY, by CPU): non-zero where idle and softirq
 //     events are recorded.
-//   - events (BPF_MAP_TYPE_RINGBUF): one Event per record.
-//   - lost (BPF_MAP_TYPE_ARRAY, one u64): records the full ring refused.
+//   - next (BPF_MAP_TYPE_ARRAY, by CPU, mmapped): the CPU's next free slot
+//     in events; a program claims its slot with an atomic fetch-and-add.
+//     Past perCPU the record is lost, and the count says by how many.
+//   - events (BPF_MAP_TYPE_ARRAY of Events, mmapped): perCPU slots per CPU,
+//     CPU c's from c*perCPU. Nothing reads it while a window is open, so a
+//     record takes no lock, shares no cache line with another CPU and wakes
+//     no collector: on a machine of two CPUs, a collector running beside
+//     the path is one more task on the path's CPUs.
 type objects struct {
-	tgids, tids, calls, cpus, events, lost *ebpf.Map
+	tgids, tids, calls, cpus, next, events *ebpf.Map
+	nextMem, eventsMem                     *ebpf.Memory
+	perCPU                                 int
 	progs                                  []*ebpf.Program
 	links                                  []link.Link
 	wakeup                                 string // the tracepoint behind KindWaking
@@ -146,7 +150,7 @@ func (o *objects) close() {
 	for _, p := range o.progs {
 		p.Close()
 	}
-	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.events, o.lost} {
+	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events} {
 		if m != nil {
 			m.Close()
 		}
@@ -189,7 +193,7 @@ func kernelError(op string, err error) error {
 	}
 }
 
-func newObjects(ringBytes int) (*objects, error) {
+func newObjects(bufferBytes int) (*objects, error) {
 	off, err := kernelOffsets()
 	if err != nil {
 		return nil, err
@@ -218,11 +222,18 @@ func newObjects(ringBytes int) (*objects, error) {
 	if o.cpus, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_cpus", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: uint32(ncpu)}); err != nil {
 		return fail("create array cpus", err)
 	}
-	if o.lost, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_lost", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}); err != nil {
-		return fail("create array lost", err)
+	if o.next, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_next", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
+		return fail("create array next", err)
 	}
-	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.RingBuf, MaxEntries: uint32(ringSize(ringBytes))}); err != nil {
-		return fail("create ringbuf events", err)
+	o.perCPU = slotsPerCPU(bufferBytes, ncpu)
+	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.Array, KeySize: 4, ValueSize: EventSize, MaxEntries: uint32(o.perCPU * ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
+		return fail("create array events", err)
+	}
+	if o.nextMem, err = o.next.Memory(); err != nil {
+		return fail("map array next", err)
+	}
+	if o.eventsMem, err = o.events.Memory(); err != nil {
+		return fail("map array events", err)
 	}
 	load := func(tp string, insns asm.Instructions) error {
 		p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
@@ -278,18 +289,37 @@ func newObjects(ringBytes int) (*objects, error) {
 	return o, nil
 }
 
-// ringSize rounds n up to a power of two pages, as BPF_MAP_TYPE_RINGBUF
-// requires.
-func ringSize(n int) int {
-	if n <= 0 {
-		n = DefaultRingBytes
-	}
-	size := os.Getpagesize()
-	for size < n {
-		size *= 2
-	}
-	return size
+// fetchAdd is *(u64 *)dst += src, src taking the old value. cilium/ebpf
+// v0.22 encodes an atomic instruction's operation in its immediate after
+// it has written the immediate (asm/instruction.go, Marshal), so its
+// FetchAdd reaches the kernel as a plain add and src keeps its value; the
+// operation is given as the constant here, which Marshal does write.
+func fetchAdd(dst, src asm.Register) asm.Instruction {
+	ins := asm.FetchAdd.Mem(dst, src, asm.DWord, 0)
+	ins.Constant = int64(asm.FetchAdd >> 8)
+	return ins
 }
+
+// unix_BPF_F_MMAPABLE is BPF_F_MMAPABLE (include/uapi/linux/bpf.h): an
+// array user space maps into its memory and reads without a system call
+// per record.
+const unix_BPF_F_MMAPABLE = 1 << 10
+
+// slotsPerCPU shares n bytes (DefaultBufferBytes if n <= 0) between ncpu
+// CPUs' slots, at least minSlotsPerCPU each, and keeps the array's
+// element count within a u32.
+func slotsPerCPU(n, ncpu int) int {
+	if n <= 0 {
+		n = DefaultBufferBytes
+	}
+	ncpu = max(ncpu, 1)
+	per := max(n/EventSize/ncpu, minSlotsPerCPU)
+	return min(per, math.MaxInt32/ncpu)
+}
+
+// minSlotsPerCPU keeps a machine of many CPUs from dividing the buffer
+// into regions too small for one traced round of a path's CPU.
+const minSlotsPerCPU = 1 << 16
 
 // builder writes the programs, one per tracepoint. A tp_btf program's
 // context is the tracepoint's arguments (TP_PROTO) as an array of u64; a
@@ -404,8 +434,9 @@ func (b *builder) cpuFollowed() asm.Instructions {
 	}
 }
 
-// emit stamps the event with its kind, the time and the CPU, and outputs
-// it; a full ring counts the loss. It ends the program ("out" returns 0).
+// emit stamps the event with its kind, the time and the CPU, and stores
+// it in the CPU's next slot; past the CPU's last slot it is lost, which
+// the CPU's count past perCPU says. It ends the program ("out" returns 0).
 func (b *builder) emit(k Kind) asm.Instructions {
 	return asm.Instructions{
 		asm.StoreImm(asm.RFP, evBase+offKind, int64(k), asm.Word).WithSymbol("emit"),
@@ -413,21 +444,38 @@ func (b *builder) emit(k Kind) asm.Instructions {
 		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
 		asm.FnGetSmpProcessorId.Call(),
 		asm.StoreMem(asm.RFP, evBase+offCPU, asm.R0, asm.Word),
-		b.mapPtr(asm.R1, b.o.events),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, evBase),
-		asm.Mov.Imm(asm.R3, EventSize),
-		asm.Mov.Imm(asm.R4, ringbufNoWakeup),
-		asm.FnRingbufOutput.Call(),
-		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.StoreImm(asm.RFP, keyOff, 0, asm.Word),
-		b.mapPtr(asm.R1, b.o.lost),
+		// The CPU's next slot: next[cpu] += 1, its old value in r1.
+		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
+		b.mapPtr(asm.R1, b.o.next),
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, keyOff),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Imm(asm.R1, 1),
-		asm.AddAtomic.Mem(asm.R0, asm.R1, asm.DWord, 0),
+		fetchAdd(asm.R0, asm.R1),
+		asm.JGE.Imm(asm.R1, int32(b.o.perCPU), "out"), // full: lost, counted by next
+		// events[cpu*perCPU + slot] = the event on the stack.
+		asm.LoadMem(asm.R2, asm.RFP, keyOff, asm.Word),
+		asm.Mul.Imm(asm.R2, int32(b.o.perCPU)),
+		asm.Add.Reg(asm.R2, asm.R1),
+		asm.StoreMem(asm.RFP, keyOff, asm.R2, asm.Word),
+		b.mapPtr(asm.R1, b.o.events),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+0, asm.DWord),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+8, asm.DWord),
+		asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+16, asm.DWord),
+		asm.StoreMem(asm.R0, 16, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+24, asm.DWord),
+		asm.StoreMem(asm.R0, 24, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+32, asm.DWord),
+		asm.StoreMem(asm.R0, 32, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+40, asm.DWord),
+		asm.StoreMem(asm.R0, 40, asm.R1, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	}

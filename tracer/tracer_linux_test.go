@@ -131,3 +131,48 @@ func TestCollectorAllocs(t *testing.T) {
 	}
 	t.Logf("%d records, %d allocations", n, after.Mallocs-before.Mallocs)
 }
+
+// TestBufferFullCountsLost fills every CPU's slots: the records past them
+// are counted as lost, the kept ones are whole and of the window, and
+// kept and lost add up to what the thread made.
+func TestBufferFullCountsLost(t *testing.T) {
+	tr := openOrSkip(t, Config{BufferBytes: 1})
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := syscall.Gettid()
+	if err := tr.FollowThread(tid, "test"); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.unfollowThread(tid)
+	capacity := tr.objs.perCPU * int(tr.objs.next.MaxEntries())
+	calls := capacity // two records a call: twice what the slots hold
+	if err := tr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for range calls {
+		syscall.Getppid()
+	}
+	trace, err := tr.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := 0
+	for _, e := range trace.Events {
+		if e.Time < trace.Start || e.Time > trace.End {
+			t.Fatalf("record at %d outside the window [%d, %d]", e.Time, trace.Start, trace.End)
+		}
+		if int(e.Tid) == tid && (e.Kind == KindSysEnter || e.Kind == KindSysExit) {
+			mine++
+		}
+	}
+	if len(trace.Events) > capacity {
+		t.Errorf("%d records kept, the slots hold %d", len(trace.Events), capacity)
+	}
+	if trace.Lost == 0 {
+		t.Fatalf("no record lost: %d kept for %d calls into %d slots", len(trace.Events), calls, capacity)
+	}
+	if got := uint64(mine) + trace.Lost; got < uint64(2*calls) {
+		t.Errorf("kept %d of the thread's + %d lost < the %d it made", mine, trace.Lost, 2*calls)
+	}
+	t.Logf("%d slots, %d kept (%d of the thread's), %d lost", capacity, len(trace.Events), mine, trace.Lost)
+}
