@@ -131,6 +131,8 @@ func setBit(m *ebpf.Map, id int, on bool) error {
 //   - next (BPF_MAP_TYPE_ARRAY, by CPU, mmapped): the CPU's next free slot
 //     in events; a program claims its slot with an atomic fetch-and-add.
 //     Past perCPU the record is lost, and the count says by how many.
+//   - inflight (BPF_MAP_TYPE_ARRAY): each followed task's system call in
+//     progress, so that its exit records the whole call (inflightSlots).
 //   - events (BPF_MAP_TYPE_ARRAY of Events, mmapped): perCPU slots per CPU,
 //     CPU c's from c*perCPU. Nothing reads it while a window is open, so a
 //     record takes no lock, shares no cache line with another CPU and wakes
@@ -138,6 +140,7 @@ func setBit(m *ebpf.Map, id int, on bool) error {
 //     the path is one more task on the path's CPUs.
 type objects struct {
 	tgids, tids, calls, cpus, next, events *ebpf.Map
+	inflight                               *ebpf.Map
 	nextMem, eventsMem                     *ebpf.Memory
 	perCPU                                 int
 	progs                                  []*ebpf.Program
@@ -150,7 +153,7 @@ func (o *objects) close() {
 	for _, p := range o.progs {
 		p.Close()
 	}
-	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events} {
+	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events, o.inflight} {
 		if m != nil {
 			m.Close()
 		}
@@ -224,6 +227,9 @@ func newObjects(bufferBytes int) (*objects, error) {
 	}
 	if o.next, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_next", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
 		return fail("create array next", err)
+	}
+	if o.inflight, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_inflight", Type: ebpf.Array, KeySize: 4, ValueSize: 24, MaxEntries: inflightSlots}); err != nil {
+		return fail("create array inflight", err)
 	}
 	o.perCPU = slotsPerCPU(bufferBytes, ncpu)
 	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.Array, KeySize: 4, ValueSize: EventSize, MaxEntries: uint32(o.perCPU * ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
@@ -438,9 +444,15 @@ func (b *builder) cpuFollowed() asm.Instructions {
 // it in the CPU's next slot; past the CPU's last slot it is lost, which
 // the CPU's count past perCPU says. It ends the program ("out" returns 0).
 func (b *builder) emit(k Kind) asm.Instructions {
-	return asm.Instructions{
+	return append(asm.Instructions{
 		asm.StoreImm(asm.RFP, evBase+offKind, int64(k), asm.Word).WithSymbol("emit"),
-		asm.FnKtimeGetNs.Call(),
+	}, b.emitTail()...)
+}
+
+// emitTail is emit after the kind is stored ("tail").
+func (b *builder) emitTail() asm.Instructions {
+	return asm.Instructions{
+		asm.FnKtimeGetNs.Call().WithSymbol("tail"),
 		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
 		asm.FnGetSmpProcessorId.Call(),
 		asm.StoreMem(asm.RFP, evBase+offCPU, asm.R0, asm.Word),
@@ -541,30 +553,107 @@ func (b *builder) migrateProg() (asm.Instructions, error) {
 // recorded for followed tasks. The filter comes first: every task on the
 // machine passes here on every system call.
 func (b *builder) sysProg(k Kind) (asm.Instructions, error) {
-	body := asm.Instructions{
-		arg(asm.R3, 1).WithSymbol("emit"),
-		asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
-	}
 	if k == KindSysEnter {
-		if b.off.arg0 >= 0 {
-			body = append(body,
-				arg(asm.R7, 0),
-				asm.LoadMem(asm.R3, asm.R7, int16(b.off.arg0), asm.DWord),
-				asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord))
-		} else {
-			body = append(body,
-				asm.Mov.Imm(asm.R3, -1),
-				asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord))
-		}
+		return b.enterProg()
 	}
-	emit := b.emit(k)
-	emit[0] = emit[0].WithSymbol("") // the body above is where follows lands
-	body = append(body, emit...)
+	return b.exitProg()
+}
+
+// Where a followed task's sys_enter is kept until its sys_exit, so that a
+// whole call makes one record (KindSyscall): slot tid%inflightSlots of
+// the inflight array, 24 bytes:
+//
+//	 0 u64 the entry's time, 0 once its exit has taken it
+//	 8 u32 the task
+//	12 u32 the call's number, the CPU it entered on << 16
+//	16 u64 its first argument
+//
+// Two followed tasks whose ids share a slot and whose calls overlap cost
+// the second's entry: its exit is recorded alone, as for a call entered
+// before the window.
+const inflightSlots = 1 << 16
+
+// enterProg is sys_enter(struct pt_regs *regs, long id) for a followed
+// task: it fills the task's inflight slot and records nothing.
+func (b *builder) enterProg() (asm.Instructions, error) {
+	body := asm.Instructions{
+		asm.FnKtimeGetNs.Call().WithSymbol("emit"),
+		asm.Mov.Reg(asm.R9, asm.R0),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
+		asm.And.Imm(asm.R1, inflightSlots-1),
+		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
+		b.mapPtr(asm.R1, b.o.inflight),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnGetSmpProcessorId.Call(),
+		asm.LSh.Imm(asm.R0, 16),
+		arg(asm.R3, 1),
+		asm.And.Imm(asm.R3, 0xffff),
+		asm.Or.Reg(asm.R0, asm.R3),
+		asm.StoreMem(asm.R7, 12, asm.R0, asm.Word),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
+		asm.StoreMem(asm.R7, 8, asm.R1, asm.Word),
+	}
+	if b.off.arg0 >= 0 {
+		body = append(body,
+			arg(asm.R1, 0),
+			asm.LoadMem(asm.R3, asm.R1, int16(b.off.arg0), asm.DWord),
+			asm.StoreMem(asm.R7, 16, asm.R3, asm.DWord))
+	} else {
+		body = append(body, asm.Mov.Imm(asm.R3, -1), asm.StoreMem(asm.R7, 16, asm.R3, asm.DWord))
+	}
+	// The time last: a slot whose time is set is whole.
+	body = append(body,
+		asm.StoreMem(asm.R7, 0, asm.R9, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return())
 	return b.done(prologue(),
 		current(),
 		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
 		asm.Instructions{asm.Ja.Label("out")},
 		body)
+}
+
+// exitProg is sys_exit(struct pt_regs *regs, long ret) for a followed
+// task: one KindSyscall record if its inflight slot holds its entry, else
+// a KindSysExit (the call began before the window or the slot was
+// taken).
+func (b *builder) exitProg() (asm.Instructions, error) {
+	body := asm.Instructions{
+		arg(asm.R3, 1).WithSymbol("emit"),
+		asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
+		asm.And.Imm(asm.R1, inflightSlots-1),
+		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
+		b.mapPtr(asm.R1, b.o.inflight),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "alone"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "alone"),
+		asm.LoadMem(asm.R2, asm.R0, 8, asm.Word),
+		asm.LoadMem(asm.R3, asm.RFP, evBase+offTid, asm.Word),
+		asm.JNE.Reg(asm.R2, asm.R3, "alone"),
+		asm.StoreMem(asm.RFP, evBase+offArg2, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R2, asm.R0, 12, asm.Word),
+		asm.StoreMem(asm.RFP, evBase+offTid2, asm.R2, asm.Word),
+		asm.LoadMem(asm.R2, asm.R0, 16, asm.DWord),
+		asm.StoreMem(asm.RFP, evBase+offTgid2, asm.R2, asm.Word),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSyscall), asm.Word),
+		asm.Ja.Label("tail"),
+		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSysExit), asm.Word).WithSymbol("alone"),
+	}
+	return b.done(prologue(),
+		current(),
+		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
+		asm.Instructions{asm.Ja.Label("out")},
+		body, b.emitTail())
 }
 
 // softirq_entry(unsigned int vec_nr), softirq_exit(vec_nr): recorded on

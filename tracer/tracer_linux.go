@@ -238,6 +238,20 @@ func (t *Tracer) collect(tr *Trace) error {
 				if e.Decode(b[:EventSize]) != nil || e.Time < t.start {
 					t.events = t.events[:len(t.events)-1]
 					tr.Bad++
+					continue
+				}
+				enter, exit, ok := e.Split()
+				switch {
+				case !ok:
+				case enter.Time < t.start:
+					// Entered before the window, as a lone exit says.
+					*e = exit
+				case len(t.events) >= t.cfg.MaxEvents:
+					*e = exit
+					tr.Dropped++
+				default:
+					*e = enter
+					t.events = append(t.events, exit)
 				}
 			}
 			done += k
