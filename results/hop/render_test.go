@@ -205,7 +205,7 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 
 func TestWakeCheckString(t *testing.T) {
 	c := WakeCheck{
-		CrossIdle: Spread{N: 40, P25: 5.1, P50: 6.2, P75: 7.9},
+		CrossIdle:    Spread{N: 40, P25: 5.1, P50: 6.2, P75: 7.9},
 		ProbeCrossUS: 8.3, ProbeSameUS: 4.7, ProbeExtraUS: 3.6,
 	}
 	got := c.String()
