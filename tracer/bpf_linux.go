@@ -133,6 +133,9 @@ func setBit(m *ebpf.Map, id int, on bool) error {
 //     Past perCPU the record is lost, and the count says by how many.
 //   - inflight (BPF_MAP_TYPE_ARRAY): each followed task's system call in
 //     progress, so that its exit records the whole call (inflightSlots).
+//   - softirqs (BPF_MAP_TYPE_ARRAY, by CPU): the time the CPU's softirq in
+//     progress entered (softirqs do not nest on a CPU), 0 once its exit
+//     has taken it into one KindSoftirq record.
 //   - events (BPF_MAP_TYPE_ARRAY of Events, mmapped): perCPU slots per CPU,
 //     CPU c's from c*perCPU. Nothing reads it while a window is open, so a
 //     record takes no lock, shares no cache line with another CPU and wakes
@@ -140,7 +143,7 @@ func setBit(m *ebpf.Map, id int, on bool) error {
 //     the path is one more task on the path's CPUs.
 type objects struct {
 	tgids, tids, calls, cpus, next, events *ebpf.Map
-	inflight                               *ebpf.Map
+	inflight, softirqs                     *ebpf.Map
 	nextMem, eventsMem                     *ebpf.Memory
 	perCPU                                 int
 	progs                                  []*ebpf.Program
@@ -153,7 +156,7 @@ func (o *objects) close() {
 	for _, p := range o.progs {
 		p.Close()
 	}
-	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events, o.inflight} {
+	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events, o.inflight, o.softirqs} {
 		if m != nil {
 			m.Close()
 		}
@@ -230,6 +233,9 @@ func newObjects(bufferBytes int) (*objects, error) {
 	}
 	if o.inflight, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_inflight", Type: ebpf.Array, KeySize: 4, ValueSize: 24, MaxEntries: inflightSlots}); err != nil {
 		return fail("create array inflight", err)
+	}
+	if o.softirqs, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_softirqs", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(ncpu)}); err != nil {
+		return fail("create array softirqs", err)
 	}
 	o.perCPU = slotsPerCPU(bufferBytes, ncpu)
 	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.Array, KeySize: 4, ValueSize: EventSize, MaxEntries: uint32(o.perCPU * ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
@@ -659,19 +665,50 @@ func (b *builder) exitProg() (asm.Instructions, error) {
 // softirq_entry(unsigned int vec_nr), softirq_exit(vec_nr): recorded on
 // the CPUs of the set, with the task they interrupted.
 func (b *builder) softirqProg(k Kind) (asm.Instructions, error) {
-	return b.done(prologue(),
-		asm.Instructions{
-			asm.FnGetSmpProcessorId.Call(),
-			asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
-		},
-		b.cpuFollowed(),
+	head := asm.Instructions{
+		asm.FnGetSmpProcessorId.Call(),
+		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
+	}
+	slot := asm.Instructions{
+		b.mapPtr(asm.R1, b.o.softirqs),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+	}
+	if k == KindSoftirqEntry {
+		// The entry's time in the CPU's slot; no record.
+		return b.done(prologue(), head, b.cpuFollowed(),
+			asm.Instructions{asm.FnKtimeGetNs.Call(), asm.Mov.Reg(asm.R9, asm.R0)},
+			slot,
+			asm.Instructions{
+				asm.JEq.Imm(asm.R0, 0, "out"),
+				asm.StoreMem(asm.R0, 0, asm.R9, asm.DWord),
+				asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+				asm.Return(),
+			})
+	}
+	// The exit: one KindSoftirq record with the entry's time when the
+	// CPU's slot holds it, else a lone KindSoftirqExit.
+	return b.done(prologue(), head, b.cpuFollowed(),
 		current(),
 		asm.Instructions{
 			arg(asm.R3, 0),
 			asm.Mov.Reg32(asm.R3, asm.R3),
 			asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
 		},
-		b.emit(k))
+		slot,
+		asm.Instructions{
+			asm.JEq.Imm(asm.R0, 0, "alone"),
+			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+			asm.JEq.Imm(asm.R1, 0, "alone"),
+			asm.StoreMem(asm.RFP, evBase+offArg2, asm.R1, asm.DWord),
+			asm.Mov.Imm(asm.R1, 0),
+			asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+			asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSoftirq), asm.Word),
+			asm.Ja.Label("tail"),
+			asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSoftirqExit), asm.Word).WithSymbol("alone"),
+		},
+		b.emitTail())
 }
 
 // cpu_idle(unsigned int state, unsigned int cpu_id): recorded for the

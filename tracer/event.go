@@ -47,6 +47,10 @@ const (
 	// Tgid2 the low 32 bits of its first argument. Split gives the
 	// KindSysEnter and KindSysExit it stands for; a Trace holds those.
 	KindSyscall
+	// KindSoftirq is a whole softirq, recorded at softirq_exit on a CPU
+	// whose softirq_entry the tracer kept: KindSoftirqExit's fields, and
+	// Arg2 the time of the entry. Split gives the entry and the exit.
+	KindSoftirq
 	kindEnd
 )
 
@@ -58,12 +62,17 @@ var kindNames = [...]string{
 	KindSwitch: "switch", KindWaking: "waking", KindWakeupNew: "wakeup_new",
 	KindMigrate: "migrate", KindSysEnter: "sys_enter", KindSysExit: "sys_exit",
 	KindSoftirqEntry: "softirq_entry", KindSoftirqExit: "softirq_exit", KindIdle: "cpu_idle",
-	KindSyscall: "syscall",
+	KindSyscall: "syscall", KindSoftirq: "softirq",
 }
 
-// Split returns the entry and the exit a KindSyscall record stands for;
-// ok is false for any other Kind.
+// Split returns the entry and the exit a KindSyscall or KindSoftirq
+// record stands for; ok is false for any other Kind.
 func (e *Event) Split() (enter, exit Event, ok bool) {
+	if e.Kind == KindSoftirq {
+		enter = Event{Time: e.Arg2, Arg: e.Arg, Tid: e.Tid, Tgid: e.Tgid, CPU: e.CPU, Kind: KindSoftirqEntry}
+		exit = Event{Time: e.Time, Arg: e.Arg, Tid: e.Tid, Tgid: e.Tgid, CPU: e.CPU, Kind: KindSoftirqExit}
+		return enter, exit, true
+	}
 	if e.Kind != KindSyscall {
 		return Event{}, Event{}, false
 	}

@@ -124,8 +124,14 @@ func TestSplit(t *testing.T) {
 	if exit != wantExit {
 		t.Errorf("exit %+v, want %+v", exit, wantExit)
 	}
+	irq := Event{Time: 900, Arg: 3, Arg2: 700, Tid: 7, Tgid: 3, CPU: 1, Kind: KindSoftirq}
+	enter, exit, ok = irq.Split()
+	if !ok || enter != (Event{Time: 700, Arg: 3, Tid: 7, Tgid: 3, CPU: 1, Kind: KindSoftirqEntry}) ||
+		exit != (Event{Time: 900, Arg: 3, Tid: 7, Tgid: 3, CPU: 1, Kind: KindSoftirqExit}) {
+		t.Errorf("softirq split into %+v, %+v (%v)", enter, exit, ok)
+	}
 	for k := KindSwitch; k < kindEnd; k++ {
-		if k == KindSyscall {
+		if k == KindSyscall || k == KindSoftirq {
 			continue
 		}
 		if _, _, ok := (&Event{Kind: k}).Split(); ok {
