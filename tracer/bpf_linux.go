@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -413,14 +414,11 @@ func (b *builder) follows(tid, tgid int16) asm.Instructions {
 // (array_map_gen_lookup), so the test costs no helper call: it runs for
 // every system call of every task on the machine.
 func (b *builder) bitSet(m *ebpf.Map, off int16) asm.Instructions {
-	return asm.Instructions{
+	return seq(asm.Instructions{
 		asm.LoadMem(asm.R1, asm.RFP, evBase+off, asm.Word),
 		asm.RSh.Imm(asm.R1, 6),
 		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
-		b.mapPtr(asm.R1, m),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	}, b.lookupKey(m), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "skip"+strconv.Itoa(int(off))),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.LoadMem(asm.R2, asm.RFP, evBase+off, asm.Word),
@@ -429,21 +427,31 @@ func (b *builder) bitSet(m *ebpf.Map, off int16) asm.Instructions {
 		asm.And.Imm(asm.R1, 1),
 		asm.JNE.Imm(asm.R1, 0, "emit"),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("skip" + strconv.Itoa(int(off))),
+	})
+}
+
+// lookupKey looks the key in the word at keyOff up in m: r0 the value's
+// address, or 0.
+func (b *builder) lookupKey(m *ebpf.Map) asm.Instructions {
+	return asm.Instructions{
+		b.mapPtr(asm.R1, m),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
 	}
 }
+
+// seq joins instruction lists.
+func seq(parts ...asm.Instructions) asm.Instructions { return slices.Concat(parts...) }
 
 // cpuFollowed jumps to "out" unless the CPU whose number is in the word at
 // keyOff is in the cpus set.
 func (b *builder) cpuFollowed() asm.Instructions {
-	return asm.Instructions{
-		b.mapPtr(asm.R1, b.o.cpus),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	return seq(b.lookupKey(b.o.cpus), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.Word),
 		asm.JEq.Imm(asm.R1, 0, "out"),
-	}
+	})
 }
 
 // emit stamps the event with its kind, the time and the CPU, and stores
@@ -457,17 +465,14 @@ func (b *builder) emit(k Kind) asm.Instructions {
 
 // emitTail is emit after the kind is stored ("tail").
 func (b *builder) emitTail() asm.Instructions {
-	return asm.Instructions{
+	return seq(asm.Instructions{
 		asm.FnKtimeGetNs.Call().WithSymbol("tail"),
 		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
 		asm.FnGetSmpProcessorId.Call(),
 		asm.StoreMem(asm.RFP, evBase+offCPU, asm.R0, asm.Word),
 		// The CPU's next slot: next[cpu] += 1, its old value in r1.
 		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
-		b.mapPtr(asm.R1, b.o.next),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	}, b.lookupKey(b.o.next), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Imm(asm.R1, 1),
 		fetchAdd(asm.R0, asm.R1),
@@ -477,10 +482,7 @@ func (b *builder) emitTail() asm.Instructions {
 		asm.Mul.Imm(asm.R2, int32(b.o.perCPU)),
 		asm.Add.Reg(asm.R2, asm.R1),
 		asm.StoreMem(asm.RFP, keyOff, asm.R2, asm.Word),
-		b.mapPtr(asm.R1, b.o.events),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	}, b.lookupKey(b.o.events), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+0, asm.DWord),
 		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
@@ -496,7 +498,7 @@ func (b *builder) emitTail() asm.Instructions {
 		asm.StoreMem(asm.R0, 40, asm.R1, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	}
+	})
 }
 
 func (b *builder) done(parts ...asm.Instructions) (asm.Instructions, error) {
@@ -579,19 +581,23 @@ func (b *builder) sysProg(k Kind) (asm.Instructions, error) {
 // before the window.
 const inflightSlots = 1 << 16
 
-// enterProg is sys_enter(struct pt_regs *regs, long id) for a followed
-// task: it fills the task's inflight slot and records nothing.
-func (b *builder) enterProg() (asm.Instructions, error) {
-	body := asm.Instructions{
-		asm.FnKtimeGetNs.Call().WithSymbol("emit"),
-		asm.Mov.Reg(asm.R9, asm.R0),
+// inflightSlot looks the current task's inflight slot up: r0 its
+// address, or 0.
+func (b *builder) inflightSlot() asm.Instructions {
+	return seq(asm.Instructions{
 		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
 		asm.And.Imm(asm.R1, inflightSlots-1),
 		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
-		b.mapPtr(asm.R1, b.o.inflight),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	}, b.lookupKey(b.o.inflight))
+}
+
+// enterProg is sys_enter(struct pt_regs *regs, long id) for a followed
+// task: it fills the task's inflight slot and records nothing.
+func (b *builder) enterProg() (asm.Instructions, error) {
+	body := seq(asm.Instructions{
+		asm.FnKtimeGetNs.Call().WithSymbol("emit"),
+		asm.Mov.Reg(asm.R9, asm.R0),
+	}, b.inflightSlot(), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Reg(asm.R7, asm.R0),
 		asm.FnGetSmpProcessorId.Call(),
@@ -602,7 +608,7 @@ func (b *builder) enterProg() (asm.Instructions, error) {
 		asm.StoreMem(asm.R7, 12, asm.R0, asm.Word),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
 		asm.StoreMem(asm.R7, 8, asm.R1, asm.Word),
-	}
+	})
 	if b.off.arg0 >= 0 {
 		body = append(body,
 			arg(asm.R1, 0),
@@ -628,16 +634,10 @@ func (b *builder) enterProg() (asm.Instructions, error) {
 // a KindSysExit (the call began before the window or the slot was
 // taken).
 func (b *builder) exitProg() (asm.Instructions, error) {
-	body := asm.Instructions{
+	body := seq(asm.Instructions{
 		arg(asm.R3, 1).WithSymbol("emit"),
 		asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
-		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
-		asm.And.Imm(asm.R1, inflightSlots-1),
-		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
-		b.mapPtr(asm.R1, b.o.inflight),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	}, b.inflightSlot(), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "alone"),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.JEq.Imm(asm.R1, 0, "alone"),
@@ -654,7 +654,7 @@ func (b *builder) exitProg() (asm.Instructions, error) {
 		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSyscall), asm.Word),
 		asm.Ja.Label("tail"),
 		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSysExit), asm.Word).WithSymbol("alone"),
-	}
+	})
 	return b.done(prologue(),
 		current(),
 		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
@@ -669,12 +669,7 @@ func (b *builder) softirqProg(k Kind) (asm.Instructions, error) {
 		asm.FnGetSmpProcessorId.Call(),
 		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
 	}
-	slot := asm.Instructions{
-		b.mapPtr(asm.R1, b.o.softirqs),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
-	}
+	slot := b.lookupKey(b.o.softirqs)
 	if k == KindSoftirqEntry {
 		// The entry's time in the CPU's slot; no record.
 		return b.done(prologue(), head, b.cpuFollowed(),
