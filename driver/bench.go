@@ -144,6 +144,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			rep.Tracer.Waterfall = b.tracing.traced
 		}
 	}
+	if rep.Tracer != nil {
+		rep.Tracer.Wakes = b.tracing.wakeCheck(rep.Machine)
+	}
 	hop.Explain(rep.Paths, rep.Machine)
 	b.hosts.describe(rep, cfg.Backend)
 	rep.Verdicts = hop.Verdicts(rep)

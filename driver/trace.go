@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/tracer"
 )
@@ -26,6 +27,9 @@ type tracing struct {
 	perEvent  time.Duration
 	waterfall tracer.Waterfall
 	traced    int // requests added to the waterfall
+	// crossIdle and sameCPU are the traced requests' wake-ups, µs: onto
+	// another, idle CPU, and onto the waker's own (the probe's check).
+	crossIdle, sameCPU []float64
 }
 
 // openTracing opens the tracer for a run, or says why it cannot: no BTF,
@@ -60,6 +64,43 @@ func (t *tracing) info() *hop.TracerInfo {
 		return &hop.TracerInfo{Note: t.note}
 	}
 	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds())}
+}
+
+// addWakes keeps reqs' wake-ups for the probe's check.
+func (t *tracing) addWakes(reqs []tracer.Request) {
+	for _, w := range tracer.Wakes(reqs) {
+		us := float64(w.Latency) / 1e3
+		switch {
+		case w.Cross && w.Idle:
+			t.crossIdle = append(t.crossIdle, us)
+		case !w.Cross:
+			t.sameCPU = append(t.sameCPU, us)
+		}
+	}
+}
+
+// wakeCheck sets the traced wake-ups beside the probe's constants; nil
+// when no traced request was woken.
+func (t *tracing) wakeCheck(m *results.Machine) *hop.WakeCheck {
+	if len(t.crossIdle)+len(t.sameCPU) == 0 {
+		return nil
+	}
+	w := &hop.WakeCheck{CrossIdle: spreadOf(t.crossIdle), SameCPU: spreadOf(t.sameCPU)}
+	if m != nil {
+		w.ProbeCrossUS, w.ProbeSameUS = m.Wake.CrossCPU, m.Wake.SameCPU
+		w.ProbeExtraUS = m.Figure("cross-cpu extra").MedianUS
+	}
+	return w
+}
+
+func spreadOf(v []float64) hop.Spread {
+	if len(v) == 0 {
+		return hop.Spread{}
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	at := func(q float64) float64 { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return hop.Spread{N: len(s), P25: at(0.25), P50: at(0.5), P75: at(0.75)}
 }
 
 func (t *tracing) close() error {
@@ -124,10 +165,10 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 			}
 		}
 	}
-	// The collector drains the ring every 10 ms in this process: on a
-	// CPU of the path it would add its decoding to the round trips, so
-	// for the traced round this process moves to a CPU the path leaves
-	// free, when there is one.
+	// The tracer reads its records only when the round ends, but this
+	// process still works during it (it follows socat's children and
+	// waits on the client): for the traced round it moves to a CPU the
+	// path leaves free, when there is one.
 	if free := freeCPUs(placement); free.Len() > 0 {
 		if prev, err := affinity.PinProcess(os.Getpid(), free); err == nil {
 			defer affinity.PinProcess(os.Getpid(), prev)
@@ -169,6 +210,7 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	if len(reqs) == 0 {
 		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
 	}
+	t.addWakes(reqs)
 	// Sorted once by round trip: the median band, the median and the p99
 	// request are all read from it.
 	byRTT := slices.Clone(reqs)

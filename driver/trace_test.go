@@ -64,9 +64,20 @@ func TestRunTraced(t *testing.T) {
 			t.Errorf("%s: the median request spent no time in the relay: %+v", p.Name, tr.P50Split)
 		}
 	}
+	// Every request's round trip holds wake-ups: the check beside the
+	// probe has them, with quartiles in order.
+	w := rep.Tracer.Wakes
+	if w == nil || w.CrossIdle.N+w.SameCPU.N == 0 {
+		t.Fatalf("tracer wakes %+v, want the traced requests' wake-ups", w)
+	}
+	for _, s := range []hop.Spread{w.CrossIdle, w.SameCPU} {
+		if s.N > 0 && !(0 < s.P25 && s.P25 <= s.P50 && s.P50 <= s.P75) {
+			t.Errorf("wake-ups %+v: quartiles out of order", s)
+		}
+	}
 	var text bytes.Buffer
 	hop.WriteText(&text, rep)
-	for _, want := range []string{"traced requests", "epoll tcp->tcp: the p99 request ("} {
+	for _, want := range []string{"traced requests", "epoll tcp->tcp: the p99 request (", "wake-ups the traced requests waited for"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}

@@ -762,3 +762,37 @@ func (a *assembler) charge(g *Segment) {
 	g.Events = hi - lo
 	g.Tracer = min(time.Duration(g.Events)*a.perEvent, time.Duration(g.End-g.Start))
 }
+
+// Wake is one wake-up on a request's critical path: from the waker's
+// sched_waking to the woken task on CPU, the tracer's own cost taken off.
+type Wake struct {
+	Latency time.Duration
+	// Cross is a wake-up onto another CPU than the waker's; Idle one
+	// whose CPU was idle (it ran nothing else while the task waited).
+	Cross, Idle bool
+}
+
+// Wakes lists the wake-ups on reqs' critical paths: each a SegIdleExit
+// and SegRunnable pair (or either alone) of one woken task, with the
+// waker's CPU read from the segment before it. A preemption's wait (By
+// 0) is not a wake-up, and a wake-up at a request's start has no waker
+// segment to place it.
+func Wakes(reqs []Request) []Wake {
+	var out []Wake
+	for i := range reqs {
+		segs := reqs[i].Segments
+		for j := 1; j < len(segs); j++ {
+			s := &segs[j]
+			if (s.Kind != SegIdleExit && s.Kind != SegRunnable) || s.By == 0 {
+				continue
+			}
+			w := Wake{Latency: s.Duration(), Cross: segs[j-1].CPU >= 0 && segs[j-1].CPU != s.CPU, Idle: s.Kind == SegIdleExit || s.Behind == 0}
+			if s.Kind == SegIdleExit && j+1 < len(segs) && segs[j+1].Kind == SegRunnable && segs[j+1].Tid == s.Tid {
+				j++
+				w.Latency += segs[j].Duration()
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -367,3 +367,30 @@ func TestInSituCost(t *testing.T) {
 		t.Errorf("InSituCost of no requests = %v", got)
 	}
 }
+
+func TestWakes(t *testing.T) {
+	tr := &Trace{Config: Config{Components: components}, Events: relaySpread(5)}
+	reqs := tr.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request")
+	}
+	// Each period: client→relay 900 ns (600 leaving idle), relay→server
+	// 600, server→relay 700, relay→client 700, every one onto the other,
+	// idle CPU.
+	want := []time.Duration{900, 600, 700, 700}
+	got := Wakes(reqs[:1])
+	if len(got) != len(want) {
+		t.Fatalf("%d wake-ups %+v, want %d", len(got), got, len(want))
+	}
+	for i, w := range got {
+		if w.Latency != want[i] || !w.Cross || !w.Idle {
+			t.Errorf("wake-up %d: %+v, want %v cross idle", i, w, want[i])
+		}
+	}
+	packed := (&Trace{Config: Config{Components: components}, Events: relayPacked(5)}).Requests()
+	for _, w := range Wakes(packed) {
+		if w.Cross {
+			t.Errorf("a wake-up on one CPU said cross: %+v", w)
+		}
+	}
+}

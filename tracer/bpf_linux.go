@@ -3,7 +3,9 @@ package tracer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -117,11 +119,6 @@ func setBit(m *ebpf.Map, id int, on bool) error {
 	return m.Put(key, word)
 }
 
-// ringbufNoWakeup is BPF_RB_NO_WAKEUP: the collector polls the ring on a
-// timer, so a record does not wake a user thread, which on a two-CPU
-// machine would be one more task on the path's CPUs per event.
-const ringbufNoWakeup = 1
-
 // objects owns the tracer's kernel side: its maps, programs and links, all
 // released by close.
 //
@@ -132,10 +129,24 @@ const ringbufNoWakeup = 1
 //     recorded (Config.WithoutSyscalls leaves some out).
 //   - cpus (BPF_MAP_TYPE_ARRAY, by CPU): non-zero where idle and softirq
 //     events are recorded.
-//   - events (BPF_MAP_TYPE_RINGBUF): one Event per record.
-//   - lost (BPF_MAP_TYPE_ARRAY, one u64): records the full ring refused.
+//   - next (BPF_MAP_TYPE_ARRAY, by CPU, mmapped): the CPU's next free slot
+//     in events; a program claims its slot with an atomic fetch-and-add.
+//     Past perCPU the record is lost, and the count says by how many.
+//   - inflight (BPF_MAP_TYPE_ARRAY): each followed task's system call in
+//     progress, so that its exit records the whole call (inflightSlots).
+//   - softirqs (BPF_MAP_TYPE_ARRAY, by CPU): the time the CPU's softirq in
+//     progress entered (softirqs do not nest on a CPU), 0 once its exit
+//     has taken it into one KindSoftirq record.
+//   - events (BPF_MAP_TYPE_ARRAY of Events, mmapped): perCPU slots per CPU,
+//     CPU c's from c*perCPU. Nothing reads it while a window is open, so a
+//     record takes no lock, shares no cache line with another CPU and wakes
+//     no collector: on a machine of two CPUs, a collector running beside
+//     the path is one more task on the path's CPUs.
 type objects struct {
-	tgids, tids, calls, cpus, events, lost *ebpf.Map
+	tgids, tids, calls, cpus, next, events *ebpf.Map
+	inflight, softirqs                     *ebpf.Map
+	nextMem, eventsMem                     *ebpf.Memory
+	perCPU                                 int
 	progs                                  []*ebpf.Program
 	links                                  []link.Link
 	wakeup                                 string // the tracepoint behind KindWaking
@@ -146,7 +157,7 @@ func (o *objects) close() {
 	for _, p := range o.progs {
 		p.Close()
 	}
-	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.events, o.lost} {
+	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events, o.inflight, o.softirqs} {
 		if m != nil {
 			m.Close()
 		}
@@ -189,7 +200,7 @@ func kernelError(op string, err error) error {
 	}
 }
 
-func newObjects(ringBytes int) (*objects, error) {
+func newObjects(bufferBytes int) (*objects, error) {
 	off, err := kernelOffsets()
 	if err != nil {
 		return nil, err
@@ -218,11 +229,24 @@ func newObjects(ringBytes int) (*objects, error) {
 	if o.cpus, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_cpus", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: uint32(ncpu)}); err != nil {
 		return fail("create array cpus", err)
 	}
-	if o.lost, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_lost", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}); err != nil {
-		return fail("create array lost", err)
+	if o.next, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_next", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
+		return fail("create array next", err)
 	}
-	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.RingBuf, MaxEntries: uint32(ringSize(ringBytes))}); err != nil {
-		return fail("create ringbuf events", err)
+	if o.inflight, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_inflight", Type: ebpf.Array, KeySize: 4, ValueSize: 24, MaxEntries: inflightSlots}); err != nil {
+		return fail("create array inflight", err)
+	}
+	if o.softirqs, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_softirqs", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(ncpu)}); err != nil {
+		return fail("create array softirqs", err)
+	}
+	o.perCPU = slotsPerCPU(bufferBytes, ncpu)
+	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.Array, KeySize: 4, ValueSize: EventSize, MaxEntries: uint32(o.perCPU * ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
+		return fail("create array events", err)
+	}
+	if o.nextMem, err = o.next.Memory(); err != nil {
+		return fail("map array next", err)
+	}
+	if o.eventsMem, err = o.events.Memory(); err != nil {
+		return fail("map array events", err)
 	}
 	load := func(tp string, insns asm.Instructions) error {
 		p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
@@ -278,18 +302,37 @@ func newObjects(ringBytes int) (*objects, error) {
 	return o, nil
 }
 
-// ringSize rounds n up to a power of two pages, as BPF_MAP_TYPE_RINGBUF
-// requires.
-func ringSize(n int) int {
-	if n <= 0 {
-		n = DefaultRingBytes
-	}
-	size := os.Getpagesize()
-	for size < n {
-		size *= 2
-	}
-	return size
+// fetchAdd is *(u64 *)dst += src, src taking the old value. cilium/ebpf
+// v0.22 encodes an atomic instruction's operation in its immediate after
+// it has written the immediate (asm/instruction.go, Marshal), so its
+// FetchAdd reaches the kernel as a plain add and src keeps its value; the
+// operation is given as the constant here, which Marshal does write.
+func fetchAdd(dst, src asm.Register) asm.Instruction {
+	ins := asm.FetchAdd.Mem(dst, src, asm.DWord, 0)
+	ins.Constant = int64(asm.FetchAdd >> 8)
+	return ins
 }
+
+// unix_BPF_F_MMAPABLE is BPF_F_MMAPABLE (include/uapi/linux/bpf.h): an
+// array user space maps into its memory and reads without a system call
+// per record.
+const unix_BPF_F_MMAPABLE = 1 << 10
+
+// slotsPerCPU shares n bytes (DefaultBufferBytes if n <= 0) between ncpu
+// CPUs' slots, at least minSlotsPerCPU each, and keeps the array's
+// element count within a u32.
+func slotsPerCPU(n, ncpu int) int {
+	if n <= 0 {
+		n = DefaultBufferBytes
+	}
+	ncpu = max(ncpu, 1)
+	per := max(n/EventSize/ncpu, minSlotsPerCPU)
+	return min(per, math.MaxInt32/ncpu)
+}
+
+// minSlotsPerCPU keeps a machine of many CPUs from dividing the buffer
+// into regions too small for one traced round of a path's CPU.
+const minSlotsPerCPU = 1 << 16
 
 // builder writes the programs, one per tracepoint. A tp_btf program's
 // context is the tracepoint's arguments (TP_PROTO) as an array of u64; a
@@ -371,14 +414,11 @@ func (b *builder) follows(tid, tgid int16) asm.Instructions {
 // (array_map_gen_lookup), so the test costs no helper call: it runs for
 // every system call of every task on the machine.
 func (b *builder) bitSet(m *ebpf.Map, off int16) asm.Instructions {
-	return asm.Instructions{
+	return seq(asm.Instructions{
 		asm.LoadMem(asm.R1, asm.RFP, evBase+off, asm.Word),
 		asm.RSh.Imm(asm.R1, 6),
 		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
-		b.mapPtr(asm.R1, m),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	}, b.lookupKey(m), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "skip"+strconv.Itoa(int(off))),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.LoadMem(asm.R2, asm.RFP, evBase+off, asm.Word),
@@ -387,50 +427,78 @@ func (b *builder) bitSet(m *ebpf.Map, off int16) asm.Instructions {
 		asm.And.Imm(asm.R1, 1),
 		asm.JNE.Imm(asm.R1, 0, "emit"),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("skip" + strconv.Itoa(int(off))),
+	})
+}
+
+// lookupKey looks the key in the word at keyOff up in m: r0 the value's
+// address, or 0.
+func (b *builder) lookupKey(m *ebpf.Map) asm.Instructions {
+	return asm.Instructions{
+		b.mapPtr(asm.R1, m),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
 	}
 }
+
+// seq joins instruction lists.
+func seq(parts ...asm.Instructions) asm.Instructions { return slices.Concat(parts...) }
 
 // cpuFollowed jumps to "out" unless the CPU whose number is in the word at
 // keyOff is in the cpus set.
 func (b *builder) cpuFollowed() asm.Instructions {
-	return asm.Instructions{
-		b.mapPtr(asm.R1, b.o.cpus),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+	return seq(b.lookupKey(b.o.cpus), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.Word),
 		asm.JEq.Imm(asm.R1, 0, "out"),
-	}
+	})
 }
 
-// emit stamps the event with its kind, the time and the CPU, and outputs
-// it; a full ring counts the loss. It ends the program ("out" returns 0).
+// emit stamps the event with its kind, the time and the CPU, and stores
+// it in the CPU's next slot; past the CPU's last slot it is lost, which
+// the CPU's count past perCPU says. It ends the program ("out" returns 0).
 func (b *builder) emit(k Kind) asm.Instructions {
-	return asm.Instructions{
+	return append(asm.Instructions{
 		asm.StoreImm(asm.RFP, evBase+offKind, int64(k), asm.Word).WithSymbol("emit"),
-		asm.FnKtimeGetNs.Call(),
+	}, b.emitTail()...)
+}
+
+// emitTail is emit after the kind is stored ("tail").
+func (b *builder) emitTail() asm.Instructions {
+	return seq(asm.Instructions{
+		asm.FnKtimeGetNs.Call().WithSymbol("tail"),
 		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
 		asm.FnGetSmpProcessorId.Call(),
 		asm.StoreMem(asm.RFP, evBase+offCPU, asm.R0, asm.Word),
-		b.mapPtr(asm.R1, b.o.events),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, evBase),
-		asm.Mov.Imm(asm.R3, EventSize),
-		asm.Mov.Imm(asm.R4, ringbufNoWakeup),
-		asm.FnRingbufOutput.Call(),
-		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.StoreImm(asm.RFP, keyOff, 0, asm.Word),
-		b.mapPtr(asm.R1, b.o.lost),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, keyOff),
-		asm.FnMapLookupElem.Call(),
+		// The CPU's next slot: next[cpu] += 1, its old value in r1.
+		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
+	}, b.lookupKey(b.o.next), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Imm(asm.R1, 1),
-		asm.AddAtomic.Mem(asm.R0, asm.R1, asm.DWord, 0),
+		fetchAdd(asm.R0, asm.R1),
+		asm.JGE.Imm(asm.R1, int32(b.o.perCPU), "out"), // full: lost, counted by next
+		// events[cpu*perCPU + slot] = the event on the stack.
+		asm.LoadMem(asm.R2, asm.RFP, keyOff, asm.Word),
+		asm.Mul.Imm(asm.R2, int32(b.o.perCPU)),
+		asm.Add.Reg(asm.R2, asm.R1),
+		asm.StoreMem(asm.RFP, keyOff, asm.R2, asm.Word),
+	}, b.lookupKey(b.o.events), asm.Instructions{
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+0, asm.DWord),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+8, asm.DWord),
+		asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+16, asm.DWord),
+		asm.StoreMem(asm.R0, 16, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+24, asm.DWord),
+		asm.StoreMem(asm.R0, 24, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+32, asm.DWord),
+		asm.StoreMem(asm.R0, 32, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+40, asm.DWord),
+		asm.StoreMem(asm.R0, 40, asm.R1, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	}
+	})
 }
 
 func (b *builder) done(parts ...asm.Instructions) (asm.Instructions, error) {
@@ -493,25 +561,67 @@ func (b *builder) migrateProg() (asm.Instructions, error) {
 // recorded for followed tasks. The filter comes first: every task on the
 // machine passes here on every system call.
 func (b *builder) sysProg(k Kind) (asm.Instructions, error) {
-	body := asm.Instructions{
-		arg(asm.R3, 1).WithSymbol("emit"),
-		asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
-	}
 	if k == KindSysEnter {
-		if b.off.arg0 >= 0 {
-			body = append(body,
-				arg(asm.R7, 0),
-				asm.LoadMem(asm.R3, asm.R7, int16(b.off.arg0), asm.DWord),
-				asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord))
-		} else {
-			body = append(body,
-				asm.Mov.Imm(asm.R3, -1),
-				asm.StoreMem(asm.RFP, evBase+offArg2, asm.R3, asm.DWord))
-		}
+		return b.enterProg()
 	}
-	emit := b.emit(k)
-	emit[0] = emit[0].WithSymbol("") // the body above is where follows lands
-	body = append(body, emit...)
+	return b.exitProg()
+}
+
+// Where a followed task's sys_enter is kept until its sys_exit, so that a
+// whole call makes one record (KindSyscall): slot tid%inflightSlots of
+// the inflight array, 24 bytes:
+//
+//	 0 u64 the entry's time, 0 once its exit has taken it
+//	 8 u32 the task
+//	12 u32 the call's number, the CPU it entered on << 16
+//	16 u64 its first argument
+//
+// Two followed tasks whose ids share a slot and whose calls overlap cost
+// the second's entry: its exit is recorded alone, as for a call entered
+// before the window.
+const inflightSlots = 1 << 16
+
+// inflightSlot looks the current task's inflight slot up: r0 its
+// address, or 0.
+func (b *builder) inflightSlot() asm.Instructions {
+	return seq(asm.Instructions{
+		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
+		asm.And.Imm(asm.R1, inflightSlots-1),
+		asm.StoreMem(asm.RFP, keyOff, asm.R1, asm.Word),
+	}, b.lookupKey(b.o.inflight))
+}
+
+// enterProg is sys_enter(struct pt_regs *regs, long id) for a followed
+// task: it fills the task's inflight slot and records nothing.
+func (b *builder) enterProg() (asm.Instructions, error) {
+	body := seq(asm.Instructions{
+		asm.FnKtimeGetNs.Call().WithSymbol("emit"),
+		asm.Mov.Reg(asm.R9, asm.R0),
+	}, b.inflightSlot(), asm.Instructions{
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnGetSmpProcessorId.Call(),
+		asm.LSh.Imm(asm.R0, 16),
+		arg(asm.R3, 1),
+		asm.And.Imm(asm.R3, 0xffff),
+		asm.Or.Reg(asm.R0, asm.R3),
+		asm.StoreMem(asm.R7, 12, asm.R0, asm.Word),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+offTid, asm.Word),
+		asm.StoreMem(asm.R7, 8, asm.R1, asm.Word),
+	})
+	if b.off.arg0 >= 0 {
+		body = append(body,
+			arg(asm.R1, 0),
+			asm.LoadMem(asm.R3, asm.R1, int16(b.off.arg0), asm.DWord),
+			asm.StoreMem(asm.R7, 16, asm.R3, asm.DWord))
+	} else {
+		body = append(body, asm.Mov.Imm(asm.R3, -1), asm.StoreMem(asm.R7, 16, asm.R3, asm.DWord))
+	}
+	// The time last: a slot whose time is set is whole.
+	body = append(body,
+		asm.StoreMem(asm.R7, 0, asm.R9, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return())
 	return b.done(prologue(),
 		current(),
 		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
@@ -519,22 +629,81 @@ func (b *builder) sysProg(k Kind) (asm.Instructions, error) {
 		body)
 }
 
+// exitProg is sys_exit(struct pt_regs *regs, long ret) for a followed
+// task: one KindSyscall record if its inflight slot holds its entry, else
+// a KindSysExit (the call began before the window or the slot was
+// taken).
+func (b *builder) exitProg() (asm.Instructions, error) {
+	body := seq(asm.Instructions{
+		arg(asm.R3, 1).WithSymbol("emit"),
+		asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
+	}, b.inflightSlot(), asm.Instructions{
+		asm.JEq.Imm(asm.R0, 0, "alone"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "alone"),
+		asm.LoadMem(asm.R2, asm.R0, 8, asm.Word),
+		asm.LoadMem(asm.R3, asm.RFP, evBase+offTid, asm.Word),
+		asm.JNE.Reg(asm.R2, asm.R3, "alone"),
+		asm.StoreMem(asm.RFP, evBase+offArg2, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R2, asm.R0, 12, asm.Word),
+		asm.StoreMem(asm.RFP, evBase+offTid2, asm.R2, asm.Word),
+		asm.LoadMem(asm.R2, asm.R0, 16, asm.DWord),
+		asm.StoreMem(asm.RFP, evBase+offTgid2, asm.R2, asm.Word),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSyscall), asm.Word),
+		asm.Ja.Label("tail"),
+		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSysExit), asm.Word).WithSymbol("alone"),
+	})
+	return b.done(prologue(),
+		current(),
+		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
+		asm.Instructions{asm.Ja.Label("out")},
+		body, b.emitTail())
+}
+
 // softirq_entry(unsigned int vec_nr), softirq_exit(vec_nr): recorded on
 // the CPUs of the set, with the task they interrupted.
 func (b *builder) softirqProg(k Kind) (asm.Instructions, error) {
-	return b.done(prologue(),
-		asm.Instructions{
-			asm.FnGetSmpProcessorId.Call(),
-			asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
-		},
-		b.cpuFollowed(),
+	head := asm.Instructions{
+		asm.FnGetSmpProcessorId.Call(),
+		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
+	}
+	slot := b.lookupKey(b.o.softirqs)
+	if k == KindSoftirqEntry {
+		// The entry's time in the CPU's slot; no record.
+		return b.done(prologue(), head, b.cpuFollowed(),
+			asm.Instructions{asm.FnKtimeGetNs.Call(), asm.Mov.Reg(asm.R9, asm.R0)},
+			slot,
+			asm.Instructions{
+				asm.JEq.Imm(asm.R0, 0, "out"),
+				asm.StoreMem(asm.R0, 0, asm.R9, asm.DWord),
+				asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+				asm.Return(),
+			})
+	}
+	// The exit: one KindSoftirq record with the entry's time when the
+	// CPU's slot holds it, else a lone KindSoftirqExit.
+	return b.done(prologue(), head, b.cpuFollowed(),
 		current(),
 		asm.Instructions{
 			arg(asm.R3, 0),
 			asm.Mov.Reg32(asm.R3, asm.R3),
 			asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
 		},
-		b.emit(k))
+		slot,
+		asm.Instructions{
+			asm.JEq.Imm(asm.R0, 0, "alone"),
+			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+			asm.JEq.Imm(asm.R1, 0, "alone"),
+			asm.StoreMem(asm.RFP, evBase+offArg2, asm.R1, asm.DWord),
+			asm.Mov.Imm(asm.R1, 0),
+			asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+			asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSoftirq), asm.Word),
+			asm.Ja.Label("tail"),
+			asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSoftirqExit), asm.Word).WithSymbol("alone"),
+		},
+		b.emitTail())
 }
 
 // cpu_idle(unsigned int state, unsigned int cpu_id): recorded for the

@@ -34,10 +34,11 @@ type Config struct {
 	// recvfrom, recvmsg) on that fd that returned bytes before the next
 	// send. "" means "client".
 	Client string
-	// RingBytes is the ring buffer's size, rounded up to a power of two
-	// pages; 0 means 16 MiB, about 350,000 records, which the collector
-	// drains every PollInterval.
-	RingBytes int
+	// BufferBytes is the size of the record buffer, shared equally by
+	// the CPUs (at least 65,536 records each); 0 means 64 MiB, about
+	// 1,400,000 records. It is read when a window stops, not during it,
+	// so it must hold a whole window's records.
+	BufferBytes int
 	// MaxEvents bounds the records a Trace keeps; the rest are counted as
 	// dropped. 0 means 1<<21 (96 MiB of Events).
 	MaxEvents int
@@ -45,8 +46,8 @@ type Config struct {
 
 // Defaults of Config's zero fields.
 const (
-	DefaultRingBytes = 16 << 20
-	DefaultMaxEvents = 1 << 21
+	DefaultBufferBytes = 64 << 20
+	DefaultMaxEvents   = 1 << 21
 )
 
 func (c *Config) syscalls(component string) bool {

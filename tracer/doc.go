@@ -3,8 +3,10 @@
 // tracepoints (tp_btf: sched_switch, sched_waking, sched_wakeup_new,
 // sched_migrate_task, sys_enter, sys_exit, softirq_entry/exit, cpu_idle),
 // filtered in the kernel to the followed processes and CPUs, write one
-// fixed-size Event per record into a ring buffer, which the collector
-// decodes in place.
+// fixed-size Event per record into their CPU's next slot of an mmapped
+// array, which Stop decodes in place once the programs are detached. A
+// whole system call, or a whole softirq, is one record written at its
+// exit; Stop splits it into the entry and the exit it stands for.
 //
 // Assemble, which is portable and pure, turns the events into the
 // client's requests, from the entry of a send to the return of the receive

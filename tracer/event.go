@@ -40,6 +40,17 @@ const (
 	// KindIdle is cpu_idle: Arg the state entered, or IdleExit when the
 	// CPU leaves idle; Arg2 the CPU the event is about.
 	KindIdle
+	// KindSyscall is a whole system call, recorded at sys_exit by a task
+	// whose sys_enter the tracer kept (one record where there would be
+	// two): Arg the return value, Arg2 the time of the entry, Tid2 the
+	// call's number in its low 16 bits and the CPU it entered on above,
+	// Tgid2 the low 32 bits of its first argument. Split gives the
+	// KindSysEnter and KindSysExit it stands for; a Trace holds those.
+	KindSyscall
+	// KindSoftirq is a whole softirq, recorded at softirq_exit on a CPU
+	// whose softirq_entry the tracer kept: KindSoftirqExit's fields, and
+	// Arg2 the time of the entry. Split gives the entry and the exit.
+	KindSoftirq
 	kindEnd
 )
 
@@ -51,6 +62,26 @@ var kindNames = [...]string{
 	KindSwitch: "switch", KindWaking: "waking", KindWakeupNew: "wakeup_new",
 	KindMigrate: "migrate", KindSysEnter: "sys_enter", KindSysExit: "sys_exit",
 	KindSoftirqEntry: "softirq_entry", KindSoftirqExit: "softirq_exit", KindIdle: "cpu_idle",
+	KindSyscall: "syscall", KindSoftirq: "softirq",
+}
+
+// Split returns the entry and the exit a KindSyscall or KindSoftirq
+// record stands for; ok is false for any other Kind.
+func (e *Event) Split() (enter, exit Event, ok bool) {
+	if e.Kind == KindSoftirq {
+		enter = Event{Time: e.Arg2, Arg: e.Arg, Tid: e.Tid, Tgid: e.Tgid, CPU: e.CPU, Kind: KindSoftirqEntry}
+		exit = Event{Time: e.Time, Arg: e.Arg, Tid: e.Tid, Tgid: e.Tgid, CPU: e.CPU, Kind: KindSoftirqExit}
+		return enter, exit, true
+	}
+	if e.Kind != KindSyscall {
+		return Event{}, Event{}, false
+	}
+	enter = Event{
+		Time: e.Arg2, Arg: uint64(e.Tid2 & 0xffff), Arg2: uint64(int64(int32(e.Tgid2))),
+		Tid: e.Tid, Tgid: e.Tgid, CPU: e.Tid2 >> 16, Kind: KindSysEnter,
+	}
+	exit = Event{Time: e.Time, Arg: e.Arg, Tid: e.Tid, Tgid: e.Tgid, CPU: e.CPU, Kind: KindSysExit}
+	return enter, exit, true
 }
 
 func (k Kind) String() string {

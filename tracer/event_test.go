@@ -3,6 +3,7 @@ package tracer
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -104,4 +105,37 @@ func FuzzAssemble(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestSplit(t *testing.T) {
+	whole := Event{
+		Time: 5000, Arg: 64, Arg2: 4200, Tid: 7, Tgid: 3,
+		Tid2: 1<<16 | 44, Tgid2: 0xffffffff, CPU: 0, Kind: KindSyscall,
+	}
+	enter, exit, ok := whole.Split()
+	if !ok {
+		t.Fatal("a KindSyscall record did not split")
+	}
+	wantEnter := Event{Time: 4200, Arg: 44, Arg2: math.MaxUint64, Tid: 7, Tgid: 3, CPU: 1, Kind: KindSysEnter}
+	wantExit := Event{Time: 5000, Arg: 64, Tid: 7, Tgid: 3, CPU: 0, Kind: KindSysExit}
+	if enter != wantEnter {
+		t.Errorf("enter %+v, want %+v (fd -1 sign-extended, CPU from the high half)", enter, wantEnter)
+	}
+	if exit != wantExit {
+		t.Errorf("exit %+v, want %+v", exit, wantExit)
+	}
+	irq := Event{Time: 900, Arg: 3, Arg2: 700, Tid: 7, Tgid: 3, CPU: 1, Kind: KindSoftirq}
+	enter, exit, ok = irq.Split()
+	if !ok || enter != (Event{Time: 700, Arg: 3, Tid: 7, Tgid: 3, CPU: 1, Kind: KindSoftirqEntry}) ||
+		exit != (Event{Time: 900, Arg: 3, Tid: 7, Tgid: 3, CPU: 1, Kind: KindSoftirqExit}) {
+		t.Errorf("softirq split into %+v, %+v (%v)", enter, exit, ok)
+	}
+	for k := KindSwitch; k < kindEnd; k++ {
+		if k == KindSyscall || k == KindSoftirq {
+			continue
+		}
+		if _, _, ok := (&Event{Kind: k}).Split(); ok {
+			t.Errorf("%v split", k)
+		}
+	}
 }

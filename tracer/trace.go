@@ -2,20 +2,16 @@ package tracer
 
 import "time"
 
-// PollInterval is how often the collector drains the ring buffer. The
-// programs do not wake it per record (BPF_RB_NO_WAKEUP), so this bounds how
-// full the ring gets: at a million records a second, 10 ms is 560 KiB of
-// the default 16 MiB.
-const PollInterval = 10 * time.Millisecond
-
 // Trace is what one Start..Stop window recorded.
 type Trace struct {
 	// Config is the tracer's, with every Follow added.
 	Config Config
-	// Events in the order the ring delivered them (Assemble sorts them).
+	// Events, CPU by CPU, each CPU's in the order it recorded them
+	// (Assemble sorts them by time).
 	Events []Event
-	// Lost counts records the full ring refused; Dropped the records past
-	// Config.MaxEvents; Bad the records Decode refused. A lost record can
+	// Lost counts records a CPU made past its slots; Dropped the records past
+	// Config.MaxEvents; Bad the records Decode refused or stamped before
+	// the window (left by a program still running at a Stop). A lost record can
 	// break a request's chain of wake-ups, which then shows as SegOther.
 	Lost, Dropped, Bad uint64
 	// PerEvent is the tracer's calibrated cost per record (0 if Calibrate

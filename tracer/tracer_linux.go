@@ -2,19 +2,17 @@ package tracer
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
-
-	"github.com/cilium/ebpf/ringbuf"
 )
 
 // Tracer records the scheduler and system-call events of the followed
@@ -24,12 +22,8 @@ type Tracer struct {
 	mu       sync.Mutex
 	cfg      Config
 	objs     *objects
-	rd       *ringbuf.Reader
 	events   []Event // reused by every window: a Trace is valid until the next Start
-	dropped  uint64
-	bad      uint64
-	readErr  error
-	done     chan struct{} // closed when the collector has returned
+	started  bool
 	start    uint64
 	perEvent time.Duration
 }
@@ -51,7 +45,7 @@ func Open(cfg Config) (*Tracer, error) {
 	if cfg.MaxEvents <= 0 {
 		cfg.MaxEvents = DefaultMaxEvents
 	}
-	objs, err := newObjects(cfg.RingBytes)
+	objs, err := newObjects(cfg.BufferBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +75,6 @@ func Open(cfg Config) (*Tracer, error) {
 		if err := objs.cpus.Put(uint32(c), uint32(1)); err != nil {
 			return fail(fmt.Errorf("tracer: CPU %d: %w", c, err))
 		}
-	}
-	if t.rd, err = ringbuf.NewReader(objs.events); err != nil {
-		return fail(kernelError("ring buffer reader", err))
 	}
 	return t, nil
 }
@@ -164,67 +155,25 @@ func (t *Tracer) startLocked() error {
 	switch {
 	case t.objs == nil:
 		return errClosed
-	case t.done != nil:
+	case t.started:
 		return errStarted
 	}
-	// Records left from the last window (written after its detach) go.
-	t.drain()
-	t.events = t.events[:0]
-	t.dropped, t.bad, t.readErr = 0, 0, nil
-	if err := t.objs.lost.Put(uint32(0), uint64(0)); err != nil {
-		return fmt.Errorf("tracer: reset lost counter: %w", err)
+	// Every CPU starts at its first slot; what the last window left in
+	// the slots is overwritten or, past the new counts, never read.
+	zero := make([]byte, 8*t.objs.next.MaxEntries())
+	if _, err := t.objs.nextMem.WriteAt(zero, 0); err != nil {
+		return fmt.Errorf("tracer: reset slot counts: %w", err)
 	}
 	t.start = monotonicNow()
 	if err := t.objs.attach(); err != nil {
 		return err
 	}
-	t.done = make(chan struct{})
-	go t.collect(t.done)
+	t.started = true
 	return nil
 }
 
-// drain discards what the ring holds.
-func (t *Tracer) drain() {
-	var rec ringbuf.Record
-	t.rd.SetDeadline(time.Now())
-	for t.rd.ReadInto(&rec) == nil {
-	}
-}
-
-// collect appends every record to t.events until Stop flushes the ring.
-// It allocates nothing per record: ReadInto reuses rec's buffer, and the
-// event is decoded in place into t.events' spare capacity, which grows by
-// doubling up to MaxEvents.
-func (t *Tracer) collect(done chan struct{}) {
-	defer close(done)
-	var rec ringbuf.Record
-	t.rd.SetDeadline(time.Now().Add(PollInterval))
-	for {
-		err := t.rd.ReadInto(&rec)
-		switch {
-		case err == nil:
-			if len(t.events) >= t.cfg.MaxEvents {
-				t.dropped++
-				continue
-			}
-			t.events = append(t.events, Event{})
-			if t.events[len(t.events)-1].Decode(rec.RawSample) != nil {
-				t.events = t.events[:len(t.events)-1]
-				t.bad++
-			}
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			t.rd.SetDeadline(time.Now().Add(PollInterval))
-		case errors.Is(err, ringbuf.ErrFlushed):
-			return
-		default:
-			t.readErr = err
-			return
-		}
-	}
-}
-
-// Stop detaches the programs, collects what the ring still holds and
-// returns the window's trace, valid until the next Start.
+// Stop detaches the programs, reads what each CPU recorded and returns
+// the window's trace, valid until the next Start.
 func (t *Tracer) Stop() (*Trace, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -235,31 +184,81 @@ func (t *Tracer) stopLocked() (*Trace, error) {
 	if t.objs == nil {
 		return nil, errClosed
 	}
-	if t.done == nil {
+	if !t.started {
 		return nil, errStopped
 	}
 	t.objs.detach()
+	t.started = false
 	end := monotonicNow()
-	err := t.rd.Flush()
-	<-t.done
-	t.done = nil
-	if err != nil {
-		return nil, fmt.Errorf("tracer: flush ring buffer: %w", err)
-	}
-	if t.readErr != nil {
-		return nil, fmt.Errorf("tracer: read ring buffer: %w", t.readErr)
-	}
-	var lost uint64
-	if err := t.objs.lost.Lookup(uint32(0), &lost); err != nil {
-		return nil, fmt.Errorf("tracer: read lost counter: %w", err)
+	tr := &Trace{PerEvent: t.perEvent, Wakeup: t.objs.wakeup, Start: t.start, End: end}
+	if err := t.collect(tr); err != nil {
+		return nil, err
 	}
 	cfg := t.cfg
 	cfg.Components = maps.Clone(t.cfg.Components)
 	cfg.Threads = maps.Clone(t.cfg.Threads)
-	return &Trace{
-		Config: cfg, Events: t.events, Lost: lost, Dropped: t.dropped, Bad: t.bad,
-		PerEvent: t.perEvent, Wakeup: t.objs.wakeup, Start: t.start, End: end,
-	}, nil
+	tr.Config = cfg
+	return tr, nil
+}
+
+// collect decodes every CPU's records of the window into t.events, up to
+// MaxEvents (the rest are Dropped); a CPU's records past its slots are
+// Lost. A record stamped before the window's start is one a program
+// still running when the last window was detached left behind, or a slot
+// claimed but not yet written when this one was: it is Bad, as a record
+// Decode refuses is.
+func (t *Tracer) collect(tr *Trace) error {
+	o := t.objs
+	counts := make([]byte, 8*o.next.MaxEntries())
+	if _, err := o.nextMem.ReadAt(counts, 0); err != nil {
+		return fmt.Errorf("tracer: read slot counts: %w", err)
+	}
+	t.events = t.events[:0]
+	var chunk [256 * EventSize]byte
+	for cpu := range int(o.next.MaxEntries()) {
+		n := binary.NativeEndian.Uint64(counts[8*cpu:])
+		if n > uint64(o.perCPU) {
+			tr.Lost += n - uint64(o.perCPU)
+			n = uint64(o.perCPU)
+		}
+		base := int64(cpu) * int64(o.perCPU) * EventSize
+		for done := uint64(0); done < n; {
+			k := min(n-done, uint64(len(chunk)/EventSize))
+			b := chunk[:k*EventSize]
+			if _, err := o.eventsMem.ReadAt(b, base+int64(done)*EventSize); err != nil {
+				return fmt.Errorf("tracer: read CPU %d's records: %w", cpu, err)
+			}
+			for ; len(b) > 0; b = b[EventSize:] {
+				if len(t.events) >= t.cfg.MaxEvents {
+					tr.Dropped++
+					continue
+				}
+				t.events = append(t.events, Event{})
+				e := &t.events[len(t.events)-1]
+				if e.Decode(b[:EventSize]) != nil || e.Time < t.start {
+					t.events = t.events[:len(t.events)-1]
+					tr.Bad++
+					continue
+				}
+				enter, exit, ok := e.Split()
+				switch {
+				case !ok:
+				case enter.Time < t.start:
+					// Entered before the window, as a lone exit says.
+					*e = exit
+				case len(t.events) >= t.cfg.MaxEvents:
+					*e = exit
+					tr.Dropped++
+				default:
+					*e = enter
+					t.events = append(t.events, exit)
+				}
+			}
+			done += k
+		}
+	}
+	tr.Events = t.events
+	return nil
 }
 
 // Close stops the tracer if started and releases its programs and maps.
@@ -270,14 +269,13 @@ func (t *Tracer) Close() error {
 	if t.objs == nil {
 		return nil
 	}
-	if t.done != nil {
+	if t.started {
 		t.stopLocked()
 	}
-	err := t.rd.Close()
 	t.objs.close()
 	t.objs = nil
 	t.events = nil
-	return err
+	return nil
 }
 
 // PerEvent is the calibrated cost of one record, 0 before Calibrate.
@@ -313,7 +311,7 @@ func (t *Tracer) Calibrate(ctx context.Context) (time.Duration, error) {
 	if t.objs == nil {
 		return 0, errClosed
 	}
-	if t.done != nil {
+	if t.started {
 		return 0, errStarted
 	}
 	type result struct {
@@ -374,7 +372,7 @@ func (t *Tracer) calibrate(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 		if tr.Lost > 0 {
-			return 0, fmt.Errorf("the ring lost %d records", tr.Lost)
+			return 0, fmt.Errorf("the buffer lost %d records", tr.Lost)
 		}
 		diffs = append(diffs, (traced-untraced)/(2*calibrationCalls))
 	}

@@ -131,3 +131,49 @@ func TestCollectorAllocs(t *testing.T) {
 	}
 	t.Logf("%d records, %d allocations", n, after.Mallocs-before.Mallocs)
 }
+
+// TestBufferFullCountsLost fills every CPU's slots: the records past them
+// are counted as lost, the kept ones are of the window, and the calls
+// kept and the records lost add up to the calls the thread made.
+func TestBufferFullCountsLost(t *testing.T) {
+	tr := openOrSkip(t, Config{BufferBytes: 1})
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := syscall.Gettid()
+	if err := tr.FollowThread(tid, "test"); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.unfollowThread(tid)
+	capacity := tr.objs.perCPU * int(tr.objs.next.MaxEntries())
+	calls := 2 * capacity // a record a call: twice what the slots hold
+	if err := tr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for range calls {
+		syscall.Getppid()
+	}
+	trace, err := tr.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exits := 0
+	for _, e := range trace.Events {
+		if e.Time < trace.Start || e.Time > trace.End {
+			t.Fatalf("%v record at %d outside the window [%d, %d]", e.Kind, e.Time, trace.Start, trace.End)
+		}
+		if int(e.Tid) == tid && e.Kind == KindSysExit {
+			exits++
+		}
+	}
+	// A whole call is one record and two events.
+	if len(trace.Events) > 2*capacity {
+		t.Errorf("%d events kept, the slots hold %d records", len(trace.Events), capacity)
+	}
+	if trace.Lost == 0 {
+		t.Fatalf("no record lost: %d events kept for %d calls into %d slots", len(trace.Events), calls, capacity)
+	}
+	if got := uint64(exits) + trace.Lost; got < uint64(calls) {
+		t.Errorf("%d of the thread's calls kept + %d records lost < the %d calls it made", exits, trace.Lost, calls)
+	}
+	t.Logf("%d slots, %d events kept (%d of the thread's calls), %d records lost", capacity, len(trace.Events), exits, trace.Lost)
+}

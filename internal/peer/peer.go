@@ -98,6 +98,11 @@ func hoplatBin(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// MkdirTemp's 0700 would keep a test that runs a binary as another
+	// user (nobody, to check the unprivileged path) from executing it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
 	p := filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-o", p, "./cmd/"+name)
 	cmd.Dir = root

@@ -184,7 +184,43 @@ func TestDecomposeTraceScalesStatements(t *testing.T) {
 		t.Fatalf("decomposition %+v, %v", d, ok)
 	}
 	// 16 × (20 relay + 10 legs + 5 runnable) = 560 traced, scaled to 680.
-	if math.Abs(d.RelayCode-680*320/560.0) > 1e-9 || math.Abs(d.Residual) > 1e-9 || !strings.Contains(d.Note, "scaled") {
+	if math.Abs(d.RelayCode-680*320/560.0) > 1e-9 || math.Abs(d.Residual) > 1e-9 || !strings.Contains(d.Note, "traced shares") {
 		t.Errorf("decomposition %+v", d)
+	}
+}
+
+// Under many threads a relay path can wait runnable less than its
+// baseline: the saving is netted out of the parts that grew, no part is
+// below 0, the parts add up to the untraced added p50, and the note names
+// the saving. A traced hop far from the untraced one still gives shares.
+func TestDecomposeTraceNetsSavings(t *testing.T) {
+	direct := PathResult{Trace: &Trace{P50Split: TraceSplit{Endpoints: 500, Runnable: 400, Legs: 50}}}
+	relay := PathResult{Relay: Epoll, AddedUs: &Added{P50: 1450},
+		Trace: &Trace{P50Split: TraceSplit{RelayUser: 200, RelayKernel: 165, Runnable: 90, Legs: 599, Endpoints: 1348}}}
+	d, ok := decomposeTrace(relay, &direct)
+	if !ok {
+		t.Fatal("not decomposed")
+	}
+	ends := *d.Endpoints
+	for name, v := range map[string]float64{"relay code": d.RelayCode, "wake-ups": d.Wakeups, "kernel": d.Kernel, "endpoints": ends, "residual": d.Residual} {
+		if v < 0 {
+			t.Errorf("%s %.1f < 0: %+v", name, v, d)
+		}
+	}
+	if sum := d.RelayCode + d.Wakeups + d.Kernel + ends + d.Residual; math.Abs(sum-1450) > 1e-6 {
+		t.Errorf("parts add up to %.1f, want the added 1450", sum)
+	}
+	// Grew: relay 365, kernel 549, endpoints 848 (1762); saved: wake-ups 310.
+	if d.Wakeups != 0 || math.Abs(d.RelayCode-1450*365/1762.0) > 1e-6 || !strings.Contains(d.Note, "wake-ups 310") {
+		t.Errorf("decomposition %+v", d)
+	}
+	relay.AddedUs = &Added{P50: 400}
+	if d, _ := decomposeTrace(relay, &direct); !strings.Contains(d.Note, "may not hold untraced") || d.RelayCode <= 0 {
+		t.Errorf("traced hop 3.6× the untraced: %+v", d)
+	}
+	// A traced hop with nothing that grew is not split.
+	relay.Trace.P50Split = direct.Trace.P50Split
+	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 0 || d.Residual != 400 || !strings.Contains(d.Note, "not split") {
+		t.Errorf("no growth: %+v", d)
 	}
 }

@@ -336,4 +336,34 @@ type TracerInfo struct {
 	PerRecordNs float64 `json:"per_record_ns,omitempty"`
 	Note        string  `json:"note,omitempty"`
 	Waterfall   int     `json:"waterfall_requests,omitempty"` // requests in trace.json
+	// Wakes are the wake-ups the traced rounds saw on their requests'
+	// critical paths, beside what the probe priced them at.
+	Wakes *WakeCheck `json:"wakes,omitempty"`
+}
+
+// WakeCheck sets the probe's wake-up constants beside the wake-ups the
+// run's traced requests waited for: from the waker's sched_waking to the
+// woken task on CPU, the tracer's cost taken off.
+type WakeCheck struct {
+	// CrossIdle are wake-ups onto another CPU than the waker's that was
+	// idle: the cross-CPU wake-up the probe's cross-cpu figure times.
+	CrossIdle Spread `json:"cross_cpu_idle_us"`
+	// SameCPU are wake-ups onto the waker's own CPU: the woken task waits
+	// until the waker sleeps or is preempted.
+	SameCPU Spread `json:"same_cpu_us"`
+	// ProbeCrossUS and ProbeSameUS are the probe's one-way wake-ups over
+	// a pipe (wake_us.cross_cpu, wake_us.same_cpu), ProbeExtraUS their
+	// difference as the probe's rounds paired them (the "cross-cpu extra"
+	// figure); 0 when the probe did not run them.
+	ProbeCrossUS float64 `json:"probe_cross_cpu_us,omitempty"`
+	ProbeSameUS  float64 `json:"probe_same_cpu_us,omitempty"`
+	ProbeExtraUS float64 `json:"probe_cross_extra_us,omitempty"`
+}
+
+// Spread is a sample's size and quartiles, in µs.
+type Spread struct {
+	N   int     `json:"n"`
+	P25 float64 `json:"p25"`
+	P50 float64 `json:"p50"`
+	P75 float64 `json:"p75"`
 }

@@ -105,14 +105,20 @@ func (s TraceSplit) String() string {
 // kernel time on the critical path, wake-ups the extra waits runnable and
 // for idle CPUs, the kernel the extra legs and softirq time, endpoints the
 // client's and server's extra time, and the residual what the events do
-// not explain (Other). The traced rounds run slower than the untraced ones
-// by what the tracer's collector and caches cost beyond its calibrated
-// per-record cost, so the parts are the traced request's shares scaled to
-// the untraced added p50: the trace says what the hop is made of, the
-// untraced rounds how much it costs. Explained is then the share the
-// events cover. A traced difference that does not fit the untraced one
-// (not above zero, or scaled more than 2x either way) is left unscaled,
-// and what it does not cover shows as residual.
+// not explain (Other).
+//
+// Every part is at least 0. A part the relay path spent less of than its
+// baseline (fewer waits runnable at 32 threads, where a relay batches what
+// the server would have queued) is a saving inside the hop: it is netted
+// out of the parts that grew, each in proportion, and the note says so.
+//
+// The figure is the untraced added p50: the traced rounds run slower than
+// the untraced ones by what tracing costs beyond its calibrated cost per
+// record, and under many threads queueing makes that more than linear.
+// The trace says what the hop is made of, the untraced rounds how much it
+// costs, so the parts are the traced shares of the untraced added p50, and
+// the note gives the traced hop beside it. Explained is the share the
+// events cover.
 func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 	if p.Trace == nil || base == nil || base.Trace == nil || p.AddedUs == nil {
 		return Decomposition{}, false
@@ -123,23 +129,51 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		// transaction of k of them, each through the hop.
 		x = x.Scaled(k)
 	}
-	added := p.AddedUs.P50
-	scale, note := 1.0, ""
-	if traced := x.Total(); traced > 0 && added > 0 && traced/added <= 2 && added/traced <= 2 {
-		scale = added / traced
-		note = fmt.Sprintf("traced shares scaled to the untraced added p50 (the traced hop was %s µs)", Us(traced))
-	} else {
-		note = fmt.Sprintf("the traced hop (%s µs) does not fit the untraced one: unscaled", Us(traced))
+	parts := []struct {
+		name string
+		v    float64
+	}{
+		{"relay code", x.RelayUser + x.RelayKernel},
+		{"wake-ups", x.Runnable + x.IdleExit},
+		{"kernel", x.Legs + x.Softirq},
+		{"endpoints", x.Endpoints},
+		{"unexplained", x.Other},
 	}
-	ends := x.Endpoints * scale
+	var grew, saved float64
+	var savings []string
+	for _, q := range parts {
+		if q.v >= 0 {
+			grew += q.v
+		} else {
+			saved -= q.v
+			savings = append(savings, fmt.Sprintf("%s %s", q.name, Us(-q.v)))
+		}
+	}
+	added := p.AddedUs.P50
+	if grew <= 0 || added <= 0 {
+		return Decomposition{Method: "trace", Residual: added,
+			Note: fmt.Sprintf("the traced hop (%s µs) has no part that grew over its baseline's: not split", Us(grew-saved))}, true
+	}
+	share := func(v float64) float64 { return max(0, v) / grew * added }
+	traced := grew - saved
+	note := fmt.Sprintf("traced shares of the untraced added p50 (the traced hop: %s µs", Us(traced))
+	if len(savings) > 0 {
+		note += fmt.Sprintf(", %s µs of parts that grew less %s µs the path spent less of than its baseline: %s",
+			Us(grew), Us(saved), strings.Join(savings, ", "))
+	}
+	note += ")"
+	if traced > 0 && (traced/added > 2 || added/traced > 2) {
+		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", traced/added)
+	}
+	ends := share(parts[3].v)
 	d := Decomposition{
 		Method:    "trace",
-		RelayCode: (x.RelayUser + x.RelayKernel) * scale,
-		Wakeups:   (x.Runnable + x.IdleExit) * scale,
-		Kernel:    (x.Legs + x.Softirq) * scale,
+		RelayCode: share(parts[0].v),
+		Wakeups:   share(parts[1].v),
+		Kernel:    share(parts[2].v),
 		Endpoints: &ends,
+		Residual:  share(parts[4].v),
 		Note:      note,
 	}
-	d.Residual = added - d.RelayCode - d.Wakeups - d.Kernel - ends
 	return d, true
 }
