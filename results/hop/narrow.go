@@ -296,6 +296,9 @@ func (t *text) traced(r *Report, groups []regimeGroup) {
 		}
 		t.wrap("  "+line, "      ")
 	}
+	if r.Tracer != nil && r.Tracer.Wakes != nil {
+		t.wrap("  "+r.Tracer.Wakes.String(), "    ")
+	}
 }
 
 // text writes lines, keeping the first error; it is an io.Writer too,
