@@ -622,6 +622,9 @@ func (p *page) run(rep *hop.Report) {
 	if rep.Tracer != nil {
 		if rep.Tracer.On {
 			p.printf(`<p><small>traced: one more round of each path; the tracer's %.0f ns a record taken off</small></p>`, rep.Tracer.PerRecordNs)
+			if w := rep.Tracer.Wakes; w != nil {
+				p.printf(`<p><small>%s</small></p>`, esc(w.String()))
+			}
 		} else if rep.Tracer.Note != "" {
 			p.printf(`<p><small>not traced: %s</small></p>`, esc(rep.Tracer.Note))
 		}
