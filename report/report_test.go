@@ -191,3 +191,16 @@ func TestSpectrumFromHistograms(t *testing.T) {
 		t.Error("100 000 requests a path: the percentile axis stops short of 99.999%")
 	}
 }
+
+// BenchmarkWrite is what --out's page adds to a run: the default job's
+// report rendered once.
+func BenchmarkWrite(b *testing.B) {
+	r := golden(b, "run.json")
+	for b.Loop() {
+		var page bytes.Buffer
+		if err := Write(&page, r); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(page.Len()))
+	}
+}
