@@ -15,6 +15,7 @@
 # (/usr/bin/time) over the queries it ran.
 #
 # BIN (default bin), ROUNDS (default 5), SECS (default 3), TABLE_SIZE (default 10000),
+# TMPROOT (where the datadir goes, default /tmp),
 # TRANSPORT (tcp or unix, default tcp), MODES (default "ps text"), THREADS
 # (default 1; several, e.g. "1 16", are measured in turn inside each round),
 # IO (pingpong's I/O models, each measured in turn after sysbench in
@@ -66,8 +67,11 @@ for p in mariadbd mariadb-install-db mariadb sysbench; do
 done
 [ -x /usr/bin/time ] || { echo "bench-mysql: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
 
-# A short directory: the socket path must fit sun_path's 108 bytes.
-tmp=$(mktemp -d /tmp/hoplat-bench-mysql.XXXXXX)
+# A short directory: the socket path must fit sun_path's 108 bytes. With
+# writes (oltp_read_write, oltp_write_only) the datadir's disk decides
+# the figures on a shared machine: TMPROOT=/dev/shm puts it in memory, so
+# that the clients are what is compared.
+tmp=$(mktemp -d "${TMPROOT:-/tmp}/hoplat-bench-mysql.XXXXXX")
 trap cleanup EXIT
 
 port=$(free_port)

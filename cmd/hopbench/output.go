@@ -13,5 +13,8 @@ func write(w io.Writer, format string, rep *hop.Report) error {
 	case "csv":
 		return hop.WriteCSV(w, rep)
 	}
+	if rep.Sweep != nil {
+		return hop.WriteSweep(w, rep.Sweep)
+	}
 	return hop.WriteText(w, rep)
 }

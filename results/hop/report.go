@@ -35,6 +35,10 @@ type Report struct {
 
 	// Hosts are a topology run's hosts; none on loopback.
 	Hosts []Host `json:"hosts,omitempty"`
+
+	// Sweep is a run of several client instances or servers (sweep.go);
+	// such a run has no paths.
+	Sweep *Sweep `json:"sweep,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
