@@ -77,7 +77,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 	st := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)[0]
 	st.Regime = g.Name
 	direct := hop.Path{Relay: hop.Direct, Client: hop.TCP, Upstream: hop.TCP}
-	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, []hop.Path{direct}), Env: cfg.Env(), Skipped: []hop.Skip{}}
+	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, []hop.Path{direct}), Env: cfg.Env(), Skipped: []hop.Skip{}, Paths: []hop.PathResult{}}
 	rep.Regimes = []hop.RegimeInfo{{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()}}
 
 	var targets []sweepTarget
