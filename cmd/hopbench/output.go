@@ -16,5 +16,9 @@ func write(w io.Writer, format string, rep *hop.Report) error {
 	if rep.Sweep != nil {
 		return hop.WriteSweep(w, rep.Sweep)
 	}
-	return hop.WriteText(w, rep)
+	if err := hop.WriteText(w, rep); err != nil {
+		return err
+	}
+	// A thread sweep also prints mysql-proxy's table (proxytable.go).
+	return hop.WriteProxyTable(w, rep)
 }
