@@ -62,6 +62,7 @@ func parse(args []string) (options, error) {
 	ioModel := fs.String("io", "auto", ioUsage)
 	cpus := fs.String("cpus", "", "pin worker threads round-robin over this CPU list (0-3,8)")
 	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
+	fs.DurationVar(&o.cfg.ConnectTimeout, "connect-timeout", 5*time.Second, "bound on each connection's set-up, handshake included: hundreds of connections opened at once on a loaded machine need longer")
 	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
 	fs.BoolVar(&o.cfg.RXStamps, "rx-stamps", false, "TCP: read each response with the kernel's receive timestamp and report the client's wake-up delay (rx_wake_us)")
 	my := addMySQLFlags(fs)
