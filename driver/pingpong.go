@@ -202,6 +202,7 @@ func RunClientWith(ctx context.Context, argv, env []string, cpus affinity.CPUSet
 	// The whole process's, from wait4's rusage (µs resolution): its
 	// exited threads included, which a pinned connection's are.
 	s.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	s.MaxRSSKiB = maxRSSKiB(cmd.ProcessState)
 	return s, err
 }
 

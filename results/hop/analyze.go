@@ -71,6 +71,7 @@ func summarise(s Series, discard int) PathResult {
 		Regime:            s.Setting.Regime,
 		Placement:         s.Placement,
 		RelayCPUUs:        s.RelayCPUUs,
+		Resources:         s.Resources,
 		Kworkers:          s.Kworkers,
 		Endpoints:         s.Endpoints,
 		Connect:           s.Connect,

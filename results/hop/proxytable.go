@@ -11,8 +11,10 @@ import (
 // measurements (field-notes.md §2): per thread count, the direct path and
 // each relay path, its tps and p95 round trip, its tps against the direct
 // path's, and the relay's share of the latency: the added p50 over the
-// path's own p50. One block per regime and setting of the backend; a run
-// of one thread count prints nothing.
+// path's own p50; then what its processes held at most (Resources): peak
+// RSS of client, relay and server in MiB, the relay's and the server's
+// threads and open descriptors. One block per regime and setting of the
+// backend; a run of one thread count prints nothing.
 func WriteProxyTable(w io.Writer, r *Report) error {
 	var threads []int
 	for _, p := range r.Paths {
@@ -69,7 +71,7 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, head+":")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		width := nameWidth(r.Paths)
-		fmt.Fprintf(tw, "threads\t%-*s\ttps\tp95 µs\ttps/direct\trelay's share of p50\terrors\t\n", width, "path")
+		fmt.Fprintf(tw, "threads\t%-*s\ttps\tp95 µs\ttps/direct\trelay's share of p50\terrors\tRSS MiB c/r/s\tthreads r/s\tfds r/s\t\n", width, "path")
 		for _, n := range threads {
 			for _, name := range b.paths {
 				p, ok := b.byPath[name][n]
@@ -85,7 +87,15 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 						share = fmt.Sprintf("%.0f%%", 100*a.P50/p.LatencyUs.P50)
 					}
 				}
-				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t\n", n, width, name, p.TPS, Us(p.LatencyUs.P95), ratio, share, p.Errors+int64(p.Failed))
+				rss, thr, fds := "-", "-", "-"
+				if u := p.Resources; u != nil {
+					mib := func(kib int64) string { return fmt.Sprintf("%.0f", float64(kib)/1024) }
+					rss = mib(u.ClientRSSKiB) + "/" + mib(u.RelayRSSKiB) + "/" + mib(u.ServerRSSKiB)
+					thr = fmt.Sprintf("%d/%d", u.RelayThreads, u.ServerThreads)
+					fds = fmt.Sprintf("%d/%d", u.RelayFDs, u.ServerFDs)
+				}
+				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, width, name, p.TPS, Us(p.LatencyUs.P95), ratio, share,
+					p.Errors+int64(p.Failed), rss, thr, fds)
 			}
 		}
 		if err := tw.Flush(); err != nil {

@@ -13,7 +13,8 @@ func TestWriteProxyTable(t *testing.T) {
 			PathResult{Name: "direct tcp", Relay: Direct, ClientTransport: TCP, Threads: n, TPS: 1000 * float64(n),
 				LatencyUs: Latency{P50: 100, P95: 150}},
 			PathResult{Name: "epoll tcp->tcp", Relay: "epoll", ClientTransport: TCP, Threads: n, TPS: 500 * float64(n),
-				LatencyUs: Latency{P50: 200, P95: 300}, AddedUs: &Added{P50: 100}, Errors: 2})
+				LatencyUs: Latency{P50: 200, P95: 300}, AddedUs: &Added{P50: 100}, Errors: 2,
+				Resources: &Resources{ClientRSSKiB: 10240, RelayRSSKiB: 2048, ServerRSSKiB: 20480, RelayThreads: 7, ServerThreads: 140, RelayFDs: 12, ServerFDs: 260}})
 	}
 	var b bytes.Buffer
 	if err := WriteProxyTable(&b, &Report{Paths: paths}); err != nil {
@@ -29,10 +30,11 @@ func TestWriteProxyTable(t *testing.T) {
 	if len(lines) != 2+4 {
 		t.Fatalf("%d lines, want a title, a head and 4 rows:\n%s", len(lines), out)
 	}
-	if f := strings.Fields(lines[5]); len(f) != 8 || f[0] != "4" || f[1] != "epoll" || f[3] != "2000" || f[4] != "300" || f[5] != "0.50" || f[6] != "50%" || f[7] != "2" {
+	if f := strings.Fields(lines[5]); len(f) != 11 || f[0] != "4" || f[1] != "epoll" || f[3] != "2000" || f[4] != "300" || f[5] != "0.50" || f[6] != "50%" || f[7] != "2" ||
+		f[8] != "10/2/20" || f[9] != "7/140" || f[10] != "12/260" {
 		t.Errorf("last row %q", lines[5])
 	}
-	if f := strings.Fields(lines[2]); f[0] != "1" || f[1] != "direct" || f[5] != "-" || f[6] != "-" {
+	if f := strings.Fields(lines[2]); f[0] != "1" || f[1] != "direct" || f[5] != "-" || f[6] != "-" || f[8] != "-" {
 		t.Errorf("first row %q", lines[2])
 	}
 	b.Reset()

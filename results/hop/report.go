@@ -134,6 +134,7 @@ type PathResult struct {
 	TPSCI95   [2]float64 `json:"tps_ci95"`
 	Errors    int64      `json:"errors"`
 	Ignored   int64      `json:"ignored_errors,omitempty"` // retried on their connection, not among errors
+	Resources *Resources `json:"resources,omitempty"`
 	Failed    int        `json:"failed_rounds"`
 	Rounds    []Round    `json:"rounds"`
 	// RelayUs is the relay's own mean residence time per request (both
@@ -296,6 +297,9 @@ type Series struct {
 	// TraceNote says why there is none.
 	Trace     *Trace
 	TraceNote string
+	// Resources is what the path's processes held at most; nil when not
+	// read.
+	Resources *Resources
 }
 
 // Connect is a connect-only series: many whole connection set-ups (dial,
@@ -331,6 +335,25 @@ type Sample struct {
 	// Statements is the statements per event (an oltp-ro transaction is
 	// 16), when the client counted them; 0 otherwise.
 	Statements float64
+	// MaxRSSKiB is the client process's peak resident set (wait4's
+	// ru_maxrss); 0 when not read.
+	MaxRSSKiB int64
+}
+
+// Resources is the most the path's processes held over its rounds, per
+// component: peak resident set (KiB), and the threads and open file
+// descriptors counted at the end of each round. Zero where not read (a
+// component on an ssh host or not started here). The relay's are the sum
+// over its processes (a chain's hops); socat's children, one per
+// connection, have exited by the end of a round and are not counted.
+type Resources struct {
+	ClientRSSKiB  int64 `json:"client_rss_kib"`
+	RelayRSSKiB   int64 `json:"relay_rss_kib,omitempty"`
+	ServerRSSKiB  int64 `json:"server_rss_kib,omitempty"`
+	RelayThreads  int64 `json:"relay_threads,omitempty"`
+	ServerThreads int64 `json:"server_threads,omitempty"`
+	RelayFDs      int64 `json:"relay_fds,omitempty"`
+	ServerFDs     int64 `json:"server_fds,omitempty"`
 }
 
 // TracerInfo is the run's tracer: on, with its own cost per record
