@@ -7,7 +7,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts
+.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-threads
 
 all: build
 
@@ -56,6 +56,11 @@ bench-seed: build
 # (needs root).
 bench-hosts: build
 	@scripts/bench-hosts.sh
+
+# mysql-proxy's thread table, 1 to 128 threads through every path, against
+# pongd's mock and a real MariaDB.
+bench-threads: build
+	@scripts/bench-threads.sh
 
 deps:
 	@scripts/deps.sh
