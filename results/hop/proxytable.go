@@ -10,8 +10,8 @@ import (
 // WriteProxyTable prints a thread sweep in the shape of the mysql-proxy
 // measurements (field-notes.md §2): per thread count, the direct path and
 // each relay path, its tps and p95 round trip, its tps against the direct
-// path's, and the relay's share of the latency: the added p50 over the
-// path's own p50; then what its processes held at most (Resources): peak
+// path's, and the relay's share of the latency: the path's p50 less the
+// direct path's, over the path's p50; then what its processes held at most (Resources): peak
 // RSS of client, relay and server in MiB, the relay's and the server's
 // threads and open descriptors. One block per regime and setting of the
 // backend; a run of one thread count prints nothing.
@@ -32,7 +32,7 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 		paths      []string
 		byPath     map[string]map[int]PathResult
 		directTPS  map[string]map[int]float64 // client transport → threads → tps
-		directName map[string]string
+		directP50  map[string]map[int]float64
 	}
 	var blocks []*block
 	find := func(p PathResult) *block {
@@ -42,7 +42,7 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 			}
 		}
 		b := &block{regime: p.Regime, serviceUs: p.ServiceTimeUs, size: p.Size, rows: p.Rows,
-			byPath: map[string]map[int]PathResult{}, directTPS: map[string]map[int]float64{}, directName: map[string]string{}}
+			byPath: map[string]map[int]PathResult{}, directTPS: map[string]map[int]float64{}, directP50: map[string]map[int]float64{}}
 		blocks = append(blocks, b)
 		return b
 	}
@@ -58,6 +58,10 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 				b.directTPS[string(p.ClientTransport)] = map[int]float64{}
 			}
 			b.directTPS[string(p.ClientTransport)][p.Threads] = p.TPS
+			if b.directP50[string(p.ClientTransport)] == nil {
+				b.directP50[string(p.ClientTransport)] = map[int]float64{}
+			}
+			b.directP50[string(p.ClientTransport)][p.Threads] = p.LatencyUs.P50
 		}
 	}
 	for _, b := range blocks {
@@ -83,8 +87,11 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 					if d := b.directTPS[string(p.ClientTransport)][n]; d > 0 {
 						ratio = fmt.Sprintf("%.2f", p.TPS/d)
 					}
-					if a := p.AddedUs; a != nil && p.LatencyUs.P50 > 0 {
-						share = fmt.Sprintf("%.0f%%", 100*a.P50/p.LatencyUs.P50)
+					// The direct path's p50 at the same thread count and client
+					// leg, against this path's: both from their merged rounds,
+					// so the share stays within the path's own round trip.
+					if d, ok := b.directP50[string(p.ClientTransport)][n]; ok && p.LatencyUs.P50 > 0 {
+						share = fmt.Sprintf("%.0f%%", 100*(p.LatencyUs.P50-d)/p.LatencyUs.P50)
 					}
 				}
 				rss, thr, fds := "-", "-", "-"
