@@ -240,6 +240,7 @@ func FuzzParseTopology(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("HOST_A=\"ssh://u@[::1]:22\"\nHOST_A_VIA=a\nX='"))
+	f.Add([]byte("HOST_A=netns:a\nSERVER_HOST=\"netns:b;netns:c\"\nCLIENT_HOST=a\nBACKEND=\"mysql://u:p@h:1/d; mysql://u:p@h:2/d\"\nSYSBENCH_INSTANCES=3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tp, err := ParseTopology("f.conf", b)
 		if err != nil {
@@ -249,11 +250,23 @@ func FuzzParseTopology(f *testing.F) {
 			}
 			return
 		}
-		// Every component is placed on a declared host.
+		// Every component is placed on a declared host, every server
+		// too, the first of them where the server component is.
 		for _, c := range Components {
 			if _, ok := tp.Host(tp.Place[c].Host); !ok {
 				t.Fatalf("%s on undeclared host %q", c, tp.Place[c].Host)
 			}
+		}
+		if len(tp.Servers) == 0 || tp.Servers[0] != tp.Place[Server].Host {
+			t.Fatalf("servers %q, server on %q", tp.Servers, tp.Place[Server].Host)
+		}
+		for _, s := range tp.Servers {
+			if _, ok := tp.Host(s); !ok {
+				t.Fatalf("server on undeclared host %q", s)
+			}
+		}
+		if tp.Has("BACKEND") && len(tp.Backends) == 0 {
+			t.Fatal("BACKEND set, no backends")
 		}
 		if reflect.DeepEqual(tp.Lines, nil) {
 			t.Fatal("nil Lines")
