@@ -120,6 +120,9 @@ func NewWorkload(cfg WorkloadConfig) (*Workload, error) {
 	if cfg.Tables == 0 {
 		cfg.Tables = 1
 	}
+	if cfg.Tables > 1 && !cfg.Command.isOLTP() {
+		return nil, fmt.Errorf("mysql: workload %s: tables %d: only the oltp commands spread over tables", cfg.Command, cfg.Tables)
+	}
 	if cfg.Tables > 1 && cfg.Table != "" {
 		return nil, fmt.Errorf("mysql: workload: table %q names one table, tables %d asks for sbtest1..sbtest%d", cfg.Table, cfg.Tables, cfg.Tables)
 	}

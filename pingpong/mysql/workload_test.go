@@ -219,6 +219,7 @@ func TestWorkloadOLTPConfig(t *testing.T) {
 		{Command: CommandOLTPRO, InStatement: -1},
 		{Command: CommandOLTPRO, InStatement: 70000},
 		{Command: CommandOLTPRW, Tables: 2, Table: "t"},
+		{Command: CommandPointSelect, Tables: 2},
 	} {
 		if _, err := NewWorkload(cfg); err == nil {
 			t.Errorf("NewWorkload(%+v) accepted", cfg)
