@@ -9,7 +9,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts
+.PHONY: all build test check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-threads
 
 all: build
 
@@ -64,6 +64,11 @@ bench-seed: build
 # (needs root).
 bench-hosts: build
 	@scripts/bench-hosts.sh
+
+# mysql-proxy's thread table, 1 to 128 threads through every path, against
+# pongd's mock and a real MariaDB.
+bench-threads: build
+	@scripts/bench-threads.sh
 
 deps:
 	@scripts/deps.sh

@@ -74,3 +74,23 @@ func FuzzParseBackend(f *testing.F) {
 		_ = b.String()
 	})
 }
+
+func FuzzParseBackends(f *testing.F) {
+	for _, s := range []string{"embedded", "mysql://u:p@h:1/d;mysql://u:p@h:2/d", "mysql://u:p@h:1/d;embedded", ";", "mysql://u:p@h:1/d; "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		bs, err := ParseBackends(s)
+		if err != nil {
+			return
+		}
+		if len(bs) == 0 {
+			t.Fatalf("%q: no backend and no error", s)
+		}
+		for _, b := range bs {
+			if len(bs) > 1 && b.Embedded() {
+				t.Fatalf("%q: an embedded backend among several", s)
+			}
+		}
+	})
+}

@@ -47,6 +47,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		return nil, err
 	}
 	defer func() { out, err = b.hosts.closed(out, err) }()
+	if cfg.Sweeping() {
+		return b.sweep(ctx, cfg, pingpong, began) // sweep.go
+	}
 	paths := cfg.Paths()
 	regimes, err := cfg.regimes()
 	if err != nil {
@@ -223,6 +226,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	clientCPUs, _ := placement.For(ComponentClient)
 	relays := newRelayRounds(cells, topo, cfg.Stats, cfg.Discard)
 	kworkers := newKworkerRounds(cells, cfg.Rounds, placement, b.hosts != nil)
+	use := newResourceRounds(len(cells)) // resources.go
+	serverPID := 0
+	if b.server != nil {
+		serverPID = b.server.pid
+	}
 	ends := newEndpointRounds(len(cells), cfg.Rounds, topo, b.hosts != nil)
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		c := cells[step.Cell]
@@ -257,6 +265,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			smp = hop.Sample{Failed: "no request completed in the round (a reply stalled past its end)"}
 		}
 		sr.series[step.Cell].Samples[step.Round] = smp
+		use.observe(step.Cell, c.Path, topo, serverPID, smp)
 		progress.end(smp)
 	}
 	for i, c := range cells {
@@ -280,6 +289,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			return stageResult{}, ctx.Err()
 		}
 		progress.traced(sr.series[i].Trace, sr.series[i].TraceNote)
+	}
+	for i := range sr.series {
+		sr.series[i].Resources = use.of(i)
 	}
 	relays.perRequest(sr.series, cfg.Time+cfg.Warmup)
 	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)

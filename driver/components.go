@@ -82,16 +82,21 @@ func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
 
 // SocatArgs is socat's command line for one hop, with socat(1)'s address
 // options: nodelay (TCP_NODELAY, tcp(7)) on both TCP legs, fork so that
-// every connection gets its own child.
+// every connection gets its own child, and a listen backlog of 1024:
+// socat's default of 5 (socat(1), backlog=) overflowed when a round
+// opened 64 connections at once, and the overflowed ones were reset
+// (pingpong: "read greeting: connection reset by peer"), where hoprelay
+// and HAProxy listen with the kernel's somaxconn.
 //
-//	socat TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3000,nodelay
-//	socat UNIX-LISTEN:$PWD/mysql.sock,fork TCP4:127.0.0.1:3000,nodelay
+//	socat TCP4-LISTEN:4008,reuseaddr,fork,nodelay,backlog=1024 TCP4:127.0.0.1:3000,nodelay
+//	socat UNIX-LISTEN:$PWD/mysql.sock,fork,backlog=1024 TCP4:127.0.0.1:3000,nodelay
 func SocatArgs(bin string, listen, connect sockets.Addr) []string {
+	const socatBacklog = ",backlog=1024"
 	var l, c string
 	if listen.IsUnix() {
-		l = "UNIX-LISTEN:" + listen.Path + ",fork"
+		l = "UNIX-LISTEN:" + listen.Path + ",fork" + socatBacklog
 	} else {
-		l = fmt.Sprintf("TCP4-LISTEN:%d,reuseaddr,fork,nodelay", listen.Port)
+		l = fmt.Sprintf("TCP4-LISTEN:%d,reuseaddr,fork,nodelay", listen.Port) + socatBacklog
 	}
 	if connect.IsUnix() {
 		c = "UNIX-CONNECT:" + connect.Path

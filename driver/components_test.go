@@ -15,9 +15,9 @@ func TestSocatArgsMatchFieldNotes(t *testing.T) {
 		listen, connect string
 		want            []string
 	}{
-		{"tcp:4008", "tcp:127.0.0.1:3000", []string{"socat", "TCP4-LISTEN:4008,reuseaddr,fork,nodelay", "TCP4:127.0.0.1:3000,nodelay"}},
-		{"unix:/w/mysql.sock", "tcp:127.0.0.1:3000", []string{"socat", "UNIX-LISTEN:/w/mysql.sock,fork", "TCP4:127.0.0.1:3000,nodelay"}},
-		{"tcp:4008", "unix:/w/up.sock", []string{"socat", "TCP4-LISTEN:4008,reuseaddr,fork,nodelay", "UNIX-CONNECT:/w/up.sock"}},
+		{"tcp:4008", "tcp:127.0.0.1:3000", []string{"socat", "TCP4-LISTEN:4008,reuseaddr,fork,nodelay,backlog=1024", "TCP4:127.0.0.1:3000,nodelay"}},
+		{"unix:/w/mysql.sock", "tcp:127.0.0.1:3000", []string{"socat", "UNIX-LISTEN:/w/mysql.sock,fork,backlog=1024", "TCP4:127.0.0.1:3000,nodelay"}},
+		{"tcp:4008", "unix:/w/up.sock", []string{"socat", "TCP4-LISTEN:4008,reuseaddr,fork,nodelay,backlog=1024", "UNIX-CONNECT:/w/up.sock"}},
 	} {
 		l, c := mustAddr(t, tc.listen), mustAddr(t, tc.connect)
 		if got := SocatArgs("socat", l, c); !slices.Equal(got, tc.want) {

@@ -28,5 +28,5 @@ func ExampleDefaultPaths() {
 	// socat tcp->tcp       baseline direct tcp
 	// socat unix->tcp      baseline direct unix
 	// haproxy tcp->tcp     baseline direct tcp
-	// socat UNIX-LISTEN:/tmp/hb/mysql.sock,fork TCP4:127.0.0.1:3000,nodelay
+	// socat UNIX-LISTEN:/tmp/hb/mysql.sock,fork,backlog=1024 TCP4:127.0.0.1:3000,nodelay
 }

@@ -31,6 +31,10 @@ type Client struct {
 	Time     time.Duration
 	Warmup   time.Duration
 	CPUs     string // --cpus, the placement's client CPUs (also applied at fork)
+	// ConnectTimeout bounds each of pingpong's connection set-ups
+	// (--connect-timeout); 0 leaves pingpong's 5 s up to 16 threads and
+	// gives 200 ms per connection beyond (ConnectTimeoutFor).
+	ConnectTimeout time.Duration
 	// ConnectOnly makes every event a whole connection (dial, login,
 	// quit, close): a series of set-ups rather than one per round. mysql.
 	ConnectOnly bool
@@ -82,10 +86,29 @@ func (c Client) Args(bin string, target sockets.Addr, threads int) []string {
 	if c.CPUs != "" {
 		argv = append(argv, "--cpus", c.CPUs)
 	}
+	if d := c.connectTimeout(threads); d > 0 {
+		argv = append(argv, "--connect-timeout", d.String())
+	}
 	if c.RXStamps && !c.ConnectOnly && !target.IsUnix() {
 		argv = append(argv, "--rx-stamps")
 	}
 	return argv
+}
+
+// connectTimeout is the set-up bound to give pingpong for threads
+// connections, 0 for its own default. Every connection of a round opens
+// at once, and each handshake waits behind the others' on the CPUs the
+// client, relay and server share: 128 connections through a relay on a
+// loaded two-core machine took past pingpong's 5 s, failing the round
+// (hopbench --threads 1,…,128, load average 80).
+func (c Client) connectTimeout(threads int) time.Duration {
+	if c.ConnectTimeout > 0 {
+		return c.ConnectTimeout
+	}
+	if threads <= 16 {
+		return 0
+	}
+	return time.Duration(threads) * 200 * time.Millisecond
 }
 
 // Env is what the client's process needs besides its flags: the password
@@ -111,7 +134,8 @@ func ParsePingpong(data []byte) (hop.Sample, error) {
 		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
 	}
 	res := r.Results[0]
-	s := hop.Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning, RXWake: res.RXWake}
+	s := hop.Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors - res.Ignored, Ignored: res.Ignored,
+		Pinning: r.Env.Pinning, RXWake: res.RXWake}
 	if res.Connect != nil {
 		s.Connect = res.Connect.P50
 	}
@@ -178,6 +202,7 @@ func RunClientWith(ctx context.Context, argv, env []string, cpus affinity.CPUSet
 	// The whole process's, from wait4's rusage (µs resolution): its
 	// exited threads included, which a pinned connection's are.
 	s.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	s.MaxRSSKiB = maxRSSKiB(cmd.ProcessState)
 	return s, err
 }
 

@@ -172,3 +172,19 @@ func TestClientArgsRXStamps(t *testing.T) {
 		t.Errorf("connect-only: %s", got)
 	}
 }
+
+// Up to 16 connections pingpong's own 5 s bounds a set-up; beyond, 200
+// ms per connection, since they all open at once.
+func TestClientArgsConnectTimeout(t *testing.T) {
+	c := Client{Proto: ProtoEcho, Time: time.Second}
+	if got := strings.Join(c.Args("pingpong", TCPAddr(9), 16), " "); strings.Contains(got, "--connect-timeout") {
+		t.Errorf("16 threads: %s", got)
+	}
+	if got := strings.Join(c.Args("pingpong", TCPAddr(9), 128), " "); !strings.Contains(got, "--connect-timeout 25.6s") {
+		t.Errorf("128 threads: %s", got)
+	}
+	c.ConnectTimeout = time.Minute
+	if got := strings.Join(c.Args("pingpong", TCPAddr(9), 1), " "); !strings.Contains(got, "--connect-timeout 1m0s") {
+		t.Errorf("set: %s", got)
+	}
+}

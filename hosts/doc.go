@@ -22,7 +22,10 @@
 // Go duration syntax, PATHS, TRANSPORTS, RUNS, DISCARD, …); SSH_OPTIONS
 // (extra ssh arguments), REMOTE_BIN (ship, path or a directory) and
 // BACKEND_START (a command that starts the real BACKEND on BACKEND_HOST for
-// the run). Values are bare, "double-quoted" or 'single-quoted'; lists take
+// the run). SERVER_HOST may list several hosts and BACKEND several
+// mysql:// servers, separated by ';', for a sweep of CLIENT_INSTANCES
+// (SYSBENCH_INSTANCES) clients that take them round-robin (Topology.Servers,
+// Topology.Backends). Values are bare, "double-quoted" or 'single-quoted'; lists take
 // , or ;; a line starting with # is a comment, as is # after a value.
 //
 // Topology.Args renders the file's settings as hopbench flags, to be parsed

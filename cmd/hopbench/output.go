@@ -46,10 +46,18 @@ func write(w io.Writer, format string, wide bool, rep *hop.Report) error {
 	case "csv":
 		return hop.WriteCSV(w, rep)
 	}
-	if wide {
-		return hop.WriteWideText(w, rep)
+	if rep.Sweep != nil {
+		return hop.WriteSweep(w, rep.Sweep)
 	}
-	return hop.WriteText(w, rep)
+	text := hop.WriteText
+	if wide {
+		text = hop.WriteWideText
+	}
+	if err := text(w, rep); err != nil {
+		return err
+	}
+	// A thread sweep also prints mysql-proxy's table (proxytable.go).
+	return hop.WriteProxyTable(w, rep)
 }
 
 // writeOut fills dir with every file of the run and report.html, and says

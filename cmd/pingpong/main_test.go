@@ -169,6 +169,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--target", "tcp:127.0.0.1:1", "--runs", "2", "--discard", "2"}, "--discard"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--rate", "-1"}, "--rate"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--report-interval", "-1s"}, "--report-interval"},
+		{[]string{"--target", "tcp:127.0.0.1:1", "--connect-timeout", "-1s"}, "--connect-timeout"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--format", "xml"}, "--format"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--cpus", "9999"}, "--cpus"},
 		{[]string{"--target", "tcp:127.0.0.1:1", "--nosuch"}, "nosuch"},

@@ -71,6 +71,7 @@ func summarise(s Series, discard int) PathResult {
 		Regime:            s.Setting.Regime,
 		Placement:         s.Placement,
 		RelayCPUUs:        s.RelayCPUUs,
+		Resources:         s.Resources,
 		Kworkers:          s.Kworkers,
 		Endpoints:         s.Endpoints,
 		Connect:           s.Connect,
@@ -97,6 +98,7 @@ func summarise(s Series, discard int) PathResult {
 			continue
 		}
 		r.Errors += smp.Errors
+		r.Ignored += smp.Ignored
 		tps = append(tps, smp.TPS)
 		p50s = append(p50s, smp.Latency.P50)
 		connect = append(connect, smp.Connect)

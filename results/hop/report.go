@@ -40,6 +40,9 @@ type Report struct {
 	// hoplat build that ran it: what a reader needs to repeat it.
 	CommandLine []string `json:"command_line,omitempty"`
 	Version     string   `json:"version,omitempty"`
+	// Sweep is a run of several client instances or servers (sweep.go);
+	// such a run has no paths.
+	Sweep *Sweep `json:"sweep,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
@@ -134,6 +137,8 @@ type PathResult struct {
 	TPS       float64    `json:"tps"`
 	TPSCI95   [2]float64 `json:"tps_ci95"`
 	Errors    int64      `json:"errors"`
+	Ignored   int64      `json:"ignored_errors,omitempty"` // retried on their connection, not among errors
+	Resources *Resources `json:"resources,omitempty"`
 	Failed    int        `json:"failed_rounds"`
 	Rounds    []Round    `json:"rounds"`
 	// RelayUs is the relay's own mean residence time per request (both
@@ -296,6 +301,9 @@ type Series struct {
 	// TraceNote says why there is none.
 	Trace     *Trace
 	TraceNote string
+	// Resources is what the path's processes held at most; nil when not
+	// read.
+	Resources *Resources
 }
 
 // Connect is a connect-only series: many whole connection set-ups (dial,
@@ -314,6 +322,10 @@ type Sample struct {
 	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
 	TPS     float64
 	Errors  int64
+	// Ignored are the failures the client retried on their connection
+	// (sysbench's ignored errors: deadlocks, Galera's 1047), not among
+	// Errors.
+	Ignored int64
 	Hist    *results.Histogram // nil if the client sent none
 	Failed  string             // why the round produced no figures; empty if it did
 	Pinning map[string]string  // pinning the client reports in its env
@@ -327,6 +339,25 @@ type Sample struct {
 	// Statements is the statements per event (an oltp-ro transaction is
 	// 16), when the client counted them; 0 otherwise.
 	Statements float64
+	// MaxRSSKiB is the client process's peak resident set (wait4's
+	// ru_maxrss); 0 when not read.
+	MaxRSSKiB int64
+}
+
+// Resources is the most the path's processes held over its rounds, per
+// component: peak resident set (KiB), and the threads and open file
+// descriptors counted at the end of each round. Zero where not read (a
+// component on an ssh host or not started here). The relay's are the sum
+// over its processes (a chain's hops); socat's children, one per
+// connection, have exited by the end of a round and are not counted.
+type Resources struct {
+	ClientRSSKiB  int64 `json:"client_rss_kib"`
+	RelayRSSKiB   int64 `json:"relay_rss_kib,omitempty"`
+	ServerRSSKiB  int64 `json:"server_rss_kib,omitempty"`
+	RelayThreads  int64 `json:"relay_threads,omitempty"`
+	ServerThreads int64 `json:"server_threads,omitempty"`
+	RelayFDs      int64 `json:"relay_fds,omitempty"`
+	ServerFDs     int64 `json:"server_fds,omitempty"`
 }
 
 // TracerInfo is the run's tracer: on, with its own cost per record
