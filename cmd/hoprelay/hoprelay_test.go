@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -136,5 +137,61 @@ func stopTerm(t *testing.T, cmd *exec.Cmd) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+}
+
+// TestHoprelaySeveralUpstreams: CONNECT given three times, the first
+// refusing, relays every connection to the two that listen and reports
+// each upstream's share in --stats.
+func TestHoprelaySeveralUpstreams(t *testing.T) {
+	bin := peer.Hoplat(t, "hoprelay")
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	a, b := startEcho(t), startEcho(t)
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.json")
+	cmd, line, err := startRelay(t, bin, "--engine", "epoll", "--stats", stats, "--retry", "1m",
+		"TCP4-LISTEN:0", "tcp:"+deadAddr, "TCP4:"+a.Addr().String()+",nodelay", "tcp:"+b.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp4:")
+	if !ok {
+		t.Fatalf("readiness line %q", line)
+	}
+	for range 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		echoPing(t, c)
+		c.Close()
+	}
+	stopTerm(t, cmd)
+	var s struct {
+		Config struct {
+			Balance string `json:"balance"`
+		} `json:"config"`
+		Connections struct {
+			UpstreamFailed int `json:"upstream_failed"`
+		} `json:"connections"`
+		Upstreams []struct {
+			Connections int  `json:"connections"`
+			Failed      int  `json:"failed"`
+			Down        bool `json:"down"`
+		} `json:"upstreams"`
+	}
+	raw, _ := os.ReadFile(stats)
+	if err := json.Unmarshal(raw, &s); err != nil || len(s.Upstreams) != 3 {
+		t.Fatalf("stats: %v\n%s", err, raw)
+	}
+	u := s.Upstreams
+	if s.Config.Balance != "roundrobin" || s.Connections.UpstreamFailed != 0 || u[0].Failed != 1 || !u[0].Down ||
+		u[0].Connections != 0 || u[1].Connections != 2 || u[2].Connections != 2 {
+		t.Errorf("want the dead upstream tried once and down, two connections each for the others:\n%s", raw)
 	}
 }
