@@ -90,7 +90,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 		case p.Relay == hop.HAProxy:
 			viaHAProxy = append(viaHAProxy, p)
 		default:
-			if err := t.startChain(ctx, spec, p, up); err != nil {
+			if err := t.startChain(ctx, spec, p, spec.upstreams(p, up)); err != nil {
 				var missing *missingError
 				if !errors.As(err, &missing) {
 					return nil, err
@@ -224,10 +224,25 @@ func (t *Topology) relayCPUOf(p hop.Path) map[*Process]time.Duration {
 	return out
 }
 
+// upstreams is what the hop of path p next to the backend connects to:
+// every server of a cluster when the hop's upstream leg is TCP, else the
+// backend's one address up on that leg.
+func (spec TopologySpec) upstreams(p hop.Path, up sockets.Addr) []sockets.Addr {
+	if p.Upstream == hop.TCP && len(spec.Backend.Servers) > 1 {
+		return spec.Backend.Servers
+	}
+	return []sockets.Addr{up}
+}
+
 // startChain starts p's hops from the backend outwards, each one's connect
 // address the listen address of the one after it, and records where the
-// client connects.
-func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path, upstream sockets.Addr) error {
+// client connects. The hop next to the backend connects to servers, a
+// cluster's list or the backend's one address.
+func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path, servers []sockets.Addr) error {
+	if len(servers) > 1 && p.Relay == hop.Socat {
+		return &missingError{fmt.Errorf("socat connects to one address, and the backend is a cluster of %d servers", len(servers))}
+	}
+	upstream := servers[0]
 	for h := p.Hops; h >= 1; h-- {
 		tr := p.Upstream
 		if h == 1 {
@@ -239,6 +254,8 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path
 		}
 		var err error
 		switch {
+		case p.Relay.IsEngine() && h == p.Hops:
+			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, servers...)
 		case p.Relay.IsEngine():
 			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, upstream)
 		case p.Relay == hop.Socat:
@@ -258,7 +275,7 @@ func (t *Topology) sockPath(p hop.Path, nth int) string {
 	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", sectionName(p.Name()), nth))
 }
 
-func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream sockets.Addr) (sockets.Addr, error) {
+func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream ...sockets.Addr) (sockets.Addr, error) {
 	bin, err := t.locate(spec, "hoprelay")
 	if err != nil {
 		return sockets.Addr{}, err
@@ -280,7 +297,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.P
 		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", sectionName(p.Name()), nth))
 		t.Stats[p] = append(t.Stats[p], h.Stats)
 	}
-	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream))
+	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream...))
 	if err != nil {
 		return sockets.Addr{}, err
 	}
@@ -353,7 +370,8 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 				}
 				listen = spec.Hosts.tcpAt(ComponentRelay, port)
 			}
-			routes[i] = HAProxyRoute{Name: p.Name(), Listen: listen, Connect: backend[p.Upstream]}
+			routes[i] = HAProxyRoute{Name: p.Name(), Listen: listen, Connect: spec.upstreams(p, backend[p.Upstream]),
+				MySQL: !spec.Backend.Embedded(), CheckUser: spec.Backend.CheckUser}
 		}
 		if err := os.WriteFile(cfgPath, []byte(HAProxyConfig(routes)), 0o600); err != nil {
 			return fmt.Errorf("driver: write %s: %w", cfgPath, err)
