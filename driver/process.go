@@ -36,6 +36,7 @@ type Process struct {
 	signalled bool // Stop sent SIGTERM: an exit status of 143 is then expected
 
 	remote *hosts.Process // on an ssh host: cmd is nil (see startRemote)
+	pid    int            // a process hopbench did not start (attached): cmd is nil
 	// dial connects from where the process listens, for Probe; nil dials
 	// from here (see hostBed.dialer).
 	dial func(ctx context.Context, network, address string) (net.Conn, error)
@@ -108,6 +109,9 @@ func (p *Process) readStdout(r io.Reader) {
 func (p *Process) PID() int {
 	if p.remote != nil {
 		return p.remote.PID()
+	}
+	if p.cmd == nil {
+		return p.pid
 	}
 	return p.cmd.Process.Pid
 }

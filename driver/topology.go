@@ -34,6 +34,12 @@ type TopologySpec struct {
 	// process; the zero value pins nothing.
 	Placement affinity.Placement
 	Hosts     *hostBed // nil: every component on loopback here
+	// Proxies are the user's own (--proxy): a path whose Relay is one's
+	// Name goes through it.
+	Proxies []Proxy
+	// ReadyTimeout bounds a started proxy's wait to listen; 0 for
+	// ReadyTimeout.
+	ReadyTimeout time.Duration
 }
 
 // Topology is the running set of processes for one stage.
@@ -41,6 +47,7 @@ type Topology struct {
 	Dir     string                    // temp dir holding UNIX sockets, HAProxy's config, stats files
 	Entries map[hop.Path]sockets.Addr // where the client connects for each path
 	Skipped []hop.Skip
+	Notes   []string              // what a path lacks, for the report's warnings (a proxy's CPU time not found)
 	Stats   map[hop.Path][]string // hoprelay --stats files of each path, one per hop
 	Pinning map[string]string     // component → CPUs it obtained
 	// RelayCPUs is what the relay processes of each path obtained, when
@@ -87,6 +94,14 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 			t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: spec.Hosts.noSocket(spec.Backend, p, fmt.Sprintf("the backend has no %s socket", p.Upstream))})
 		case p.Hops == 0:
 			t.Entries[p] = up
+		case spec.proxyOf(p) != nil:
+			if err := t.startProxy(ctx, spec, spec.proxyOf(p), p, up); err != nil {
+				var missing *missingError
+				if !errors.As(err, &missing) {
+					return nil, err
+				}
+				t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: missing.Error()})
+			}
 		case p.Relay == hop.HAProxy:
 			viaHAProxy = append(viaHAProxy, p)
 		default:
