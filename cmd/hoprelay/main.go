@@ -133,16 +133,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if strategy, why := r.Wake(); strategy != "" {
 		fmt.Fprintf(stderr, "hoprelay: wake %s (%s)\n", strategy, why)
 	}
-	fmt.Fprintf(stdout, "listening %s\n", r.Addr())
-	if f, ok := stdout.(*os.File); ok {
-		f.Sync()
-	}
-
+	// The signals are caught before the readiness line: a SIGUSR1 sent
+	// as soon as it is read would otherwise meet the default action and
+	// end the relay.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	defer signal.Stop(usr1)
+	fmt.Fprintf(stdout, "listening %s\n", r.Addr())
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- r.Serve(ctx) }()
