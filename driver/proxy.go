@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -295,18 +296,27 @@ func (t *Topology) startProxy(ctx context.Context, spec TopologySpec, x *Proxy, 
 			return err
 		}
 		argv[0] = bin
-		proc, err := t.start(spec, ComponentRelay, x.Name, argv)
+		proc, err := t.startWith(StartForeign, spec, ComponentRelay, x.Name, argv)
 		if err != nil {
 			return fmt.Errorf("driver: proxy %s: %w", x.Name, err)
 		}
 		t.relayStarted(proc, p)
 		err = Probe(ctx, proc, listen, spec.readyTimeout())
 		if err == nil {
-			t.Entries[p] = listen
-			return nil
+			why := escaped(proc, listen, dir)
+			if why == "" {
+				t.Entries[p] = listen
+				return nil
+			}
+			proc.Stop()
+			t.relayForget(proc, p)
+			return fmt.Errorf("driver: proxy %s (%s): %s: run it in the foreground (nginx: -g 'daemon off;'), so that hopbench can measure and stop it", x.Name, strings.Join(argv, " "), why)
 		}
 		proc.Stop()
 		t.relayForget(proc, p)
+		if why := reapDaemon(listen, dir); why != "" {
+			return fmt.Errorf("driver: proxy %s (%s): %s: run it in the foreground (nginx: -g 'daemon off;'), so that hopbench can measure and stop it", x.Name, strings.Join(argv, " "), why)
+		}
 		if attempt == startAttempts || ctx.Err() != nil || !strings.Contains(proc.Stderr(), "in use") {
 			// Only a port taken meanwhile is worth another try.
 			return fmt.Errorf("driver: proxy %s (%s): %w", x.Name, strings.Join(argv, " "), err)
@@ -331,4 +341,63 @@ func attached(name string, pid int) *Process {
 // relayForget undoes relayStarted for a process that did not come up.
 func (t *Topology) relayForget(proc *Process, p hop.Path) {
 	t.relayProcs[p] = slices.DeleteFunc(t.relayProcs[p], func(q *Process) bool { return q == proc })
+}
+
+// escaped reports, and stops, a proxy that listens from outside the
+// process group hopbench started it in: one that went into the
+// background (daemon(3) calls setsid), which no Stop of the group would
+// reach. "" when the listener is the proxy's own.
+func escaped(proc *Process, listen sockets.Addr, dir string) string {
+	pid, err := sockets.ListenerPID(listen)
+	if err != nil {
+		return ""
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// pid (comm) state ppid pgrp …
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	f := strings.Fields(rest)
+	if len(f) > 2 && f[2] == strconv.Itoa(proc.PID()) {
+		return ""
+	}
+	return reapDaemon(listen, dir)
+}
+
+// reapDaemon handles a template that went into the background: its
+// process exited while something it left behind, in a session of its own
+// (daemon(3) calls setsid), listens on the port chosen for it. That holder,
+// recognised by the proxy's own directory on its command line, is stopped
+// with its process group; the reason is returned, "" when no such process
+// listens.
+func reapDaemon(listen sockets.Addr, dir string) string {
+	pid, err := sockets.ListenerPID(listen)
+	if err != nil {
+		return ""
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !strings.Contains(string(cmdline), dir) {
+		return ""
+	}
+	affinity.TerminateGroup(pid)
+	for range 300 { // up to 3 s, as Process.Stop's grace
+		if !running(pid) {
+			return fmt.Sprintf("it left process %d listening on %s after it exited (stopped now)", pid, listen)
+		}
+		time.Sleep(10 * time.Millisecond) // a process we did not fork cannot be waited for
+	}
+	affinity.KillGroup(pid)
+	return fmt.Sprintf("it left process %d listening on %s after it exited (stopped now)", pid, listen)
+}
+
+// running reports whether pid is a process that has not exited (a zombie
+// has).
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	return ok && !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }

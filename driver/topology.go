@@ -191,12 +191,18 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[hop
 // start starts one component on the CPUs the placement gives its kind and
 // records the CPUs it obtained, once per kind.
 func (t *Topology) start(spec TopologySpec, component, name string, argv []string) (*Process, error) {
+	return t.startWith(Start, spec, component, name, argv)
+}
+
+// startWith is start with the function that starts the process: Start, or
+// StartForeign for a user's proxy.
+func (t *Topology) startWith(startFn func(string, []string, affinity.CPUSet) (*Process, error), spec TopologySpec, component, name string, argv []string) (*Process, error) {
 	cpus, _ := spec.Placement.For(component)
 	argv, err := spec.Hosts.argv(component, argv)
 	if err != nil {
 		return nil, err
 	}
-	p, err := Start(name, argv, cpus)
+	p, err := startFn(name, argv, cpus)
 	if err != nil {
 		return nil, err
 	}

@@ -137,6 +137,15 @@ func TestIntegrationNginxProxy(t *testing.T) {
 		}
 	})
 
+	t.Run("daemonizes", func(t *testing.T) {
+		// Without daemon off nginx forks into a session of its own and
+		// its first process exits: hopbench stops what it left.
+		stderr := runFails(t, append(short, "--proxy", "nginx="+nginx+" -p {dir} -e stderr -c {config:"+tmpl+"}")...)
+		if !strings.Contains(stderr, "foreground") || !strings.Contains(stderr, "stopped now") {
+			t.Errorf("hopbench's error does not say the proxy went into the background:\n%s", stderr)
+		}
+	})
+
 	t.Run("never-listens", func(t *testing.T) {
 		stderr := runFails(t, append(short, "--proxy", `quiet=sh -c 'echo "no {listen} for {upstream} today" >&2; exec sleep 60'`)...)
 		if !strings.Contains(stderr, "no 127.0.0.1:") || !strings.Contains(stderr, "today") {
