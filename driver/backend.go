@@ -19,6 +19,15 @@ type Backend struct {
 	User     string
 	Password string
 	DB       string
+	// Servers are every server of a cluster, TCP first among them: the
+	// relay and HAProxy paths balance over them, round-robin, where the
+	// direct path (one server, as the field notes' Galera table has it)
+	// dials TCP alone. Nil for one server.
+	Servers []sockets.Addr
+	// CheckUser is the account HAProxy's option mysql-check logs in as
+	// when it checks a cluster's servers (one without a password); "" checks
+	// each server's greeting alone.
+	CheckUser string
 }
 
 // Embedded reports whether the backend is hopbench's own responder.
@@ -63,7 +72,10 @@ func ParseBackends(s string) ([]Backend, error) {
 // ParseBackend reads --backend: "embedded" (or empty), or a MySQL server as
 // mysql://USER:PASS@HOST:PORT/DB, mysql://USER:PASS@unix(/path/mysqld.sock)/DB
 // (the go-sql-driver spelling), or mysql://USER:PASS@HOST:PORT/DB?socket=/path
-// to name both, so the direct UNIX path runs too.
+// to name both, so the direct UNIX path runs too. A cluster lists its
+// servers comma-separated, as libpq's multi-host URLs do:
+// mysql://USER:PASS@HOST1:PORT1,HOST2:PORT2,HOST3:PORT3/DB, with
+// ?check_user=NAME for HAProxy's option mysql-check.
 func ParseBackend(s string) (Backend, error) {
 	if s == "" || s == "embedded" {
 		return Backend{}, nil
@@ -88,10 +100,22 @@ func ParseBackend(s string) (Backend, error) {
 		rest = rest[:at+1] + "localhost" + rest[at+end+1:]
 		unixOnly = true
 	}
+	var hosts []string
+	if at := strings.LastIndex(rest, "@"); !unixOnly && at >= 0 {
+		end := strings.IndexAny(rest[at:], "/?")
+		if end < 0 {
+			end = len(rest) - at
+		}
+		if list := rest[at+1 : at+end]; strings.Contains(list, ",") {
+			hosts = strings.Split(list, ",")
+			rest = rest[:at+1] + hosts[0] + rest[at+end:]
+		}
+	}
 	u, err := url.Parse("mysql://" + rest)
 	if err != nil {
 		return fail("%v", err)
 	}
+	b.CheckUser = u.Query().Get("check_user")
 	if u.User != nil {
 		b.User = u.User.Username()
 		b.Password, _ = u.User.Password()
@@ -107,20 +131,49 @@ func ParseBackend(s string) (Backend, error) {
 	if unixOnly {
 		return b, nil
 	}
-	host, portStr, err := net.SplitHostPort(u.Host)
+	if hosts == nil {
+		hosts = []string{u.Host}
+	}
+	for _, h := range hosts {
+		a, err := serverAddr(h)
+		if err != nil {
+			return fail("%v", err)
+		}
+		b.Servers = append(b.Servers, a)
+	}
+	b.TCP = &b.Servers[0]
+	if len(b.Servers) == 1 {
+		b.Servers = nil
+	}
+	return b, nil
+}
+
+// serverAddr reads one HOST[:PORT] of a backend URL, 3306 when no port.
+func serverAddr(hostPort string) (sockets.Addr, error) {
+	host, portStr, err := net.SplitHostPort(hostPort)
 	if err != nil {
-		host, portStr = u.Host, "3306"
+		host, portStr = hostPort, "3306"
 	}
 	if host == "" {
-		return fail("no host")
+		return sockets.Addr{}, fmt.Errorf("no host")
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil || port <= 0 || port > 65535 {
-		return fail("bad port %q", portStr)
+		return sockets.Addr{}, fmt.Errorf("bad port %q", portStr)
 	}
-	a := sockets.Addr{Network: "tcp", Host: host, Port: port}
-	b.TCP = &a
-	return b, nil
+	return sockets.Addr{Network: "tcp", Host: host, Port: port}, nil
+}
+
+// Cluster is the backend's TCP servers: Servers, or TCP alone; nil when it
+// has no TCP address.
+func (b Backend) Cluster() []sockets.Addr {
+	if len(b.Servers) > 0 {
+		return b.Servers
+	}
+	if b.TCP != nil {
+		return []sockets.Addr{*b.TCP}
+	}
+	return nil
 }
 
 // mask hides the password of a URL in error messages.

@@ -53,10 +53,37 @@ func TestParseBackend(t *testing.T) {
 	}
 }
 
+// A cluster's servers, comma-separated: TCP is the first, Servers all of
+// them, and a bad one is named.
+func TestParseBackendCluster(t *testing.T) {
+	b, err := ParseBackend("mysql://sb:pw@10.0.0.1:3306,10.0.0.2,10.0.0.3:3307/sbtest?check_user=haproxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range b.Cluster() {
+		got = append(got, a.NetAddr())
+	}
+	if strings.Join(got, " ") != "10.0.0.1:3306 10.0.0.2:3306 10.0.0.3:3307" || b.TCP.NetAddr() != "10.0.0.1:3306" ||
+		b.User != "sb" || b.Password != "pw" || b.DB != "sbtest" || b.CheckUser != "haproxy" {
+		t.Errorf("cluster %v, tcp %v, user %q pw %q db %q check %q", got, b.TCP, b.User, b.Password, b.DB, b.CheckUser)
+	}
+	if one, _ := ParseBackend("mysql://u:p@h:1/d"); one.Servers != nil || len(one.Cluster()) != 1 {
+		t.Errorf("one server: Servers %v, Cluster %v", one.Servers, one.Cluster())
+	}
+	if _, err := ParseBackend("mysql://u:pw@h1:1,h2:x/d"); err == nil || !strings.Contains(err.Error(), `bad port "x"`) {
+		t.Errorf("bad second server: %v", err)
+	}
+	if _, err := ParseBackend("mysql://u:pw@h1:1,/d"); err == nil || !strings.Contains(err.Error(), "no host") {
+		t.Errorf("empty second server: %v", err)
+	}
+}
+
 func FuzzParseBackend(f *testing.F) {
 	for _, s := range []string{
 		"embedded", "mysql://root:pw@127.0.0.1:3306/test", "mysql://u@unix(/s)/d",
 		"mysql://u:p@h:1/d?socket=/x", "mysql://u:p@[::1]:3306/d", "mysql://@", "mysql://u@unix(",
+		"mysql://u:p@a:1,b:2,c/d?check_user=x",
 	} {
 		f.Add(s)
 	}
@@ -70,6 +97,9 @@ func FuzzParseBackend(f *testing.F) {
 		}
 		if b.TCP != nil && (b.TCP.Port <= 0 || b.TCP.Port > 65535) {
 			t.Errorf("%q: port %d", s, b.TCP.Port)
+		}
+		if len(b.Servers) == 1 || (len(b.Servers) > 1 && b.Servers[0] != *b.TCP) {
+			t.Errorf("%q: servers %v, tcp %v", s, b.Servers, b.TCP)
 		}
 		_ = b.String()
 	})

@@ -183,6 +183,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Placement: placement,
 		Locate:    cfg.Locate,
 		Hosts:     b.hosts,
+		Proxies:   cfg.Proxies,
 	})
 	if err != nil {
 		return stageResult{}, err
@@ -205,6 +206,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	for _, s := range topo.Skipped {
 		progress.skip(s)
+	}
+	for _, n := range topo.Notes {
+		if !slices.Contains(sr.warnings, n) {
+			sr.warnings = append(sr.warnings, n)
+		}
 	}
 	progress.drop((len(paths) - len(live)) * len(cfg.Threads) * cfg.Rounds)
 	if cfg.RoundRequests > 0 && len(live) > 0 {
@@ -428,6 +434,15 @@ func reportConfig(cfg Config, paths []hop.Path) hop.ReportConfig {
 	}
 	for _, d := range cfg.ServiceTimes {
 		rc.ServiceTimesUs = append(rc.ServiceTimesUs, float64(d.Nanoseconds())/1e3)
+	}
+	for _, x := range cfg.Proxies {
+		pr := hop.ProxyInfo{Name: x.Name, Path: x.Path().Name()}
+		if x.Addr != nil {
+			pr.Address = x.Addr.String()
+		} else {
+			pr.Command = x.Spec
+		}
+		rc.Proxies = append(rc.Proxies, pr)
 	}
 	return rc
 }

@@ -63,8 +63,9 @@ type HopRelay struct {
 	CPUs   string // --cpus, the placement's relay CPUs (also applied at fork)
 }
 
-// Args is hoprelay's command line relaying listen to connect.
-func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
+// Args is hoprelay's command line relaying listen to connect: to one of
+// several upstreams (a cluster), round-robin, when connect lists more.
+func (h HopRelay) Args(bin string, listen sockets.Addr, connect ...sockets.Addr) []string {
 	argv := []string{bin, "--engine", string(h.Engine)}
 	if h.Lock != "" {
 		argv = append(argv, "--lock", h.Lock)
@@ -77,7 +78,11 @@ func (h HopRelay) Args(bin string, listen, connect sockets.Addr) []string {
 	if h.CPUs != "" && h.Engine != hop.Goroutine && h.Engine != hop.Sockmap {
 		argv = append(argv, "--cpus", h.CPUs)
 	}
-	return append(argv, listen.String(), connect.String())
+	argv = append(argv, listen.String())
+	for _, c := range connect {
+		argv = append(argv, c.String())
+	}
+	return argv
 }
 
 // SocatArgs is socat's command line for one hop, with socat(1)'s address
@@ -108,8 +113,15 @@ func SocatArgs(bin string, listen, connect sockets.Addr) []string {
 
 // HAProxyRoute is one frontend/backend pair of the generated config.
 type HAProxyRoute struct {
-	Name            string // a path's name; sanitised into section names
-	Listen, Connect sockets.Addr
+	Name    string // a path's name; sanitised into section names
+	Listen  sockets.Addr
+	Connect []sockets.Addr // the backend's servers: one, or a cluster's
+	// MySQL says the servers speak MySQL: a cluster's are then checked
+	// with option mysql-check, as user CheckUser when set (an account
+	// without a password, as HAProxy requires), else by the server's
+	// greeting alone.
+	MySQL     bool
+	CheckUser string
 }
 
 // HAProxyConfig is the configuration hopbench runs HAProxy with: one thread
@@ -117,6 +129,12 @@ type HAProxyRoute struct {
 // socat's child or hoprelay's epoll engine), mode tcp, and one
 // frontend/backend pair per route. Timeouts are set because HAProxy warns
 // without them; they are far longer than any round.
+//
+// A route to several servers is the field notes' Galera set-up: balance
+// roundrobin, each server checked every 2 s (hoprelay's --retry default,
+// so that both skip a dead server for as long), with option mysql-check
+// for MySQL servers, and option redispatch so that a refused connect is
+// retried on another server, as hoprelay tries the next upstream.
 func HAProxyConfig(routes []HAProxyRoute) string {
 	var b strings.Builder
 	b.WriteString("global\n\tnbthread 1\n\tmaxconn 4096\n\n")
@@ -124,7 +142,22 @@ func HAProxyConfig(routes []HAProxyRoute) string {
 	for i, r := range routes {
 		id := fmt.Sprintf("p%d_%s", i, sectionName(r.Name))
 		fmt.Fprintf(&b, "\nfrontend f_%s\n\tbind %s\n\tdefault_backend b_%s\n", id, haproxyAddr(r.Listen), id)
-		fmt.Fprintf(&b, "\nbackend b_%s\n\tserver s0 %s\n", id, haproxyAddr(r.Connect))
+		fmt.Fprintf(&b, "\nbackend b_%s\n", id)
+		if len(r.Connect) == 1 {
+			fmt.Fprintf(&b, "\tserver s0 %s\n", haproxyAddr(r.Connect[0]))
+			continue
+		}
+		b.WriteString("\tbalance roundrobin\n\toption redispatch 1\n\tretries 3\n")
+		if r.MySQL {
+			if r.CheckUser != "" {
+				fmt.Fprintf(&b, "\toption mysql-check user %s\n", r.CheckUser)
+			} else {
+				b.WriteString("\toption mysql-check\n")
+			}
+		}
+		for j, c := range r.Connect {
+			fmt.Fprintf(&b, "\tserver s%d %s check inter 2s\n", j, haproxyAddr(c))
+		}
 	}
 	return b.String()
 }

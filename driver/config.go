@@ -93,6 +93,10 @@ type Config struct {
 	// for the run and removed at its end; nil runs every one here on
 	// loopback.
 	Hosts *hosts.Topology
+	// Proxies are the user's own proxies (--proxy), a path each beside
+	// the relays: one running already, or started per stage from a
+	// command template (Proxy).
+	Proxies []Proxy
 }
 
 // DefaultConfig is the default run: every path in two placement regimes
@@ -197,6 +201,21 @@ func (c Config) Check() error {
 	case !c.Backend.Embedded() && (c.ServiceTimes != nil || c.Rows != nil):
 		return fmt.Errorf("driver: service time and rows shape the embedded backend, not %s", c.Backend)
 	}
+	for _, x := range c.Proxies {
+		if x.Addr != nil && c.Backend.Embedded() {
+			return fmt.Errorf("driver: proxy %s at %s: a running proxy relays to a server of its own, and the embedded backend is started afresh on a new port each stage: name that server with --backend mysql://…", x.Name, x.Addr)
+		}
+	}
+	if len(c.Proxies) > 0 && len(c.Hops) > 0 {
+		return fmt.Errorf("driver: proxies %s: a --hops sweep chains hoplat's own relays and socat; a proxy is one hop", c.Proxies[0].Name)
+	}
+	for i, x := range c.Proxies {
+		for _, y := range c.Proxies[:i] {
+			if x.Name == y.Name {
+				return fmt.Errorf("driver: proxy %s given twice", x.Name)
+			}
+		}
+	}
 	for _, t := range c.Threads {
 		if t < 1 {
 			return fmt.Errorf("driver: threads %d: need at least 1", t)
@@ -224,5 +243,11 @@ func (c Config) Paths() []hop.Path {
 	if len(c.Hops) > 0 {
 		return ChainPaths(c.Relays, c.Transports, c.Hops)
 	}
-	return DefaultPaths(c.Relays, c.Transports)
+	paths := DefaultPaths(c.Relays, c.Transports)
+	// A proxy the user names runs whatever --paths says: naming it is
+	// asking for it.
+	for _, x := range c.Proxies {
+		paths = append(paths, x.Path())
+	}
+	return paths
 }

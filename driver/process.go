@@ -36,6 +36,7 @@ type Process struct {
 	signalled bool // Stop sent SIGTERM: an exit status of 143 is then expected
 
 	remote *hosts.Process // on an ssh host: cmd is nil (see startRemote)
+	pid    int            // a process hopbench did not start (attached): cmd is nil
 	// dial connects from where the process listens, for Probe; nil dials
 	// from here (see hostBed.dialer).
 	dial func(ctx context.Context, network, address string) (net.Conn, error)
@@ -81,6 +82,34 @@ func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
 	return p, nil
 }
 
+// StartForeign is Start for a program that prints no readiness line, a
+// user's proxy: its stdout joins the stderr tail, and it is waited for
+// directly, with os/exec's WaitDelay bounding how long what it leaves
+// holding its output (a child gone into the background) keeps Wait, and
+// so Stop, from returning.
+func StartForeign(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
+	p := &Process{
+		Name:      name,
+		Argv:      argv,
+		stderr:    tailbuf.New(4096),
+		listening: make(chan sockets.Addr),
+		done:      make(chan struct{}),
+	}
+	close(p.listening)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	affinity.NewGroup(p.cmd)
+	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
+	p.cmd.WaitDelay = time.Second
+	if err := affinity.StartOn(p.cmd, cpus); err != nil {
+		return nil, fmt.Errorf("driver: start %s: %w", name, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
 func (p *Process) readStdout(r io.Reader) {
 	defer close(p.listening)
 	sc := bufio.NewScanner(r)
@@ -108,6 +137,9 @@ func (p *Process) readStdout(r io.Reader) {
 func (p *Process) PID() int {
 	if p.remote != nil {
 		return p.remote.PID()
+	}
+	if p.cmd == nil {
+		return p.pid
 	}
 	return p.cmd.Process.Pid
 }

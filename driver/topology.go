@@ -34,6 +34,12 @@ type TopologySpec struct {
 	// process; the zero value pins nothing.
 	Placement affinity.Placement
 	Hosts     *hostBed // nil: every component on loopback here
+	// Proxies are the user's own (--proxy): a path whose Relay is one's
+	// Name goes through it.
+	Proxies []Proxy
+	// ReadyTimeout bounds a started proxy's wait to listen; 0 for
+	// ReadyTimeout.
+	ReadyTimeout time.Duration
 }
 
 // Topology is the running set of processes for one stage.
@@ -41,6 +47,7 @@ type Topology struct {
 	Dir     string                    // temp dir holding UNIX sockets, HAProxy's config, stats files
 	Entries map[hop.Path]sockets.Addr // where the client connects for each path
 	Skipped []hop.Skip
+	Notes   []string              // what a path lacks, for the report's warnings (a proxy's CPU time not found)
 	Stats   map[hop.Path][]string // hoprelay --stats files of each path, one per hop
 	Pinning map[string]string     // component → CPUs it obtained
 	// RelayCPUs is what the relay processes of each path obtained, when
@@ -87,10 +94,18 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 			t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: spec.Hosts.noSocket(spec.Backend, p, fmt.Sprintf("the backend has no %s socket", p.Upstream))})
 		case p.Hops == 0:
 			t.Entries[p] = up
+		case spec.proxyOf(p) != nil:
+			if err := t.startProxy(ctx, spec, spec.proxyOf(p), p, up); err != nil {
+				var missing *missingError
+				if !errors.As(err, &missing) {
+					return nil, err
+				}
+				t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: missing.Error()})
+			}
 		case p.Relay == hop.HAProxy:
 			viaHAProxy = append(viaHAProxy, p)
 		default:
-			if err := t.startChain(ctx, spec, p, up); err != nil {
+			if err := t.startChain(ctx, spec, p, spec.upstreams(p, up)); err != nil {
 				var missing *missingError
 				if !errors.As(err, &missing) {
 					return nil, err
@@ -176,12 +191,18 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[hop
 // start starts one component on the CPUs the placement gives its kind and
 // records the CPUs it obtained, once per kind.
 func (t *Topology) start(spec TopologySpec, component, name string, argv []string) (*Process, error) {
+	return t.startWith(Start, spec, component, name, argv)
+}
+
+// startWith is start with the function that starts the process: Start, or
+// StartForeign for a user's proxy.
+func (t *Topology) startWith(startFn func(string, []string, affinity.CPUSet) (*Process, error), spec TopologySpec, component, name string, argv []string) (*Process, error) {
 	cpus, _ := spec.Placement.For(component)
 	argv, err := spec.Hosts.argv(component, argv)
 	if err != nil {
 		return nil, err
 	}
-	p, err := Start(name, argv, cpus)
+	p, err := startFn(name, argv, cpus)
 	if err != nil {
 		return nil, err
 	}
@@ -224,10 +245,25 @@ func (t *Topology) relayCPUOf(p hop.Path) map[*Process]time.Duration {
 	return out
 }
 
+// upstreams is what the hop of path p next to the backend connects to:
+// every server of a cluster when the hop's upstream leg is TCP, else the
+// backend's one address up on that leg.
+func (spec TopologySpec) upstreams(p hop.Path, up sockets.Addr) []sockets.Addr {
+	if p.Upstream == hop.TCP && len(spec.Backend.Servers) > 1 {
+		return spec.Backend.Servers
+	}
+	return []sockets.Addr{up}
+}
+
 // startChain starts p's hops from the backend outwards, each one's connect
 // address the listen address of the one after it, and records where the
-// client connects.
-func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path, upstream sockets.Addr) error {
+// client connects. The hop next to the backend connects to servers, a
+// cluster's list or the backend's one address.
+func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path, servers []sockets.Addr) error {
+	if len(servers) > 1 && p.Relay == hop.Socat {
+		return &missingError{fmt.Errorf("socat connects to one address, and the backend is a cluster of %d servers", len(servers))}
+	}
+	upstream := servers[0]
 	for h := p.Hops; h >= 1; h-- {
 		tr := p.Upstream
 		if h == 1 {
@@ -239,6 +275,8 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path
 		}
 		var err error
 		switch {
+		case p.Relay.IsEngine() && h == p.Hops:
+			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, servers...)
 		case p.Relay.IsEngine():
 			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, upstream)
 		case p.Relay == hop.Socat:
@@ -258,7 +296,7 @@ func (t *Topology) sockPath(p hop.Path, nth int) string {
 	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", sectionName(p.Name()), nth))
 }
 
-func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream sockets.Addr) (sockets.Addr, error) {
+func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream ...sockets.Addr) (sockets.Addr, error) {
 	bin, err := t.locate(spec, "hoprelay")
 	if err != nil {
 		return sockets.Addr{}, err
@@ -280,7 +318,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.P
 		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", sectionName(p.Name()), nth))
 		t.Stats[p] = append(t.Stats[p], h.Stats)
 	}
-	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream))
+	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream...))
 	if err != nil {
 		return sockets.Addr{}, err
 	}
@@ -353,7 +391,8 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 				}
 				listen = spec.Hosts.tcpAt(ComponentRelay, port)
 			}
-			routes[i] = HAProxyRoute{Name: p.Name(), Listen: listen, Connect: backend[p.Upstream]}
+			routes[i] = HAProxyRoute{Name: p.Name(), Listen: listen, Connect: spec.upstreams(p, backend[p.Upstream]),
+				MySQL: !spec.Backend.Embedded(), CheckUser: spec.Backend.CheckUser}
 		}
 		if err := os.WriteFile(cfgPath, []byte(HAProxyConfig(routes)), 0o600); err != nil {
 			return fmt.Errorf("driver: write %s: %w", cfgPath, err)

@@ -186,7 +186,9 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 		mu.Lock()
 		followed = append(followed, pid)
 		mu.Unlock()
-		if c.Path.Relay == hop.Socat {
+		// A user's proxy may run its work in children too (nginx's
+		// workers, forked before the round: followed as found).
+		if c.Path.Relay == hop.Socat || !slices.Contains(hop.Relays, c.Path.Relay) {
 			kids.Go(func() {
 				for _, kid := range followChildren(t.tr, comps, stopKids, cfg.Warmup+100*time.Millisecond) {
 					mu.Lock()

@@ -13,6 +13,10 @@ func (t *Topology) Args() []string {
 	var a []string
 	for _, s := range keyTable {
 		switch {
+		case s.values != nil:
+			for _, v := range s.values(t) {
+				a = append(a, "--"+s.flag+"="+v)
+			}
 		case t.Has(s.key) && s.value != nil:
 			a = append(a, "--"+s.flag+"="+s.value(t))
 		case s.unset != nil:

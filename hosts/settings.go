@@ -20,6 +20,9 @@ type setting struct {
 	// unset, when not nil, is the flag's value Args gives when the file
 	// does not set the key, or when value is nil; ok is false for none.
 	unset func(t *Topology) (v string, ok bool)
+	// values, when not nil, gives a repeatable flag once per value: a
+	// family of keys (PROXY_<NAME>) rather than one.
+	values func(t *Topology) []string
 }
 
 // keyTable is every setting, in the order the parser reads them (the
@@ -99,6 +102,11 @@ var keyTable = []setting{
 		return nil
 	}, value: func(t *Topology) string { return strconv.Itoa(t.Nice) }},
 	word("RELAY_LOCK", "relay-lock", func(t *Topology) *string { return &t.RelayLock }, lockNames),
+	// PROXY_NGINX='nginx -p {dir} -c {config:/etc/hoplat/stream.conf} -g "daemon off;"'
+	// or PROXY_MAXSCALE=tcp:127.0.0.1:4006 is --proxy nginx=… (read by
+	// readProxies; hopbench parses the value).
+	{key: "PROXY_<NAME>", flag: "proxy", read: func(*parser, string) error { return nil },
+		values: func(t *Topology) []string { return t.Proxies }},
 	boolean("STATS", "stats", func(t *Topology) *bool { return &t.Stats }),
 	boolean("TRACE", "trace", func(t *Topology) *bool { return &t.Trace }),
 	word("FORMAT", "format", func(t *Topology) *string { return &t.Format }, formatNames),
@@ -252,6 +260,14 @@ func (p *parser) settings() error {
 			if err := s.read(p, v); err != nil {
 				return err
 			}
+		}
+	}
+	for _, k := range p.keys {
+		if name, ok := strings.CutPrefix(k, "PROXY_"); ok {
+			if p.raw[k] == "" {
+				return p.err(k, "empty: want ADDR or a command template")
+			}
+			t.Proxies = append(t.Proxies, strings.ToLower(name)+"="+p.raw[k])
 		}
 	}
 	if t.Has("DISCARD") && t.Has("RUNS") && t.Discard >= t.Runs {

@@ -25,6 +25,9 @@ func knownKey(k string) bool {
 		name, _ = strings.CutSuffix(name, "_VIA")
 		return validHostName(strings.ToLower(name))
 	}
+	if name, ok := strings.CutPrefix(k, "PROXY_"); ok {
+		return name != "" // hopbench checks the name (--proxy)
+	}
 	return false
 }
 

@@ -102,6 +102,10 @@ type Topology struct {
 	Out           string
 	Quiet         bool
 
+	// Proxies are the PROXY_<NAME> keys as hopbench's --proxy takes
+	// them, NAME=value (name lower-cased), in the file's order.
+	Proxies []string
+
 	// SSHOptions are extra arguments for every ssh and scp command (-i
 	// KEY, -o Option=value), after BatchMode and hoplat's control socket.
 	SSHOptions []string

@@ -296,6 +296,8 @@ ROWS=1,10
 PLACEMENT="client=0 relay=1;3"
 NICE=-5
 RELAY_LOCK=conn
+PROXY_NGINX='nginx -p {dir} -c {config:/etc/stream.conf} -g "daemon off;"'
+PROXY_MAXSCALE=tcp:127.0.0.1:4006
 STATS=yes
 TRACE=no
 FORMAT=json
@@ -310,15 +312,17 @@ SYSBENCH_INSTANCES=2
 	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--client-instances=2", "--proto=mysql", "--command=select1",
 		"--paths=direct,epoll", "--transports=tcp", "--threads=1,2,4", "--time=30s", "--warmup=100ms",
 		"--round-requests=500", "--budget=1m30s", "--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
-		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn", "--stats=true", "--trace=false", "--format=json",
+		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn",
+		`--proxy=nginx=nginx -p {dir} -c {config:/etc/stream.conf} -g "daemon off;"`, "--proxy=maxscale=tcp:127.0.0.1:4006", "--stats=true", "--trace=false", "--format=json",
 		"--out=/tmp/out dir", "--quiet=false"}
 	if got := tp.Args(); !slices.Equal(got, want) {
 		t.Errorf("Args:\n got %q\nwant %q", got, want)
 	}
 	// BACKEND_CPUS gives --backend-cpus where PLACEMENT is not set: a
 	// running backend on this machine is pinned for the run.
-	if len(want)+1 != len(FlagKeys) {
-		t.Errorf("%d flags rendered, FlagKeys has %d", len(want)+1, len(FlagKeys))
+	// --proxy comes twice, once per PROXY_<NAME>.
+	if len(want) != len(FlagKeys) {
+		t.Errorf("%d flags rendered, FlagKeys has %d", len(want)-1+1, len(FlagKeys))
 	}
 	tp, err = ParseTopology("c.conf", []byte("BACKEND=mysql://u:p@127.0.0.1:3306/db\nBACKEND_CPUS=1\n"))
 	if err != nil {

@@ -46,7 +46,8 @@ const DefaultGrace = 5 * time.Second
 
 // Config says how a Relay runs. The zero value is valid: the goroutine
 // engine, one loop where loops apply, no pinning, no locks, 64 KiB buffers,
-// no connection limit, no timing, a 5 s grace period, no logging.
+// no connection limit, no timing, a 5 s grace period, round-robin over
+// several upstreams with a 2 s retry, no logging.
 type Config struct {
 	Engine   Engine        // "" = EngineGoroutine
 	Workers  int           // event loops for epoll and splice; 0 = 1
@@ -59,6 +60,8 @@ type Config struct {
 	MaxConns int           // live connections beyond this are refused with a log line; 0 = no bound (sockmap: DefaultSockmapConns)
 	Stats    bool          // time every chunk's residence in the relay (costs two clock reads per chunk); off for sockmap
 	Grace    time.Duration // how long shutdown waits for live connections; 0 = DefaultGrace, <0 = none
+	Balance  Balance       // how each connection picks one of several upstreams; "" = BalanceRoundRobin
+	Retry    time.Duration // how long an upstream that failed a connect is skipped (several upstreams); 0 = DefaultRetry
 	Logf     func(format string, args ...any)
 }
 
@@ -136,6 +139,18 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Grace == 0 {
 		c.Grace = DefaultGrace
+	}
+	if c.Balance == "" {
+		c.Balance = BalanceRoundRobin
+	}
+	if !slices.Contains(Balances, c.Balance) {
+		return c, fmt.Errorf("relay: balance %q: want %s", c.Balance, orList(Balances))
+	}
+	if c.Retry < 0 {
+		return c, fmt.Errorf("relay: retry %v: want 0 (the default, %v) or more", c.Retry, DefaultRetry)
+	}
+	if c.Retry == 0 {
+		c.Retry = DefaultRetry
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}

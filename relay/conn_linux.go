@@ -2,6 +2,7 @@ package relay
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -21,6 +22,8 @@ type conn struct {
 	sock       [2]*sockets.FD // client, upstream
 	dir        [2]half        // ClientToUpstream, UpstreamToClient: dir[d] reads sock[d], writes sock[1-d]
 	connecting bool           // non-blocking connect to upstream in progress
+	up         int            // the pool's index of sock[1]'s upstream; -1 once released
+	tried      uint64         // upstreams this connection has tried (bit i: pool index i)
 	closed     bool
 	noSplice   bool // splice(2) refused on this pair: read/write instead
 	lk         sync.Locker
@@ -73,39 +76,91 @@ func (l *loop) accept() {
 			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
 			return
 		}
-		if ufd := r.connectUpstream(cfd, l.dial, &l.accepted); ufd != nil {
-			l.add(cfd, ufd)
+		if ufd, up, tried := r.connectUpstream(cfd, l.dials, &l.accepted); ufd != nil {
+			l.add(cfd, ufd, up, tried)
 		}
 	}
 }
 
-// connectUpstream admits a client socket a raw-fd engine accepted and dials
-// the upstream for it with dial, resolved once when the engine started. It
-// returns nil when the connection is refused (max-conns) or the upstream
-// fails: then cfd is closed and the refusal counted and logged.
-func (r *Relay) connectUpstream(cfd *sockets.FD, dial *sockets.RawDialer, accepted *atomic.Int64) *sockets.FD {
+// connectUpstream admits a client socket a raw-fd engine accepted and
+// starts a connect for it to the upstream the pool picks, with the
+// engine's dialers (one per upstream, resolved when it started). It
+// returns nil when the connection is refused (max-conns) or every upstream
+// fails at once: then cfd is closed and the refusal counted and logged.
+func (r *Relay) connectUpstream(cfd *sockets.FD, dials []*sockets.RawDialer, accepted *atomic.Int64) (ufd *sockets.FD, up int, tried uint64) {
 	if !r.admit() {
 		r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
 		cfd.Close()
-		return nil
+		return nil, -1, 0
 	}
 	accepted.Add(1)
 	if !r.listen.IsUnix() {
 		cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
 	}
-	ufd, err := dial.Dial()
-	if err != nil {
+	ufd, up = r.dialNext(cfd.Sysfd(), dials, &tried)
+	if ufd == nil {
 		r.counters.upstreamFailed.Add(1)
-		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(cfd.Sysfd()), r.bound, r.connect.NetAddr(), err)
 		cfd.Close()
 		r.release()
-		return nil
+		return nil, -1, 0
 	}
-	return ufd
+	return ufd, up, tried
 }
 
-func (l *loop) add(cfd, ufd *sockets.FD) {
-	c := &conn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true}
+// dialNext starts a non-blocking connect to the upstream the pool picks
+// for a connection that has tried those in *tried, and on to the next
+// while connect(2) fails at once (a UNIX path with no listener; a TCP
+// refusal usually arrives later, at connected). It returns nil and -1
+// once every upstream has been tried.
+func (r *Relay) dialNext(client int, dials []*sockets.RawDialer, tried *uint64) (*sockets.FD, int) {
+	p := r.pool
+	for {
+		i := p.pick(*tried)
+		if i < 0 {
+			return nil, -1
+		}
+		*tried |= 1 << i
+		ufd, err := dials[i].Dial()
+		if err == nil {
+			return ufd, i
+		}
+		p.failed(i, err)
+		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(client), r.bound, p.addr(i).NetAddr(), err)
+	}
+}
+
+// rawDialers resolves every upstream for a raw-fd engine.
+func (r *Relay) rawDialers() ([]*sockets.RawDialer, error) {
+	dials := make([]*sockets.RawDialer, len(r.pool.ups))
+	for i := range r.pool.ups {
+		a := r.pool.addr(i)
+		d, err := sockets.NewRawDialer(a)
+		if err != nil {
+			return nil, fmt.Errorf("relay: upstream %s: %w", a, err)
+		}
+		dials[i] = d
+	}
+	return dials, nil
+}
+
+// copyDialers gives another thread its own copies (RawDialer is for one
+// goroutine).
+func copyDialers(dials []*sockets.RawDialer) []*sockets.RawDialer {
+	out := make([]*sockets.RawDialer, len(dials))
+	for i, d := range dials {
+		out[i] = d.Copy()
+	}
+	return out
+}
+
+// connEvents is what a relayed socket is registered for: edge-triggered,
+// once for both directions, so no epoll_ctl per pause and resume.
+// EPOLLRDHUP tells a short read that a FIN is queued behind the data, so
+// it reads on to the EOF.
+const connEvents = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
+
+func (l *loop) add(cfd, ufd *sockets.FD, up int, tried uint64) {
+	c := &conn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true, up: up, tried: tried}
 	switch l.e.r.cfg.Lock {
 	case LockConn:
 		c.lk = &c.mu
@@ -133,12 +188,8 @@ func (l *loop) add(cfd, ufd *sockets.FD) {
 	c.gen = l.gen
 	l.slots[c.slot] = c
 	l.live++
-	// Edge-triggered, registered once for both directions: no epoll_ctl
-	// per pause and resume. EPOLLRDHUP tells a short read that a FIN is
-	// queued behind the data, so it reads on to the EOF.
-	const events = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
 	for side, s := range c.sock {
-		if err := l.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), events, c.slot*2+int32(side), c.gen); err != nil {
+		if err := l.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), connEvents, c.slot*2+int32(side), c.gen); err != nil {
 			l.e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
 			l.closeConn(c, nil)
 			return
@@ -177,17 +228,52 @@ func (l *loop) event(id, gen int32, ev uint32) {
 func (l *loop) connected(c *conn) {
 	r := l.e.r
 	if err := c.sock[1].ConnectResult(); err != nil {
-		r.counters.upstreamFailed.Add(1)
-		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.connect.NetAddr(), err)
-		l.closeConn(c, nil)
+		r.pool.failed(c.up, err)
+		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.pool.addr(c.up).NetAddr(), err)
+		c.up = -1
+		l.redial(c)
 		return
 	}
+	r.pool.connected(c.up)
 	c.connecting = false
 	// Whatever the client sent meanwhile raised no new edge: read on
 	// until EAGAIN.
 	l.pump(c, ClientToUpstream, false)
 	if !c.closed {
 		l.pump(c, UpstreamToClient, false)
+	}
+}
+
+// redial replaces a connection's upstream socket, whose connect failed,
+// with a connect to the next upstream, or closes the connection, counted
+// as failed, when every upstream has been tried. The connection takes a
+// new generation, so that events of the old socket still queued in this
+// wait's batch are dropped.
+func (l *loop) redial(c *conn) {
+	r := l.e.r
+	ufd, up := r.dialNext(c.sock[0].Sysfd(), l.dials, &c.tried)
+	if ufd == nil {
+		r.counters.upstreamFailed.Add(1)
+		l.closeConn(c, nil)
+		return
+	}
+	c.sock[1].Close() // and out of the epoll set
+	c.sock[1], c.up = ufd, up
+	if c.stamps[1] != nil && ufd.EnableRXTimestamps() != nil {
+		c.stamps[1] = nil
+	}
+	l.gen++
+	c.gen = l.gen
+	for side, s := range c.sock {
+		op := unix.EPOLL_CTL_MOD
+		if side == 1 {
+			op = unix.EPOLL_CTL_ADD
+		}
+		if err := l.ctl(op, s.Sysfd(), connEvents, c.slot*2+int32(side), c.gen); err != nil {
+			r.cfg.Logf("relay: epoll_ctl: %v", err)
+			l.closeConn(c, nil)
+			return
+		}
 	}
 }
 
@@ -390,6 +476,10 @@ func (l *loop) closeConn(c *conn, cause error) {
 		}
 		l.putBuf(h.own)
 		h.own, h.pend = nil, nil
+	}
+	if c.up >= 0 {
+		l.e.r.pool.done(c.up)
+		c.up = -1
 	}
 	l.slots[c.slot] = nil
 	l.free = append(l.free, c.slot)

@@ -171,13 +171,12 @@ func (e *goroutineEngine) closeAll() {
 // destination and leaves the other running; one that ends with an error
 // closes both sockets, which ends the other.
 func (e *goroutineEngine) handle(client net.Conn, rec *recorder) {
-	up, err := sockets.Dial(e.ctx, e.r.connect)
-	if err != nil {
-		e.r.counters.upstreamFailed.Add(1)
-		e.r.cfg.Logf("relay: %s -> %s: upstream %s: %v", client.RemoteAddr(), e.r.bound, e.r.connect.NetAddr(), err)
+	up, which := e.dialUpstream(client)
+	if up == nil {
 		client.Close()
 		return
 	}
+	defer e.r.pool.done(which)
 	g := &gconn{client: client, upstream: up}
 	if !e.track(g) {
 		client.Close()
@@ -193,6 +192,35 @@ func (e *goroutineEngine) handle(client net.Conn, rec *recorder) {
 	<-errc
 	client.Close()
 	up.Close()
+}
+
+// dialUpstream connects to the upstream the pool picks for client, and on
+// to the next while connects fail; nil once every one has failed (counted
+// and logged), else the connection and the upstream's index.
+func (e *goroutineEngine) dialUpstream(client net.Conn) (net.Conn, int) {
+	p := e.r.pool
+	var tried uint64
+	for {
+		i := p.pick(tried)
+		if i < 0 {
+			e.r.counters.upstreamFailed.Add(1)
+			return nil, -1
+		}
+		tried |= 1 << i
+		up, err := sockets.Dial(e.ctx, p.addr(i))
+		if err == nil {
+			p.connected(i)
+			return up, i
+		}
+		if e.ctx.Err() != nil {
+			// Forced shutdown, not the upstream's fault.
+			p.done(i)
+			e.r.counters.upstreamFailed.Add(1)
+			return nil, -1
+		}
+		p.failed(i, err)
+		e.r.cfg.Logf("relay: %s -> %s: upstream %s: %v", client.RemoteAddr(), e.r.bound, p.addr(i).NetAddr(), err)
+	}
 }
 
 // fail ends both sides after an error on one. A reset is passed on as a

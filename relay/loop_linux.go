@@ -28,7 +28,7 @@ import (
 type loopEngine struct {
 	r      *Relay
 	ln     *sockets.FD
-	dial   *sockets.RawDialer // upstream, resolved once; each loop dials with its own Copy
+	dials  []*sockets.RawDialer // the upstreams, resolved once; each loop dials with its own copies
 	splice bool
 	// streamPipe is the capacity a streaming direction's pipe grows to
 	// (splice engine; 0: no growth), grown counts the pipes that grew.
@@ -68,12 +68,12 @@ func newLoopEngine(r *Relay) (engine, error) {
 		// asks keeps it on between connections.
 		ln.EnableRXTimestamps()
 	}
-	dial, err := sockets.NewRawDialer(r.connect)
+	dials, err := r.rawDialers()
 	if err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
+		return nil, err
 	}
-	e := &loopEngine{r: r, ln: ln, dial: dial, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
+	e := &loopEngine{r: r, ln: ln, dials: dials, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
 	r.wake = e.wake
 	if e.splice {
 		e.streamPipe = streamPipeSize(r.cfg.Buffer)
@@ -195,7 +195,7 @@ type loop struct {
 	spinHits   atomic.Int64 // adaptive spins that caught an event
 	spinMisses atomic.Int64 // adaptive spins that ran out
 
-	dial  *sockets.RawDialer
+	dials []*sockets.RawDialer // one per upstream, the pool's order
 	slots []*conn
 	free  []int32
 	gen   int32
@@ -211,7 +211,7 @@ type loop struct {
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
-	l := &loop{e: e, id: id, epfd: -1, wake: -1, dial: e.dial.Copy(), acceptGate: newAcceptGate()}
+	l := &loop{e: e, id: id, epfd: -1, wake: -1, dials: copyDialers(e.dials), acceptGate: newAcceptGate()}
 	fail := func(op string, err error) (*loop, error) {
 		l.closeFDs()
 		return nil, fmt.Errorf("relay: loop %d: %w", id, os.NewSyscallError(op, err))

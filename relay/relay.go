@@ -15,11 +15,12 @@ import (
 var ErrClosed = errors.New("relay: closed")
 
 // Relay accepts connections on one address and relays each, both ways, to
-// a new connection to another address.
+// a new connection to another address, or to one of several (NewUpstreams).
 type Relay struct {
 	cfg      Config
 	listen   sockets.Addr // as asked
-	connect  sockets.Addr
+	connect  sockets.Addr // the first upstream
+	pool     *pool        // every upstream, connect first
 	bound    sockets.Addr // dialable form of the bound listener
 	eng      engine
 	counters counters
@@ -44,6 +45,15 @@ type engine interface {
 // connection to connect. The listener is bound when New returns, so Addr
 // can be dialed at once (connections wait in the backlog until Serve).
 func New(listen, connect sockets.Addr, cfg Config) (*Relay, error) {
+	return NewUpstreams(listen, []sockets.Addr{connect}, cfg)
+}
+
+// NewUpstreams is New with several upstreams: each accepted connection is
+// relayed to one of them, chosen as Config.Balance says; a connect that
+// fails marks that upstream down for Config.Retry and the connection tries
+// the next (pool, in upstream.go, has the rules). Every engine takes a
+// list; the sockmap engine TCP upstreams only, as for one.
+func NewUpstreams(listen sockets.Addr, connect []sockets.Addr, cfg Config) (*Relay, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -51,13 +61,10 @@ func New(listen, connect sockets.Addr, cfg Config) (*Relay, error) {
 	if listen.Role == sockets.RoleConnect {
 		return nil, fmt.Errorf("relay: listen address %s is a connect address", listen)
 	}
-	if connect.Role == sockets.RoleListen {
-		return nil, fmt.Errorf("relay: connect address %s is a listen address", connect)
+	if err := checkUpstreams(connect); err != nil {
+		return nil, err
 	}
-	if !connect.IsUnix() && connect.Host == "" {
-		return nil, fmt.Errorf("relay: connect address %s: no host", connect)
-	}
-	r := &Relay{cfg: cfg, listen: listen, connect: connect, closed: make(chan struct{})}
+	r := &Relay{cfg: cfg, listen: listen, connect: connect[0], pool: newPool(connect, cfg), closed: make(chan struct{})}
 	switch cfg.Engine {
 	case EngineGoroutine:
 		r.eng, err = newGoroutineEngine(r)
@@ -71,6 +78,9 @@ func New(listen, connect sockets.Addr, cfg Config) (*Relay, error) {
 	}
 	return r, nil
 }
+
+// Upstreams is every upstream's share of the connections now.
+func (r *Relay) Upstreams() []UpstreamStats { return r.pool.stats() }
 
 // Addr is the dialable address the relay listens on, with the port the
 // kernel chose when the listen address asked for port 0 and without the

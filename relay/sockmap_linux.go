@@ -108,7 +108,7 @@ type sockmapEngine struct {
 	acceptGate acceptGate
 	force      atomic.Bool
 	accepted   atomic.Int64
-	dial       *sockets.RawDialer // upstream, resolved once
+	dials      []*sockets.RawDialer // the upstreams, resolved once, the pool's order
 
 	slots    []*smConn
 	free     []int32
@@ -136,6 +136,8 @@ type smConn struct {
 	sock       [2]*sockets.FD // client, upstream
 	cookie     [2]uint64
 	connecting bool
+	up         int      // the pool's index of sock[1]'s upstream; -1 once released
+	tried      uint64   // upstreams this connection has tried (bit i: pool index i)
 	kernel     [2]bool  // direction d (sock[d] → sock[1-d]) is redirected by the verdict
 	base       [2]int64 // tcpWritten(sock[1-d]) when direction d joined the kernel
 	eof        [2]bool
@@ -174,12 +176,14 @@ func CheckSockmap() error {
 }
 
 func newSockmapEngine(r *Relay) (engine, error) {
-	if r.listen.IsUnix() || r.connect.IsUnix() {
-		return nil, fmt.Errorf("relay: engine sockmap: UNIX legs (listen %s, connect %s): TCP only: %w", r.listen, r.connect, errors.ErrUnsupported)
+	for i := range r.pool.ups {
+		if a := r.pool.addr(i); r.listen.IsUnix() || a.IsUnix() {
+			return nil, fmt.Errorf("relay: engine sockmap: UNIX legs (listen %s, connect %s): TCP only: %w", r.listen, a, errors.ErrUnsupported)
+		}
 	}
-	dial, err := sockets.NewRawDialer(r.connect)
+	dials, err := r.rawDialers()
 	if err != nil {
-		return nil, fmt.Errorf("relay: upstream %s: %w", r.connect, err)
+		return nil, err
 	}
 	objs, err := newSockmapObjs(r.cfg.MaxConns)
 	if err != nil {
@@ -196,7 +200,7 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	}
 	bound.Opts = sockets.Options{}
 	r.bound = bound
-	e := &sockmapEngine{r: r, ln: ln, dial: dial, objs: objs, epfd: -1, wake: -1, forceFD: -1,
+	e := &sockmapEngine{r: r, ln: ln, dials: dials, objs: objs, epfd: -1, wake: -1, forceFD: -1,
 		acceptGate: newAcceptGate(), copyDone: make(chan copyResult, 64)}
 	fail := func(op string, err error) (engine, error) {
 		e.closeListener()
@@ -370,14 +374,14 @@ func (e *sockmapEngine) accept() {
 			}
 			return
 		}
-		if ufd := r.connectUpstream(cfd, e.dial, &e.accepted); ufd != nil {
-			e.add(cfd, ufd)
+		if ufd, up, tried := r.connectUpstream(cfd, e.dials, &e.accepted); ufd != nil {
+			e.add(cfd, ufd, up, tried)
 		}
 	}
 }
 
-func (e *sockmapEngine) add(cfd, ufd *sockets.FD) {
-	c := &smConn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true}
+func (e *sockmapEngine) add(cfd, ufd *sockets.FD, up int, tried uint64) {
+	c := &smConn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true, up: up, tried: tried}
 	n := len(e.free)
 	c.slot = e.free[n-1] // admit bounds live connections by len(slots)
 	e.free = e.free[:n-1]
@@ -389,15 +393,18 @@ func (e *sockmapEngine) add(cfd, ufd *sockets.FD) {
 	// whose wake-up carries EPOLLIN, and would wake this thread per
 	// message; a FIN wakes with no key (sock_def_wakeup) and a reset with
 	// EPOLLERR, both of which match.
-	evs := [2]uint32{unix.EPOLLRDHUP | unix.EPOLLET, unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
 	for side, s := range c.sock {
-		if err := e.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), evs[side], c.slot*2+int32(side), c.gen); err != nil {
+		if err := e.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), smConnectingEvents[side], c.slot*2+int32(side), c.gen); err != nil {
 			e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
 			e.closeConn(c, nil)
 			return
 		}
 	}
 }
+
+// smConnectingEvents are what the client and the upstream socket are
+// watched for while the upstream connects.
+var smConnectingEvents = [2]uint32{unix.EPOLLRDHUP | unix.EPOLLET, unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
 
 func (e *sockmapEngine) event(id, gen int32, ev uint32) {
 	slot, side := id/2, int(id%2)
@@ -439,11 +446,13 @@ func (e *sockmapEngine) watch(c *smConn, side int, ev uint32) {
 func (e *sockmapEngine) connected(c *smConn) {
 	r := e.r
 	if err := c.sock[1].ConnectResult(); err != nil {
-		r.counters.upstreamFailed.Add(1)
-		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.connect.NetAddr(), err)
-		e.closeConn(c, nil)
+		r.pool.failed(c.up, err)
+		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.pool.addr(c.up).NetAddr(), err)
+		c.up = -1
+		e.redial(c)
 		return
 	}
+	r.pool.connected(c.up)
 	c.connecting = false
 	// Writable edges on the upstream would wake us per ACK from now on.
 	if err := e.ctl(unix.EPOLL_CTL_MOD, c.sock[1].Sysfd(), unix.EPOLLRDHUP|unix.EPOLLET, c.slot*2+1, c.gen); err != nil {
@@ -458,6 +467,35 @@ func (e *sockmapEngine) connected(c *smConn) {
 		}
 		if c.kernel[side] {
 			e.pollNow(c, side)
+		}
+	}
+}
+
+// redial replaces a connection's upstream socket, whose connect failed,
+// with a connect to the next upstream, or closes the connection, counted
+// as failed, when every upstream has been tried; as the event loops'
+// redial does, with a new generation.
+func (e *sockmapEngine) redial(c *smConn) {
+	r := e.r
+	ufd, up := r.dialNext(c.sock[0].Sysfd(), e.dials, &c.tried)
+	if ufd == nil {
+		r.counters.upstreamFailed.Add(1)
+		e.closeConn(c, nil)
+		return
+	}
+	c.sock[1].Close() // and out of the epoll set
+	c.sock[1], c.up = ufd, up
+	e.gen++
+	c.gen = e.gen
+	for side, s := range c.sock {
+		op := unix.EPOLL_CTL_MOD
+		if side == 1 {
+			op = unix.EPOLL_CTL_ADD
+		}
+		if err := e.ctl(op, s.Sysfd(), smConnectingEvents[side], c.slot*2+int32(side), c.gen); err != nil {
+			r.cfg.Logf("relay: epoll_ctl: %v", err)
+			e.closeConn(c, nil)
+			return
 		}
 	}
 }
@@ -973,6 +1011,10 @@ func (e *sockmapEngine) finish(c *smConn) {
 				break
 			}
 		}
+	}
+	if c.up >= 0 {
+		r.pool.done(c.up)
+		c.up = -1
 	}
 	e.slots[c.slot] = nil
 	e.free = append(e.free, c.slot)

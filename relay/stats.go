@@ -132,6 +132,10 @@ type SnapshotConfig struct {
 	Buffer   int    `json:"buffer"`
 	MaxConns int    `json:"max_conns"`
 	Timed    bool   `json:"timed"`
+	// Balance and Retry say how a relay with several upstreams chose
+	// among them; absent with one.
+	Balance Balance `json:"balance,omitempty"`
+	Retry   string  `json:"retry,omitempty"`
 }
 
 // Snapshot is the relay's state at one instant.
@@ -157,6 +161,10 @@ type Snapshot struct {
 	// Loops lists, per event loop, the connections it accepted: how the
 	// listener spread them (epoll and splice engines only).
 	Loops []LoopStats `json:"loops,omitempty"`
+	// Upstreams is, for a relay with several upstreams, each one's
+	// connections and failed connects, in the order given (Connect is the
+	// first).
+	Upstreams []UpstreamStats `json:"upstreams,omitempty"`
 }
 
 // WriteJSON writes s as one indented JSON document.
@@ -185,6 +193,10 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	s.Directions.ClientToUpstream = DirStats{c.bytes[0].Load(), c.chunks[0].Load(), c.repeated[0].Load()}
 	s.Directions.UpstreamToClient = DirStats{c.bytes[1].Load(), c.chunks[1].Load(), c.repeated[1].Load()}
 	s.Loops = loops
+	if len(r.pool.ups) > 1 {
+		s.Config.Balance, s.Config.Retry = r.cfg.Balance, r.cfg.Retry.String()
+		s.Upstreams = r.pool.stats()
+	}
 	s.Residence = *summary(recs, true)
 	return s
 }

@@ -96,7 +96,17 @@ func fileError(tp *hosts.Topology, err error) error {
 	if best == "" {
 		return fmt.Errorf("topology %s: %w", tp.File, err)
 	}
-	return tp.Errorf(hosts.FlagKeys[best], "%w", err)
+	key := hosts.FlagKeys[best]
+	if best == "proxy" {
+		// One key per proxy: the one the error names.
+		for _, x := range tp.Proxies {
+			name, _, _ := strings.Cut(x, "=")
+			if k := "PROXY_" + strings.ToUpper(name); strings.Contains(msg, fmt.Sprintf("proxy %q", name)) && tp.Has(k) {
+				key = k
+			}
+		}
+	}
+	return tp.Errorf(key, "%w", err)
 }
 
 func parseArgs(args []string, err error) (options, error) {
@@ -128,6 +138,7 @@ func parseArgs(args []string, err error) (options, error) {
 		backendCPU = fs.String("backend-cpus", "", "pin a real backend running on this machine to these CPUs for the run (LIST; its mask is put back at the end); unset, the report says where it runs")
 		nice       = fs.Int("nice", 0, "niceness of the embedded server")
 		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
+		proxies    = fs.StringArray("proxy", nil, "a proxy of your own as a path, repeatable: NAME=ADDR, one running already and pointed at --backend, dialed as a relay is; or 'NAME=COMMAND', started per stage from a template whose {listen} (HOST:PORT; {listen_host}, {listen_port}) and {upstream} (the backend; {upstream_host}, {upstream_port}) are filled in, {dir} a temp dir of its own, {config:PATH} the file PATH so filled in (e.g. nginx=\"nginx -p {dir} -c {config:stream.conf} -g 'daemon off;'\"); it must stay in the foreground")
 		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
 		trace      = fs.Bool("trace", def.Trace, "run one more round of every path traced through the scheduler and the kernel (BPF; needs root or CAP_BPF and BTF), and split each hop from its requests' critical paths (--trace=false to skip)")
 		format     = fs.String("format", "text", "output: text, json or csv")
@@ -259,6 +270,13 @@ func parseArgs(args []string, err error) (options, error) {
 		return o, fmt.Errorf("--relay-lock: %w", err)
 	}
 	c.RelayLock = *relayLock
+	for _, spec := range *proxies {
+		x, err := driver.ParseProxy(spec)
+		if err != nil {
+			return o, fmt.Errorf("--proxy: %w", err)
+		}
+		c.Proxies = append(c.Proxies, x)
+	}
 	c.Stats, c.Trace = *stats, *trace
 	// hopbench's reports come in the formats pingpong's do.
 	if _, err := results.ReporterFor(*format, results.Report{}); err != nil {

@@ -70,6 +70,10 @@ func TestParseFlagsRejects(t *testing.T) {
 		{[]string{"--hops", "-1"}, `--hops: list "-1": bad number ""`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--bogus"}, "bogus"},
+		{[]string{"--proxy", "epoll=tcp:127.0.0.1:1"}, `--proxy: driver: proxy "epoll": names one of hopbench's own paths`},
+		{[]string{"--proxy", "ngx=nginx -c x.conf"}, "never says {listen}"},
+		{[]string{"--proxy", "ngx=tcp:127.0.0.1:1"}, "--backend mysql://"},
+		{[]string{"--backend", "mysql://u:p@h:1/d", "--proxy", "a=tcp:127.0.0.1:1", "--proxy", "a=tcp:127.0.0.1:2"}, "given twice"},
 	} {
 		_, err := parseFlags(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !cli.IsUsage(err) {

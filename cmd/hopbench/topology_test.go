@@ -44,6 +44,30 @@ func TestTopologyFlags(t *testing.T) {
 	}
 }
 
+// PROXY_<NAME> is --proxy NAME=…, one per key, and the flag adds to them.
+func TestTopologyProxies(t *testing.T) {
+	p := writeTopology(t, "BACKEND=mysql://u:p@127.0.0.1:3306/db\nPROXY_MAXSCALE=tcp:127.0.0.1:4006\n"+
+		"PROXY_NGINX='nginx -p {dir} -e stderr -c \"{dir}/x.conf\" --listen {listen} --to {upstream}'\n")
+	o, err := parseFlags([]string{"--topology", p, "--proxy", "proxysql=tcp:127.0.0.1:6033"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range o.cfg.Proxies {
+		got = append(got, x.Name+" "+x.Path().Name())
+	}
+	if want := []string{"maxscale maxscale tcp->tcp", "nginx nginx tcp->tcp", "proxysql proxysql tcp->tcp"}; !slices.Equal(got, want) {
+		t.Errorf("proxies %q, want %q", got, want)
+	}
+	if x := o.cfg.Proxies[1]; !slices.Equal(x.Command, []string{"nginx", "-p", "{dir}", "-e", "stderr", "-c", "{dir}/x.conf", "--listen", "{listen}", "--to", "{upstream}"}) {
+		t.Errorf("nginx's command %q", x.Command)
+	}
+	p = writeTopology(t, "BACKEND=mysql://u:p@127.0.0.1:3306/db\nPROXY_EPOLL=tcp:127.0.0.1:1\n")
+	if _, err := parseFlags([]string{"--topology", p}); err == nil || !strings.Contains(err.Error(), "t.conf:2: PROXY_EPOLL") || !strings.Contains(err.Error(), "own paths") {
+		t.Errorf("PROXY_EPOLL: %v", err)
+	}
+}
+
 // A bad value in the file is a usage error naming the file and its line.
 func TestTopologyFlagErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,11 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/relay"
 )
 
 // TestHoprelayEndToEnd runs the binary as a user would, with socat's
@@ -137,4 +140,181 @@ func stopTerm(t *testing.T, cmd *exec.Cmd) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit after SIGTERM: %v", err)
 	}
+}
+
+// TestHoprelaySeveralUpstreams: CONNECT given three times, the first
+// refusing, relays every connection to the two that listen and reports
+// each upstream's share in --stats.
+func TestHoprelaySeveralUpstreams(t *testing.T) {
+	bin := peer.Hoplat(t, "hoprelay")
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	a, b := startEcho(t), startEcho(t)
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.json")
+	cmd, line, err := startRelay(t, bin, "--engine", "epoll", "--stats", stats, "--retry", "1m",
+		"TCP4-LISTEN:0", "tcp:"+deadAddr, "TCP4:"+a.Addr().String()+",nodelay", "tcp:"+b.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp4:")
+	if !ok {
+		t.Fatalf("readiness line %q", line)
+	}
+	for range 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		echoPing(t, c)
+		c.Close()
+	}
+	stopTerm(t, cmd)
+	var s struct {
+		Config struct {
+			Balance string `json:"balance"`
+		} `json:"config"`
+		Connections struct {
+			UpstreamFailed int `json:"upstream_failed"`
+		} `json:"connections"`
+		Upstreams []struct {
+			Connections int  `json:"connections"`
+			Failed      int  `json:"failed"`
+			Down        bool `json:"down"`
+		} `json:"upstreams"`
+	}
+	raw, _ := os.ReadFile(stats)
+	if err := json.Unmarshal(raw, &s); err != nil || len(s.Upstreams) != 3 {
+		t.Fatalf("stats: %v\n%s", err, raw)
+	}
+	u := s.Upstreams
+	if s.Config.Balance != "roundrobin" || s.Connections.UpstreamFailed != 0 || u[0].Failed != 1 || !u[0].Down ||
+		u[0].Connections != 0 || u[1].Connections != 2 || u[2].Connections != 2 {
+		t.Errorf("want the dead upstream tried once and down, two connections each for the others:\n%s", raw)
+	}
+}
+
+// TestHoprelayFailoverUnderLoad: hoprelay in front of three pongd MySQL
+// mocks, pingpong's point-selects on six connections through it. One
+// server is killed in the middle of the run: the connections it held fail,
+// pingpong counts the errors and reconnects, every new connection goes to
+// the two left, and the run ends on time, for every engine.
+func TestHoprelayFailoverUnderLoad(t *testing.T) {
+	relayBin, pongd, pingpong := peer.Hoplat(t, "hoprelay"), peer.Hoplat(t, "pongd"), peer.Hoplat(t, "pingpong")
+	for _, engine := range []string{"goroutine", "epoll", "splice", "sockmap"} {
+		t.Run(engine, func(t *testing.T) {
+			if err := relay.CheckSockmap(); engine == "sockmap" && err != nil {
+				peer.Unavailable(t, err.Error())
+			}
+			var servers []*exec.Cmd
+			var ups []string
+			for range 3 {
+				cmd, line, err := startRelay(t, pongd, "--proto", "mysql", "--user", "hoplat", "--password", "hoplat", "--listen", "tcp:127.0.0.1:0")
+				addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+				if err != nil || !ok {
+					t.Fatalf("pongd: %q, %v", line, err)
+				}
+				servers = append(servers, cmd)
+				ups = append(ups, addr)
+			}
+			stats := filepath.Join(t.TempDir(), "stats.json")
+			hr, line, err := startRelay(t, relayBin, append([]string{"--engine", engine, "--stats", stats, "TCP4-LISTEN:0"}, ups...)...)
+			entry, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+			if err != nil || !ok {
+				t.Fatalf("hoprelay: %q, %v", line, err)
+			}
+			load := exec.Command(pingpong, "--target", entry, "--proto", "mysql", "--user", "hoplat", "--password", "hoplat",
+				"--command", "point-select", "--threads", "6", "--time", "3s", "--format", "json")
+			var out, stderr bytes.Buffer
+			load.Stdout, load.Stderr = &out, &stderr
+			began := time.Now()
+			if err := load.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Once all six connections are up (each upstream has two),
+			// the second server dies.
+			var before relayStats
+			deadline := time.Now().Add(10 * time.Second)
+			for before.connections() < 6 {
+				if time.Now().After(deadline) {
+					t.Fatalf("pingpong's connections never reached the upstreams: %+v", before)
+				}
+				before = readStats(t, hr, stats)
+			}
+			servers[1].Process.Kill()
+			servers[1].Wait()
+			err = load.Wait()
+			took := time.Since(began)
+			// pingpong exits 1 when requests failed, the report written.
+			var exit *exec.ExitError
+			if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && strings.Contains(stderr.String(), "reconnects")) {
+				t.Fatalf("pingpong: %v\n%s", err, stderr.String())
+			}
+			if took > 15*time.Second {
+				t.Errorf("a 3 s run took %v", took)
+			}
+			var rep struct {
+				Results []struct {
+					TPS        struct{ Mean float64 } `json:"tps"`
+					Errors     int64                  `json:"errors"`
+					Reconnects int64                  `json:"reconnects"`
+				} `json:"results"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Results) != 1 {
+				t.Fatalf("pingpong's report: %v\n%s", err, out.Bytes())
+			}
+			r := rep.Results[0]
+			after := readStats(t, hr, stats)
+			t.Logf("errors %d, reconnects %d, tps %.0f; upstreams before %+v after %+v", r.Errors, r.Reconnects, r.TPS.Mean, before.Upstreams, after.Upstreams)
+			if r.Errors == 0 || r.Reconnects == 0 || r.TPS.Mean <= 0 {
+				t.Errorf("errors %d, reconnects %d, tps %.0f: want the cut connections counted and replaced", r.Errors, r.Reconnects, r.TPS.Mean)
+			}
+			if after.Upstreams[1].Connections != before.Upstreams[1].Connections || after.Upstreams[1].Failed == 0 {
+				t.Errorf("the killed server: %+v before, %+v after: want no new connection, its refusals counted", before.Upstreams[1], after.Upstreams[1])
+			}
+			if got := after.Upstreams[0].Connections + after.Upstreams[2].Connections; got < before.Upstreams[0].Connections+before.Upstreams[2].Connections+int64(r.Reconnects) {
+				t.Errorf("the others took %d connections in all, fewer than pingpong's %d reconnects: %+v", got, r.Reconnects, after.Upstreams)
+			}
+			if after.Connections.UpstreamFailed != 0 {
+				t.Errorf("upstream_failed %d: a client connection found no upstream", after.Connections.UpstreamFailed)
+			}
+			stopTerm(t, hr)
+		})
+	}
+}
+
+type relayStats struct {
+	Connections struct {
+		UpstreamFailed int64 `json:"upstream_failed"`
+	} `json:"connections"`
+	Upstreams []struct {
+		Connections int64 `json:"connections"`
+		Failed      int64 `json:"failed"`
+	} `json:"upstreams"`
+}
+
+func (s relayStats) connections() int64 {
+	var n int64
+	for _, u := range s.Upstreams {
+		n += u.Connections
+	}
+	return n
+}
+
+// readStats asks hoprelay for its stats now (SIGUSR1) and reads them.
+func readStats(t *testing.T, hr *exec.Cmd, path string) relayStats {
+	t.Helper()
+	os.Remove(path)
+	hr.Process.Signal(syscall.SIGUSR1)
+	waitFile(t, path)
+	var s relayStats
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &s); err != nil || len(s.Upstreams) != 3 {
+		t.Fatalf("stats: %v\n%s", err, b)
+	}
+	return s
 }

@@ -56,10 +56,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	stats := fs.String("stats", "", "write JSON stats and per-chunk residence times to FILE at exit and on SIGUSR1")
 	maxConns := fs.Int("max-conns", 0, "refuse connections beyond this many live ones (0 = no bound)")
 	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT/SIGTERM, how long live connections may finish")
+	balance := fs.String("balance", string(relay.BalanceRoundRobin), "with several CONNECT addresses, how each connection picks one: roundrobin (HAProxy's balance roundrobin, MaxScale's readconnroute) or leastconn")
+	retry := fs.Duration("retry", relay.DefaultRetry, "with several CONNECT addresses, how long one that failed a connect is skipped (the connection tries the next)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: hoprelay [flags] LISTEN CONNECT\n\n"+
+		fmt.Fprintf(stderr, "usage: hoprelay [flags] LISTEN CONNECT [CONNECT...]\n\n"+
 			"  e.g. hoprelay TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3306,nodelay\n"+
-			"       hoprelay UNIX-LISTEN:/tmp/mysql.sock,fork TCP4:127.0.0.1:3306,nodelay\n\n")
+			"       hoprelay UNIX-LISTEN:/tmp/mysql.sock,fork TCP4:127.0.0.1:3306,nodelay\n"+
+			"       hoprelay TCP-LISTEN:3306 tcp:10.0.0.1:3306 tcp:10.0.0.2:3306 tcp:10.0.0.3:3306\n\n"+
+			"Several CONNECT addresses: each connection goes to one (--balance); one that\n"+
+			"refuses is skipped for --retry and the connection tries the next.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,21 +73,31 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return cli.Usage(err)
 	}
-	if fs.NArg() != 2 {
+	if fs.NArg() < 2 {
 		fs.Usage()
-		return cli.Usage(fmt.Errorf("want LISTEN CONNECT, got %d arguments", fs.NArg()))
+		return cli.Usage(fmt.Errorf("want LISTEN CONNECT [CONNECT...], got %d arguments", fs.NArg()))
 	}
 	listen, err := sockets.Parse(fs.Arg(0))
 	if err != nil {
 		return cli.Usage(err)
 	}
-	connect, err := sockets.Parse(fs.Arg(1))
-	if err != nil {
-		return cli.Usage(err)
+	var connect []sockets.Addr
+	for _, arg := range fs.Args()[1:] {
+		a, err := sockets.Parse(arg)
+		if err != nil {
+			return cli.Usage(err)
+		}
+		if a.Role == sockets.RoleListen {
+			return cli.Usage(fmt.Errorf("CONNECT %s is a listen address", arg))
+		}
+		connect = append(connect, a)
+	}
+	if *retry <= 0 {
+		return cli.Usage(fmt.Errorf("--retry %v: want more than 0", *retry))
 	}
 	cfg := relay.Config{
 		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, BusyPoll: *busyPoll, Wake: relay.Wake(*wake), Lock: relay.Lock(*lock),
-		MaxConns: *maxConns, Stats: *stats != "", Grace: *grace,
+		MaxConns: *maxConns, Stats: *stats != "", Grace: *grace, Balance: relay.Balance(*balance), Retry: *retry,
 	}
 	if *grace == 0 {
 		cfg.Grace = -1
@@ -110,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return cli.Usage(err)
 	}
-	r, err := relay.New(listen, connect, cfg)
+	r, err := relay.NewUpstreams(listen, connect, cfg)
 	if err != nil {
 		return err
 	}
@@ -118,16 +133,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if strategy, why := r.Wake(); strategy != "" {
 		fmt.Fprintf(stderr, "hoprelay: wake %s (%s)\n", strategy, why)
 	}
-	fmt.Fprintf(stdout, "listening %s\n", r.Addr())
-	if f, ok := stdout.(*os.File); ok {
-		f.Sync()
-	}
-
+	// The signals are caught before the readiness line: a SIGUSR1 sent
+	// as soon as it is read would otherwise meet the default action and
+	// end the relay.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	defer signal.Stop(usr1)
+	fmt.Fprintf(stdout, "listening %s\n", r.Addr())
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- r.Serve(ctx) }()

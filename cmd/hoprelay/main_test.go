@@ -46,6 +46,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--engine", "goroutine", "--spin", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "spin"},
 		{[]string{"TCP4-LISTEN:x", "tcp:127.0.0.1:1"}, `bad port "x"`},
 		{[]string{"tcp:127.0.0.1:0"}, "LISTEN CONNECT"},
+		{[]string{"--balance", "random", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1", "tcp:127.0.0.1:2"}, "balance"},
+		{[]string{"--retry", "0s", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--retry"},
+		{[]string{"tcp:127.0.0.1:0", "tcp:127.0.0.1:1", "TCP-LISTEN:5"}, "listen address"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(tc.args, &out, &errb)

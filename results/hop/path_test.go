@@ -1,6 +1,9 @@
 package hop
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestBaseline(t *testing.T) {
 	p := Path{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1}
@@ -28,5 +31,21 @@ func TestParseRelayTransport(t *testing.T) {
 	}
 	if tr, err := ParseTransport("UNIX"); err != nil || tr != UNIX {
 		t.Errorf("UNIX: %v %v", tr, err)
+	}
+}
+
+// The verdicts speak of a user's proxy (hopbench --proxy) after
+// hopbench's own relays.
+func TestRelaysInNamesProxies(t *testing.T) {
+	g := map[Path]PathResult{
+		{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: 1}:      {},
+		{Relay: "nginx", Client: TCP, Upstream: TCP, Hops: 1}:    {},
+		{Relay: "maxscale", Client: TCP, Upstream: TCP, Hops: 1}: {},
+		DirectPath(TCP): {},
+	}
+	got := relaysIn(g)
+	want := append(append([]Relay{}, Relays[1:]...), "maxscale", "nginx")
+	if !slices.Equal(got, want) {
+		t.Errorf("relaysIn = %v, want %v", got, want)
 	}
 }

@@ -152,6 +152,13 @@ func WriteWideText(w io.Writer, r *Report) error {
 	if err := writeTraced(w, r); err != nil {
 		return err
 	}
+	for _, x := range r.Config.Proxies {
+		if x.Command != "" {
+			fmt.Fprintf(w, "proxy    %-20s started per run: %s\n", x.Path, x.Command)
+		} else {
+			fmt.Fprintf(w, "proxy    %-20s running at %s\n", x.Path, x.Address)
+		}
+	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped  %-20s %s\n", s.Path, s.Reason)
 	}

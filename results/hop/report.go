@@ -68,6 +68,17 @@ type ReportConfig struct {
 	// RoundSizing says, per stage, how long its rounds ran and why, when
 	// the run sized them from what a request costs.
 	RoundSizing []RoundSizing `json:"round_sizing,omitempty"`
+	// Proxies are the user's own proxies the run put on paths (--proxy).
+	Proxies []ProxyInfo `json:"proxies,omitempty"`
+}
+
+// ProxyInfo names a user's proxy and what ran: the command template
+// hopbench started it from, or the address of one running already.
+type ProxyInfo struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"` // its path's name in the table ("nginx tcp->tcp")
+	Command string `json:"command,omitempty"`
+	Address string `json:"address,omitempty"`
 }
 
 // RoundSizing is one stage's round length, chosen from a calibration run

@@ -148,6 +148,20 @@ func unixLegVerdicts(g map[Path]PathResult) []string {
 	return out
 }
 
+// relaysIn is every relay the verdicts speak of: hopbench's own, in
+// table order, then the user's proxies (--proxy) that g holds, by name.
+func relaysIn(g map[Path]PathResult) []Relay {
+	out := slices.Clone(Relays[1:])
+	var theirs []Relay
+	for p := range g {
+		if !slices.Contains(Relays, p.Relay) && !slices.Contains(theirs, p.Relay) {
+			theirs = append(theirs, p.Relay)
+		}
+	}
+	slices.Sort(theirs)
+	return append(out, theirs...)
+}
+
 func label(r Relay) string {
 	if r == Direct {
 		return "direct"
@@ -161,7 +175,7 @@ func label(r Relay) string {
 func hopCostVerdicts(g map[Path]PathResult) []string {
 	var hops []PathResult
 	var none []string
-	for _, r := range Relays[1:] {
+	for _, r := range relaysIn(g) {
 		p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]
 		switch {
 		case !ok || p.AddedUs == nil:
@@ -214,7 +228,7 @@ func unstableVerdicts(r *Report) []string {
 
 func residenceVerdicts(g map[Path]PathResult) []string {
 	var out []string
-	for _, r := range Relays[1:] {
+	for _, r := range relaysIn(g) {
 		for _, c := range []Transport{TCP, UNIX} {
 			p, ok := g[Path{Relay: r, Client: c, Upstream: TCP, Hops: 1}]
 			if ok && p.Decomposition != nil && p.ExplainedPct != nil {
@@ -258,7 +272,7 @@ func connectVerdicts(g map[Path]PathResult) []string {
 		// A series of set-ups: its p50 is a connection's cost, not one
 		// cold connection's.
 		var parts []string
-		for _, r := range Relays[1:] {
+		for _, r := range relaysIn(g) {
 			if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.Connect != nil {
 				parts = append(parts, fmt.Sprintf("%s %+.0f µs (p99 %s)", r, p.Connect.P50Us-direct.Connect.P50Us, Us(p.Connect.P99Us)))
 			}
@@ -273,7 +287,7 @@ func connectVerdicts(g map[Path]PathResult) []string {
 		return nil
 	}
 	var parts []string
-	for _, r := range Relays[1:] {
+	for _, r := range relaysIn(g) {
 		if p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]; ok && p.ConnectUs > 0 {
 			parts = append(parts, fmt.Sprintf("%s %+.0f µs", r, p.ConnectUs-direct.ConnectUs))
 		}
