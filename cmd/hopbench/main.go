@@ -8,6 +8,7 @@
 //	hopbench --service-time 0,20us,100us,1ms --out results/
 //	hopbench --backend 'mysql://bench:pw@127.0.0.1:3306/sbtest?socket=/run/mysqld/mysqld.sock'
 //	hopbench --topology hosts/testdata/mxs-1515.conf --runs 3   # the database in a namespace (or on an ssh host) of its own
+//	hopbench galera --table-size 1000 --time 5s   # field-notes.md §4: a Galera cluster in namespaces behind HAProxy and hoprelay
 //
 // With --topology the components run on the file's hosts (package hosts):
 // this machine, network namespaces hopbench creates and joins with veth
@@ -43,6 +44,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "galera" {
+		return runGalera(args[1:])
+	}
 	opts, err := parseFlags(args)
 	if err != nil {
 		return err
