@@ -48,6 +48,27 @@ func (b Backend) String() string {
 	return u.String()
 }
 
+// ParseBackends parses one backend or several separated by ';' (a sweep's
+// servers, RonDB's SERVER_HOST="a;b"); several must all be mysql://.
+func ParseBackends(s string) ([]Backend, error) {
+	if !strings.Contains(s, ";") {
+		b, err := ParseBackend(s)
+		return []Backend{b}, err
+	}
+	var out []Backend
+	for _, it := range strings.Split(s, ";") {
+		b, err := ParseBackend(strings.TrimSpace(it))
+		if err != nil {
+			return nil, err
+		}
+		if b.Embedded() {
+			return nil, fmt.Errorf("driver: parse backends: %q: several backends are mysql:// servers", it)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 // ParseBackend reads --backend: "embedded" (or empty), or a MySQL server as
 // mysql://USER:PASS@HOST:PORT/DB, mysql://USER:PASS@unix(/path/mysqld.sock)/DB
 // (the go-sql-driver spelling), or mysql://USER:PASS@HOST:PORT/DB?socket=/path

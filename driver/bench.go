@@ -47,6 +47,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		return nil, err
 	}
 	defer func() { out, err = b.hosts.closed(out, err) }()
+	if cfg.Sweeping() {
+		return b.sweep(ctx, cfg, pingpong, began) // sweep.go
+	}
 	paths := cfg.Paths()
 	regimes, err := cfg.regimes()
 	if err != nil {

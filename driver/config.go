@@ -19,6 +19,14 @@ import (
 // `make bench` runs.
 type Config struct {
 	Backend Backend // zero: the embedded responder
+	// Backends, when it has several, are the servers of a sweep (Sweep):
+	// Backend is the first of them. nil for one backend.
+	Backends []Backend
+	// Instances is how many clients a sweep runs at once (RonDB's
+	// SYSBENCH_INSTANCES), instance i against backend i mod their number;
+	// 0 or 1 for one. Above 1, or with several Backends or SERVER_HOST
+	// hosts, the run is a sweep rather than the path matrix.
+	Instances int
 	// Proto is the embedded responder's protocol, "" for EmbeddedProto. A
 	// real backend is always mysql.
 	Proto      string

@@ -111,7 +111,8 @@ func ParsePingpong(data []byte) (hop.Sample, error) {
 		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
 	}
 	res := r.Results[0]
-	s := hop.Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors, Pinning: r.Env.Pinning, RXWake: res.RXWake}
+	s := hop.Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors - res.Ignored, Ignored: res.Ignored,
+		Pinning: r.Env.Pinning, RXWake: res.RXWake}
 	if res.Connect != nil {
 		s.Connect = res.Connect.P50
 	}

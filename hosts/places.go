@@ -179,23 +179,42 @@ func (p *parser) places() error {
 		pl := Place{}
 		key := up + "_HOST"
 		if v, ok := p.raw[key]; ok {
+			names := []string{v}
 			if strings.Contains(v, ";") || strings.Contains(v, ",") {
-				return p.err(key, "%q: one host per component", v)
-			}
-			if t.host(v) < 0 {
-				if !strings.Contains(v, ":") && v != "local" {
-					return p.err(key, "%q: no such host (declare it with HOST_%s=SPEC, or give a spec here)", v, strings.ToUpper(v))
+				if c != Server {
+					return p.err(key, "%q: one host per component (only SERVER_HOST lists several)", v)
 				}
-				// An inline spec, as autobench's SERVER_HOST gives an
-				// address: it declares a host, or names one already
-				// declared with the same spec.
-				h, err := p.inlineHost(c, v)
-				if err != nil {
-					return p.err(key, "%v", err)
+				var err error
+				if names, err = p.list(key, v); err != nil {
+					return err
 				}
-				v = h
 			}
-			pl.Host = v
+			for i, v := range names {
+				if t.host(v) < 0 {
+					if !strings.Contains(v, ":") && v != "local" {
+						return p.err(key, "%q: no such host (declare it with HOST_%s=SPEC, or give a spec here)", v, strings.ToUpper(v))
+					}
+					// An inline spec, as autobench's SERVER_HOST gives an
+					// address: it declares a host, or names one already
+					// declared with the same spec.
+					name := c
+					if i > 0 {
+						name += strconv.Itoa(i + 1)
+					}
+					h, err := p.inlineHost(name, v)
+					if err != nil {
+						return p.err(key, "%v", err)
+					}
+					names[i] = h
+				}
+				if slices.Contains(names[:i], names[i]) {
+					return p.err(key, "%q: host %s listed twice", v, names[i])
+				}
+			}
+			if c == Server {
+				t.Servers = names
+			}
+			pl.Host = names[0]
 		} else if d, ok := defaults[c]; ok {
 			pl.Host = t.Place[d].Host
 		} else if len(t.Hosts) > 0 {
@@ -214,6 +233,14 @@ func (p *parser) places() error {
 			pl.CPUs = v
 		}
 		t.Place[c] = pl
+	}
+	if len(t.Servers) == 0 {
+		t.Servers = []string{t.Place[Server].Host}
+	}
+	for _, s := range t.Servers[1:] {
+		if a, b := t.HostOf(Client), t.Hosts[t.host(s)]; t.network(a) != t.network(b) {
+			return p.err("SERVER_HOST", "client on %s cannot reach server %s: hoplat never adds addresses to this machine's own network, so netns hosts reach only each other (and ssh hosts with _VIA)", a, b)
+		}
 	}
 	// Every component must reach the next one's address.
 	first := Client
@@ -240,13 +267,12 @@ var anyCPU = func() affinity.CPUSet {
 	return affinity.NewCPUSet(cpus...)
 }()
 
-func (p *parser) inlineHost(component, spec string) (string, error) {
+func (p *parser) inlineHost(name, spec string) (string, error) {
 	for _, h := range p.t.Hosts {
 		if h.Spec == spec {
 			return h.Name, nil
 		}
 	}
-	name := component
 	h, err := ParseHost(name, spec)
 	if err != nil {
 		return "", err

@@ -25,13 +25,27 @@ type setting struct {
 // keyTable is every setting, in the order the parser reads them (the
 // first error is the one reported) and Args writes them.
 var keyTable = []setting{
+	// BACKEND is one backend or several, separated by ';' (as RonDB's
+	// SERVER_HOST lists its MySQL servers): client instances take them
+	// round-robin (CLIENT_INSTANCES).
 	{key: "BACKEND", flag: "backend", read: func(p *parser, v string) error {
-		if v != "" && v != "embedded" && !strings.HasPrefix(v, "mysql://") {
-			return p.err("BACKEND", "want embedded or mysql://USER:PASS@HOST:PORT/DB")
+		// Split at ';' alone: a password may hold a comma.
+		items := strings.Split(v, ";")
+		for i, it := range items {
+			it = strings.TrimSpace(it)
+			items[i] = it
+			if it != "" && it != "embedded" && !strings.HasPrefix(it, "mysql://") || len(items) > 1 && !strings.HasPrefix(it, "mysql://") {
+				return p.err("BACKEND", "want embedded or mysql://USER:PASS@HOST:PORT/DB, or several mysql:// separated by ;")
+			}
 		}
 		p.t.Backend = v
+		p.t.Backends = items
 		return nil
 	}, value: func(t *Topology) string { return t.Backend }},
+	// CLIENT_INSTANCES (autobench's SYSBENCH_INSTANCES) runs that many
+	// clients at once, in lock-step through the thread sweep, each against
+	// a backend (or server host) in turn.
+	integer("CLIENT_INSTANCES", "client-instances", func(t *Topology) *int { return &t.Instances }, 1),
 	word("PROTO", "proto", func(t *Topology) *string { return &t.Proto }, protoNames),
 	word("COMMAND", "command", func(t *Topology) *string { return &t.Command }, commandNames),
 	words("PATHS", "paths", func(t *Topology) *[]string { return &t.Paths }, relayNames),
@@ -110,6 +124,7 @@ var aliases = map[string]string{
 	"THREAD_COUNTS_TO_RUN": "THREADS",
 	"MAX_TIME":             "TIME",
 	"BENCHMARK_CPUS":       "CLIENT_CPUS",
+	"SYSBENCH_INSTANCES":   "CLIENT_INSTANCES",
 }
 
 // The vocabularies the driver accepts, checked here so that a typo is
@@ -118,7 +133,7 @@ var (
 	relayNames     = []string{"direct", "none", "goroutine", "epoll", "splice", "sockmap", "socat", "haproxy"}
 	transportNames = []string{"tcp", "unix"}
 	protoNames     = []string{"echo", "mysql"}
-	commandNames   = []string{"ping", "select1", "point-select", "oltp-ro", "query"}
+	commandNames   = []string{"ping", "select1", "point-select", "oltp-ro", "oltp-rw", "oltp-wo", "query"}
 	lockNames      = []string{"none", "conn", "global"}
 	formatNames    = []string{"text", "json", "csv"}
 )

@@ -66,10 +66,18 @@ type Topology struct {
 
 	Hosts []Host           // in the order the file declares them
 	Place map[string]Place // every component in Components; see ParseTopology
+	// Servers are the hosts SERVER_HOST lists, Place[Server].Host first:
+	// with several, an embedded responder runs on each and client
+	// instances take them round-robin, as RonDB's SERVER_HOST="a;b".
+	Servers []string
 
 	// hopbench's settings, one key per flag (see FlagKeys), raw where the
 	// driver owns the vocabulary and typed where the syntax is generic.
-	Backend       string
+	Backend string
+	// Backends are BACKEND's entries, one for a single backend.
+	Backends []string
+	// Instances is CLIENT_INSTANCES: clients run at once, 0 when unset.
+	Instances     int
 	Proto         string
 	Command       string
 	Paths         []string // relay names as written: direct, epoll, …

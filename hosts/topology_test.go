@@ -105,7 +105,11 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"HOST_A=netns:x\nHOST_B=netns:x\n", `t.conf:2: HOST_B: namespace x is host a already`},
 		{"HOST_A=local\nHOST_B=local\n", `HOST_B: host b is this machine, as a is already`},
 		{"SERVER_HOST=db\n", `t.conf:1: SERVER_HOST: "db": no such host (declare it with HOST_DB=SPEC`},
-		{"SERVER_HOST=\"ssh://a@b;ssh://a@c\"\n", `SERVER_HOST: "ssh://a@b;ssh://a@c": one host per component`},
+		{"CLIENT_HOST=\"netns:a;netns:b\"\n", `CLIENT_HOST: "netns:a;netns:b": one host per component (only SERVER_HOST lists several)`},
+		{"HOST_A=netns:a\nSERVER_HOST=\"a;a\"\n", `SERVER_HOST: "a": host a listed twice`},
+		{"HOST_A=netns:a\nHOST_B=netns:b\nHOST_C=local\nCLIENT_HOST=a\nSERVER_HOST=\"b;c\"\n", `SERVER_HOST: client on a (netns:a) cannot reach server c (local)`},
+		{"BACKEND=\"mysql://u:p@h:1/d;embedded\"\n", `BACKEND: want embedded or mysql://USER:PASS@HOST:PORT/DB, or several mysql:// separated by ;`},
+		{"SYSBENCH_INSTANCES=0\n", `SYSBENCH_INSTANCES: "0": want a whole number of at least 1`},
 		{"HOST_A=local\nHOST_B=netns:b\nSERVER_HOST=b\n", `t.conf:3: SERVER_HOST: client on a (local) cannot reach server on b (netns:b)`},
 		{"HOST_A=netns:a\nHOST_B=ssh://u@h\nSERVER_HOST=b\n", `SERVER_HOST: client on a (netns:a) cannot reach server on b (ssh://u@h)`},
 		{"HOST_A=netns:a\nHOST_A_VIA=a\n", `HOST_A_VIA: host a is netns: only an ssh host`},
@@ -166,9 +170,9 @@ func TestExampleFiles(t *testing.T) {
 			return nil
 		},
 		"rondb-sweep.conf": func(tp *Topology) error {
-			h := tp.HostOf(Server)
-			if h.Kind != SSH || h.Port != 2222 || len(tp.Threads) != 13 || tp.Place[Client].CPUs != "0-3" || tp.HostOf(Client).Kind != Local {
-				return errors.New("want a 13-step sweep from here to a server over ssh")
+			if len(tp.Servers) != 2 || tp.HostOf(Server).Kind != NetNS || tp.Instances != 2 || len(tp.Threads) != 13 ||
+				tp.Place[Client].CPUs != "0" || tp.HostOf(Client).Kind != NetNS {
+				return errors.New("want a 13-step sweep of two client instances against two servers, each in a namespace")
 			}
 			return nil
 		},
@@ -284,12 +288,13 @@ TRACE=no
 FORMAT=json
 OUT="/tmp/out dir"
 QUIET=no
+SYSBENCH_INSTANCES=2
 `
 	tp, err := ParseTopology("a.conf", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--proto=mysql", "--command=select1",
+	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--client-instances=2", "--proto=mysql", "--command=select1",
 		"--paths=direct,epoll", "--transports=tcp", "--threads=1,2,4", "--time=30s", "--warmup=100ms",
 		"--round-requests=500", "--budget=1m30s", "--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
 		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn", "--stats=true", "--trace=false", "--format=json",
@@ -333,7 +338,7 @@ func TestArgsPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tp.Args(); !slices.Contains(got, "--placement=client=0-3") {
+	if got := tp.Args(); !slices.Contains(got, "--placement=client=0 server=1") {
 		t.Errorf("rondb: %q", got)
 	}
 	for _, a := range tp.Args() {
@@ -343,7 +348,7 @@ func TestArgsPlacement(t *testing.T) {
 			}
 		}
 	}
-	if tp.Place[Server].CPUs != "0-7" {
+	if tp.Place[Server].CPUs != "1" {
 		t.Errorf("rondb server cpus %q", tp.Place[Server].CPUs)
 	}
 }

@@ -20,6 +20,16 @@ type Session interface {
 	Event() (queries int, err error)
 }
 
+// Retrier is a Session that retries some failures itself, on the same
+// connection, as sysbench's --mysql-ignore-errors restarts an event after a
+// deadlock: Ignored returns how many failures it has retried since it
+// opened and the last of them. The client counts each as an ignored error:
+// an error of the run (Errors counts it too) that cost no reconnect, whose
+// time stays in its event's latency.
+type Retrier interface {
+	Ignored() (n int64, last error)
+}
+
 // Handler is the responder side of a protocol: ServeConn serves one
 // connection until the peer closes it (returning nil at a clean EOF).
 type Handler interface {

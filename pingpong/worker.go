@@ -24,11 +24,16 @@ type worker struct {
 	// its own goroutine: Interrupt and Close are safe together.
 	c    atomic.Pointer[liveConn]
 	sess Session
+	// retr is sess as a Retrier, nil when it retries nothing; seen is
+	// its count already taken.
+	retr Retrier
+	seen int64
 
 	lat, cor        *results.Histogram
 	connects        []int64 // set-up times since the last flush: rare, so no histogram of its own
 	events, queries int64
 	errors, reconns int64
+	ignored         int64 // retried by the session itself, among errors
 	samples         []string
 
 	prog *progress // nil unless progress is reported
@@ -108,6 +113,8 @@ func (w *worker) dial(ctx context.Context) error {
 	}
 	w.connects = append(w.connects, now()-t)
 	w.sess = sess
+	w.retr, _ = sess.(Retrier)
+	w.seen = 0
 	// The owner sets stopped, then interrupts every worker's c; this
 	// stores c, then reads stopped. Go's atomics are sequentially
 	// consistent, so one of the two sees the other.
@@ -251,6 +258,9 @@ func (w *worker) waitUntil(due int64) {
 }
 
 func (w *worker) record(lat, corrected int64, q int) {
+	if w.retr != nil {
+		w.takeIgnored()
+	}
 	w.lat.Record(lat)
 	if w.cor != nil {
 		w.cor.Record(corrected)
@@ -267,10 +277,36 @@ func (w *worker) record(lat, corrected int64, q int) {
 }
 
 func (w *worker) fail(err error) {
+	if w.retr != nil {
+		w.takeIgnored()
+	}
 	if w.s.stopped.Load() {
 		return
 	}
 	w.count(err)
+}
+
+// takeIgnored counts what the session retried since the last look.
+func (w *worker) takeIgnored() {
+	n, last := w.retr.Ignored()
+	d := n - w.seen
+	if d == 0 {
+		return
+	}
+	w.seen = n
+	w.ignored += d
+	w.errors += d
+	if last != nil && len(w.samples) < maxSamples {
+		msg := "ignored, retried: " + last.Error()
+		if !contains(w.samples, msg) {
+			w.samples = append(w.samples, msg)
+		}
+	}
+	if w.prog != nil {
+		w.prog.mu.Lock()
+		w.prog.errors += d
+		w.prog.mu.Unlock()
+	}
 }
 
 // lost counts the round trip the step's owner interrupted because its
@@ -341,6 +377,7 @@ func (w *worker) flush(p int) {
 		r.Events[w.id] = w.events
 		r.Queries += w.queries
 		r.Errors += w.errors
+		r.Ignored += w.ignored
 		r.Reconnects += w.reconns
 		for _, m := range w.samples {
 			if len(r.ErrorSamples) < maxSamples && !contains(r.ErrorSamples, m) {
@@ -354,7 +391,7 @@ func (w *worker) flush(p int) {
 	if w.cor != nil {
 		w.cor.Reset()
 	}
-	w.events, w.queries, w.errors, w.reconns = 0, 0, 0, 0
+	w.events, w.queries, w.errors, w.reconns, w.ignored = 0, 0, 0, 0, 0
 	w.samples = w.samples[:0]
 	w.wake.flush(w.s, p)
 }

@@ -29,8 +29,11 @@ type Run struct {
 	Events []int64
 	// Queries counts statements executed (mysql) for qps; 0 means one query
 	// per event.
-	Queries      int64
-	Errors       int64
+	Queries int64
+	Errors  int64
+	// Ignored counts, among Errors, the failures the client retried on
+	// the same connection, as sysbench's --mysql-ignore-errors does.
+	Ignored      int64
 	Reconnects   int64
 	ErrorSamples []string // first few distinct error messages
 	// Wake is, per response read with a kernel receive stamp (pingpong
@@ -95,6 +98,7 @@ type StepResult struct {
 	Corrected    *Latency    `json:"latency_corrected_us,omitempty"` // open loop only
 	Connect      *Latency    `json:"connect_us,omitempty"`           // when measured
 	Errors       int64       `json:"errors"`
+	Ignored      int64       `json:"ignored_errors"` // among errors: retried on the same connection (sysbench's ignored errors)
 	Reconnects   int64       `json:"reconnects"`
 	ErrorSamples []string    `json:"error_samples,omitempty"` // from every run
 	Fairness     Fairness    `json:"fairness"`
@@ -133,6 +137,7 @@ type RunResult struct {
 	Queries    int64    `json:"queries"`
 	QPS        float64  `json:"qps"`
 	Errors     int64    `json:"errors"`
+	Ignored    int64    `json:"ignored_errors"`
 	Reconnects int64    `json:"reconnects"`
 	Latency    Latency  `json:"latency_us"`
 	Corrected  *Latency `json:"latency_corrected_us,omitempty"`
@@ -187,6 +192,7 @@ func AnalyzeStep(s Step) StepResult {
 		res.Transactions += run.Transactions()
 		res.Queries += run.QueryCount()
 		res.Errors += run.Errors
+		res.Ignored += run.Ignored
 		res.Reconnects += run.Reconnects
 		res.LatencyHist.Merge(run.Latency)
 		if run.Corrected != nil {
@@ -246,6 +252,7 @@ func runResult(run Run, tps, qps float64, discarded, outlier bool) RunResult {
 		Queries:    run.QueryCount(),
 		QPS:        qps,
 		Errors:     run.Errors,
+		Ignored:    run.Ignored,
 		Reconnects: run.Reconnects,
 		Latency:    LatencyOf(run.Latency),
 	}

@@ -106,7 +106,8 @@ func parseArgs(args []string, err error) (options, error) {
 	fs := pflag.NewFlagSet("hopbench", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		backend    = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB (unix(/path) or ?socket=/path for its UNIX socket)")
+		backend    = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB (unix(/path) or ?socket=/path for its UNIX socket); several mysql:// separated by ; for a sweep of --client-instances")
+		instances  = fs.Int("client-instances", 1, "clients run at once through the thread sweep, each against the backends (or SERVER_HOST's servers) in turn, summed per thread count as RonDB's autobench does (SYSBENCH_INSTANCES); direct paths only")
 		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
 		command    = fs.String("command", def.Command, "mysql workload: "+commandNames())
 		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
@@ -146,9 +147,17 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	o := options{cfg: def, format: *format, out: *out}
 	c := &o.cfg
-	if c.Backend, err = driver.ParseBackend(*backend); err != nil {
+	if c.Backends, err = driver.ParseBackends(*backend); err != nil {
 		return o, fmt.Errorf("--backend: %w", err)
 	}
+	c.Backend = c.Backends[0]
+	if len(c.Backends) == 1 {
+		c.Backends = nil
+	}
+	if *instances < 1 {
+		return o, fmt.Errorf("--client-instances %d: need at least 1", *instances)
+	}
+	c.Instances = *instances
 	if *proto != "" && *proto != driver.ProtoEcho && *proto != driver.ProtoMySQL {
 		return o, fmt.Errorf("--proto %q: want echo or mysql", *proto)
 	}

@@ -13,5 +13,12 @@ func write(w io.Writer, format string, rep *hop.Report) error {
 	case "csv":
 		return hop.WriteCSV(w, rep)
 	}
-	return hop.WriteText(w, rep)
+	if rep.Sweep != nil {
+		return hop.WriteSweep(w, rep.Sweep)
+	}
+	if err := hop.WriteText(w, rep); err != nil {
+		return err
+	}
+	// A thread sweep also prints mysql-proxy's table (proxytable.go).
+	return hop.WriteProxyTable(w, rep)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -23,20 +25,33 @@ type mysqlFlags struct {
 	command, query     string
 	ps, connectOnly    bool
 	tableSize          int
+
+	tables, inStatement   int
+	rangeSelects, skipTrx bool
+	ignoreErrors          string
 }
 
 // names of the flags that only --proto mysql takes.
-var mysqlOnly = []string{"user", "password", "db", "command", "query", "ps", "table-size", "connect-only"}
+var mysqlOnly = []string{"user", "password", "db", "command", "query", "ps", "table-size", "connect-only",
+	"tables", "range-selects", "in-statement", "skip-trx", "ignore-errors"}
+
+// oltpOnly are the flags of the oltp commands' shape.
+var oltpOnly = []string{"tables", "range-selects", "in-statement", "skip-trx"}
 
 func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	m := &mysqlFlags{}
 	fs.StringVar(&m.user, "user", "sbtest", "mysql: user to log in as")
 	fs.StringVar(&m.password, "password", "", "mysql: password (default $MYSQL_PWD, else pongd's default sbtest); never printed")
 	fs.StringVar(&m.db, "db", "sbtest", "mysql: schema to select at connect")
-	fs.StringVar(&m.command, "command", "point-select", "mysql: each event runs ping, select1, point-select, oltp-ro (sysbench's 16-statement transaction) or query")
+	fs.StringVar(&m.command, "command", "point-select", "mysql: each event runs ping, select1, point-select, oltp-ro (sysbench's 16-statement transaction), oltp-rw (oltp_read_write's 20), oltp-wo (oltp_write_only's 6) or query")
 	fs.StringVar(&m.query, "query", "", "mysql: the SQL of --command query")
 	fs.BoolVar(&m.ps, "ps", true, "mysql: prepared statements, as sysbench's default; --ps=false sends text as --db-ps-mode=disable")
 	fs.IntVar(&m.tableSize, "table-size", 10000, "mysql: ids drawn from 1..N, as sysbench's --table-size")
+	fs.IntVar(&m.tables, "tables", 1, "mysql oltp-*: tables sbtest1..N, each statement group picking one as sysbench's --tables")
+	fs.BoolVar(&m.rangeSelects, "range-selects", true, "mysql oltp-ro, oltp-rw: the 4 range selects, as sysbench's --range_selects")
+	fs.IntVar(&m.inStatement, "in-statement", 0, "mysql oltp-ro, oltp-rw: each point select reads N ids with WHERE id IN (…), RonDB's SB_USE_IN_STATEMENT; 0 is off")
+	fs.BoolVar(&m.skipTrx, "skip-trx", false, "mysql oltp-*: no BEGIN/COMMIT, every statement in autocommit, as sysbench's --skip_trx")
+	fs.StringVar(&m.ignoreErrors, "ignore-errors", "1213,1020,1205,1047", "mysql: server errors that restart the event on its connection, counted as ignored errors, as sysbench's --mysql-ignore-errors (a list, all or none)")
 	fs.BoolVar(&m.connectOnly, "connect-only", false, "mysql: each event is a whole connection set-up (dial, login, COM_QUIT, close)")
 	return m
 }
@@ -73,7 +88,7 @@ func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model ping
 		}
 	}
 	if m.connectOnly {
-		for _, f := range []string{"command", "query", "ps", "table-size"} {
+		for _, f := range append([]string{"command", "query", "ps", "table-size", "ignore-errors"}, oltpOnly...) {
 			if fs.Changed(f) {
 				return nil, fmt.Errorf("--%s: --connect-only runs no statements", f)
 			}
@@ -91,10 +106,49 @@ func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model ping
 		return nil, fmt.Errorf("--query: only --command query runs it, not %s", cmd)
 	case m.tableSize < 1:
 		return nil, fmt.Errorf("--table-size %d: want at least 1", m.tableSize)
+	case m.tables < 1:
+		return nil, fmt.Errorf("--tables %d: want at least 1", m.tables)
 	}
-	w, err := mysql.NewWorkload(mysql.WorkloadConfig{Command: cmd, Query: m.query, TableSize: m.tableSize, PS: m.ps})
+	if cmd != mysql.CommandOLTPRO && cmd != mysql.CommandOLTPRW && cmd != mysql.CommandOLTPWO {
+		for _, f := range oltpOnly {
+			if fs.Changed(f) {
+				return nil, fmt.Errorf("--%s: only the oltp commands take it, not %s", f, cmd)
+			}
+		}
+	}
+	if cmd == mysql.CommandOLTPWO && (fs.Changed("range-selects") || fs.Changed("in-statement")) {
+		return nil, errors.New("--range-selects, --in-statement: oltp-wo sends no selects")
+	}
+	wc := mysql.WorkloadConfig{Command: cmd, Query: m.query, TableSize: m.tableSize, PS: m.ps,
+		Tables: m.tables, NoRangeSelects: !m.rangeSelects, InStatement: m.inStatement, SkipTrx: m.skipTrx}
+	var err2 error
+	wc.IgnoreErrors, wc.IgnoreAll, err2 = parseIgnoreErrors(m.ignoreErrors)
+	if err2 != nil {
+		return nil, fmt.Errorf("--ignore-errors: %w", err2)
+	}
+	w, err := mysql.NewWorkload(wc)
 	if err != nil {
 		return nil, fmt.Errorf("--command %s: %w", cmd, err)
 	}
 	return &mysql.Protocol{Client: client, Workload: w}, nil
+}
+
+// parseIgnoreErrors reads --ignore-errors: error codes separated by commas
+// (or RonDB's semicolons), "all", or "none".
+func parseIgnoreErrors(s string) (codes []uint16, all bool, err error) {
+	switch strings.TrimSpace(s) {
+	case "all":
+		return nil, true, nil
+	case "none", "":
+		return []uint16{}, false, nil
+	}
+	codes = []uint16{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
+		n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 16)
+		if err != nil || n == 0 {
+			return nil, false, fmt.Errorf("%q: want error codes (1213,1205), all or none", f)
+		}
+		codes = append(codes, uint16(n))
+	}
+	return codes, false, nil
 }

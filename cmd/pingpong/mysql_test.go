@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,6 +54,9 @@ var mysqlCommands = [][]string{
 	{"--command", "point-select"},
 	{"--command", "point-select", "--ps=false"},
 	{"--command", "oltp-ro"},
+	{"--command", "oltp-rw"},
+	{"--command", "oltp-wo", "--ps=false"},
+	{"--command", "oltp-ro", "--range-selects=false", "--in-statement", "5", "--skip-trx"},
 	{"--command", "query", "--query", "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 9", "--ps=false"},
 }
 
@@ -73,9 +77,12 @@ func checkRuns(t *testing.T, target string, login ...string) {
 		if r.Errors != 0 || r.TPS.Mean <= 0 || r.Connect == nil || r.Connect.P50 <= 0 {
 			t.Errorf("%s %q: %d errors %q, tps %v, connect_us %v", target, c, r.Errors, r.ErrorSamples, r.TPS.Mean, r.Connect)
 		}
-		if c[1] == "oltp-ro" {
-			if r.QPS == nil || r.Queries != 16*r.Transactions {
-				t.Errorf("%s oltp-ro: %d queries for %d transactions (qps %v), want 16 per transaction", target, r.Queries, r.Transactions, r.QPS)
+		if per := map[string]int64{"oltp-ro": 16, "oltp-rw": 20, "oltp-wo": 6}[c[1]]; per > 0 {
+			if len(c) > 2 && c[2] == "--range-selects=false" {
+				per = 10
+			}
+			if r.QPS == nil || r.Queries != per*r.Transactions {
+				t.Errorf("%s %q: %d queries for %d transactions (qps %v), want %d per transaction", target, c, r.Queries, r.Transactions, r.QPS, per)
 			}
 		} else if r.QPS != nil {
 			t.Errorf("%s %q: qps %v apart from tps, want one statement per event", target, c, r.QPS.Mean)
@@ -233,6 +240,13 @@ func TestMySQLFlagErrors(t *testing.T) {
 		{[]string{"--proto", "mysql", "--command", "query"}, "--query"},
 		{[]string{"--proto", "mysql", "--table-size", "0"}, "--table-size"},
 		{[]string{"--proto", "mysql", "--connect-only", "--command", "ping"}, "--command"},
+		{[]string{"--proto", "mysql", "--command", "point-select", "--tables", "2"}, "--tables"},
+		{[]string{"--proto", "mysql", "--command", "oltp-rw", "--tables", "0"}, "--tables"},
+		{[]string{"--proto", "mysql", "--command", "oltp-wo", "--in-statement", "3"}, "--in-statement"},
+		{[]string{"--proto", "mysql", "--command", "oltp-ro", "--in-statement", "-1"}, "in-statement"},
+		{[]string{"--proto", "mysql", "--command", "oltp-rw", "--ignore-errors", "12x3"}, "--ignore-errors"},
+		{[]string{"--proto", "mysql", "--command", "oltp-rw", "--ignore-errors", "70000"}, "--ignore-errors"},
+		{[]string{"--proto", "mysql", "--skip-trx"}, "--skip-trx"},
 	} {
 		err := run(append(base, tc.args...), io.Discard, io.Discard)
 		if !cli.IsUsage(err) || !strings.Contains(err.Error(), tc.flag) {
@@ -261,4 +275,56 @@ func TestPongdMySQLFlagErrors(t *testing.T) {
 			t.Errorf("pongd %q: %v %q, want exit 2 naming %s", tc.args, err, out, tc.flag)
 		}
 	}
+}
+
+func TestParseIgnoreErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		codes []uint16
+		all   bool
+	}{
+		{"1213,1020,1205,1047", []uint16{1213, 1020, 1205, 1047}, false},
+		{"1213;1205", []uint16{1213, 1205}, false},
+		{" 1047 ", []uint16{1047}, false},
+		{"all", nil, true},
+		{"none", []uint16{}, false},
+	} {
+		codes, all, err := parseIgnoreErrors(tc.in)
+		if err != nil || all != tc.all || !slices.Equal(codes, tc.codes) || (codes == nil) != (tc.codes == nil) {
+			t.Errorf("parseIgnoreErrors(%q) = %v, %v, %v; want %v, %v", tc.in, codes, all, err, tc.codes, tc.all)
+		}
+	}
+	for _, bad := range []string{"x", "1213,x", "0", "-5", "65536", "all,1213"} {
+		if _, _, err := parseIgnoreErrors(bad); err == nil {
+			t.Errorf("parseIgnoreErrors(%q) accepted", bad)
+		}
+	}
+}
+
+// FuzzParseIgnoreErrors: any text is refused or read into codes that
+// print back to a list parsing to the same codes.
+func FuzzParseIgnoreErrors(f *testing.F) {
+	for _, s := range []string{"1213,1020,1205,1047", "all", "none", "1;2", "", "x,1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		codes, all, err := parseIgnoreErrors(s)
+		if err != nil || all {
+			return
+		}
+		var parts []string
+		for _, c := range codes {
+			if c == 0 {
+				t.Fatalf("%q: code 0 accepted", s)
+			}
+			parts = append(parts, strconv.Itoa(int(c)))
+		}
+		if len(parts) == 0 {
+			return
+		}
+		again, _, err := parseIgnoreErrors(strings.Join(parts, ","))
+		if err != nil || !slices.Equal(again, codes) {
+			t.Fatalf("%q: %v, printed and parsed again %v, %v", s, codes, again, err)
+		}
+	})
 }

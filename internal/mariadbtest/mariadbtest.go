@@ -330,3 +330,51 @@ func (s *Server) SysbenchArgs(unixSocket bool) []string {
 	}
 	return append(args, "--mysql-user="+s.User, "--mysql-password="+s.Password, "--mysql-db="+s.DB)
 }
+
+// SQL runs statements with the mariadb client over the server's socket as
+// its account and returns what it printed, tab-separated, without column
+// names.
+func (s *Server) SQL(statements string) (string, error) {
+	mariadb, err := peer.Find("mariadb")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(mariadb, "--no-defaults", "--batch", "--skip-column-names",
+		"--socket="+s.Socket, "--user="+s.User, "--database="+s.DB, "-e", statements)
+	cmd.Env = append(os.Environ(), "MYSQL_PWD="+s.Password)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("mariadbtest: mariadb -e %q: %w: %s", statements, err, out)
+	}
+	return string(out), nil
+}
+
+// GlobalStatus reads SHOW GLOBAL STATUS counters by name (Com_select, …).
+func (s *Server) GlobalStatus(names ...string) (map[string]int64, error) {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	out, err := s.SQL("SHOW GLOBAL STATUS WHERE Variable_name IN (" + strings.Join(quoted, ",") + ")")
+	if err != nil {
+		return nil, err
+	}
+	got := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		name, value, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("mariadbtest: status %s = %q: %w", name, value, err)
+		}
+		got[name] = n
+	}
+	for _, n := range names {
+		if _, ok := got[n]; !ok {
+			return nil, fmt.Errorf("mariadbtest: SHOW GLOBAL STATUS has no %s", n)
+		}
+	}
+	return got, nil
+}

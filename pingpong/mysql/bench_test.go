@@ -83,7 +83,7 @@ func TestServerPointSelectAllocs(t *testing.T) {
 // loopback TCP; AllocsPerRun counts the server goroutine too, so 0 proves
 // both ends allocate nothing per event.
 func TestClientEventAllocs(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	m := startMock(t, ServerConfig{User: "u", Password: "p", Tables: 3})
 	for _, tc := range []WorkloadConfig{
 		{Command: CommandPing},
 		{Command: CommandSelect1},
@@ -92,6 +92,10 @@ func TestClientEventAllocs(t *testing.T) {
 		{Command: CommandPointSelect, PS: true},
 		{Command: CommandOLTPRO, PS: true},
 		{Command: CommandOLTPRO},
+		{Command: CommandOLTPRW, PS: true, Tables: 3},
+		{Command: CommandOLTPRW},
+		{Command: CommandOLTPWO, PS: true, SkipTrx: true},
+		{Command: CommandOLTPRO, InStatement: 20, NoRangeSelects: true},
 	} {
 		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 		_, s := mustPrepare(t, c, tc)

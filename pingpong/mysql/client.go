@@ -44,6 +44,14 @@ type Client struct {
 	connID       uint32   // the greeting's; the server's CONNECTION_ID()
 	nonce        [20]byte // the greeting's, for COM_CHANGE_USER's token
 	colTypes     []byte   // scratch: column types of the result being read
+	lastOK       okPacket // the last command's OK, for AffectedRows
+}
+
+// AffectedRows returns the affected rows and the last insert id of the
+// last statement answered by OK: what mysql_affected_rows() and
+// mysql_insert_id() report.
+func (c *Client) AffectedRows() (affected, insertID uint64) {
+	return c.lastOK.affectedRows, c.lastOK.lastInsertID
 }
 
 // ServerVersion is the version string from the greeting (MariaDB prefixes
@@ -284,6 +292,7 @@ func (c *Client) readResult(binaryRows bool) (int, error) {
 			if err != nil {
 				return rows, err
 			}
+			c.lastOK = ok
 			status = ok.status
 		case headerErr:
 			return rows, parseErr(p)

@@ -56,7 +56,7 @@ func TestClientAgainstMock(t *testing.T) {
 
 func TestWorkloadsAgainstMock(t *testing.T) {
 	m := startMock(t, ServerConfig{User: "u", Password: "p"})
-	for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
+	for _, cmd := range Commands {
 		for _, ps := range []bool{false, true} {
 			c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 			w, s := mustPrepare(t, c, WorkloadConfig{Command: cmd, PS: ps, Query: "SELECT 42"})
@@ -106,7 +106,7 @@ func TestClientClassicEOF(t *testing.T) {
 	if c.deprecateEOF {
 		t.Fatal("DEPRECATE_EOF negotiated although the server did not offer it")
 	}
-	for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
+	for _, cmd := range Commands {
 		for _, ps := range []bool{false, true} {
 			_, s := mustPrepare(t, c, WorkloadConfig{Command: cmd, PS: ps, Query: "SHOW WARNINGS"})
 			if _, err := s.Event(rand.New(rand.NewPCG(1, 1))); err != nil {

@@ -103,6 +103,11 @@ const (
 	ErWrongArguments        = 1210
 	ErUnsupportedPS         = 1295
 	ErSecureTransportNeeded = 3159
+
+	// The errors sysbench's --mysql-ignore-errors retries by default.
+	ErCheckRead       = 1020 // Record has changed since last read
+	ErLockWaitTimeout = 1205
+	ErLockDeadlock    = 1213
 )
 
 const (

@@ -29,7 +29,7 @@ func TestClientAgainstMariaDB(t *testing.T) {
 				t.Fatalf("prepared range select = %d rows, %v; want 10", n, err)
 			}
 			st.Close()
-			for _, cmd := range []Command{CommandPing, CommandSelect1, CommandPointSelect, CommandOLTPRO, CommandQuery} {
+			for _, cmd := range Commands {
 				for _, ps := range []bool{false, true} {
 					w, err := NewWorkload(WorkloadConfig{Command: cmd, PS: ps, TableSize: db.TableSize,
 						Query: "SELECT SUM(k) FROM sbtest1 WHERE id < 50"})

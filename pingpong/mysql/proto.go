@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ func (p *Protocol) MarshalJSON() ([]byte, error) {
 	return json.Marshal(printedProtocol{
 		User: p.Client.User, Password: redact(p.Client.Password), DB: p.Client.DB,
 		Command: string(w.Command), Query: w.Query, PS: &w.PS, TableSize: w.TableSize,
+		Tables: w.Tables, NoRangeSelects: w.NoRangeSelects, InStatement: w.InStatement, SkipTrx: w.SkipTrx,
+		IgnoreErrors: ignoreList(w),
 	})
 }
 
@@ -64,6 +67,34 @@ type printedProtocol struct {
 	PS          *bool  `json:"ps,omitempty"`
 	TableSize   int    `json:"table_size,omitempty"`
 	ConnectOnly bool   `json:"connect_only,omitempty"`
+
+	// The oltp workloads' shape, as sysbench's options name it.
+	Tables         int    `json:"tables,omitempty"`
+	NoRangeSelects bool   `json:"no_range_selects,omitempty"`
+	InStatement    int    `json:"in_statement,omitempty"`
+	SkipTrx        bool   `json:"skip_trx,omitempty"`
+	IgnoreErrors   string `json:"ignore_errors,omitempty"` // "1213,1020,1205,1047", "all" or "none"
+}
+
+// ignoreList prints the errors a workload retries as
+// --mysql-ignore-errors takes them.
+func ignoreList(w WorkloadConfig) string {
+	switch {
+	case w.Command == "":
+		return ""
+	case w.IgnoreAll:
+		return "all"
+	case len(w.IgnoreErrors) == 0:
+		return "none"
+	}
+	b := make([]byte, 0, 32)
+	for i, code := range w.IgnoreErrors {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(code), 10)
+	}
+	return string(b)
 }
 
 // session adapts a workload Session to pingpong.Session.
@@ -71,6 +102,10 @@ type session struct {
 	s   *Session
 	rng *rand.Rand
 }
+
+// Ignored is what the workload session retried: pingpong counts these
+// as ignored errors (pingpong.Retrier).
+func (s *session) Ignored() (int64, error) { return s.s.Ignored() }
 
 // Event runs one workload event. It allocates nothing unless it fails.
 func (s *session) Event() (int, error) {

@@ -37,6 +37,8 @@ func TestProtocolEventAllocs(t *testing.T) {
 		{Command: CommandPointSelect, PS: true},
 		{Command: CommandPointSelect},
 		{Command: CommandOLTPRO, PS: true},
+		{Command: CommandOLTPRW, PS: true},
+		{Command: CommandOLTPWO},
 		{Command: CommandPing},
 	} {
 		p := &Protocol{Client: ClientConfig{User: "u", Password: "p", DB: "sbtest"}, Workload: mustWorkload(t, wc)}

@@ -106,3 +106,49 @@ func (s *Stmt) Close() error {
 	}
 	return nil
 }
+
+// bindValue is one parameter of execValues: an integer, or when str is
+// non-nil a CHAR value, bound as sysbench binds them (INT and CHAR).
+type bindValue struct {
+	i   int64
+	str []byte
+}
+
+func intValue(i int64) bindValue   { return bindValue{i: i} }
+func charValue(b []byte) bindValue { return bindValue{str: b} }
+
+// execValues is Exec for integers and strings together: sysbench's
+// UPDATE … SET c=? and INSERT bind CHAR values as MYSQL_TYPE_STRING.
+func (s *Stmt) execValues(vals []bindValue) (rows int, err error) {
+	if len(vals) != s.params {
+		return 0, fmt.Errorf("mysql: execute statement %d: %d arguments for %d parameters", s.id, len(vals), s.params)
+	}
+	c := s.c
+	c.pc.resetSeq()
+	b := append(c.pc.begin(), comStmtExecute)
+	b = binary.LittleEndian.AppendUint32(b, s.id)
+	b = append(b, 0)          // flags: no cursor
+	b = append(b, 1, 0, 0, 0) // iteration count
+	if len(vals) > 0 {
+		for range (len(vals) + 7) / 8 {
+			b = append(b, 0) // NULL bitmap: none
+		}
+		b = append(b, 1)
+		for _, v := range vals {
+			if v.str != nil {
+				b = append(b, typeString, 0)
+			} else {
+				b = append(b, typeLongLong, 0)
+			}
+		}
+		for _, v := range vals {
+			if v.str != nil {
+				b = appendLenEncBytes(b, v.str)
+			} else {
+				b = binary.LittleEndian.AppendUint64(b, uint64(v.i))
+			}
+		}
+	}
+	c.pc.end(b)
+	return c.roundTrip(true)
+}

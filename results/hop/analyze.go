@@ -97,6 +97,7 @@ func summarise(s Series, discard int) PathResult {
 			continue
 		}
 		r.Errors += smp.Errors
+		r.Ignored += smp.Ignored
 		tps = append(tps, smp.TPS)
 		p50s = append(p50s, smp.Latency.P50)
 		connect = append(connect, smp.Connect)

@@ -35,6 +35,10 @@ type Report struct {
 
 	// Hosts are a topology run's hosts; none on loopback.
 	Hosts []Host `json:"hosts,omitempty"`
+
+	// Sweep is a run of several client instances or servers (sweep.go);
+	// such a run has no paths.
+	Sweep *Sweep `json:"sweep,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
@@ -129,6 +133,7 @@ type PathResult struct {
 	TPS       float64    `json:"tps"`
 	TPSCI95   [2]float64 `json:"tps_ci95"`
 	Errors    int64      `json:"errors"`
+	Ignored   int64      `json:"ignored_errors,omitempty"` // retried on their connection, not among errors
 	Failed    int        `json:"failed_rounds"`
 	Rounds    []Round    `json:"rounds"`
 	// RelayUs is the relay's own mean residence time per request (both
@@ -309,6 +314,10 @@ type Sample struct {
 	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
 	TPS     float64
 	Errors  int64
+	// Ignored are the failures the client retried on their connection
+	// (sysbench's ignored errors: deadlocks, Galera's 1047), not among
+	// Errors.
+	Ignored int64
 	Hist    *results.Histogram // nil if the client sent none
 	Failed  string             // why the round produced no figures; empty if it did
 	Pinning map[string]string  // pinning the client reports in its env

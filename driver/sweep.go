@@ -1,0 +1,231 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// A sweep is RonDB's autobench with several clients and servers: the
+// instances run at once, instance i against server i mod the servers, in
+// lock-step through the thread sweep (every instance's run at one thread
+// count ends before any starts the next), and the report gives each
+// instance's tps and their sum per thread count. It measures a cluster's
+// throughput, not a hop: only the direct TCP path runs, and the probe,
+// the tracer and the per-hop split do not.
+
+// Sweeping reports whether c runs a sweep rather than the path matrix:
+// several client instances, several backends, or several server hosts.
+func (c Config) Sweeping() bool {
+	return c.Instances > 1 || len(c.Backends) > 1 || c.Hosts != nil && len(c.Hosts.Servers) > 1
+}
+
+// checkSweep refuses what a sweep does not run.
+func (c Config) checkSweep() error {
+	switch {
+	case len(c.Hops) > 0:
+		return errors.New("driver: sweep: --hops builds chains of relays; a sweep of client instances runs direct paths")
+	case len(c.Backends) > 1 && c.Hosts != nil && len(c.Hosts.Servers) > 1:
+		return errors.New("driver: sweep: several backends and several SERVER_HOST hosts: give the servers one way")
+	case len(c.Backends) > 1 && c.Hosts != nil && len(c.Hosts.BackendStart) > 0:
+		return errors.New("driver: sweep: BACKEND_START starts one backend; start several servers before the run")
+	}
+	for _, r := range c.Relays {
+		if r != hop.Direct {
+			return fmt.Errorf("driver: sweep: path %s: a sweep of client instances runs the direct path (--paths direct)", r)
+		}
+	}
+	return nil
+}
+
+// sweepTarget is one server of a sweep.
+type sweepTarget struct {
+	info    hop.SweepServer
+	addr    sockets.Addr
+	backend Backend
+}
+
+// withServer is the testbed with the server component on host h: where
+// one of several embedded responders runs.
+func (hb *hostBed) withServer(h string) *hostBed {
+	if hb == nil {
+		return nil
+	}
+	c := *hb
+	c.on = maps.Clone(hb.on)
+	c.on[ComponentServer] = h
+	return &c
+}
+
+// sweep runs cfg as a sweep and reports it.
+func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began time.Time) (_ *hop.Report, err error) {
+	if err := cfg.checkSweep(); err != nil {
+		return nil, err
+	}
+	regimes, err := cfg.regimes()
+	if err != nil {
+		return nil, err
+	}
+	g := regimes[0]
+	st := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)[0]
+	st.Regime = g.Name
+	direct := hop.Path{Relay: hop.Direct, Client: hop.TCP, Upstream: hop.TCP}
+	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, []hop.Path{direct}), Env: cfg.Env(), Skipped: []hop.Skip{}, Paths: []hop.PathResult{}}
+	rep.Regimes = []hop.RegimeInfo{{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()}}
+
+	var targets []sweepTarget
+	var topos []*Topology
+	defer func() {
+		for _, t := range topos {
+			if serr := t.Stop(); serr != nil && ctx.Err() == nil {
+				rep.Warnings = append(rep.Warnings, serr.Error())
+			}
+		}
+	}()
+	build := func(be Backend, hb *hostBed) (*Topology, error) {
+		t, err := Build(ctx, TopologySpec{
+			TempRoot: cfg.TempRoot,
+			Backend:  be,
+			Responder: Responder{
+				Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
+				User: cfg.User, Password: cfg.Password, CPUs: cpusOf(g.Placement, ComponentServer),
+			},
+			Nice: cfg.Nice, Paths: []hop.Path{direct}, Placement: g.Placement, Locate: cfg.Locate, Hosts: hb,
+		})
+		if err != nil {
+			return nil, err
+		}
+		topos = append(topos, t)
+		if _, ok := t.Entries[direct]; !ok {
+			return nil, fmt.Errorf("driver: sweep: server %s has no TCP address", be)
+		}
+		return t, nil
+	}
+	switch {
+	case len(cfg.Backends) > 1:
+		for i, be := range cfg.Backends {
+			hb := b.hosts
+			if i > 0 && hb != nil && len(hb.tp.BackendStart) > 0 {
+				hb = nil // checkSweep refused this; never start it twice
+			}
+			t, err := build(be, hb)
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, sweepTarget{info: hop.SweepServer{Name: be.String(), Address: t.Entries[direct].String()}, addr: t.Entries[direct], backend: be})
+		}
+	case cfg.Backend.Embedded() && b.hosts != nil:
+		for _, h := range b.hosts.tp.Servers {
+			t, err := build(cfg.Backend, b.hosts.withServer(h))
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, sweepTarget{info: hop.SweepServer{Name: "embedded on " + h, Address: t.Entries[direct].String(), Host: h}, addr: t.Entries[direct], backend: cfg.Backend})
+		}
+	default:
+		t, err := build(cfg.Backend, b.hosts)
+		if err != nil {
+			return nil, err
+		}
+		name := cfg.Backend.String()
+		if cfg.Backend.Embedded() {
+			name = "embedded"
+		}
+		targets = append(targets, sweepTarget{info: hop.SweepServer{Name: name, Address: t.Entries[direct].String()}, addr: t.Entries[direct], backend: cfg.Backend})
+	}
+	instances := max(1, cfg.Instances)
+	sw := &hop.Sweep{Instances: instances}
+	for _, t := range targets {
+		sw.Servers = append(sw.Servers, t.info)
+	}
+	rep.Sweep = sw
+	clientCPUs, _ := g.Placement.For(ComponentClient)
+	fmt.Fprintf(cfg.Progress, "hopbench: sweep of %d client instances against %d servers, threads %v, %d runs of %v each\n",
+		instances, len(targets), cfg.Threads, cfg.Rounds, cfg.Time)
+	for _, threads := range cfg.Threads {
+		row := hop.SweepRow{Threads: threads, Instances: make([]hop.SweepInstance, instances)}
+		samples := make([][]hop.Sample, instances)
+		for run := range cfg.Rounds {
+			// Lock-step: every instance of this run starts together and
+			// the next run waits for the last of them.
+			var wg sync.WaitGroup
+			got := make([]hop.Sample, instances)
+			for i := range instances {
+				tg := targets[i%len(targets)]
+				client := clientFor(cfg, st, g.Placement)
+				if !tg.backend.Embedded() {
+					client.User, client.Password, client.DB = tg.backend.User, tg.backend.Password, tg.backend.DB
+				}
+				client.RXStamps = false
+				argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, tg.addr, threads))
+				if err != nil {
+					return nil, err
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
+					if err != nil {
+						smp = hop.Sample{Failed: err.Error()}
+					}
+					got[i] = smp
+				}()
+			}
+			wg.Wait()
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			sum := 0.0
+			for i, smp := range got {
+				samples[i] = append(samples[i], smp)
+				sum += smp.TPS
+			}
+			row.RunsTPS = append(row.RunsTPS, sum)
+			fmt.Fprintf(cfg.Progress, "hopbench: threads %d, run %d/%d: %.1f tps summed over %d instances\n", threads, run+1, cfg.Rounds, sum, instances)
+		}
+		for i := range instances {
+			in := hop.SweepInstance{Instance: i + 1, Server: i % len(targets)}
+			kept := 0
+			for r, smp := range samples[i] {
+				if smp.Failed != "" && in.Failed == "" {
+					in.Failed = fmt.Sprintf("run %d: %s", r+1, smp.Failed)
+				}
+				if r < cfg.Discard {
+					continue
+				}
+				kept++
+				in.TPS += smp.TPS
+				in.P95Us += smp.Latency.P95
+				in.Errors += smp.Errors
+				in.Ignored += smp.Ignored
+			}
+			if kept > 0 {
+				in.TPS /= float64(kept)
+				in.P95Us /= float64(kept)
+			}
+			row.MeanTPS += in.TPS
+			row.Errors += in.Errors
+			row.Ignored += in.Ignored
+			row.Instances[i] = in
+		}
+		sw.Rows = append(sw.Rows, row)
+	}
+	b.hosts.describe(rep, cfg.Backend)
+	for _, row := range sw.Rows {
+		if row.Errors > 0 || slices.ContainsFunc(row.Instances, func(in hop.SweepInstance) bool { return in.Failed != "" }) {
+			rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("threads %d: %d errors or failed runs: the sum is suspect", row.Threads, row.Errors))
+		}
+	}
+	if rep.Verdicts == nil {
+		rep.Verdicts = []string{}
+	}
+	rep.Elapsed = time.Since(began).Seconds()
+	return rep, nil
+}

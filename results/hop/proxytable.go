@@ -1,0 +1,96 @@
+package hop
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+)
+
+// WriteProxyTable prints a thread sweep in the shape of the mysql-proxy
+// measurements (field-notes.md §2): per thread count, the direct path and
+// each relay path, its tps and p95 round trip, its tps against the direct
+// path's, and the relay's share of the latency: the added p50 over the
+// path's own p50. One block per regime and setting of the backend; a run
+// of one thread count prints nothing.
+func WriteProxyTable(w io.Writer, r *Report) error {
+	var threads []int
+	for _, p := range r.Paths {
+		if !slices.Contains(threads, p.Threads) {
+			threads = append(threads, p.Threads)
+		}
+	}
+	if len(threads) < 2 {
+		return nil
+	}
+	type block struct {
+		regime     string
+		serviceUs  float64
+		size, rows int
+		paths      []string
+		byPath     map[string]map[int]PathResult
+		directTPS  map[string]map[int]float64 // client transport → threads → tps
+		directName map[string]string
+	}
+	var blocks []*block
+	find := func(p PathResult) *block {
+		for _, b := range blocks {
+			if b.regime == p.Regime && b.serviceUs == p.ServiceTimeUs && b.size == p.Size && b.rows == p.Rows {
+				return b
+			}
+		}
+		b := &block{regime: p.Regime, serviceUs: p.ServiceTimeUs, size: p.Size, rows: p.Rows,
+			byPath: map[string]map[int]PathResult{}, directTPS: map[string]map[int]float64{}, directName: map[string]string{}}
+		blocks = append(blocks, b)
+		return b
+	}
+	for _, p := range r.Paths {
+		b := find(p)
+		if b.byPath[p.Name] == nil {
+			b.byPath[p.Name] = map[int]PathResult{}
+			b.paths = append(b.paths, p.Name)
+		}
+		b.byPath[p.Name][p.Threads] = p
+		if p.Relay == Direct {
+			if b.directTPS[string(p.ClientTransport)] == nil {
+				b.directTPS[string(p.ClientTransport)] = map[int]float64{}
+			}
+			b.directTPS[string(p.ClientTransport)][p.Threads] = p.TPS
+		}
+	}
+	for _, b := range blocks {
+		head := "\nThread sweep (field-notes §2, mysql-proxy's table)"
+		if b.regime != "" {
+			head += ", regime " + b.regime
+		}
+		if b.serviceUs != 0 || len(blocks) > 1 {
+			head += fmt.Sprintf(", service %s µs, size %d, rows %d", Us(b.serviceUs), b.size, b.rows)
+		}
+		fmt.Fprintln(w, head+":")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		width := nameWidth(r.Paths)
+		fmt.Fprintf(tw, "threads\t%-*s\ttps\tp95 µs\ttps/direct\trelay's share of p50\terrors\t\n", width, "path")
+		for _, n := range threads {
+			for _, name := range b.paths {
+				p, ok := b.byPath[name][n]
+				if !ok {
+					continue
+				}
+				ratio, share := "-", "-"
+				if p.Relay != Direct {
+					if d := b.directTPS[string(p.ClientTransport)][n]; d > 0 {
+						ratio = fmt.Sprintf("%.2f", p.TPS/d)
+					}
+					if a := p.AddedUs; a != nil && p.LatencyUs.P50 > 0 {
+						share = fmt.Sprintf("%.0f%%", 100*a.P50/p.LatencyUs.P50)
+					}
+				}
+				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t\n", n, width, name, p.TPS, Us(p.LatencyUs.P95), ratio, share, p.Errors+int64(p.Failed))
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
