@@ -7,7 +7,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts
+.PHONY: all build test check lint bench deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-galera
 
 all: build
 
@@ -56,6 +56,12 @@ bench-seed: build
 # (needs root).
 bench-hosts: build
 	@scripts/bench-hosts.sh
+
+# field-notes.md §4: a three-node Galera cluster in network namespaces,
+# sysbench against one server and through HAProxy and each hoprelay engine
+# (needs root).
+bench-galera: build
+	@scripts/bench-galera.sh
 
 deps:
 	@scripts/deps.sh

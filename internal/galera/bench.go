@@ -345,7 +345,7 @@ func (b *bench) startPaths(ctx context.Context, haproxy, hoprelay string) (map[s
 		}
 		proc, err := b.tb.Start(ctx, appHost, hosts.Command{Name: p, Argv: argv})
 		if err == nil {
-			err = b.waitPath(ctx, t, proc)
+			err = b.cl.WaitLogin(ctx, appHost, t.host, t.port, proc)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -362,37 +362,6 @@ func (b *bench) startPaths(ctx context.Context, haproxy, hoprelay string) (map[s
 		targets[p] = t
 	}
 	return targets, nil
-}
-
-// pathTimeout bounds a proxy's start: its listener, and one login through
-// it to a node.
-const pathTimeout = 30 * time.Second
-
-// waitPath waits until a client logs in through t (the proxy listens and
-// reaches a node), the proxy exits, or pathTimeout passes.
-func (b *bench) waitPath(ctx context.Context, t target, proc *hosts.Process) error {
-	mariadb := b.cl.prog["mariadb"]
-	user, pw, _ := b.cl.Account()
-	deadline := time.NewTimer(pathTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
-	for {
-		_, err := b.tb.Run(ctx, appHost, mariadb, "--no-defaults", "-h", t.host, "-P", strconv.Itoa(t.port),
-			"-u", user, "--password="+pw, "--connect-timeout=5", "-N", "-B", "-e", "SELECT 1")
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		case <-proc.Done():
-			return fmt.Errorf("exited: %s", tail(proc.Stderr(), 3))
-		case <-deadline.C:
-			return fmt.Errorf("no login through it after %v: %w", pathTimeout, err)
-		case <-tick.C:
-		}
-	}
 }
 
 // run runs one sysbench and reads its report, echoing its per-second lines

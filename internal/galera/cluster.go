@@ -348,7 +348,7 @@ func (c *Cluster) WaitSynced(ctx context.Context, i, size int) error {
 func (c *Cluster) Query(ctx context.Context, i int, sql string) ([][]string, error) {
 	n := c.nodes[i]
 	out, err := c.tb.Run(ctx, n.Name, c.prog["mariadb"], "--no-defaults", "-h", n.Addr, "-P", strconv.Itoa(n.Port),
-		"-u", c.cfg.User, "--password="+c.cfg.Password, "--connect-timeout=5", "-N", "-B", "-e", sql)
+		"-u", c.cfg.User, "--password="+c.cfg.Password, "-D", c.cfg.DB, "--connect-timeout=5", "-N", "-B", "-e", sql)
 	if err != nil {
 		return nil, err
 	}
@@ -389,6 +389,40 @@ func (c *Cluster) Status(ctx context.Context, i int) (Status, error) {
 	size, _ := strconv.Atoi(m["wsrep_cluster_size"])
 	return Status{ClusterSize: size, State: m["wsrep_local_state_comment"], Ready: m["wsrep_ready"] == "ON",
 		ClusterStatus: m["wsrep_cluster_status"]}, nil
+}
+
+// loginTimeout bounds WaitLogin: a proxy's listener, and one login
+// through it to a node.
+const loginTimeout = 30 * time.Second
+
+// WaitLogin waits until the client account logs in at host:port from the
+// testbed host from (a proxy there listens and reaches a node), proc (the
+// proxy, or nil) exits, or loginTimeout passes.
+func (c *Cluster) WaitLogin(ctx context.Context, from, host string, port int, proc *hosts.Process) error {
+	deadline := time.NewTimer(loginTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	var exited <-chan struct{}
+	if proc != nil {
+		exited = proc.Done()
+	}
+	for {
+		_, err := c.tb.Run(ctx, from, c.prog["mariadb"], "--no-defaults", "-h", host, "-P", strconv.Itoa(port),
+			"-u", c.cfg.User, "--password="+c.cfg.Password, "--connect-timeout=5", "-N", "-B", "-e", "SELECT 1")
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-exited:
+			return fmt.Errorf("exited: %s", tail(proc.Stderr(), 3))
+		case <-deadline.C:
+			return fmt.Errorf("no login through %s:%d after %v: %w", host, port, loginTimeout, err)
+		case <-tick.C:
+		}
+	}
 }
 
 // StopNode shuts node i down (SIGTERM, mariadbd's clean shutdown: it leaves
