@@ -75,6 +75,13 @@ func galeraFlags(args []string) (galera.BenchConfig, error) {
 	if fs.NArg() > 0 {
 		return c, cli.Usage(fmt.Errorf("galera: unexpected argument %q", fs.Arg(0)))
 	}
+	// The library reads 0 as its default; on the command line it is a
+	// mistake.
+	for _, name := range []string{"tables", "table-size", "direct-threads", "proxy-threads", "nodes"} {
+		if v, _ := fs.GetInt(name); v < 1 {
+			return c, cli.Usage(fmt.Errorf("--%s %d: want at least 1", name, v))
+		}
+	}
 	var err error
 	if c.Workloads, err = list.Items(*workloads); err != nil {
 		return c, cli.Usage(fmt.Errorf("--workloads: %w", err))
