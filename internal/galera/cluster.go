@@ -131,7 +131,8 @@ var programs = []string{"mariadbd", "mariadb-install-db", "mariadb"}
 // tb.Dir, removed by tb.Close; its process is stopped by Cluster.Close or,
 // failing that, by tb.Close.
 //
-// The nodes run as the mysql user, their files owned by it: the rsync
+// The nodes run as the mysql user (through setpriv when it is installed,
+// so that they still die with this process), their files owned by it: the rsync
 // state transfer starts an rsync daemon on the joiner, and rsync run by
 // root drops to uid nobody (rsyncd.conf(5), "uid"), which cannot enter a
 // datadir that mariadbd keeps 0700 — the transfer then fails with rsync's
@@ -149,6 +150,9 @@ func Start(ctx context.Context, tb *hosts.Testbed, cfg Config) (*Cluster, error)
 		}
 		c.prog[p] = path
 	}
+	// util-linux's setpriv; without it the nodes switch to mysql
+	// themselves.
+	c.prog["setpriv"], _ = locate.Find("setpriv")
 	if _, err := os.Stat(cfg.Provider); err != nil {
 		return nil, fmt.Errorf("galera: wsrep provider: %w (install galera-4, or run make deps)", err)
 	}
@@ -221,21 +225,31 @@ func (c *Cluster) argv(n *Node, bootstrap bool) []string {
 	for _, m := range c.nodes {
 		peers = append(peers, m.Addr)
 	}
-	argv := []string{c.prog["mariadbd"], "--no-defaults",
-		"--datadir=" + n.datadir(), "--socket=" + n.socket(), "--port=" + strconv.Itoa(n.Port),
-		"--bind-address=" + n.Addr, "--user=mysql", "--pid-file=" + filepath.Join(n.dir, "mysqld.pid"),
-		"--log-error=" + n.errLog(), "--skip-name-resolve", "--skip-log-bin", "--performance-schema=OFF",
-		"--innodb-buffer-pool-size=" + c.cfg.BufferPool, "--innodb-flush-log-at-trx-commit=0",
-		"--max-connections=" + strconv.Itoa(c.cfg.MaxConnections),
+	var argv []string
+	if sp := c.prog["setpriv"]; sp != "" {
+		// mysqld's own --user switch changes its credentials, which
+		// clears the parent-death signal the testbed asks for (prctl(2)
+		// PR_SET_PDEATHSIG), so a node would outlive a killed run;
+		// setpriv sets it again after its own switch to mysql.
+		argv = []string{sp, "--reuid=mysql", "--regid=mysql", "--init-groups", "--pdeathsig=TERM"}
+	}
+	argv = append(argv, c.prog["mariadbd"], "--no-defaults",
+		"--datadir="+n.datadir(), "--socket="+n.socket(), "--port="+strconv.Itoa(n.Port),
+		"--bind-address="+n.Addr, "--pid-file="+filepath.Join(n.dir, "mysqld.pid"),
+		"--log-error="+n.errLog(), "--skip-name-resolve", "--skip-log-bin", "--performance-schema=OFF",
+		"--innodb-buffer-pool-size="+c.cfg.BufferPool, "--innodb-flush-log-at-trx-commit=0",
+		"--max-connections="+strconv.Itoa(c.cfg.MaxConnections),
 		// Galera's requirements (row events, interleaved auto-increment
 		// locks so that concurrent inserts do not wait on a table lock).
 		"--binlog-format=ROW", "--innodb-autoinc-lock-mode=2",
-		"--wsrep-on=ON", "--wsrep-provider=" + c.cfg.Provider, "--wsrep-cluster-name=hoplat",
-		"--wsrep-cluster-address=gcomm://" + strings.Join(peers, ","),
-		"--wsrep-node-address=" + n.Addr, "--wsrep-node-name=" + n.Name,
-		"--wsrep-sst-method=" + c.cfg.SST,
+		"--wsrep-on=ON", "--wsrep-provider="+c.cfg.Provider, "--wsrep-cluster-name=hoplat",
+		"--wsrep-cluster-address=gcomm://"+strings.Join(peers, ","),
+		"--wsrep-node-address="+n.Addr, "--wsrep-node-name="+n.Name,
+		"--wsrep-sst-method="+c.cfg.SST,
 		// The write-set cache is a file of this size in each datadir.
-		"--wsrep-provider-options=gcache.size=64M",
+		"--wsrep-provider-options=gcache.size=64M")
+	if c.prog["setpriv"] == "" {
+		argv = append(argv, "--user=mysql")
 	}
 	if bootstrap {
 		argv = append(argv, "--wsrep-new-cluster")

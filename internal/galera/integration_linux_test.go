@@ -326,8 +326,15 @@ func diff(a, b []int64) []int64 {
 
 // TestBenchKilledLeavesNothing: hopbench galera, sent SIGTERM while
 // sysbench runs through the relay, exits 143 and leaves no namespace,
-// process or temp dir behind.
+// process or temp dir behind. Killed with SIGKILL instead, it can remove
+// nothing, but its processes die with it (the nodes too, which change
+// their credentials) and the next run removes its namespaces and files.
 func TestBenchKilledLeavesNothing(t *testing.T) {
+	t.Run("SIGTERM", func(t *testing.T) { killBench(t, syscall.SIGTERM) })
+	t.Run("SIGKILL", func(t *testing.T) { killBench(t, syscall.SIGKILL) })
+}
+
+func killBench(t *testing.T, sig syscall.Signal) {
 	requireCluster(t)
 	peer.Require(t, "haproxy")
 	hopbench := peer.Hoplat(t, "hopbench")
@@ -390,24 +397,44 @@ func TestBenchKilledLeavesNothing(t *testing.T) {
 	if len(inside) < 5 {
 		t.Errorf("processes in its namespaces %v, want three nodes, HAProxy, the relay and sysbench", inside)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	<-copied
 	err = cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 143 {
+	ee, ok := err.(*exec.ExitError)
+	switch {
+	case sig == syscall.SIGTERM && (!ok || ee.ExitCode() != 143):
 		t.Errorf("exit after SIGTERM: %v, want status 143\n%s", err, log.String())
+	case sig == syscall.SIGKILL && (!ok || ee.ExitCode() != -1):
+		t.Errorf("exit after SIGKILL: %v", err)
+	}
+	if sig == syscall.SIGKILL {
+		// Each process got SIGTERM from the kernel (the parent-death
+		// signal); a node's clean shutdown takes a few seconds.
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) && len(alive(inside)) > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		for _, p := range alive(inside) {
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+			t.Errorf("process %d outlived hopbench by 30s: %s", p, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+		}
+		// The next run's start removes what this one left.
+		tb, err := hosts.Up(context.Background(), nil, hosts.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.Close(); err != nil {
+			t.Error(err)
+		}
 	}
 	if left := namespaces(t, pid); len(left) > 0 {
 		t.Errorf("namespaces left: %v", left)
 	}
-	for _, p := range inside {
-		if err := syscall.Kill(p, 0); err == nil {
-			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
-			if len(cmdline) > 0 { // not a zombie of init's
-				t.Errorf("process %d left running: %s", p, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
-			}
-		}
+	for _, p := range alive(inside) {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		t.Errorf("process %d left running: %s", p, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
 	}
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "hoplat-"+strconv.Itoa(pid)+"-*"))
 	if len(dirs) > 0 {
@@ -416,6 +443,21 @@ func TestBenchKilledLeavesNothing(t *testing.T) {
 	if t.Failed() {
 		t.Logf("hopbench galera's stderr:\n%s", log.String())
 	}
+}
+
+// alive is the processes of pids that still run (a zombie, whose
+// cmdline is empty, has exited).
+func alive(pids []int) []int {
+	var out []int
+	for _, p := range pids {
+		if err := syscall.Kill(p, 0); err != nil {
+			continue
+		}
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p)); len(cmdline) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // namespaces lists the network namespaces made by process pid.
