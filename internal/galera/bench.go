@@ -145,7 +145,8 @@ type Row struct {
 	Threads  int
 	Result   Result
 	// NodeConnections is how many connections each node accepted during
-	// the run (its Connections counter; HAProxy's checks included).
+	// the run (its Connections counter: HAProxy's checks and the status
+	// query that reads it included).
 	NodeConnections []int64
 	Err             error
 }
