@@ -13,14 +13,15 @@
 # Needs root (ip netns add), MariaDB with galera-4, sysbench and HAProxy
 # (make deps). Sized for two cores by default, about five minutes:
 # TABLE_SIZE (default 10000 rows per table), SECS (default 10 per run),
-# DIRECT_THREADS (150) and PROXY_THREADS (450); PATHS narrows the paths
+# DIRECT_THREADS (150) and PROXY_THREADS (450); RUNS (1) interleaved rounds
+# of every path per workload; PATHS narrows the paths
 # (e.g. direct,haproxy,epoll); any further arguments go to hopbench galera.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x bin/hopbench ] && [ -x bin/hoprelay ] || { echo "bench-galera: bin/hopbench or bin/hoprelay missing (make build)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench-galera: network namespaces need root (sudo make bench-galera)" >&2; exit 1; }
 args=(--table-size "${TABLE_SIZE:-10000}" --time "${SECS:-10}s"
-	--direct-threads "${DIRECT_THREADS:-150}" --proxy-threads "${PROXY_THREADS:-450}")
+	--direct-threads "${DIRECT_THREADS:-150}" --proxy-threads "${PROXY_THREADS:-450}" --runs "${RUNS:-1}")
 [ -n "${PATHS:-}" ] && args+=(--paths "$PATHS")
 echo "bench-galera: bin/hopbench galera ${args[*]} $*" >&2
 exec bin/hopbench galera "${args[@]}" "$@"

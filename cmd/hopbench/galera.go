@@ -62,6 +62,7 @@ func galeraFlags(args []string) (galera.BenchConfig, error) {
 	fs.IntVar(&c.DirectThreads, "direct-threads", 150, "sysbench --threads against the one server")
 	fs.IntVar(&c.ProxyThreads, "proxy-threads", 450, "sysbench --threads through each proxy")
 	fs.StringVar(&c.IgnoreErrors, "ignore-errors", galera.DefaultIgnoreErrors, "sysbench --mysql-ignore-errors: counted and retried, reported as ignored errors")
+	fs.IntVar(&c.Runs, "runs", 1, "interleaved rounds of every path per workload (the table gives the run of median tps)")
 	fs.IntVar(&c.Nodes, "nodes", 3, "cluster size")
 	fs.StringVar(&c.SST, "sst", "rsync", "wsrep_sst_method for the joining nodes")
 	fs.StringVar(&c.BufferPool, "buffer-pool", "64M", "each node's innodb_buffer_pool_size")
@@ -77,7 +78,7 @@ func galeraFlags(args []string) (galera.BenchConfig, error) {
 	}
 	// The library reads 0 as its default; on the command line it is a
 	// mistake.
-	for _, name := range []string{"tables", "table-size", "direct-threads", "proxy-threads", "nodes"} {
+	for _, name := range []string{"tables", "table-size", "direct-threads", "proxy-threads", "runs", "nodes"} {
 		if v, _ := fs.GetInt(name); v < 1 {
 			return c, cli.Usage(fmt.Errorf("--%s %d: want at least 1", name, v))
 		}

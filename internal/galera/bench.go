@@ -2,6 +2,7 @@ package galera
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +68,9 @@ type BenchConfig struct {
 	// IgnoreErrors is sysbench's --mysql-ignore-errors; "" for
 	// DefaultIgnoreErrors.
 	IgnoreErrors string
+	// Runs is how many interleaved rounds of every path each workload
+	// gets; 0 for 1, as §4 ran.
+	Runs int
 	// Nodes is the cluster's size; 0 for 3.
 	Nodes int
 	// SST, BufferPool: Config's.
@@ -107,6 +111,9 @@ func (c *BenchConfig) defaults() {
 	if c.Nodes == 0 {
 		c.Nodes = 3
 	}
+	if c.Runs == 0 {
+		c.Runs = 1
+	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
@@ -126,6 +133,8 @@ func (c BenchConfig) Check() error {
 		}
 	}
 	switch {
+	case c.Runs < 1:
+		return fmt.Errorf("galera: %d runs: want at least 1", c.Runs)
 	case c.Nodes < 1 || c.Nodes > 9:
 		return fmt.Errorf("galera: %d nodes: want 1 to 9", c.Nodes)
 	case c.Tables < 1 || c.TableSize < 1:
@@ -148,7 +157,11 @@ type Row struct {
 	// the run (its Connections counter: HAProxy's checks and the status
 	// query that reads it included).
 	NodeConnections []int64
-	Err             error
+	// Runs are every round's results, in order; Result is the one of
+	// median tps.
+	Runs     []Result
+	runConns [][]int64
+	Err      error
 }
 
 // Report is a Bench's table and what it ran on.
@@ -242,28 +255,62 @@ func Bench(ctx context.Context, cfg BenchConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each workload's paths run in interleaved rounds (direct, haproxy,
+	// goroutine, …, then again), so that a drift of the machine over the
+	// rounds falls on every path alike.
 	for _, w := range cfg.Workloads {
-		for _, p := range cfg.Paths {
-			t := targets[p]
-			row := Row{Workload: w, Path: p, Threads: cfg.ProxyThreads}
+		rows := make([]Row, len(cfg.Paths))
+		for i, p := range cfg.Paths {
+			rows[i] = Row{Workload: w, Path: p, Threads: cfg.ProxyThreads}
 			if p == PathDirect {
-				row.Threads = cfg.DirectThreads
+				rows[i].Threads = cfg.DirectThreads
 			}
-			if t.err != nil {
-				row.Err = t.err
-			} else {
-				row.Result, row.NodeConnections, row.Err = b.run(ctx, w, p, t, row.Threads)
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
-			}
-			if row.Err != nil {
-				fmt.Fprintf(cfg.Progress, "galera: %s %s: %v\n", w, p, row.Err)
-			}
-			rep.Rows = append(rep.Rows, row)
+			rows[i].Err = targets[p].err
 		}
+		for round := range cfg.Runs {
+			if cfg.Runs > 1 {
+				fmt.Fprintf(cfg.Progress, "galera: %s: round %d of %d\n", w, round+1, cfg.Runs)
+			}
+			for i, p := range cfg.Paths {
+				row := &rows[i]
+				if row.Err != nil {
+					continue
+				}
+				res, conns, err := b.run(ctx, w, p, targets[p], row.Threads)
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
+				}
+				if err != nil {
+					row.Err = err
+					fmt.Fprintf(cfg.Progress, "galera: %s %s: %v\n", w, p, err)
+					continue
+				}
+				row.Runs = append(row.Runs, res)
+				row.runConns = append(row.runConns, conns)
+			}
+		}
+		for i := range rows {
+			rows[i].pickMedian()
+		}
+		rep.Rows = append(rep.Rows, rows...)
 	}
 	return rep, nil
+}
+
+// pickMedian sets Result and NodeConnections from the run of median tps
+// (the lower middle of an even count): one real run's figures, not a mix
+// of several.
+func (r *Row) pickMedian() {
+	if len(r.Runs) == 0 {
+		return
+	}
+	idx := make([]int, len(r.Runs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(r.Runs[a].TPS, r.Runs[b].TPS) })
+	m := idx[(len(idx)-1)/2]
+	r.Result, r.NodeConnections = r.Runs[m], r.runConns[m]
 }
 
 type bench struct {
@@ -452,9 +499,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		len(r.Nodes), orDash(r.Version), orDash(r.Wsrep), strings.Join(r.Nodes, ", "))
 	fmt.Fprintf(w, "sysbench --tables=%d --table-size=%d --time=%d --range_selects=off --db-ps-mode=disable --mysql-ignore-errors=%s\n",
 		c.Tables, c.TableSize, int(c.Time/time.Second), c.IgnoreErrors)
-	fmt.Fprintf(w, "direct: one server (the first node); the proxies balance roundrobin over all %d\n\n", len(r.Nodes))
+	fmt.Fprintf(w, "direct: one server (the first node); the proxies balance roundrobin over all %d; %d interleaved round(s) per workload\n\n", len(r.Nodes), c.Runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tpath\tthreads\ttps\tqps\tp95 ms\tignored errors\treconnects\tconnections per node\tpublished tps\t")
+	tps := "tps"
+	if c.Runs > 1 {
+		tps = "tps (median run)"
+	}
+	fmt.Fprintf(tw, "workload\tpath\tthreads\t%s\tqps\tp95 ms\tignored errors\treconnects\tconnections per node\tpublished tps\t", tps)
+	if c.Runs > 1 {
+		fmt.Fprint(tw, "tps per run\t")
+	}
+	fmt.Fprintln(tw)
 	for _, row := range r.Rows {
 		pub := "-"
 		if v, ok := Published[row.Workload][row.Path]; ok {
@@ -472,8 +527,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, n := range row.NodeConnections {
 			conns = append(conns, strconv.FormatInt(n, 10))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%d\t%d\t%s\t%s\t\n", row.Workload, row.Path, row.Threads,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%d\t%d\t%s\t%s\t", row.Workload, row.Path, row.Threads,
 			res.TPS, res.QPS, res.LatencyMS.P95, res.IgnoredErrors, res.Reconnects, orDash(strings.Join(conns, "/")), pub)
+		if c.Runs > 1 {
+			var runs []string
+			for _, r := range row.Runs {
+				runs = append(runs, strconv.FormatFloat(r.TPS, 'f', 1, 64))
+			}
+			fmt.Fprintf(tw, "%s\t", strings.Join(runs, " "))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
