@@ -9,7 +9,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-threads
+.PHONY: all build test check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-threads bench-galera
 
 all: build
 
@@ -69,6 +69,12 @@ bench-hosts: build
 # pongd's mock and a real MariaDB.
 bench-threads: build
 	@scripts/bench-threads.sh
+
+# field-notes.md §4: a three-node Galera cluster in network namespaces,
+# sysbench against one server and through HAProxy and each hoprelay engine
+# (needs root).
+bench-galera: build
+	@scripts/bench-galera.sh
 
 deps:
 	@scripts/deps.sh

@@ -10,6 +10,7 @@
 //	hopbench --topology hosts/testdata/mxs-1515.conf --runs 3   # the database in a namespace (or on an ssh host) of its own
 //	hopbench --out before/ ; (change something) ; hopbench --out after/
 //	hopbench compare before/report.json after/report.json      # what moved, and whether it is more than noise
+//	hopbench galera --table-size 1000 --time 5s   # field-notes.md §4: a Galera cluster in namespaces behind HAProxy and hoprelay
 //
 // --out DIR writes report.html there, one self-contained page (open it in
 // a browser, or attach it to a mail), beside the JSON, CSV, text, .hgrm
@@ -50,6 +51,9 @@ func main() {
 func run(args []string) error {
 	if len(args) > 0 && args[0] == "compare" {
 		return runCompare(args[1:], os.Stdout)
+	}
+	if len(args) > 0 && args[0] == "galera" {
+		return runGalera(args[1:])
 	}
 	opts, err := parseFlags(args)
 	if err != nil {
