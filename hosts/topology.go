@@ -101,6 +101,7 @@ type Topology struct {
 	Format        string
 	Out           string
 	Quiet         bool
+	Wide          bool
 
 	// Proxies are the PROXY_<NAME> keys as hopbench's --proxy takes
 	// them, NAME=value (name lower-cased), in the file's order.
