@@ -373,8 +373,12 @@ func TestUpstreamFailover(t *testing.T) {
 			t.Errorf("connections after the stop %v: want both others used", after)
 		}
 		u := rr.Upstreams()
-		if u[1].Connections != servedBy1 {
-			t.Errorf("the stopped upstream's connections went from %d to %d", servedBy1, u[1].Connections)
+		// An engine that connects asynchronously (epoll, sockmap) counts
+		// a connect when it learns of it: one the kernel completed before
+		// the stop may be counted after it, at most one per client. No
+		// client was served by it after the stop (after[1] above).
+		if grew := u[1].Connections - servedBy1; grew < 0 || grew > clients {
+			t.Errorf("the stopped upstream's connections went from %d to %d with %d clients", servedBy1, u[1].Connections, clients)
 		}
 		if u[1].Failed < 1 {
 			t.Errorf("stopped upstream: %+v, want its refusals counted", u[1])
