@@ -414,6 +414,8 @@ func killBench(t *testing.T, sig syscall.Signal) {
 		// signal); a node's clean shutdown takes a few seconds.
 		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) && len(alive(inside)) > 0 {
+			// Polled: the nodes are not this process's children, so
+			// there is no exit to wait on.
 			time.Sleep(100 * time.Millisecond)
 		}
 		for _, p := range alive(inside) {
