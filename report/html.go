@@ -361,60 +361,25 @@ func (p *page) regime(rep *hop.Report, regime string) {
 	p.printf("</section>\n")
 }
 
-// swept is which settings take more than one value over a run's paths:
-// their columns tell apart the rows a sweep gives one path.
-type swept struct{ threads, service, size, rows bool }
+// swept is hop.Swept in table cells.
+type swept struct{ hop.Swept }
 
-func sweptOf(paths []hop.PathResult) swept {
-	var s swept
-	for _, p := range paths {
-		q := paths[0]
-		s.threads = s.threads || p.Threads != q.Threads
-		s.service = s.service || p.ServiceTimeUs != q.ServiceTimeUs
-		s.size = s.size || p.Size != q.Size
-		s.rows = s.rows || p.Rows != q.Rows
-	}
-	return s
-}
+func sweptOf(paths []hop.PathResult) swept { return swept{hop.SweptOf(paths)} }
 
 func (s swept) head() string {
 	var b strings.Builder
-	if s.threads {
-		b.WriteString("<th>threads</th>")
-	}
-	if s.service {
-		b.WriteString("<th>service µs</th>")
-	}
-	if s.size {
-		b.WriteString("<th>size</th>")
-	}
-	if s.rows {
-		b.WriteString("<th>rows</th>")
+	for _, h := range s.Heads() {
+		b.WriteString("<th>" + h + "</th>")
 	}
 	return b.String()
 }
 
 // settingText is the cells' text, for a test to find a row by.
-func (s swept) settingText(p hop.PathResult) string {
-	var parts []string
-	if s.threads {
-		parts = append(parts, fmt.Sprint(p.Threads))
-	}
-	if s.service {
-		parts = append(parts, hop.Us(p.ServiceTimeUs))
-	}
-	if s.size {
-		parts = append(parts, fmt.Sprint(p.Size))
-	}
-	if s.rows {
-		parts = append(parts, fmt.Sprint(p.Rows))
-	}
-	return strings.Join(parts, " ")
-}
+func (s swept) settingText(p hop.PathResult) string { return strings.Join(s.Cells(p), " ") }
 
 func (s swept) cells(p hop.PathResult) string {
 	var b strings.Builder
-	for _, c := range strings.Fields(s.settingText(p)) {
+	for _, c := range s.Cells(p) {
 		b.WriteString("<td>" + c + "</td>")
 	}
 	return b.String()

@@ -87,11 +87,7 @@ func WriteText(w io.Writer, r *Report) error {
 					fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
 				}
 				if sweep.unstable {
-					if p.Stable {
-						row.WriteString("agree\t")
-					} else {
-						row.WriteString("UNSTABLE\t")
-					}
+					row.WriteString(roundsCell(p) + "\t")
 				}
 				fmt.Fprintln(tw, row.String())
 			}
@@ -110,7 +106,7 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, s := range r.Skipped {
 		t.wrap(fmt.Sprintf("skipped %s: %s", s.Path, s.Reason), "  ")
 	}
-	if sweep.threads {
+	if sweep.Threads {
 		writeThreadTable(t, r.Paths)
 	}
 	if len(r.Chains) > 0 {

@@ -69,13 +69,13 @@ func FileName(r PathResult, all []PathResult) string {
 	var b strings.Builder
 	b.WriteString(name)
 	b.WriteString("_t" + strconv.Itoa(r.Threads))
-	if v.service {
+	if v.Service {
 		b.WriteString("_svc" + strings.ReplaceAll(strconv.FormatFloat(r.ServiceTimeUs, 'g', -1, 64), ".", "p") + "us")
 	}
-	if v.size {
+	if v.Size {
 		b.WriteString("_size" + strconv.Itoa(r.Size))
 	}
-	if v.rows {
+	if v.Rows {
 		b.WriteString("_rows" + strconv.Itoa(r.Rows))
 	}
 	return b.String()

@@ -130,11 +130,7 @@ func WriteWideText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
 		}
 		if sweep.unstable {
-			if p.Stable {
-				row.WriteString("agree\t")
-			} else {
-				row.WriteString("UNSTABLE\t")
-			}
+			row.WriteString(roundsCell(p) + "\t")
 		}
 		fmt.Fprintln(tw, row.String())
 	}
@@ -162,7 +158,7 @@ func WriteWideText(w io.Writer, r *Report) error {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped  %-20s %s\n", s.Path, s.Reason)
 	}
-	if sweep.threads {
+	if sweep.Threads {
 		writeThreadTable(w, r.Paths)
 	}
 	if len(r.Chains) > 0 {
@@ -180,22 +176,28 @@ func WriteWideText(w io.Writer, r *Report) error {
 	return nil
 }
 
-type sweep struct{ threads, service, size, rows, stats, placement, unstable, explained bool }
+type sweep struct {
+	Swept
+	stats, placement, unstable, explained bool
+}
 
 func sweeps(paths []PathResult) sweep {
-	var s sweep
+	s := sweep{Swept: SweptOf(paths)}
 	for _, p := range paths {
-		q := paths[0]
-		s.threads = s.threads || p.Threads != q.Threads
-		s.service = s.service || p.ServiceTimeUs != q.ServiceTimeUs
-		s.size = s.size || p.Size != q.Size
-		s.rows = s.rows || p.Rows != q.Rows
 		s.stats = s.stats || (p.RelayUs != nil && p.Decomposition == nil)
 		s.explained = s.explained || p.Decomposition != nil
 		s.placement = s.placement || p.Placement != nil
 		s.unstable = s.unstable || (!p.Stable && p.UnstableReason != "")
 	}
 	return s
+}
+
+// roundsCell says whether the path's rounds agreed.
+func roundsCell(p PathResult) string {
+	if p.Stable {
+		return "agree"
+	}
+	return "UNSTABLE"
 }
 
 // placementCell is the CPUs the client, relay and server obtained, "-"
@@ -254,37 +256,15 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 
 // seriesHead is the header of the columns that tell a sweep's series
 // apart, each ending in a tab; "" when nothing is swept.
-func (s sweep) seriesHead() string {
-	var b strings.Builder
-	if s.threads {
-		b.WriteString("threads\t")
-	}
-	if s.service {
-		b.WriteString("service µs\t")
-	}
-	if s.size {
-		b.WriteString("size\t")
-	}
-	if s.rows {
-		b.WriteString("rows\t")
-	}
-	return b.String()
-}
+func (s sweep) seriesHead() string { return tabbed(s.Heads()) }
 
 // seriesCells is p's cells under seriesHead.
-func (s sweep) seriesCells(p PathResult) string {
+func (s sweep) seriesCells(p PathResult) string { return tabbed(s.Cells(p)) }
+
+func tabbed(cells []string) string {
 	var b strings.Builder
-	if s.threads {
-		fmt.Fprintf(&b, "%d\t", p.Threads)
-	}
-	if s.service {
-		fmt.Fprintf(&b, "%s\t", Us(p.ServiceTimeUs))
-	}
-	if s.size {
-		fmt.Fprintf(&b, "%d\t", p.Size)
-	}
-	if s.rows {
-		fmt.Fprintf(&b, "%d\t", p.Rows)
+	for _, c := range cells {
+		b.WriteString(c + "\t")
 	}
 	return b.String()
 }
