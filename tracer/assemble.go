@@ -238,7 +238,7 @@ func Quantile(reqs []Request, q float64) (Request, bool) {
 // InSituCost estimates the cost of one record on a path from interleaved
 // rounds: the traced rounds' p50 less the untraced rounds' p50, over the
 // records on the path of the path's median traced request. Calibrate's
-// figure comes from a hot loop, where the programs, maps and ring pages
+// figure comes from a hot loop, where the programs, maps and record slots
 // stay in cache; between the wake-ups of a round trip they do not, and
 // this figure has measured about twice Calibrate's here. Give it to
 // Assemble to take the tracer off the segments by the path's own measure.

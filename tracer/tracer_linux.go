@@ -299,9 +299,10 @@ const (
 // Calibrate measures what one record costs the traced task: getppid(2),
 // the cheapest system call, in a tight loop on one locked thread, with
 // the tracer detached and then attached and following that thread; each
-// traced call makes two records (sys_enter, sys_exit), and the hooks' own
-// cost (the system call's slow path once a tracepoint is attached) is
-// included. Per round, the fastest batch of each side; the median round's
+// traced call makes two events (its entry and exit, one KindSyscall
+// record split), so the cost is per event as Assemble counts them, and the
+// hooks' own cost (the system call's slow path once a tracepoint is
+// attached) is included. Per round, the fastest batch of each side; the median round's
 // difference is kept: later Traces take it off their segments
 // (Segment.Tracer). The tracer must be stopped; the calibration thread is
 // unfollowed afterwards.
