@@ -149,9 +149,9 @@ func (l *loop) moveSplice(c *conn, d int) (progress, error) {
 	if err != nil {
 		return drained, err
 	}
-	c.lk.Lock()
-	n, err := sockets.Splice(c.sock[d].Sysfd(), p.w, p.size)
-	c.lk.Unlock()
+	c.lock()
+	n, err := sockets.Splice(c.fd[d], p.w, p.size)
+	c.unlock()
 	switch {
 	case err == unix.EAGAIN:
 		l.putPipe(p)
@@ -187,10 +187,10 @@ func (l *loop) moveSplice(c *conn, d int) (progress, error) {
 // flushPipe splices what direction d holds in its pipe to the destination.
 func (l *loop) flushPipe(c *conn, d int) (done bool, err error) {
 	h := &c.dir[d]
-	c.lk.Lock()
-	defer c.lk.Unlock()
+	c.lock()
+	defer c.unlock()
 	for h.inPipe > 0 {
-		n, err := sockets.Splice(h.pipe.r, c.sock[1-d].Sysfd(), h.inPipe)
+		n, err := sockets.Splice(h.pipe.r, c.fd[1-d], h.inPipe)
 		if err == unix.EAGAIN {
 			return false, nil
 		}

@@ -62,12 +62,24 @@ func rawSock(trap uintptr, fd int, p []byte, flags uintptr) (int, unix.Errno) {
 // rawSock for why not read(2)): a non-blocking read never sleeps, so the
 // scheduler need not know. It returns io.EOF at end of stream and
 // ErrWouldBlock when nothing is queued.
-func (f *FD) ReadNonblock(p []byte) (int, error) {
+func (f *FD) ReadNonblock(p []byte) (int, error) { return RecvNonblock(f.Sysfd(), p) }
+
+// WriteNonblock writes p to a Nonblocking FD as raw sendto(2) calls with
+// MSG_NOSIGNAL (a peer gone is EPIPE, with no SIGPIPE to field), until all
+// is written or the socket is full (the count so far and ErrWouldBlock).
+func (f *FD) WriteNonblock(p []byte) (int, error) { return SendNonblock(f.Sysfd(), p) }
+
+// RecvNonblock is ReadNonblock on the descriptor of a Nonblocking FD, for
+// an owner that holds the FD open for as long as it calls this (an event
+// loop, which closes its connections itself): a relayed message then costs
+// no load of the FD's state, a cache line the kernel's work between two
+// messages of one connection has most often evicted.
+func RecvNonblock(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for {
-		n, e := rawSock(unix.SYS_RECVFROM, f.Sysfd(), p, 0)
+		n, e := rawSock(unix.SYS_RECVFROM, fd, p, 0)
 		switch e {
 		case 0:
 			if n == 0 {
@@ -83,13 +95,13 @@ func (f *FD) ReadNonblock(p []byte) (int, error) {
 	}
 }
 
-// WriteNonblock writes p to a Nonblocking FD as raw sendto(2) calls with
-// MSG_NOSIGNAL (a peer gone is EPIPE, with no SIGPIPE to field), until all
-// is written or the socket is full (the count so far and ErrWouldBlock).
-func (f *FD) WriteNonblock(p []byte) (int, error) {
+// SendNonblock is WriteNonblock on the descriptor of a Nonblocking FD, for
+// an owner that holds the FD open for as long as it calls this (see
+// RecvNonblock).
+func SendNonblock(fd int, p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, e := rawSock(unix.SYS_SENDTO, f.Sysfd(), p[done:], unix.MSG_NOSIGNAL)
+		n, e := rawSock(unix.SYS_SENDTO, fd, p[done:], unix.MSG_NOSIGNAL)
 		if n > 0 {
 			done += n
 		}

@@ -101,27 +101,28 @@ func TestHeldWaitsLetTheWorldStop(t *testing.T) {
 	read := make(chan error, 1)
 	waited := make(chan error, 1)
 	go func() {
-		defer HoldP()()
-		buf := make([]byte, 4)
-		_, err := io.ReadFull(heldReader{c}, buf)
-		if err == nil && string(buf) != "ping" {
-			err = errors.New("read " + string(buf))
-		}
-		read <- err
+		read <- holding(func() error {
+			buf := make([]byte, 4)
+			_, err := io.ReadFull(heldReader{c}, buf)
+			if err == nil && string(buf) != "ping" {
+				err = errors.New("read " + string(buf))
+			}
+			return err
+		})
 	}()
 	go func() {
-		defer HoldP()()
-		ev := make([]unix.EpollEvent, 1)
-		for {
-			n, err := EpollWait(epfd, ev, -1)
-			if err == ErrInterrupted {
-				continue
+		waited <- holding(func() error {
+			ev := make([]unix.EpollEvent, 1)
+			for {
+				n, err := EpollWait(epfd, ev, -1)
+				if err == ErrInterrupted {
+					continue
+				}
+				if err != nil || n > 0 {
+					return err
+				}
 			}
-			if err != nil || n > 0 {
-				waited <- err
-				return
-			}
-		}
+		})
 	}()
 	gcDone := make(chan struct{})
 	go func() { runtime.GC(); close(gcDone) }()
@@ -151,6 +152,16 @@ func TestHeldWaitsLetTheWorldStop(t *testing.T) {
 }
 
 type heldReader struct{ *FD }
+
+// holding runs f with a P held and gives its error once the P is released,
+// so that a test receiving it knows the goroutine holds none (TestHoldP
+// counts them).
+func holding(f func() error) error {
+	release := HoldP()
+	err := f()
+	release()
+	return err
+}
 
 func (r heldReader) Read(p []byte) (int, error) { return r.ReadHeld(p) }
 
@@ -228,43 +239,41 @@ func TestHeldFallsBackWhenProcsDrop(t *testing.T) {
 	start := make(chan struct{})
 	echoed := make(chan error, 1)
 	go func() {
-		defer HoldP()()
-		buf := make([]byte, 8)
-		for i := 0; i <= rounds; i++ {
-			if _, err := io.ReadFull(heldReader{s}, buf); err != nil {
-				echoed <- err
-				return
+		echoed <- holding(func() error {
+			buf := make([]byte, 8)
+			for i := 0; i <= rounds; i++ {
+				if _, err := io.ReadFull(heldReader{s}, buf); err != nil {
+					return err
+				}
+				if _, err := s.WriteHeld(buf); err != nil {
+					return err
+				}
 			}
-			if _, err := s.WriteHeld(buf); err != nil {
-				echoed <- err
-				return
-			}
-		}
-		echoed <- nil
+			return nil
+		})
 	}()
 	done := make(chan error, 1)
 	go func() {
-		defer HoldP()()
-		msg, buf := []byte("12345678"), make([]byte, 8)
-		roundTrip := func() error {
-			if _, err := c.WriteHeld(msg); err != nil {
+		done <- holding(func() error {
+			msg, buf := []byte("12345678"), make([]byte, 8)
+			roundTrip := func() error {
+				if _, err := c.WriteHeld(msg); err != nil {
+					return err
+				}
+				_, err := io.ReadFull(heldReader{c}, buf)
 				return err
 			}
-			_, err := io.ReadFull(heldReader{c}, buf)
-			return err
-		}
-		if err := roundTrip(); err != nil {
-			done <- err
-			return
-		}
-		<-start
-		for i := 0; i < rounds; i++ {
 			if err := roundTrip(); err != nil {
-				done <- err
-				return
+				return err
 			}
-		}
-		done <- nil
+			<-start
+			for i := 0; i < rounds; i++ {
+				if err := roundTrip(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}()
 	// Wait until both hold their Ps (HoldP raised GOMAXPROCS), then drop it.
 	for procs.held.Load() < 2 {
