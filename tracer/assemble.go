@@ -566,6 +566,15 @@ func (a *assembler) walk(r *Request) {
 			p := &x.runs[i-1]
 			after = p.out
 			if p.ready {
+				if n, ok := a.handedTo(x, rn.cpu, max(p.out, stop), t); ok {
+					// Preempted, and the last to run before x came back
+					// was the next component on the path: the request
+					// was in its hands, and the walk follows it back to
+					// whoever woke it (the relay that forwarded the
+					// request), not to x's own previous stay.
+					x, from = n, ""
+					continue
+				}
 				rev = a.displaced(rev, x, rn.cpu, max(p.out, stop), t)
 				t = p.out
 				// What ran meanwhile may have been the next component,
@@ -595,6 +604,27 @@ func (a *assembler) walk(r *Request) {
 				Component: x.component, Tid: x.tid, CPU: rn.cpu, By: w.waker})
 		}
 		t = lo
+		if w.waker == 0 && i > 0 && IsRelay(x.component) {
+			// A relay woken by the idle task: an interrupt on an idle
+			// CPU, a timer the relay set itself (a sleep, a wait with a
+			// timeout, as the Go runtime's monitor thread sleeps between
+			// its polls of the network). The wait since it blocked is
+			// its own system call, and the walk goes on from its
+			// previous stay. An endpoint's such wait stays other: its
+			// time is the endpoints' either way, and the client's
+			// request is not the relay's to explain.
+			p := &x.runs[i-1]
+			kind := SegKernel
+			if !a.cfg.syscalls(x.component) {
+				kind = SegUser // as running counts such a component's time
+			}
+			if s := max(p.out, stop); lo > s {
+				rev = append(rev, Segment{Start: s, End: lo, Kind: kind,
+					Component: x.component, Tid: x.tid, CPU: p.cpu})
+			}
+			t = p.out
+			continue
+		}
 		from = x.component
 		x = a.tasks[w.waker]
 	}
@@ -618,6 +648,36 @@ func (a *assembler) lastWake(x *task, lo, hi uint64) uint64 {
 		}
 	}
 	return 0
+}
+
+// handedTo finds the task whose stretch on cpu ended when x came back at
+// hi, x having been preempted at lo, when it is a followed task of
+// another component woken by someone other than x: the next one on the
+// path, which x's request reached through a component on another CPU
+// (a spread relay forwarding to a server that shares x's CPU).
+func (a *assembler) handedTo(x *task, cpu int, lo, hi uint64) (*task, bool) {
+	c := a.cpus[cpu]
+	if c == nil {
+		return nil, false
+	}
+	// The last switch before hi put in the task that ran until hi.
+	k := sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t >= hi }) - 1
+	if k < 0 || c.switches[k].t < lo {
+		return nil, false
+	}
+	n := a.tasks[c.switches[k].next]
+	if n == nil || n == x || n.component == "" || n.component == x.component {
+		return nil, false
+	}
+	// Woken by x itself, n is the hand-off of a packed path: x's send
+	// woke it and it preempted x, and x's previous stay, its send, is
+	// where the walk goes on (displaced).
+	in := c.switches[k].t
+	j := sort.Search(len(n.wakes), func(j int) bool { return n.wakes[j].t > in }) - 1
+	if j < 0 || n.wakes[j].waker == x.tid {
+		return nil, false
+	}
+	return n, true
 }
 
 // displaced appends (backwards) the time x waited runnable on cpu over

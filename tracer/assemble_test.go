@@ -2,6 +2,7 @@ package tracer
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -155,19 +156,78 @@ func relayPacked(periods int) []Event {
 	return s.events
 }
 
+// relaySpreadPreempted is relaySpread with a client that computes after
+// its send: the server, woken from CPU 1 by the relay's forward, preempts
+// it on CPU 0, and the answer reaches the client's socket while it
+// computes, so its read returns without a wait.
+func relaySpreadPreempted(periods int) []Event {
+	s := &script{}
+	for p := range periods {
+		s.base = uint64(p) * 10000
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.wake(1400, 0, client, relay)
+		s.exit(1500, 0, client, 64)
+		s.ev(2000, KindIdle, 1, 0, 0, IdleExit, 1)
+		s.sw(2300, 1, 0, relay, 0)
+		s.exit(2400, 1, relay, 1)
+		s.enter(2500, 1, relay, 0, 7)
+		s.exit(2700, 1, relay, 64)
+		s.enter(3000, 1, relay, sysWrite, 8)
+		s.wake(3300, 1, relay, server)
+		s.sw(3400, 0, client, server, 0) // preempted, still runnable
+		s.exit(3500, 1, relay, 64)
+		s.exit(3500, 0, server, 64)
+		s.enter(3600, 1, relay, 232, 4)
+		s.enter(3600, 0, server, sysWrite, 5)
+		s.sw(3700, 1, relay, 0, 1)
+		s.ev(3800, KindIdle, 1, 0, 0, 1, 1)
+		s.wake(3900, 0, server, relay)
+		s.exit(4000, 0, server, 64)
+		s.enter(4100, 0, server, sysRead, 5)
+		s.sw(4200, 0, server, client, 1)
+		s.ev(4300, KindIdle, 1, 0, 0, IdleExit, 1)
+		s.sw(4400, 1, 0, relay, 0)
+		s.exit(4500, 1, relay, 1)
+		s.enter(4600, 1, relay, sysRead, 8)
+		s.exit(4700, 1, relay, 64)
+		s.enter(4800, 1, relay, sysWrite, 7)
+		s.exit(5000, 1, relay, 64)
+		s.enter(5100, 1, relay, 232, 4)
+		s.sw(5200, 1, relay, 0, 1)
+		s.ev(5300, KindIdle, 1, 0, 0, 1, 1)
+		s.enter(5400, 0, client, sysRead, 3)
+		s.exit(5500, 0, client, 64)
+	}
+	return s.events
+}
+
 type seg struct {
 	kind SegmentKind
 	comp string
 	ns   uint64
 }
 
+// spreadForward is the request's way out on a spread relay path: the
+// client's send, the relay's wake-up on its idle CPU, its read and the
+// write that wakes the server.
+var spreadForward = []seg{
+	{SegLeg, "client", 400},
+	{SegIdleExit, "relay", 600}, {SegRunnable, "relay", 300},
+	{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 200},
+	{SegUser, "relay", 300}, {SegLeg, "relay", 300},
+}
+
+// assembleCase is a synthetic trace of five periods and the segments and
+// split every whole request in it must assemble to.
+type assembleCase struct {
+	name   string
+	events []Event
+	want   []seg
+	split  Split
+}
+
 func TestAssemble(t *testing.T) {
-	tests := []struct {
-		name   string
-		events []Event
-		want   []seg
-		split  Split
-	}{
+	tests := []assembleCase{
 		{
 			name:   "direct packed",
 			events: directPacked(5),
@@ -182,27 +242,18 @@ func TestAssemble(t *testing.T) {
 		{
 			name:   "relay spread",
 			events: relaySpread(5),
-			want: []seg{
-				{SegLeg, "client", 400},
-				{SegIdleExit, "relay", 600}, {SegRunnable, "relay", 300},
-				{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 200},
-				{SegUser, "relay", 300}, {SegLeg, "relay", 300},
-				{SegRunnable, "server", 600},
-				{SegKernel, "server", 100}, {SegUser, "server", 100}, {SegLeg, "server", 300},
-				{SegIdleExit, "relay", 600}, {SegRunnable, "relay", 100},
-				{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegKernel, "relay", 100},
-				{SegUser, "relay", 100}, {SegLeg, "relay", 300},
-				{SegRunnable, "client", 700}, {SegKernel, "client", 100},
-			},
+			want: append(slices.Clone(spreadForward),
+				seg{SegRunnable, "server", 600},
+				seg{SegKernel, "server", 100}, seg{SegUser, "server", 100}, seg{SegLeg, "server", 300},
+				seg{SegIdleExit, "relay", 600}, seg{SegRunnable, "relay", 100},
+				seg{SegKernel, "relay", 100}, seg{SegUser, "relay", 100}, seg{SegKernel, "relay", 100},
+				seg{SegUser, "relay", 100}, seg{SegLeg, "relay", 300},
+				seg{SegRunnable, "client", 700}, seg{SegKernel, "client", 100},
+			),
 			split: Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
 		},
 	}
-	tests = append(tests, struct {
-		name   string
-		events []Event
-		want   []seg
-		split  Split
-	}{
+	tests = append(tests, assembleCase{
 		// The server's time while the relay waits preempted is the
 		// server's, not the relay's wait, and the relay's write that
 		// woke it is a leg up to the wake-up.
@@ -220,6 +271,22 @@ func TestAssemble(t *testing.T) {
 			{SegRunnable, "client", 400}, {SegKernel, "client", 100},
 		},
 		split: Split{RelayUser: 0.5, RelayKernel: 0.6, Runnable: 0.8, Softirq: 0.5, Legs: 0.4, Endpoints: 0.7},
+	})
+	tests = append(tests, assembleCase{
+		// The client's wait behind the server is the request's path when
+		// the relay's forward from another CPU woke the server: the
+		// walk follows the server back to the relay, and the client's
+		// own time before the preemption, beside that chain, is not on
+		// the path.
+		name:   "relay spread, the server preempts the client",
+		events: relaySpreadPreempted(5),
+		want: append(slices.Clone(spreadForward),
+			seg{SegRunnable, "server", 100},
+			seg{SegKernel, "server", 100}, seg{SegUser, "server", 100}, seg{SegKernel, "server", 400},
+			seg{SegUser, "server", 100}, seg{SegKernel, "server", 100},
+			seg{SegUser, "client", 1200}, seg{SegKernel, "client", 100},
+		),
+		split: Split{RelayUser: 0.4, RelayKernel: 0.3, Runnable: 0.4, IdleExit: 0.6, Legs: 0.7, Endpoints: 2.1},
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,5 +459,60 @@ func TestWakes(t *testing.T) {
 		if w.Cross {
 			t.Errorf("a wake-up on one CPU said cross: %+v", w)
 		}
+	}
+}
+
+// A relay thread asleep in a timed wait of its own (a Go runtime's
+// monitor polling the network between sleeps) is woken by the idle task's
+// timer interrupt, not by the sender: its wait is its own system call, so
+// the request is explained, not other.
+func TestAssembleTimerWake(t *testing.T) {
+	s := &script{}
+	for p := range 5 {
+		s.base = uint64(p) * 10000
+		s.enter(1000, 0, client, sysWrite, 3) // queues the message, wakes no one
+		s.exit(1500, 0, client, 64)
+		s.enter(1600, 0, client, sysRead, 3)
+		s.sw(1700, 0, client, 0, 1)
+		s.wake(3000, 1, 0, relay) // the relay's sleep times out
+		s.exit(3050, 1, relay, 0)
+		s.sw(3100, 1, 0, relay, 0)
+		s.enter(3200, 1, relay, sysRead, 7)
+		s.exit(3300, 1, relay, 64)
+		s.enter(3400, 1, relay, sysWrite, 7)
+		s.wake(3500, 1, relay, client)
+		s.exit(3600, 1, relay, 64)
+		s.enter(3650, 1, relay, 35, 0) // nanosleep
+		s.sw(3700, 1, relay, 0, 1)
+		s.sw(3800, 0, 0, client, 0)
+		s.exit(3900, 0, client, 64)
+	}
+	reqs := Assemble(Config{Components: components}, s.events, 0)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	r := reqs[1]
+	if c := r.CoveragePct(); c != 100 || r.IdentityPct() != 0 {
+		t.Errorf("coverage %.1f%%, identity %.1f%%: %+v", c, r.IdentityPct(), r.Segments)
+	}
+	first := r.Segments[0]
+	if first.Kind != SegKernel || first.Component != "relay" || first.End-first.Start != 2000 {
+		t.Errorf("first segment %+v, want the relay's 2 µs wait as its kernel time", first)
+	}
+	// A relay whose system calls are not recorded has the wait as user
+	// time, as the rest of its time on the path.
+	reqs = Assemble(Config{Components: components, WithoutSyscalls: []string{"relay"}}, s.events, 0)
+	if g := reqs[1].Segments[0]; g.Kind != SegUser || g.Component != "relay" {
+		t.Errorf("without the relay's system calls, first segment %+v", g)
+	}
+	// Woken by a task the trace does not follow, the chain still breaks.
+	for i := range s.events {
+		if e := &s.events[i]; e.Kind == KindWaking && e.Tid == 0 {
+			e.Tid, e.Tgid = 999, 999
+		}
+	}
+	reqs = Assemble(Config{Components: components}, s.events, 0)
+	if c := reqs[1].CoveragePct(); c >= 100 {
+		t.Errorf("woken by an unfollowed task: coverage %.1f%%", c)
 	}
 }

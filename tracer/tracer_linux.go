@@ -347,17 +347,7 @@ func (t *Tracer) calibrate(ctx context.Context) (time.Duration, error) {
 	}
 	t.cfg.Threads[tid] = "calibration"
 	defer t.unfollowThread(tid)
-	loop := func() time.Duration {
-		fastest := time.Duration(math.MaxInt64)
-		for range calibrationBatches {
-			begin := time.Now()
-			for range calibrationCalls {
-				syscall.Getppid()
-			}
-			fastest = min(fastest, time.Since(begin))
-		}
-		return fastest
-	}
+	loop := func() time.Duration { return fastestGetppid(calibrationBatches, calibrationCalls) }
 	var diffs []time.Duration
 	for range calibrationRounds {
 		if err := ctx.Err(); err != nil {
@@ -379,6 +369,20 @@ func (t *Tracer) calibrate(ctx context.Context) (time.Duration, error) {
 	}
 	slices.Sort(diffs)
 	return max(0, diffs[len(diffs)/2]), nil
+}
+
+// fastestGetppid runs batches of calls getppid(2) calls on the calling
+// thread and returns the fastest batch's time.
+func fastestGetppid(batches, calls int) time.Duration {
+	fastest := time.Duration(math.MaxInt64)
+	for range batches {
+		begin := time.Now()
+		for range calls {
+			syscall.Getppid()
+		}
+		fastest = min(fastest, time.Since(begin))
+	}
+	return fastest
 }
 
 // monotonicNow reads CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns.
