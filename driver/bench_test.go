@@ -390,32 +390,54 @@ func TestRunForcedBimodalIsUnstable(t *testing.T) {
 	cfg.Transports = []hop.Transport{hop.TCP}
 	cfg.Rounds, cfg.Discard = 5, 1
 	cfg.Regimes = nil
+	// Four connections: on one CPU each request queues behind the
+	// others' turns of client and server, which a second CPU runs side
+	// by side.
+	cfg.Threads = []int{4}
 	spec := fmt.Sprintf("client=%d server=%d", list[0], list[0])
 	if cfg.Placement, err = affinity.ParsePlacement(spec, cpus); err != nil {
 		t.Fatal(err)
 	}
-	// Odd rounds move the client to the second CPU: each request then
-	// wakes a thread on another CPU, each way.
-	round := 0
-	b := &bench{measure: func(ctx context.Context, argv, env []string, c affinity.CPUSet) (hop.Sample, error) {
-		if round%2 == 1 {
-			c = affinity.NewCPUSet(list[1])
+	// Odd rounds move the client to the second CPU, where its four
+	// connections' work runs beside the server's: about twice the rate,
+	// half the round trip (72 against 150-180 µs). One connection split
+	// the rounds by a cross-CPU wake-up alone, ~3 µs each on the 2-vCPU
+	// AMD guest, which its noise hid in CI (57.7, 58.8, 57.6 µs). A run
+	// whose rounds still did not split is made again, up to three; a run
+	// that split must be flagged with the move as its cause.
+	var p hop.PathResult
+	for attempt := 1; attempt <= 3; attempt++ {
+		round := 0
+		b := &bench{measure: func(ctx context.Context, argv, env []string, c affinity.CPUSet) (hop.Sample, error) {
+			if round%2 == 1 {
+				c = affinity.NewCPUSet(list[1])
+			}
+			round++
+			return RunClient(ctx, argv, env, c)
+		}}
+		rep, err := b.run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		round++
-		return RunClient(ctx, argv, env, c)
-	}}
-	rep, err := b.run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
+		nothingLeft(t, cfg.TempRoot)
+		p = rep.Paths[0]
+		if !strings.Contains(p.Placement["client"], "|") {
+			t.Fatalf("placement %v: the client's two CPUs not read back", p.Placement)
+		}
+		if p.Stable {
+			t.Logf("run %d: the rounds did not split: %v", attempt, p.RoundsP50Us)
+			continue
+		}
+		if !strings.Contains(p.UnstableReason, "client on CPUs") {
+			t.Errorf("client moved between rounds: reason %q rounds %v placement %v", p.UnstableReason, p.RoundsP50Us, p.Placement)
+		}
+		if !slices.ContainsFunc(rep.Verdicts, func(v string) bool { return strings.Contains(v, "unstable") }) {
+			t.Errorf("verdicts %q do not flag it", rep.Verdicts)
+		}
+		t.Logf("run %d: %s", attempt, p.UnstableReason)
+		return
 	}
-	nothingLeft(t, cfg.TempRoot)
-	p := rep.Paths[0]
-	if p.Stable || !strings.Contains(p.UnstableReason, "client on CPUs") {
-		t.Errorf("client moved between rounds: stable %v reason %q rounds %v placement %v", p.Stable, p.UnstableReason, p.RoundsP50Us, p.Placement)
-	}
-	if !slices.ContainsFunc(rep.Verdicts, func(v string) bool { return strings.Contains(v, "unstable") }) {
-		t.Errorf("verdicts %q do not flag it", rep.Verdicts)
-	}
+	t.Errorf("client moved between rounds in three runs, and their rounds never split: the last %v, placement %v", p.RoundsP50Us, p.Placement)
 }
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }

@@ -174,6 +174,16 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 			defer affinity.PinProcess(os.Getpid(), prev)
 		}
 	}
+	// Untraced rounds of the traced one's length on either side of it,
+	// with this process where it is during it, price the tracer's cost
+	// like with like (hop.Trace.UntracedP50Us).
+	var untraced []float64
+	companion := func() {
+		if smp, err := RunClient(ctx, argv, env, cpus); err == nil && smp.Failed == "" && smp.Latency.P50 > 0 {
+			untraced = append(untraced, smp.Latency.P50)
+		}
+	}
+	companion()
 	if err := t.tr.Start(); err != nil {
 		return nil, err.Error()
 	}
@@ -208,6 +218,7 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	if err != nil {
 		return nil, err.Error()
 	}
+	companion()
 	reqs := trace.Requests()
 	if len(reqs) == 0 {
 		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
@@ -220,6 +231,9 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 	med, p99 := atRank(byRTT, 0.5), atRank(byRTT, 0.99)
 	tr := summariseTrace(reqs, byRTT, trace.Lost, func(tid int) string { return taskName(trace, tid) })
 	tr.TracedP50Us = smp.Latency.P50
+	if len(untraced) == 2 {
+		tr.UntracedP50Us = (untraced[0] + untraced[1]) / 2
+	}
 	tr.StatementsPerEvent = smp.Statements
 	if tr.TracedP50Us == 0 {
 		// pingpong reported no percentiles (a round cut short): the

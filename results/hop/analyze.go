@@ -26,6 +26,21 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 	}
 	for i, s := range all {
 		r := &sums[i]
+		if !r.Stable {
+			cause := likelyCause(s.Setting.Regime, s.Placement, r.tps)
+			if r.Trace != nil && r.Trace.Cause != "" {
+				cause = "the trace shows " + r.Trace.Cause
+			}
+			// A placement that changed between rounds, or none at all,
+			// moves the client's CPU time per request too (a
+			// cross-CPU wake-up costs it more): it is the cause then.
+			if !placementMoved(s.Setting.Regime, s.Placement) {
+				if shared := sharedState(all, s, discard); shared != "" {
+					cause = shared
+				}
+			}
+			r.UnstableReason += "; likely cause: " + cause
+		}
 		r.RelayUs = s.RelayUs
 		if r.RelayUs != nil && r.AddedUs != nil {
 			// What the relay's own code does not account for is the
@@ -114,7 +129,11 @@ func summarise(s Series, discard int) PathResult {
 	r.Stable, r.UnstableReason = stability(p50s)
 	if s.Trace != nil {
 		t := *s.Trace
-		if m := median(p50s); m > 0 {
+		m := t.UntracedP50Us
+		if m <= 0 {
+			m = median(p50s)
+		}
+		if m > 0 {
 			t.OverheadPct = 100 * (t.TracedP50Us - m) / m
 		}
 		if r.Stable {
@@ -122,13 +141,7 @@ func summarise(s Series, discard int) PathResult {
 		}
 		r.Trace = &t
 	}
-	if !r.Stable {
-		cause := likelyCause(s.Setting.Regime, s.Placement, tps)
-		if r.Trace != nil && r.Trace.Cause != "" {
-			cause = "the trace shows " + r.Trace.Cause
-		}
-		r.UnstableReason += "; likely cause: " + cause
-	}
+	r.tps = tps
 	if len(tps) > 0 {
 		e := results.AnalyzeSeries(tps, 0)
 		r.TPS, r.TPSCI95 = e.Mean, e.CI95

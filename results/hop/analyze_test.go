@@ -174,7 +174,8 @@ func TestAnalyzeResidenceLongerThanTheHop(t *testing.T) {
 
 // A traced request is one statement; a path whose events are transactions
 // of 16 statements has its traced split taken 16 times before it is set
-// against the added p50, and then fits it.
+// against the added p50: the relay code as traced, the rest sharing what
+// is left.
 func TestDecomposeTraceScalesStatements(t *testing.T) {
 	direct := PathResult{Trace: &Trace{P50Split: TraceSplit{Endpoints: 30, Legs: 5}}}
 	relay := PathResult{Relay: Epoll, AddedUs: &Added{P50: 680},
@@ -183,8 +184,10 @@ func TestDecomposeTraceScalesStatements(t *testing.T) {
 	if !ok || d.Method != "trace" {
 		t.Fatalf("decomposition %+v, %v", d, ok)
 	}
-	// 16 × (20 relay + 10 legs + 5 runnable) = 560 traced, scaled to 680.
-	if math.Abs(d.RelayCode-680*320/560.0) > 1e-9 || math.Abs(d.Residual) > 1e-9 || !strings.Contains(d.Note, "traced shares") {
+	// 16 × 20 relay = 320 as traced; 16 × (10 legs + 5 runnable) = 240
+	// share the 360 left of 680.
+	if d.RelayCode != 320 || math.Abs(d.Kernel-240) > 1e-9 || math.Abs(d.Wakeups-120) > 1e-9 ||
+		math.Abs(d.Residual) > 1e-9 || !strings.Contains(d.Note, "relay code as traced") {
 		t.Errorf("decomposition %+v", d)
 	}
 }
@@ -210,17 +213,41 @@ func TestDecomposeTraceNetsSavings(t *testing.T) {
 	if sum := d.RelayCode + d.Wakeups + d.Kernel + ends + d.Residual; math.Abs(sum-1450) > 1e-6 {
 		t.Errorf("parts add up to %.1f, want the added 1450", sum)
 	}
-	// Grew: relay 365, kernel 549, endpoints 848 (1762); saved: wake-ups 310.
-	if d.Wakeups != 0 || math.Abs(d.RelayCode-1450*365/1762.0) > 1e-6 || !strings.Contains(d.Note, "wake-ups 310") {
+	// Grew: relay 365 (as traced), kernel 549, endpoints 848 (sharing the
+	// 1085 left); saved: wake-ups 310.
+	if d.Wakeups != 0 || d.RelayCode != 365 || math.Abs(d.Kernel-1085*549/1397.0) > 1e-6 || !strings.Contains(d.Note, "wake-ups 310") {
 		t.Errorf("decomposition %+v", d)
 	}
 	relay.AddedUs = &Added{P50: 400}
-	if d, _ := decomposeTrace(relay, &direct); !strings.Contains(d.Note, "may not hold untraced") || d.RelayCode <= 0 {
+	if d, _ := decomposeTrace(relay, &direct); !strings.Contains(d.Note, "may not hold untraced") || d.RelayCode != 365 {
 		t.Errorf("traced hop 3.6× the untraced: %+v", d)
+	}
+	// The relays' traced time above the untraced hop is the whole hop.
+	relay.AddedUs = &Added{P50: 300}
+	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 300 || d.Kernel != 0 || d.Residual != 0 || !strings.Contains(d.Note, "more than the untraced hop") {
+		t.Errorf("relays' time above the hop: %+v", d)
 	}
 	// A traced hop with nothing that grew is not split.
 	relay.Trace.P50Split = direct.Trace.P50Split
-	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 0 || d.Residual != 400 || !strings.Contains(d.Note, "not split") {
+	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 0 || d.Residual != 300 || !strings.Contains(d.Note, "not split") {
 		t.Errorf("no growth: %+v", d)
+	}
+}
+
+// The tracer's cost is the traced round against the untraced rounds run
+// beside it when there are some, else against the kept rounds' median.
+func TestAnalyzeOverheadAgainstCompanionRounds(t *testing.T) {
+	relay := series(epollTCP, 1, 50, 50, 50)
+	relay.Trace = &Trace{TracedP50Us: 66, UntracedP50Us: 60}
+	plain := series(epollTCP, 1, 50, 50, 50)
+	plain.Trace = &Trace{TracedP50Us: 66}
+	for _, c := range []struct {
+		s    Series
+		want float64
+	}{{relay, 10}, {plain, 32}} {
+		rs, _ := Analyze([]Series{series(directTCP, 1, 30, 30, 30), c.s}, 0, false)
+		if got := find(t, rs, epollTCP).Trace.OverheadPct; math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("overhead %.2f%% (untraced beside it %v), want %.0f%%", got, c.s.Trace.UntracedP50Us, c.want)
+		}
 	}
 }

@@ -184,7 +184,7 @@ func (t *text) split(paths []PathResult, groups []regimeGroup) {
 	for _, p := range paths {
 		if d := p.Decomposition; d != nil {
 			if d.Method == "trace" {
-				from = "\"trace\": from the traced requests' critical paths, scaled to the added p50; else kernel legs from the probe, wake-ups from receive stamps or the probe"
+				from = "\"trace\": from the traced requests' critical paths, relay code as traced and the rest scaled to the added p50; else kernel legs from the probe, wake-ups from receive stamps or the probe"
 			}
 			excess = excess || d.MeanExcess != nil
 		}
@@ -254,7 +254,7 @@ func (t *text) traced(r *Report, groups []regimeGroup) {
 	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
 		per = fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
 	}
-	t.wrap(fmt.Sprintf("traced requests (one more round of each path, through the scheduler and the kernel%s; ident: how far the segments are from the round trip, cover: the share the events explain, cost: the traced round's p50 against the untraced):", per), "  ")
+	t.wrap(fmt.Sprintf("traced requests (one more round of each path, through the scheduler and the kernel%s; ident: how far the segments are from the round trip, cover: the share the events explain, cost: the traced round's p50 against untraced rounds of its length just before and after it):", per), "  ")
 	sweep := sweeps(traced)
 	grouped := len(groups) > 1
 	for _, g := range groups {

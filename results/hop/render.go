@@ -225,7 +225,7 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 	from := "kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says"
 	for _, p := range paths {
 		if p.Decomposition != nil && p.Decomposition.Method == "trace" {
-			from = "\"trace\": from the traced requests' critical paths, scaled to the added p50; else kernel legs from the probe, wake-ups from receive stamps or the probe"
+			from = "\"trace\": from the traced requests' critical paths, relay code as traced and the rest scaled to the added p50; else kernel legs from the probe, wake-ups from receive stamps or the probe"
 			break
 		}
 	}

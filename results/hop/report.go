@@ -196,7 +196,8 @@ type PathResult struct {
 
 	Hist      *results.Histogram `json:"-"` // merged; nil without histograms
 	path      Path
-	traceNote string // why the path was not traced, for its decomposition's note
+	traceNote string    // why the path was not traced, for its decomposition's note
+	tps       []float64 // the kept rounds' throughput, for the cause of their disagreement
 }
 
 // Path is the path this result measured.

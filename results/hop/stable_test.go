@@ -1,8 +1,10 @@
 package hop
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStability(t *testing.T) {
@@ -96,5 +98,75 @@ func TestNoVerdictForADifferenceWithinTheNoise(t *testing.T) {
 		if strings.Contains(vs, claim) {
 			t.Errorf("verdicts claim %q of a difference within the noise:\n%s", claim, vs)
 		}
+	}
+}
+
+// Rounds that moved with the direct path measured beside them, cycle by
+// cycle, name the machine as their cause: the figures of one default run
+// on the 2-vCPU AMD guest, every component on CPU 0. Rounds that moved
+// alone keep the placement's or the tenant's cause.
+func TestAnalyzeNamesASharedState(t *testing.T) {
+	direct := series(directTCP, 1, 90, 22, 29, 29, 21, 21, 28, 22, 29, 30, 32)
+	epoll := series(epollTCP, 1, 200, 52, 69, 71, 50, 51, 68, 53, 69, 73, 78)
+	paths, _ := Analyze([]Series{direct, epoll}, 1, false)
+	for _, name := range []Path{directTCP, epollTCP} {
+		if p := find(t, paths, name); p.Stable {
+			t.Fatalf("%s: stable, rounds %v", p.Name, p.RoundsP50Us)
+		}
+	}
+	p := find(t, paths, epollTCP)
+	if !strings.Contains(p.UnstableReason, "likely cause: the machine: direct tcp moved with it") ||
+		!strings.Contains(p.UnstableReason, "22.0, 29.0, 29.0, 21.0") {
+		t.Errorf("epoll: %q", p.UnstableReason)
+	}
+	// The direct path has no other direct path to move with.
+	if d := find(t, paths, directTCP); strings.Contains(d.UnstableReason, "the machine") {
+		t.Errorf("direct: %q", d.UnstableReason)
+	}
+	// A UNIX direct path beside it moved in the same cycles: the direct
+	// TCP path's cause is the machine too.
+	unix := series(directUNIX, 1, 90, 14, 18, 18, 14, 14, 18, 14, 19, 19, 20)
+	paths, _ = Analyze([]Series{direct, unix, epoll}, 1, false)
+	if d := find(t, paths, directTCP); !strings.Contains(d.UnstableReason, "the machine: direct unix moved with it") {
+		t.Errorf("direct beside direct unix: %q", d.UnstableReason)
+	}
+	// The same epoll rounds beside a steady direct path: their own.
+	paths, _ = Analyze([]Series{series(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22), epoll}, 1, false)
+	steady := series(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22)
+	if p := find(t, paths, epollTCP); p.Stable || strings.Contains(p.UnstableReason, "the machine") {
+		t.Errorf("epoll beside a steady direct path: stable %v, %q", p.Stable, p.UnstableReason)
+	}
+	// Its client's CPU time per request moved with its rounds (0.58 of
+	// the p50, a 150 ms round's start-up aside): the machine again, seen
+	// inside each round. A client whose CPU time held does not say so.
+	slower := epoll
+	slower.Samples = slices.Clone(epoll.Samples)
+	held := epoll
+	held.Samples = slices.Clone(epoll.Samples)
+	for i, smp := range epoll.Samples {
+		requests := smp.TPS * 0.15
+		for _, s := range []*Sample{&slower.Samples[i], &held.Samples[i]} {
+			s.Latency.Count, s.Latency.Avg = int64(requests), 1.1*smp.Latency.P50
+		}
+		slower.Samples[i].CPU = time.Duration((3e6 + requests*0.58*smp.Latency.P50*1e3) * (1 + 0.02*float64(i%2)))
+		held.Samples[i].CPU = time.Duration(3e6 + requests*0.58*60*1e3)
+	}
+	paths, _ = Analyze([]Series{steady, slower}, 1, false)
+	if p := find(t, paths, epollTCP); !strings.Contains(p.UnstableReason, "the machine: the client's own CPU time per request moved with the round p50s") {
+		t.Errorf("client CPU in proportion: %q", p.UnstableReason)
+	}
+	// A client that spun for the whole round says nothing of the machine.
+	spun := slower
+	spun.Samples = slices.Clone(slower.Samples)
+	for i := range spun.Samples {
+		spun.Samples[i].CPU = time.Duration(float64(spun.Samples[i].Latency.Count) * spun.Samples[i].Latency.Avg * 1e3)
+	}
+	paths, _ = Analyze([]Series{steady, spun}, 1, false)
+	if p := find(t, paths, epollTCP); strings.Contains(p.UnstableReason, "the machine") {
+		t.Errorf("spinning client: %q", p.UnstableReason)
+	}
+	paths, _ = Analyze([]Series{steady, held}, 1, false)
+	if p := find(t, paths, epollTCP); strings.Contains(p.UnstableReason, "the machine") {
+		t.Errorf("client CPU held: %q", p.UnstableReason)
 	}
 }

@@ -20,10 +20,17 @@ type Trace struct {
 	// CoveragePct is the median over requests of the share of the round
 	// trip the events explain (all but Other).
 	CoveragePct float64 `json:"coverage_pct"`
-	// OverheadPct is the traced round's p50 against the untraced kept
-	// rounds' median p50, in percent.
+	// OverheadPct is the traced round's p50 against UntracedP50Us, or
+	// where there is none the untraced kept rounds' median p50, in
+	// percent.
 	OverheadPct float64 `json:"overhead_pct"`
 	TracedP50Us float64 `json:"traced_p50_us"`
+	// UntracedP50Us is the mean p50 of two untraced rounds as long as the
+	// traced one, run just before and just after it on the same
+	// processes: the tracer's cost compared like with like, where the
+	// kept rounds ran earlier, longer, and with the machine as it was
+	// then.
+	UntracedP50Us float64 `json:"untraced_p50_us,omitempty"`
 	// P50Split is the split of the median request: the mean over the
 	// requests whose round trip lies between the 40th and 60th
 	// percentile, so that one odd request cannot stand for the median.
@@ -112,12 +119,16 @@ func (s TraceSplit) String() string {
 // the server would have queued) is a saving inside the hop: it is netted
 // out of the parts that grew, each in proportion, and the note says so.
 //
-// The figure is the untraced added p50: the traced rounds run slower than
-// the untraced ones by what tracing costs beyond its calibrated cost per
-// record, and under many threads queueing makes that more than linear.
-// The trace says what the hop is made of, the untraced rounds how much it
-// costs, so the parts are the traced shares of the untraced added p50, and
-// the note gives the traced hop beside it. Explained is the share the
+// The figure is the untraced added p50. Relay code is taken as traced
+// (the tracer's calibrated cost per record already off its segments): it
+// is the relays' own work per request, which does not change with the
+// waits around it, so that a sweep of service times or a round slower
+// than another does not move it. The rest of the added p50 is shared
+// between the other parts in their traced proportions: the traced rounds
+// run slower than the untraced ones by what tracing costs beyond its
+// calibrated cost per record, and under many threads queueing makes that
+// more than linear, so the waits and legs say what the rest is made of
+// and the untraced rounds how much it costs. Explained is the share the
 // events cover.
 func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 	if p.Trace == nil || base == nil || base.Trace == nil || p.AddedUs == nil {
@@ -129,21 +140,26 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		// transaction of k of them, each through the hop.
 		x = x.Scaled(k)
 	}
-	parts := []struct {
+	relay := x.RelayUser + x.RelayKernel
+	rest := []struct {
 		name string
 		v    float64
 	}{
-		{"relay code", x.RelayUser + x.RelayKernel},
 		{"wake-ups", x.Runnable + x.IdleExit},
 		{"kernel", x.Legs + x.Softirq},
 		{"endpoints", x.Endpoints},
 		{"unexplained", x.Other},
 	}
-	var grew, saved float64
+	grew, saved := max(0, relay), max(0, -relay)
+	var restGrew float64
 	var savings []string
-	for _, q := range parts {
+	if relay < 0 {
+		savings = append(savings, fmt.Sprintf("relay code %s", Us(-relay)))
+	}
+	for _, q := range rest {
 		if q.v >= 0 {
 			grew += q.v
+			restGrew += q.v
 		} else {
 			saved -= q.v
 			savings = append(savings, fmt.Sprintf("%s %s", q.name, Us(-q.v)))
@@ -154,25 +170,41 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		return Decomposition{Method: "trace", Residual: added,
 			Note: fmt.Sprintf("the traced hop (%s µs) has no part that grew over its baseline's: not split", Us(grew-saved))}, true
 	}
-	share := func(v float64) float64 { return max(0, v) / grew * added }
+	code := min(max(0, relay), added)
+	left := added - code
+	share := func(v float64) float64 {
+		if restGrew <= 0 {
+			return 0
+		}
+		return max(0, v) / restGrew * left
+	}
 	traced := grew - saved
-	note := fmt.Sprintf("traced shares of the untraced added p50 (the traced hop: %s µs", Us(traced))
+	note := fmt.Sprintf("relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: %s µs", Us(traced))
 	if len(savings) > 0 {
 		note += fmt.Sprintf(", %s µs of parts that grew less %s µs the path spent less of than its baseline: %s",
 			Us(grew), Us(saved), strings.Join(savings, ", "))
 	}
 	note += ")"
+	if code < max(0, relay) {
+		note += fmt.Sprintf("; the relays' traced time (%s µs) is more than the untraced hop", Us(relay))
+	}
 	if traced > 0 && (traced/added > 2 || added/traced > 2) {
 		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", traced/added)
 	}
-	ends := share(parts[3].v)
+	ends := share(rest[2].v)
+	residual := share(rest[3].v)
+	if restGrew <= 0 {
+		// Nothing but the relays' own time grew: the rest of the hop is
+		// what the events do not explain.
+		residual = left
+	}
 	d := Decomposition{
 		Method:    "trace",
-		RelayCode: share(parts[0].v),
-		Wakeups:   share(parts[1].v),
-		Kernel:    share(parts[2].v),
+		RelayCode: code,
+		Wakeups:   share(rest[0].v),
+		Kernel:    share(rest[1].v),
 		Endpoints: &ends,
-		Residual:  share(parts[4].v),
+		Residual:  residual,
 		Note:      note,
 	}
 	return d, true
