@@ -97,6 +97,15 @@ func TestShiftIsSignificantAddedIsNot(t *testing.T) {
 	if e.OldAddedP50Us == nil || *e.OldAddedP50Us != *e.NewAddedP50Us || *e.AddedSignificant || *e.AddedDeltaPct != 0 {
 		t.Errorf("added: %+v", e)
 	}
+	// The same experiment with its direct path moved: the text says the
+	// machine moved and points at the added columns.
+	var text bytes.Buffer
+	if err := WriteText(&text, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "something outside the runs did") {
+		t.Errorf("direct path moved, no word of the machine:\n%s", text.String())
+	}
 	// The hop itself 10 µs dearer: its added p50 moves, significantly.
 	c, _ = Compare([]Run{run("a", rounds, 0, 30), run("b", rounds, 0, 40)}, Options{})
 	if e := c.Rows[1]; !*e.AddedSignificant || math.Abs(*e.NewAddedP50Us-*e.OldAddedP50Us-10) > 1e-9 {
@@ -104,6 +113,11 @@ func TestShiftIsSignificantAddedIsNot(t *testing.T) {
 	}
 	if c.Rows[0].Significant {
 		t.Errorf("direct path unchanged, yet significant: %+v", c.Rows[0])
+	}
+	text.Reset()
+	WriteText(&text, c)
+	if strings.Contains(text.String(), "something outside the runs did") {
+		t.Errorf("direct path unchanged, yet the machine is said to have moved:\n%s", text.String())
 	}
 }
 

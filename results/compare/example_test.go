@@ -32,4 +32,6 @@ func Example() {
 	// new new.json
 	//   path        p50 old  p50 new  change      p    n  added old  added new  change  p
 	//   direct tcp     21.2     41.2  +94.1%  0.002  6+6
+	// a direct path moved with nothing recorded changed: something outside the runs did (the machine's
+	// load, or a server hoplat does not start), and every p50 moves with it
 }

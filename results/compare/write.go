@@ -89,10 +89,42 @@ func WriteText(w io.Writer, c *Comparison) error {
 	if short {
 		fmt.Fprintf(w, "(some paths kept too few rounds for the U test ever to reach α = %g: run more --runs)\n", c.Alpha)
 	}
+	if drifted(c) {
+		fmt.Fprintf(w, "a direct path moved with nothing recorded changed: something outside the runs did (the machine's\n"+
+			"load, or a server hoplat does not start), and every p50 moves with it")
+		if relays(c) {
+			fmt.Fprintf(w, "; the added columns, each\ntaken against direct inside its own run, cancel it")
+		}
+		fmt.Fprintln(w)
+	}
 	for _, u := range c.Unmatched {
 		fmt.Fprintf(w, "unmatched: %s\n", u)
 	}
 	return nil
+}
+
+func relays(c *Comparison) bool {
+	for _, r := range c.Rows {
+		if r.OldAddedP50Us != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// drifted reports a direct path whose p50 changed significantly between
+// runs that describe the same experiment: a shift of the machine, not of
+// any hop, which a U test across separate invocations cannot tell apart.
+func drifted(c *Comparison) bool {
+	if len(c.Differences) > 0 {
+		return false
+	}
+	for _, r := range c.Rows {
+		if r.OldAddedP50Us == nil && r.Significant {
+			return true
+		}
+	}
+	return false
 }
 
 // Delta is a change as the tables print it: "~" when not significant.
