@@ -73,7 +73,8 @@ type Config struct {
 	RelayLock   string // hoprelay --lock; "" for its default
 	// ConnectTime is how long each path's connect-only series runs after
 	// its rounds (mysql): many set-ups, for a p50 and p99 of a
-	// connection's cost; 0 for 300 ms, negative for none.
+	// connection's cost; 0 for 200 ms (some 300-600 set-ups of a point
+	// select path on a 2-vCPU guest), negative for none.
 	ConnectTime time.Duration
 	Stats       bool // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
 	// Trace runs one more round of every path traced (package tracer),
@@ -158,7 +159,7 @@ func (c Config) withDefaults() Config {
 		c.Rounds = 5
 	}
 	if c.ConnectTime == 0 {
-		c.ConnectTime = 300 * time.Millisecond
+		c.ConnectTime = 200 * time.Millisecond
 	}
 	if c.Proto == ProtoEcho && c.Sizes == nil {
 		c.Sizes = []int{64}
