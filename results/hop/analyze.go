@@ -40,6 +40,8 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 				}
 			}
 			r.UnstableReason += "; likely cause: " + cause
+		} else if reason := movedWithMachine(all, sums, s, discard); reason != "" {
+			r.Stable, r.UnstableReason = false, reason
 		}
 		r.RelayUs = s.RelayUs
 		if r.RelayUs != nil && r.AddedUs != nil {
@@ -135,6 +137,9 @@ func summarise(s Series, discard int) PathResult {
 		}
 		if m > 0 {
 			t.OverheadPct = 100 * (t.TracedP50Us - m) / m
+		}
+		if kept := median(p50s); kept > 0 && t.UntracedP50Us > 0 {
+			t.Pace = kept / t.UntracedP50Us
 		}
 		if r.Stable {
 			t.Cause = "" // it names what moved an unstable path's rounds

@@ -13,6 +13,7 @@ var (
 	directUNIX = DirectPath(UNIX)
 	epollTCP   = Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: 1}
 	epollUNIX  = Path{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1}
+	spliceUNIX = Path{Relay: Splice, Client: UNIX, Upstream: TCP, Hops: 1}
 )
 
 // series builds a synthetic series whose round i has p50 p50s[i] (p99 at
@@ -249,5 +250,43 @@ func TestAnalyzeOverheadAgainstCompanionRounds(t *testing.T) {
 		if got := find(t, rs, epollTCP).Trace.OverheadPct; math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("overhead %.2f%% (untraced beside it %v), want %.0f%%", got, c.s.Trace.UntracedP50Us, c.want)
 		}
+	}
+}
+
+// A traced round that fell in a slower state of the machine than the kept
+// rounds (its untraced companions ran a third slower) is set to their
+// pace before it is split: its relay code is the kept rounds' machine's,
+// and the baseline's is set by its own pace. Pace is reported.
+func TestDecomposeTraceAtTheKeptRoundsPace(t *testing.T) {
+	direct := series(directTCP, 1, 20, 20, 20)
+	direct.Trace = &Trace{TracedP50Us: 23, UntracedP50Us: 20, P50Split: TraceSplit{Endpoints: 16, Legs: 4}}
+	relay := series(epollTCP, 1, 60, 60, 60)
+	// Every part a third slower than the kept rounds' machine ran it.
+	relay.Trace = &Trace{TracedP50Us: 92, UntracedP50Us: 80,
+		P50Split: TraceSplit{RelayUser: 12, RelayKernel: 24, Runnable: 8, Legs: 12, Endpoints: 24}}
+	rs, _ := Analyze([]Series{direct, relay}, 0, false)
+	Explain(rs, &results.Machine{})
+	p := find(t, rs, epollTCP)
+	if math.Abs(p.Trace.Pace-0.75) > 1e-9 || math.Abs(find(t, rs, directTCP).Trace.Pace-1) > 1e-9 {
+		t.Fatalf("pace %v, direct's %v; want 0.75 and 1", p.Trace.Pace, find(t, rs, directTCP).Trace.Pace)
+	}
+	d := p.Decomposition
+	if d == nil || d.Method != "trace" {
+		t.Fatalf("decomposition %+v", d)
+	}
+	// 0.75 × 36 of relay time; 0.75 × (8 runnable, 12 legs, 24 ends)
+	// less the baseline's (0, 4, 16) share the 13 µs left of 40.
+	if math.Abs(d.RelayCode-27) > 1e-9 {
+		t.Errorf("relay code %.2f, want 27 (36 traced at pace 0.75): %+v", d.RelayCode, d)
+	}
+	if sum := d.RelayCode + d.Wakeups + d.Kernel + *d.Endpoints + d.Residual; math.Abs(sum-40) > 1e-9 {
+		t.Errorf("parts add up to %.2f, want the added 40", sum)
+	}
+	// Out of bounds, the pace is not applied.
+	relay.Trace.UntracedP50Us = 200
+	rs, _ = Analyze([]Series{direct, relay}, 0, false)
+	Explain(rs, &results.Machine{})
+	if d := find(t, rs, epollTCP).Decomposition; math.Abs(d.RelayCode-36) > 1e-9 {
+		t.Errorf("pace 0.3 applied: relay code %.2f, want 36 as traced", d.RelayCode)
 	}
 }

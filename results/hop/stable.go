@@ -36,6 +36,16 @@ const (
 	// the AMD guest held within 5-16%, a client moved between CPUs in
 	// alternate rounds 26%.
 	maxStateRatio = 1.2
+	// maxRepeatSpread is how far a path's kept round p50s may spread
+	// while its direct baseline's rounds show the machine changing speed
+	// under the same cycles: a hop's figure is meant to repeat within
+	// ±15%, and rounds taken in two states of the machine repeat only as
+	// well as the share of rounds each state got. On the 2-vCPU AMD
+	// guest one make bench held direct tcp at 26.8-27.1 µs for three
+	// rounds and 20.1-20.9 for the next three, with splice unix->tcp at
+	// 78.9-83.8 and 64.5-68.3 (1.299×, under maxRoundSpread): its added
+	// p50 was 50.9 µs there and 42.7 in the next run.
+	maxRepeatSpread = 1.15
 )
 
 // stability says whether kept round p50s agree, and if not, how they
@@ -215,4 +225,43 @@ func slowerCode(s Series, discard int) string {
 	}
 	return fmt.Sprintf("the machine: the client's own CPU time per request moved with the round p50s (%s µs), their ratio within %.0f%%: the same work ran slower in the slow rounds, so the host changed, not the path",
 		list(perReq), 100*(hi/lo-1))
+}
+
+// movedWithMachine flags a path whose own rounds agreed by the tests of
+// stability but spread wider than maxRepeatSpread while its direct
+// baseline, measured in the same cycles, was unstable because the machine
+// changed speed (slowerCode): its figure is a median over two states of
+// the machine. Empty when that is not so.
+func movedWithMachine(all []Series, sums []PathResult, s Series, discard int) string {
+	if s.Path.Relay == Direct {
+		return ""
+	}
+	b := baselineOf(all, s)
+	if b == nil {
+		return ""
+	}
+	var base *PathResult
+	for i := range all {
+		if all[i].Path == b.Path && all[i].Setting == b.Setting {
+			base = &sums[i]
+		}
+	}
+	if base == nil || base.Stable || slowerCode(*b, discard) == "" {
+		return ""
+	}
+	var own []float64
+	for i, smp := range s.Samples {
+		if s.kept(i, discard) && smp.Latency.P50 > 0 {
+			own = append(own, smp.Latency.P50)
+		}
+	}
+	if len(own) < 3 {
+		return ""
+	}
+	lo, hi := slices.Min(own), slices.Max(own)
+	if hi/lo <= maxRepeatSpread {
+		return ""
+	}
+	return fmt.Sprintf("round p50s %s µs: max/min %.2f > %g while the machine changed speed under the same cycles; likely cause: the machine: %s's rounds moved (%s µs) with its client's CPU time per request, so this path's figure is a median over two states of the machine",
+		list(own), hi/lo, maxRepeatSpread, b.Path.Name(), list(base.RoundsP50Us))
 }

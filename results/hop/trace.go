@@ -31,6 +31,15 @@ type Trace struct {
 	// kept rounds ran earlier, longer, and with the machine as it was
 	// then.
 	UntracedP50Us float64 `json:"untraced_p50_us,omitempty"`
+	// Pace is the kept rounds' median p50 over UntracedP50Us: how much
+	// faster (below 1) or slower the machine ran in the kept rounds than
+	// around the traced one. A guest can run every round trip a third
+	// slower for seconds at a time, user code and system calls alike (the
+	// client's own CPU time per request moves with it), so a traced round
+	// that fell in the other state than the kept rounds is set to theirs:
+	// the hop's split takes each traced request's parts times its pace.
+	// 0 where there are no untraced rounds beside the traced one.
+	Pace float64 `json:"pace,omitempty"`
 	// P50Split is the split of the median request: the mean over the
 	// requests whose round trip lies between the 40th and 60th
 	// percentile, so that one odd request cannot stand for the median.
@@ -134,7 +143,7 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 	if p.Trace == nil || base == nil || base.Trace == nil || p.AddedUs == nil {
 		return Decomposition{}, false
 	}
-	x := p.Trace.P50Split.Minus(base.Trace.P50Split)
+	x := p.Trace.P50Split.Scaled(p.Trace.pace()).Minus(base.Trace.P50Split.Scaled(base.Trace.pace()))
 	if k := p.Trace.StatementsPerEvent; k > 1 {
 		// A traced request is one statement; the added p50 is per
 		// transaction of k of them, each through the hop.
@@ -208,4 +217,18 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		Note:      note,
 	}
 	return d, true
+}
+
+// Pace bounds: a traced round set to kept rounds more than twice as fast
+// or slow as it ran is not one machine in two states but a path that
+// changed (placement, queueing), and is left as traced.
+const minPace, maxPace = 0.5, 2.0
+
+// pace is the factor the traced split is set to the kept rounds' machine
+// with: Pace, or 1 where it is unknown or out of bounds.
+func (t *Trace) pace() float64 {
+	if t.Pace < minPace || t.Pace > maxPace {
+		return 1
+	}
+	return t.Pace
 }
