@@ -516,3 +516,64 @@ func TestAssembleTimerWake(t *testing.T) {
 		t.Errorf("woken by an unfollowed task: coverage %.1f%%", c)
 	}
 }
+
+// A UNIX stream packed on CPU 0: the client's read, freeing the server's
+// send buffer, wakes the server (asleep in its own read on the socket's
+// one wait queue), which preempts the client on its way out of the read,
+// finds nothing and sleeps again. The client times its round trip to its
+// own next instruction, so the request ends when it is back on CPU, what
+// ran meanwhile in it; a client that leaves the read and makes its next
+// call on CPU ends at the read's return.
+func TestAssembleClientPreemptedLeavingTheRead(t *testing.T) {
+	period := func(s *script, preempted bool) {
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.wake(1400, 0, client, server)
+		s.exit(1500, 0, client, 64)
+		s.enter(1600, 0, client, sysRead, 3)
+		s.sw(1700, 0, client, server, 1)
+		s.exit(1800, 0, server, 64)
+		s.enter(1900, 0, server, sysWrite, 5)
+		s.wake(2200, 0, server, client)
+		s.exit(2300, 0, server, 64)
+		s.enter(2400, 0, server, sysRead, 5)
+		s.sw(2500, 0, server, client, 1)
+		if preempted {
+			s.wake(2550, 0, client, server) // the spurious write-space wake-up
+		}
+		s.exit(2600, 0, client, 64)
+		if preempted {
+			s.sw(2650, 0, client, server, 0) // preempted, still runnable
+			s.sw(6650, 0, server, client, 1) // the server found nothing
+		}
+	}
+	for _, preempted := range []bool{false, true} {
+		s := &script{}
+		for p := range 5 {
+			s.base = uint64(p) * 10000
+			period(s, preempted)
+		}
+		reqs := Assemble(Config{Components: components}, s.events, 0)
+		if len(reqs) != 3 {
+			t.Fatalf("preempted %v: %d requests", preempted, len(reqs))
+		}
+		r := reqs[1]
+		want := uint64(1600) // send's entry to the read's return
+		if preempted {
+			want = 5651 // to a nanosecond into the client's run after the wait
+		}
+		if got := r.End - r.Start; got != want || r.IdentityPct() != 0 || r.CoveragePct() != 100 {
+			t.Errorf("preempted %v: round trip %d ns, want %d; identity %.1f%%, coverage %.1f%%: %+v",
+				preempted, got, want, r.IdentityPct(), r.CoveragePct(), r.Segments)
+		}
+		if !preempted {
+			continue
+		}
+		// What ran while the client waited is the server's own time in
+		// its fruitless read (displaced), the last stretch before the
+		// client is back.
+		n := len(r.Segments)
+		if g := r.Segments[n-2]; g.Component != "server" || g.Kind != SegKernel || g.End-g.Start != 4000 {
+			t.Errorf("the wait: %+v, want the server's 4000 ns in its read: %+v", g, r.Segments)
+		}
+	}
+}
