@@ -33,6 +33,7 @@ type FD struct {
 	state  atomic.Uint64 // fdClosed | fdInterrupted | holds
 	mode   Mode
 	unlink *boundPath // UNIX listening path to remove at Close, if still ours
+	pollIn bool       // a held UNIX stream: a read waits in ppoll(2) (SetHeld, Held.Read)
 }
 
 const (

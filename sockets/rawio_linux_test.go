@@ -1,9 +1,14 @@
 package sockets
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -319,4 +324,109 @@ func TestSockcall(t *testing.T) {
 	if n, e := rawSock(unix.SYS_RECVFROM, -1, buf, 0); n != -1 || e != unix.EBADF {
 		t.Fatalf("recvfrom on fd -1: %d, %v; want -1, EBADF", n, e)
 	}
+}
+
+// A held read asleep on a UNIX stream is not woken each time its peer
+// reads what it sent: the peer's read frees the reader's send buffer and
+// wakes every waiter on its socket (unix_write_space), and a reader asleep
+// in recvfrom(2) itself would run for nothing and sleep again each time.
+// The reader's thread counts its voluntary context switches (each sleep is
+// one) while the peer drains 20 messages one by one, each once the reader
+// is asleep, then answers.
+func TestHeldUNIXReadSleepsThroughPeersReads(t *testing.T) {
+	a, b, err := SocketPair(Blocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	defer b.Close()
+	if err := a.SetHeld(); err != nil {
+		t.Fatal(err)
+	}
+	const messages = 20
+	for range messages {
+		if _, err := a.WriteHeld([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tid := make(chan int, 1)
+	done := make(chan error, 1)
+	var switches [2]int
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		release := HoldP()
+		defer release()
+		me := unix.Gettid()
+		switches[0] = voluntarySwitches(t, me)
+		tid <- me
+		buf := make([]byte, 8)
+		_, err := a.ReadHeld(buf)
+		switches[1] = voluntarySwitches(t, me)
+		done <- err
+	}()
+	me := <-tid
+	deadline := time.Now().Add(10 * time.Second)
+	asleep := func() {
+		for threadState(t, me) != 'S' {
+			if time.Now().After(deadline) {
+				t.Fatal("the reader's thread never slept")
+			}
+			runtime.Gosched()
+		}
+	}
+	// The reader is asleep once its thread's state says so.
+	asleep()
+	one := make([]byte, 1)
+	for range messages {
+		if _, err := b.Read(one); err != nil {
+			t.Fatal(err)
+		}
+		// Woken or not, the reader is asleep again before the next.
+		asleep()
+	}
+	if _, err := b.Write([]byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// One sleep, perhaps one more for the runtime's own doings; the
+	// wake-ups for room would add one each.
+	if n := switches[1] - switches[0]; n > 3 {
+		t.Errorf("the reader's thread slept %d times while its peer read %d messages, want 1", n, messages)
+	}
+}
+
+// voluntarySwitches reads a thread's voluntary_ctxt_switches.
+func voluntarySwitches(t *testing.T, tid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/status", tid))
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Error(err)
+			}
+			return n
+		}
+	}
+	t.Errorf("no voluntary_ctxt_switches in /proc/self/task/%d/status", tid)
+	return 0
+}
+
+// threadState is the state letter of /proc/self/task/TID/stat.
+func threadState(t *testing.T, tid int) byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/stat", tid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		t.Fatalf("stat %q", b)
+	}
+	return b[i+2]
 }
