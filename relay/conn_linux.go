@@ -30,6 +30,8 @@ type conn struct {
 	connecting bool   // non-blocking connect to upstream in progress
 	closed     bool
 	noSplice   bool                 // splice(2) refused on this pair: read/write instead
+	lazyOut    [2]bool              // sock[s] is a UNIX stream: EPOLLOUT registered only while needed (armOut)
+	outOn      [2]bool              // EPOLLOUT is registered on sock[s] now
 	lk         *sync.Mutex          // held while a chunk moves: LockConn, LockGlobal; nil with LockNone
 	stamps     [2]*sockets.StampBuf // receive stamps of sock[d], timed runs on TCP; nil without
 	dir        [2]half              // ClientToUpstream, UpstreamToClient: dir[d] reads sock[d], writes sock[1-d]
@@ -178,6 +180,56 @@ func copyDialers(dials []*sockets.RawDialer) []*sockets.RawDialer {
 // it reads on to the EOF.
 const connEvents = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
 
+// A UNIX stream socket is registered without EPOLLOUT but while a write to
+// it waits for room (or its connect completes): the peer's every read of
+// what the relay sent frees the relay's send buffer and wakes every
+// waiter on the socket (unix_write_space), where TCP wakes only a writer
+// that found no room (sk_stream_write_space). Registered for EPOLLOUT, a
+// loop asleep in epoll_wait is woken for nothing once per message it
+// relays to a UNIX client, and on the client's CPU it preempts the client
+// on its way out of that read. The cost is an epoll_ctl when a write
+// stalls and one when the first EPOLLOUT after it finds nothing pending.
+
+// lazyOut says whether fd is a UNIX socket, registered for EPOLLOUT only
+// while needed.
+func lazyOut(fd int) bool {
+	d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	return err == nil && d == unix.AF_UNIX
+}
+
+// events is what sock[side] is registered for now.
+func (c *conn) events(side int) uint32 {
+	if c.lazyOut[side] && !c.outOn[side] {
+		return connEvents &^ unix.EPOLLOUT
+	}
+	return connEvents
+}
+
+// armOut registers sock[side] for EPOLLOUT, a write to it having stalled.
+// Edge-triggered, the change polls the socket at once: room made since
+// the stall is an event already.
+func (l *loop) armOut(c *conn, side int) {
+	if !c.lazyOut[side] || c.outOn[side] || c.closed {
+		return
+	}
+	c.outOn[side] = true
+	if err := l.ctl(unix.EPOLL_CTL_MOD, c.fd[side], c.events(side), c.slot*2+int32(side), c.gen); err != nil {
+		l.closeConn(c, err)
+	}
+}
+
+// disarmOut takes EPOLLOUT off sock[side] when nothing waits to be
+// written to it.
+func (l *loop) disarmOut(c *conn, side int) {
+	if !c.lazyOut[side] || !c.outOn[side] || c.closed || c.dir[1-side].pending() {
+		return
+	}
+	c.outOn[side] = false
+	if err := l.ctl(unix.EPOLL_CTL_MOD, c.fd[side], c.events(side), c.slot*2+int32(side), c.gen); err != nil {
+		l.closeConn(c, err)
+	}
+}
+
 func (l *loop) add(cfd, ufd *sockets.FD, up int, tried uint64) {
 	c := &conn{sock: [2]*sockets.FD{cfd, ufd}, fd: [2]int{cfd.Sysfd(), ufd.Sysfd()}, connecting: true, up: up, tried: tried}
 	switch l.e.r.cfg.Lock {
@@ -205,8 +257,12 @@ func (l *loop) add(cfd, ufd *sockets.FD, up int, tried uint64) {
 	c.gen = l.gen
 	l.slots[c.slot] = c
 	l.live++
+	for side := range c.sock {
+		c.lazyOut[side] = lazyOut(c.fd[side])
+	}
+	c.outOn[1] = true // the connect's completion is an EPOLLOUT
 	for side, s := range c.sock {
-		if err := l.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), connEvents, c.slot*2+int32(side), c.gen); err != nil {
+		if err := l.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), c.events(side), c.slot*2+int32(side), c.gen); err != nil {
 			l.e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
 			l.closeConn(c, nil)
 			return
@@ -230,6 +286,11 @@ func (l *loop) event(id, gen int32, ev uint32) {
 		return
 	}
 	const readable = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+	if ev&readable == 0 && !c.dir[1-side].pending() {
+		// Only room to write, and nothing waits to be written: a
+		// wake-up nobody asked for (armOut).
+		l.idleOut++
+	}
 	if ev&readable != 0 {
 		// A short read means the receive queue is empty, unless a FIN or
 		// an error is pending behind the data (epoll(7)).
@@ -237,6 +298,9 @@ func (l *loop) event(id, gen int32, ev uint32) {
 	}
 	if other := &c.dir[1-side]; !c.closed && ev&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0 && other.pending() {
 		l.pump(c, 1-side, false)
+	}
+	if ev&unix.EPOLLOUT != 0 {
+		l.disarmOut(c, side)
 	}
 }
 
@@ -276,6 +340,7 @@ func (l *loop) redial(c *conn) {
 	}
 	c.sock[1].Close() // and out of the epoll set
 	c.sock[1], c.fd[1], c.up = ufd, ufd.Sysfd(), up
+	c.lazyOut[1], c.outOn[1] = lazyOut(c.fd[1]), true // connecting
 	if c.stamps[1] != nil && ufd.EnableRXTimestamps() != nil {
 		c.stamps[1] = nil
 	}
@@ -286,7 +351,7 @@ func (l *loop) redial(c *conn) {
 		if side == 1 {
 			op = unix.EPOLL_CTL_ADD
 		}
-		if err := l.ctl(op, s.Sysfd(), connEvents, c.slot*2+int32(side), c.gen); err != nil {
+		if err := l.ctl(op, s.Sysfd(), c.events(side), c.slot*2+int32(side), c.gen); err != nil {
 			r.cfg.Logf("relay: epoll_ctl: %v", err)
 			l.closeConn(c, nil)
 			return
@@ -307,7 +372,8 @@ func (l *loop) pump(c *conn, d int, shortOK bool) {
 				return
 			}
 			if !done {
-				return // EPOLLOUT on the destination resumes us
+				l.armOut(c, 1-d) // EPOLLOUT on the destination resumes us
+				return
 			}
 		}
 		if h.eof {
@@ -327,7 +393,10 @@ func (l *loop) pump(c *conn, d int, shortOK bool) {
 		case err != nil:
 			l.closeConn(c, err)
 			return
-		case h.pending(), p == drained, p == short && shortOK:
+		case h.pending():
+			l.armOut(c, 1-d)
+			return
+		case p == drained, p == short && shortOK:
 			return
 		}
 	}

@@ -194,6 +194,10 @@ type loop struct {
 	accepted   atomic.Int64
 	spinHits   atomic.Int64 // adaptive spins that caught an event
 	spinMisses atomic.Int64 // adaptive spins that ran out
+	// idleOut counts EPOLLOUT events that found nothing waiting to be
+	// written: wake-ups for room nobody asked for (conn_linux.go, armOut).
+	// The loop's own; read after the loop has stopped.
+	idleOut int64
 
 	dials []*sockets.RawDialer // one per upstream, the pool's order
 	slots []*conn

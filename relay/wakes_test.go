@@ -61,3 +61,39 @@ func TestEpollWakesFromReceiveStamps(t *testing.T) {
 		})
 	}
 }
+
+// A UNIX client leg wakes no loop for room it did not ask for: the
+// client's every read of a reply frees the relay's send buffer and wakes
+// every waiter on the socket (unix_write_space), so a socket registered
+// for EPOLLOUT all along would give its loop one idle event per reply.
+// TCP wakes only a writer that found no room.
+func TestNoIdleWakeForRoom(t *testing.T) {
+	for _, engine := range []relay.Engine{relay.EngineEpoll, relay.EngineSplice} {
+		for _, leg := range []string{"unix", "tcp"} {
+			t.Run(string(engine)+"/"+leg, func(t *testing.T) {
+				up := startUpstream(t, "tcp", func(c net.Conn) { io.Copy(c, c) })
+				rr := startRelay(t, relay.Config{Engine: engine}, leg, up.addr)
+				c := dial(t, rr.Addr())
+				const messages = 1000
+				msg, got := make([]byte, 64), make([]byte, 64)
+				for range messages {
+					if _, err := c.Write(msg); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := io.ReadFull(c, got); err != nil {
+						t.Fatal(err)
+					}
+				}
+				c.Close()
+				rr.stop(t)
+				n, ok := relay.IdleOut(rr.Relay)
+				if !ok {
+					t.Fatal("not a loop engine")
+				}
+				if n > 2 {
+					t.Errorf("%d EPOLLOUT events found nothing to write over %d replies", n, messages)
+				}
+			})
+		}
+	}
+}
