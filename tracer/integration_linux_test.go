@@ -195,6 +195,8 @@ var paths = []path{
 	{name: "epoll spread", relay: true, client: cpu0, rel: cpu1, server: cpu0},
 	{name: "direct packed netpoll", client: cpu0, server: cpu0, io: "netpoll"},
 	{name: "epoll spread unix", relay: true, client: cpu0, rel: cpu1, server: cpu0, unix: true},
+	{name: "direct packed unix", client: cpu0, server: cpu0, unix: true},
+	{name: "epoll packed unix", relay: true, client: cpu0, rel: cpu0, server: cpu0, unix: true},
 }
 
 // TestTracedRequests traces real round trips on loopback (pingpong, the

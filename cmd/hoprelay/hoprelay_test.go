@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -228,15 +229,24 @@ func TestHoprelayFailoverUnderLoad(t *testing.T) {
 				t.Fatalf("hoprelay: %q, %v", line, err)
 			}
 			load := exec.Command(pingpong, "--target", entry, "--proto", "mysql", "--user", "hoplat", "--password", "hoplat",
-				"--command", "point-select", "--threads", "6", "--time", "3s", "--format", "json")
-			var out, stderr bytes.Buffer
-			load.Stdout, load.Stderr = &out, &stderr
+				"--command", "point-select", "--threads", "6", "--time", "3s", "--format", "json", "--report-interval", "100ms")
+			var out bytes.Buffer
+			stderr := &firstLine{seen: make(chan struct{})}
+			load.Stdout, load.Stderr = &out, stderr
 			began := time.Now()
 			if err := load.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Once all six connections are up (each upstream has two),
-			// the second server dies.
+			// Once all six connections are up (each upstream has two) and
+			// every worker has logged in and prepared its statement
+			// (pingpong's first progress line comes after the last),
+			// the second server dies. Killed during a worker's set-up,
+			// it failed the run: a connection that never began.
+			select {
+			case <-stderr.seen:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("pingpong printed no progress line: %s", stderr)
+			}
 			var before relayStats
 			deadline := time.Now().Add(10 * time.Second)
 			for before.connections() < 6 {
@@ -285,6 +295,31 @@ func TestHoprelayFailoverUnderLoad(t *testing.T) {
 			stopTerm(t, hr)
 		})
 	}
+}
+
+// firstLine keeps what a process writes and closes seen at its first
+// complete line.
+type firstLine struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	seen chan struct{}
+	once sync.Once
+}
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.Write(p)
+	if bytes.IndexByte(f.buf.Bytes(), '\n') >= 0 {
+		f.once.Do(func() { close(f.seen) })
+	}
+	return len(p), nil
+}
+
+func (f *firstLine) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.buf.String()
 }
 
 type relayStats struct {
