@@ -134,7 +134,7 @@ func (b *bench) components(topo *Topology, p hop.Path) map[int]string {
 
 // tracedRound runs one traced round of cell c and summarises what the
 // tracer saw of its requests.
-func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string, cpus affinity.CPUSet, topo *Topology, c Cell, placement affinity.Placement) (*hop.Trace, string) {
+func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, env []string, cpus affinity.CPUSet, topo *Topology, c Cell, placement affinity.Placement) (*hop.Trace, string) {
 	t := b.tracing
 	comps := b.components(topo, c.Path)
 	var followed []int
@@ -174,12 +174,12 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, env []string,
 			defer affinity.PinProcess(os.Getpid(), prev)
 		}
 	}
-	// Untraced rounds of the traced one's length on either side of it,
-	// with this process where it is during it, price the tracer's cost
-	// like with like (hop.Trace.UntracedP50Us).
+	// Untraced rounds (besideArgv: half the traced one's length) on
+	// either side of it, with this process where it is during it, price
+	// the tracer's cost like with like (hop.Trace.UntracedP50Us).
 	var untraced []float64
 	companion := func() {
-		if smp, err := RunClient(ctx, argv, env, cpus); err == nil && smp.Failed == "" && smp.Latency.P50 > 0 {
+		if smp, err := RunClient(ctx, besideArgv, env, cpus); err == nil && smp.Failed == "" && smp.Latency.P50 > 0 {
 			untraced = append(untraced, smp.Latency.P50)
 		}
 	}

@@ -254,7 +254,7 @@ func (t *text) traced(r *Report, groups []regimeGroup) {
 	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
 		per = fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
 	}
-	t.wrap(fmt.Sprintf("traced requests (one more round of each path, through the scheduler and the kernel%s; ident: how far the segments are from the round trip, cover: the share the events explain, cost: the traced round's p50 against untraced rounds of its length just before and after it):", per), "  ")
+	t.wrap(fmt.Sprintf("traced requests (one more round of each path, through the scheduler and the kernel%s; ident: how far the segments are from the round trip, cover: the share the events explain, cost: the traced round's p50 against untraced rounds of half its length just before and after it):", per), "  ")
 	sweep := sweeps(traced)
 	grouped := len(groups) > 1
 	for _, g := range groups {

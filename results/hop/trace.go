@@ -25,8 +25,8 @@ type Trace struct {
 	// percent.
 	OverheadPct float64 `json:"overhead_pct"`
 	TracedP50Us float64 `json:"traced_p50_us"`
-	// UntracedP50Us is the mean p50 of two untraced rounds as long as the
-	// traced one, run just before and just after it on the same
+	// UntracedP50Us is the mean p50 of two untraced rounds half as long
+	// as the traced one, run just before and just after it on the same
 	// processes: the tracer's cost compared like with like, where the
 	// kept rounds ran earlier, longer, and with the machine as it was
 	// then.
