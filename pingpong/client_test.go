@@ -113,8 +113,9 @@ func TestAutoIO(t *testing.T) {
 	}{
 		{pingpong.Config{IO: pingpong.Auto}, pingpong.Blocking},
 		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, Rate: 1000, CPUs: []int{0, 1}}, pingpong.Blocking},
-		{pingpong.Config{IO: pingpong.Auto, Threads: []int{8}, CPUs: []int{0, 0}}, pingpong.Blocking},
-		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, CPUs: []int{0}}, pingpong.Netpoll},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{16}, CPUs: []int{0, 0}}, pingpong.Blocking},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 16}, CPUs: []int{0}}, pingpong.Blocking},
+		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, 17}, CPUs: []int{0}}, pingpong.Netpoll},
 		{pingpong.Config{IO: pingpong.Auto, Threads: []int{1, pingpong.AutoHeldMax + 1}, CPUs: manyCPUs(100)}, pingpong.Netpoll},
 		{pingpong.Config{IO: pingpong.Netpoll, Threads: []int{1}}, pingpong.Netpoll},
 		{pingpong.Config{IO: pingpong.Spin, Threads: []int{1}}, pingpong.Spin},

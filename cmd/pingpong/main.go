@@ -40,7 +40,7 @@ type options struct {
 
 // ioUsage is --io's help: what each model costs, measured.
 const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) runs blocking, one OS thread per connection " +
-	"as sysbench and sockperf do, up to 8 threads per CPU it may run on (512 in all), and netpoll beyond; " +
+	"as sysbench and sockperf do, up to 16 threads per CPU it may run on (512 in all), and netpoll beyond; " +
 	"the report's config names the model in io_chosen and why in io_reason. " +
 	"Measured on a loaded 2-vCPU EPYC guest (README.md, Defaults): netpoll cost 43.4 us of client CPU per MariaDB " +
 	"point-select at 1 thread unpinned against blocking's 23.0 (sysbench 27.1); spin beats the default's echo p50 " +

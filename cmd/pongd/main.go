@@ -32,7 +32,7 @@ func main() { cli.Exit("pongd", run(os.Args[1:])) }
 
 // ioUsage is --io's help: what each model costs, measured.
 const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) serves each connection blocking, " +
-	"on an OS thread of its own, while at most 8 per CPU (512 in all) are, and netpoll beyond. Against pingpong's " +
+	"on an OS thread of its own, while at most 16 per CPU (512 in all) are, and netpoll beyond. Against pingpong's " +
 	"default, unpinned on a loaded 2-vCPU EPYC guest, the pair's echo p50 was 21.3 us (sockperf 23.5); both in netpoll " +
 	"32.8, both in spin 17.2 at the price of a core per connection (README.md, Defaults)"
 
