@@ -190,13 +190,6 @@ const connEvents = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
 // on its way out of that read. The cost is an epoll_ctl when a write
 // stalls and one when the first EPOLLOUT after it finds nothing pending.
 
-// lazyOut says whether fd is a UNIX socket, registered for EPOLLOUT only
-// while needed.
-func lazyOut(fd int) bool {
-	d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
-	return err == nil && d == unix.AF_UNIX
-}
-
 // events is what sock[side] is registered for now.
 func (c *conn) events(side int) uint32 {
 	if c.lazyOut[side] && !c.outOn[side] {
@@ -257,9 +250,7 @@ func (l *loop) add(cfd, ufd *sockets.FD, up int, tried uint64) {
 	c.gen = l.gen
 	l.slots[c.slot] = c
 	l.live++
-	for side := range c.sock {
-		c.lazyOut[side] = lazyOut(c.fd[side])
-	}
+	c.lazyOut = [2]bool{l.e.r.listen.IsUnix(), l.e.r.pool.addr(up).IsUnix()}
 	c.outOn[1] = true // the connect's completion is an EPOLLOUT
 	for side, s := range c.sock {
 		if err := l.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), c.events(side), c.slot*2+int32(side), c.gen); err != nil {
@@ -340,7 +331,7 @@ func (l *loop) redial(c *conn) {
 	}
 	c.sock[1].Close() // and out of the epoll set
 	c.sock[1], c.fd[1], c.up = ufd, ufd.Sysfd(), up
-	c.lazyOut[1], c.outOn[1] = lazyOut(c.fd[1]), true // connecting
+	c.lazyOut[1], c.outOn[1] = r.pool.addr(up).IsUnix(), true // connecting
 	if c.stamps[1] != nil && ufd.EnableRXTimestamps() != nil {
 		c.stamps[1] = nil
 	}

@@ -92,8 +92,11 @@ func WriteText(w io.Writer, c *Comparison) error {
 	if drifted(c) {
 		fmt.Fprintf(w, "a direct path moved with nothing recorded changed: something outside the runs did (the machine's\n"+
 			"load, or a server hoplat does not start), and every p50 moves with it")
-		if relays(c) {
+		switch relays(c) {
+		case addedHeld:
 			fmt.Fprintf(w, "; the added columns, each\ntaken against direct inside its own run, cancel it")
+		case addedMoved:
+			fmt.Fprintf(w, "; the hops' added p50s\nmoved with it, the relays slowed as the machine did: neither column compares the hops")
 		}
 		fmt.Fprintln(w)
 	}
@@ -103,13 +106,24 @@ func WriteText(w io.Writer, c *Comparison) error {
 	return nil
 }
 
-func relays(c *Comparison) bool {
+// What the relay rows' added p50s did between the runs.
+const (
+	noRelays = iota
+	addedHeld
+	addedMoved // one at least changed significantly
+)
+
+func relays(c *Comparison) int {
+	out := noRelays
 	for _, r := range c.Rows {
-		if r.OldAddedP50Us != nil {
-			return true
+		switch {
+		case r.AddedSignificant != nil && *r.AddedSignificant:
+			return addedMoved
+		case r.OldAddedP50Us != nil:
+			out = addedHeld
 		}
 	}
-	return false
+	return out
 }
 
 // drifted reports a direct path whose p50 changed significantly between

@@ -40,7 +40,7 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 				}
 			}
 			r.UnstableReason += "; likely cause: " + cause
-		} else if reason := movedWithMachine(all, sums, s, discard); reason != "" {
+		} else if reason := movedWithMachine(all, sums, i, discard); reason != "" {
 			r.Stable, r.UnstableReason = false, reason
 		}
 		r.RelayUs = s.RelayUs

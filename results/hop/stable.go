@@ -192,9 +192,9 @@ func references(all []Series, s Series) []Series {
 // slowerCode names the machine when s's client spent CPU time per request
 // in proportion to its rounds' p50s: the same code ran slower in the slow
 // rounds, and the round trip with it. Measured on the 2-vCPU AMD guest
-// (cpuidle menu), echo client and server on CPU 0, 150 ms rounds: p50
-// 18.3 µs at 10.5 µs of client CPU per request, 28.9 µs at 16.7, while a
-// CPU-bound loop kept its speed, so not the clock's frequency. The client's time
+// (cpuidle menu), make bench with every component on CPU 0: direct tcp's
+// round p50 26.9 µs at 22.8 µs of client CPU per request for three
+// rounds, 20.1 µs at 16.2 for the next three. The client's time
 // includes its start-up and warm-up, which dampen the ratio and never
 // create one. Empty when the rounds carry no CPU time or it did not move
 // with them.
@@ -232,7 +232,8 @@ func slowerCode(s Series, discard int) string {
 // baseline, measured in the same cycles, was unstable because the machine
 // changed speed (slowerCode): its figure is a median over two states of
 // the machine. Empty when that is not so.
-func movedWithMachine(all []Series, sums []PathResult, s Series, discard int) string {
+func movedWithMachine(all []Series, sums []PathResult, i, discard int) string {
+	s := all[i]
 	if s.Path.Relay == Direct {
 		return ""
 	}
@@ -241,21 +242,16 @@ func movedWithMachine(all []Series, sums []PathResult, s Series, discard int) st
 		return ""
 	}
 	var base *PathResult
-	for i := range all {
-		if all[i].Path == b.Path && all[i].Setting == b.Setting {
-			base = &sums[i]
+	for j := range all {
+		if all[j].Path == b.Path && all[j].Setting == b.Setting {
+			base = &sums[j]
 		}
 	}
 	if base == nil || base.Stable || slowerCode(*b, discard) == "" {
 		return ""
 	}
-	var own []float64
-	for i, smp := range s.Samples {
-		if s.kept(i, discard) && smp.Latency.P50 > 0 {
-			own = append(own, smp.Latency.P50)
-		}
-	}
-	if len(own) < 3 {
+	own := sums[i].RoundsP50Us // the kept rounds'
+	if len(own) < 3 || slices.Min(own) <= 0 {
 		return ""
 	}
 	lo, hi := slices.Min(own), slices.Max(own)
