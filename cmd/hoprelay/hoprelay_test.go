@@ -283,8 +283,16 @@ func TestHoprelayFailoverUnderLoad(t *testing.T) {
 			if r.Errors == 0 || r.Reconnects == 0 || r.TPS.Mean <= 0 {
 				t.Errorf("errors %d, reconnects %d, tps %.0f: want the cut connections counted and replaced", r.Errors, r.Reconnects, r.TPS.Mean)
 			}
-			if after.Upstreams[1].Connections != before.Upstreams[1].Connections || after.Upstreams[1].Failed == 0 {
-				t.Errorf("the killed server: %+v before, %+v after: want no new connection, its refusals counted", before.Upstreams[1], after.Upstreams[1])
+			// A dying process closes its descriptors one by one: a client
+			// whose connection was reset first can reconnect while the
+			// listener still queues, once (sockmap, 1 run in about 10
+			// here: errors 3, the killed server 2 -> 3 connections, no
+			// refusal). Any other new connection, or none refused and
+			// none queued, is a failover that did not happen.
+			killed := after.Upstreams[1]
+			dying := killed.Connections == before.Upstreams[1].Connections+1 && r.Errors > r.Reconnects
+			if !dying && (killed.Connections != before.Upstreams[1].Connections || killed.Failed == 0) {
+				t.Errorf("the killed server: %+v before, %+v after (errors %d, reconnects %d): want no new connection, its refusals counted", before.Upstreams[1], killed, r.Errors, r.Reconnects)
 			}
 			if got := after.Upstreams[0].Connections + after.Upstreams[2].Connections; got < before.Upstreams[0].Connections+before.Upstreams[2].Connections+int64(r.Reconnects) {
 				t.Errorf("the others took %d connections in all, fewer than pingpong's %d reconnects: %+v", got, r.Reconnects, after.Upstreams)
