@@ -144,7 +144,10 @@ func serverStates(t *testing.T, stats string) map[string]string {
 		if sv == "FRONTEND" || sv == "BACKEND" {
 			continue
 		}
-		out[rec[col["pxname"]]+"/"+sv] = rec[col["status"]] + " " + rec[col["check_status"]]
+		// A leading "* " marks a check in progress; the rest is the last
+		// check's result.
+		check := strings.TrimPrefix(rec[col["check_status"]], "* ")
+		out[rec[col["pxname"]]+"/"+sv] = rec[col["status"]] + " " + check
 	}
 	return out
 }
