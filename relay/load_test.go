@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -20,11 +19,8 @@ import (
 // (affinity.StartOn) like the relay between them. The value is the mode
 // and its arguments, separated by spaces:
 //
-//	echo                      server: echoes every connection
 //	sink                      server: reads every connection to EOF, then
 //	                          prints "got N" for one that carried bytes
-//	pingpong ADDR CONNS DUR   client: CONNS connections each write 64 bytes
-//	                          and read them back for DUR; prints "tps X"
 //	stream ADDR BYTES         client: writes BYTES in 1 MiB writes, shuts
 //	                          its write side and reads to EOF; prints
 //	                          "secs X", the time from the first write to
@@ -63,7 +59,7 @@ func load(args []string) error {
 		out.Flush()
 	}
 	switch mode := args[0]; mode {
-	case "echo", "sink":
+	case "sink":
 		if len(args) != 1 {
 			return fmt.Errorf("%s takes no arguments, got %q", mode, args[1:])
 		}
@@ -72,26 +68,23 @@ func load(args []string) error {
 			return err
 		}
 		var mu sync.Mutex // say from many connections
-		serve := func(c net.Conn) { io.Copy(c, c) }
-		if mode == "sink" {
-			// 1 MiB reads, as the stream client writes: the 8 KiB reads
-			// of io.Copy into io.Discard would cost the sink 131,072
-			// read(2) per GiB on the CPU it may share with the relay.
-			serve = func(c net.Conn) {
-				buf := make([]byte, 1<<20)
-				var n int64
-				for {
-					m, err := c.Read(buf)
-					n += int64(m)
-					if err != nil {
-						break
-					}
+		// 1 MiB reads, as the stream client writes: the 8 KiB reads of
+		// io.Copy into io.Discard would cost the sink 131,072 read(2) per
+		// GiB on the CPU it may share with the relay.
+		serve := func(c net.Conn) {
+			buf := make([]byte, 1<<20)
+			var n int64
+			for {
+				m, err := c.Read(buf)
+				n += int64(m)
+				if err != nil {
+					break
 				}
-				if n > 0 { // readiness probes connect and close at once
-					mu.Lock()
-					say("got %d", n)
-					mu.Unlock()
-				}
+			}
+			if n > 0 { // readiness probes connect and close at once
+				mu.Lock()
+				say("got %d", n)
+				mu.Unlock()
 			}
 		}
 		go func() {
@@ -106,23 +99,6 @@ func load(args []string) error {
 		say("listening %s", ln.Addr())
 		<-stdinEOF
 		return ln.Close()
-	case "pingpong":
-		if len(args) != 4 {
-			return fmt.Errorf("pingpong wants ADDR CONNS DUR, got %q", args[1:])
-		}
-		conns, err := strconv.Atoi(args[2])
-		if err != nil {
-			return fmt.Errorf("pingpong conns %q: %w", args[2], err)
-		}
-		d, err := time.ParseDuration(args[3])
-		if err != nil {
-			return fmt.Errorf("pingpong duration %q: %w", args[3], err)
-		}
-		tps, err := pingPong(args[1], conns, d)
-		if err != nil {
-			return err
-		}
-		say("tps %f", tps)
 	case "stream":
 		if len(args) != 3 {
 			return fmt.Errorf("stream wants ADDR BYTES, got %q", args[1:])
@@ -170,46 +146,6 @@ func load(args []string) error {
 	}
 	<-stdinEOF
 	return nil
-}
-
-// pingPong runs conns clients, each writing 64 bytes and reading them
-// back, for d; it returns round trips per second.
-func pingPong(addr string, conns int, d time.Duration) (float64, error) {
-	var total atomic.Int64
-	var wg sync.WaitGroup
-	cs := make([]net.Conn, 0, conns)
-	for range conns {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			for _, c := range cs {
-				c.Close()
-			}
-			return 0, fmt.Errorf("pingpong: dial %s: %w", addr, err)
-		}
-		cs = append(cs, c)
-	}
-	deadline := time.Now().Add(d)
-	for _, c := range cs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer c.Close()
-			msg := make([]byte, 64)
-			n := int64(0)
-			for time.Now().Before(deadline) {
-				if _, err := c.Write(msg); err != nil {
-					break
-				}
-				if _, err := io.ReadFull(c, msg); err != nil {
-					break
-				}
-				n++
-			}
-			total.Add(n)
-		}()
-	}
-	wg.Wait()
-	return float64(total.Load()) / d.Seconds(), nil
 }
 
 // stream writes total bytes to addr, shuts its write side and reads to

@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -35,7 +36,10 @@ func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *
 	case "socat":
 		port := freePort(b)
 		p.addr = "127.0.0.1:" + port
-		p.cmd = exec.Command(peer.Require(b, "socat"), "TCP4-LISTEN:"+port+",bind=127.0.0.1,reuseaddr,fork,nodelay", "TCP4:"+upstream+",nodelay")
+		// backlog=1024: socat listens with a backlog of 5, and the
+		// 64 connections pingpong opens at once overflow it; a dropped
+		// handshake waits seconds for its retransmission.
+		p.cmd = exec.Command(peer.Require(b, "socat"), "TCP4-LISTEN:"+port+",bind=127.0.0.1,reuseaddr,fork,nodelay,backlog=1024", "TCP4:"+upstream+",nodelay")
 	case "haproxy":
 		port := freePort(b)
 		p.addr = "127.0.0.1:" + port
@@ -124,6 +128,106 @@ func freePort(b *testing.B) string {
 	}
 	defer ln.Close()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// cpu is the CPU time the relay has used, its threads' and its reaped
+// children's (socat forks one per connection; each child exits when its
+// connection closes). It first waits, up to 5 s, for every child to be
+// reaped, so that a round's children are counted in the round.
+func (p *peerRelay) cpu(b *testing.B) time.Duration {
+	b.Helper()
+	pid := p.cmd.Process.Pid
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(5 * time.Second); ; <-tick.C {
+		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		if err != nil {
+			b.Fatalf("%s: %v", p.name, err)
+		}
+		if len(strings.TrimSpace(string(kids))) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%s: children %s still running 5 s after the load ended", p.name, strings.TrimSpace(string(kids)))
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The fields after the command's closing parenthesis, from state
+	// (field 3): utime, stime, cutime and cstime are fields 14 to 17, in
+	// clock ticks of 1/100 s (USER_HZ on Linux).
+	i := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 15 {
+		b.Fatalf("%s: short /proc stat %q", p.name, stat)
+	}
+	var ticks int64
+	for _, v := range f[11:15] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			b.Fatalf("%s: /proc stat field %q: %v", p.name, v, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// startHoplat starts one of the suite's servers on cpus with args and
+// returns it with the address its first line names ("listening
+// tcp:ADDR").
+func startHoplat(b *testing.B, cpus affinity.CPUSet, name string, args ...string) *peerRelay {
+	b.Helper()
+	p := &peerRelay{name: name, cmd: exec.Command(peer.Hoplat(b, name), args...)}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.cmd.Stderr = io.Discard
+	if err := affinity.StartOn(p.cmd, cpus); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.stop)
+	checkPinned(b, name, p.cmd.Process.Pid, cpus)
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("%s: no readiness line: %v", name, err)
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp:")
+	if !ok {
+		b.Fatalf("%s: first line %q, want \"listening tcp:ADDR\"", name, line)
+	}
+	p.addr = addr
+	go io.Copy(io.Discard, stdout)
+	return p
+}
+
+// runPingpong runs the suite's pingpong on cpus against addr with conns
+// connections for d, default flags otherwise, and returns its tps and the
+// round trips it completed.
+func runPingpong(b *testing.B, cpus affinity.CPUSet, addr string, conns int, d string) (tps float64, n int64) {
+	b.Helper()
+	cmd := exec.Command(peer.Hoplat(b, "pingpong"), "--target", "tcp:"+addr, "--threads", strconv.Itoa(conns), "--time", d, "--format", "json")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := affinity.StartOn(cmd, cpus); err != nil {
+		b.Fatal(err)
+	}
+	checkPinned(b, "pingpong", cmd.Process.Pid, cpus)
+	if err := cmd.Wait(); err != nil {
+		b.Fatalf("pingpong via %s: %v\n%s", addr, err, errb.String())
+	}
+	var rep struct {
+		Results []struct {
+			TPS          struct{ Median float64 } `json:"tps"`
+			Transactions int64                    `json:"transactions"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Transactions == 0 {
+		b.Fatalf("pingpong via %s: report %v: %.200s", addr, err, out.String())
+	}
+	return rep.Results[0].TPS.Median, rep.Results[0].Transactions
 }
 
 // loadProc is a client or server of BenchmarkPeers: the test binary
@@ -270,22 +374,32 @@ func BenchmarkPeers(b *testing.B) {
 	clientCPUs, relayCPUs, serverCPUs, place := peerPlacement(b)
 	b.Run(place, func(b *testing.B) {
 		b.Run("tps64", func(b *testing.B) {
-			srv := startLoad(b, serverCPUs, "echo")
-			up := srv.expect(b, "listening")
+			// The suite's own client and server, with their default
+			// flags, as a user runs them: with all three processes on one
+			// CPU, tps is the inverse of the path's whole CPU per round
+			// trip, and a heavier load generator only dilutes what the
+			// relays differ by. The relay's own CPU per round trip is
+			// reported beside it, the figure no load generator moves.
+			srv := startHoplat(b, serverCPUs, "pongd", "--listen", "tcp:127.0.0.1:0")
+			up := srv.addr
 			relays := map[string]*peerRelay{}
 			for _, k := range peerKinds {
 				relays[k] = startPeerRelay(b, k, up, relayCPUs)
 			}
 			tps := map[string][]float64{}
+			cpu := map[string][]float64{}
 			for range rounds {
 				for _, k := range peerKinds {
-					c := startLoad(b, clientCPUs, "pingpong", relays[k].addr, "64", "2s")
-					tps[k] = append(tps[k], c.float(b, "tps"))
-					c.stop()
+					before := relays[k].cpu(b)
+					rate, n := runPingpong(b, clientCPUs, relays[k].addr, 64, "2s")
+					after := relays[k].cpu(b)
+					tps[k] = append(tps[k], rate)
+					cpu[k] = append(cpu[k], (after-before).Seconds()*1e6/float64(n))
 				}
 			}
 			for _, k := range peerKinds {
 				b.ReportMetric(median(tps[k]), "tps-"+k)
+				b.ReportMetric(median(cpu[k]), "us-cpu/rt-"+k)
 			}
 		})
 		b.Run("stream1GiB", func(b *testing.B) {
