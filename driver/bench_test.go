@@ -399,12 +399,13 @@ func TestRunForcedBimodalIsUnstable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Odd rounds move the client to the second CPU, where its four
-	// connections' work runs beside the server's: about twice the rate,
-	// half the round trip (72 against 150-180 µs). One connection split
-	// the rounds by a cross-CPU wake-up alone, ~3 µs each on the 2-vCPU
-	// AMD guest, which its noise hid in CI (57.7, 58.8, 57.6 µs). A run
-	// whose rounds still did not split is made again, up to three; a run
-	// that split must be flagged with the move as its cause.
+	// connections' work runs beside the server's: about half the round
+	// trip (rounds of 42.6, 98.0, 42.6 and 105 µs in one run on the
+	// 2-vCPU AMD guest). One connection would split the rounds by a
+	// cross-CPU wake-up alone, ~3 µs on that guest (field-notes.md),
+	// within its noise. A run whose rounds still did not split is made
+	// again, up to three; a run that split must be flagged with the move
+	// as its cause.
 	var p hop.PathResult
 	for attempt := 1; attempt <= 3; attempt++ {
 		round := 0

@@ -64,8 +64,9 @@ func compareText(t *testing.T, args ...string) string {
 // The same command twice finds no hop changed: what a relay adds is taken
 // against direct inside each run, in interleaved rounds, so it holds
 // while the machine's load shifts between the two invocations; the round
-// trips themselves may move with that load (by a fifth on a 2-vCPU
-// guest, direct paths included), and the text then says that something
+// trips themselves may move with that load (direct tcp was 27.4 µs in
+// one invocation and 20.6 in the next on a 2-vCPU AMD guest), and the
+// text then says that something
 // outside the runs moved. The backend's own 20 µs per request moves every
 // direct path's round trip up, significantly, and by about those 20 µs,
 // while what the hop adds stays where it was. A set of three runs (the
