@@ -9,9 +9,11 @@
 # p50/p99 minus the direct path's in the same round is its added cost; the
 # table shows the median over rounds.
 #
-# Then, unless QUICK=1: tps at 64 connections, a 1 GiB stream and RSS per idle
-# connection, from `go test -bench BenchmarkPeers ./relay` against the same
-# binaries, with the same placement and ROUNDS interleaved rounds.
+# Then, unless QUICK=1: tps at 64 connections (the suite's pingpong against
+# pongd, default flags, with each relay's own CPU per round trip beside it),
+# a 1 GiB stream and RSS per idle connection, from `go test -bench
+# BenchmarkPeers ./relay` against the same binaries, with the same placement
+# and ROUNDS interleaved rounds.
 #
 # Every process is pinned with taskset (unpinned figures on a VM are
 # placement luck): PLACEMENT=packed (default) puts the sockperf client, the
@@ -169,4 +171,24 @@ PEERS_PLACEMENT="client=0 relay=0 server=$CPU_SERVER"
 echo
 echo "concurrency, stream, idle RSS: HOPLAT_RELAY_PLACEMENT='$PEERS_PLACEMENT' HOPLAT_RELAY_ROUNDS=$ROUNDS go test -run '^\$' -bench BenchmarkPeers -benchtime 1x ./relay"
 HOPLAT_BIN="$PWD/$BIN" HOPLAT_RELAY_PLACEMENT="$PEERS_PLACEMENT" HOPLAT_RELAY_ROUNDS="$ROUNDS" \
-	go test -run '^$' -bench BenchmarkPeers -benchtime 1x -timeout 30m ./relay | grep -E '^(Benchmark|ok|FAIL|---)|peers_linux_test' || true
+	go test -run '^$' -bench BenchmarkPeers -benchtime 1x -timeout 30m ./relay >"$tmp/peers" 2>&1 || true
+grep -E '^(Benchmark|ok|FAIL|---)|peers_linux_test' "$tmp/peers" || true
+# The 64-connection verdict: the best plain engine (goroutine, epoll,
+# splice) against HAProxy in tps, and each relay's own CPU per round trip.
+awk '/tps64/ {
+	for (i = 1; i < NF; i++) {
+		if ($(i + 1) ~ /^tps-/) tps[substr($(i + 1), 5)] = $i
+		if ($(i + 1) ~ /^us-cpu\/rt-/) cpu[substr($(i + 1), 11)] = $i
+	}
+}
+END {
+	if (!("haproxy" in tps)) exit
+	best = ""
+	split("goroutine epoll splice", plain, " ")
+	for (k in plain) { e = plain[k]; if ((e in tps) && (best == "" || tps[e] > tps[best])) best = e }
+	if (best == "") exit
+	r = tps[best] / tps["haproxy"]
+	printf "\n64 connections: best plain engine %s %.0f tps against HAProxy %.0f: %.3fx (target >= 1.1: %s)\n", best, tps[best], tps["haproxy"], r, r >= 1.1 ? "met" : "missed"
+	if ((best in cpu) && ("haproxy" in cpu) && cpu["haproxy"] > 0)
+		printf "  the relay'"'"'s own CPU per round trip: %s %.2f us, HAProxy %.2f us (%.3fx HAProxy'"'"'s)\n", best, cpu[best], cpu["haproxy"], cpu[best] / cpu["haproxy"]
+}' "$tmp/peers"
