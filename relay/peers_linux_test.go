@@ -50,6 +50,16 @@ func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *
 	default:
 		p.cmd = exec.Command(peer.Hoplat(b, "hoprelay"), "--engine", kind, "tcp:127.0.0.1:0", "tcp:"+upstream)
 	}
+	p.start(b, cpus)
+	return p
+}
+
+// start runs the relay or server on cpus and returns once it listens:
+// hoplat's binaries say so in their first line ("listening tcp:ADDR",
+// which sets p.addr); socat and HAProxy, which print no such line, are
+// probed at p.addr until they accept.
+func (p *peerRelay) start(b *testing.B, cpus affinity.CPUSet) {
+	b.Helper()
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -61,14 +71,20 @@ func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *
 		b.Fatal(err)
 	}
 	b.Cleanup(p.stop)
-	checkPinned(b, kind, p.cmd.Process.Pid, cpus)
+	checkPinned(b, p.name, p.cmd.Process.Pid, cpus)
 	if p.addr == "" {
-		line, err := bufio.NewReader(stdout).ReadString('\n')
+		r := bufio.NewReader(stdout)
+		line, err := r.ReadString('\n')
 		if err != nil {
-			b.Fatalf("%s: no readiness line: %v", kind, err)
+			b.Fatalf("%s: no readiness line: %v", p.name, err)
 		}
-		p.addr = strings.TrimPrefix(strings.TrimSpace(line), "listening tcp:")
-		return p
+		addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp:")
+		if !ok {
+			b.Fatalf("%s: first line %q, want \"listening tcp:ADDR\"", p.name, line)
+		}
+		p.addr = addr
+		go io.Copy(io.Discard, r)
+		return
 	}
 	go io.Copy(io.Discard, stdout)
 	// socat and HAProxy print no readiness line: probe until they accept.
@@ -76,10 +92,10 @@ func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *
 		c, err := net.Dial("tcp", p.addr)
 		if err == nil {
 			c.Close()
-			return p
+			return
 		}
 		if i == 200 {
-			b.Fatalf("%s never listened on %s: %v", kind, p.addr, err)
+			b.Fatalf("%s never listened on %s: %v", p.name, p.addr, err)
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
@@ -180,26 +196,7 @@ func (p *peerRelay) cpu(b *testing.B) time.Duration {
 func startHoplat(b *testing.B, cpus affinity.CPUSet, name string, args ...string) *peerRelay {
 	b.Helper()
 	p := &peerRelay{name: name, cmd: exec.Command(peer.Hoplat(b, name), args...)}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	p.cmd.Stderr = io.Discard
-	if err := affinity.StartOn(p.cmd, cpus); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(p.stop)
-	checkPinned(b, name, p.cmd.Process.Pid, cpus)
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		b.Fatalf("%s: no readiness line: %v", name, err)
-	}
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp:")
-	if !ok {
-		b.Fatalf("%s: first line %q, want \"listening tcp:ADDR\"", name, line)
-	}
-	p.addr = addr
-	go io.Copy(io.Discard, stdout)
+	p.start(b, cpus)
 	return p
 }
 
