@@ -146,48 +146,15 @@ func freePort(b *testing.B) string {
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
-// cpu is the CPU time the relay has used, its threads' and its reaped
-// children's (socat forks one per connection; each child exits when its
-// connection closes). It first waits, up to 5 s, for every child to be
-// reaped, so that a round's children are counted in the round.
+// cpu is the CPU time the relay has used: its threads', and for socat its
+// children's, live or reaped (affinity.ProcessCPUTime).
 func (p *peerRelay) cpu(b *testing.B) time.Duration {
 	b.Helper()
-	pid := p.cmd.Process.Pid
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for deadline := time.Now().Add(5 * time.Second); ; <-tick.C {
-		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-		if err != nil {
-			b.Fatalf("%s: %v", p.name, err)
-		}
-		if len(strings.TrimSpace(string(kids))) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%s: children %s still running 5 s after the load ended", p.name, strings.TrimSpace(string(kids)))
-		}
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d, err := affinity.ProcessCPUTime(p.cmd.Process.Pid)
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("%s: %v", p.name, err)
 	}
-	// The fields after the command's closing parenthesis, from state
-	// (field 3): utime, stime, cutime and cstime are fields 14 to 17, in
-	// clock ticks of 1/100 s (USER_HZ on Linux).
-	i := strings.LastIndexByte(string(stat), ')')
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 15 {
-		b.Fatalf("%s: short /proc stat %q", p.name, stat)
-	}
-	var ticks int64
-	for _, v := range f[11:15] {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			b.Fatalf("%s: /proc stat field %q: %v", p.name, v, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond
+	return d
 }
 
 // startHoplat starts one of the suite's servers on cpus with args and

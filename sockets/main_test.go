@@ -2,11 +2,8 @@ package sockets
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/hoplat/hoplat/internal/leak"
 )
@@ -30,27 +27,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// stampKeeper opens a UDP socket on loopback with SO_TIMESTAMPNS set, which
-// counts as a stamping socket for as long as it is open.
-func stampKeeper() (net.PacketConn, error) {
-	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+// stampKeeper is a listener that asks for receive stamps, as the relay
+// keeps one (relay/loop_linux.go): it counts as a stamping socket for as
+// long as it is open.
+func stampKeeper() (*FD, error) {
+	a, err := Parse("TCP4-LISTEN:0,bind=127.0.0.1")
 	if err != nil {
 		return nil, err
 	}
-	rc, err := c.(*net.UDPConn).SyscallConn()
+	ln, _, err := RawListen(a)
 	if err != nil {
-		c.Close()
 		return nil, err
 	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
-	}); err != nil {
-		serr = err
+	if err := ln.EnableRXTimestamps(); err != nil {
+		ln.Close()
+		return nil, err
 	}
-	if serr != nil {
-		c.Close()
-		return nil, serr
-	}
-	return c, nil
+	return ln, nil
 }
