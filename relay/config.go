@@ -58,6 +58,7 @@ type Config struct {
 	Lock     Lock          // "" = LockNone
 	Buffer   int           // bytes per direction; 0 = DefaultBuffer (sockmap: the kernel holds up to 16× this per direction; splice: the pipe a direction starts with, grown to up to 1 MiB once it streams)
 	MaxConns int           // live connections beyond this are refused with a log line; 0 = no bound (sockmap: DefaultSockmapConns)
+	NoBatch  bool          // epoll: one recvfrom and one sendto per message, never batched in an io_uring_enter (batch_linux.go)
 	Stats    bool          // time every chunk's residence in the relay (costs two clock reads per chunk); off for sockmap
 	Grace    time.Duration // how long shutdown waits for live connections; 0 = DefaultGrace, <0 = none
 	Balance  Balance       // how each connection picks one of several upstreams; "" = BalanceRoundRobin

@@ -27,6 +27,8 @@ var variants = []variant{
 	{"goroutine", relay.Config{Engine: relay.EngineGoroutine}},
 	{"goroutine-timed", relay.Config{Engine: relay.EngineGoroutine, Stats: true}},
 	{"epoll", relay.Config{Engine: relay.EngineEpoll, Stats: true}},
+	{"epoll-untimed", relay.Config{Engine: relay.EngineEpoll}},
+	{"epoll-nobatch", relay.Config{Engine: relay.EngineEpoll, NoBatch: true}},
 	{"splice", relay.Config{Engine: relay.EngineSplice, Stats: true}},
 	{"epoll-spin", relay.Config{Engine: relay.EngineEpoll, Spin: true}},
 	{"epoll-busy-poll", relay.Config{Engine: relay.EngineEpoll, BusyPoll: 50 * time.Microsecond}},

@@ -37,6 +37,8 @@ type loopEngine struct {
 	loops      []*loop
 	global     sync.Mutex // LockGlobal: held by whichever loop moves a chunk
 	wake       wakeChoice // how the loops wait (wake.go)
+	batch      string     // batchOn, or why the loops make one call per message
+	waitHook   func()     // tests: called before every wait, so that a test can hold the loops while it readies sockets
 }
 
 // Event data: the listener and the wake-up eventfd have negative ids; a
@@ -75,6 +77,8 @@ func newLoopEngine(r *Relay) (engine, error) {
 	}
 	e := &loopEngine{r: r, ln: ln, dials: dials, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
 	r.wake = e.wake
+	e.batch = chooseBatch(r.cfg)
+	r.batch = e.batch
 	if e.splice {
 		e.streamPipe = streamPipeSize(r.cfg.Buffer)
 	}
@@ -131,6 +135,8 @@ func (e *loopEngine) loopStats() []LoopStats {
 		out[i].Accepted = l.accepted.Load()
 		out[i].SpinHits = l.spinHits.Load()
 		out[i].SpinMisses = l.spinMisses.Load()
+		out[i].Batches = l.batches.Load()
+		out[i].BatchedReads = l.batched.Load()
 	}
 	return out
 }
@@ -212,6 +218,12 @@ type loop struct {
 	rec      *recorder
 	wakes    *recorder // kernel receive stamp to the wake-up that read it (timed runs, TCP sources)
 	now      int64     // clock at the last wake-up with events
+
+	batch    *sockets.Batch // the epoll engine's batched moves (batch_linux.go); nil: one call per message
+	batchBuf []byte         // batchSize chunks of batchChunk, allocated at the first batch
+	moves    []move         // scratch for one wake-up's batchable events
+	batches  atomic.Int64   // batches made
+	batched  atomic.Int64   // reads made in them
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
@@ -235,6 +247,13 @@ func newLoop(e *loopEngine, id int) (*loop, error) {
 	}
 	if !e.splice {
 		l.buf = make([]byte, e.r.cfg.Buffer)
+		if e.batch == batchOn {
+			if l.batch, err = sockets.NewBatch(batchSize); err != nil {
+				e.r.cfg.Logf("relay: loop %d: %v (one call per message)", id, err)
+				l.batch = nil
+			}
+			l.moves = make([]move, 0, batchSize)
+		}
 	}
 	if e.r.cfg.Stats {
 		l.rec = newRecorder()
@@ -261,6 +280,10 @@ func (l *loop) closeFDs() {
 	if l.wake >= 0 {
 		unix.Close(l.wake)
 		l.wake = -1
+	}
+	if l.batch != nil {
+		l.batch.Close()
+		l.batch = nil
 	}
 	for _, p := range l.pipes {
 		p.close()
@@ -357,6 +380,9 @@ func (l *loop) run() (err error) {
 				spinUntil = 0
 			}
 		}
+		if h := l.e.waitHook; h != nil {
+			h()
+		}
 		var n int
 		var werr error
 		if !idle && timeout <= 0 && sockets.SpareP() {
@@ -398,7 +424,11 @@ func (l *loop) run() (err error) {
 				spinUntil = 0
 			}
 		}
-		dispatch(events[:n], l.wake, l.accept, func(ev *unix.EpollEvent) { l.event(ev.Fd, ev.Pad, ev.Events) })
+		if l.batch != nil {
+			l.dispatchBatched(events[:n])
+		} else {
+			dispatch(events[:n], l.wake, l.accept, func(ev *unix.EpollEvent) { l.event(ev.Fd, ev.Pad, ev.Events) })
+		}
 		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
 			l.resumeAccept()
 		}

@@ -27,7 +27,9 @@ type peerRelay struct {
 	cmd  *exec.Cmd
 }
 
-var peerKinds = []string{"goroutine", "epoll", "splice", "sockmap", "socat", "haproxy"}
+// epoll-nobatch is the epoll engine with --no-batch: one recvfrom and one
+// sendto per message, what batching is measured against.
+var peerKinds = []string{"goroutine", "epoll", "epoll-nobatch", "splice", "sockmap", "socat", "haproxy"}
 
 func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *peerRelay {
 	b.Helper()
@@ -47,6 +49,8 @@ func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *
 		// maxconn such that 2 fds per connection fit the 20,000 fd limit.
 		os.WriteFile(cfg, []byte(fmt.Sprintf("global\n\tnbthread 1\n\tmaxconn 9500\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten relay\n\tbind %s\n\tserver upstream %s\n", p.addr, upstream)), 0o600)
 		p.cmd = exec.Command(peer.Require(b, "haproxy"), "-db", "-f", cfg)
+	case "epoll-nobatch":
+		p.cmd = exec.Command(peer.Hoplat(b, "hoprelay"), "--engine", "epoll", "--no-batch", "tcp:127.0.0.1:0", "tcp:"+upstream)
 	default:
 		p.cmd = exec.Command(peer.Hoplat(b, "hoprelay"), "--engine", kind, "tcp:127.0.0.1:0", "tcp:"+upstream)
 	}

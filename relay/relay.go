@@ -25,6 +25,7 @@ type Relay struct {
 	eng      engine
 	counters counters
 	wake     wakeChoice // the event loops' wait strategy; zero for engines without loops
+	batch    string     // the epoll engine's batching: "io_uring", or "off (why)"; empty for other engines
 
 	mu      sync.Mutex
 	serving bool
@@ -91,6 +92,12 @@ func (r *Relay) Addr() sockets.Addr { return r.bound }
 // or adaptive) and why: chosen from Config and, for WakeAuto, the CPUs the
 // loops may run on. Both are empty for engines without loops of their own.
 func (r *Relay) Wake() (strategy, why string) { return r.wake.Strategy, r.wake.Why }
+
+// Batch says whether the epoll engine's loops make the reads and writes
+// of a wake-up that finds several connections ready in one io_uring_enter
+// each ("io_uring"), or "off" and why (--no-batch, or the kernel refused
+// io_uring); empty for the other engines.
+func (r *Relay) Batch() string { return r.batch }
 
 // Config returns the configuration in effect, defaults filled in.
 func (r *Relay) Config() Config { return r.cfg }

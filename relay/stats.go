@@ -104,6 +104,11 @@ type LoopStats struct {
 	// that caught the next event and that ran out.
 	SpinHits   int64 `json:"spin_hits"`
 	SpinMisses int64 `json:"spin_misses"`
+	// Batches counts the epoll engine's batched wake-ups, BatchedReads
+	// the reads made in them (batch_linux.go): their ratio is the batch's
+	// mean size.
+	Batches      int64 `json:"batches"`
+	BatchedReads int64 `json:"batched_reads"`
 }
 
 // Env is where the relay ran.
@@ -125,8 +130,10 @@ type SnapshotConfig struct {
 	// Wake is how the event loops wait, as chosen (sleep, spin,
 	// busy-poll D, adaptive), and WakeWhy why; empty for engines without
 	// loops of their own.
-	Wake     string `json:"wake,omitempty"`
-	WakeWhy  string `json:"wake_why,omitempty"`
+	Wake    string `json:"wake,omitempty"`
+	WakeWhy string `json:"wake_why,omitempty"`
+	// Batch is the epoll engine's batching: "io_uring", or "off (why)".
+	Batch    string `json:"batch,omitempty"`
 	CPUs     []int  `json:"cpus"`
 	Lock     Lock   `json:"lock"`
 	Buffer   int    `json:"buffer"`
@@ -180,7 +187,7 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	s.Config = SnapshotConfig{
 		Listen: r.listen.String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
 		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
-		Wake: r.wake.Strategy, WakeWhy: r.wake.Why,
+		Wake: r.wake.Strategy, WakeWhy: r.wake.Why, Batch: r.batch,
 		Buffer: r.cfg.Buffer, MaxConns: r.cfg.MaxConns, Timed: r.cfg.Stats,
 	}
 	if s.Config.CPUs == nil {

@@ -30,7 +30,9 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
-ENGINES=(goroutine epoll splice epoll-spin epoll-busy sockmap)
+# epoll-nobatch: the epoll engine making one call per message (--no-batch),
+# what its default batching is measured against.
+ENGINES=(goroutine epoll epoll-nobatch splice epoll-spin epoll-busy sockmap)
 PLACEMENT=${PLACEMENT:-packed}
 # client and relays on CPU 0 in both pinned placements
 PIN=(taskset -c 0)
@@ -42,7 +44,7 @@ none) PIN=() PIN_SERVER=() where="UNPINNED, every process placed by the schedule
 esac
 # Unpinned, the default epoll loop is adaptive (--wake auto): epoll-sleep is
 # the loop that sleeps at once, for the comparison.
-[ "$PLACEMENT" = none ] && ENGINES=(goroutine epoll epoll-sleep splice epoll-spin epoll-busy sockmap)
+[ "$PLACEMENT" = none ] && ENGINES=(goroutine epoll epoll-nobatch epoll-sleep splice epoll-spin epoll-busy sockmap)
 
 need() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || { echo "bench-relay: $1 not found (make deps)" >&2; exit 1; }; }
 for p in sockperf socat haproxy; do need "$p"; done
@@ -71,6 +73,7 @@ for eng in "${ENGINES[@]}"; do
 	[ "$eng" = epoll-spin ] && flags+=(--spin)
 	[ "$eng" = epoll-busy ] && flags+=(--busy-poll 50us)
 	[ "$eng" = epoll-sleep ] && flags+=(--wake sleep)
+	[ "$eng" = epoll-nobatch ] && flags+=(--no-batch)
 	"${PIN[@]}" "$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
 	pids+=($!)
 	addr=$(wait_line "$tmp/$eng.out" "${pids[-1]}") || { echo "bench-relay: hoprelay $eng did not start: $(cat "$tmp/$eng.err")" >&2; exit 1; }
@@ -102,8 +105,10 @@ PATHS=(direct "${ENGINES[@]}" socat haproxy)
 echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"
 echo "  machine: $(uname -r), $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), $(nproc) CPUs; placement $PLACEMENT: $where"
 for eng in "${ENGINES[@]}"; do
-	w=$(grep -m1 '^hoprelay: wake' "$tmp/$eng.err" || true)
-	[ -z "$w" ] || echo "  $eng: ${w#hoprelay: }"
+	for what in wake batch; do
+		w=$(grep -m1 "^hoprelay: $what" "$tmp/$eng.err" || true)
+		[ -z "$w" ] || echo "  $eng: ${w#hoprelay: }"
+	done
 done
 for r in $(seq "$ROUNDS"); do
 	for p in "${PATHS[@]}"; do
@@ -191,4 +196,6 @@ END {
 	printf "\n64 connections: best plain engine %s %.0f tps against HAProxy %.0f: %.3fx (target >= 1.1: %s)\n", best, tps[best], tps["haproxy"], r, r >= 1.1 ? "met" : "missed"
 	if ((best in cpu) && ("haproxy" in cpu) && cpu["haproxy"] > 0)
 		printf "  the relay'"'"'s own CPU per round trip: %s %.2f us, HAProxy %.2f us (%.3fx HAProxy'"'"'s)\n", best, cpu[best], cpu["haproxy"], cpu[best] / cpu["haproxy"]
+	if ("epoll-nobatch" in tps)
+		printf "  epoll with --no-batch (one call per message): %.0f tps, %.3fx HAProxy, %.2f us of relay CPU per round trip\n", tps["epoll-nobatch"], tps["epoll-nobatch"] / tps["haproxy"], cpu["epoll-nobatch"]
 }' "$tmp/peers"

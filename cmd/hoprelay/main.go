@@ -30,6 +30,11 @@ func main() {
 	cli.Exit("hoprelay", err)
 }
 
+// batchUsage is --no-batch's help.
+const batchUsage = "epoll: make one recvfrom and one sendto per message. By default a wake-up that finds several connections " +
+	"readable reads them all in one io_uring_enter and writes them on in another (at one connection nothing changes); " +
+	"where the kernel refuses io_uring the relay says so on stderr and makes one call per message"
+
 // wakeUsage is --wake's help: what each strategy costs, measured.
 const wakeUsage = "how epoll and splice loops wait when --spin and --busy-poll are not given: auto (the default) sleeps " +
 	"in epoll_wait when the loop may run on fewer than 4 CPUs (taskset, --cpus), where it shares them with its client and " +
@@ -50,6 +55,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	spin := fs.Bool("spin", false, "loops poll with a zero timeout instead of sleeping (burns a core; packed on one CPU with client and server its added sockperf p99 was 7.2ms in one run, below the direct path in another: see --wake)")
 	busyPoll := fs.Duration("busy-poll", 0, "loops poll without sleeping for this long after each event (e.g. 50us)")
 	wake := fs.String("wake", "auto", wakeUsage)
+	noBatch := fs.Bool("no-batch", false, batchUsage)
 	cpus := fs.String("cpus", "", "CPUs to pin loop threads to, e.g. 0-3,8 or 0;2")
 	lock := fs.String("lock", "none", "none|conn|global: locking design of the loops")
 	buffer := fs.String("buffer", "64K", "bytes per direction (suffix K, M)")
@@ -96,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cli.Usage(fmt.Errorf("--retry %v: want more than 0", *retry))
 	}
 	cfg := relay.Config{
-		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, BusyPoll: *busyPoll, Wake: relay.Wake(*wake), Lock: relay.Lock(*lock),
+		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, NoBatch: *noBatch, BusyPoll: *busyPoll, Wake: relay.Wake(*wake), Lock: relay.Lock(*lock),
 		MaxConns: *maxConns, Stats: *stats != "", Grace: *grace, Balance: relay.Balance(*balance), Retry: *retry,
 	}
 	if *grace == 0 {
@@ -132,6 +138,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer r.Close()
 	if strategy, why := r.Wake(); strategy != "" {
 		fmt.Fprintf(stderr, "hoprelay: wake %s (%s)\n", strategy, why)
+	}
+	if b := r.Batch(); b != "" {
+		fmt.Fprintf(stderr, "hoprelay: batch %s\n", b)
 	}
 	// The signals are caught before the readiness line: a SIGUSR1 sent
 	// as soon as it is read would otherwise meet the default action and

@@ -1,0 +1,255 @@
+package relay
+
+import (
+	"errors"
+	"io"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hoplat/hoplat/sockets"
+)
+
+// Batched moves (the epoll engine): a wake-up that finds several
+// connections readable reads one chunk from each in one io_uring_enter and
+// writes them on in a second (sockets.Batch), instead of a recvfrom and a
+// sendto per message. Everything else, the waits, partial writes, FINs,
+// errors and what a connection does once a chunk was full, stays the
+// one-call-per-message path of conn_linux.go, which a batch hands over to.
+//
+// At one connection, one socket is readable per wake-up and the path is the
+// plain one: a Batch is used only when a wake-up has two moves or more.
+
+const (
+	// batchSize bounds the moves of one batch; a wake-up with more runs
+	// several.
+	batchSize = 64
+	// batchChunk is each move's buffer: a chunk that fills it continues
+	// on the plain path, with the loop's Buffer-sized one.
+	batchChunk = 16 << 10
+)
+
+// batchOn is what Relay.Batch says when the loops batch their moves.
+const batchOn = "io_uring"
+
+// chooseBatch says whether the epoll engine's loops batch, and if not why:
+// the flag, or the kernel's refusal of a probe ring.
+func chooseBatch(c Config) string {
+	switch {
+	case c.Engine != EngineEpoll:
+		return ""
+	case c.NoBatch:
+		return "off (--no-batch)"
+	}
+	b, err := sockets.NewBatch(1)
+	if err != nil {
+		return "off (" + err.Error() + ")"
+	}
+	b.Close()
+	return batchOn
+}
+
+// move is one readable socket's chunk in a batch.
+type move struct {
+	c    *conn
+	gen  int32
+	side int
+	ev   uint32
+	op   sockets.BatchOp
+	n    int // bytes read, then to write
+}
+
+// batchable says whether event ev on sock[side] of c is a plain read that a
+// batch can make: data readable and no FIN or error behind it, nothing of
+// that direction pending or ended, no write the event would also resume,
+// no lock or receive stamps to take.
+func (l *loop) batchable(c *conn, gen int32, side int, ev uint32) bool {
+	return c != nil && c.gen == gen && !c.connecting && !c.closed && c.lk == nil && c.stamps[side] == nil &&
+		ev&unix.EPOLLIN != 0 && ev&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) == 0 &&
+		!c.dir[side].pending() && !c.dir[side].eof &&
+		(ev&unix.EPOLLOUT == 0 || !c.dir[1-side].pending())
+}
+
+// dispatchBatched is dispatch for a loop with a Batch: the listener, the
+// wake-up eventfd and every event a batch cannot make are handled in order,
+// the plain reads are gathered and made together.
+func (l *loop) dispatchBatched(events []unix.EpollEvent) {
+	moves := l.moves[:0]
+	for i := range events {
+		ev := &events[i]
+		switch ev.Fd {
+		case idListener:
+			l.accept()
+			continue
+		case idWake:
+			var b [8]byte
+			unix.Read(l.wake, b[:])
+			continue
+		}
+		slot, side := ev.Fd/2, int(ev.Fd%2)
+		var c *conn
+		if int(slot) < len(l.slots) {
+			c = l.slots[slot]
+		}
+		if !l.batchable(c, ev.Pad, side, ev.Events) {
+			l.event(ev.Fd, ev.Pad, ev.Events)
+			continue
+		}
+		moves = append(moves, move{c: c, gen: ev.Pad, side: side, ev: ev.Events})
+		if len(moves) == batchSize {
+			l.runBatch(moves)
+			moves = moves[:0]
+		}
+	}
+	l.runBatch(moves)
+	clear(moves) // no conn kept alive by the scratch slice
+	l.moves = moves[:0]
+}
+
+// runBatch makes the gathered moves: every read, then every write of what
+// was read. A move whose connection an earlier event or move closed or
+// changed is made as a plain event, or dropped with its connection.
+func (l *loop) runBatch(moves []move) {
+	if len(moves) < 2 {
+		for _, m := range moves {
+			l.event(m.c.slot*2+int32(m.side), m.gen, m.ev)
+		}
+		return
+	}
+	if l.batchBuf == nil {
+		l.batchBuf = make([]byte, batchSize*batchChunk)
+	}
+	b := l.batch
+	b.Reset()
+	for i := range moves {
+		m := &moves[i]
+		if !l.batchable(m.c, m.gen, m.side, m.ev) {
+			m.op = -1
+			if !m.c.closed && m.c.gen == m.gen {
+				l.event(m.c.slot*2+int32(m.side), m.gen, m.ev)
+			}
+			continue
+		}
+		m.op = b.Recv(m.c.fd[m.side], l.chunk(i))
+	}
+	if b.Len() == 0 {
+		return
+	}
+	if err := b.Do(); err != nil {
+		l.batchFailed(err, moves)
+		return
+	}
+	l.batches.Add(1)
+	l.batched.Add(int64(b.Len()))
+	for i := range moves {
+		m := &moves[i]
+		if m.op < 0 {
+			continue
+		}
+		n, err := b.Result(m.op)
+		m.n, m.op = n, -1
+		if n > 0 {
+			continue
+		}
+		m.n = 0
+		h := &m.c.dir[m.side]
+		switch {
+		case m.c.closed:
+		case err == io.EOF:
+			h.eof = true
+			l.pump(m.c, m.side, false) // passes the FIN on
+		case errors.Is(err, sockets.ErrWouldBlock):
+		case errors.Is(err, sockets.ErrInterrupted):
+			l.pump(m.c, m.side, true)
+		default:
+			l.closeConn(m.c, err)
+		}
+		l.afterMove(m)
+	}
+	b.Reset()
+	for i := range moves {
+		m := &moves[i]
+		if m.n > 0 && !m.c.closed {
+			m.op = b.Send(m.c.fd[1-m.side], l.chunk(i)[:m.n])
+		}
+	}
+	if b.Len() == 0 {
+		return
+	}
+	if err := b.Do(); err != nil {
+		l.batchFailed(err, moves)
+		return
+	}
+	for i := range moves {
+		m := &moves[i]
+		if m.op < 0 {
+			continue
+		}
+		w, err := b.Result(m.op)
+		l.count(m.side, m.n)
+		l.wrote(m, l.chunk(i)[:m.n], w, err)
+		l.afterMove(m)
+	}
+}
+
+// wrote finishes a batched move whose write took w bytes of p: the rest
+// goes as on the plain path (a sendto, then pending bytes and EPOLLOUT if
+// the destination is still full), and a chunk that filled its buffer is
+// followed by plain reads until the source is drained.
+func (l *loop) wrote(m *move, p []byte, w int, err error) {
+	c, d := m.c, m.side
+	if err != nil && !errors.Is(err, sockets.ErrWouldBlock) && !errors.Is(err, sockets.ErrInterrupted) {
+		l.closeConn(c, err)
+		return
+	}
+	if w < len(p) && !errors.Is(err, sockets.ErrWouldBlock) {
+		var more int
+		more, err = sockets.SendNonblock(c.fd[1-d], p[w:])
+		w += more
+		if err != nil && !errors.Is(err, sockets.ErrWouldBlock) {
+			l.closeConn(c, err)
+			return
+		}
+	}
+	if w < len(p) {
+		h := &c.dir[d]
+		h.own = l.getBuf()
+		h.pend = append(h.own[:0], p[w:]...)
+		h.since = l.now
+		l.armOut(c, 1-d)
+		return
+	}
+	l.residence(l.now)
+	if len(p) == batchChunk {
+		l.pump(c, d, false)
+	}
+}
+
+// afterMove does what event does for the EPOLLOUT bit of a batched event.
+func (l *loop) afterMove(m *move) {
+	if m.ev&unix.EPOLLOUT != 0 {
+		l.disarmOut(m.c, m.side)
+	}
+}
+
+// chunk is move i's buffer.
+func (l *loop) chunk(i int) []byte { return l.batchBuf[i*batchChunk : (i+1)*batchChunk] }
+
+// batchFailed gives up batching after the ring itself failed: the loop
+// logs why and goes on with one call per message. The moves not finished
+// are made as plain events; a read already made would be lost, so those
+// connections are closed.
+func (l *loop) batchFailed(err error, moves []move) {
+	l.e.r.cfg.Logf("relay: loop %d: %v (batching off)", l.id, err)
+	l.batch.Close()
+	l.batch = nil
+	for i := range moves {
+		m := &moves[i]
+		switch {
+		case m.c.closed:
+		case m.n > 0:
+			l.closeConn(m.c, err)
+		case m.c.gen == m.gen:
+			l.event(m.c.slot*2+int32(m.side), m.gen, m.ev)
+		}
+	}
+}
