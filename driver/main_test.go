@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,5 +27,7 @@ func TestMain(m *testing.M) {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
 	check := leak.Start("driver")
-	os.Exit(check.Finish(m.Run(), false))
+	code := m.Run()
+	peer.RemoveBuilt()
+	os.Exit(check.Finish(code, false))
 }

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
@@ -15,5 +16,7 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	check := leak.Start("hosts")
-	os.Exit(check.Finish(m.Run(), true))
+	code := m.Run()
+	peer.RemoveBuilt()
+	os.Exit(check.Finish(code, true))
 }

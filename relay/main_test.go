@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	check := leak.Start("relay")
 	code := m.Run()
+	peer.RemoveBuilt()
 	if err := mariadbtest.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, "relay:", err)
 	}

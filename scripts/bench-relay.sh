@@ -133,12 +133,12 @@ function median(a, n,   i, j, t) {
 { p50[$1, $2] = $3; p99[$1, $2] = $4; if ($1 > rounds) rounds = $1 }
 END {
 	np = split(paths, P, " ")
-	printf "%-11s %9s %9s %10s %10s\n", "path", "p50", "p99", "added p50", "added p99"
+	printf "%-13s %9s %9s %10s %10s\n", "path", "p50", "p99", "added p50", "added p99"
 	for (k = 1; k <= np; k++) {
 		p = P[k]
 		for (r = 1; r <= rounds; r++) { a[r] = p50[r, p]; b[r] = p99[r, p]; c[r] = p50[r, p] - p50[r, "direct"]; d[r] = p99[r, p] - p99[r, "direct"] }
 		m50[p] = median(a, rounds); m99[p] = median(b, rounds); add50[p] = median(c, rounds); add99[p] = median(d, rounds)
-		printf "%-11s %9.2f %9.2f %10.2f %10.2f\n", p, m50[p], m99[p], add50[p], add99[p]
+		printf "%-13s %9.2f %9.2f %10.2f %10.2f\n", p, m50[p], m99[p], add50[p], add99[p]
 	}
 	# The target is on both tails at once: an engine whose p50 wins by
 	# busy-polling but whose p99 loses (a poller preempted mid-spin) does
@@ -151,7 +151,7 @@ END {
 	for (k = 1; k <= np; k++) {
 		p = P[k]; if (p == "direct" || p == "socat" || p == "haproxy" || p == "sockmap") continue
 		r = add50[p] / add50[peer]; ok50 = r <= 0.8; ok99 = add99[p] <= peer99
-		printf "  %-11s p50 %.2f (%s)  p99 %.2f (%s)\n", p, r, ok50 ? "met" : "missed", add99[p], ok99 ? "met" : "missed"
+		printf "  %-13s p50 %.2f (%s)  p99 %.2f (%s)\n", p, r, ok50 ? "met" : "missed", add99[p], ok99 ? "met" : "missed"
 		if (fastest == "" || add50[p] < add50[fastest]) fastest = p
 		if (ok50 && ok99 && (best == "" || add50[p] < add50[best])) best = p
 	}

@@ -1,6 +1,7 @@
 package tracer
 
 import (
+	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
@@ -11,5 +12,7 @@ import (
 // running: the tracer's maps, programs, links and collector included.
 func TestMain(m *testing.M) {
 	check := leak.Start("tracer")
-	os.Exit(check.Finish(m.Run(), true))
+	code := m.Run()
+	peer.RemoveBuilt()
+	os.Exit(check.Finish(code, true))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 // TestMain stops the MariaDB the mysql tests share, started at most once.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	peer.RemoveBuilt()
 	if err := mariadbtest.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1

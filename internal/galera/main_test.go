@@ -1,6 +1,7 @@
 package galera
 
 import (
+	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
@@ -11,5 +12,7 @@ import (
 // or goroutines running.
 func TestMain(m *testing.M) {
 	check := leak.Start("galera")
-	os.Exit(check.Finish(m.Run(), true))
+	code := m.Run()
+	peer.RemoveBuilt()
+	os.Exit(check.Finish(code, true))
 }

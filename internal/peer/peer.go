@@ -101,16 +101,30 @@ func hoplatBin(name string) (string, error) {
 	// MkdirTemp's 0700 would keep a test that runs a binary as another
 	// user (nobody, to check the unprivileged path) from executing it.
 	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
 		return "", err
 	}
 	p := filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-o", p, "./cmd/"+name)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
 		return "", fmt.Errorf("peer: go build ./cmd/%s: %v\n%s", name, err, out)
 	}
 	built[name] = p
 	return p, nil
+}
+
+// RemoveBuilt removes the binaries Hoplat built for this test process: a
+// package whose tests call Hoplat calls it in TestMain once m.Run returns,
+// so that a plain `go test` leaves no hoplat-bin-* directory behind.
+func RemoveBuilt() {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	for name, p := range built {
+		os.RemoveAll(filepath.Dir(p))
+		delete(built, name)
+	}
 }
 
 func moduleRoot() (string, error) {

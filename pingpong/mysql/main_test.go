@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 func TestMain(m *testing.M) {
 	check := leak.Start("pingpong/mysql")
 	code := m.Run()
+	peer.RemoveBuilt()
 	if err := mariadbtest.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
