@@ -5,6 +5,12 @@
 // kernel. It also times its own work, so that a hop's latency can be split
 // into the kernel's part and the relay's.
 //
+// The epoll engine batches (batch_linux.go, Config.NoBatch): a wake-up that
+// finds several connections readable reads a chunk from each in one
+// io_uring_enter and writes them on in a second (sockets.Batch), where the
+// plain path makes a recvfrom and a sendto per message; everything else,
+// and a wake-up with one socket ready, takes the plain path.
+//
 // The sockmap engine (EngineSockmap, Linux, needs CAP_BPF or root) puts
 // both sockets of each connection in a BPF sockmap whose sk_skb stream
 // verdict redirects every skb to the other socket's transmit path; the
