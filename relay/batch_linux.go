@@ -61,9 +61,10 @@ type move struct {
 // batchable says whether event ev on sock[side] of c is a plain read that a
 // batch can make: data readable and no FIN or error behind it, nothing of
 // that direction pending or ended, no write the event would also resume,
-// no lock or receive stamps to take.
+// no lock to take. A timed TCP read is batched too, as a recvmsg(2) with
+// its receive stamp (sockets.Batch.RecvStamped).
 func (l *loop) batchable(c *conn, gen int32, side int, ev uint32) bool {
-	return c != nil && c.gen == gen && !c.connecting && !c.closed && c.lk == nil && c.stamps[side] == nil &&
+	return c != nil && c.gen == gen && !c.connecting && !c.closed && c.lk == nil &&
 		ev&unix.EPOLLIN != 0 && ev&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) == 0 &&
 		!c.dir[side].pending() && !c.dir[side].eof &&
 		(ev&unix.EPOLLOUT == 0 || !c.dir[1-side].pending())
@@ -129,7 +130,11 @@ func (l *loop) runBatch(moves []move) {
 			}
 			continue
 		}
-		m.op = b.Recv(m.c.fd[m.side], l.chunk(i))
+		if sb := m.c.stamps[m.side]; sb != nil {
+			m.op = b.RecvStamped(m.c.fd[m.side], l.chunk(i), sb)
+		} else {
+			m.op = b.Recv(m.c.fd[m.side], l.chunk(i))
+		}
 	}
 	if b.Len() == 0 {
 		return
@@ -148,6 +153,9 @@ func (l *loop) runBatch(moves []move) {
 		n, err := b.Result(m.op)
 		m.n, m.op = n, -1
 		if n > 0 {
+			if sb := m.c.stamps[m.side]; sb != nil {
+				l.stamped(sockets.Stamp(sb))
+			}
 			continue
 		}
 		m.n = 0

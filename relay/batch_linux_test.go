@@ -25,87 +25,111 @@ import (
 // random-sized writes, read back by clients of whom half read in small
 // pieces, so that writes to them fill the socket and wait. Every byte must
 // come back in order and every FIN must pass.
+//
+// Timed (Stats), TCP reads are batched as recvmsg(2) with their receive
+// stamps: every chunk must have its residence sample, and a TCP leg its
+// wake-up delays.
 func TestBatchedMoves(t *testing.T) {
-	for _, leg := range legs {
-		t.Run(leg.client+"-"+leg.upstream, func(t *testing.T) {
-			up := startUpstream(t, leg.upstream, echo)
-			r, err := relay.New(listenAddr(t, leg.client), up.addr, relay.Config{Engine: relay.EngineEpoll})
-			if err != nil {
-				t.Fatal(err)
+	for _, timed := range []bool{false, true} {
+		for _, leg := range legs {
+			name := leg.client + "-" + leg.upstream
+			if timed {
+				name += "-timed"
 			}
-			if b := r.Batch(); b != "io_uring" {
-				r.Close()
-				peer.Unavailable(t, "the epoll engine does not batch here: "+b)
-			}
-			var hold sync.Mutex
-			relay.HoldLoops(r, func() { hold.Lock(); hold.Unlock() })
-			rr := serveRelay(t, r)
+			t.Run(name, func(t *testing.T) { testBatchedMoves(t, leg.client, leg.upstream, timed) })
+		}
+	}
+}
 
-			const conns = 32
-			cs := make([]net.Conn, conns)
-			for i := range cs {
-				cs[i] = dial(t, rr.Addr())
-				roundTrip(t, cs[i], []byte("connected"))
-			}
-			msg := bytes.Repeat([]byte("0123456789abcdef"), 20000/16)
-			hold.Lock()
-			for _, c := range cs {
-				if _, err := c.Write(msg); err != nil {
-					t.Fatal(err)
-				}
-			}
-			hold.Unlock()
-			for i, c := range cs {
-				got := make([]byte, len(msg))
-				c.SetReadDeadline(time.Now().Add(20 * time.Second))
-				if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, msg) {
-					t.Fatalf("connection %d: echo of %d bytes: %v", i, len(msg), err)
-				}
-			}
-			batches, reads := batchCounts(rr.Relay)
-			t.Logf("held wait: %d batches, %d reads in them", batches, reads)
-			if batches == 0 || reads < conns-1 {
-				t.Fatalf("%d batches of %d reads after %d sockets were made readable at once: the batched path did not run", batches, reads, conns)
-			}
+func testBatchedMoves(t *testing.T, clientNet, upNet string, timed bool) {
+	up := startUpstream(t, upNet, echo)
+	r, err := relay.New(listenAddr(t, clientNet), up.addr, relay.Config{Engine: relay.EngineEpoll, Stats: timed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := r.Batch(); b != "io_uring" {
+		r.Close()
+		peer.Unavailable(t, "the epoll engine does not batch here: "+b)
+	}
+	var hold sync.Mutex
+	relay.HoldLoops(r, func() { hold.Lock(); hold.Unlock() })
+	rr := serveRelay(t, r)
 
-			var wg sync.WaitGroup
-			errs := make(chan string, conns)
-			for i, c := range cs {
-				rng := rand.New(rand.NewPCG(uint64(i), 7))
-				want := make([]byte, 20000+rng.IntN(200000))
-				for j := range want {
-					want[j] = byte(rng.Uint32())
+	const conns = 32
+	cs := make([]net.Conn, conns)
+	for i := range cs {
+		cs[i] = dial(t, rr.Addr())
+		roundTrip(t, cs[i], []byte("connected"))
+	}
+	msg := bytes.Repeat([]byte("0123456789abcdef"), 20000/16)
+	hold.Lock()
+	for _, c := range cs {
+		if _, err := c.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hold.Unlock()
+	for i, c := range cs {
+		got := make([]byte, len(msg))
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, msg) {
+			t.Fatalf("connection %d: echo of %d bytes: %v", i, len(msg), err)
+		}
+	}
+	batches, reads := batchCounts(rr.Relay)
+	t.Logf("held wait: %d batches, %d reads in them", batches, reads)
+	if batches == 0 || reads < conns-1 {
+		t.Fatalf("%d batches of %d reads after %d sockets were made readable at once: the batched path did not run", batches, reads, conns)
+	}
+
+	var wg sync.WaitGroup
+	errs := make(chan string, conns)
+	for i, c := range cs {
+		rng := rand.New(rand.NewPCG(uint64(i), 7))
+		want := make([]byte, 20000+rng.IntN(200000))
+		for j := range want {
+			want[j] = byte(rng.Uint32())
+		}
+		wg.Add(2)
+		got := make(chan []byte, 1)
+		go func() {
+			defer wg.Done()
+			got <- readBack(c, i%2 == 0)
+		}()
+		go func() {
+			defer wg.Done()
+			for rest := want; len(rest) > 0; {
+				n := min(len(rest), 1+rng.IntN(40000))
+				if _, err := c.Write(rest[:n]); err != nil {
+					errs <- fmt.Sprintf("connection %d: %v", i, err)
+					return
 				}
-				wg.Add(2)
-				got := make(chan []byte, 1)
-				go func() {
-					defer wg.Done()
-					got <- readBack(c, i%2 == 0)
-				}()
-				go func() {
-					defer wg.Done()
-					for rest := want; len(rest) > 0; {
-						n := min(len(rest), 1+rng.IntN(40000))
-						if _, err := c.Write(rest[:n]); err != nil {
-							errs <- fmt.Sprintf("connection %d: %v", i, err)
-							return
-						}
-						rest = rest[n:]
-					}
-					c.(interface{ CloseWrite() error }).CloseWrite()
-					if b := <-got; !bytes.Equal(b, want) {
-						errs <- fmt.Sprintf("connection %d: %d bytes back of %d, differing", i, len(b), len(want))
-					}
-				}()
+				rest = rest[n:]
 			}
-			wg.Wait()
-			close(errs)
-			for e := range errs {
-				t.Error(e)
+			c.(interface{ CloseWrite() error }).CloseWrite()
+			if b := <-got; !bytes.Equal(b, want) {
+				errs <- fmt.Sprintf("connection %d: %d bytes back of %d, differing", i, len(b), len(want))
 			}
-			b2, r2 := batchCounts(rr.Relay)
-			t.Logf("random load: %d more batches, %d more reads in them", b2-batches, r2-reads)
-		})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	b2, r2 := batchCounts(rr.Relay)
+	t.Logf("random load: %d more batches, %d more reads in them", b2-batches, r2-reads)
+	if !timed {
+		return
+	}
+	s := rr.Stats()
+	if chunks := s.Directions.ClientToUpstream.Chunks + s.Directions.UpstreamToClient.Chunks; s.Residence.Count != chunks {
+		t.Errorf("residence samples %d, chunks %d", s.Residence.Count, chunks)
+	}
+	if clientNet == "tcp" || upNet == "tcp" {
+		if s.Wakes == nil || s.Wakes.Count == 0 {
+			t.Errorf("a TCP leg, timed, and no wake-up delay recorded: %+v", s.Wakes)
+		}
 	}
 }
 
@@ -148,10 +172,16 @@ func readBack(c net.Conn, slow bool) []byte {
 	}
 }
 
-// TestNoAllocsPerBatch: a batch of moves allocates nothing. Each round
-// holds the loop while eight clients send, so that the loop's next wait
-// finds all eight readable and moves them in one batch each way.
+// TestNoAllocsPerBatch: a batch of moves allocates nothing, timed (stamped
+// reads, residence) or not. Each round holds the loop while eight clients
+// send, so that the loop's next wait finds all eight readable and moves them
+// in one batch each way.
 func TestNoAllocsPerBatch(t *testing.T) {
+	t.Run("untimed", func(t *testing.T) { testNoAllocsPerBatch(t, false) })
+	t.Run("timed", func(t *testing.T) { testNoAllocsPerBatch(t, true) })
+}
+
+func testNoAllocsPerBatch(t *testing.T, timed bool) {
 	up := startUpstream(t, "tcp", func(c net.Conn) {
 		buf := make([]byte, 64)
 		for {
@@ -163,7 +193,7 @@ func TestNoAllocsPerBatch(t *testing.T) {
 			}
 		}
 	})
-	r, err := relay.New(listenAddr(t, "tcp"), up.addr, relay.Config{Engine: relay.EngineEpoll})
+	r, err := relay.New(listenAddr(t, "tcp"), up.addr, relay.Config{Engine: relay.EngineEpoll, Stats: timed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -464,12 +464,20 @@ func (l *loop) read(c *conn, d int) (int, error) {
 		return sockets.RecvNonblock(c.fd[d], l.buf)
 	}
 	n, ts, err := c.sock[d].ReadStamped(l.buf, c.stamps[d])
-	if n > 0 && !ts.IsZero() {
+	if n > 0 {
+		l.stamped(ts)
+	}
+	return n, err
+}
+
+// stamped records the wake-up delay of bytes the kernel stamped at ts and
+// this loop's current wake-up read.
+func (l *loop) stamped(ts time.Time) {
+	if !ts.IsZero() {
 		// l.now is the wake-up's monotonic reading; epoch carries the
 		// wall clock the kernel stamps with.
 		l.wakes.record(int64(epoch.Add(time.Duration(l.now)).Sub(ts)))
 	}
-	return n, err
 }
 
 func (l *loop) count(d, n int) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -13,8 +14,9 @@ import (
 
 // The io_uring ABI (include/uapi/linux/io_uring.h) this file uses.
 const (
-	uringOpSend = 26 // IORING_OP_SEND, Linux 5.6
-	uringOpRecv = 27 // IORING_OP_RECV, Linux 5.6
+	uringOpRecvmsg = 10 // IORING_OP_RECVMSG, Linux 5.3
+	uringOpSend    = 26 // IORING_OP_SEND, Linux 5.6
+	uringOpRecv    = 27 // IORING_OP_RECV, Linux 5.6
 
 	// IORING_SETUP_SUBMIT_ALL (Linux 5.18): an operation that fails at
 	// submission does not stop the ones queued after it, so every queued
@@ -79,9 +81,10 @@ type batch struct {
 	cqMask  uint32
 	cqes    []uringCQE
 	queued  int
-	send    []bool   // op i is a send
-	bufs    [][]byte // op i's buffer: held, so that it lives in the heap (no stack move) until Do has returned
-	results []int32  // op i's res: bytes, or -errno
+	ops     []uint8     // op i's opcode
+	bufs    [][]byte    // op i's buffer: held, so that it lives in the heap (no stack move) until Do has returned
+	stamps  []*StampBuf // op i's recvmsg header, for RecvStamped
+	results []int32     // op i's res: bytes, or -errno
 }
 
 // NewBatch sets up a Batch for up to size operations at a time.
@@ -99,8 +102,9 @@ func NewBatch(size int) (*Batch, error) {
 		b.Close()
 		return nil, err
 	}
-	b.send = make([]bool, size)
+	b.ops = make([]uint8, size)
 	b.bufs = make([][]byte, size)
+	b.stamps = make([]*StampBuf, size)
 	b.results = make([]int32, size)
 	return b, nil
 }
@@ -156,6 +160,7 @@ func (b *Batch) Cap() int { return b.size }
 // Reset empties the batch for the next one.
 func (b *Batch) Reset() {
 	clear(b.bufs[:b.queued])
+	clear(b.stamps[:b.queued])
 	b.queued = 0
 }
 
@@ -168,13 +173,31 @@ func (b *Batch) Recv(fd int, p []byte) BatchOp { return b.queue(uringOpRecv, fd,
 // must not be full.
 func (b *Batch) Send(fd int, p []byte) BatchOp { return b.queue(uringOpSend, fd, p, unix.MSG_NOSIGNAL) }
 
+// RecvStamped queues a receive into p from the TCP socket fd, which has
+// receive stamps on (EnableRXTimestamps), as a recvmsg(2) through sb, the
+// socket's own StampBuf; after Do, Result is the receive's outcome and
+// Stamp(sb) the kernel's stamp of the bytes, as ReadStamped gives them.
+func (b *Batch) RecvStamped(fd int, p []byte, sb *StampBuf) BatchOp {
+	sb.prepare(p)
+	op := b.queue(uringOpRecvmsg, fd, nil, 0)
+	b.bufs[op] = p
+	b.stamps[op] = sb
+	s := &b.sqes[(*b.sqTail+uint32(op))&b.sqMask]
+	s.addr, s.len = uint64(uintptr(unsafe.Pointer(&sb.sys.msg))), 1
+	return op
+}
+
+// Stamp is the receive stamp of the bytes a RecvStamped through sb read,
+// zero if they carried none.
+func Stamp(sb *StampBuf) time.Time { return sb.stamp() }
+
 func (b *Batch) queue(op uint8, fd int, p []byte, flags uint32) BatchOp {
 	i := b.queued
 	if i >= b.size {
 		panic("sockets: Batch is full")
 	}
 	b.queued++
-	b.send[i] = op == uringOpSend
+	b.ops[i] = op
 	b.bufs[i] = p
 	b.sqes[(*b.sqTail+uint32(i))&b.sqMask] = uringSQE{
 		opcode:   op,
@@ -245,20 +268,24 @@ func (b *Batch) Result(op BatchOp) (int, error) {
 	switch {
 	case res > 0:
 		return int(res), nil
-	case res == 0 && !b.send[op] && len(b.bufs[op]) > 0:
+	case res == 0 && b.ops[op] != uringOpSend && len(b.bufs[op]) > 0:
 		return 0, io.EOF
 	case res == 0:
 		return 0, nil
 	}
-	switch e := unix.Errno(-res); e {
+	e := unix.Errno(-res)
+	switch e {
 	case unix.EAGAIN:
 		return 0, ErrWouldBlock
 	case unix.EINTR:
 		return 0, ErrInterrupted
+	}
+	switch b.ops[op] {
+	case uringOpSend:
+		return 0, os.NewSyscallError("sendto", e)
+	case uringOpRecvmsg:
+		return 0, os.NewSyscallError("recvmsg", e)
 	default:
-		if b.send[op] {
-			return 0, os.NewSyscallError("sendto", e)
-		}
 		return 0, os.NewSyscallError("recvfrom", e)
 	}
 }

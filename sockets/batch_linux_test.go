@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -188,5 +189,48 @@ func TestNewBatchSize(t *testing.T) {
 			b.Close()
 			t.Errorf("NewBatch(%d) accepted", n)
 		}
+	}
+}
+
+// A stamped receive in a batch reads the bytes and their kernel receive
+// stamp, as ReadStamped does, beside a plain one.
+func TestBatchRecvStamped(t *testing.T) {
+	b := newBatch(t, 2)
+	c, s := rawPair(t, Nonblocking)
+	c2, s2 := rawPair(t, Nonblocking)
+	if err := s.EnableRXTimestamps(); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	c.WriteNonblock([]byte("stamped"))
+	c2.WriteNonblock([]byte("plain"))
+	waitFD(t, s, unix.POLLIN)
+	waitFD(t, s2, unix.POLLIN)
+	var sb StampBuf
+	buf, buf2 := make([]byte, 16), make([]byte, 16)
+	op := b.RecvStamped(s.Sysfd(), buf, &sb)
+	op2 := b.Recv(s2.Sysfd(), buf2)
+	if err := b.Do(); err != nil {
+		t.Fatal(err)
+	}
+	n, err := b.Result(op)
+	if err != nil || string(buf[:n]) != "stamped" {
+		t.Fatalf("stamped recv: %q, %v", buf[:n], err)
+	}
+	ts := Stamp(&sb)
+	if ts.IsZero() || ts.Before(before.Add(-time.Second)) || ts.After(time.Now().Add(time.Second)) {
+		t.Errorf("stamp %v, sent at %v", ts, before)
+	}
+	if n, err := b.Result(op2); err != nil || string(buf2[:n]) != "plain" {
+		t.Errorf("plain recv beside it: %q, %v", buf2[:n], err)
+	}
+	// An empty stamped socket: ErrWouldBlock, no stamp.
+	b.Reset()
+	op = b.RecvStamped(s.Sysfd(), buf, &sb)
+	if err := b.Do(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Result(op); !errors.Is(err, ErrWouldBlock) {
+		t.Errorf("empty stamped socket: %v; want ErrWouldBlock", err)
 	}
 }

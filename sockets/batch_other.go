@@ -5,6 +5,7 @@ package sockets
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 type batch struct{}
@@ -22,3 +23,8 @@ func (b *Batch) Recv(fd int, p []byte) BatchOp  { panic("sockets: Batch is full"
 func (b *Batch) Send(fd int, p []byte) BatchOp  { panic("sockets: Batch is full") }
 func (b *Batch) Do() error                      { return nil }
 func (b *Batch) Result(op BatchOp) (int, error) { return 0, errors.ErrUnsupported }
+
+func (b *Batch) RecvStamped(fd int, p []byte, sb *StampBuf) BatchOp { panic("sockets: Batch is full") }
+
+// Stamp needs Linux's receive stamps.
+func Stamp(sb *StampBuf) time.Time { return time.Time{} }

@@ -56,11 +56,7 @@ func enableRX(fd int) error {
 // kernel (see FD.rw).
 func (b *StampBuf) recv(fd int, p []byte, raw bool) (int, time.Time, error) {
 	s := &b.sys
-	s.iov.Base = unsafe.SliceData(p)
-	s.iov.SetLen(len(p))
-	s.msg = unix.Msghdr{Iov: &s.iov, Control: &s.oob[0]}
-	s.msg.SetIovlen(1)
-	s.msg.SetControllen(len(s.oob))
+	b.prepare(p)
 	var r uintptr
 	var e syscall.Errno
 	if raw {
@@ -71,11 +67,28 @@ func (b *StampBuf) recv(fd int, p []byte, raw bool) (int, time.Time, error) {
 	if e != 0 {
 		return 0, time.Time{}, e
 	}
-	var ts time.Time
-	if s.msg.Flags&unix.MSG_CTRUNC == 0 {
-		ts, _ = parseRXStamp(s.oob[:min(int(s.msg.Controllen), len(s.oob))])
+	return int(r), b.stamp(), nil
+}
+
+// prepare points the recvmsg(2) header at p and the control buffer.
+func (b *StampBuf) prepare(p []byte) {
+	s := &b.sys
+	s.iov.Base = unsafe.SliceData(p)
+	s.iov.SetLen(len(p))
+	s.msg = unix.Msghdr{Iov: &s.iov, Control: &s.oob[0]}
+	s.msg.SetIovlen(1)
+	s.msg.SetControllen(len(s.oob))
+}
+
+// stamp is the receive stamp of the last recvmsg(2) made with the header,
+// zero if it carried none.
+func (b *StampBuf) stamp() time.Time {
+	s := &b.sys
+	if s.msg.Flags&unix.MSG_CTRUNC != 0 {
+		return time.Time{}
 	}
-	return int(r), ts, nil
+	ts, _ := parseRXStamp(s.oob[:min(int(s.msg.Controllen), len(s.oob))])
+	return ts
 }
 
 // Field widths of struct cmsghdr and struct timespec on this platform
