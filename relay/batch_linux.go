@@ -108,7 +108,11 @@ func (l *loop) dispatchBatched(events []unix.EpollEvent) {
 
 // runBatch makes the gathered moves: every read, then every write of what
 // was read. A move whose connection an earlier event or move closed or
-// changed is made as a plain event, or dropped with its connection.
+// changed is made as a plain event, or dropped with its connection. Should
+// the ring itself fail, batching ends for the loop (batchOff): a read it
+// never issued is made as a plain event, a write as a plain sendto, and
+// what it did complete is finished as usual, so no byte is lost or sent
+// twice.
 func (l *loop) runBatch(moves []move) {
 	if len(moves) < 2 {
 		for _, m := range moves {
@@ -139,26 +143,36 @@ func (l *loop) runBatch(moves []move) {
 	if b.Len() == 0 {
 		return
 	}
-	if err := b.Do(); err != nil {
-		l.batchFailed(err, moves)
-		return
+	failed := b.Do()
+	if failed != nil {
+		l.batchOff(failed)
+		defer b.Close()
+	} else {
+		l.batches.Add(1)
+		l.batched.Add(int64(b.Len()))
 	}
-	l.batches.Add(1)
-	l.batched.Add(int64(b.Len()))
 	for i := range moves {
 		m := &moves[i]
 		if m.op < 0 {
 			continue
 		}
-		n, err := b.Result(m.op)
-		m.n, m.op = n, -1
+		op := m.op
+		m.op, m.n = -1, 0
+		if !b.Completed(op) {
+			// Never issued: the socket still holds its bytes.
+			if !m.c.closed && m.c.gen == m.gen {
+				l.event(m.c.slot*2+int32(m.side), m.gen, m.ev)
+			}
+			continue
+		}
+		n, err := b.Result(op)
 		if n > 0 {
+			m.n = n
 			if sb := m.c.stamps[m.side]; sb != nil {
 				l.stamped(sockets.Stamp(sb))
 			}
 			continue
 		}
-		m.n = 0
 		h := &m.c.dir[m.side]
 		switch {
 		case m.c.closed:
@@ -173,28 +187,36 @@ func (l *loop) runBatch(moves []move) {
 		}
 		l.afterMove(m)
 	}
-	b.Reset()
-	for i := range moves {
-		m := &moves[i]
-		if m.n > 0 && !m.c.closed {
-			m.op = b.Send(m.c.fd[1-m.side], l.chunk(i)[:m.n])
+	if failed == nil {
+		b.Reset()
+		for i := range moves {
+			m := &moves[i]
+			if m.n > 0 && !m.c.closed {
+				m.op = b.Send(m.c.fd[1-m.side], l.chunk(i)[:m.n])
+			}
+		}
+		if b.Len() > 0 {
+			if failed = b.Do(); failed != nil {
+				l.batchOff(failed)
+				defer b.Close()
+			}
 		}
 	}
-	if b.Len() == 0 {
-		return
-	}
-	if err := b.Do(); err != nil {
-		l.batchFailed(err, moves)
-		return
-	}
 	for i := range moves {
 		m := &moves[i]
-		if m.op < 0 {
+		if m.n == 0 || m.c.closed {
 			continue
 		}
-		w, err := b.Result(m.op)
+		p := l.chunk(i)[:m.n]
+		var w int
+		var err error
+		if m.op >= 0 && b.Completed(m.op) {
+			w, err = b.Result(m.op)
+		} else {
+			w, err = sockets.SendNonblock(m.c.fd[1-m.side], p)
+		}
 		l.count(m.side, m.n)
-		l.wrote(m, l.chunk(i)[:m.n], w, err)
+		l.wrote(m, p, w, err)
 		l.afterMove(m)
 	}
 }
@@ -242,22 +264,9 @@ func (l *loop) afterMove(m *move) {
 // chunk is move i's buffer.
 func (l *loop) chunk(i int) []byte { return l.batchBuf[i*batchChunk : (i+1)*batchChunk] }
 
-// batchFailed gives up batching after the ring itself failed: the loop
-// logs why and goes on with one call per message. The moves not finished
-// are made as plain events; a read already made would be lost, so those
-// connections are closed.
-func (l *loop) batchFailed(err error, moves []move) {
-	l.e.r.cfg.Logf("relay: loop %d: %v (batching off)", l.id, err)
-	l.batch.Close()
+// batchOff ends batching for the loop after its ring failed: the loop logs
+// why and goes on with one call per message.
+func (l *loop) batchOff(err error) {
+	l.e.r.cfg.Logf("relay: loop %d: %v (batching off, one call per message)", l.id, err)
 	l.batch = nil
-	for i := range moves {
-		m := &moves[i]
-		switch {
-		case m.c.closed:
-		case m.n > 0:
-			l.closeConn(m.c, err)
-		case m.c.gen == m.gen:
-			l.event(m.c.slot*2+int32(m.side), m.gen, m.ev)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync/atomic"
 	"time"
@@ -73,6 +74,7 @@ type batch struct {
 	size    int
 	rings   []byte // SQ and CQ rings, one mapping (IORING_FEAT_SINGLE_MMAP)
 	sqeMem  []byte
+	sqHead  *uint32
 	sqTail  *uint32
 	sqMask  uint32
 	sqes    []uringSQE
@@ -125,7 +127,7 @@ func (b *batch) mapRings(p *uringParams) error {
 	}
 	base := unsafe.Pointer(unsafe.SliceData(b.rings))
 	at := func(off uint32) *uint32 { return (*uint32)(unsafe.Add(base, off)) }
-	b.sqTail, b.sqMask = at(p.sqOff.tail), *at(p.sqOff.ringMask)
+	b.sqHead, b.sqTail, b.sqMask = at(p.sqOff.head), at(p.sqOff.tail), *at(p.sqOff.ringMask)
 	b.cqHead, b.cqTail, b.cqMask = at(p.cqOff.head), at(p.cqOff.tail), *at(p.cqOff.ringMask)
 	b.cqes = unsafe.Slice((*uringCQE)(unsafe.Add(base, p.cqOff.cqes)), p.cqEntries)
 	b.sqes = unsafe.Slice((*uringSQE)(unsafe.Pointer(unsafe.SliceData(b.sqeMem))), p.sqEntries)
@@ -213,48 +215,49 @@ func (b *Batch) queue(op uint8, fd int, p []byte, flags uint32) BatchOp {
 // Do submits every queued operation and returns once all have completed.
 // It is a raw system call (see rawSock): every operation completes inside
 // it, so the scheduler need not know. An error means the ring itself
-// failed, and no operation's Result is known.
+// failed (io_uring_enter refused, say for want of memory): then only the
+// operations Completed says finished have a Result, the others were never
+// issued, and the Batch is to be closed.
 func (b *Batch) Do() error {
 	n := b.queued
 	if n == 0 {
 		return nil
 	}
-	// The kernel reads the SQEs up to the new tail; Do returns only once
-	// it has taken all of them, so the queue never holds more than size.
-	atomic.StoreUint32(b.sqTail, *b.sqTail+uint32(n))
-	submitted := 0
-	for submitted < n {
-		r, _, e := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(b.fd), uintptr(n-submitted), uintptr(n-submitted), uringEnterGetEvents, 0, 0)
-		if e == unix.EINTR {
-			continue
-		}
-		if e != 0 {
-			return os.NewSyscallError("io_uring_enter", e)
-		}
-		submitted += int(r)
+	for i := range n {
+		b.results[i] = notDone
 	}
+	tail := *b.sqTail + uint32(n)
+	atomic.StoreUint32(b.sqTail, tail)
 	head := *b.cqHead
-	for got := 0; got < n; {
-		ctail := atomic.LoadUint32(b.cqTail)
-		if head == ctail {
-			// Submitted, not all complete: wait for the rest.
-			_, _, e := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(b.fd), 0, uintptr(n-got), uringEnterGetEvents, 0, 0)
-			if e != 0 && e != unix.EINTR {
-				return os.NewSyscallError("io_uring_enter", e)
-			}
-			continue
-		}
-		for ; head != ctail; head++ {
+	for got := 0; ; {
+		for ctail := atomic.LoadUint32(b.cqTail); head != ctail; head++ {
 			c := &b.cqes[head&b.cqMask]
 			if c.userData < uint64(n) {
 				b.results[c.userData] = c.res
+				got++
 			}
-			got++
 		}
 		atomic.StoreUint32(b.cqHead, head)
+		if got == n {
+			return nil
+		}
+		// Submission progress is read from the ring's head, not from
+		// the call's return: an EINTR may end a call that submitted.
+		unsent := tail - atomic.LoadUint32(b.sqHead)
+		_, _, e := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(b.fd), uintptr(unsent), uintptr(n-got), uringEnterGetEvents, 0, 0)
+		if e != 0 && e != unix.EINTR {
+			return os.NewSyscallError("io_uring_enter", e)
+		}
 	}
-	return nil
 }
+
+// notDone marks an operation whose completion Do has not seen: no errno is
+// that large.
+const notDone = math.MinInt32
+
+// Completed says whether op completed in the last Do, which matters only
+// after Do failed.
+func (b *Batch) Completed(op BatchOp) bool { return b.results[op] != notDone }
 
 // Result is op's outcome after Do, as RecvNonblock or one sendto(2) would
 // give it: for a receive, the bytes read, io.EOF at the end of the stream,
