@@ -2,7 +2,6 @@ package relay_test
 
 import (
 	"io"
-	"net"
 	"testing"
 	"time"
 
@@ -13,17 +12,7 @@ import (
 // AllocsPerRun counts the whole process, so the client and the echo
 // upstream here use fixed buffers and allocate nothing themselves.
 func TestNoAllocsPerMessage(t *testing.T) {
-	up := startUpstream(t, "tcp", func(c net.Conn) {
-		buf := make([]byte, 64)
-		for {
-			if _, err := io.ReadFull(c, buf); err != nil {
-				return
-			}
-			if _, err := c.Write(buf); err != nil {
-				return
-			}
-		}
-	})
+	up := startUpstream(t, "tcp", echoMessages(64))
 	for _, v := range []variant{
 		{"goroutine", relay.Config{Engine: relay.EngineGoroutine}},
 		{"goroutine-timed", relay.Config{Engine: relay.EngineGoroutine, Stats: true}},

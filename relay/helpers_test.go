@@ -241,6 +241,23 @@ func readAllDeadline(c net.Conn, d time.Duration) ([]byte, error) {
 	return b, err
 }
 
+// echoMessages is an upstream that echoes size-byte messages one at a time
+// through a fixed buffer: it allocates nothing per message, for the tests
+// that count the process's allocations.
+func echoMessages(size int) func(net.Conn) {
+	return func(c net.Conn) {
+		buf := make([]byte, size)
+		for {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
+			}
+			if _, err := c.Write(buf); err != nil {
+				return
+			}
+		}
+	}
+}
+
 func closeWrite(t testing.TB, c net.Conn) {
 	t.Helper()
 	if err := c.(interface{ CloseWrite() error }).CloseWrite(); err != nil {

@@ -18,17 +18,7 @@ func TestEpollWakesFromReceiveStamps(t *testing.T) {
 		stamped bool
 	}{{"tcp", true}, {"unix", false}} {
 		t.Run(leg.network, func(t *testing.T) {
-			up := startUpstream(t, leg.network, func(c net.Conn) {
-				buf := make([]byte, 64)
-				for {
-					if _, err := io.ReadFull(c, buf); err != nil {
-						return
-					}
-					if _, err := c.Write(buf); err != nil {
-						return
-					}
-				}
-			})
+			up := startUpstream(t, leg.network, echoMessages(64))
 			rr := startRelay(t, relay.Config{Engine: relay.EngineEpoll, Stats: true}, leg.network, up.addr)
 			c := dial(t, rr.Addr())
 			c.SetDeadline(time.Now().Add(30 * time.Second))
