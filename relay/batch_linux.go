@@ -114,7 +114,8 @@ func (l *loop) dispatchBatched(events []unix.EpollEvent) {
 // what it did complete is finished as usual, so no byte is lost or sent
 // twice.
 func (l *loop) runBatch(moves []move) {
-	if len(moves) < 2 {
+	// One move, or a ring that failed earlier in this wake-up: plain.
+	if len(moves) < 2 || l.batch == nil {
 		for _, m := range moves {
 			l.event(m.c.slot*2+int32(m.side), m.gen, m.ev)
 		}
