@@ -31,8 +31,9 @@ const (
 // batchOn is what Relay.Batch says when the loops batch their moves.
 const batchOn = "io_uring"
 
-// chooseBatch says whether the epoll engine's loops batch, and if not why:
-// the flag, or the kernel's refusal of a probe ring.
+// chooseBatch says whether the epoll engine's loops are to batch: batchOn,
+// or why not. The loops' own rings are the probe: a loop whose ring the
+// kernel refuses says so (newLoop) and makes one call per message.
 func chooseBatch(c Config) string {
 	switch {
 	case c.Engine != EngineEpoll:
@@ -40,11 +41,6 @@ func chooseBatch(c Config) string {
 	case c.NoBatch:
 		return "off (--no-batch)"
 	}
-	b, err := sockets.NewBatch(1)
-	if err != nil {
-		return "off (" + err.Error() + ")"
-	}
-	b.Close()
 	return batchOn
 }
 
@@ -75,32 +71,18 @@ func (l *loop) batchable(c *conn, gen int32, side int, ev uint32) bool {
 // the plain reads are gathered and made together.
 func (l *loop) dispatchBatched(events []unix.EpollEvent) {
 	moves := l.moves[:0]
-	for i := range events {
-		ev := &events[i]
-		switch ev.Fd {
-		case idListener:
-			l.accept()
-			continue
-		case idWake:
-			var b [8]byte
-			unix.Read(l.wake, b[:])
-			continue
-		}
-		slot, side := ev.Fd/2, int(ev.Fd%2)
-		var c *conn
-		if int(slot) < len(l.slots) {
-			c = l.slots[slot]
-		}
+	dispatch(events, l.wake, l.accept, func(ev *unix.EpollEvent) {
+		c, side := l.lookup(ev.Fd)
 		if !l.batchable(c, ev.Pad, side, ev.Events) {
 			l.event(ev.Fd, ev.Pad, ev.Events)
-			continue
+			return
 		}
 		moves = append(moves, move{c: c, gen: ev.Pad, side: side, ev: ev.Events})
 		if len(moves) == batchSize {
 			l.runBatch(moves)
 			moves = moves[:0]
 		}
-	}
+	})
 	l.runBatch(moves)
 	clear(moves) // no conn kept alive by the scratch slice
 	l.moves = moves[:0]
@@ -170,7 +152,7 @@ func (l *loop) runBatch(moves []move) {
 		if n > 0 {
 			m.n = n
 			if sb := m.c.stamps[m.side]; sb != nil {
-				l.stamped(sockets.Stamp(sb))
+				l.stamped(sb.Stamp())
 			}
 			continue
 		}

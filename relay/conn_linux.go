@@ -261,12 +261,18 @@ func (l *loop) add(cfd, ufd *sockets.FD, up int, tried uint64) {
 	}
 }
 
-func (l *loop) event(id, gen int32, ev uint32) {
+// lookup is the connection and side an event's id names, nil when the slot
+// is out of range or empty.
+func (l *loop) lookup(id int32) (*conn, int) {
 	slot, side := id/2, int(id%2)
 	if int(slot) >= len(l.slots) {
-		return
+		return nil, side
 	}
-	c := l.slots[slot]
+	return l.slots[slot], side
+}
+
+func (l *loop) event(id, gen int32, ev uint32) {
+	c, side := l.lookup(id)
 	if c == nil || c.gen != gen {
 		return
 	}

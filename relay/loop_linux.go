@@ -78,7 +78,6 @@ func newLoopEngine(r *Relay) (engine, error) {
 	e := &loopEngine{r: r, ln: ln, dials: dials, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
 	r.wake = e.wake
 	e.batch = chooseBatch(r.cfg)
-	r.batch = e.batch
 	if e.splice {
 		e.streamPipe = streamPipeSize(r.cfg.Buffer)
 	}
@@ -90,6 +89,7 @@ func newLoopEngine(r *Relay) (engine, error) {
 		}
 		e.loops = append(e.loops, l)
 	}
+	r.batch = e.batch
 	return e, nil
 }
 
@@ -249,7 +249,13 @@ func newLoop(e *loopEngine, id int) (*loop, error) {
 		l.buf = make([]byte, e.r.cfg.Buffer)
 		if e.batch == batchOn {
 			if l.batch, err = sockets.NewBatch(batchSize); err != nil {
-				e.r.cfg.Logf("relay: loop %d: %v (one call per message)", id, err)
+				// The first loop's refusal is the relay's answer
+				// (Relay.Batch); a later loop's is logged.
+				if id == 0 {
+					e.batch = "off (" + err.Error() + ")"
+				} else {
+					e.r.cfg.Logf("relay: loop %d: %v (one call per message)", id, err)
+				}
 				l.batch = nil
 			}
 			l.moves = make([]move, 0, batchSize)

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -168,32 +167,34 @@ func (b *Batch) Reset() {
 
 // Recv queues a receive into p from the non-blocking stream socket fd. The
 // batch must not be full.
-func (b *Batch) Recv(fd int, p []byte) BatchOp { return b.queue(uringOpRecv, fd, p, 0) }
+func (b *Batch) Recv(fd int, p []byte) BatchOp {
+	op, _ := b.queue(uringOpRecv, fd, p, 0)
+	return op
+}
 
 // Send queues a send of p to the non-blocking stream socket fd, with
 // MSG_NOSIGNAL (a peer gone is EPIPE, as with SendNonblock). The batch
 // must not be full.
-func (b *Batch) Send(fd int, p []byte) BatchOp { return b.queue(uringOpSend, fd, p, unix.MSG_NOSIGNAL) }
+func (b *Batch) Send(fd int, p []byte) BatchOp {
+	op, _ := b.queue(uringOpSend, fd, p, unix.MSG_NOSIGNAL)
+	return op
+}
 
 // RecvStamped queues a receive into p from the TCP socket fd, which has
 // receive stamps on (EnableRXTimestamps), as a recvmsg(2) through sb, the
 // socket's own StampBuf; after Do, Result is the receive's outcome and
-// Stamp(sb) the kernel's stamp of the bytes, as ReadStamped gives them.
+// sb.Stamp() the kernel's stamp of the bytes, as ReadStamped gives them.
 func (b *Batch) RecvStamped(fd int, p []byte, sb *StampBuf) BatchOp {
 	sb.prepare(p)
-	op := b.queue(uringOpRecvmsg, fd, nil, 0)
+	op, sqe := b.queue(uringOpRecvmsg, fd, nil, 0)
 	b.bufs[op] = p
 	b.stamps[op] = sb
-	s := &b.sqes[(*b.sqTail+uint32(op))&b.sqMask]
-	s.addr, s.len = uint64(uintptr(unsafe.Pointer(&sb.sys.msg))), 1
+	sqe.addr, sqe.len = uint64(uintptr(unsafe.Pointer(&sb.sys.msg))), 1 // one msghdr, as liburing's prep_recvmsg
 	return op
 }
 
-// Stamp is the receive stamp of the bytes a RecvStamped through sb read,
-// zero if they carried none.
-func Stamp(sb *StampBuf) time.Time { return sb.stamp() }
-
-func (b *Batch) queue(op uint8, fd int, p []byte, flags uint32) BatchOp {
+// queue fills the next SQE with op on fd and p and returns it.
+func (b *Batch) queue(op uint8, fd int, p []byte, flags uint32) (BatchOp, *uringSQE) {
 	i := b.queued
 	if i >= b.size {
 		panic("sockets: Batch is full")
@@ -201,7 +202,8 @@ func (b *Batch) queue(op uint8, fd int, p []byte, flags uint32) BatchOp {
 	b.queued++
 	b.ops[i] = op
 	b.bufs[i] = p
-	b.sqes[(*b.sqTail+uint32(i))&b.sqMask] = uringSQE{
+	sqe := &b.sqes[(*b.sqTail+uint32(i))&b.sqMask]
+	*sqe = uringSQE{
 		opcode:   op,
 		fd:       int32(fd),
 		addr:     uint64(uintptr(unsafe.Pointer(unsafe.SliceData(p)))),
@@ -209,7 +211,7 @@ func (b *Batch) queue(op uint8, fd int, p []byte, flags uint32) BatchOp {
 		msgFlags: flags | unix.MSG_DONTWAIT, // EAGAIN now, not a wait for readiness
 		userData: uint64(i),
 	}
-	return BatchOp(i)
+	return BatchOp(i), sqe
 }
 
 // Do submits every queued operation and returns once all have completed.

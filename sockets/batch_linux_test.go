@@ -217,7 +217,7 @@ func TestBatchRecvStamped(t *testing.T) {
 	if err != nil || string(buf[:n]) != "stamped" {
 		t.Fatalf("stamped recv: %q, %v", buf[:n], err)
 	}
-	ts := Stamp(&sb)
+	ts := sb.Stamp()
 	if ts.IsZero() || ts.Before(before.Add(-time.Second)) || ts.After(time.Now().Add(time.Second)) {
 		t.Errorf("stamp %v, sent at %v", ts, before)
 	}

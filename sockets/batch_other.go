@@ -5,7 +5,6 @@ package sockets
 import (
 	"errors"
 	"fmt"
-	"time"
 )
 
 type batch struct{}
@@ -25,6 +24,3 @@ func (b *Batch) Do() error                      { return nil }
 func (b *Batch) Result(op BatchOp) (int, error) { return 0, errors.ErrUnsupported }
 
 func (b *Batch) RecvStamped(fd int, p []byte, sb *StampBuf) BatchOp { panic("sockets: Batch is full") }
-
-// Stamp needs Linux's receive stamps.
-func Stamp(sb *StampBuf) time.Time { return time.Time{} }

@@ -67,7 +67,7 @@ func (b *StampBuf) recv(fd int, p []byte, raw bool) (int, time.Time, error) {
 	if e != 0 {
 		return 0, time.Time{}, e
 	}
-	return int(r), b.stamp(), nil
+	return int(r), b.Stamp(), nil
 }
 
 // prepare points the recvmsg(2) header at p and the control buffer.
@@ -80,9 +80,9 @@ func (b *StampBuf) prepare(p []byte) {
 	s.msg.SetControllen(len(s.oob))
 }
 
-// stamp is the receive stamp of the last recvmsg(2) made with the header,
-// zero if it carried none.
-func (b *StampBuf) stamp() time.Time {
+// Stamp is the kernel's receive stamp of the bytes the last read through b
+// returned (ReadStamped, Batch.RecvStamped), zero if they carried none.
+func (b *StampBuf) Stamp() time.Time {
 	s := &b.sys
 	if s.msg.Flags&unix.MSG_CTRUNC != 0 {
 		return time.Time{}

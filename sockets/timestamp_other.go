@@ -13,6 +13,9 @@ type stampSys struct{}
 // EnableRXTimestamps needs Linux's SO_TIMESTAMPING.
 func (f *FD) EnableRXTimestamps() error { return errNoRaw }
 
+// Stamp needs Linux's receive stamps.
+func (b *StampBuf) Stamp() time.Time { return time.Time{} }
+
 // ReadStamped needs Linux's SO_TIMESTAMPING.
 func (f *FD) ReadStamped(p []byte, b *StampBuf) (int, time.Time, error) {
 	return 0, time.Time{}, errNoRaw
