@@ -148,6 +148,7 @@ type objects struct {
 	nextMem, eventsMem                     *ebpf.Memory
 	perCPU                                 int
 	progs                                  []*ebpf.Program
+	tracepoints                            []string // progs[i] is attached to tracepoints[i]
 	links                                  []link.Link
 	wakeup                                 string // the tracepoint behind KindWaking
 }
@@ -257,6 +258,7 @@ func newObjects(bufferBytes int) (*objects, error) {
 			return err
 		}
 		o.progs = append(o.progs, p)
+		o.tracepoints = append(o.tracepoints, tp)
 		return nil
 	}
 	b := builder{o: o, off: off}

@@ -343,9 +343,12 @@ func pathString(r *Request) string {
 	return b.String()
 }
 
-// BenchmarkOverhead runs packed round trips untraced and traced in
-// interleaved rounds (one pair per b.N, in ABBA order) and reports each side's median
-// p50 and the tracer's cost on it: the figure trace.overhead_pct reports.
+// BenchmarkOverhead runs packed round trips untraced, under the kernel's
+// dispatch alone (programs on the tracer's tracepoints that return at
+// once) and traced, in interleaved rounds (one of each per b.N, the order
+// turning round), and reports each side's median p50 and what each adds:
+// overhead_pct is the figure trace.overhead_pct reports, hooks_pct the
+// floor under it that no program body can lower.
 func BenchmarkOverhead(b *testing.B) {
 	for _, p := range paths {
 		if !strings.Contains(p.name, "packed") || p.io != "" {
@@ -361,33 +364,39 @@ func BenchmarkOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			empty := loadHooks(b, tr.objs.tracepoints, returnAtOnce)
 			target, comps := topology(b, p)
 			follow(b, tr, comps)
-			var plain, traced []float64
+			var plain, hooked, traced []float64
 			var reqs []Request
-			untraced := func() {
-				plain = append(plain, runClient(b, nil, p.client, target, 500*time.Millisecond).p50(b))
+			const d = 500 * time.Millisecond
+			rounds := []func(){
+				func() { plain = append(plain, runClient(b, nil, p.client, target, d).p50(b)) },
+				func() {
+					empty.attach(b)
+					defer empty.detach()
+					hooked = append(hooked, runClient(b, nil, p.client, target, d).p50(b))
+				},
+				func() {
+					if err := tr.Start(); err != nil {
+						b.Fatal(err)
+					}
+					traced = append(traced, runClient(b, tr, p.client, target, d).p50(b))
+					trace, err := tr.Stop()
+					if err != nil {
+						b.Fatal(err)
+					}
+					reqs = append(reqs, trace.Requests()...)
+				},
 			}
 			for i := range b.N {
-				// ABBA: a round's position in the pair would otherwise
-				// count as the tracer's.
-				if i%2 == 0 {
-					untraced()
-				}
-				if err := tr.Start(); err != nil {
-					b.Fatal(err)
-				}
-				traced = append(traced, runClient(b, tr, p.client, target, 500*time.Millisecond).p50(b))
-				trace, err := tr.Stop()
-				if err != nil {
-					b.Fatal(err)
-				}
-				reqs = append(reqs, trace.Requests()...)
-				if i%2 == 1 {
-					untraced()
+				// A round's place in the sequence would otherwise count as
+				// its kind's.
+				for j := range rounds {
+					rounds[(i+j)%len(rounds)]()
 				}
 			}
-			u, v := median(plain), median(traced)
+			u, h, v := median(plain), median(hooked), median(traced)
 			us := func(f float64) time.Duration { return time.Duration(f * 1e3) }
 			med, _ := Quantile(reqs, 0.5)
 			b.ReportMetric(float64(med.Events()), "events/request")
@@ -395,6 +404,7 @@ func BenchmarkOverhead(b *testing.B) {
 			b.ReportMetric(float64(InSituCost(us(v), us(u), reqs).Nanoseconds()), "in_situ_ns/event")
 			b.ReportMetric(u, "untraced_p50_us")
 			b.ReportMetric(v, "traced_p50_us")
+			b.ReportMetric(100*(h-u)/u, "hooks_pct")
 			b.ReportMetric(100*(v-u)/u, "overhead_pct")
 			b.ReportMetric(0, "ns/op")
 		})
