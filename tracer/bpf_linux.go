@@ -465,12 +465,18 @@ func (b *builder) emit(k Kind) asm.Instructions {
 	}, b.emitTail()...)
 }
 
-// emitTail is emit after the kind is stored ("tail").
+// emitTail is emit after the kind is stored ("tail"). It claims the
+// slot before it reads the clock and first writes the slot's two ends:
+// a record's slot is a cache line no one has touched since the last
+// window, and on a guest whose system-call return switches page tables
+// (PTI) the switch waits for that line's fetch unless the fetch is already
+// under way. Here it runs while the clock is read. Claimed first, a
+// CPU's slots are no longer in time order where a softirq's record lands
+// between a task's claim and its clock read; the records are sorted by
+// time when read.
 func (b *builder) emitTail() asm.Instructions {
 	return seq(asm.Instructions{
-		asm.FnKtimeGetNs.Call().WithSymbol("tail"),
-		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
-		asm.FnGetSmpProcessorId.Call(),
+		asm.FnGetSmpProcessorId.Call().WithSymbol("tail"),
 		asm.StoreMem(asm.RFP, evBase+offCPU, asm.R0, asm.Word),
 		// The CPU's next slot: next[cpu] += 1, its old value in r1.
 		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
@@ -479,25 +485,33 @@ func (b *builder) emitTail() asm.Instructions {
 		asm.Mov.Imm(asm.R1, 1),
 		fetchAdd(asm.R0, asm.R1),
 		asm.JGE.Imm(asm.R1, int32(b.o.perCPU), "out"), // full: lost, counted by next
-		// events[cpu*perCPU + slot] = the event on the stack.
+		// events[cpu*perCPU + slot], its address kept in r8.
 		asm.LoadMem(asm.R2, asm.RFP, keyOff, asm.Word),
 		asm.Mul.Imm(asm.R2, int32(b.o.perCPU)),
 		asm.Add.Reg(asm.R2, asm.R1),
 		asm.StoreMem(asm.RFP, keyOff, asm.R2, asm.Word),
 	}, b.lookupKey(b.o.events), asm.Instructions{
 		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.LoadMem(asm.R1, asm.RFP, evBase+0, asm.DWord),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R8, asm.R0),
+		// Time 0 until the record is whole: collect counts a record
+		// stamped before its window as bad.
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.R8, offTime, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R8, EventSize-8, asm.R1, asm.DWord),
+		asm.FnKtimeGetNs.Call(),
+		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+8, asm.DWord),
-		asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R8, 8, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+16, asm.DWord),
-		asm.StoreMem(asm.R0, 16, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R8, 16, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+24, asm.DWord),
-		asm.StoreMem(asm.R0, 24, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R8, 24, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+32, asm.DWord),
-		asm.StoreMem(asm.R0, 32, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R8, 32, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+40, asm.DWord),
-		asm.StoreMem(asm.R0, 40, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R8, 40, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.RFP, evBase+0, asm.DWord),
+		asm.StoreMem(asm.R8, 0, asm.R1, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	})
