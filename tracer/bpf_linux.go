@@ -499,7 +499,7 @@ func (b *builder) emitTail() asm.Instructions {
 		asm.StoreMem(asm.R8, offTime, asm.R1, asm.DWord),
 		asm.StoreMem(asm.R8, EventSize-8, asm.R1, asm.DWord),
 		asm.FnKtimeGetNs.Call(),
-		asm.StoreMem(asm.RFP, evBase+offTime, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R9, asm.R0),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+8, asm.DWord),
 		asm.StoreMem(asm.R8, 8, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+16, asm.DWord),
@@ -510,8 +510,7 @@ func (b *builder) emitTail() asm.Instructions {
 		asm.StoreMem(asm.R8, 32, asm.R1, asm.DWord),
 		asm.LoadMem(asm.R1, asm.RFP, evBase+40, asm.DWord),
 		asm.StoreMem(asm.R8, 40, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.RFP, evBase+0, asm.DWord),
-		asm.StoreMem(asm.R8, 0, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R8, offTime, asm.R9, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	})
