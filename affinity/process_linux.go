@@ -59,6 +59,43 @@ func StartOn(cmd *exec.Cmd, cpus CPUSet) error {
 	return <-errc
 }
 
+// StartLocked starts cmd (exec.Cmd.Start) from the calling goroutine's OS
+// thread with that thread's CPU mask set to cpus (an empty set leaves it)
+// and its nice value set to nice (0 leaves it), so that the child and every
+// thread it will create have both from its first instruction: a child
+// inherits the mask and the nice value of the thread that forks it
+// (sched_setaffinity(2), setpriority(2)). Setting nice after the start
+// races with the threads the child creates meanwhile, which keep the old
+// value.
+//
+// The caller must have locked the thread (runtime.LockOSThread) and must
+// keep it locked until it has waited for cmd, then let the thread end with
+// its goroutine: the thread keeps the mask and the nice value (lowering nice
+// back needs CAP_SYS_NICE), and the kernel ties the child's Pdeathsig to it
+// (prctl(2), PR_SET_PDEATHSIG), so it must live exactly as long as the
+// child.
+func StartLocked(cmd *exec.Cmd, cpus CPUSet, nice int) error {
+	if nice < -20 || nice > 19 {
+		return fmt.Errorf("affinity: start %s with nice %d: outside -20..19", cmd.Path, nice)
+	}
+	if cpus.Len() > 0 {
+		if err := checkOnline(cpus); err != nil {
+			return fmt.Errorf("affinity: start %s on %s: %w", cmd.Path, cpus, err)
+		}
+		if err := setAffinity(0, cpus); err != nil {
+			return fmt.Errorf("affinity: start %s on %s: %w", cmd.Path, cpus, err)
+		}
+	}
+	if nice != 0 {
+		// who 0 is the calling thread: on Linux PRIO_PROCESS names a thread.
+		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, nice); err != nil {
+			return priorityError(fmt.Sprintf("start %s with nice %d", cmd.Path, nice),
+				os.NewSyscallError("setpriority", err), "lowering nice needs CAP_SYS_NICE or RLIMIT_NICE")
+		}
+	}
+	return cmd.Start()
+}
+
 // NewGroup makes cmd, once started, the leader of a process group of its
 // own (setpgid(2)), so that TerminateGroup and KillGroup reach it and
 // everything it forks, and a terminal's Ctrl-C reaches only the parent. It

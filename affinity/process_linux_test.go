@@ -20,6 +20,12 @@ import (
 // waits for its threads; the child exits when the test ends.
 func startChild(t *testing.T, cpus CPUSet) *exec.Cmd {
 	t.Helper()
+	return startChildWith(t, func(cmd *exec.Cmd) error { return StartOn(cmd, cpus) })
+}
+
+// startChildWith is startChild with the function that starts the child.
+func startChildWith(t *testing.T, start func(*exec.Cmd) error) *exec.Cmd {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +41,9 @@ func startChild(t *testing.T, cpus CPUSet) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := StartOn(cmd, cpus); err != nil {
+	if err := start(cmd); err != nil {
 		if errors.Is(err, unix.EPERM) {
-			t.Skipf("start on %s refused here: %v", cpus, err)
+			t.Skipf("start refused here: %v", err)
 		}
 		t.Fatal(err)
 	}
@@ -183,6 +189,44 @@ func TestSetNice(t *testing.T) {
 	}
 	if err := SetNice(1<<30, 1); err == nil {
 		t.Error("SetNice on no process succeeded")
+	}
+}
+
+// StartLocked gives the child its CPUs and nice value from its first
+// instruction, so every thread it creates has both; the forking thread
+// keeps them and ends with its goroutine, and no other thread of ours
+// changes.
+func TestStartLocked(t *testing.T) {
+	allowed := allowedCPUs(t)
+	ours, err := niceOf(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, cpus := min(ours+3, 19), NewCPUSet(allowed.cpus[0])
+	done := make(chan struct{})
+	cmd := startChildWith(t, func(c *exec.Cmd) error {
+		errc := make(chan error, 1)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			errc <- StartLocked(c, cpus, want)
+			<-done
+		}()
+		return <-errc
+	})
+	t.Cleanup(func() { close(done) })
+	for _, tid := range threadsOf(t, cmd.Process.Pid) {
+		if got, err := niceOf(tid); err != nil || got != want {
+			t.Errorf("child thread %d nice %d, %v; want %d", tid, got, err, want)
+		}
+		if got, err := getAffinity(tid); err != nil || !got.Equal(cpus) {
+			t.Errorf("child thread %d may use %s, %v; want %s", tid, got, err, cpus)
+		}
+	}
+	if got, err := niceOf(os.Getpid()); err != nil || got != ours {
+		t.Errorf("after StartLocked our main thread's nice is %d, %v; want %d", got, err, ours)
+	}
+	if err := StartLocked(exec.Command("true"), CPUSet{}, 20); err == nil {
+		t.Error("StartLocked with nice 20 succeeded")
 	}
 }
 

@@ -18,6 +18,15 @@ func StartOn(cmd *exec.Cmd, cpus CPUSet) error {
 	return fmt.Errorf("affinity: start %s on %s: %w", cmd.Path, cpus, errors.ErrUnsupported)
 }
 
+// StartLocked starts cmd unrestricted and at the caller's nice value; a CPU
+// set or a nice value needs Linux, where both are per thread.
+func StartLocked(cmd *exec.Cmd, cpus CPUSet, nice int) error {
+	if cpus.Len() == 0 && nice == 0 {
+		return cmd.Start()
+	}
+	return fmt.Errorf("affinity: start %s on %s with nice %d: %w", cmd.Path, cpus, nice, errors.ErrUnsupported)
+}
+
 // NewGroup does nothing: process groups and Pdeathsig are Linux
 // facilities here.
 func NewGroup(cmd *exec.Cmd) {}

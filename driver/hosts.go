@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/results/hop"
@@ -222,7 +221,7 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[h
 		}
 		listen := []sockets.Addr{hb.tcpAt(ComponentServer, 0), UNIXAddr(filepath.Join(t.Dir, "pongd.sock"))}
 		n = len(listen)
-		if p, err = t.start(spec, ComponentServer, "pongd", spec.Responder.Args(bin, listen)); err != nil {
+		if p, err = t.startServer(spec, spec.Responder.Args(bin, listen)); err != nil {
 			return nil, err
 		}
 	}
@@ -239,11 +238,6 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[h
 			out[hop.TCP] = a
 		default:
 			out[hop.TCP] = a
-		}
-	}
-	if spec.Nice != 0 && hb.kind[host] != hosts.SSH {
-		if err := affinity.SetNice(p.PID(), spec.Nice); err != nil {
-			return nil, fmt.Errorf("driver: nice %d for pongd: %w", spec.Nice, err)
 		}
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,12 @@ const StopGrace = 3 * time.Second
 // cmd/pongd and cmd/hoprelay print them) and otherwise discarded; the tail of its stderr is kept for
 // error messages.
 func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
+	return StartNiced(name, argv, cpus, 0)
+}
+
+// StartNiced is Start with every thread of the process at nice value nice
+// (0 leaves the caller's) from its first instruction.
+func StartNiced(name string, argv []string, cpus affinity.CPUSet, nice int) (*Process, error) {
 	p := &Process{
 		Name:      name,
 		Argv:      argv,
@@ -68,17 +75,9 @@ func Start(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver: start %s: %w", name, err)
 	}
-	if err := affinity.StartOn(p.cmd, cpus); err != nil {
+	if err := p.own(cpus, nice, func() { p.readStdout(stdout) }); err != nil {
 		return nil, fmt.Errorf("driver: start %s: %w", name, err)
 	}
-	// One goroutine owns the process: it reads stdout to EOF (which Wait
-	// requires before it may close the pipe), then waits. Stop and
-	// everything else synchronise on done.
-	go func() {
-		p.readStdout(stdout)
-		p.waitErr = p.cmd.Wait()
-		close(p.done)
-	}()
 	return p, nil
 }
 
@@ -100,14 +99,33 @@ func StartForeign(name string, argv []string, cpus affinity.CPUSet) (*Process, e
 	affinity.NewGroup(p.cmd)
 	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
 	p.cmd.WaitDelay = time.Second
-	if err := affinity.StartOn(p.cmd, cpus); err != nil {
+	if err := p.own(cpus, 0, func() {}); err != nil {
 		return nil, fmt.Errorf("driver: start %s: %w", name, err)
 	}
+	return p, nil
+}
+
+// own starts p.cmd and waits for it on one goroutine, its owner: the owner
+// reads what it must (read, to EOF, which Wait requires before it may close
+// a pipe), then waits. Stop and everything else synchronise on done. The
+// owner forks the child on an OS thread of its own, locked and never
+// unlocked, that it waits on: the child inherits that thread's CPU mask and
+// nice value (affinity.StartLocked), and its Pdeathsig fires when that
+// thread exits, so the thread ends with the owner, after the child.
+func (p *Process) own(cpus affinity.CPUSet, nice int, read func()) error {
+	started := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread()
+		if err := affinity.StartLocked(p.cmd, cpus, nice); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		read()
 		p.waitErr = p.cmd.Wait()
 		close(p.done)
 	}()
-	return p, nil
+	return <-started
 }
 
 func (p *Process) readStdout(r io.Reader) {

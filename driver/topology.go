@@ -164,7 +164,7 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[hop
 		return nil, err
 	}
 	listen := []sockets.Addr{TCPAddr(0), UNIXAddr(filepath.Join(t.Dir, "pongd.sock"))}
-	p, err := t.start(spec, ComponentServer, "pongd", spec.Responder.Args(bin, listen))
+	p, err := t.startServer(spec, spec.Responder.Args(bin, listen))
 	if err != nil {
 		return nil, err
 	}
@@ -180,12 +180,20 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[hop
 			out[hop.TCP] = a
 		}
 	}
-	if spec.Nice != 0 {
-		if err := affinity.SetNice(p.PID(), spec.Nice); err != nil {
-			return nil, fmt.Errorf("driver: nice %d for pongd: %w", spec.Nice, err)
-		}
-	}
 	return out, nil
+}
+
+// startServer starts pongd with the niceness asked for, set on the thread
+// that forks it so that every thread pongd creates has it (StartNiced).
+func (t *Topology) startServer(spec TopologySpec, argv []string) (*Process, error) {
+	start := func(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
+		p, err := StartNiced(name, argv, cpus, spec.Nice)
+		if err != nil && spec.Nice != 0 {
+			return nil, fmt.Errorf("nice %d for pongd: %w", spec.Nice, err)
+		}
+		return p, err
+	}
+	return t.startWith(start, spec, ComponentServer, "pongd", argv)
 }
 
 // start starts one component on the CPUs the placement gives its kind and

@@ -3,12 +3,15 @@ package driver
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/sockets"
 )
 
 // niceOf reads the nice value (field 19 of stat) of thread tid of process pid (proc(5),
@@ -63,6 +66,32 @@ func TestBuildSkipsMissingAndSetsNice(t *testing.T) {
 	if len(topo.Skipped) != 1 || topo.Skipped[0].Path != "socat tcp->tcp" || !strings.Contains(topo.Skipped[0].Reason, "make deps") {
 		t.Errorf("skipped %+v", topo.Skipped)
 	}
+	// Round trips on several connections at once make pongd's runtime
+	// start threads after its start: they must have the niceness too, as
+	// they do when it is set on the thread that forks pongd.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			c, err := sockets.Dial(context.Background(), topo.Entries[spec.Paths[0]])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			buf := make([]byte, 64)
+			for range 50 {
+				if _, err := c.Write(buf); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := io.ReadFull(c, buf); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 	pongd := topo.Processes()[0].PID()
 	threads, err := os.ReadDir("/proc/" + strconv.Itoa(pongd) + "/task")
 	if err != nil {
