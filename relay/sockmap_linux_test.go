@@ -367,22 +367,11 @@ func TestCheckSockmapNamesTheCapability(t *testing.T) {
 	}
 	// The binary must be readable by nobody: go test's build directory is
 	// not, so it runs from a copy.
-	dir, err := os.MkdirTemp("", "hoplat-sockmap-check")
+	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
-	self, err := os.ReadFile("/proc/self/exe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "relay.test")
-	if err := os.WriteFile(exe, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	exe := filepath.Join(peer.ForEveryone(t, self), filepath.Base(self))
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), checkSockmapEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}

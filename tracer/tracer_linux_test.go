@@ -72,21 +72,9 @@ func TestOpenUnprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	// nobody must reach the copy: TempDir makes its directories 0700.
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "tracer.test")
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// nobody cannot reach go test's build directory (0700): it runs a copy.
+	dir := peer.ForEveryone(t, exe)
+	bin := filepath.Join(dir, filepath.Base(exe))
 	cmd := exec.Command(bin, "-test.run=^TestOpenUnprivileged$", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOPLAT_TRACER_UNPRIVILEGED=1")

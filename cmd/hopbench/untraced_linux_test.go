@@ -24,6 +24,15 @@ func TestIntegrationUnprivilegedSaysWhyNotTraced(t *testing.T) {
 	}
 	cmd, tmp := hopbench(t, "--paths", "direct,epoll", "--transports", "tcp", "--placement", "same-core",
 		"--time", "100ms", "--warmup", "20ms", "--runs", "2", "--discard", "0", "--format", "json")
+	// nobody cannot run the binaries where they were built when the
+	// checkout sits in a 0700 folder (a home directory): it runs copies,
+	// which find each other next to hopbench.
+	var bins []string
+	for _, name := range []string{"hopbench", "pongd", "pingpong", "hoprelay"} {
+		bins = append(bins, peer.Hoplat(t, name))
+	}
+	cmd.Path = filepath.Join(peer.ForEveryone(t, bins...), "hopbench")
+	cmd.Args[0] = cmd.Path
 	// nobody must write its sockets there: TempDir makes its directories
 	// 0700.
 	if err := os.Chmod(tmp, 0o777); err != nil {

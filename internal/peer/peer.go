@@ -138,3 +138,44 @@ func moduleRoot() (string, error) {
 	}
 	return filepath.Dir(mod), nil
 }
+
+// ForEveryone copies the executables at paths into a fresh directory that
+// every user may enter and read, under the system's temp directory, and
+// returns it: a test that runs a program as another user (nobody) cannot
+// run it from a checkout under a 0700 home or from go test's own build
+// directory, which is 0700 too. The directory goes when the test ends.
+func ForEveryone(t testing.TB, paths ...string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "hoplat-everyone-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// MkdirTemp makes it 0700, and the umask may narrow what WriteFile asks.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for d := filepath.Dir(dir); d != "/"; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			t.Fatalf("peer: %s is not searchable by other users (mode %v): point TMPDIR at a directory they may enter", d, fi.Mode().Perm())
+		}
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, filepath.Base(p))
+		if err := os.WriteFile(dst, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
