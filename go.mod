@@ -13,7 +13,15 @@ require (
 	gonum.org/v1/plot v0.17.0
 )
 
-require github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+	golang.org/x/exp/typeparams v0.0.0-20260209203927-2842357ff358 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
+	honnef.co/go/tools v0.8.2 // indirect
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -27,3 +35,5 @@ require (
 	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
+
+tool honnef.co/go/tools/cmd/staticcheck
