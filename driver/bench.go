@@ -83,7 +83,8 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	}
 	steps := len(stages) * cfg.Rounds * len(paths) * len(cfg.Threads)
 	b.roundCap = roundCap(cfg, steps)
-	progress := newProgress(cfg.Progress, steps, cfg.Time+cfg.Warmup)
+	progress := newProgress(cfg.Progress, cfg.ProgressLevel, steps, cfg.Time+cfg.Warmup)
+	defer progress.finish()
 	var all []Series
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
@@ -96,7 +97,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	// Steal is the run's, probe included: a vCPU the hypervisor did not
 	// run for a while makes every figure of that while slower.
 	steal := probe.StartSteal()
-	fmt.Fprintln(cfg.Progress, "hopbench: probing the machine: wake-ups and loopback legs, pinned")
+	progress.say("probing the machine: wake-ups and loopback legs, pinned")
 	if m, err := cfg.Probe(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -105,15 +106,15 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		progress.warn(err)
 	} else {
 		rep.Machine = &m
-		fmt.Fprintln(cfg.Progress, "hopbench: "+m.Summary())
+		progress.say("%s", m.Summary())
 	}
 	b.tracing = openTracing(ctx, cfg, b.hosts != nil)
 	defer b.tracing.close()
 	rep.Tracer = b.tracing.info()
 	if b.tracing.tr != nil {
-		fmt.Fprintf(cfg.Progress, "hopbench: tracer on: %.0f ns per record, taken off the traced segments\n", rep.Tracer.PerRecordNs)
+		progress.say("tracer on: %.0f ns per record, taken off the traced segments", rep.Tracer.PerRecordNs)
 	} else {
-		fmt.Fprintf(cfg.Progress, "hopbench: not traced: %s\n", b.tracing.note)
+		progress.say("not traced: %s", b.tracing.note)
 	}
 	pinning := map[string]string{}
 	for si, st := range stages {

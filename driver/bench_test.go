@@ -110,6 +110,7 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 	cfg.Stats = true
 	var progress bytes.Buffer
 	cfg.Progress = &progress
+	cfg.ProgressLevel = ProgressPaths
 	rep := runClean(t, cfg)
 	if len(rep.Paths) != 6 {
 		t.Fatalf("%d paths, want direct, goroutine and epoll on two client legs", len(rep.Paths))
@@ -142,6 +143,11 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 	for _, want := range []string{"probing the machine", "machine: ", "round 1/3 (warm-up)", "round 3/3", "epoll unix->tcp", "left", "skip socat tcp->tcp"} {
 		if !strings.Contains(progress.String(), want) {
 			t.Errorf("progress lacks %q:\n%s", want, progress.String())
+		}
+	}
+	for _, line := range strings.Split(progress.String(), "\n") {
+		if n := len([]rune(line)); n > progressWidth {
+			t.Errorf("progress line of %d columns, want at most %d: %q", n, progressWidth, line)
 		}
 	}
 }

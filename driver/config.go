@@ -85,6 +85,11 @@ type Config struct {
 	TempRoot string             // parent of the temp dir; "" for os.TempDir
 	Locate   Locator            // nil for Locate
 	Progress io.Writer          // progress lines; nil for none
+	// ProgressLevel is how much the progress says: ProgressRounds (the
+	// zero value) a line per round and whatever failed, ProgressLive
+	// that and a status line rewritten in place (a terminal), ProgressPaths
+	// a line per path and round with its figures.
+	ProgressLevel ProgressLevel
 	Env      func() results.Env // describes the machine; nil for results.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for

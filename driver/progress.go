@@ -10,57 +10,145 @@ import (
 	"github.com/hoplat/hoplat/results/hop"
 )
 
-// progress writes one line per pingpong run: where the run is and about how
-// long is left, from the mean duration of the steps so far.
+// ProgressLevel is how much the progress lines say (Config.ProgressLevel).
+type ProgressLevel int
+
+const (
+	// ProgressRounds says where the run is once per round, and every
+	// failure, skip and warning as it happens.
+	ProgressRounds ProgressLevel = iota
+	// ProgressLive adds a status line, rewritten in place, naming the path
+	// that runs now: for a terminal.
+	ProgressLive
+	// ProgressPaths says every path's figures, a line per path and round.
+	ProgressPaths
+)
+
+// progressWidth is the widest progress line: a longer message wraps.
+const progressWidth = 100
+
+// progress writes where the run is and about how long is left, from the
+// mean duration of the steps so far. Every line fits progressWidth columns.
 type progress struct {
 	w       io.Writer
+	level   ProgressLevel
 	total   int
 	done    int
 	nominal time.Duration
 	spent   time.Duration
 	began   time.Time
+	status  bool       // a live status line is on screen, to be erased
+	round   string     // the round said last: a new one gets its line
 	skipped []hop.Skip // said already: each stage builds its topology afresh and finds the same
+	cell    string     // what runs now, for a failure's line
 }
 
-func newProgress(w io.Writer, total int, nominal time.Duration) *progress {
-	return &progress{w: w, total: total, nominal: nominal}
+func newProgress(w io.Writer, level ProgressLevel, total int, nominal time.Duration) *progress {
+	return &progress{w: w, level: level, total: total, nominal: nominal}
+}
+
+// say writes one message, wrapped at word boundaries to progressWidth, its
+// continuation lines indented under the first.
+func (p *progress) say(format string, args ...any) {
+	p.clear()
+	for _, line := range wrap("hopbench: "+fmt.Sprintf(format, args...), progressWidth, "hopbench:   ") {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// wrap cuts s at spaces into lines of at most width columns (runes); a word
+// longer than a line stands alone on its line.
+func wrap(s string, width int, indent string) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case runeLen(line)+1+runeLen(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = indent + word
+		}
+	}
+	return append(lines, line)
+}
+
+func runeLen(s string) int { return len([]rune(s)) }
+
+// clear erases the live status line, if one is on screen.
+func (p *progress) clear() {
+	if p.status {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.status = false
+	}
 }
 
 // drop takes steps that will not run (skipped paths) out of the estimate.
 func (p *progress) drop(steps int) { p.total -= steps }
 
-func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, cells int, c Cell) {
-	p.began = time.Now()
+func (p *progress) left() time.Duration {
 	per := p.nominal
 	if p.done > 0 {
 		per = p.spent / time.Duration(p.done)
 	}
-	left := time.Duration(p.total-p.done) * per
-	var where strings.Builder
+	return (time.Duration(p.total-p.done) * per).Round(time.Second)
+}
+
+func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, cells int, c Cell) {
+	p.began = time.Now()
+	var round strings.Builder
 	if stages > 1 {
-		fmt.Fprintf(&where, "stage %d/%d ", stage+1, stages)
+		fmt.Fprintf(&round, "stage %d/%d ", stage+1, stages)
 	}
 	if st.Regime != "" {
-		where.WriteString(st.Regime + " ")
+		round.WriteString(st.Regime + " ")
 	}
-	fmt.Fprintf(&where, "round %d/%d", s.Round+1, rounds)
+	fmt.Fprintf(&round, "round %d/%d", s.Round+1, rounds)
 	if s.Round < discard {
-		where.WriteString(" (warm-up)")
+		round.WriteString(" (warm-up)")
 	}
-	// The line is finished by end with the step's figures, so that a
-	// long --time shows what runs now and a short one reads as a log.
-	fmt.Fprintf(p.w, "hopbench: %s  path %2d/%d %-22s threads %-3d  ~%s left ",
-		where.String(), s.Cell+1, cells, c.Path.Name(), c.Threads, left.Round(time.Second))
+	if r := round.String(); r != p.round {
+		p.round = r
+		p.say("%s: %d paths, ~%s left", r, cells, p.left())
+	}
+	name := c.Path.Name()
+	if c.Threads > 1 {
+		name += fmt.Sprintf(" x%d", c.Threads)
+	}
+	p.cell = name
+	switch p.level {
+	case ProgressPaths:
+		// The line is finished by end with the step's figures, so that
+		// a long --time shows what runs now and a short one reads as a log.
+		fmt.Fprintf(p.w, "hopbench:   %2d/%d %-24s ", s.Cell+1, cells, name)
+	case ProgressLive:
+		p.clear()
+		fmt.Fprintf(p.w, "hopbench:   %s  %d/%d %s  ~%s left", p.round, s.Cell+1, cells, name, p.left())
+		p.status = true
+	}
 }
 
 func (p *progress) end(s hop.Sample) {
 	p.done++
 	p.spent += time.Since(p.began)
-	if s.Failed != "" {
-		fmt.Fprintf(p.w, "-> failed: %s\n", s.Failed)
+	if p.level == ProgressPaths {
+		if s.Failed != "" {
+			fmt.Fprintln(p.w, "failed")
+			p.say("  %s: %s", p.cell, s.Failed)
+			return
+		}
+		fmt.Fprintf(p.w, "%.0f tps, p50 %s µs, p95 %s µs", s.TPS, hop.Us(s.Latency.P50), hop.Us(s.Latency.P95))
+		if s.Errors > 0 {
+			fmt.Fprintf(p.w, ", %d errors", s.Errors)
+		}
+		fmt.Fprintln(p.w)
 		return
 	}
-	fmt.Fprintf(p.w, "-> %.0f tps, p50 %s µs, p95 %s µs, %d errors\n", s.TPS, hop.Us(s.Latency.P50), hop.Us(s.Latency.P95), s.Errors)
+	if s.Failed != "" {
+		p.say("  %s failed: %s", p.cell, s.Failed)
+	}
 }
 
 // skip says why a path does not run, once per run however many stages find
@@ -70,13 +158,13 @@ func (p *progress) skip(s hop.Skip) {
 		return
 	}
 	p.skipped = append(p.skipped, s)
-	fmt.Fprintf(p.w, "hopbench: skip %s: %s\n", s.Path, s.Reason)
+	p.say("skip %s: %s", s.Path, s.Reason)
 }
 
 // sized says how long the stage's rounds will run; the estimate of what is
 // left then starts from that length.
 func (p *progress) sized(rs hop.RoundSizing) {
-	fmt.Fprintf(p.w, "hopbench: %s\n", rs)
+	p.say("%s", rs)
 	if p.done == 0 {
 		p.nominal = time.Duration(rs.TimeS * float64(time.Second))
 	}
@@ -84,31 +172,64 @@ func (p *progress) sized(rs hop.RoundSizing) {
 
 // trace and traced frame a cell's traced round.
 func (p *progress) trace(st Stage, c Cell) {
-	fmt.Fprintf(p.w, "hopbench: %s traced round  %-22s threads %-3d ", st.Regime, c.Path.Name(), c.Threads)
+	p.cell = c.Path.Name()
+	switch p.level {
+	case ProgressPaths:
+		fmt.Fprintf(p.w, "hopbench:   %s traced %-24s ", st.Regime, c.Path.Name())
+	case ProgressLive:
+		p.clear()
+		fmt.Fprintf(p.w, "hopbench:   %s traced round: %s", st.Regime, c.Path.Name())
+		p.status = true
+	}
 }
 
 func (p *progress) traced(t *hop.Trace, note string) {
-	if t == nil {
-		fmt.Fprintf(p.w, "-> not traced: %s\n", note)
+	if p.level == ProgressPaths {
+		if t == nil {
+			fmt.Fprintln(p.w, "not traced")
+			p.say("  %s not traced: %s", p.cell, note)
+			return
+		}
+		fmt.Fprintf(p.w, "%d requests, p50 %s µs, identity %.1f%%, covered %.0f%%\n", t.Requests, hop.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
 		return
 	}
-	fmt.Fprintf(p.w, "-> %d requests, p50 %s µs, identity %.1f%%, covered %.0f%%\n", t.Requests, hop.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
+	if t == nil {
+		p.say("  %s not traced: %s", p.cell, note)
+	}
 }
 
-func (p *progress) warn(err error) { fmt.Fprintf(p.w, "hopbench: warning: %v\n", err) }
+func (p *progress) warn(err error) { p.say("warning: %v", err) }
 
 // connect and connected frame a connect-only series.
 func (p *progress) connect(st Stage, path hop.Path) {
-	fmt.Fprintf(p.w, "hopbench: %s connect-only series  %-22s ", st.Regime, path.Name())
+	p.cell = path.Name()
+	switch p.level {
+	case ProgressPaths:
+		fmt.Fprintf(p.w, "hopbench:   %s connects %-24s ", st.Regime, path.Name())
+	case ProgressLive:
+		p.clear()
+		fmt.Fprintf(p.w, "hopbench:   %s connect-only series: %s", st.Regime, path.Name())
+		p.status = true
+	}
 }
 
 func (p *progress) connected(c *hop.Connect, err error) {
-	switch {
-	case err != nil:
-		fmt.Fprintf(p.w, "-> failed: %v\n", err)
-	case c == nil:
-		fmt.Fprintln(p.w, "-> no connection completed")
-	default:
-		fmt.Fprintf(p.w, "-> %d connects, p50 %s µs, p99 %s µs\n", c.N, hop.Us(c.P50Us), hop.Us(c.P99Us))
+	if p.level == ProgressPaths {
+		switch {
+		case err != nil:
+			fmt.Fprintln(p.w, "failed")
+			p.say("  %s connects failed: %v", p.cell, err)
+		case c == nil:
+			fmt.Fprintln(p.w, "no connection completed")
+		default:
+			fmt.Fprintf(p.w, "%d connects, p50 %s µs, p99 %s µs\n", c.N, hop.Us(c.P50Us), hop.Us(c.P99Us))
+		}
+		return
+	}
+	if err != nil {
+		p.say("  %s connects failed: %v", p.cell, err)
 	}
 }
+
+// finish erases the live status line at the end of the run.
+func (p *progress) finish() { p.clear() }

@@ -145,6 +145,7 @@ func parseArgs(args []string, err error) (options, error) {
 		out        = fs.String("out", "", "directory for report.html (one self-contained page), report.json, report.csv, report.txt, one .hgrm per path and plots (PNG, SVG)")
 		wide       = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100 columns")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
+		verbose    = fs.BoolP("verbose", "v", false, "progress: a line per path and round with its figures")
 		help       = fs.BoolP("help", "h", false, "this help")
 		_          = fs.String("topology", "", "topology file: hosts (local, netns:NAME, ssh://user@host[:port]), where each component runs, and any of these flags' settings as KEY=value; the flags given override it")
 	)
@@ -284,6 +285,12 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	if !*quiet {
 		c.Progress = os.Stderr
+		switch {
+		case *verbose:
+			c.ProgressLevel = driver.ProgressPaths
+		case isTerminal(os.Stderr):
+			c.ProgressLevel = driver.ProgressLive
+		}
 	}
 	// What no single flag decides (rows with echo, placement names, ...).
 	if err := c.Check(); err != nil {
@@ -306,4 +313,11 @@ func applyPlacement(c *driver.Config, spec string) error {
 		return fmt.Errorf("--placement: %w", err)
 	}
 	return nil
+}
+
+// isTerminal reports whether f is a character device (a terminal), where a
+// status line can be rewritten in place.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
