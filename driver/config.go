@@ -82,15 +82,15 @@ type Config struct {
 	// Where the tracer cannot run (no BTF, no CAP_BPF) the run says why
 	// and splits as without it. DefaultConfig traces.
 	Trace    bool
-	TempRoot string             // parent of the temp dir; "" for os.TempDir
-	Locate   Locator            // nil for Locate
-	Progress io.Writer          // progress lines; nil for none
+	TempRoot string    // parent of the temp dir; "" for os.TempDir
+	Locate   Locator   // nil for Locate
+	Progress io.Writer // progress lines; nil for none
 	// ProgressLevel is how much the progress says: ProgressRounds (the
 	// zero value) a line per round and whatever failed, ProgressLive
 	// that and a status line rewritten in place (a terminal), ProgressPaths
 	// a line per path and round with its figures.
 	ProgressLevel ProgressLevel
-	Env      func() results.Env // describes the machine; nil for results.CollectEnv
+	Env           func() results.Env // describes the machine; nil for results.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
