@@ -13,7 +13,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-threads bench-galera
+.PHONY: all build test test-short test-load check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-threads bench-galera
 
 all: build
 
@@ -26,6 +26,16 @@ test: build
 	@# Benchmarks run once so they keep compiling and working; the relay
 	@# peer comparison is cut to one short round here (make bench-relay runs it whole).
 	HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
+
+# The fast loop: every integration test (MariaDB, Galera, the tracer,
+# Chromium, the peers) sits behind -short.
+test-short: build
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test -short -count=1 $(PKGS)
+
+# The fast loop beside one busy loop per CPU: timing assertions must hold on
+# a loaded machine too. CI runs it once.
+test-load: build
+	@GO=$(GO) scripts/test-load.sh
 
 # lint is the static half of check; CI runs it, then the README's make test.
 check: lint test

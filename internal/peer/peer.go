@@ -41,10 +41,23 @@ func Find(name string) (string, error) {
 	return p, nil
 }
 
+// Integration skips t under -short (go test -short, make test-short): t is
+// an integration test that runs what (a peer, a real server, hoplat's own
+// binaries, the tracer), which the fast loop leaves to make test. It is a
+// plain skip even where integration is required: -short asks for it.
+func Integration(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("integration test (%s): skipped by -short", what)
+	}
+}
+
 // Require returns the path of the program name, or skips t (fails it when
-// integration is required) with the reason.
+// integration is required) with the reason. Under -short it skips t
+// (Integration).
 func Require(t testing.TB, name string) string {
 	t.Helper()
+	Integration(t, name)
 	p, err := Find(name)
 	if err != nil {
 		Unavailable(t, err.Error())
@@ -68,9 +81,11 @@ var (
 
 // Hoplat returns the path of one of hoplat's own binaries (pongd, pingpong,
 // hoprelay, hopbench): from $HOPLAT_BIN when `make test` set it, else built
-// once per test process into a temporary directory.
+// once per test process into a temporary directory. Under -short it skips t
+// (Integration).
 func Hoplat(t testing.TB, name string) string {
 	t.Helper()
+	Integration(t, name)
 	p, err := hoplatBin(name)
 	if err != nil {
 		t.Fatal(err)
