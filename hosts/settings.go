@@ -112,6 +112,7 @@ var keyTable = []setting{
 	word("FORMAT", "format", func(t *Topology) *string { return &t.Format }, formatNames),
 	word("OUT", "out", func(t *Topology) *string { return &t.Out }, nil),
 	boolean("QUIET", "quiet", func(t *Topology) *bool { return &t.Quiet }),
+	boolean("VERBOSE", "verbose", func(t *Topology) *bool { return &t.Verbose }),
 	boolean("WIDE", "wide", func(t *Topology) *bool { return &t.Wide }),
 }
 

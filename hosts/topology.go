@@ -101,6 +101,7 @@ type Topology struct {
 	Format        string
 	Out           string
 	Quiet         bool
+	Verbose       bool
 	Wide          bool
 
 	// Proxies are the PROXY_<NAME> keys as hopbench's --proxy takes
