@@ -1,12 +1,13 @@
 package hosts
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hoplat/hoplat/internal/list"
 )
 
 // A setting is one of hopbench's flags as a topology file gives it: the
@@ -62,20 +63,11 @@ var keyTable = []setting{
 	integer("DISCARD", "discard", func(t *Topology) *int { return &t.Discard }, 0),
 	ints("HOPS", "hops", func(t *Topology) *[]int { return &t.Hops }, 0),
 	{key: "SERVICE_TIME", flag: "service-time", read: func(p *parser, v string) error {
-		items, e := splitList(v)
-		if e != nil {
-			return p.err("SERVICE_TIME", "%q: %v", v, e)
+		d, err := list.Durations(v)
+		if err != nil {
+			return p.err("SERVICE_TIME", "%v", err)
 		}
-		for _, it := range items {
-			d, e := time.ParseDuration(it)
-			if it == "0" {
-				d, e = 0, nil
-			}
-			if e != nil || d < 0 {
-				return p.err("SERVICE_TIME", "%q: want durations such as 0,20us,1ms", it)
-			}
-			p.t.ServiceTimes = append(p.t.ServiceTimes, d)
-		}
+		p.t.ServiceTimes = d
 		return nil
 	}, value: func(t *Topology) string { return joinList(t.ServiceTimes, time.Duration.String) }},
 	ints("SIZE", "size", func(t *Topology) *[]int { return &t.Sizes }, 1),
@@ -175,18 +167,16 @@ func words(key, flag string, field func(*Topology) *[]string, vocab []string) se
 	}, value: func(t *Topology) string { return strings.Join(*field(t), ",") }}
 }
 
-// ints is a setting of a LIST of whole numbers of at least lo.
+// ints is a setting of a LIST of whole numbers of at least lo, ranges
+// expanded, as the flag reads it (internal/list).
 func ints(key, flag string, field func(*Topology) *[]int, lo int) setting {
 	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
-		items, err := p.list(key, v)
-		for _, it := range items {
-			n, e := strconv.Atoi(it)
-			if e != nil || n < lo {
-				return p.err(key, "%q: want whole numbers of at least %d", it, lo)
-			}
-			*field(p.t) = append(*field(p.t), n)
+		n, err := list.Ints(v, lo)
+		if err != nil {
+			return p.err(key, "%v", err)
 		}
-		return err
+		*field(p.t) = n
+		return nil
 	}, value: func(t *Topology) string { return joinList(*field(t), strconv.Itoa) }}
 }
 
@@ -235,9 +225,9 @@ func boolean(key, flag string, field func(*Topology) *bool) setting {
 
 // list is the items of key's LIST value v, or the error naming it.
 func (p *parser) list(key, v string) ([]string, error) {
-	items, err := splitList(v)
+	items, err := list.Items(v)
 	if err != nil {
-		return nil, p.err(key, "%q: %v", v, err)
+		return nil, p.err(key, "%v", err)
 	}
 	return items, nil
 }
@@ -300,21 +290,6 @@ func (p *parser) settings() error {
 		}
 	}
 	return nil
-}
-
-// splitList splits a LIST value: `1,2,4` or RonDB's `1;2;4`, spaces allowed.
-func splitList(s string) ([]string, error) {
-	var out []string
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("empty list")
-	}
-	for _, f := range strings.Split(strings.ReplaceAll(s, ";", ","), ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			return nil, errors.New("empty item")
-		}
-		out = append(out, f)
-	}
-	return out, nil
 }
 
 // parseDuration reads Go duration syntax, or a bare number of seconds as

@@ -31,6 +31,9 @@ func TestParseTopology(t *testing.T) {
 			return slices.Equal(tp.Threads, []int{1, 2, 4}) && slices.Equal(tp.Hops, []int{0, 1, 2}) &&
 				slices.Equal(tp.Paths, []string{"direct", "epoll"})
 		}},
+		{"ranges, as every LIST takes them", "THREADS=1-2\nHOPS=\"0-1;3\"\nSERVICE_TIME=\"0,20us;1ms\"\n", func(tp *Topology) bool {
+			return slices.Equal(tp.Threads, []int{1, 2}) && slices.Equal(tp.Hops, []int{0, 1, 3}) && len(tp.ServiceTimes) == 3
+		}},
 		{"autobench aliases", "THREAD_COUNTS_TO_RUN=\"1;2\"\nMAX_TIME=30\nBENCHMARK_CPUS=0-1\n", func(tp *Topology) bool {
 			return slices.Equal(tp.Threads, []int{1, 2}) && tp.Time == 30*time.Second &&
 				tp.Place[Client].CPUs == "0-1" && tp.Has("TIME") && tp.Has("CLIENT_CPUS")
@@ -79,9 +82,9 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"THREDS=1\n", `t.conf:1: THREDS: unknown key (did you mean THREADS?)`},
 		{"THREADS=1\nTHREAD_COUNTS_TO_RUN=2\n", `t.conf:2: THREAD_COUNTS_TO_RUN: already set (as THREADS) at line 1`},
 		{"TIME=1s\nTIME=2s\n", `t.conf:2: TIME: already set at line 1`},
-		{"THREADS=\"1;x\"\n", `t.conf:1: THREADS: "x": want whole numbers of at least 1`},
-		{"THREADS=\"1;;2\"\n", `t.conf:1: THREADS: "1;;2": empty item`},
-		{"THREADS=0\n", `THREADS: "0": want whole numbers of at least 1`},
+		{"THREADS=\"1;x\"\n", `t.conf:1: THREADS: "1;x": bad number "x"`},
+		{"THREADS=\"1;;2\"\n", `t.conf:1: THREADS: "1;;2": empty element`},
+		{"THREADS=0\n", `THREADS: "0": 0: want at least 1`},
 		{"TIME=0\n", `t.conf:1: TIME: "0": must be positive`},
 		{"TIME=fast\n", `TIME: "fast": want seconds (30) or a duration`},
 		{"RUNS=2\nDISCARD=2\n", `t.conf:2: DISCARD: 2: must be below RUNS 2 (line 1)`},
@@ -115,7 +118,7 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"HOST_A=netns:a\nHOST_A_VIA=a\n", `HOST_A_VIA: host a is netns: only an ssh host`},
 		{"HOST_B=ssh://u@h\nHOST_B_VIA=c\n", `HOST_B_VIA: "c": no such host`},
 		{"HOST_C_VIA=c\n", `HOST_C_VIA: no host c`},
-		{"CLIENT_CPUS=0-x\n", `t.conf:1: CLIENT_CPUS: affinity: parse CPU list "0-x"`},
+		{"CLIENT_CPUS=0-x\n", `t.conf:1: CLIENT_CPUS: "0-x": bad CPU "x"`},
 		{"CLIENT_CPUS=1\nPLACEMENT=spread\n", `PLACEMENT: set with CLIENT_CPUS (line 1)`},
 		{"REMOTE_BIN=bin\n", `REMOTE_BIN: "bin": want ship, path or an absolute directory`},
 	}

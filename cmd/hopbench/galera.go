@@ -85,10 +85,10 @@ func galeraFlags(args []string) (cluster.BenchConfig, error) {
 	}
 	var err error
 	if c.Workloads, err = list.Items(*workloads); err != nil {
-		return c, cli.Usage(fmt.Errorf("--workloads: %w", err))
+		return c, cli.Usage(fmt.Errorf("--workloads %w", err))
 	}
 	if c.Paths, err = list.Items(*paths); err != nil {
-		return c, cli.Usage(fmt.Errorf("--paths: %w", err))
+		return c, cli.Usage(fmt.Errorf("--paths %w", err))
 	}
 	if !*quiet {
 		c.Progress = os.Stderr
