@@ -169,7 +169,7 @@ func us(d time.Duration) float64 { return math.Round(float64(d)/1e1) / 1e2 }
 // preferring another core to an SMT sibling since a hop's components
 // spread over cores first.
 func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
-	topo, terr := affinity.ReadTopology()
+	topo, terr := affinity.ReadCPULayout()
 	rel := func(a, b int) string {
 		if terr != nil {
 			return ""

@@ -86,7 +86,7 @@ func topologyArg(args []string) (string, error) {
 
 // fileError names the file and line of the key whose flag err is about, or
 // at least the file.
-func fileError(tp *hosts.Topology, err error) error {
+func fileError(tp *hosts.TopologyFile, err error) error {
 	msg, best := err.Error(), ""
 	for flag := range hosts.FlagKeys {
 		if strings.Contains(msg, "--"+flag) && len(flag) > len(best) {
