@@ -76,7 +76,7 @@ func (s CPUSet) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 func ParseList(s string) (CPUSet, error) {
 	online, err := OnlineCPUs()
 	if err != nil {
-		return CPUSet{}, fmt.Errorf("affinity: parse CPU list %q: %w", s, err)
+		return CPUSet{}, &list.Error{List: s, Err: fmt.Errorf("reading the CPUs online: %w", err)}
 	}
 	return ParseListFor(s, online)
 }
@@ -94,19 +94,22 @@ func ParseCPUs(s string) ([]int, error) {
 
 // ParseListFor parses a CPU list and rejects CPUs not in online. A list is
 // "all" (every online CPU) or elements separated by commas or, as RonDB
-// writes them, semicolons (one or the other, as internal/list reads every
+// writes them, semicolons (either or both, as internal/list reads every
 // LIST); an element is a CPU number or an inclusive range "lo-hi". Spaces
-// around elements and numbers are ignored: " 0 - 3 ; 8".
+// around elements and numbers are ignored: " 0 - 3 ; 8". An error is a
+// *list.Error naming the list as given, for the caller to put the flag or
+// key before.
 func ParseListFor(s string, online CPUSet) (CPUSet, error) {
 	set, err := parseList(s, &online)
 	if err != nil {
-		return CPUSet{}, fmt.Errorf("affinity: parse CPU list %q: %w", s, err)
+		return CPUSet{}, &list.Error{List: s, Err: err}
 	}
 	return set, nil
 }
 
 // parseList parses s; a nil online trusts every CPU number, for lists the
 // kernel itself wrote. The syntax is internal/list's, with "all" besides.
+// Its errors say what is wrong, not the list: each caller names that.
 func parseList(s string, online *CPUSet) (CPUSet, error) {
 	if strings.TrimSpace(s) == "all" {
 		if online == nil || online.Len() == 0 {
@@ -116,7 +119,7 @@ func parseList(s string, online *CPUSet) (CPUSet, error) {
 	}
 	elems, err := list.Items(s)
 	if err != nil {
-		return CPUSet{}, err
+		return CPUSet{}, errors.Unwrap(err) // the reason, without the list
 	}
 	var cpus []int
 	for _, elem := range elems {

@@ -3,6 +3,7 @@ package affinity
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -73,7 +74,7 @@ func TestParseListForErrors(t *testing.T) {
 			t.Errorf("ParseListFor(%q) succeeded, want error %q", tt.in, tt.msg)
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "affinity: parse CPU list ") || !strings.Contains(err.Error(), tt.msg) {
+		if !strings.HasPrefix(err.Error(), strconv.Quote(tt.in)+": ") || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("ParseListFor(%q) error %q, want it to contain %q", tt.in, err, tt.msg)
 		}
 		if errors.Is(err, ErrNotOnline) != tt.notOnline {
@@ -165,7 +166,7 @@ func TestParseCPUs(t *testing.T) {
 	if cpus, err := ParseCPUs(" 0 ;0"); err != nil || !slices.Equal(cpus, []int{0}) {
 		t.Errorf("ParseCPUs(0) = %v, %v; want [0]", cpus, err)
 	}
-	if cpus, err := ParseCPUs("x"); err == nil || cpus != nil || !strings.HasPrefix(err.Error(), `affinity: parse CPU list "x": `) {
+	if cpus, err := ParseCPUs("x"); err == nil || cpus != nil || !strings.HasPrefix(err.Error(), `"x": `) {
 		t.Errorf("ParseCPUs(x) = %v, %v; want ParseList's error", cpus, err)
 	}
 }

@@ -24,7 +24,7 @@ func ExampleParseListFor() {
 	fmt.Println(err)
 	// Output:
 	// 0-3,8 5 <nil>
-	// affinity: parse CPU list "0-3,12": CPU 12 not online (online 0-8)
+	// "0-3,12": CPU 12 not online (online 0-8)
 }
 
 func ExamplePlacement_For() {

@@ -74,7 +74,7 @@ func readCPUFacts(fsys fs.FS) (CPUFacts, error) {
 		}
 		*list.set = set
 	}
-	topo, terr := readTopology(fsys)
+	topo, terr := readCPULayout(fsys)
 	if terr != nil {
 		return CPUFacts{}, fmt.Errorf("affinity: CPU facts: %w", terr)
 	}

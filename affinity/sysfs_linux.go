@@ -11,8 +11,8 @@ func OnlineCPUs() (CPUSet, error) {
 	return readOnline(os.DirFS(sysfs))
 }
 
-// ReadTopology reads the core, package and NUMA node of every online CPU
+// ReadCPULayout reads the core, package and NUMA node of every online CPU
 // from sysfs.
-func ReadTopology() (Topology, error) {
-	return readTopology(os.DirFS(sysfs))
+func ReadCPULayout() (CPULayout, error) {
+	return readCPULayout(os.DirFS(sysfs))
 }

@@ -18,7 +18,7 @@ func OnlineCPUs() (CPUSet, error) {
 	return NewCPUSet(cpus...), nil
 }
 
-// ReadTopology needs Linux's sysfs.
-func ReadTopology() (Topology, error) {
-	return Topology{}, fmt.Errorf("affinity: read topology: %w", errors.ErrUnsupported)
+// ReadCPULayout needs Linux's sysfs.
+func ReadCPULayout() (CPULayout, error) {
+	return CPULayout{}, fmt.Errorf("affinity: read topology: %w", errors.ErrUnsupported)
 }

@@ -18,8 +18,10 @@ type CPU struct {
 	Threads CPUSet // thread_siblings_list: the CPUs sharing this core, itself included
 }
 
-// Topology is the layout of the online CPUs.
-type Topology struct {
+// CPULayout is the layout of the online CPUs: sysfs's CPU topology, named
+// apart from the topology file (hosts.TopologyFile) and the driver's running
+// topology (driver.Topology), which are other things.
+type CPULayout struct {
 	CPUs []CPU // ascending by ID
 }
 
@@ -45,7 +47,7 @@ func (r Relation) String() string {
 }
 
 // CPU returns what the topology knows of an online CPU.
-func (t Topology) CPU(id int) (CPU, bool) {
+func (t CPULayout) CPU(id int) (CPU, bool) {
 	i, ok := slices.BinarySearchFunc(t.CPUs, id, func(c CPU, id int) int { return c.ID - id })
 	if !ok {
 		return CPU{}, false
@@ -54,7 +56,7 @@ func (t Topology) CPU(id int) (CPU, bool) {
 }
 
 // Relation reports how CPUs a and b relate; it fails if either is not online.
-func (t Topology) Relation(a, b int) (Relation, error) {
+func (t CPULayout) Relation(a, b int) (Relation, error) {
 	ca, okA := t.CPU(a)
 	cb, okB := t.CPU(b)
 	switch {
@@ -74,29 +76,29 @@ func (t Topology) Relation(a, b int) (Relation, error) {
 	return OtherCore, nil
 }
 
-// readTopology reads the tree under /sys/devices/system, given as fsys
+// readCPULayout reads the tree under /sys/devices/system, given as fsys
 // so tests can supply a machine they do not have.
-func readTopology(fsys fs.FS) (Topology, error) {
+func readCPULayout(fsys fs.FS) (CPULayout, error) {
 	online, err := readOnline(fsys)
 	if err != nil {
-		return Topology{}, err
+		return CPULayout{}, err
 	}
 	nodeOf, err := readNodes(fsys)
 	if err != nil {
-		return Topology{}, err
+		return CPULayout{}, err
 	}
-	var t Topology
+	var t CPULayout
 	for _, id := range online.cpus {
 		dir := fmt.Sprintf("cpu/cpu%d/topology", id)
 		c := CPU{ID: id}
 		if c.Core, err = readInt(fsys, dir+"/core_id"); err != nil {
-			return Topology{}, err
+			return CPULayout{}, err
 		}
 		if c.Package, err = readInt(fsys, dir+"/physical_package_id"); err != nil {
-			return Topology{}, err
+			return CPULayout{}, err
 		}
 		if c.Threads, err = readCPUList(fsys, dir+"/thread_siblings_list"); err != nil {
-			return Topology{}, err
+			return CPULayout{}, err
 		}
 		c.Node = nodeOf[id]
 		t.CPUs = append(t.CPUs, c)

@@ -7,10 +7,10 @@ import (
 	"testing/fstest"
 )
 
-func TestReadTopologyTwoSocket(t *testing.T) {
+func TestReadCPULayoutTwoSocket(t *testing.T) {
 	// Two sockets, two cores each, two hyperthreads per core, numbered the
 	// way Intel machines number them: cpu4 is cpu0's sibling.
-	topo, err := readTopology(os.DirFS("testdata/two-socket"))
+	topo, err := readCPULayout(os.DirFS("testdata/two-socket"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,10 @@ func TestReadTopologyTwoSocket(t *testing.T) {
 	}
 }
 
-func TestReadTopologyWithoutNUMA(t *testing.T) {
+func TestReadCPULayoutWithoutNUMA(t *testing.T) {
 	// A kernel without CONFIG_NUMA has no node directory: two sockets are
 	// then told apart by package alone.
-	topo, err := readTopology(os.DirFS("testdata/no-numa"))
+	topo, err := readCPULayout(os.DirFS("testdata/no-numa"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestReadTopologyWithoutNUMA(t *testing.T) {
 	}
 }
 
-func TestReadTopologyBroken(t *testing.T) {
+func TestReadCPULayoutBroken(t *testing.T) {
 	tests := map[string]fstest.MapFS{
 		"no online file": {},
 		"bad online":     {"cpu/online": {Data: []byte("0-x\n")}},
@@ -72,14 +72,14 @@ func TestReadTopologyBroken(t *testing.T) {
 		},
 	}
 	for name, fsys := range tests {
-		if _, err := readTopology(fsys); err == nil {
-			t.Errorf("%s: readTopology succeeded", name)
+		if _, err := readCPULayout(fsys); err == nil {
+			t.Errorf("%s: readCPULayout succeeded", name)
 		}
 	}
 }
 
-func TestReadTopologyMachine(t *testing.T) {
-	topo, err := ReadTopology()
+func TestReadCPULayoutMachine(t *testing.T) {
+	topo, err := ReadCPULayout()
 	if errors.Is(err, errors.ErrUnsupported) {
 		t.Skip(err)
 	}

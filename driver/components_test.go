@@ -26,48 +26,6 @@ func TestSocatArgsMatchFieldNotes(t *testing.T) {
 	}
 }
 
-func TestHAProxyConfig(t *testing.T) {
-	cfg := HAProxyConfig([]HAProxyRoute{
-		{Name: "haproxy tcp->tcp", Listen: TCPAddr(4008), Connect: []addrT{TCPAddr(3000)}},
-		{Name: "haproxy unix->tcp", Listen: UNIXAddr("/w/h.sock"), Connect: []addrT{UNIXAddr("/w/pongd.sock")}},
-	})
-	for _, want := range []string{
-		"global\n\tnbthread 1\n",
-		"defaults\n\tmode tcp\n",
-		"timeout connect", "timeout client", "timeout server",
-		"frontend f_p0_haproxy_tcp__tcp\n\tbind 127.0.0.1:4008\n\tdefault_backend b_p0_haproxy_tcp__tcp\n",
-		"backend b_p0_haproxy_tcp__tcp\n\tserver s0 127.0.0.1:3000\n",
-		"frontend f_p1_haproxy_unix__tcp\n\tbind /w/h.sock\n",
-		"\tserver s0 /w/pongd.sock\n",
-	} {
-		if !strings.Contains(cfg, want) {
-			t.Errorf("config lacks %q:\n%s", want, cfg)
-		}
-	}
-}
-
-// A cluster's route balances round-robin with MySQL checks, as the field
-// notes' Galera set-up does; a route to one server has no checks.
-func TestHAProxyConfigCluster(t *testing.T) {
-	servers := []addrT{TCPAddr(3306), TCPAddr(3307), TCPAddr(3308)}
-	cfg := HAProxyConfig([]HAProxyRoute{
-		{Name: "haproxy tcp->tcp", Listen: TCPAddr(4008), Connect: servers, MySQL: true, CheckUser: "haproxy_check"},
-		{Name: "haproxy tcp->tcp packed", Listen: TCPAddr(4009), Connect: servers[:2], MySQL: true},
-	})
-	for _, want := range []string{
-		"backend b_p0_haproxy_tcp__tcp\n\tbalance roundrobin\n\toption redispatch 1\n\tretries 3\n\toption mysql-check user haproxy_check\n" +
-			"\tserver s0 127.0.0.1:3306 check inter 2s\n\tserver s1 127.0.0.1:3307 check inter 2s\n\tserver s2 127.0.0.1:3308 check inter 2s\n",
-		"\toption mysql-check\n\tserver s0 127.0.0.1:3306 check inter 2s\n\tserver s1 127.0.0.1:3307 check inter 2s\n\n",
-	} {
-		if !strings.Contains(cfg+"\n", want) {
-			t.Errorf("config lacks %q:\n%s", want, cfg)
-		}
-	}
-	if one := HAProxyConfig([]HAProxyRoute{{Name: "x", Listen: TCPAddr(1), Connect: servers[:1], MySQL: true}}); strings.Contains(one, "check") {
-		t.Errorf("a route to one server is checked:\n%s", one)
-	}
-}
-
 func TestHopRelayArgsCluster(t *testing.T) {
 	h := HopRelay{Engine: hop.Epoll}
 	got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3306), TCPAddr(3307)), " ")

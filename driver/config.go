@@ -98,7 +98,7 @@ type Config struct {
 	// Hosts places the components on a topology file's hosts, brought up
 	// for the run and removed at its end; nil runs every one here on
 	// loopback.
-	Hosts *hosts.Topology
+	Hosts *hosts.TopologyFile
 	// Proxies are the user's own proxies (--proxy), a path each beside
 	// the relays: one running already, or started per stage from a
 	// command template (Proxy).

@@ -21,7 +21,7 @@ import (
 // Every method is safe on a nil *hostBed, which is the run on loopback and
 // leaves every address and command line as they are without a topology.
 type hostBed struct {
-	tp   *hosts.Topology
+	tp   *hosts.TopologyFile
 	tb   *hosts.Testbed
 	on   map[string]string     // component → host name
 	kind map[string]hosts.Kind // host name → kind

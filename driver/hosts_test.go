@@ -13,7 +13,7 @@ import (
 	"github.com/hoplat/hoplat/results/hop"
 )
 
-func topology(t *testing.T, src string) *hosts.Topology {
+func topology(t *testing.T, src string) *hosts.TopologyFile {
 	t.Helper()
 	tp, err := hosts.ParseTopology("t.conf", []byte(src))
 	if err != nil {

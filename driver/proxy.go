@@ -207,14 +207,6 @@ func (p Proxy) Path() hop.Path {
 	return hop.Path{Relay: hop.Relay(p.Name), Client: client, Upstream: hop.TCP, Hops: 1}
 }
 
-// Describe is how the report names the proxy: what runs, and how.
-func (p Proxy) Describe() string {
-	if p.Addr != nil {
-		return "running at " + p.Addr.String()
-	}
-	return "started per run: " + p.Spec
-}
-
 // expand is the template with listen and upstream substituted, the config
 // files written into dir.
 func (p Proxy) expand(listen, upstream sockets.Addr, dir string) ([]string, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
@@ -301,7 +302,7 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path
 }
 
 func (t *Topology) sockPath(p hop.Path, nth int) string {
-	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", sectionName(p.Name()), nth))
+	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", proxyconf.SectionName(p.Name()), nth))
 }
 
 func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream ...sockets.Addr) (sockets.Addr, error) {
@@ -323,7 +324,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.P
 	h := spec.Relay
 	h.Engine = p.Relay
 	if spec.Stats {
-		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", sectionName(p.Name()), nth))
+		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", proxyconf.SectionName(p.Name()), nth))
 		t.Stats[p] = append(t.Stats[p], h.Stats)
 	}
 	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream...))
@@ -389,7 +390,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 	}
 	cfgPath := filepath.Join(t.Dir, "haproxy.cfg")
 	for attempt := 1; ; attempt++ {
-		routes := make([]HAProxyRoute, len(paths))
+		routes := make([]proxyconf.HAProxyRoute, len(paths))
 		for i, p := range paths {
 			listen := UNIXAddr(t.sockPath(p, 1))
 			if p.Client == hop.TCP {
@@ -399,10 +400,10 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 				}
 				listen = spec.Hosts.tcpAt(ComponentRelay, port)
 			}
-			routes[i] = HAProxyRoute{Name: p.Name(), Listen: listen, Connect: spec.upstreams(p, backend[p.Upstream]),
+			routes[i] = proxyconf.HAProxyRoute{Name: p.Name(), Listen: listen, Connect: spec.upstreams(p, backend[p.Upstream]),
 				MySQL: !spec.Backend.Embedded(), CheckUser: spec.Backend.CheckUser}
 		}
-		if err := os.WriteFile(cfgPath, []byte(HAProxyConfig(routes)), 0o600); err != nil {
+		if err := os.WriteFile(cfgPath, []byte(proxyconf.HAProxy(routes)), 0o600); err != nil {
 			return fmt.Errorf("driver: write %s: %w", cfgPath, err)
 		}
 		proc, err := t.start(spec, ComponentRelay, "haproxy", []string{bin, "-db", "-f", cfgPath})

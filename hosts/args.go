@@ -9,7 +9,7 @@ import "strings"
 // machine (local and netns hosts share its CPUs) become --placement; those
 // of components on ssh hosts do not, since --placement is read against this
 // machine's CPUs: they are the caller's to pass as --cpus there (Place).
-func (t *Topology) Args() []string {
+func (t *TopologyFile) Args() []string {
 	var a []string
 	for _, s := range keyTable {
 		switch {
@@ -30,7 +30,7 @@ func (t *Topology) Args() []string {
 
 // cpusPlacement is --placement from the <COMPONENT>_CPUS of the components
 // on this machine, when the file sets no PLACEMENT.
-func cpusPlacement(t *Topology) (string, bool) {
+func cpusPlacement(t *TopologyFile) (string, bool) {
 	var spec []string
 	for _, c := range []string{Client, Relay, Server} {
 		if p := t.Place[c]; p.CPUs != "" && t.HostOf(c).Kind != SSH {

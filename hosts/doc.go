@@ -24,18 +24,18 @@
 // BACKEND_START (a command that starts the real BACKEND on BACKEND_HOST for
 // the run). SERVER_HOST may list several hosts and BACKEND several
 // mysql:// servers, separated by ';', for a sweep of CLIENT_INSTANCES
-// (SYSBENCH_INSTANCES) clients that take them round-robin (Topology.Servers,
-// Topology.Backends). Values are bare, "double-quoted" or 'single-quoted'; lists take
+// (SYSBENCH_INSTANCES) clients that take them round-robin (TopologyFile.Servers,
+// TopologyFile.Backends). Values are bare, "double-quoted" or 'single-quoted'; lists take
 // , or ;; a line starting with # is a comment, as is # after a value.
 //
-// Topology.Args renders the file's settings as hopbench flags, to be parsed
+// TopologyFile.Args renders the file's settings as hopbench flags, to be parsed
 // ahead of the command line's, so that the flags the user gives override
-// the file; Topology.Place says which host and CPUs each component has.
+// the file; TopologyFile.Place says which host and CPUs each component has.
 // Components not placed default to: the client on the first host (this
 // machine when none is declared), the relay and server on the client's
 // host, the backend on the server's.
 //
-// Up (or Topology.Up) turns the hosts into a Testbed: each netns host
+// Up (or TopologyFile.Up) turns the hosts into a Testbed: each netns host
 // becomes a namespace named hoplat-<pid>-<NAME> with loopback up and an
 // interface hoplat0 addressed from 10.77.0.0/24 (the k-th netns host of the file, counting
 // from 1, gets 10.77.0.k), a range used only inside these namespaces, so no

@@ -9,7 +9,7 @@ import (
 )
 
 type parser struct {
-	t    *Topology
+	t    *TopologyFile
 	raw  map[string]string // canonical key -> value
 	keys []string          // canonical keys in file order
 }

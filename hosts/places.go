@@ -138,12 +138,12 @@ func (p *parser) addHost(key string, h Host) error {
 }
 
 // host is the index of the host named name, or -1.
-func (t *Topology) host(name string) int {
+func (t *TopologyFile) host(name string) int {
 	return slices.IndexFunc(t.Hosts, func(h Host) bool { return h.Name == name })
 }
 
 // Host returns the host named name.
-func (t *Topology) Host(name string) (Host, bool) {
+func (t *TopologyFile) Host(name string) (Host, bool) {
 	if i := t.host(name); i >= 0 {
 		return t.Hosts[i], true
 	}
@@ -151,14 +151,14 @@ func (t *Topology) Host(name string) (Host, bool) {
 }
 
 // HostOf returns the host component runs on.
-func (t *Topology) HostOf(component string) Host {
+func (t *TopologyFile) HostOf(component string) Host {
 	h, _ := t.Host(t.Place[component].Host)
 	return h
 }
 
 // network is which set of addresses a host reaches: this machine's own
 // ("", with every ssh host reached from here) or the namespaces'.
-func (t *Topology) network(h Host) string {
+func (t *TopologyFile) network(h Host) string {
 	switch h.Kind {
 	case NetNS:
 		return "netns"

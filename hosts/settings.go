@@ -1,28 +1,29 @@
 package hosts
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hoplat/hoplat/internal/list"
 )
 
 // A setting is one of hopbench's flags as a topology file gives it: the
-// key, the flag, how the parser reads the key's value into the Topology
+// key, the flag, how the parser reads the key's value into the TopologyFile
 // and how Args writes it back as the flag's value. A flag joins the file
-// as one row of keyTable and the Topology field the row fills.
+// as one row of keyTable and the TopologyFile field the row fills.
 type setting struct {
 	key, flag string
 	read      func(p *parser, v string) error
-	value     func(t *Topology) string
+	value     func(t *TopologyFile) string
 	// unset, when not nil, is the flag's value Args gives when the file
 	// does not set the key, or when value is nil; ok is false for none.
-	unset func(t *Topology) (v string, ok bool)
+	unset func(t *TopologyFile) (v string, ok bool)
 	// values, when not nil, gives a repeatable flag once per value: a
 	// family of keys (PROXY_<NAME>) rather than one.
-	values func(t *Topology) []string
+	values func(t *TopologyFile) []string
 }
 
 // keyTable is every setting, in the order the parser reads them (the
@@ -44,52 +45,43 @@ var keyTable = []setting{
 		p.t.Backend = v
 		p.t.Backends = items
 		return nil
-	}, value: func(t *Topology) string { return t.Backend }},
+	}, value: func(t *TopologyFile) string { return t.Backend }},
 	// CLIENT_INSTANCES (autobench's SYSBENCH_INSTANCES) runs that many
 	// clients at once, in lock-step through the thread sweep, each against
 	// a backend (or server host) in turn.
-	integer("CLIENT_INSTANCES", "client-instances", func(t *Topology) *int { return &t.Instances }, 1),
-	word("PROTO", "proto", func(t *Topology) *string { return &t.Proto }, protoNames),
-	word("COMMAND", "command", func(t *Topology) *string { return &t.Command }, commandNames),
-	words("PATHS", "paths", func(t *Topology) *[]string { return &t.Paths }, relayNames),
-	words("TRANSPORTS", "transports", func(t *Topology) *[]string { return &t.Transports }, transportNames),
-	ints("THREADS", "threads", func(t *Topology) *[]int { return &t.Threads }, 1),
-	duration("TIME", "time", func(t *Topology) *time.Duration { return &t.Time }, true),
-	duration("WARMUP", "warmup", func(t *Topology) *time.Duration { return &t.Warmup }, false),
-	integer("ROUND_REQUESTS", "round-requests", func(t *Topology) *int { return &t.RoundRequests }, 0),
-	duration("BUDGET", "budget", func(t *Topology) *time.Duration { return &t.Budget }, false),
-	integer("RUNS", "runs", func(t *Topology) *int { return &t.Runs }, 1),
-	integer("DISCARD", "discard", func(t *Topology) *int { return &t.Discard }, 0),
-	ints("HOPS", "hops", func(t *Topology) *[]int { return &t.Hops }, 0),
+	integer("CLIENT_INSTANCES", "client-instances", func(t *TopologyFile) *int { return &t.Instances }, 1),
+	word("PROTO", "proto", func(t *TopologyFile) *string { return &t.Proto }, protoNames),
+	word("COMMAND", "command", func(t *TopologyFile) *string { return &t.Command }, commandNames),
+	words("PATHS", "paths", func(t *TopologyFile) *[]string { return &t.Paths }, relayNames),
+	words("TRANSPORTS", "transports", func(t *TopologyFile) *[]string { return &t.Transports }, transportNames),
+	ints("THREADS", "threads", func(t *TopologyFile) *[]int { return &t.Threads }, 1),
+	duration("TIME", "time", func(t *TopologyFile) *time.Duration { return &t.Time }, true),
+	duration("WARMUP", "warmup", func(t *TopologyFile) *time.Duration { return &t.Warmup }, false),
+	integer("ROUND_REQUESTS", "round-requests", func(t *TopologyFile) *int { return &t.RoundRequests }, 0),
+	duration("BUDGET", "budget", func(t *TopologyFile) *time.Duration { return &t.Budget }, false),
+	integer("RUNS", "runs", func(t *TopologyFile) *int { return &t.Runs }, 1),
+	integer("DISCARD", "discard", func(t *TopologyFile) *int { return &t.Discard }, 0),
+	ints("HOPS", "hops", func(t *TopologyFile) *[]int { return &t.Hops }, 0),
 	{key: "SERVICE_TIME", flag: "service-time", read: func(p *parser, v string) error {
-		items, e := splitList(v)
-		if e != nil {
-			return p.err("SERVICE_TIME", "%q: %v", v, e)
+		d, err := list.Durations(v)
+		if err != nil {
+			return p.err("SERVICE_TIME", "%v", err)
 		}
-		for _, it := range items {
-			d, e := time.ParseDuration(it)
-			if it == "0" {
-				d, e = 0, nil
-			}
-			if e != nil || d < 0 {
-				return p.err("SERVICE_TIME", "%q: want durations such as 0,20us,1ms", it)
-			}
-			p.t.ServiceTimes = append(p.t.ServiceTimes, d)
-		}
+		p.t.ServiceTimes = d
 		return nil
-	}, value: func(t *Topology) string { return joinList(t.ServiceTimes, time.Duration.String) }},
-	ints("SIZE", "size", func(t *Topology) *[]int { return &t.Sizes }, 1),
-	ints("ROWS", "rows", func(t *Topology) *[]int { return &t.Rows }, 0),
+	}, value: func(t *TopologyFile) string { return joinList(t.ServiceTimes, time.Duration.String) }},
+	ints("SIZE", "size", func(t *TopologyFile) *[]int { return &t.Sizes }, 1),
+	ints("ROWS", "rows", func(t *TopologyFile) *[]int { return &t.Rows }, 0),
 	{key: "PLACEMENT", flag: "placement", read: func(p *parser, v string) error {
 		p.t.Placement = v
 		return nil
-	}, value: func(t *Topology) string { return t.Placement }, unset: cpusPlacement},
+	}, value: func(t *TopologyFile) string { return t.Placement }, unset: cpusPlacement},
 	// BACKEND_CPUS places the backend component (places.go reads it):
 	// one hopbench starts (BACKEND_START) runs there from its start, and
 	// a running one on this machine is pinned there for the run, which is
 	// --backend-cpus.
 	{key: "BACKEND_CPUS", flag: "backend-cpus", read: func(p *parser, v string) error { return nil },
-		unset: func(t *Topology) (string, bool) {
+		unset: func(t *TopologyFile) (string, bool) {
 			cpus := t.Place[Backend].CPUs
 			return cpus, cpus != "" && len(t.BackendStart) == 0 && t.HostOf(Backend).Kind == Local
 		}},
@@ -100,20 +92,20 @@ var keyTable = []setting{
 		}
 		p.t.Nice = n
 		return nil
-	}, value: func(t *Topology) string { return strconv.Itoa(t.Nice) }},
-	word("RELAY_LOCK", "relay-lock", func(t *Topology) *string { return &t.RelayLock }, lockNames),
+	}, value: func(t *TopologyFile) string { return strconv.Itoa(t.Nice) }},
+	word("RELAY_LOCK", "relay-lock", func(t *TopologyFile) *string { return &t.RelayLock }, lockNames),
 	// PROXY_NGINX='nginx -p {dir} -c {config:/etc/hoplat/stream.conf} -g "daemon off;"'
 	// or PROXY_MAXSCALE=tcp:127.0.0.1:4006 is --proxy nginx=… (read by
 	// readProxies; hopbench parses the value).
 	{key: "PROXY_<NAME>", flag: "proxy", read: func(*parser, string) error { return nil },
-		values: func(t *Topology) []string { return t.Proxies }},
-	boolean("STATS", "stats", func(t *Topology) *bool { return &t.Stats }),
-	boolean("TRACE", "trace", func(t *Topology) *bool { return &t.Trace }),
-	word("FORMAT", "format", func(t *Topology) *string { return &t.Format }, formatNames),
-	word("OUT", "out", func(t *Topology) *string { return &t.Out }, nil),
-	boolean("QUIET", "quiet", func(t *Topology) *bool { return &t.Quiet }),
-	boolean("VERBOSE", "verbose", func(t *Topology) *bool { return &t.Verbose }),
-	boolean("WIDE", "wide", func(t *Topology) *bool { return &t.Wide }),
+		values: func(t *TopologyFile) []string { return t.Proxies }},
+	boolean("STATS", "stats", func(t *TopologyFile) *bool { return &t.Stats }),
+	boolean("TRACE", "trace", func(t *TopologyFile) *bool { return &t.Trace }),
+	word("FORMAT", "format", func(t *TopologyFile) *string { return &t.Format }, formatNames),
+	word("OUT", "out", func(t *TopologyFile) *string { return &t.Out }, nil),
+	boolean("QUIET", "quiet", func(t *TopologyFile) *bool { return &t.Quiet }),
+	boolean("VERBOSE", "verbose", func(t *TopologyFile) *bool { return &t.Verbose }),
+	boolean("WIDE", "wide", func(t *TopologyFile) *bool { return &t.Wide }),
 }
 
 // FlagKeys maps each of hopbench's flags to the key that sets it in a
@@ -151,18 +143,18 @@ var (
 // maxFileBytes bounds a topology file; the longest real one is a few dozen
 
 // word is a setting of one value, from vocab unless vocab is nil.
-func word(key, flag string, field func(*Topology) *string, vocab []string) setting {
+func word(key, flag string, field func(*TopologyFile) *string, vocab []string) setting {
 	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
 		if vocab != nil && !slices.Contains(vocab, v) {
 			return p.err(key, "%q: want %s", v, strings.Join(vocab, ", "))
 		}
 		*field(p.t) = v
 		return nil
-	}, value: func(t *Topology) string { return *field(t) }}
+	}, value: func(t *TopologyFile) string { return *field(t) }}
 }
 
 // words is a setting of a LIST of words from vocab, in any case.
-func words(key, flag string, field func(*Topology) *[]string, vocab []string) setting {
+func words(key, flag string, field func(*TopologyFile) *[]string, vocab []string) setting {
 	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
 		items, err := p.list(key, v)
 		for _, it := range items {
@@ -173,26 +165,24 @@ func words(key, flag string, field func(*Topology) *[]string, vocab []string) se
 			*field(p.t) = append(*field(p.t), it)
 		}
 		return err
-	}, value: func(t *Topology) string { return strings.Join(*field(t), ",") }}
+	}, value: func(t *TopologyFile) string { return strings.Join(*field(t), ",") }}
 }
 
-// ints is a setting of a LIST of whole numbers of at least lo.
-func ints(key, flag string, field func(*Topology) *[]int, lo int) setting {
+// ints is a setting of a LIST of whole numbers of at least lo, ranges
+// expanded, as the flag reads it (internal/list).
+func ints(key, flag string, field func(*TopologyFile) *[]int, lo int) setting {
 	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
-		items, err := p.list(key, v)
-		for _, it := range items {
-			n, e := strconv.Atoi(it)
-			if e != nil || n < lo {
-				return p.err(key, "%q: want whole numbers of at least %d", it, lo)
-			}
-			*field(p.t) = append(*field(p.t), n)
+		n, err := list.Ints(v, lo)
+		if err != nil {
+			return p.err(key, "%v", err)
 		}
-		return err
-	}, value: func(t *Topology) string { return joinList(*field(t), strconv.Itoa) }}
+		*field(p.t) = n
+		return nil
+	}, value: func(t *TopologyFile) string { return joinList(*field(t), strconv.Itoa) }}
 }
 
 // integer is a setting of one whole number of at least lo.
-func integer(key, flag string, field func(*Topology) *int, lo int) setting {
+func integer(key, flag string, field func(*TopologyFile) *int, lo int) setting {
 	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
 		n, e := strconv.Atoi(v)
 		if e != nil || n < lo {
@@ -200,12 +190,12 @@ func integer(key, flag string, field func(*Topology) *int, lo int) setting {
 		}
 		*field(p.t) = n
 		return nil
-	}, value: func(t *Topology) string { return strconv.Itoa(*field(t)) }}
+	}, value: func(t *TopologyFile) string { return strconv.Itoa(*field(t)) }}
 }
 
 // duration is a setting of one duration (parseDuration's syntax), above
 // zero when positive is set.
-func duration(key, flag string, field func(*Topology) *time.Duration, positive bool) setting {
+func duration(key, flag string, field func(*TopologyFile) *time.Duration, positive bool) setting {
 	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
 		d, e := parseDuration(v)
 		if e != nil {
@@ -216,11 +206,11 @@ func duration(key, flag string, field func(*Topology) *time.Duration, positive b
 		}
 		*field(p.t) = d
 		return nil
-	}, value: func(t *Topology) string { return field(t).String() }}
+	}, value: func(t *TopologyFile) string { return field(t).String() }}
 }
 
 // boolean is a yes-or-no setting.
-func boolean(key, flag string, field func(*Topology) *bool) setting {
+func boolean(key, flag string, field func(*TopologyFile) *bool) setting {
 	return setting{key: key, flag: flag, read: func(p *parser, v string) error {
 		switch strings.ToLower(v) {
 		case "1", "yes", "true", "on":
@@ -231,14 +221,14 @@ func boolean(key, flag string, field func(*Topology) *bool) setting {
 			return p.err(key, "%q: want yes or no", v)
 		}
 		return nil
-	}, value: func(t *Topology) string { return strconv.FormatBool(*field(t)) }}
+	}, value: func(t *TopologyFile) string { return strconv.FormatBool(*field(t)) }}
 }
 
 // list is the items of key's LIST value v, or the error naming it.
 func (p *parser) list(key, v string) ([]string, error) {
-	items, err := splitList(v)
+	items, err := list.Items(v)
 	if err != nil {
-		return nil, p.err(key, "%q: %v", v, err)
+		return nil, p.err(key, "%v", err)
 	}
 	return items, nil
 }
@@ -301,21 +291,6 @@ func (p *parser) settings() error {
 		}
 	}
 	return nil
-}
-
-// splitList splits a LIST value: `1,2,4` or RonDB's `1;2;4`, spaces allowed.
-func splitList(s string) ([]string, error) {
-	var out []string
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("empty list")
-	}
-	for _, f := range strings.Split(strings.ReplaceAll(s, ";", ","), ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			return nil, errors.New("empty item")
-		}
-		out = append(out, f)
-	}
-	return out, nil
 }
 
 // parseDuration reads Go duration syntax, or a bare number of seconds as

@@ -49,7 +49,7 @@ type Options struct {
 	// name up on PATH for this machine's own GOOS/GOARCH and fails for
 	// any other.
 	Binary func(name, goos, goarch string) (string, error)
-	// SSHOptions and RemoteBin are Topology's fields of the same names.
+	// SSHOptions and RemoteBin are TopologyFile's fields of the same names.
 	SSHOptions []string
 	RemoteBin  string // "" for ship
 	// Log receives one line per step (namespace made, binary shipped…);

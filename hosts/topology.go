@@ -56,11 +56,13 @@ type Place struct {
 	CPUs string
 }
 
-// Topology is a parsed topology file: the hosts, where each component runs,
+// TopologyFile is a parsed topology file: the hosts, where each component runs,
 // and every hopbench setting the file gives. A field the file does not set
 // keeps its zero value and has no entry in Lines, so that the driver applies
 // it over its defaults and then applies the flags the user gave over it.
-type Topology struct {
+// It is what the file declares; the processes running on those hosts are
+// the driver's Topology, and the CPUs' own layout is affinity.CPULayout.
+type TopologyFile struct {
 	File string // the path it was read from, for error messages
 	Name string // TEST_NAME
 
@@ -129,16 +131,16 @@ type Topology struct {
 }
 
 // Has reports whether the file set key.
-func (t *Topology) Has(key string) bool { _, ok := t.Lines[key]; return ok }
+func (t *TopologyFile) Has(key string) bool { _, ok := t.Lines[key]; return ok }
 
 // Errorf is an error about the value of key, naming the file and the line
 // that set it, for checks the driver makes after parsing (a relay name, a
 // placement against the CPUs online).
-func (t *Topology) Errorf(key string, format string, args ...any) error {
+func (t *TopologyFile) Errorf(key string, format string, args ...any) error {
 	return &Error{File: t.File, Line: t.Lines[key], Key: t.spelled(key), Err: fmt.Errorf(format, args...)}
 }
 
-func (t *Topology) spelled(key string) string {
+func (t *TopologyFile) spelled(key string) string {
 	if w, ok := t.written[key]; ok {
 		return w
 	}
@@ -175,7 +177,7 @@ func (e *Error) Unwrap() error { return e.Err }
 const maxFileBytes = 1 << 20
 
 // ReadTopology reads and parses the topology file at path.
-func ReadTopology(path string) (*Topology, error) {
+func ReadTopology(path string) (*TopologyFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
@@ -194,11 +196,11 @@ func ReadTopology(path string) (*Topology, error) {
 // Components not placed by <COMPONENT>_HOST run on a default host: the
 // client on the first host declared (local when none is), the relay and the
 // server on the client's host, the backend on the server's host.
-func ParseTopology(name string, src []byte) (*Topology, error) {
+func ParseTopology(name string, src []byte) (*TopologyFile, error) {
 	if len(src) > maxFileBytes {
 		return nil, &Error{File: name, Err: fmt.Errorf("larger than %d bytes", maxFileBytes)}
 	}
-	p := &parser{t: &Topology{File: name, Lines: map[string]int{}, written: map[string]string{}}, raw: map[string]string{}}
+	p := &parser{t: &TopologyFile{File: name, Lines: map[string]int{}, written: map[string]string{}}, raw: map[string]string{}}
 	if err := p.lines(src); err != nil {
 		return nil, err
 	}
@@ -216,7 +218,7 @@ func ParseTopology(name string, src []byte) (*Topology, error) {
 
 // Up brings the file's hosts up (see the package function Up), with the
 // file's SSH_OPTIONS and REMOTE_BIN where o leaves them unset.
-func (t *Topology) Up(ctx context.Context, o Options) (*Testbed, error) {
+func (t *TopologyFile) Up(ctx context.Context, o Options) (*Testbed, error) {
 	if o.SSHOptions == nil {
 		o.SSHOptions = t.SSHOptions
 	}

@@ -18,45 +18,48 @@ func TestParseTopology(t *testing.T) {
 	tests := []struct {
 		name string
 		src  string
-		want func(*Topology) bool
+		want func(*TopologyFile) bool
 	}{
-		{"empty file runs everything here", "", func(tp *Topology) bool {
+		{"empty file runs everything here", "", func(tp *TopologyFile) bool {
 			return len(tp.Hosts) == 1 && tp.Hosts[0].Kind == Local &&
 				tp.Place[Client].Host == "local" && tp.Place[Backend].Host == "local" && tp.RemoteBin == "ship"
 		}},
-		{"quotes, comments, export", "# c\n\nexport TEST_NAME=\"a \\\"b\\\" # c\" # trailing\nOUT='/tmp/x y'\nFORMAT=json # why\n", func(tp *Topology) bool {
+		{"quotes, comments, export", "# c\n\nexport TEST_NAME=\"a \\\"b\\\" # c\" # trailing\nOUT='/tmp/x y'\nFORMAT=json # why\n", func(tp *TopologyFile) bool {
 			return tp.Name == `a "b" # c` && tp.Out == "/tmp/x y" && tp.Format == "json"
 		}},
-		{"lists with either separator", "THREADS=\"1;2, 4\"\nHOPS=0,1,2\nPATHS=\"Direct;epoll\"\n", func(tp *Topology) bool {
+		{"lists with either separator", "THREADS=\"1;2, 4\"\nHOPS=0,1,2\nPATHS=\"Direct;epoll\"\n", func(tp *TopologyFile) bool {
 			return slices.Equal(tp.Threads, []int{1, 2, 4}) && slices.Equal(tp.Hops, []int{0, 1, 2}) &&
 				slices.Equal(tp.Paths, []string{"direct", "epoll"})
 		}},
-		{"autobench aliases", "THREAD_COUNTS_TO_RUN=\"1;2\"\nMAX_TIME=30\nBENCHMARK_CPUS=0-1\n", func(tp *Topology) bool {
+		{"ranges, as every LIST takes them", "THREADS=1-2\nHOPS=\"0-1;3\"\nSERVICE_TIME=\"0,20us;1ms\"\n", func(tp *TopologyFile) bool {
+			return slices.Equal(tp.Threads, []int{1, 2}) && slices.Equal(tp.Hops, []int{0, 1, 3}) && len(tp.ServiceTimes) == 3
+		}},
+		{"autobench aliases", "THREAD_COUNTS_TO_RUN=\"1;2\"\nMAX_TIME=30\nBENCHMARK_CPUS=0-1\n", func(tp *TopologyFile) bool {
 			return slices.Equal(tp.Threads, []int{1, 2}) && tp.Time == 30*time.Second &&
 				tp.Place[Client].CPUs == "0-1" && tp.Has("TIME") && tp.Has("CLIENT_CPUS")
 		}},
-		{"durations", "TIME=500ms\nWARMUP=0\nSERVICE_TIME=\"0;20us;1ms\"\n", func(tp *Topology) bool {
+		{"durations", "TIME=500ms\nWARMUP=0\nSERVICE_TIME=\"0;20us;1ms\"\n", func(tp *TopologyFile) bool {
 			return tp.Time == 500*time.Millisecond && tp.Warmup == 0 && tp.Has("WARMUP") &&
 				slices.Equal(tp.ServiceTimes, []time.Duration{0, 20 * time.Microsecond, time.Millisecond})
 		}},
-		{"unset discard is not zero discard", "RUNS=3\n", func(tp *Topology) bool {
+		{"unset discard is not zero discard", "RUNS=3\n", func(tp *TopologyFile) bool {
 			return tp.Runs == 3 && !tp.Has("DISCARD") && tp.Has("RUNS")
 		}},
-		{"components follow the client, backend the server", "HOST_A=netns:a\nHOST_B=netns:b\nSERVER_HOST=b\n", func(tp *Topology) bool {
+		{"components follow the client, backend the server", "HOST_A=netns:a\nHOST_B=netns:b\nSERVER_HOST=b\n", func(tp *TopologyFile) bool {
 			return tp.Place[Client].Host == "a" && tp.Place[Relay].Host == "a" && tp.Place[Server].Host == "b" &&
 				tp.Place[Backend].Host == "b" && tp.Hosts[1].Namespace == "b"
 		}},
-		{"inline specs declare hosts once", "CLIENT_HOST=netns:app\nRELAY_HOST=netns:app\nSERVER_HOST=netns:db\n", func(tp *Topology) bool {
+		{"inline specs declare hosts once", "CLIENT_HOST=netns:app\nRELAY_HOST=netns:app\nSERVER_HOST=netns:db\n", func(tp *TopologyFile) bool {
 			return len(tp.Hosts) == 2 && tp.Place[Relay].Host == "app" && tp.Place[Server].Host == "db"
 		}},
-		{"ssh with port, v6, via", "HOST_APP=netns:app\nHOST_DB=\"ssh://me@[fd00::2]:2222\"\nHOST_DB_VIA=app\nSERVER_HOST=db\n", func(tp *Topology) bool {
+		{"ssh with port, v6, via", "HOST_APP=netns:app\nHOST_DB=\"ssh://me@[fd00::2]:2222\"\nHOST_DB_VIA=app\nSERVER_HOST=db\n", func(tp *TopologyFile) bool {
 			h, _ := tp.Host("db")
 			return h.Kind == SSH && h.User == "me" && h.Addr == "fd00::2" && h.Port == 2222 && h.Via == "app"
 		}},
-		{"ssh options split on spaces", "SSH_OPTIONS=\"-i /k -o ConnectTimeout=3\"\nREMOTE_BIN=/opt/hoplat\n", func(tp *Topology) bool {
+		{"ssh options split on spaces", "SSH_OPTIONS=\"-i /k -o ConnectTimeout=3\"\nREMOTE_BIN=/opt/hoplat\n", func(tp *TopologyFile) bool {
 			return slices.Equal(tp.SSHOptions, []string{"-i", "/k", "-o", "ConnectTimeout=3"}) && tp.RemoteBin == "/opt/hoplat"
 		}},
-		{"booleans", "STATS=yes\nQUIET=0\n", func(tp *Topology) bool { return tp.Stats && !tp.Quiet && tp.Has("QUIET") }},
+		{"booleans", "STATS=yes\nQUIET=0\n", func(tp *TopologyFile) bool { return tp.Stats && !tp.Quiet && tp.Has("QUIET") }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,9 +82,9 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"THREDS=1\n", `t.conf:1: THREDS: unknown key (did you mean THREADS?)`},
 		{"THREADS=1\nTHREAD_COUNTS_TO_RUN=2\n", `t.conf:2: THREAD_COUNTS_TO_RUN: already set (as THREADS) at line 1`},
 		{"TIME=1s\nTIME=2s\n", `t.conf:2: TIME: already set at line 1`},
-		{"THREADS=\"1;x\"\n", `t.conf:1: THREADS: "x": want whole numbers of at least 1`},
-		{"THREADS=\"1;;2\"\n", `t.conf:1: THREADS: "1;;2": empty item`},
-		{"THREADS=0\n", `THREADS: "0": want whole numbers of at least 1`},
+		{"THREADS=\"1;x\"\n", `t.conf:1: THREADS: "1;x": bad number "x"`},
+		{"THREADS=\"1;;2\"\n", `t.conf:1: THREADS: "1;;2": empty element`},
+		{"THREADS=0\n", `THREADS: "0": 0: want at least 1`},
 		{"TIME=0\n", `t.conf:1: TIME: "0": must be positive`},
 		{"TIME=fast\n", `TIME: "fast": want seconds (30) or a duration`},
 		{"RUNS=2\nDISCARD=2\n", `t.conf:2: DISCARD: 2: must be below RUNS 2 (line 1)`},
@@ -115,7 +118,7 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"HOST_A=netns:a\nHOST_A_VIA=a\n", `HOST_A_VIA: host a is netns: only an ssh host`},
 		{"HOST_B=ssh://u@h\nHOST_B_VIA=c\n", `HOST_B_VIA: "c": no such host`},
 		{"HOST_C_VIA=c\n", `HOST_C_VIA: no host c`},
-		{"CLIENT_CPUS=0-x\n", `t.conf:1: CLIENT_CPUS: affinity: parse CPU list "0-x"`},
+		{"CLIENT_CPUS=0-x\n", `t.conf:1: CLIENT_CPUS: "0-x": bad CPU "x"`},
 		{"CLIENT_CPUS=1\nPLACEMENT=spread\n", `PLACEMENT: set with CLIENT_CPUS (line 1)`},
 		{"REMOTE_BIN=bin\n", `REMOTE_BIN: "bin": want ship, path or an absolute directory`},
 	}
@@ -153,8 +156,8 @@ func TestExampleFiles(t *testing.T) {
 	if err != nil || len(files) < 3 {
 		t.Fatalf("example files: %v %v", files, err)
 	}
-	want := map[string]func(*Topology) error{
-		"mxs-1515.conf": func(tp *Topology) error {
+	want := map[string]func(*TopologyFile) error{
+		"mxs-1515.conf": func(tp *TopologyFile) error {
 			if tp.HostOf(Server).Kind != NetNS || tp.Place[Relay].Host != tp.Place[Client].Host || tp.Place[Server].Host == tp.Place[Client].Host {
 				return errors.New("want client and relay on one netns host, server on another")
 			}
@@ -163,13 +166,13 @@ func TestExampleFiles(t *testing.T) {
 			}
 			return nil
 		},
-		"galera-haproxy.conf": func(tp *Topology) error {
+		"galera-haproxy.conf": func(tp *TopologyFile) error {
 			if tp.HostOf(Backend).Kind != SSH || !slices.Equal(tp.Threads, []int{150, 450}) || tp.RemoteBin != "path" {
 				return errors.New("want a backend over ssh at 150 and 450 threads")
 			}
 			return nil
 		},
-		"rondb-sweep.conf": func(tp *Topology) error {
+		"rondb-sweep.conf": func(tp *TopologyFile) error {
 			if len(tp.Servers) != 2 || tp.HostOf(Server).Kind != NetNS || tp.Instances != 2 || len(tp.Threads) != 13 ||
 				tp.Place[Client].CPUs != "0" || tp.HostOf(Client).Kind != NetNS {
 				return errors.New("want a 13-step sweep of two client instances against two servers, each in a namespace")

@@ -492,50 +492,6 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestParseCounts(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []int
-	}{
-		{"1", []int{1}}, {"1,2,4", []int{1, 2, 4}}, {"1;2;4", []int{1, 2, 4}}, {" 8 , 16 ", []int{8, 16}},
-		{"", nil}, {"0", nil}, {"1,,2", nil}, {"1,x", nil}, {"-2", nil}, {"1;2,3", nil},
-	} {
-		got, err := pingpong.ParseCounts(tc.in)
-		if tc.want == nil {
-			if err == nil {
-				t.Errorf("ParseCounts(%q) = %v, want an error", tc.in, got)
-			}
-			continue
-		}
-		if err != nil || len(got) != len(tc.want) {
-			t.Errorf("ParseCounts(%q) = %v, %v, want %v", tc.in, got, err, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("ParseCounts(%q) = %v, want %v", tc.in, got, tc.want)
-			}
-		}
-	}
-}
-
-func FuzzParseCounts(f *testing.F) {
-	for _, s := range []string{"1,2,4", "1;2;4", "", "0", " 3 "} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		l, err := pingpong.ParseCounts(s)
-		if err != nil {
-			return
-		}
-		for _, n := range l {
-			if n < 1 {
-				t.Fatalf("ParseCounts(%q) gave %d", s, n)
-			}
-		}
-	})
-}
-
 func TestParseIOAndServiceMode(t *testing.T) {
 	for _, s := range []string{"auto", "netpoll", "blocking", "spin"} {
 		m, err := pingpong.ParseIO(s)

@@ -3,13 +3,15 @@ package probe
 import (
 	"context"
 	"testing"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 // BenchmarkProbe runs the default probe and reports its constants, one way
 // in µs, as metrics (go test -bench Probe -benchtime 1x ./probe/).
 func BenchmarkProbe(b *testing.B) {
 	requirePinningB(b)
-	var m Machine
+	var m results.Machine
 	for b.Loop() {
 		var err error
 		if m, err = Run(context.Background(), Options{}); err != nil {

@@ -12,16 +12,6 @@ import (
 	"github.com/hoplat/hoplat/results"
 )
 
-// The probe's figures are the "machine" object of hopbench's report,
-// whose types results owns.
-type (
-	Machine = results.Machine
-	WakeUS  = results.WakeUS
-	LegUS   = results.LegUS
-	CPUIdle = results.CPUIdle
-	Figure  = results.Figure
-)
-
 // Options say how long to probe and where.
 type Options struct {
 	// Rounds is how many interleaved rounds each figure gets after one
@@ -49,19 +39,20 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Run probes the machine. A figure that cannot be measured (no second CPU)
+// Run probes the machine into the "machine" object of hopbench's report,
+// whose types results owns. A figure that cannot be measured (no second CPU)
 // is left out with the reason; the environment facts are best effort, each
 // empty when the kernel does not say. It fails if a measurement fails.
-func Run(ctx context.Context, o Options) (Machine, error) {
+func Run(ctx context.Context, o Options) (results.Machine, error) {
 	o = o.withDefaults()
 	begin := time.Now()
 	steal := StartSteal()
-	m := Machine{Rounds: o.Rounds}
+	m := results.Machine{Rounds: o.Rounds}
 	env(ctx, &m)
 
 	cpus, relation, skip, err := chooseCPUs(o.CPUs)
 	if err != nil {
-		return Machine{}, err
+		return results.Machine{}, err
 	}
 	m.CPUs, m.CrossRelation, m.CrossCPUSkipped = cpus, relation, skip
 
@@ -93,10 +84,10 @@ func Run(ctx context.Context, o Options) (Machine, error) {
 	for _, s := range specs {
 		p, err := newPair(s.name, s.kind, s.init, s.rep)
 		if err != nil {
-			return Machine{}, err
+			return results.Machine{}, err
 		}
 		if err := p.start(); err != nil {
-			return Machine{}, err // start has closed p
+			return results.Machine{}, err // start has closed p
 		}
 		pairs = append(pairs, p)
 	}
@@ -110,12 +101,12 @@ func Run(ctx context.Context, o Options) (Machine, error) {
 	for r := 0; r <= o.Rounds; r++ {
 		for i := range pairs {
 			if err := ctx.Err(); err != nil {
-				return Machine{}, fmt.Errorf("probe: %w", err)
+				return results.Machine{}, fmt.Errorf("probe: %w", err)
 			}
 			j := (i + r) % len(pairs)
 			res := pairs[j].run(o.RoundTime)
 			if res.err != nil {
-				return Machine{}, res.err
+				return results.Machine{}, res.err
 			}
 			if r > 0 {
 				rounds[j] = append(rounds[j], us(res.oneWay))
@@ -145,7 +136,7 @@ func Run(ctx context.Context, o Options) (Machine, error) {
 	m.Figures = append(m.Figures, legTCP, legUnix)
 	m.Wake.SameCPU = m.Figure("pipe same-cpu").MedianUS
 	m.WakeSocket.SameCPU = m.Figure("unix same-cpu").MedianUS
-	m.Leg = LegUS{TCP: legTCP.MedianUS, UNIX: legUnix.MedianUS}
+	m.Leg = results.LegUS{TCP: legTCP.MedianUS, UNIX: legUnix.MedianUS}
 	if len(cpus) > 1 {
 		m.Wake.CrossCPU = m.Figure("pipe cross-cpu").MedianUS
 		m.WakeSocket.CrossCPU = m.Figure("unix cross-cpu").MedianUS
@@ -159,7 +150,7 @@ func Run(ctx context.Context, o Options) (Machine, error) {
 	return m, nil
 }
 
-func figure(name, cpus string, rounds []float64, samples int) Figure {
+func figure(name, cpus string, rounds []float64, samples int) results.Figure {
 	return results.NewFigure(name, cpus, rounds, samples)
 }
 
@@ -178,7 +169,7 @@ func us(d time.Duration) float64 { return math.Round(float64(d)/1e1) / 1e2 }
 // preferring another core to an SMT sibling since a hop's components
 // spread over cores first.
 func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
-	topo, terr := affinity.ReadTopology()
+	topo, terr := affinity.ReadCPULayout()
 	rel := func(a, b int) string {
 		if terr != nil {
 			return ""
@@ -217,9 +208,9 @@ func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
 
 // env fills in the environment facts; each is left empty when the kernel
 // does not say.
-func env(ctx context.Context, m *Machine) {
+func env(ctx context.Context, m *results.Machine) {
 	if f, err := affinity.ReadCPUFacts(); err == nil {
-		m.CPUIdle = CPUIdle{Governor: f.IdleGovernor, Driver: f.IdleDriver}
+		m.CPUIdle = results.CPUIdle{Governor: f.IdleGovernor, Driver: f.IdleDriver}
 		m.CPUFreqGovernor = f.FreqGovernor
 		m.SMT = f.SMT
 		for _, s := range f.Siblings {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
 )
 
 func requirePinning(t *testing.T) {
@@ -96,10 +97,10 @@ func TestRunSane(t *testing.T) {
 
 // The JSON carries the fields hopbench's "machine" object promises.
 func TestMachineJSON(t *testing.T) {
-	m := Machine{
-		Wake:           WakeUS{SameCPU: 2.5, CrossCPU: 40},
-		Leg:            LegUS{TCP: 3, UNIX: 1.5},
-		CPUIdle:        CPUIdle{Governor: "haltpoll", Driver: "haltpoll"},
+	m := results.Machine{
+		Wake:           results.WakeUS{SameCPU: 2.5, CrossCPU: 40},
+		Leg:            results.LegUS{TCP: 3, UNIX: 1.5},
+		CPUIdle:        results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"},
 		Virtualization: "kvm",
 		StealPct:       0.5,
 	}

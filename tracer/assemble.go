@@ -235,22 +235,6 @@ func Quantile(reqs []Request, q float64) (Request, bool) {
 	return reqs[idx[k]], true
 }
 
-// InSituCost estimates the cost of one record on a path from interleaved
-// rounds: the traced rounds' p50 less the untraced rounds' p50, over the
-// records on the path of the path's median traced request. Calibrate's
-// figure comes from a hot loop, where the programs, maps and record slots
-// stay in cache; between the wake-ups of a round trip they do not, and
-// this figure has measured about twice Calibrate's here. Give it to
-// Assemble to take the tracer off the segments by the path's own measure.
-// It is 0 when the traced rounds were not slower or no request was found.
-func InSituCost(tracedP50, untracedP50 time.Duration, reqs []Request) time.Duration {
-	med, ok := Quantile(reqs, 0.5)
-	if !ok || med.Events() == 0 || tracedP50 <= untracedP50 {
-		return 0
-	}
-	return (tracedP50 - untracedP50) / time.Duration(med.Events())
-}
-
 // IdentityPct is the median over reqs of each request's IdentityPct: the
 // figure DESIGN.md's trace.identity_pct reports. NaN for no requests.
 func IdentityPct(reqs []Request) float64 {

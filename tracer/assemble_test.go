@@ -417,24 +417,6 @@ func TestLongestAndComponent(t *testing.T) {
 	}
 }
 
-func TestInSituCost(t *testing.T) {
-	reqs := Assemble(Config{Components: components}, directPacked(5), 0)
-	med, _ := Quantile(reqs, 0.5)
-	n := med.Events()
-	if n == 0 {
-		t.Fatal("no events on the median request's path")
-	}
-	if got := InSituCost(3000+time.Duration(n)*100, 3000, reqs); got != 100 {
-		t.Errorf("InSituCost = %v, want 100ns (%d events)", got, n)
-	}
-	if got := InSituCost(3000, 3100, reqs); got != 0 {
-		t.Errorf("InSituCost of faster traced rounds = %v, want 0", got)
-	}
-	if got := InSituCost(3100, 3000, nil); got != 0 {
-		t.Errorf("InSituCost of no requests = %v", got)
-	}
-}
-
 func TestWakes(t *testing.T) {
 	tr := &Trace{Config: Config{Components: components}, Events: relaySpread(5)}
 	reqs := tr.Requests()

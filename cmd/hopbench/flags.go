@@ -86,7 +86,7 @@ func topologyArg(args []string) (string, error) {
 
 // fileError names the file and line of the key whose flag err is about, or
 // at least the file.
-func fileError(tp *hosts.Topology, err error) error {
+func fileError(tp *hosts.TopologyFile, err error) error {
 	msg, best := err.Error(), ""
 	for flag := range hosts.FlagKeys {
 		if strings.Contains(msg, "--"+flag) && len(flag) > len(best) {
@@ -182,7 +182,7 @@ func parseArgs(args []string, err error) (options, error) {
 	if *paths != "" {
 		items, err := list.Items(*paths)
 		if err != nil {
-			return o, fmt.Errorf("--paths %q: %w", *paths, err)
+			return o, fmt.Errorf("--paths %w", err)
 		}
 		for _, it := range items {
 			r, err := hop.ParseRelay(it)
@@ -194,7 +194,7 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	items, err := list.Items(*transports)
 	if err != nil {
-		return o, fmt.Errorf("--transports %q: %w", *transports, err)
+		return o, fmt.Errorf("--transports %w", err)
 	}
 	c.Transports = nil
 	for _, it := range items {
@@ -205,7 +205,7 @@ func parseArgs(args []string, err error) (options, error) {
 		c.Transports = append(c.Transports, t)
 	}
 	if c.Threads, err = list.Ints(*threads, 1); err != nil {
-		return o, fmt.Errorf("--threads: %w", err)
+		return o, fmt.Errorf("--threads %w", err)
 	}
 	if *duration <= 0 {
 		return o, fmt.Errorf("--time %v: must be positive", *duration)
@@ -234,22 +234,22 @@ func parseArgs(args []string, err error) (options, error) {
 	c.Rounds, c.Discard = *runs, *discard
 	if *hops != "" {
 		if c.Hops, err = list.Ints(*hops, 0); err != nil {
-			return o, fmt.Errorf("--hops: %w", err)
+			return o, fmt.Errorf("--hops %w", err)
 		}
 	}
 	if *service != "" {
 		if c.ServiceTimes, err = list.Durations(*service); err != nil {
-			return o, fmt.Errorf("--service-time: %w", err)
+			return o, fmt.Errorf("--service-time %w", err)
 		}
 	}
 	if *size != "" {
 		if c.Sizes, err = list.Ints(*size, 1); err != nil {
-			return o, fmt.Errorf("--size: %w", err)
+			return o, fmt.Errorf("--size %w", err)
 		}
 	}
 	if *rows != "" {
 		if c.Rows, err = list.Ints(*rows, 0); err != nil {
-			return o, fmt.Errorf("--rows: %w", err)
+			return o, fmt.Errorf("--rows %w", err)
 		}
 	}
 	if *placement != "" {
@@ -263,7 +263,7 @@ func parseArgs(args []string, err error) (options, error) {
 			return o, fmt.Errorf("--backend-cpus %q: %w", *backendCPU, err)
 		}
 		if c.BackendCPUs, err = affinity.ParseListFor(*backendCPU, online); err != nil {
-			return o, fmt.Errorf("--backend-cpus: %w", err)
+			return o, fmt.Errorf("--backend-cpus %w", err)
 		}
 	}
 	c.Nice = *nice

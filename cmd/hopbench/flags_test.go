@@ -53,8 +53,8 @@ func TestParseFlagsRejects(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--threads", "0"}, `--threads: list "0": 0: want at least 1`},
-		{[]string{"--threads", "1;2,4"}, `--threads: list "1;2,4": mixes , and ;`},
+		{[]string{"--threads", "0"}, `--threads "0": 0: want at least 1`},
+		{[]string{"--threads", "1;2,,4"}, `--threads "1;2,,4": empty element`},
 		{[]string{"--paths", "direct,,epoll"}, `--paths "direct,,epoll": empty element`},
 		{[]string{"--paths", "nginx"}, `"nginx"`},
 		{[]string{"--transports", "udp"}, `"udp"`},
@@ -64,10 +64,10 @@ func TestParseFlagsRejects(t *testing.T) {
 		{[]string{"--relay-lock", "big"}, `--relay-lock: relay: lock "big"`},
 		{[]string{"--command", "drop"}, `--command: mysql: parse command "drop"`},
 		{[]string{"--backend", "pg://x"}, "--backend"},
-		{[]string{"--service-time", "fast"}, `--service-time: list "fast": bad duration "fast"`},
+		{[]string{"--service-time", "fast"}, `--service-time "fast": bad duration "fast"`},
 		{[]string{"--placement", "gpu=0"}, `placement "gpu=0": unknown component "gpu"`},
 		{[]string{"--placement", "client=x"}, "--placement"},
-		{[]string{"--hops", "-1"}, `--hops: list "-1": bad number ""`},
+		{[]string{"--hops", "-1"}, `--hops "-1": bad number ""`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--bogus"}, "bogus"},
 		{[]string{"--proxy", "epoll=tcp:127.0.0.1:1"}, `--proxy: driver: proxy "epoll": names one of hopbench's own paths`},

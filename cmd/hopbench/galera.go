@@ -9,14 +9,14 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/internal/galera"
 	"github.com/hoplat/hoplat/internal/list"
 )
 
 // runGalera is `hopbench galera`: field-notes.md §4's table against a
 // Galera cluster built in network namespaces on this machine (package
-// galera). Progress goes to stderr, the table to stdout.
+// cluster). Progress goes to stderr, the table to stdout.
 func runGalera(args []string) error {
 	cfg, err := galeraFlags(args)
 	if err != nil {
@@ -24,7 +24,7 @@ func runGalera(args []string) error {
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	rep, err := galera.Bench(ctx, cfg)
+	rep, err := cluster.Bench(ctx, cfg)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w; every node, proxy and namespace removed", context.Cause(ctx))
 	}
@@ -42,8 +42,8 @@ func runGalera(args []string) error {
 	return nil
 }
 
-func galeraFlags(args []string) (galera.BenchConfig, error) {
-	var c galera.BenchConfig
+func galeraFlags(args []string) (cluster.BenchConfig, error) {
+	var c cluster.BenchConfig
 	fs := pflag.NewFlagSet("hopbench galera", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -54,14 +54,14 @@ func galeraFlags(args []string) (galera.BenchConfig, error) {
 			"at --proxy-threads. Everything it made is removed at the end and on Ctrl-C.\n\n", 3)
 		fs.PrintDefaults()
 	}
-	workloads := fs.String("workloads", strings.Join(galera.Workloads, ","), "sysbench tests to run, in order")
-	paths := fs.String("paths", strings.Join(galera.DefaultPaths(), ","), "paths: direct (the first node alone), haproxy, and hoprelay engines")
+	workloads := fs.String("workloads", strings.Join(cluster.Workloads, ","), "sysbench tests to run, in order")
+	paths := fs.String("paths", strings.Join(cluster.DefaultPaths(), ","), "paths: direct (the first node alone), haproxy, and hoprelay engines")
 	fs.IntVar(&c.Tables, "tables", 10, "sysbench --tables")
 	fs.IntVar(&c.TableSize, "table-size", 10000, "sysbench --table-size (rows per table)")
 	fs.DurationVar(&c.Time, "time", 10*time.Second, "length of each sysbench run (whole seconds)")
 	fs.IntVar(&c.DirectThreads, "direct-threads", 150, "sysbench --threads against the one server")
 	fs.IntVar(&c.ProxyThreads, "proxy-threads", 450, "sysbench --threads through each proxy")
-	fs.StringVar(&c.IgnoreErrors, "ignore-errors", galera.DefaultIgnoreErrors, "sysbench --mysql-ignore-errors: counted and retried, reported as ignored errors")
+	fs.StringVar(&c.IgnoreErrors, "ignore-errors", cluster.DefaultIgnoreErrors, "sysbench --mysql-ignore-errors: counted and retried, reported as ignored errors")
 	fs.IntVar(&c.Runs, "runs", 1, "interleaved rounds of every path per workload (the table gives the run of median tps)")
 	fs.IntVar(&c.Nodes, "nodes", 3, "cluster size")
 	fs.StringVar(&c.SST, "sst", "rsync", "wsrep_sst_method for the joining nodes (rsync is the one tested; mariabackup would need an SST account, which is not set up)")
@@ -85,10 +85,10 @@ func galeraFlags(args []string) (galera.BenchConfig, error) {
 	}
 	var err error
 	if c.Workloads, err = list.Items(*workloads); err != nil {
-		return c, cli.Usage(fmt.Errorf("--workloads: %w", err))
+		return c, cli.Usage(fmt.Errorf("--workloads %w", err))
 	}
 	if c.Paths, err = list.Items(*paths); err != nil {
-		return c, cli.Usage(fmt.Errorf("--paths: %w", err))
+		return c, cli.Usage(fmt.Errorf("--paths %w", err))
 	}
 	if !*quiet {
 		c.Progress = os.Stderr

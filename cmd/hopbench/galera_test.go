@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/internal/galera"
 )
 
 func TestGaleraFlags(t *testing.T) {
@@ -17,15 +17,15 @@ func TestGaleraFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.TableSize != 1000 || c.Tables != 10 || c.Time != 5*time.Second || c.DirectThreads != 8 || c.ProxyThreads != 24 ||
-		!slices.Equal(c.Paths, []string{"direct", "haproxy", "epoll"}) || !slices.Equal(c.Workloads, []string{galera.ReadWrite}) ||
-		c.Progress != nil || c.IgnoreErrors != galera.DefaultIgnoreErrors {
+		!slices.Equal(c.Paths, []string{"direct", "haproxy", "epoll"}) || !slices.Equal(c.Workloads, []string{cluster.ReadWrite}) ||
+		c.Progress != nil || c.IgnoreErrors != cluster.DefaultIgnoreErrors {
 		t.Errorf("got %+v", c)
 	}
 	d, err := galeraFlags(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.DirectThreads != 150 || d.ProxyThreads != 450 || !slices.Equal(d.Paths, galera.DefaultPaths()) || d.Progress == nil {
+	if d.DirectThreads != 150 || d.ProxyThreads != 450 || !slices.Equal(d.Paths, cluster.DefaultPaths()) || d.Progress == nil {
 		t.Errorf("defaults %+v", d)
 	}
 }

@@ -2,18 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/sockets"
 )
 
 // nginxStream is an nginx configuration whose stream block relays one
@@ -185,37 +188,19 @@ func startNginx(t *testing.T, bin, conf, upstream string) string {
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "-p", dir, "-e", "stderr", "-c", path, "-g", "daemon off;")
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	// Started as hopbench starts a user's proxy, and awaited as it is:
+	// connect(2) retried until nginx accepts, or it exits.
+	proc, err := driver.StartForeign("nginx", []string{bin, "-p", dir, "-e", "stderr", "-c", path, "-g", "daemon off;"}, affinity.CPUSet{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for backoff := time.Millisecond; ; backoff = min(2*backoff, 50*time.Millisecond) {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return addr
-		}
-		select {
-		case <-exited:
-			t.Fatalf("nginx exited: %s", stderr.String())
-		case <-time.After(backoff): // retrying connect(2) until nginx listens
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nginx not listening on %s: %s", addr, stderr.String())
-		}
+	t.Cleanup(func() { proc.Stop() })
+	listen, err := sockets.Parse("tcp:" + addr)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := driver.Probe(context.Background(), proc, listen, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }

@@ -89,3 +89,56 @@ func TestTopologyFlagErrors(t *testing.T) {
 		t.Error("--topology without a file")
 	}
 }
+
+// A LIST reads the same from a flag and from the topology file's key for
+// it (both through internal/list): the same values, or the same error
+// naming the value typed, after the flag's name or the file's line and key.
+func TestListFlagAndFileAgree(t *testing.T) {
+	for _, tc := range []struct {
+		flag, key, value string
+		want             []int // nil for an error
+		err              string
+	}{
+		{"threads", "THREADS", "1-2", []int{1, 2}, ""},
+		{"threads", "THREADS", "1,2;3", []int{1, 2, 3}, ""},
+		{"threads", "THREADS", "1;3", []int{1, 3}, ""},
+		{"threads", "THREADS", " 2 ; 1-2 ", []int{2, 1, 2}, ""},
+		{"threads", "THREADS", "0", nil, `"0": 0: want at least 1`},
+		{"threads", "THREADS", "1,,2", nil, `"1,,2": empty element`},
+		{"threads", "THREADS", "1;x", nil, `"1;x": bad number "x"`},
+		{"threads", "THREADS", "3-1", nil, `"3-1": bad range "3-1": end before start`},
+		{"hops", "HOPS", "0-2;4", []int{0, 1, 2, 4}, ""},
+		{"hops", "HOPS", "-1", nil, `"-1": bad number ""`},
+		{"size", "SIZE", "64,1024;4096", []int{64, 1024, 4096}, ""},
+		{"rows", "ROWS", "0-1", []int{0, 1}, ""},
+	} {
+		field := func(o options) []int {
+			switch tc.flag {
+			case "threads":
+				return o.cfg.Threads
+			case "hops":
+				return o.cfg.Hops
+			case "size":
+				return o.cfg.Sizes
+			}
+			return o.cfg.Rows
+		}
+		byFlag, flagErr := parseFlags([]string{"--" + tc.flag, tc.value})
+		byFile, fileErr := parseFlags([]string{"--topology", writeTopology(t, tc.key+"='"+tc.value+"'\n")})
+		if tc.want != nil {
+			if flagErr != nil || fileErr != nil || !slices.Equal(field(byFlag), tc.want) || !slices.Equal(field(byFile), tc.want) {
+				t.Errorf("--%s %q: %v, %v; %s: %v, %v; want %v for both", tc.flag, tc.value, field(byFlag), flagErr,
+					tc.key, field(byFile), fileErr, tc.want)
+			}
+			continue
+		}
+		wantFlag := "--" + tc.flag + " " + tc.err
+		if flagErr == nil || flagErr.Error() != wantFlag {
+			t.Errorf("--%s %q: error %v, want %s", tc.flag, tc.value, flagErr, wantFlag)
+		}
+		wantFile := "t.conf:1: " + tc.key + ": " + tc.err
+		if fileErr == nil || !strings.HasSuffix(fileErr.Error(), wantFile) {
+			t.Errorf("%s=%q: error %v, want …%s", tc.key, tc.value, fileErr, wantFile)
+		}
+	}
+}

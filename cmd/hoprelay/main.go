@@ -110,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *cpus != "" {
 		if cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
-			return cli.Usage(fmt.Errorf("--cpus: %w", err))
+			return cli.Usage(fmt.Errorf("--cpus %w", err))
 		}
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
 	"github.com/hoplat/hoplat/results"
@@ -87,15 +88,15 @@ func parse(args []string) (options, error) {
 		return o, cli.Usage(fmt.Errorf("--target %q: a listen address; want one to connect to", *target))
 	}
 	o.cfg.Target = a
-	if o.cfg.Threads, err = pingpong.ParseCounts(*threads); err != nil {
-		return o, cli.Usage(fmt.Errorf("--threads: %w", err))
+	if o.cfg.Threads, err = list.Ints(*threads, 1); err != nil {
+		return o, cli.Usage(fmt.Errorf("--threads %w", err))
 	}
 	if o.cfg.IO, err = pingpong.ParseIO(*ioModel); err != nil {
 		return o, cli.Usage(fmt.Errorf("--io: %w", err))
 	}
 	if *cpus != "" {
 		if o.cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
-			return o, cli.Usage(fmt.Errorf("--cpus: %w", err))
+			return o, cli.Usage(fmt.Errorf("--cpus %w", err))
 		}
 	}
 	// A protocol that dials its own connections dials them as the

@@ -79,7 +79,7 @@ func run(args []string) error {
 	}
 	if *cpus != "" {
 		if srv.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
-			return cli.Usage(fmt.Errorf("--cpus: %w", err))
+			return cli.Usage(fmt.Errorf("--cpus %w", err))
 		}
 	}
 	if *serviceTime < 0 {

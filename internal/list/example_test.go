@@ -12,12 +12,15 @@ func ExampleInts() {
 	fmt.Println(threads, err)
 	hops, err := list.Ints("0-3", 0)
 	fmt.Println(hops, err)
+	mixed, err := list.Ints("1-2;4,8", 1)
+	fmt.Println(mixed, err)
 	_, err = list.Ints("1,0", 1)
-	fmt.Println(err)
+	fmt.Println(fmt.Errorf("--threads %w", err))
 	// Output:
 	// [1 2 4 8 12 16] <nil>
 	// [0 1 2 3] <nil>
-	// list "1,0": 0: want at least 1
+	// [1 2 4 8] <nil>
+	// --threads "1,0": 0: want at least 1
 }
 
 func ExampleDurations() {

@@ -12,32 +12,45 @@ import (
 // such as "1-2000000000" is an error, not an allocation of gigabytes.
 const MaxLen = 1 << 16
 
-var (
-	errEmpty = errors.New("empty list")
-	errMixed = errors.New("mixes , and ; (use one separator)")
-)
+// Error is a list that does not read: the list as typed and what is wrong
+// with it. It prints the list quoted, then the reason, so that a flag's
+// message puts its name before it and names the value once:
+//
+//	fmt.Errorf("--threads %w", err)  // --threads "0,2": 0: want at least 1
+type Error struct {
+	List string // as typed
+	Err  error
+}
+
+func (e *Error) Error() string { return strconv.Quote(e.List) + ": " + e.Err.Error() }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// isSep reports a separator: a comma or, as RonDB writes lists, a
+// semicolon. No item holds either, so one list may use both.
+func isSep(r rune) bool { return r == ',' || r == ';' }
 
 // Items splits s into its items, blanks trimmed.
 func Items(s string) ([]string, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return nil, errEmpty
+	if strings.TrimSpace(s) == "" {
+		return nil, &Error{List: s, Err: errors.New("empty list")}
 	}
-	sep := ","
-	switch comma, semi := strings.Contains(t, ","), strings.Contains(t, ";"); {
-	case comma && semi:
-		return nil, errMixed
-	case semi:
-		sep = ";"
-	}
-	items := strings.Split(t, sep)
-	for i, it := range items {
-		items[i] = strings.TrimSpace(it)
-		if items[i] == "" {
-			return nil, errors.New("empty element")
+	var items []string
+	for rest := s; ; {
+		i := strings.IndexFunc(rest, isSep)
+		it := rest
+		if i >= 0 {
+			it = rest[:i]
 		}
+		if it = strings.TrimSpace(it); it == "" {
+			return nil, &Error{List: s, Err: errors.New("empty element")}
+		}
+		items = append(items, it)
+		if i < 0 {
+			return items, nil
+		}
+		rest = rest[i+1:]
 	}
-	return items, nil
 }
 
 // Range reads an integer item: "N" or an inclusive range "LO-HI", both
@@ -76,19 +89,19 @@ func number(s, noun string) (int, error) {
 func Ints(s string, least int) ([]int, error) {
 	items, err := Items(s)
 	if err != nil {
-		return nil, fmt.Errorf("list %q: %w", s, err)
+		return nil, err
 	}
 	var out []int
 	for _, it := range items {
 		lo, hi, err := Range(it, "number")
 		if err != nil {
-			return nil, fmt.Errorf("list %q: %w", s, err)
+			return nil, &Error{List: s, Err: err}
 		}
 		if lo < least {
-			return nil, fmt.Errorf("list %q: %d: want at least %d", s, lo, least)
+			return nil, &Error{List: s, Err: fmt.Errorf("%d: want at least %d", lo, least)}
 		}
 		if hi-lo >= MaxLen-len(out) {
-			return nil, fmt.Errorf("list %q: more than %d values", s, MaxLen)
+			return nil, &Error{List: s, Err: fmt.Errorf("more than %d values", MaxLen)}
 		}
 		for n := lo; n <= hi; n++ {
 			out = append(out, n)
@@ -103,13 +116,13 @@ func Ints(s string, least int) ([]int, error) {
 func Durations(s string) ([]time.Duration, error) {
 	items, err := Items(s)
 	if err != nil {
-		return nil, fmt.Errorf("list %q: %w", s, err)
+		return nil, err
 	}
 	out := make([]time.Duration, len(items))
 	for i, it := range items {
 		d, err := time.ParseDuration(it)
 		if err != nil || d < 0 {
-			return nil, fmt.Errorf("list %q: bad duration %q (want 0 or more, such as 20us or 1ms)", s, it)
+			return nil, &Error{List: s, Err: fmt.Errorf("bad duration %q (want 0 or more, such as 20us or 1ms)", it)}
 		}
 		out[i] = d
 	}

@@ -1,8 +1,10 @@
 package list
 
 import (
+	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +39,10 @@ func TestInts(t *testing.T) {
 		{"1,,2", 1, nil, "empty element"},
 		{"1,", 1, nil, "empty element"},
 		{";1", 1, nil, "empty element"},
-		{"1;2,3", 1, nil, "mixes , and ;"},
+		{"1;2,3", 1, []int{1, 2, 3}, ""},
+		{"1,2;3", 1, []int{1, 2, 3}, ""},
+		{"1-2;4,6-7", 1, []int{1, 2, 4, 6, 7}, ""},
+		{"1;,2", 1, nil, "empty element"},
 		{"0", 1, nil, "0: want at least 1"},
 		{"0-3", 1, nil, "0: want at least 1"},
 		{"x", 1, nil, `bad number "x"`},
@@ -54,7 +59,9 @@ func TestInts(t *testing.T) {
 	} {
 		got, err := Ints(tc.in, tc.least)
 		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "list ") {
+			var le *Error
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &le) || le.List != tc.in ||
+				!strings.HasPrefix(err.Error(), strconv.Quote(tc.in)+": ") {
 				t.Errorf("Ints(%q, %d) = %v, %v; want an error containing %q", tc.in, tc.least, got, err, tc.err)
 			}
 			continue
@@ -74,7 +81,10 @@ func TestDurations(t *testing.T) {
 	if got, err := Durations("1ms; 2ms"); err != nil || !slices.Equal(got, []time.Duration{time.Millisecond, 2 * time.Millisecond}) {
 		t.Errorf("Durations(1ms; 2ms) = %v, %v", got, err)
 	}
-	for _, bad := range []string{"-1ms", "20", "1ms;;2ms", "fast", "1ms-2ms", "", "1ms,2ms;3ms"} {
+	if got, err := Durations("1ms,2ms;3ms"); err != nil || len(got) != 3 {
+		t.Errorf("Durations(1ms,2ms;3ms) = %v, %v", got, err)
+	}
+	for _, bad := range []string{"-1ms", "20", "1ms;;2ms", "fast", "1ms-2ms", ""} {
 		if got, err := Durations(bad); err == nil {
 			t.Errorf("Durations(%q) = %v, want an error", bad, got)
 		}
@@ -98,6 +108,10 @@ func FuzzInts(f *testing.F) {
 		}
 		got, err := Ints(s, 1)
 		if err != nil {
+			var le *Error
+			if !errors.As(err, &le) || le.List != s {
+				t.Fatalf("Ints(%q): error %v does not name the list", s, err)
+			}
 			return
 		}
 		if ierr != nil {

@@ -1,4 +1,4 @@
-package galera
+package cluster
 
 import (
 	"github.com/hoplat/hoplat/internal/peer"

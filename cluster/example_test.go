@@ -1,10 +1,10 @@
-package galera_test
+package cluster_test
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/hoplat/hoplat/internal/galera"
+	"github.com/hoplat/hoplat/cluster"
 )
 
 // ParseSysbench reads sysbench's final report and its per-second lines.
@@ -14,7 +14,7 @@ func ExampleParseSysbench() {
 		fmt.Println(err)
 		return
 	}
-	r, err := galera.ParseSysbench(out)
+	r, err := cluster.ParseSysbench(out)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -25,7 +25,7 @@ func ExampleParseSysbench() {
 
 // Status.Synced is the condition Start waits for on every node.
 func ExampleStatus_Synced() {
-	s := galera.Status{ClusterSize: 3, State: "Synced", Ready: true, ClusterStatus: "Primary"}
+	s := cluster.Status{ClusterSize: 3, State: "Synced", Ready: true, ClusterStatus: "Primary"}
 	fmt.Println(s.Synced(3), s.Synced(2))
 	// Output: true false
 }

@@ -1,4 +1,4 @@
-package galera
+package cluster
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package galera
+package cluster
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/locate"
+	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -363,7 +363,7 @@ func (b *bench) startPaths(ctx context.Context, haproxy, hoprelay string) (map[s
 			continue
 		case PathHAProxy:
 			t.port = haproxyPort
-			route := driver.HAProxyRoute{Name: "galera", MySQL: true, CheckUser: "haproxy"}
+			route := proxyconf.HAProxyRoute{Name: "galera", MySQL: true, CheckUser: "haproxy"}
 			var err error
 			if route.Listen, err = sockets.Parse("tcp:127.0.0.1:" + strconv.Itoa(t.port)); err != nil {
 				return nil, err
@@ -380,7 +380,7 @@ func (b *bench) startPaths(ctx context.Context, haproxy, hoprelay string) (map[s
 				return nil, err
 			}
 			conf := filepath.Join(dir, "haproxy.cfg")
-			if err := os.WriteFile(conf, []byte(driver.HAProxyConfig([]driver.HAProxyRoute{route})), 0o600); err != nil {
+			if err := os.WriteFile(conf, []byte(proxyconf.HAProxy([]proxyconf.HAProxyRoute{route})), 0o600); err != nil {
 				return nil, fmt.Errorf("galera: %w", err)
 			}
 			argv = []string{haproxy, "-db", "-f", conf}

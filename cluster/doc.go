@@ -1,5 +1,5 @@
-// Package galera runs a MariaDB Galera cluster on this machine, one node per
-// network namespace of a hosts.Testbed, and field-notes.md §4's table
+// Package cluster runs a MariaDB Galera cluster on this machine, one node
+// per network namespace of a hosts.Testbed, and field-notes.md §4's table
 // against it: sysbench's oltp_read_only, oltp_write_only and
 // oltp_read_write at 150 threads against one server and at 450 through
 // HAProxy (balance roundrobin, option mysql-check) and through each
@@ -12,5 +12,10 @@
 // nodes. Bench builds the namespaces, the cluster, the proxies and the
 // sysbench runs, prints per-second progress and the table, and removes it
 // all at the end, on error and when its context is cancelled (Ctrl-C).
-// ParseSysbench reads sysbench 1.0's report.
-package galera
+// ParseSysbench reads sysbench 1.0's report. Its messages and progress
+// lines say "galera:", the cluster's kind, as hopbench galera prints them.
+//
+// It sits beside hosts: it imports hosts (the namespaces), sockets,
+// proxyconf (HAProxy's configuration) and relay's list of engines, never
+// the driver.
+package cluster
