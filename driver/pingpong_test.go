@@ -10,11 +10,12 @@ import (
 
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 func encodedHistogram(t testing.TB, values ...int64) string {
 	t.Helper()
-	h := results.NewHistogram()
+	h := stats.NewHistogram()
 	for _, v := range values {
 		h.Record(v)
 	}
@@ -91,7 +92,7 @@ func FuzzParsePingpong(f *testing.F) {
 // results.WriteJSON, and the driver decodes it with the same types, so a
 // round's figures and histogram come back exactly.
 func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
-	lat, conn := results.NewHistogram(), results.NewHistogram()
+	lat, conn := stats.NewHistogram(), stats.NewHistogram()
 	for i := range int64(1000) {
 		lat.Record(20_000 + 10*i)
 	}
@@ -110,8 +111,8 @@ func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := results.LatencyOf(lat)
-	if s.Latency != want || s.TPS != 1000 || s.Errors != 2 || s.Connect != results.LatencyOf(conn).P50 || s.Pinning["worker 0"] != "0" {
+	want := stats.LatencyOf(lat)
+	if s.Latency != want || s.TPS != 1000 || s.Errors != 2 || s.Connect != stats.LatencyOf(conn).P50 || s.Pinning["worker 0"] != "0" {
 		t.Errorf("sample %+v, want latency %+v, 1000 tps, 2 errors", s, want)
 	}
 	if s.Hist == nil || s.Hist.Count() != lat.Count() || s.Hist.Quantile(99) != lat.Quantile(99) {
@@ -137,7 +138,7 @@ func TestParsePingpongRXWake(t *testing.T) {
 
 func TestClientWakes(t *testing.T) {
 	stamped := func(avg float64, n, unstamped int64) hop.Sample {
-		return hop.Sample{RXWake: &results.Wake{Latency: results.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
+		return hop.Sample{RXWake: &results.Wake{Latency: stats.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
 	}
 	for _, tc := range []struct {
 		name    string

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Schema names the JSON layout Snapshot.WriteJSON writes.
@@ -35,15 +35,15 @@ type counters struct {
 }
 
 // recorder is one loop's (or one shard of goroutines') residence
-// histogram: results.Histogram, the one every hoplat figure is kept in, so
+// histogram: stats.Histogram, the one every hoplat figure is kept in, so
 // that residence and round trips share range, precision and clamping. The
 // mutex is uncontended except while a snapshot merges it.
 type recorder struct {
 	mu sync.Mutex
-	h  *results.Histogram
+	h  *stats.Histogram
 }
 
-func newRecorder() *recorder { return &recorder{h: results.NewHistogram()} }
+func newRecorder() *recorder { return &recorder{h: stats.NewHistogram()} }
 
 // record adds one chunk's residence; Record clamps it into range without
 // allocating.
@@ -53,7 +53,7 @@ func (r *recorder) record(ns int64) {
 	r.mu.Unlock()
 }
 
-func (r *recorder) mergeInto(h *results.Histogram) {
+func (r *recorder) mergeInto(h *stats.Histogram) {
 	r.mu.Lock()
 	h.Merge(r.h)
 	r.mu.Unlock()
@@ -94,7 +94,7 @@ type Residence struct {
 	P99Ns     int64   `json:"p99_ns"`
 	P999Ns    int64   `json:"p999_ns"`
 	MaxNs     int64   `json:"max_ns"`
-	Histogram string  `json:"histogram,omitempty"` // results.Histogram.Encode: HdrHistogram V2 compressed, base64
+	Histogram string  `json:"histogram,omitempty"` // stats.Histogram.Encode: HdrHistogram V2 compressed, base64
 }
 
 // LoopStats is one event loop's share of the work.
@@ -214,7 +214,7 @@ func summary(recs []*recorder, encode bool) *Residence {
 	if len(recs) == 0 && !encode {
 		return nil
 	}
-	h := results.NewHistogram()
+	h := stats.NewHistogram()
 	for _, rec := range recs {
 		rec.mergeInto(h)
 	}

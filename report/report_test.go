@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // golden reads a real run's report (hopbench --out's report.json).
@@ -173,7 +173,7 @@ func TestComparePageIsValid(t *testing.T) {
 func TestSpectrumFromHistograms(t *testing.T) {
 	r := golden(t, "chain.json")
 	for i := range r.Paths {
-		h := results.NewHistogram()
+		h := stats.NewHistogram()
 		for j := range 100_000 {
 			h.Record(int64(20_000 + 10*j)) // 20 µs to 1 ms, in ns
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // The outputs of a run, pinned byte for byte: every format hopbench prints
@@ -49,8 +50,8 @@ func goldenRuns(t *testing.T) map[string]*hop.Report {
 // histograms, a probe's machine and placements, analysed as the driver
 // does.
 func syntheticRun() *hop.Report {
-	hist := func(seed, base int64) *results.Histogram {
-		h := results.NewHistogram()
+	hist := func(seed, base int64) *stats.Histogram {
+		h := stats.NewHistogram()
 		x := uint64(seed)
 		for range 2000 {
 			x = x*6364136223846793005 + 1442695040888963407
@@ -85,7 +86,7 @@ func syntheticRun() *hop.Report {
 		}
 		for r, p50 := range sp.p50s {
 			h := hist(int64(10*i+r+1), int64(p50*1000*0.9))
-			l := results.LatencyOf(h)
+			l := stats.LatencyOf(h)
 			l.P50 = p50
 			s.Samples = append(s.Samples, hop.Sample{Latency: l, TPS: 1e6 / p50, Hist: h,
 				Pinning: map[string]string{"pingpong": "0"}, CPUs: "0", CPU: time.Duration(200+i) * time.Millisecond})

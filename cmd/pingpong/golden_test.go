@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // The outputs of a pingpong run, pinned byte for byte: --format text, json
@@ -29,8 +30,8 @@ func (l *lcg) next() uint64 {
 
 // goldenLatency fills a histogram with n round trips around base ns, with
 // a 1% tail ten times slower.
-func goldenLatency(seed uint64, n int64, base int64) *results.Histogram {
-	h := results.NewHistogram()
+func goldenLatency(seed uint64, n int64, base int64) *stats.Histogram {
+	h := stats.NewHistogram()
 	l := lcg(seed)
 	for range n {
 		v := base + int64(l.next()%uint64(base/2))

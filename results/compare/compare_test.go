@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // path is a path result with the given kept round p50s (one discarded
@@ -27,7 +28,7 @@ func path(name string, relay hop.Relay, client hop.Transport, p50s []float64, ba
 		for i, v := range p50s {
 			diffs = append(diffs, v-baseline.RoundsP50Us[i])
 		}
-		s := results.AnalyzeSeries(diffs, 0)
+		s := series.Analyze(diffs, 0)
 		p.AddedUs = &hop.Added{Baseline: baseline.Name, P50: s.Median, Pairs: len(diffs)}
 	}
 	return p

@@ -1,18 +1,20 @@
-package results
+package series
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/montanaflynn/stats"
+	mstats "github.com/montanaflynn/stats"
+
+	"github.com/hoplat/hoplat/results/stats"
 )
 
-// Series summarises repeated runs of one measurement (tps of each run, say):
+// Summary summarises repeated runs of one measurement (tps of each run, say):
 // the first Discard values are warm-up and dropped, the rest are kept and
 // summarised, and any kept run far from the others is named in Outliers, not
 // removed from the figures.
-type Series struct {
+type Summary struct {
 	Values  []float64  `json:"-"`         // every run, discarded ones included
 	Discard int        `json:"discarded"` // leading runs dropped
 	N       int        `json:"n"`         // runs kept
@@ -35,22 +37,22 @@ type Series struct {
 	Outliers      []int      `json:"outliers"`
 }
 
-// AnalyzeSeries drops the first discard values and summarises the rest. The
+// Analyze drops the first discard values and summarises the rest. The
 // confidence interval is mean ± t(0.975, n-1)·s/√n; with one kept run it is
 // the run's value itself. Outliers are indices into values (the original
 // series), chosen by outlierRule over the kept runs only. With no run kept
 // (discard >= len(values)) N is 0 and every figure is 0, never NaN, so the
-// Series still encodes as JSON. discard is clamped to 0..len(values).
-func AnalyzeSeries(values []float64, discard int) Series {
+// Summary still encodes as JSON. discard is clamped to 0..len(values).
+func Analyze(values []float64, discard int) Summary {
 	discard = min(max(discard, 0), len(values))
-	s := Series{Values: values, Discard: discard, Outliers: []int{}}
-	kept := stats.Float64Data(values[discard:])
+	s := Summary{Values: values, Discard: discard, Outliers: []int{}}
+	kept := mstats.Float64Data(values[discard:])
 	s.N = len(kept)
 	if s.N == 0 {
 		return s
 	}
 	s.Mean, _ = kept.Mean()
-	s.Median, _ = kept.Median()
+	s.Median = stats.Median(kept)
 	s.CI95 = [2]float64{s.Mean, s.Mean}
 	s.MedianCI95, s.MedianCILevel = medianCI(kept)
 	if s.N > 1 {
@@ -65,17 +67,17 @@ func AnalyzeSeries(values []float64, discard int) Series {
 }
 
 // Kept returns the values that were summarised.
-func (s Series) Kept() []float64 { return s.Values[s.Discard:] }
+func (s Summary) Kept() []float64 { return s.Values[s.Discard:] }
 
 // IsDiscarded reports whether run i of the original series was dropped.
-func (s Series) IsDiscarded(i int) bool { return i < s.Discard }
+func (s Summary) IsDiscarded(i int) bool { return i < s.Discard }
 
 // IsOutlier reports whether run i of the original series was named an outlier.
-func (s Series) IsOutlier(i int) bool { return slices.Contains(s.Outliers, i) }
+func (s Summary) IsOutlier(i int) bool { return slices.Contains(s.Outliers, i) }
 
 // medianCI is the order-statistic interval for the median of v described
-// at Series.MedianCI95, and the probability that it covers the median.
-func medianCI(v stats.Float64Data) ([2]float64, float64) {
+// at Summary.MedianCI95, and the probability that it covers the median.
+func medianCI(v mstats.Float64Data) ([2]float64, float64) {
 	n := len(v)
 	sorted := slices.Clone([]float64(v))
 	slices.Sort(sorted)
@@ -123,16 +125,16 @@ const (
 // Hoaglin's modified z-score does), so a lone odd run is still named rather
 // than every run that differs in the last digit. Fewer than 3 runs have no
 // majority to judge against and yield none.
-func outlierRule(v stats.Float64Data) []int {
+func outlierRule(v mstats.Float64Data) []int {
 	if len(v) < 3 {
 		return nil
 	}
-	med, _ := v.Median()
-	dev := make(stats.Float64Data, len(v))
+	med := stats.Median(v)
+	dev := make(mstats.Float64Data, len(v))
 	for i, x := range v {
 		dev[i] = math.Abs(x - med)
 	}
-	mad, _ := dev.Median()
+	mad := stats.Median(dev)
 	spread := madScale * mad
 	if spread == 0 {
 		meanAD, _ := dev.Mean()
@@ -153,13 +155,13 @@ func outlierRule(v stats.Float64Data) []int {
 // Paired summarises the differences b[i]-a[i] of two series measured in
 // interleaved rounds (A B A B ...): the added latency of set-up b over a,
 // with the round-to-round drift of the machine cancelled pair by pair.
-func Paired(a, b []float64) (Series, error) {
+func Paired(a, b []float64) (Summary, error) {
 	if len(a) != len(b) {
-		return Series{}, fmt.Errorf("results: paired series of unequal length: %d and %d", len(a), len(b))
+		return Summary{}, fmt.Errorf("series: paired series of unequal length: %d and %d", len(a), len(b))
 	}
 	d := make([]float64, len(a))
 	for i := range a {
 		d[i] = b[i] - a[i]
 	}
-	return AnalyzeSeries(d, 0), nil
+	return Analyze(d, 0), nil
 }

@@ -1,4 +1,4 @@
-package results
+package stats
 
 // Repeated measurements of one thing disagree in two ways: they scatter,
 // or they fall in two groups, as a vCPU's wake-up does when the host

@@ -1,10 +1,10 @@
-package results
+package series
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/montanaflynn/stats"
+	mstats "github.com/montanaflynn/stats"
 )
 
 // Fit is a least-squares line y = Slope·x + Intercept. For a chain sweep x is
@@ -24,14 +24,14 @@ type Fit struct {
 // line explains them all) rather than 0/0.
 func FitLine(x, y []float64) (Fit, error) {
 	if len(x) != len(y) {
-		return Fit{}, fmt.Errorf("results: fit line: %d x values and %d y values", len(x), len(y))
+		return Fit{}, fmt.Errorf("series: fit line: %d x values and %d y values", len(x), len(y))
 	}
 	n := len(x)
 	if n < 2 {
-		return Fit{}, fmt.Errorf("results: fit line: %d points, need at least 2", n)
+		return Fit{}, fmt.Errorf("series: fit line: %d points, need at least 2", n)
 	}
-	mx, _ := stats.Mean(x)
-	my, _ := stats.Mean(y)
+	mx, _ := mstats.Mean(x)
+	my, _ := mstats.Mean(y)
 	var sxx, sxy, syy float64
 	for i := range x {
 		dx, dy := x[i]-mx, y[i]-my
@@ -40,7 +40,7 @@ func FitLine(x, y []float64) (Fit, error) {
 		syy += dy * dy
 	}
 	if sxx == 0 {
-		return Fit{}, fmt.Errorf("results: fit line: every x is %g, need two distinct", x[0])
+		return Fit{}, fmt.Errorf("series: fit line: every x is %g, need two distinct", x[0])
 	}
 	f := Fit{N: n, Slope: sxy / sxx}
 	f.Intercept = my - f.Slope*mx

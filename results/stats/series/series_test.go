@@ -1,4 +1,4 @@
-package results
+package series
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/montanaflynn/stats"
+	mstats "github.com/montanaflynn/stats"
 )
 
 // fieldNotesSeries is a queries/s series of 12 runs (FreeBSD UNIX socket
@@ -29,7 +29,7 @@ func TestSeriesFieldNotesOutliers(t *testing.T) {
 		// Discarding the warm-up runs leaves nothing to name.
 		{2, []int{}},
 	} {
-		s := AnalyzeSeries(fieldNotesSeries, c.discard)
+		s := Analyze(fieldNotesSeries, c.discard)
 		if !slices.Equal(s.Outliers, c.want) {
 			t.Errorf("discard %d: outliers %v, want %v", c.discard, s.Outliers, c.want)
 		}
@@ -37,7 +37,7 @@ func TestSeriesFieldNotesOutliers(t *testing.T) {
 }
 
 func TestSeriesStatistics(t *testing.T) {
-	s := AnalyzeSeries(fieldNotesSeries, 2)
+	s := Analyze(fieldNotesSeries, 2)
 	kept := fieldNotesSeries[2:]
 	var sum float64
 	for _, v := range kept {
@@ -91,7 +91,7 @@ func TestSeriesEdges(t *testing.T) {
 		{"two runs: no majority", []float64{1, 1000}, 0, 2, 500.5, [2]float64{}, []int{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := AnalyzeSeries(c.values, c.discard)
+			s := Analyze(c.values, c.discard)
 			if s.N != c.n || !near(s.Mean, c.mean, 1e-9) {
 				t.Errorf("N, Mean = %d, %v; want %d, %v", s.N, s.Mean, c.n, c.mean)
 			}
@@ -120,10 +120,10 @@ func TestStudentT975(t *testing.T) {
 		for i := range data {
 			data[i] = float64(i)
 		}
-		mean, _ := stats.Mean(data)
-		sd, _ := stats.StandardDeviationSample(data)
+		mean, _ := mstats.Mean(data)
+		sd, _ := mstats.StandardDeviationSample(data)
 		mu := mean - tc*sd/math.Sqrt(float64(n))
-		tstat, p, err := stats.TTest(data, nil, mu)
+		tstat, p, err := mstats.TTest(data, nil, mu)
 		if err != nil {
 			t.Fatalf("dof %d: TTest: %v", dof, err)
 		}
@@ -203,7 +203,7 @@ func FuzzAnalyzeSeries(f *testing.F) {
 				t.Skip()
 			}
 		}
-		s := AnalyzeSeries(values, discard)
+		s := Analyze(values, discard)
 		for _, i := range s.Outliers {
 			if i < s.Discard || i >= len(values) {
 				t.Fatalf("outlier %d outside the kept runs %d..%d", i, s.Discard, len(values)-1)
@@ -235,7 +235,7 @@ func TestSeriesMedianCI(t *testing.T) {
 		// Nine runs: the second smallest and second largest, 1-2·10/512.
 		{[]float64{9, 1, 8, 2, 7, 3, 6, 4, 5}, [2]float64{2, 8}, 1 - 20.0/512},
 	} {
-		s := AnalyzeSeries(c.values, 0)
+		s := Analyze(c.values, 0)
 		if s.MedianCI95 != c.ci || math.Abs(s.MedianCILevel-c.level) > 1e-12 {
 			t.Errorf("%v: median CI %v at %.4f, want %v at %.4f", c.values, s.MedianCI95, s.MedianCILevel, c.ci, c.level)
 		}
@@ -243,8 +243,8 @@ func TestSeriesMedianCI(t *testing.T) {
 	// Six rounds near 11 and one at 26 (a placement flip): the mean moves
 	// by 2, the median by less than a rank, and only the interval's top
 	// follows the odd round.
-	calm := AnalyzeSeries([]float64{11.2, 11.5, 11.4, 11.8, 12.0, 11.6, 11.3}, 1)
-	odd := AnalyzeSeries([]float64{11.2, 11.5, 26.0, 11.8, 12.0, 11.6, 11.3}, 1)
+	calm := Analyze([]float64{11.2, 11.5, 11.4, 11.8, 12.0, 11.6, 11.3}, 1)
+	odd := Analyze([]float64{11.2, 11.5, 26.0, 11.8, 12.0, 11.6, 11.3}, 1)
 	if math.Abs(odd.Median-calm.Median) > 0.2 {
 		t.Errorf("one odd round moved the median from %v to %v", calm.Median, odd.Median)
 	}
@@ -256,7 +256,7 @@ func TestSeriesMedianCI(t *testing.T) {
 		for i := range v {
 			v[i] = float64(i)
 		}
-		s := AnalyzeSeries(v, 0)
+		s := Analyze(v, 0)
 		if math.IsNaN(s.MedianCILevel) || s.MedianCILevel < 0 || s.MedianCILevel > 1 || (n >= 6 && s.MedianCILevel < 0.95) {
 			t.Errorf("%d runs: median CI level %v", n, s.MedianCILevel)
 		}

@@ -1,4 +1,4 @@
-package results
+package stats
 
 import (
 	"encoding/base64"
@@ -14,7 +14,7 @@ import (
 func (h *Histogram) Encode() (string, error) {
 	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
-		return "", fmt.Errorf("results: encode histogram: %w", err)
+		return "", fmt.Errorf("stats: encode histogram: %w", err)
 	}
 	return string(b), nil
 }
@@ -29,10 +29,10 @@ func DecodeHistogram(s string) (*Histogram, error) {
 	if err != nil {
 		inner, err2 := base64.StdEncoding.DecodeString(s)
 		if err2 != nil {
-			return nil, fmt.Errorf("results: decode histogram %.40q: %w", s, err)
+			return nil, fmt.Errorf("stats: decode histogram %.40q: %w", s, err)
 		}
 		if d, err2 = hdrhistogram.Decode(inner); err2 != nil {
-			return nil, fmt.Errorf("results: decode histogram %.40q: %w", s, err)
+			return nil, fmt.Errorf("stats: decode histogram %.40q: %w", s, err)
 		}
 	}
 	h := NewHistogram()
@@ -42,7 +42,7 @@ func DecodeHistogram(s string) (*Histogram, error) {
 		}
 		v := h.clamp(b.To)
 		if err := h.h.RecordValues(v, b.Count); err != nil {
-			return nil, fmt.Errorf("results: decode histogram: %w", err)
+			return nil, fmt.Errorf("stats: decode histogram: %w", err)
 		}
 	}
 	return h, nil

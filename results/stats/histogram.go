@@ -1,4 +1,4 @@
-package results
+package stats
 
 import (
 	"time"
@@ -48,16 +48,6 @@ func (h *Histogram) clamp(v int64) int64 {
 // clamped into range first, so hdrhistogram never has to build an error.
 func (h *Histogram) Record(ns int64) {
 	_ = h.h.RecordValue(h.clamp(ns))
-}
-
-// RecordCorrected adds one latency measured by a closed-loop client that meant
-// to send every expectedIntervalNs, and back-fills the samples a stall hid:
-// for a value v above the interval it also records v-interval, v-2*interval,
-// ... down to the interval, as HdrHistogram's recordCorrectedValue and wrk2
-// do (coordinated omission). A non-positive interval records v alone. An
-// open-loop client should instead Record latency from the intended send time.
-func (h *Histogram) RecordCorrected(ns, expectedIntervalNs int64) {
-	_ = h.h.RecordCorrectedValue(h.clamp(ns), expectedIntervalNs)
 }
 
 // Merge adds every value of o into h. Both cover the same range, so nothing

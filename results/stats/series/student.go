@@ -1,4 +1,4 @@
-package results
+package series
 
 import "gonum.org/v1/gonum/stat/distuv"
 
