@@ -82,10 +82,10 @@ type Config struct {
 	// Where the tracer cannot run (no BTF, no CAP_BPF) the run says why
 	// and splits as without it. DefaultConfig traces.
 	Trace    bool
-	TempRoot string             // parent of the temp dir; "" for os.TempDir
-	Locate   Locator            // nil for Locate
-	Progress io.Writer          // progress lines; nil for none
-	Env      func() results.Env // describes the machine; nil for results.CollectEnv
+	TempRoot string              // parent of the temp dir; "" for os.TempDir
+	Locate   Locator             // nil for Locate
+	Progress io.Writer           // progress lines; nil for none
+	Env      func() affinity.Env // describes the machine; nil for affinity.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
@@ -171,7 +171,7 @@ func (c Config) withDefaults() Config {
 		c.Progress = io.Discard
 	}
 	if c.Env == nil {
-		c.Env = results.CollectEnv
+		c.Env = affinity.CollectEnv
 	}
 	if c.Probe == nil {
 		c.Probe = func(ctx context.Context) (results.Machine, error) { return probe.Run(ctx, probe.Options{}) }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
@@ -98,7 +99,7 @@ func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
 	}
 	conn.Record(150_000)
 	rep := results.Report{
-		Env: results.Env{Pinning: map[string]string{"worker 0": "0"}},
+		Env: affinity.Env{Pinning: map[string]string{"worker 0": "0"}},
 		Steps: []results.Step{{Threads: 2, Runs: []results.Run{
 			{Elapsed: time.Second, Latency: lat, Connect: conn, Events: []int64{600, 400}, Errors: 2},
 		}}},

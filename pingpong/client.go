@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )
@@ -27,7 +28,7 @@ func Run(ctx context.Context, cfg Config) (results.Report, error) {
 	if err != nil {
 		return results.Report{}, err
 	}
-	rep := results.Report{Schema: results.SchemaPingpong, Config: cfg.printed(), Env: results.CollectEnv()}
+	rep := results.Report{Schema: results.SchemaPingpong, Config: cfg.printed(), Env: affinity.CollectEnv()}
 	for _, n := range cfg.Threads {
 		s, cpus, err := runStep(ctx, cfg, n)
 		if err != nil {

@@ -3,13 +3,11 @@ package relay
 import (
 	"encoding/json"
 	"io"
-	"os"
-	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/stats"
 )
 
@@ -111,14 +109,6 @@ type LoopStats struct {
 	BatchedReads int64 `json:"batched_reads"`
 }
 
-// Env is where the relay ran.
-type Env struct {
-	Kernel     string `json:"kernel"`
-	GoVersion  string `json:"go_version"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	NumCPU     int    `json:"num_cpu"`
-}
-
 // SnapshotConfig is the configuration a snapshot reports it ran with.
 type SnapshotConfig struct {
 	Listen   string `json:"listen"`
@@ -150,7 +140,7 @@ type Snapshot struct {
 	Schema      string         `json:"schema"`
 	Time        time.Time      `json:"time"`
 	Config      SnapshotConfig `json:"config"`
-	Env         Env            `json:"env"`
+	Env         affinity.Env   `json:"env"`
 	Connections ConnStats      `json:"connections"`
 	// Directions are indexed by ClientToUpstream and UpstreamToClient.
 	Directions struct {
@@ -183,7 +173,7 @@ func (s Snapshot) WriteJSON(w io.Writer) error {
 
 func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	c := &r.counters
-	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: collectEnv()}
+	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: affinity.CollectEnv()}
 	s.Config = SnapshotConfig{
 		Listen: r.listen.String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
 		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
@@ -231,12 +221,4 @@ func summary(recs []*recorder, encode bool) *Residence {
 		}
 	}
 	return r
-}
-
-func collectEnv() Env {
-	e := Env{GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Kernel: runtime.GOOS}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		e.Kernel = runtime.GOOS + " " + strings.TrimSpace(string(b))
-	}
-	return e
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/report"
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -19,7 +19,7 @@ func Example() {
 		LatencyUs:     hop.Latency{Min: 40, P50: 58, P95: 70, P99: 95, P999: 200, Max: 900},
 		AddedUs:       &hop.Added{Baseline: "direct tcp", P50: 38, CI95P50: [2]float64{36, 40}},
 		Decomposition: &hop.Decomposition{RelayCode: 14, Wakeups: 12, Kernel: 11, Residual: 1, Method: "probe"}}
-	rep := &hop.Report{Schema: hop.Schema, Env: results.Env{Hostname: "db1", Cores: 2}, Paths: []hop.PathResult{direct, epoll},
+	rep := &hop.Report{Schema: hop.Schema, Env: affinity.Env{Hostname: "db1", Cores: 2}, Paths: []hop.PathResult{direct, epoll},
 		CommandLine: []string{"hopbench", "--paths", "direct,epoll"}, Version: "v1.0.0"}
 	var b bytes.Buffer
 	if err := report.Write(&b, rep); err != nil {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/results/stats/series"
 )
@@ -78,7 +79,7 @@ type Step struct {
 type Report struct {
 	Schema string // SchemaPingpong when empty
 	Config any    // the configuration the run used, printed as given
-	Env    Env
+	Env    affinity.Env
 	Steps  []Step
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/stats"
 )
 
@@ -42,7 +43,7 @@ type synthConfig struct {
 	Rate    int    `json:"rate"`
 }
 
-var synthEnv = Env{
+var synthEnv = affinity.Env{
 	Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
 	CPUModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", Cores: 2, GOMAXPROCS: 2,
 	GoVersion: "go1.26.0", ClockSource: "tsc",

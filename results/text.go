@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/results/stats/series"
 )
@@ -42,7 +43,7 @@ func WriteText(w io.Writer, r Report) error {
 	return p.err
 }
 
-func envLine(e Env) string {
+func envLine(e affinity.Env) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "host %s, %s/%s, kernel %s, cpu %q, cores %d, GOMAXPROCS %d, %s, clock %s",
 		e.Hostname, e.OS, e.Arch, e.Kernel, e.CPUModel, e.Cores, e.GOMAXPROCS, e.GoVersion, e.ClockSource)

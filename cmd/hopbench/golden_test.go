@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/report"
 	"github.com/hoplat/hoplat/results"
@@ -105,7 +106,7 @@ func syntheticRun() *hop.Report {
 		Schema: hop.Schema,
 		Config: hop.ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct", "goroutine", "epoll"},
 			Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
-		Env: results.Env{Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
+		Env: affinity.Env{Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
 			CPUModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26.0",
 			ClockSource: "tsc", Pinning: map[string]string{"pingpong": "0", "pongd": "0"}},
 		Machine:     m,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
@@ -91,7 +92,7 @@ func goldenRun() results.Report {
 	}
 	return results.Report{
 		Config: config{Target: "tcp:127.0.0.1:3306", Proto: "mysql", Threads: []int{1, 4}, Time: "10s", Rate: 2000},
-		Env: results.Env{Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
+		Env: affinity.Env{Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
 			CPUModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26.0",
 			ClockSource: "tsc", Pinning: map[string]string{"pingpong": "0", "pongd": "1"}},
 		Steps: []results.Step{one, four},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/results"
 )
@@ -26,7 +27,7 @@ func syntheticReport() *Report {
 	r := &Report{
 		Schema: Schema,
 		Config: ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
-		Env:    results.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
+		Env:    affinity.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
 		Paths:  paths,
 		Chains: chains,
 		Skipped: []Skip{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )
@@ -15,7 +16,7 @@ const Schema = "hoplat.hopbench.v1"
 type Report struct {
 	Schema string       `json:"schema"`
 	Config ReportConfig `json:"config"`
-	Env    results.Env  `json:"env"` // the machine it ran on, pinning obtained included
+	Env    affinity.Env `json:"env"` // the machine it ran on, pinning obtained included
 	// Machine is what a short probe measured before the first round: the
 	// wake-up and loopback-leg constants a hop is explained with, and the
 	// environment (idle governor, virtualization, steal over the run).

@@ -1,4 +1,4 @@
-package results
+package affinity
 
 import (
 	"bufio"
@@ -8,10 +8,15 @@ import (
 	"strings"
 )
 
-// Env is the machine a measurement ran on, carried by every machine-readable
-// output so that two figures are never compared without knowing where each
-// came from. Fields that cannot be read (another OS, a locked-down /proc) are
-// empty rather than an error: an unknown clock source does not void a run.
+// Env is the environment a measurement ran in (kernel, CPU model, cores,
+// GOMAXPROCS, Go version, pinning obtained), carried by every
+// machine-readable output so that two figures are never compared without
+// knowing where each came from: pingpong's and hopbench's reports,
+// hoprelay's --stats, and each host of a topology run. Fields that cannot
+// be read (another OS, a locked-down /proc) are empty rather than an error:
+// an unknown clock source does not void a run. A host read from outside
+// (package hosts) has no process of its own: its GOMAXPROCS, Go version
+// and pinning are zero and left out of its JSON.
 type Env struct {
 	Hostname    string `json:"hostname"`
 	OS          string `json:"os"`
@@ -19,16 +24,17 @@ type Env struct {
 	Kernel      string `json:"kernel"` // release, as uname -r
 	CPUModel    string `json:"cpu_model"`
 	Cores       int    `json:"cores"` // logical CPUs usable by this process
-	GOMAXPROCS  int    `json:"gomaxprocs"`
-	GoVersion   string `json:"go_version"`
+	GOMAXPROCS  int    `json:"gomaxprocs,omitzero"`
+	GoVersion   string `json:"go_version,omitzero"`
 	ClockSource string `json:"clock_source"` // tsc is cheap to read; hpet or acpi_pm make every timestamp a slow read
 	// Pinning is the placement actually obtained, component -> CPU list
 	// ("pingpong": "0-1", "pongd": "3"), filled by the caller after pinning;
-	// what was asked for belongs in the config. Empty when nothing was pinned.
-	Pinning map[string]string `json:"pinning"`
+	// what was asked for belongs in the config. Empty ({} in JSON) when
+	// nothing was pinned; nil (left out) where nobody could pin.
+	Pinning map[string]string `json:"pinning,omitzero"`
 }
 
-// Linux exposes these as files, which keeps this package clear of syscalls.
+// Linux exposes these as files: no system call needed.
 const (
 	osreleasePath   = "/proc/sys/kernel/osrelease"
 	cpuinfoPath     = "/proc/cpuinfo"

@@ -1,4 +1,4 @@
-package results
+package affinity
 
 import (
 	"encoding/json"
@@ -53,7 +53,7 @@ func TestCollectEnv(t *testing.T) {
 }
 
 func TestEnvJSONTags(t *testing.T) {
-	b, err := json.Marshal(Env{Pinning: map[string]string{"pongd": "1"}})
+	b, err := json.Marshal(Env{GOMAXPROCS: 2, GoVersion: "go1.26.0", Pinning: map[string]string{"pongd": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,5 +71,29 @@ func TestEnvJSONTags(t *testing.T) {
 		if !snake.MatchString(k) {
 			t.Errorf("env JSON key %q is not snake_case", k)
 		}
+	}
+}
+
+// A host read from outside has no process: its env carries the machine's
+// fields only, as hopbench's "hosts" always printed them; an unpinned
+// process still prints "pinning": {}.
+func TestEnvJSONHostAndUnpinned(t *testing.T) {
+	b, err := json.Marshal(Env{Hostname: "db", OS: "linux", Cores: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"hostname":"db","os":"linux","arch":"","kernel":"","cpu_model":"","cores":4,"clock_source":""}`; string(b) != want {
+		t.Errorf("host env JSON %s, want %s", b, want)
+	}
+	b, err = json.Marshal(Env{GOMAXPROCS: 1, GoVersion: "go1.26.0", Pinning: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := m["pinning"].(map[string]any); !ok || len(p) != 0 {
+		t.Errorf("unpinned env: pinning %v, want {}", m["pinning"])
 	}
 }
