@@ -13,7 +13,8 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
-	"github.com/hoplat/hoplat/report"
+	"github.com/hoplat/hoplat/present"
+	"github.com/hoplat/hoplat/present/page"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
@@ -142,16 +143,16 @@ func TestGoldenOutputs(t *testing.T) {
 				{"csv", "csv", false},
 			} {
 				var b bytes.Buffer
-				if err := write(&b, c.format, c.wide, rep); err != nil {
+				if err := present.Write(&b, c.format, c.wide, rep); err != nil {
 					t.Fatalf("%s: %v", c.ext, err)
 				}
 				golden.Check(t, filepath.Join("golden", name+"."+c.ext), b.Bytes())
 			}
-			var page bytes.Buffer
-			if err := report.Write(&page, rep); err != nil {
+			var doc bytes.Buffer
+			if err := page.Write(&doc, rep); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("golden", name+".html"), page.Bytes())
+			golden.Check(t, filepath.Join("golden", name+".html"), doc.Bytes())
 
 			dir := t.TempDir()
 			if err := hop.WriteDir(dir, rep); err != nil {
@@ -239,11 +240,11 @@ func TestGoldenCompare(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var page bytes.Buffer
-			if err := report.WriteCompare(&page, cmp); err != nil {
+			var doc bytes.Buffer
+			if err := page.WriteCompare(&doc, cmp); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("golden", c.name+".html"), unDir(page.Bytes()))
+			golden.Check(t, filepath.Join("golden", c.name+".html"), unDir(doc.Bytes()))
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package report
+package page
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -1,4 +1,4 @@
-package report_test
+package page_test
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/report"
+	"github.com/hoplat/hoplat/present/page"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -22,7 +22,7 @@ func Example() {
 	rep := &hop.Report{Schema: hop.Schema, Env: affinity.Env{Hostname: "db1", Cores: 2}, Paths: []hop.PathResult{direct, epoll},
 		CommandLine: []string{"hopbench", "--paths", "direct,epoll"}, Version: "v1.0.0"}
 	var b bytes.Buffer
-	if err := report.Write(&b, rep); err != nil {
+	if err := page.Write(&b, rep); err != nil {
 		panic(err)
 	}
 	page := b.String()

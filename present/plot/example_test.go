@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hoplat/hoplat/results/plot"
+	"github.com/hoplat/hoplat/present/plot"
 )
 
 // Added latency per path with its 95% confidence interval, as hopbench
