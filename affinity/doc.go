@@ -7,5 +7,8 @@
 // nice values on every thread of a process, sums the CPU time a process and
 // its children have run (from /proc), reads what the kernel's per-CPU
 // workqueue threads (kworker/N:M) ran, and sleeps in nanosleep(2) for
-// pacing finer than the runtime's timers.
+// pacing finer than the runtime's timers. Env, the environment a run ran
+// in (kernel, CPU model, cores, GOMAXPROCS, Go version, pinning obtained),
+// lives here so that relay, pingpong, hosts and the reports share one type.
+// It imports golang.org/x/sys/unix and internal/list only.
 package affinity

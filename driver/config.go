@@ -90,7 +90,7 @@ type Config struct {
 	// that and a status line rewritten in place (a terminal), ProgressPaths
 	// a line per path and round with its figures.
 	ProgressLevel ProgressLevel
-	Env           func() results.Env // describes the machine; nil for results.CollectEnv
+	Env           func() affinity.Env // describes the machine; nil for affinity.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
@@ -176,7 +176,7 @@ func (c Config) withDefaults() Config {
 		c.Progress = io.Discard
 	}
 	if c.Env == nil {
-		c.Env = results.CollectEnv
+		c.Env = affinity.CollectEnv
 	}
 	if c.Probe == nil {
 		c.Probe = func(ctx context.Context) (results.Machine, error) { return probe.Run(ctx, probe.Options{}) }

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -220,7 +220,7 @@ func fakePingpong(args []string) int {
 	if s, ok := flags["size"]; ok {
 		size, _ = strconv.Atoi(s[0])
 	}
-	hist := results.NewHistogram()
+	hist := stats.NewHistogram()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var errs atomic.Int64
@@ -236,7 +236,7 @@ func fakePingpong(args []string) int {
 				return
 			}
 			defer c.Close()
-			h := results.NewHistogram()
+			h := stats.NewHistogram()
 			buf := make([]byte, size)
 			for time.Now().Before(end) {
 				t0 := time.Now()
@@ -261,7 +261,7 @@ func fakePingpong(args []string) int {
 		return 1
 	}
 	enc, _ := hist.Encode()
-	lat := results.LatencyOf(hist)
+	lat := stats.LatencyOf(hist)
 	out := map[string]any{
 		"schema": "hoplat.pingpong.v1",
 		"env":    map[string]any{"pinning": map[string]string{"workers": "0-1"}},

@@ -57,8 +57,7 @@ func upHosts(ctx context.Context, cfg Config) (*hostBed, error) {
 		hb.kind[in.Name], hb.addr[in.Name] = in.Kind, in.Address
 		h := hop.Host{Name: in.Name, Kind: string(in.Kind), Address: in.Address}
 		if env, err := tb.Env(ctx, in.Name); err == nil {
-			e := hop.HostEnv(env)
-			h.Env = &e
+			h.Env = &env
 		} else if ctx.Err() != nil {
 			return nil, errors.Join(ctx.Err(), tb.Close())
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -143,7 +144,7 @@ func ParsePingpong(data []byte) (hop.Sample, error) {
 		s.Statements = float64(res.Queries) / float64(res.Transactions)
 	}
 	if res.Histogram != "" {
-		h, err := results.DecodeHistogram(res.Histogram)
+		h, err := stats.DecodeHistogram(res.Histogram)
 		if err != nil {
 			return hop.Sample{}, err
 		}

@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 func encodedHistogram(t testing.TB, values ...int64) string {
 	t.Helper()
-	h := results.NewHistogram()
+	h := stats.NewHistogram()
 	for _, v := range values {
 		h.Record(v)
 	}
@@ -91,13 +93,13 @@ func FuzzParsePingpong(f *testing.F) {
 // results.WriteJSON, and the driver decodes it with the same types, so a
 // round's figures and histogram come back exactly.
 func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
-	lat, conn := results.NewHistogram(), results.NewHistogram()
+	lat, conn := stats.NewHistogram(), stats.NewHistogram()
 	for i := range int64(1000) {
 		lat.Record(20_000 + 10*i)
 	}
 	conn.Record(150_000)
 	rep := results.Report{
-		Env: results.Env{Pinning: map[string]string{"worker 0": "0"}},
+		Env: affinity.Env{Pinning: map[string]string{"worker 0": "0"}},
 		Steps: []results.Step{{Threads: 2, Runs: []results.Run{
 			{Elapsed: time.Second, Latency: lat, Connect: conn, Events: []int64{600, 400}, Errors: 2},
 		}}},
@@ -110,8 +112,8 @@ func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := results.LatencyOf(lat)
-	if s.Latency != want || s.TPS != 1000 || s.Errors != 2 || s.Connect != results.LatencyOf(conn).P50 || s.Pinning["worker 0"] != "0" {
+	want := stats.LatencyOf(lat)
+	if s.Latency != want || s.TPS != 1000 || s.Errors != 2 || s.Connect != stats.LatencyOf(conn).P50 || s.Pinning["worker 0"] != "0" {
 		t.Errorf("sample %+v, want latency %+v, 1000 tps, 2 errors", s, want)
 	}
 	if s.Hist == nil || s.Hist.Count() != lat.Count() || s.Hist.Quantile(99) != lat.Quantile(99) {
@@ -137,7 +139,7 @@ func TestParsePingpongRXWake(t *testing.T) {
 
 func TestClientWakes(t *testing.T) {
 	stamped := func(avg float64, n, unstamped int64) hop.Sample {
-		return hop.Sample{RXWake: &results.Wake{Latency: results.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
+		return hop.Sample{RXWake: &results.Wake{Latency: stats.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
 	}
 	for _, tc := range []struct {
 		name    string

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Every progress line fits the width, whatever the message: a long one
@@ -20,7 +20,7 @@ func TestProgressFitsTheWidth(t *testing.T) {
 		p.say("machine: %s", long)
 		c := Cell{Path: hop.Path{Relay: hop.Goroutine, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1}, Threads: 128}
 		p.begin(Stage{Regime: RegimeSpread}, 1, 2, Step{Round: 0, Cell: 11}, 7, 1, 12, c)
-		p.end(hop.Sample{TPS: 1234567, Latency: results.Latency{P50: 12345.6, P95: 123456.7}, Errors: 1234})
+		p.end(hop.Sample{TPS: 1234567, Latency: stats.Latency{P50: 12345.6, P95: 123456.7}, Errors: 1234})
 		p.begin(Stage{Regime: RegimeSpread}, 1, 2, Step{Round: 0, Cell: 10}, 7, 1, 12, c)
 		p.end(hop.Sample{Failed: long})
 		p.finish()

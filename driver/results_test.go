@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // TestAnalyzeKeepsStagesApart: a series is compared only with the direct
@@ -14,7 +14,7 @@ func TestAnalyzeKeepsStagesApart(t *testing.T) {
 	series := func(st Stage, threads int, p hop.Path, p50 float64) Series {
 		s := Series{Stage: st, Cell: Cell{Path: p, Threads: threads}}
 		for range 3 {
-			s.Samples = append(s.Samples, hop.Sample{Latency: results.Latency{P50: p50, P99: 2 * p50}, TPS: 1e6 / p50})
+			s.Samples = append(s.Samples, hop.Sample{Latency: stats.Latency{P50: p50, P99: 2 * p50}, TPS: 1e6 / p50})
 		}
 		return s
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // A sweep runs its instances together and its thread counts one after
@@ -45,7 +45,7 @@ func TestSweepLockStep(t *testing.T) {
 		finished++
 		mu.Unlock()
 		n, _ := strconv.Atoi(threads)
-		return hop.Sample{TPS: 100 * float64(n), Latency: results.Latency{P95: 10}}, nil
+		return hop.Sample{TPS: 100 * float64(n), Latency: stats.Latency{P95: 10}}, nil
 	}}
 	rep, err := b.run(context.Background(), cfg)
 	if err != nil {

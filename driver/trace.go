@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/tracer"
 )
 
@@ -228,7 +228,7 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 	// request are all read from it.
 	byRTT := slices.Clone(reqs)
 	slices.SortStableFunc(byRTT, func(a, b tracer.Request) int { return cmp.Compare(a.RTT(), b.RTT()) })
-	med, p99 := atRank(byRTT, 0.5), atRank(byRTT, 0.99)
+	med, p99 := &byRTT[stats.Rank(len(byRTT), 0.5)], &byRTT[stats.Rank(len(byRTT), 0.99)]
 	tr := summariseTrace(reqs, byRTT, trace.Lost, func(tid int) string { return taskName(trace, tid) })
 	tr.TracedP50Us = smp.Latency.P50
 	if len(untraced) == 2 {
@@ -339,13 +339,6 @@ func placementName(p affinity.Placement) string {
 	return "unpinned"
 }
 
-// atRank is the request at quantile q (nearest rank, as tracer.Quantile)
-// of requests sorted by round trip; there is at least one.
-func atRank(byRTT []tracer.Request, q float64) *tracer.Request {
-	k := int(math.Ceil(q*float64(len(byRTT)))) - 1
-	return &byRTT[max(0, min(k, len(byRTT)-1))]
-}
-
 // summariseTrace is the path's Trace from its traced requests (reqs, and
 // the same sorted by round trip): the median band's mean split, the p99
 // request's split and its longest segment.
@@ -360,7 +353,7 @@ func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int
 		moves += float64(byRTT[i].Migrations)
 	}
 	k := float64(hi - lo)
-	p99 := atRank(byRTT, 0.99)
+	p99 := &byRTT[stats.Rank(len(byRTT), 0.99)]
 	t := &hop.Trace{
 		Requests:    n,
 		IdentityPct: tracer.IdentityPct(reqs),

@@ -6,20 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// Env is a host's environment as a report names it, in the JSON names of
-// results.Env for the fields the two share, so that each host of a
-// topology run carries what the client's own env carries.
-type Env struct {
-	Hostname    string `json:"hostname"`
-	OS          string `json:"os"`   // GOOS
-	Arch        string `json:"arch"` // GOARCH
-	Kernel      string `json:"kernel"`
-	CPUModel    string `json:"cpu_model"`
-	Cores       int    `json:"cores"` // CPUs online
-	ClockSource string `json:"clock_source"`
-}
+	"github.com/hoplat/hoplat/affinity"
+)
 
 // envScript prints one KEY=value line per field from the commands every
 // Linux and BSD has; a field it cannot read is left empty.
@@ -31,21 +20,21 @@ sed -n 's/^model name[[:space:]]*:[[:space:]]*/cpu_model=/p' /proc/cpuinfo 2>/de
 echo "clock_source=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"`
 
 // Env reads host name's environment with one command there.
-func (tb *Testbed) Env(ctx context.Context, name string) (Env, error) {
+func (tb *Testbed) Env(ctx context.Context, name string) (affinity.Env, error) {
 	out, err := tb.Run(ctx, name, "/bin/sh", "-c", envScript)
 	if err != nil {
-		return Env{}, err
+		return affinity.Env{}, err
 	}
 	e, err := parseEnv(string(out))
 	if err != nil {
-		return Env{}, fmt.Errorf("hosts: %s: environment: %w", name, err)
+		return affinity.Env{}, fmt.Errorf("hosts: %s: environment: %w", name, err)
 	}
 	return e, nil
 }
 
 // parseEnv reads envScript's output.
-func parseEnv(out string) (Env, error) {
-	var e Env
+func parseEnv(out string) (affinity.Env, error) {
+	var e affinity.Env
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), "=")
@@ -59,7 +48,7 @@ func parseEnv(out string) (Env, error) {
 		case "uname":
 			goos, goarch, err := platform(v)
 			if err != nil {
-				return Env{}, err
+				return affinity.Env{}, err
 			}
 			e.OS, e.Arch = goos, goarch
 		case "kernel":
@@ -70,7 +59,7 @@ func parseEnv(out string) (Env, error) {
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
-				return Env{}, fmt.Errorf("cores %q: want a positive number", v)
+				return affinity.Env{}, fmt.Errorf("cores %q: want a positive number", v)
 			}
 			e.Cores = n
 		case "cpu_model":
@@ -80,10 +69,10 @@ func parseEnv(out string) (Env, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return Env{}, err
+		return affinity.Env{}, err
 	}
 	if e.OS == "" {
-		return Env{}, fmt.Errorf("no uname line in %q", clip(out))
+		return affinity.Env{}, fmt.Errorf("no uname line in %q", clip(out))
 	}
 	return e, nil
 }

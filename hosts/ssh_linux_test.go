@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func TestSSHHost(t *testing.T) {
 	// Its environment is read there, and here it is this machine's.
 	if e, err := tb.Env(ctx, "remote"); err != nil || e.OS != runtime.GOOS || e.Arch != runtime.GOARCH || e.Cores < 1 || e.Kernel == "" {
 		t.Errorf("remote env %+v %v", e, err)
-	} else if local, err := tb.Env(ctx, "app"); err != nil || local != e {
+	} else if local, err := tb.Env(ctx, "app"); err != nil || !reflect.DeepEqual(local, e) {
 		t.Errorf("app's env %+v %v, remote's %+v", local, err, e)
 	}
 	// A file a component writes there comes back byte for byte.

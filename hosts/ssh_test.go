@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/affinity"
 )
 
 func TestPlatform(t *testing.T) {
@@ -111,8 +114,8 @@ func FuzzPlatform(f *testing.F) {
 
 func TestParseEnv(t *testing.T) {
 	e, err := parseEnv("hostname=db1\nuname=Linux x86_64\nkernel=6.1.0-18-amd64\ncores=8\ncpu_model=AMD EPYC 7B13\nclock_source=tsc\nnoise\n")
-	want := Env{Hostname: "db1", OS: "linux", Arch: "amd64", Kernel: "6.1.0-18-amd64", CPUModel: "AMD EPYC 7B13", Cores: 8, ClockSource: "tsc"}
-	if err != nil || e != want {
+	want := affinity.Env{Hostname: "db1", OS: "linux", Arch: "amd64", Kernel: "6.1.0-18-amd64", CPUModel: "AMD EPYC 7B13", Cores: 8, ClockSource: "tsc"}
+	if err != nil || !reflect.DeepEqual(e, want) {
 		t.Errorf("got %+v %v, want %+v", e, err, want)
 	}
 	// A BSD has no /proc/cpuinfo or clocksource: those stay empty.

@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // stallGrace is how long past a step's end the client waits for a worker
@@ -26,7 +28,7 @@ func Run(ctx context.Context, cfg Config) (results.Report, error) {
 	if err != nil {
 		return results.Report{}, err
 	}
-	rep := results.Report{Schema: results.SchemaPingpong, Config: cfg.printed(), Env: results.CollectEnv()}
+	rep := results.Report{Schema: results.SchemaPingpong, Config: cfg.printed(), Env: affinity.CollectEnv()}
 	for _, n := range cfg.Threads {
 		s, cpus, err := runStep(ctx, cfg, n)
 		if err != nil {
@@ -60,7 +62,7 @@ type step struct {
 	mu   sync.Mutex
 	runs []results.Run
 
-	progHist *results.Histogram // the progress lines' merge, owned by runStep's goroutine
+	progHist *stats.Histogram // the progress lines' merge, owned by runStep's goroutine
 }
 
 // end is the clock at which phase p ends; phase -1 is the warm-up.
@@ -81,14 +83,14 @@ func runStep(ctx context.Context, cfg Config, threads int) (results.Step, []int,
 		r := &s.runs[i]
 		r.Index = i
 		r.Elapsed = cfg.Time
-		r.Latency = results.NewHistogram()
-		r.Connect = results.NewHistogram()
+		r.Latency = stats.NewHistogram()
+		r.Connect = stats.NewHistogram()
 		r.Events = make([]int64, threads)
 		if s.interval > 0 {
-			r.Corrected = results.NewHistogram()
+			r.Corrected = stats.NewHistogram()
 		}
 		if cfg.RXStamps {
-			r.Wake = results.NewHistogram()
+			r.Wake = stats.NewHistogram()
 		}
 	}
 	dctx, cancel := context.WithCancel(ctx)
@@ -172,7 +174,7 @@ wait:
 // progress gathers and resets every worker's interval counts.
 func (s *step) progress(workers []*worker, at, interval int64) results.Progress {
 	if s.progHist == nil {
-		s.progHist = results.NewHistogram()
+		s.progHist = stats.NewHistogram()
 	}
 	h := s.progHist
 	h.Reset()

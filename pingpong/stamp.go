@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -30,7 +30,7 @@ import (
 // wakes is one worker's stamped wake-ups since its last flush; nil when
 // the option is off, and then every method is a no-op.
 type wakes struct {
-	h         *results.Histogram
+	h         *stats.Histogram
 	unstamped int64 // responses whose bytes carried no stamp
 }
 
@@ -38,7 +38,7 @@ func newWakes(cfg Config) *wakes {
 	if !cfg.RXStamps {
 		return nil
 	}
-	return &wakes{h: results.NewHistogram()}
+	return &wakes{h: stats.NewHistogram()}
 }
 
 // record notes one response read at clock t (now) whose bytes the kernel

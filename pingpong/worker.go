@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // maxSamples bounds the distinct error messages a worker keeps per run.
@@ -29,7 +29,7 @@ type worker struct {
 	retr Retrier
 	seen int64
 
-	lat, cor        *results.Histogram
+	lat, cor        *stats.Histogram
 	connects        []int64 // set-up times since the last flush: rare, so no histogram of its own
 	events, queries int64
 	errors, reconns int64
@@ -44,19 +44,19 @@ type worker struct {
 // is uncontended but for one moment per interval.
 type progress struct {
 	mu                                  sync.Mutex
-	lat                                 *results.Histogram
+	lat                                 *stats.Histogram
 	events, queries, errors, reconnects int64
 }
 
 func newWorker(s *step, id int, reporting bool) *worker {
 	// A histogram takes ~220 KiB: a worker keeps only those it needs, so
 	// that hundreds of threads stay affordable.
-	w := &worker{s: s, id: id, cpu: -1, lat: results.NewHistogram(), wake: newWakes(s.cfg)}
+	w := &worker{s: s, id: id, cpu: -1, lat: stats.NewHistogram(), wake: newWakes(s.cfg)}
 	if s.interval > 0 {
-		w.cor = results.NewHistogram()
+		w.cor = stats.NewHistogram()
 	}
 	if reporting {
-		w.prog = &progress{lat: results.NewHistogram()}
+		w.prog = &progress{lat: stats.NewHistogram()}
 	}
 	return w
 }

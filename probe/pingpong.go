@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -251,7 +252,7 @@ func (p *pair) initiate(pinned chan<- error, cmds <-chan time.Duration, results 
 			continue
 		}
 		slices.Sort(samples)
-		results <- round{oneWay: median(samples) / 2, samples: len(samples)}
+		results <- round{oneWay: stats.MedianSorted(samples) / 2, samples: len(samples)}
 	}
 }
 
@@ -291,15 +292,4 @@ func readFull(f *sockets.FD, buf []byte) error {
 		done += n
 	}
 	return nil
-}
-
-func median(sorted []time.Duration) time.Duration {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

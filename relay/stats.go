@@ -3,14 +3,12 @@ package relay
 import (
 	"encoding/json"
 	"io"
-	"os"
-	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Schema names the JSON layout Snapshot.WriteJSON writes.
@@ -35,15 +33,15 @@ type counters struct {
 }
 
 // recorder is one loop's (or one shard of goroutines') residence
-// histogram: results.Histogram, the one every hoplat figure is kept in, so
+// histogram: stats.Histogram, the one every hoplat figure is kept in, so
 // that residence and round trips share range, precision and clamping. The
 // mutex is uncontended except while a snapshot merges it.
 type recorder struct {
 	mu sync.Mutex
-	h  *results.Histogram
+	h  *stats.Histogram
 }
 
-func newRecorder() *recorder { return &recorder{h: results.NewHistogram()} }
+func newRecorder() *recorder { return &recorder{h: stats.NewHistogram()} }
 
 // record adds one chunk's residence; Record clamps it into range without
 // allocating.
@@ -53,7 +51,7 @@ func (r *recorder) record(ns int64) {
 	r.mu.Unlock()
 }
 
-func (r *recorder) mergeInto(h *results.Histogram) {
+func (r *recorder) mergeInto(h *stats.Histogram) {
 	r.mu.Lock()
 	h.Merge(r.h)
 	r.mu.Unlock()
@@ -94,7 +92,7 @@ type Residence struct {
 	P99Ns     int64   `json:"p99_ns"`
 	P999Ns    int64   `json:"p999_ns"`
 	MaxNs     int64   `json:"max_ns"`
-	Histogram string  `json:"histogram,omitempty"` // results.Histogram.Encode: HdrHistogram V2 compressed, base64
+	Histogram string  `json:"histogram,omitempty"` // stats.Histogram.Encode: HdrHistogram V2 compressed, base64
 }
 
 // LoopStats is one event loop's share of the work.
@@ -109,14 +107,6 @@ type LoopStats struct {
 	// mean size.
 	Batches      int64 `json:"batches"`
 	BatchedReads int64 `json:"batched_reads"`
-}
-
-// Env is where the relay ran.
-type Env struct {
-	Kernel     string `json:"kernel"`
-	GoVersion  string `json:"go_version"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	NumCPU     int    `json:"num_cpu"`
 }
 
 // SnapshotConfig is the configuration a snapshot reports it ran with.
@@ -150,7 +140,7 @@ type Snapshot struct {
 	Schema      string         `json:"schema"`
 	Time        time.Time      `json:"time"`
 	Config      SnapshotConfig `json:"config"`
-	Env         Env            `json:"env"`
+	Env         affinity.Env   `json:"env"`
 	Connections ConnStats      `json:"connections"`
 	// Directions are indexed by ClientToUpstream and UpstreamToClient.
 	Directions struct {
@@ -183,7 +173,7 @@ func (s Snapshot) WriteJSON(w io.Writer) error {
 
 func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	c := &r.counters
-	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: collectEnv()}
+	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: affinity.CollectEnv()}
 	s.Config = SnapshotConfig{
 		Listen: r.listen.String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
 		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
@@ -214,7 +204,7 @@ func summary(recs []*recorder, encode bool) *Residence {
 	if len(recs) == 0 && !encode {
 		return nil
 	}
-	h := results.NewHistogram()
+	h := stats.NewHistogram()
 	for _, rec := range recs {
 		rec.mergeInto(h)
 	}
@@ -231,12 +221,4 @@ func summary(recs []*recorder, encode bool) *Residence {
 		}
 	}
 	return r
-}
-
-func collectEnv() Env {
-	e := Env{GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Kernel: runtime.GOOS}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		e.Kernel = runtime.GOOS + " " + strings.TrimSpace(string(b))
-	}
-	return e
 }

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/relay"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // TestSnapshotHistogramDecodes: the residence histogram of a --stats file is
-// results.Histogram's encoding, which the one decoder reads back to the
+// stats.Histogram's encoding, which the one decoder reads back to the
 // counts and percentiles the snapshot states beside it.
 func TestSnapshotHistogramDecodes(t *testing.T) {
 	up := startUpstream(t, "tcp", echo)
@@ -53,7 +53,7 @@ func TestSnapshotHistogramDecodes(t *testing.T) {
 	if res.Count < 100 { // a chunk each way per round trip
 		t.Fatalf("residence count %d, want at least 100", res.Count)
 	}
-	h, err := results.DecodeHistogram(res.Histogram)
+	h, err := stats.DecodeHistogram(res.Histogram)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 func TestHdrGeometry(t *testing.T) {
 	// The .hgrm trailer states the layout; check it is the one hdrhistogram built.
-	n := len(NewHistogram().h.Export().Counts)
+	n := stats.NewHistogram().Layout()
 	if want := (hgrmBuckets + 1) * hgrmSubBuckets / 2; n != want {
 		t.Errorf("hdrhistogram has %d counters, the hgrm trailer implies %d", n, want)
 	}
@@ -44,8 +46,8 @@ func TestHgrmReadsBack(t *testing.T) {
 		}
 		lastV, lastP = v, p
 		if p == 1 {
-			if len(f) != 3 || n != h.Count() || v != us(h.Max()) {
-				t.Errorf("100%% line %q, want 3 fields, count %d, max %.3f", line, h.Count(), us(h.Max()))
+			if len(f) != 3 || n != h.Count() || v != stats.Us(h.Max()) {
+				t.Errorf("100%% line %q, want 3 fields, count %d, max %.3f", line, h.Count(), stats.Us(h.Max()))
 			}
 			continue
 		}
@@ -65,36 +67,10 @@ func TestHgrmReadsBack(t *testing.T) {
 
 func TestHgrmEmpty(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHgrm(&b, NewHistogram()); err != nil {
+	if err := WriteHgrm(&b, stats.NewHistogram()); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Count(b.String(), "\n") != 5 || !strings.Contains(b.String(), "Total count    =            0]") {
 		t.Errorf("empty histogram:\n%s\nwant the header and the trailer only", b.String())
-	}
-}
-
-// TestSpectrum checks the plot's points against the .hgrm file's: the same
-// ticks, rising, with the maximum moved off infinity to the last value's
-// percentile (or dropped, when a tick already lies past it).
-func TestSpectrum(t *testing.T) {
-	h := synthLatency(3, 1000, 20_000)
-	pct, us := h.Spectrum()
-	if len(pct) < 10 || len(pct) != len(us) {
-		t.Fatalf("%d percentiles, %d values", len(pct), len(us))
-	}
-	for i := 1; i < len(pct); i++ {
-		if pct[i] <= pct[i-1] || us[i] < us[i-1] {
-			t.Fatalf("point %d (%v%%, %v µs) does not rise from (%v%%, %v µs)", i, pct[i], us[i], pct[i-1], us[i-1])
-		}
-	}
-	// 100% is at infinity on the plot's 1/(1-q) axis: no point may sit there.
-	if last := pct[len(pct)-1]; last >= 100 || last < 100*(1-1/float64(h.Count())) {
-		t.Errorf("last percentile %v, want the last value's, below 100", last)
-	}
-	if got, want := us[len(us)-1], float64(h.Max())/1e3; got > want {
-		t.Errorf("last value %v µs above the maximum %v µs", got, want)
-	}
-	if pct, us := NewHistogram().Spectrum(); pct != nil || us != nil {
-		t.Errorf("empty histogram: spectrum %v %v, want none", pct, us)
 	}
 }

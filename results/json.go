@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/hoplat/hoplat/affinity"
 )
 
 // ReportJSON is the pingpong --format json document (hoplat.pingpong.v1):
@@ -11,10 +13,10 @@ import (
 // one entry per thread count. WriteJSON writes it; a driver reads pingpong's
 // output back into it.
 type ReportJSON struct {
-	Schema  string     `json:"schema"`
-	Config  any        `json:"config"`
-	Env     Env        `json:"env"`
-	Results []StepJSON `json:"results"`
+	Schema  string       `json:"schema"`
+	Config  any          `json:"config"`
+	Env     affinity.Env `json:"env"`
+	Results []StepJSON   `json:"results"`
 }
 
 // StepJSON is a step's figures plus its kept runs' latency histogram,

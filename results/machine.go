@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Machine is the "machine" object of hopbench's report: the constants a
@@ -88,13 +90,13 @@ func NewFigure(name, cpus string, rounds []float64, samples int) Figure {
 	}
 	sorted := slices.Sorted(slices.Values(rounds))
 	f.MinUS, f.MaxUS = sorted[0], sorted[len(sorted)-1]
-	f.MedianUS = quantile(sorted, 0.5)
-	f.P25US, f.P75US = centi(quantile(sorted, 0.25)), centi(quantile(sorted, 0.75))
+	f.MedianUS = stats.MedianSorted(sorted)
+	f.P25US, f.P75US = centi(stats.Quantile(sorted, 0.25)), centi(stats.Quantile(sorted, 0.75))
 	if len(sorted) >= 4 {
 		// One far trial is an outlier, not a mode: each group must
 		// hold two.
-		if lo, hi, ok := TwoModes(sorted); ok && len(lo) >= 2 && len(hi) >= 2 {
-			f.ModesUS = []float64{centi(quantile(lo, 0.5)), centi(quantile(hi, 0.5))}
+		if lo, hi, ok := stats.TwoModes(sorted); ok && len(lo) >= 2 && len(hi) >= 2 {
+			f.ModesUS = []float64{centi(stats.MedianSorted(lo)), centi(stats.MedianSorted(hi))}
 		}
 	}
 	return f
@@ -102,19 +104,6 @@ func NewFigure(name, cpus string, rounds []float64, samples int) Figure {
 
 // centi rounds to the hundredth of a microsecond, as the figures are kept.
 func centi(v float64) float64 { return math.Round(v*100) / 100 }
-
-// quantile interpolates between the two nearest of sorted values.
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	pos := q * float64(len(sorted)-1)
-	i := int(pos)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
-}
 
 // bimodal is a figure's note when its rounds fell in two groups.
 func (f Figure) bimodal() string {

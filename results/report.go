@@ -3,6 +3,10 @@ package results
 import (
 	"slices"
 	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // SchemaPingpong names the JSON layout that pingpong --format json writes.
@@ -18,13 +22,13 @@ type Run struct {
 	Index   int           // the run's number in its step, from 0, as printed
 	Elapsed time.Duration // measured length of the run
 	// Latency is the round trip from the actual send to the reply.
-	Latency *Histogram
+	Latency *stats.Histogram
 	// Corrected is the round trip from the intended send time of an open-loop
 	// (paced) client, so that a stall counts against every request it delayed;
 	// nil in closed loop.
-	Corrected *Histogram
+	Corrected *stats.Histogram
 	// Connect is the connection set-up latency; nil or empty when not measured.
-	Connect *Histogram
+	Connect *stats.Histogram
 	// Events are the transactions each worker completed, one entry per worker.
 	Events []int64
 	// Queries counts statements executed (mysql) for qps; 0 means one query
@@ -41,7 +45,7 @@ type Run struct {
 	// to the client's read returning: the client's wake-up delay. nil when
 	// not measured. Unstamped counts responses whose bytes carried no
 	// stamp.
-	Wake      *Histogram
+	Wake      *stats.Histogram
 	Unstamped int64
 }
 
@@ -75,7 +79,7 @@ type Step struct {
 type Report struct {
 	Schema string // SchemaPingpong when empty
 	Config any    // the configuration the run used, printed as given
-	Env    Env
+	Env    affinity.Env
 	Steps  []Step
 }
 
@@ -84,26 +88,26 @@ type Report struct {
 // totals, errors and fairness cover the kept runs only, as the tps series
 // does; runs lists every run, discarded ones included.
 type StepResult struct {
-	Threads int     `json:"threads"`
-	TPS     Series  `json:"tps"`
-	QPS     *Series `json:"qps,omitempty"` // when queries differ from events
+	Threads int             `json:"threads"`
+	TPS     series.Summary  `json:"tps"`
+	QPS     *series.Summary `json:"qps,omitempty"` // when queries differ from events
 	// SQL is set when the client counted statements (Run.Queries), so the
 	// text report heads its counters "SQL statistics" as sysbench does.
 	SQL bool `json:"-"`
 	// Transactions, Queries and ElapsedS are totals over the kept runs.
-	Transactions int64       `json:"transactions"`
-	Queries      int64       `json:"queries"`
-	ElapsedS     float64     `json:"elapsed_s"`
-	Latency      Latency     `json:"latency_us"`
-	Corrected    *Latency    `json:"latency_corrected_us,omitempty"` // open loop only
-	Connect      *Latency    `json:"connect_us,omitempty"`           // when measured
-	Errors       int64       `json:"errors"`
-	Ignored      int64       `json:"ignored_errors"` // among errors: retried on the same connection (sysbench's ignored errors)
-	Reconnects   int64       `json:"reconnects"`
-	ErrorSamples []string    `json:"error_samples,omitempty"` // from every run
-	Fairness     Fairness    `json:"fairness"`
-	Runs         []RunResult `json:"runs"`
-	OutlierRuns  []int       `json:"outlier_runs"` // Index of each outlier run, by tps
+	Transactions int64          `json:"transactions"`
+	Queries      int64          `json:"queries"`
+	ElapsedS     float64        `json:"elapsed_s"`
+	Latency      stats.Latency  `json:"latency_us"`
+	Corrected    *stats.Latency `json:"latency_corrected_us,omitempty"` // open loop only
+	Connect      *stats.Latency `json:"connect_us,omitempty"`           // when measured
+	Errors       int64          `json:"errors"`
+	Ignored      int64          `json:"ignored_errors"` // among errors: retried on the same connection (sysbench's ignored errors)
+	Reconnects   int64          `json:"reconnects"`
+	ErrorSamples []string       `json:"error_samples,omitempty"` // from every run
+	Fairness     Fairness       `json:"fairness"`
+	Runs         []RunResult    `json:"runs"`
+	OutlierRuns  []int          `json:"outlier_runs"` // Index of each outlier run, by tps
 
 	// RXWake is the client's wake-up delay per response, from the
 	// kernel's receive stamps, over the kept runs; nil unless measured
@@ -111,10 +115,10 @@ type StepResult struct {
 	RXWake *Wake `json:"rx_wake_us,omitempty"`
 
 	// The kept runs' histograms merged, for .hgrm files and plots.
-	LatencyHist   *Histogram `json:"-"`
-	CorrectedHist *Histogram `json:"-"`
-	ConnectHist   *Histogram `json:"-"`
-	WakeHist      *Histogram `json:"-"`
+	LatencyHist   *stats.Histogram `json:"-"`
+	CorrectedHist *stats.Histogram `json:"-"`
+	ConnectHist   *stats.Histogram `json:"-"`
+	WakeHist      *stats.Histogram `json:"-"`
 }
 
 // Wake is the rx_wake_us object: the client's wake-up delays (µs) over
@@ -122,25 +126,25 @@ type StepResult struct {
 // many more carried no stamp (read before the stack had switched stamping
 // on).
 type Wake struct {
-	Latency
+	stats.Latency
 	Unstamped int64 `json:"unstamped"`
 }
 
 // RunResult holds the figures of one run.
 type RunResult struct {
-	Index      int      `json:"index"`
-	Discarded  bool     `json:"discarded"`
-	Outlier    bool     `json:"outlier"`
-	ElapsedS   float64  `json:"elapsed_s"`
-	Events     int64    `json:"events"`
-	TPS        float64  `json:"tps"`
-	Queries    int64    `json:"queries"`
-	QPS        float64  `json:"qps"`
-	Errors     int64    `json:"errors"`
-	Ignored    int64    `json:"ignored_errors"`
-	Reconnects int64    `json:"reconnects"`
-	Latency    Latency  `json:"latency_us"`
-	Corrected  *Latency `json:"latency_corrected_us,omitempty"`
+	Index      int            `json:"index"`
+	Discarded  bool           `json:"discarded"`
+	Outlier    bool           `json:"outlier"`
+	ElapsedS   float64        `json:"elapsed_s"`
+	Events     int64          `json:"events"`
+	TPS        float64        `json:"tps"`
+	Queries    int64          `json:"queries"`
+	QPS        float64        `json:"qps"`
+	Errors     int64          `json:"errors"`
+	Ignored    int64          `json:"ignored_errors"`
+	Reconnects int64          `json:"reconnects"`
+	Latency    stats.Latency  `json:"latency_us"`
+	Corrected  *stats.Latency `json:"latency_corrected_us,omitempty"`
 }
 
 // Results computes the figures of every step.
@@ -166,14 +170,14 @@ func AnalyzeStep(s Step) StepResult {
 	}
 	res := StepResult{
 		Threads:     s.Threads,
-		TPS:         AnalyzeSeries(tps, s.Discard),
+		TPS:         series.Analyze(tps, s.Discard),
 		SQL:         sql,
-		LatencyHist: NewHistogram(),
+		LatencyHist: stats.NewHistogram(),
 		Runs:        make([]RunResult, len(s.Runs)),
 		OutlierRuns: []int{},
 	}
 	if queriesDiffer {
-		q := AnalyzeSeries(qps, s.Discard)
+		q := series.Analyze(qps, s.Discard)
 		res.QPS = &q
 	}
 
@@ -197,13 +201,13 @@ func AnalyzeStep(s Step) StepResult {
 		res.LatencyHist.Merge(run.Latency)
 		if run.Corrected != nil {
 			if res.CorrectedHist == nil {
-				res.CorrectedHist = NewHistogram()
+				res.CorrectedHist = stats.NewHistogram()
 			}
 			res.CorrectedHist.Merge(run.Corrected)
 		}
 		if run.Wake != nil {
 			if res.WakeHist == nil {
-				res.WakeHist = NewHistogram()
+				res.WakeHist = stats.NewHistogram()
 				res.RXWake = &Wake{}
 			}
 			res.WakeHist.Merge(run.Wake)
@@ -211,7 +215,7 @@ func AnalyzeStep(s Step) StepResult {
 		}
 		if run.Connect != nil && run.Connect.Count() > 0 {
 			if res.ConnectHist == nil {
-				res.ConnectHist = NewHistogram()
+				res.ConnectHist = stats.NewHistogram()
 			}
 			res.ConnectHist.Merge(run.Connect)
 		}
@@ -225,17 +229,17 @@ func AnalyzeStep(s Step) StepResult {
 		}
 	}
 	res.ElapsedS = elapsed.Seconds()
-	res.Latency = LatencyOf(res.LatencyHist)
+	res.Latency = stats.LatencyOf(res.LatencyHist)
 	if res.CorrectedHist != nil {
-		l := LatencyOf(res.CorrectedHist)
+		l := stats.LatencyOf(res.CorrectedHist)
 		res.Corrected = &l
 	}
 	if res.ConnectHist != nil {
-		l := LatencyOf(res.ConnectHist)
+		l := stats.LatencyOf(res.ConnectHist)
 		res.Connect = &l
 	}
 	if res.WakeHist != nil {
-		res.RXWake.Latency = LatencyOf(res.WakeHist)
+		res.RXWake.Latency = stats.LatencyOf(res.WakeHist)
 	}
 	res.Fairness = FairnessOf(workers)
 	return res
@@ -254,10 +258,10 @@ func runResult(run Run, tps, qps float64, discarded, outlier bool) RunResult {
 		Errors:     run.Errors,
 		Ignored:    run.Ignored,
 		Reconnects: run.Reconnects,
-		Latency:    LatencyOf(run.Latency),
+		Latency:    stats.LatencyOf(run.Latency),
 	}
 	if run.Corrected != nil {
-		l := LatencyOf(run.Corrected)
+		l := stats.LatencyOf(run.Corrected)
 		rr.Corrected = &l
 	}
 	return rr

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 func TestAnalyzeStep(t *testing.T) {
@@ -87,7 +89,7 @@ func TestErrorSamplesBounded(t *testing.T) {
 func TestSQLHeading(t *testing.T) {
 	// mysql ping: one statement per transaction. Queries equal events, so no
 	// qps series, but the counters are still SQL statistics.
-	run := Run{Elapsed: time.Second, Latency: NewHistogram(), Events: []int64{10}, Queries: 10}
+	run := Run{Elapsed: time.Second, Latency: stats.NewHistogram(), Events: []int64{10}, Queries: 10}
 	for _, c := range []struct {
 		name    string
 		queries int64

@@ -3,6 +3,9 @@ package results
 import (
 	"math"
 	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Synthetic, deterministic measurements for the reporter tests: the same
@@ -19,8 +22,8 @@ func (l *lcg) next() uint64 {
 
 // synthLatency fills a histogram with n round trips around base ns, with a
 // 1% tail ten times slower, as a loopback ping-pong looks.
-func synthLatency(seed uint64, n int64, base int64) *Histogram {
-	h := NewHistogram()
+func synthLatency(seed uint64, n int64, base int64) *stats.Histogram {
+	h := stats.NewHistogram()
 	l := lcg(seed)
 	for range n {
 		v := base + int64(l.next()%uint64(base/2))
@@ -40,7 +43,7 @@ type synthConfig struct {
 	Rate    int    `json:"rate"`
 }
 
-var synthEnv = Env{
+var synthEnv = affinity.Env{
 	Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
 	CPUModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", Cores: 2, GOMAXPROCS: 2,
 	GoVersion: "go1.26.0", ClockSource: "tsc",
@@ -95,3 +98,12 @@ func synthReport() Report {
 		Steps:  []Step{one, four},
 	}
 }
+
+// fieldNotesSeries is a queries/s series of 12 runs (FreeBSD UNIX socket
+// locking, 2006): run 0 is half the steady rate, run 1 overshoots.
+var fieldNotesSeries = []float64{
+	4253.60, 8685.55, 8324.28, 8680.88, 8321.53, 8391.27,
+	8557.10, 8034.79, 7532.90, 8196.65, 7931.77, 7981.55,
+}
+
+func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }

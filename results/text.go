@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // WriteText prints r in the layout of sysbench 1.0's final report, so that its
@@ -39,7 +43,7 @@ func WriteText(w io.Writer, r Report) error {
 	return p.err
 }
 
-func envLine(e Env) string {
+func envLine(e affinity.Env) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "host %s, %s/%s, kernel %s, cpu %q, cores %d, GOMAXPROCS %d, %s, clock %s",
 		e.Hostname, e.OS, e.Arch, e.Kernel, e.CPUModel, e.Cores, e.GOMAXPROCS, e.GoVersion, e.ClockSource)
@@ -153,7 +157,7 @@ func (p *printer) row(label, format string, v any) {
 	p.printf("         %-20s%24s\n", label, fmt.Sprintf(format, v))
 }
 
-func (p *printer) latency(l Latency, sum bool) {
+func (p *printer) latency(l stats.Latency, sum bool) {
 	p.row("min:", "%.2f", l.Min)
 	p.row("avg:", "%.2f", l.Avg)
 	p.row("stddev:", "%.2f", l.StdDev)
@@ -171,7 +175,7 @@ func (p *printer) latency(l Latency, sum bool) {
 	}
 }
 
-func (p *printer) series(name string, s Series) {
+func (p *printer) series(name string, s series.Summary) {
 	p.printf("    %-31s%.2f/%.2f/%.2f\n", name+" mean/median/stddev:", s.Mean, s.Median, s.StdDev)
 	p.printf("    %-31s[%.2f, %.2f] (%d kept runs)\n", name+" 95% CI of mean:", s.CI95[0], s.CI95[1], s.N)
 }

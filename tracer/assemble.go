@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // SegmentKind says what a component was doing during a Segment.
@@ -230,9 +232,7 @@ func Quantile(reqs []Request, q float64) (Request, bool) {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return reqs[idx[a]].RTT() < reqs[idx[b]].RTT() })
-	k := int(math.Ceil(q*float64(len(reqs)))) - 1
-	k = max(0, min(k, len(reqs)-1))
-	return reqs[idx[k]], true
+	return reqs[idx[stats.Rank(len(reqs), q)]], true
 }
 
 // IdentityPct is the median over reqs of each request's IdentityPct: the
@@ -254,12 +254,7 @@ func medianOf(reqs []Request, f func(*Request) float64) float64 {
 	for i := range reqs {
 		v[i] = f(&reqs[i])
 	}
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
+	return stats.Median(v)
 }
 
 // never is the end of what has not ended when the trace stops.

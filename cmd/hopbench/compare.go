@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/report"
+	"github.com/hoplat/hoplat/present/page"
 	"github.com/hoplat/hoplat/results/compare"
 )
 
@@ -84,7 +84,7 @@ func runCompare(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := report.WriteCompare(f, c); err != nil {
+		if err := page.WriteCompare(f, c); err != nil {
 			f.Close()
 			return fmt.Errorf("write %s: %w", *htmlOut, err)
 		}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/present"
 )
 
 func main() {
@@ -79,7 +80,7 @@ func run(args []string) error {
 	// What made the run, for the report's reader to repeat it.
 	rep.CommandLine = append([]string{"hopbench"}, args...)
 	rep.Version = buildVersion()
-	if err := write(os.Stdout, opts.format, opts.wide, rep); err != nil {
+	if err := present.Write(os.Stdout, opts.format, opts.wide, rep); err != nil {
 		return err
 	}
 	if opts.out != "" {

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 
-	"github.com/hoplat/hoplat/report"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -39,35 +37,11 @@ func buildVersion() string {
 	return v
 }
 
-func write(w io.Writer, format string, wide bool, rep *hop.Report) error {
-	switch format {
-	case "json":
-		return hop.WriteJSON(w, rep)
-	case "csv":
-		return hop.WriteCSV(w, rep)
-	}
-	if rep.Sweep != nil {
-		return hop.WriteSweep(w, rep.Sweep)
-	}
-	text := hop.WriteText
-	if wide {
-		text = hop.WriteWideText
-	}
-	if err := text(w, rep); err != nil {
-		return err
-	}
-	// A thread sweep also prints mysql-proxy's table (proxytable.go).
-	return hop.WriteProxyTable(w, rep)
-}
-
 // writeOut fills dir with every file of the run and report.html, and says
 // where they went: on stderr always, and under the text report.
 func writeOut(dir, format string, rep *hop.Report) error {
-	if err := hop.WriteDir(dir, rep); err != nil {
-		return err
-	}
-	page := filepath.Join(dir, "report.html")
-	if err := report.WriteFile(page, rep); err != nil {
+	page, err := present.WriteDir(dir, rep)
+	if err != nil {
 		return err
 	}
 	if format == "text" {

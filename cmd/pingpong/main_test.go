@@ -17,6 +17,7 @@ import (
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // pongd starts the responder binary on a TCP port and a UNIX path and
@@ -78,7 +79,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("%s: schema %q config %v, %d results", a, doc.Schema, doc.Config, len(doc.Results))
 		}
 		for _, r := range doc.Results {
-			h, err := results.DecodeHistogram(r.Histogram)
+			h, err := stats.DecodeHistogram(r.Histogram)
 			if err != nil || h.Count() == 0 || r.Errors != 0 || r.Latency.P50 <= 0 {
 				t.Errorf("%s threads %d: histogram %v (%v), errors %d, p50 %v", a, r.Threads, h, err, r.Errors, r.Latency.P50)
 			}

@@ -324,6 +324,10 @@ func baseline(p hop.PathResult, by map[key]hop.PathResult, v vary) (hop.PathResu
 	return hop.PathResult{}, false
 }
 
+// median is benchmath's centre of s, the sample its U test ranks; it
+// interpolates the two middle values as stats.Median does not quite
+// (a+(b-a)/2, not (a+b)/2), and compare's JSON has printed its digits
+// since the first schema.
 func median(s *benchmath.Sample) float64 {
 	if len(s.Values) == 0 {
 		return 0

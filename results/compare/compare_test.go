@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // path is a path result with the given kept round p50s (one discarded
@@ -27,7 +28,7 @@ func path(name string, relay hop.Relay, client hop.Transport, p50s []float64, ba
 		for i, v := range p50s {
 			diffs = append(diffs, v-baseline.RoundsP50Us[i])
 		}
-		s := results.AnalyzeSeries(diffs, 0)
+		s := series.Analyze(diffs, 0)
 		p.AddedUs = &hop.Added{Baseline: baseline.Name, P50: s.Median, Pairs: len(diffs)}
 	}
 	return p
@@ -45,7 +46,7 @@ func run(name string, base []float64, shift, hopUs float64) Run {
 	direct := path("direct tcp", hop.Direct, hop.TCP, d, nil)
 	direct.AddedUs = &hop.Added{Baseline: "direct tcp"}
 	epoll := path("epoll tcp->tcp", hop.Epoll, hop.TCP, e, &direct)
-	rep := &hop.Report{Schema: hop.Schema, Env: results.Env{CPUModel: "AMD EPYC", Cores: 2, GOMAXPROCS: 2, Kernel: "6.1"},
+	rep := &hop.Report{Schema: hop.Schema, Env: affinity.Env{CPUModel: "AMD EPYC", Cores: 2, GOMAXPROCS: 2, Kernel: "6.1"},
 		Config: hop.ReportConfig{Backend: "embedded", Proto: "mysql", Threads: []int{1}}, Paths: []hop.PathResult{direct, epoll}}
 	return Run{Name: name, Report: rep}
 }

@@ -3,7 +3,7 @@ package compare_test
 import (
 	"os"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
 )
@@ -17,7 +17,7 @@ func Example() {
 		for i, v := range []float64{20, 21, 22, 20.5, 21.5, 22.5} {
 			p.Rounds = append(p.Rounds, hop.Round{Index: i, Kept: true, P50: v + shift})
 		}
-		return compare.Run{Name: name, Report: &hop.Report{Schema: hop.Schema, Env: results.Env{Cores: 2}, Paths: []hop.PathResult{p}}}
+		return compare.Run{Name: name, Report: &hop.Report{Schema: hop.Schema, Env: affinity.Env{Cores: 2}, Paths: []hop.PathResult{p}}}
 	}
 	c, err := compare.Compare([]compare.Run{mk("old.json", 0), mk("new.json", 20)}, compare.Options{})
 	if err != nil {

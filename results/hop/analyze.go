@@ -3,9 +3,8 @@ package hop
 import (
 	"slices"
 
-	"github.com/montanaflynn/stats"
-
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // kept reports whether round i counts: past the warm-up and with figures.
@@ -100,8 +99,8 @@ func summarise(s Series, discard int) PathResult {
 	}
 	var tps, connect []float64
 	p50s := []float64{}
-	var lats []results.Latency
-	var merged *results.Histogram
+	var lats []stats.Latency
+	var merged *stats.Histogram
 	for i, smp := range s.Samples {
 		k := s.kept(i, discard)
 		r.Rounds = append(r.Rounds, Round{
@@ -122,7 +121,7 @@ func summarise(s Series, discard int) PathResult {
 		lats = append(lats, smp.Latency)
 		if smp.Hist != nil {
 			if merged == nil {
-				merged = results.NewHistogram()
+				merged = stats.NewHistogram()
 			}
 			merged.Merge(smp.Hist)
 		}
@@ -133,12 +132,12 @@ func summarise(s Series, discard int) PathResult {
 		t := *s.Trace
 		m := t.UntracedP50Us
 		if m <= 0 {
-			m = median(p50s)
+			m = stats.Median(p50s)
 		}
 		if m > 0 {
 			t.OverheadPct = 100 * (t.TracedP50Us - m) / m
 		}
-		if kept := median(p50s); kept > 0 && t.UntracedP50Us > 0 {
+		if kept := stats.Median(p50s); kept > 0 && t.UntracedP50Us > 0 {
 			t.Pace = kept / t.UntracedP50Us
 		}
 		if r.Stable {
@@ -148,22 +147,17 @@ func summarise(s Series, discard int) PathResult {
 	}
 	r.tps = tps
 	if len(tps) > 0 {
-		e := results.AnalyzeSeries(tps, 0)
+		e := series.Analyze(tps, 0)
 		r.TPS, r.TPSCI95 = e.Mean, e.CI95
-		r.ConnectUs = results.AnalyzeSeries(connect, 0).Mean
+		r.ConnectUs = series.Analyze(connect, 0).Mean
 	}
 	if merged != nil && merged.Count() > 0 && len(lats) == countHists(s, discard) {
 		r.Hist = merged
-		r.LatencyUs = latencyUs(results.LatencyOf(merged))
+		r.LatencyUs = latencyUs(stats.LatencyOf(merged))
 	} else {
 		r.LatencyUs = meanLatency(lats)
 	}
 	return r
-}
-
-func median(vs []float64) float64 {
-	m, _ := stats.Float64Data(vs).Median()
-	return m
 }
 
 // regimes counts the distinct placement regimes among the series.
@@ -186,14 +180,14 @@ func countHists(s Series, discard int) int {
 }
 
 // latencyUs keeps the fields of l that the report carries.
-func latencyUs(l results.Latency) Latency {
+func latencyUs(l stats.Latency) Latency {
 	return Latency{Min: l.Min, Avg: l.Avg, P50: l.P50, P95: l.P95, P99: l.P99, P999: l.P999, Max: l.Max}
 }
 
 // meanLatency averages rounds' summaries field by field, when no histogram
 // came back to merge. (The mean of p99s is not the p99 of the union, which
 // is why histograms are preferred.)
-func meanLatency(ls []results.Latency) Latency {
+func meanLatency(ls []stats.Latency) Latency {
 	var m Latency
 	if len(ls) == 0 {
 		return m
@@ -241,9 +235,9 @@ func added(s, base Series, discard int) *Added {
 	if len(a50) == 0 {
 		return nil
 	}
-	// results.Paired gives b-a: the path over its baseline.
-	d50, _ := results.Paired(b50, a50)
-	d99, _ := results.Paired(b99, a99)
+	// series.Paired gives b-a: the path over its baseline.
+	d50, _ := series.Paired(b50, a50)
+	d99, _ := series.Paired(b99, a99)
 	// The median of the paired differences, with its order-statistic
 	// interval: on a VM one round in a few lands in another placement or
 	// meets a neighbour's burst, and the mean of four or six pairs
@@ -254,7 +248,7 @@ func added(s, base Series, discard int) *Added {
 	// The share is of the same statistic over the same rounds: the median
 	// of the baseline's round p50s that the differences were paired
 	// with, not its merged histogram's p50.
-	if m := median(b50); m > 0 {
+	if m := stats.Median(b50); m > 0 {
 		a.P50Pct = 100 * a.P50 / m
 	}
 	return a
@@ -305,7 +299,7 @@ func fitChains(all []Series, sums []PathResult, discard int) []Chain {
 				}
 			}
 		}
-		f, err := results.FitLine(x, y)
+		f, err := series.FitLine(x, y)
 		if err != nil {
 			continue // one hop count only: nothing to fit
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 var (
@@ -18,16 +19,16 @@ var (
 
 // series builds a synthetic series whose round i has p50 p50s[i] (p99 at
 // twice that) and 1e6/p50 tps.
-func series(p Path, threads int, p50s ...float64) Series {
+func pathSeries(p Path, threads int, p50s ...float64) Series {
 	s := Series{Setting: Setting{Threads: threads}, Path: p}
 	for _, v := range p50s {
-		s.Samples = append(s.Samples, Sample{Latency: results.Latency{P50: v, P95: 1.5 * v, P99: 2 * v}, TPS: 1e6 / v})
+		s.Samples = append(s.Samples, Sample{Latency: stats.Latency{P50: v, P95: 1.5 * v, P99: 2 * v}, TPS: 1e6 / v})
 	}
 	return s
 }
 
-func histogram(values ...int64) *results.Histogram {
-	h := results.NewHistogram()
+func histogram(values ...int64) *stats.Histogram {
+	h := stats.NewHistogram()
 	for _, v := range values {
 		h.Record(v)
 	}
@@ -50,10 +51,10 @@ func find(t *testing.T, rs []PathResult, p Path) PathResult {
 // warm-up round (discard 1) is left out.
 func TestAnalyzeAddedIsPairedByRound(t *testing.T) {
 	all := []Series{
-		series(directTCP, 1, 500, 25, 26, 50),
-		series(directUNIX, 1, 500, 18, 19, 43),
-		series(epollTCP, 1, 900, 65, 66, 90),
-		series(epollUNIX, 1, 900, 55, 57, 80),
+		pathSeries(directTCP, 1, 500, 25, 26, 50),
+		pathSeries(directUNIX, 1, 500, 18, 19, 43),
+		pathSeries(epollTCP, 1, 900, 65, 66, 90),
+		pathSeries(epollUNIX, 1, 900, 55, 57, 80),
 	}
 	rs, chains := Analyze(all, 1, false)
 	if chains != nil {
@@ -89,9 +90,9 @@ func TestAnalyzeAddedIsPairedByRound(t *testing.T) {
 }
 
 func TestAnalyzeFailedRoundsArePairedOut(t *testing.T) {
-	relay := series(epollTCP, 1, 60, 65, 70)
+	relay := pathSeries(epollTCP, 1, 60, 65, 70)
 	relay.Samples[1] = Sample{Failed: "pingpong: connection refused"}
-	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 25, 30), relay}, 0, false)
+	rs, _ := Analyze([]Series{pathSeries(directTCP, 1, 20, 25, 30), relay}, 0, false)
 	e := find(t, rs, epollTCP)
 	if e.Failed != 1 || e.AddedUs.Pairs != 2 || e.AddedUs.P50 != 40 {
 		t.Errorf("failed %d, added %+v", e.Failed, e.AddedUs)
@@ -101,14 +102,14 @@ func TestAnalyzeFailedRoundsArePairedOut(t *testing.T) {
 // A real server with no UNIX socket has no direct unix path: UNIX client
 // legs are then measured against direct tcp, and the report says so.
 func TestAnalyzeBaselineFallback(t *testing.T) {
-	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), series(epollUNIX, 1, 50, 50)}, 0, false)
+	rs, _ := Analyze([]Series{pathSeries(directTCP, 1, 20, 20), pathSeries(epollUNIX, 1, 50, 50)}, 0, false)
 	if a := find(t, rs, epollUNIX).AddedUs; a == nil || a.Baseline != "direct tcp" || a.P50 != 30 {
 		t.Errorf("added %+v", a)
 	}
 }
 
 func TestAnalyzeMergesHistograms(t *testing.T) {
-	s := series(directTCP, 1, 1, 1)
+	s := pathSeries(directTCP, 1, 1, 1)
 	h0, h1 := histogram(10000, 10000, 10000), histogram(30000)
 	s.Samples[0].Hist, s.Samples[1].Hist = h0, h1
 	rs, _ := Analyze([]Series{s}, 0, false)
@@ -123,10 +124,10 @@ func TestAnalyzeMergesHistograms(t *testing.T) {
 
 func TestAnalyzeChains(t *testing.T) {
 	chain := func(n int, p50s ...float64) Series {
-		return series(Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: n}, 1, p50s...)
+		return pathSeries(Path{Relay: Epoll, Client: TCP, Upstream: TCP, Hops: n}, 1, p50s...)
 	}
 	all := []Series{
-		series(directTCP, 1, 25, 27),
+		pathSeries(directTCP, 1, 25, 27),
 		chain(1, 65, 67),
 		chain(2, 105, 107),
 		chain(3, 145, 147),
@@ -145,10 +146,10 @@ func TestAnalyzeChains(t *testing.T) {
 }
 
 func TestAnalyzeRelayResidence(t *testing.T) {
-	relay := series(epollTCP, 1, 60, 60)
+	relay := pathSeries(epollTCP, 1, 60, 60)
 	r := 6.0
 	relay.RelayUs = &r
-	rs, _ := Analyze([]Series{series(directTCP, 1, 20, 20), relay}, 0, false)
+	rs, _ := Analyze([]Series{pathSeries(directTCP, 1, 20, 20), relay}, 0, false)
 	e := find(t, rs, epollTCP)
 	if e.RelayUs == nil || *e.RelayUs != 6 || e.KernelUs == nil || *e.KernelUs != 34 {
 		t.Errorf("relay %v kernel %v", e.RelayUs, e.KernelUs)
@@ -159,10 +160,10 @@ func TestAnalyzeRelayResidence(t *testing.T) {
 // many connections) leaves the kernel no remainder, and the verdict says
 // the hop does not split rather than giving the kernel a negative share.
 func TestAnalyzeResidenceLongerThanTheHop(t *testing.T) {
-	relay := series(epollTCP, 128, 60, 60)
+	relay := pathSeries(epollTCP, 128, 60, 60)
 	r := 1580.0
 	relay.RelayUs = &r
-	rs, _ := Analyze([]Series{series(directTCP, 128, 30, 30), relay}, 0, false)
+	rs, _ := Analyze([]Series{pathSeries(directTCP, 128, 30, 30), relay}, 0, false)
 	e := find(t, rs, epollTCP)
 	if e.KernelUs != nil {
 		t.Errorf("kernel %v, want none", *e.KernelUs)
@@ -238,15 +239,15 @@ func TestDecomposeTraceNetsSavings(t *testing.T) {
 // The tracer's cost is the traced round against the untraced rounds run
 // beside it when there are some, else against the kept rounds' median.
 func TestAnalyzeOverheadAgainstCompanionRounds(t *testing.T) {
-	relay := series(epollTCP, 1, 50, 50, 50)
+	relay := pathSeries(epollTCP, 1, 50, 50, 50)
 	relay.Trace = &Trace{TracedP50Us: 66, UntracedP50Us: 60}
-	plain := series(epollTCP, 1, 50, 50, 50)
+	plain := pathSeries(epollTCP, 1, 50, 50, 50)
 	plain.Trace = &Trace{TracedP50Us: 66}
 	for _, c := range []struct {
 		s    Series
 		want float64
 	}{{relay, 10}, {plain, 32}} {
-		rs, _ := Analyze([]Series{series(directTCP, 1, 30, 30, 30), c.s}, 0, false)
+		rs, _ := Analyze([]Series{pathSeries(directTCP, 1, 30, 30, 30), c.s}, 0, false)
 		if got := find(t, rs, epollTCP).Trace.OverheadPct; math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("overhead %.2f%% (untraced beside it %v), want %.0f%%", got, c.s.Trace.UntracedP50Us, c.want)
 		}
@@ -258,9 +259,9 @@ func TestAnalyzeOverheadAgainstCompanionRounds(t *testing.T) {
 // pace before it is split: its relay code is the kept rounds' machine's,
 // and the baseline's is set by its own pace. Pace is reported.
 func TestDecomposeTraceAtTheKeptRoundsPace(t *testing.T) {
-	direct := series(directTCP, 1, 20, 20, 20)
+	direct := pathSeries(directTCP, 1, 20, 20, 20)
 	direct.Trace = &Trace{TracedP50Us: 23, UntracedP50Us: 20, P50Split: TraceSplit{Endpoints: 16, Legs: 4}}
-	relay := series(epollTCP, 1, 60, 60, 60)
+	relay := pathSeries(epollTCP, 1, 60, 60, 60)
 	// Every part a third slower than the kept rounds' machine ran it.
 	relay.Trace = &Trace{TracedP50Us: 92, UntracedP50Us: 80,
 		P50Split: TraceSplit{RelayUser: 12, RelayKernel: 24, Runnable: 8, Legs: 12, Endpoints: 24}}

@@ -3,8 +3,8 @@ package hop_test
 import (
 	"fmt"
 
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Four interleaved rounds of a direct path and the same path through one
@@ -15,7 +15,7 @@ func ExampleAnalyze() {
 	rounds := func(p hop.Path, p50s ...float64) hop.Series {
 		s := hop.Series{Setting: hop.Setting{Threads: 1}, Path: p}
 		for _, v := range p50s {
-			s.Samples = append(s.Samples, hop.Sample{Latency: results.Latency{P50: v, P99: 2 * v}, TPS: 1e6 / v})
+			s.Samples = append(s.Samples, hop.Sample{Latency: stats.Latency{P50: v, P99: 2 * v}, TPS: 1e6 / v})
 		}
 		return s
 	}

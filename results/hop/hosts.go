@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/hoplat/hoplat/affinity"
 )
 
 // Host is one host of a topology run, as the report's top-level "hosts"
@@ -12,22 +14,10 @@ import (
 // there (its kernel, CPUs and clock source are that machine's, not the
 // client's).
 type Host struct {
-	Name    string   `json:"name"`
-	Kind    string   `json:"kind"` // local, netns or ssh
-	Address string   `json:"address"`
-	Env     *HostEnv `json:"env,omitempty"` // nil when it could not be read
-}
-
-// HostEnv is a host's environment, in the JSON names of results.Env for
-// the fields the two share.
-type HostEnv struct {
-	Hostname    string `json:"hostname"`
-	OS          string `json:"os"`
-	Arch        string `json:"arch"`
-	Kernel      string `json:"kernel"`
-	CPUModel    string `json:"cpu_model"`
-	Cores       int    `json:"cores"`
-	ClockSource string `json:"clock_source"`
+	Name    string        `json:"name"`
+	Kind    string        `json:"kind"` // local, netns or ssh
+	Address string        `json:"address"`
+	Env     *affinity.Env `json:"env,omitempty"` // nil when it could not be read
 }
 
 // PathHosts says on which host each component of a path ran. Relay is

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/affinity"
 )
 
 // A topology run's report names its hosts in the text and carries them in
@@ -13,7 +15,7 @@ import (
 func TestHostsInReport(t *testing.T) {
 	r := syntheticReport()
 	r.Hosts = []Host{
-		{Name: "app", Kind: "netns", Address: "10.77.0.1", Env: &HostEnv{Hostname: "vm", Cores: 2}},
+		{Name: "app", Kind: "netns", Address: "10.77.0.1", Env: &affinity.Env{Hostname: "vm", Cores: 2}},
 		{Name: "db", Kind: "ssh", Address: "172.31.31.222"},
 	}
 	for i := range r.Paths {

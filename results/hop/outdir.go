@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hoplat/hoplat/present/plot"
 	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/plot"
 )
 
 // WriteDir fills dir with the report in every format, one .hgrm per path

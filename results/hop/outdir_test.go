@@ -4,15 +4,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // sweepReport runs the analysis on fixed figures: two paths at two
 // thread counts, two service times and a chain, with histograms.
 func sweepReport(t *testing.T) *Report {
 	t.Helper()
-	hist := func(us int64) *results.Histogram {
-		h := results.NewHistogram()
+	hist := func(us int64) *stats.Histogram {
+		h := stats.NewHistogram()
 		for i := range int64(100) {
 			h.Record((us + i%7) * 1000)
 		}
@@ -22,7 +22,7 @@ func sweepReport(t *testing.T) *Report {
 	add := func(p Path, threads int, svc time.Duration, p50 ...float64) {
 		s := Series{Setting: Setting{ServiceTime: svc, Threads: threads}, Path: p}
 		for _, v := range p50 {
-			s.Samples = append(s.Samples, Sample{Latency: results.Latency{P50: v, P95: v * 1.2, P99: v * 1.5}, TPS: float64(threads) * 1e6 / v, Hist: hist(int64(v))})
+			s.Samples = append(s.Samples, Sample{Latency: stats.Latency{P50: v, P95: v * 1.2, P99: v * 1.5}, TPS: float64(threads) * 1e6 / v, Hist: hist(int64(v))})
 		}
 		all = append(all, s)
 	}

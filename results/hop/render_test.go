@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/results"
 )
@@ -15,18 +16,18 @@ import (
 // rounds, the first discarded, socat and HAProxy skipped.
 func syntheticReport() *Report {
 	all := []Series{
-		series(directTCP, 1, 90, 25, 26, 24, 25),
-		series(directUNIX, 1, 90, 18, 19, 17, 18),
-		series(Path{Relay: Goroutine, Client: TCP, Upstream: TCP, Hops: 1}, 1, 200, 70, 72, 69, 71),
-		series(Path{Relay: Goroutine, Client: UNIX, Upstream: TCP, Hops: 1}, 1, 200, 60, 61, 59, 62),
-		series(epollTCP, 1, 200, 62, 63, 61, 62),
-		series(epollUNIX, 1, 200, 52, 54, 51, 53),
+		pathSeries(directTCP, 1, 90, 25, 26, 24, 25),
+		pathSeries(directUNIX, 1, 90, 18, 19, 17, 18),
+		pathSeries(Path{Relay: Goroutine, Client: TCP, Upstream: TCP, Hops: 1}, 1, 200, 70, 72, 69, 71),
+		pathSeries(Path{Relay: Goroutine, Client: UNIX, Upstream: TCP, Hops: 1}, 1, 200, 60, 61, 59, 62),
+		pathSeries(epollTCP, 1, 200, 62, 63, 61, 62),
+		pathSeries(epollUNIX, 1, 200, 52, 54, 51, 53),
 	}
 	paths, chains := Analyze(all, 1, false)
 	r := &Report{
 		Schema: Schema,
 		Config: ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
-		Env:    results.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
+		Env:    affinity.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
 		Paths:  paths,
 		Chains: chains,
 		Skipped: []Skip{

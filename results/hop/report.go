@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Schema names the JSON contract of hopbench's report.
@@ -14,7 +16,7 @@ const Schema = "hoplat.hopbench.v1"
 type Report struct {
 	Schema string       `json:"schema"`
 	Config ReportConfig `json:"config"`
-	Env    results.Env  `json:"env"` // the machine it ran on, pinning obtained included
+	Env    affinity.Env `json:"env"` // the machine it ran on, pinning obtained included
 	// Machine is what a short probe measured before the first round: the
 	// wake-up and loopback-leg constants a hop is explained with, and the
 	// environment (idle governor, virtualization, steal over the run).
@@ -194,7 +196,7 @@ type PathResult struct {
 	// Hosts is where the path's components ran in a topology run.
 	Hosts *PathHosts `json:"hosts,omitempty"`
 
-	Hist      *results.Histogram `json:"-"` // merged; nil without histograms
+	Hist      *stats.Histogram `json:"-"` // merged; nil without histograms
 	path      Path
 	traceNote string    // why the path was not traced, for its decomposition's note
 	tps       []float64 // the kept rounds' throughput, for the cause of their disagreement
@@ -213,7 +215,7 @@ type Added struct {
 	P50Pct   float64    `json:"p50_pct"` // P50 as a share of the baseline's p50 (median of its paired round p50s)
 	Pairs    int        `json:"pairs"`
 	// CILevel is what CI95P50 covers: at least 0.95 from 6 pairs on, less
-	// with fewer (see results.Series.MedianCI95).
+	// with fewer (see series.Summary.MedianCI95).
 	CILevel float64 `json:"ci_level"`
 }
 
@@ -261,7 +263,7 @@ type Skip struct {
 }
 
 // Latency is the latency_us object of the report, in microseconds: the
-// fields of a results.Latency that hoplat.hopbench.v1 has always carried.
+// fields of a stats.Latency that hoplat.hopbench.v1 has always carried.
 type Latency struct {
 	Min  float64 `json:"min"`
 	Avg  float64 `json:"avg"`
@@ -330,7 +332,7 @@ type Connect struct {
 // Sample is one round of one path as the load client measured it.
 // Latencies are full round trips in microseconds.
 type Sample struct {
-	Latency results.Latency
+	Latency stats.Latency
 	Connect float64 // p50 of connection set-up (handshake included), µs; 0 if not reported
 	TPS     float64
 	Errors  int64
@@ -338,10 +340,10 @@ type Sample struct {
 	// (sysbench's ignored errors: deadlocks, Galera's 1047), not among
 	// Errors.
 	Ignored int64
-	Hist    *results.Histogram // nil if the client sent none
-	Failed  string             // why the round produced no figures; empty if it did
-	Pinning map[string]string  // pinning the client reports in its env
-	CPUs    string             // CPUs the process was allowed, when placed
+	Hist    *stats.Histogram  // nil if the client sent none
+	Failed  string            // why the round produced no figures; empty if it did
+	Pinning map[string]string // pinning the client reports in its env
+	CPUs    string            // CPUs the process was allowed, when placed
 	// RXWake is the client's stamped wake-up per response (pingpong
 	// --rx-stamps); nil when the round did not stamp.
 	RXWake *results.Wake

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Rounds of one path disagree when the machine changed under them: the
@@ -65,7 +65,7 @@ func stability(p50s []float64) (bool, string) {
 	if hi/lo > maxRoundSpread && !twoGroups(s) {
 		return false, fmt.Sprintf("round p50s %s µs: max/min %.2f > %g", list(p50s), hi/lo, maxRoundSpread)
 	}
-	below, above, ok := results.TwoModes(s)
+	below, above, ok := stats.TwoModes(s)
 	if ok {
 		return false, fmt.Sprintf("round p50s %s µs: two clusters, %s and %s µs", list(p50s), list(below), list(above))
 	}
@@ -73,9 +73,9 @@ func stability(p50s []float64) (bool, string) {
 }
 
 // twoGroups says whether sorted round p50s fall in two groups (see
-// results.TwoModes), which stability reports as such.
+// stats.TwoModes), which stability reports as such.
 func twoGroups(s []float64) bool {
-	_, _, ok := results.TwoModes(s)
+	_, _, ok := stats.TwoModes(s)
 	return ok
 }
 

@@ -54,9 +54,9 @@ func TestLikelyCause(t *testing.T) {
 // rounds) is flagged, with the rounds and a cause, and named among the
 // verdicts; a steady one is not.
 func TestAnalyzeFlagsBimodalPath(t *testing.T) {
-	bimodal := series(epollTCP, 1, 200, 22, 130, 23, 128)
+	bimodal := pathSeries(epollTCP, 1, 200, 22, 130, 23, 128)
 	bimodal.Placement = map[string]string{"client": "0", "relay": "0|1", "server": "0"}
-	paths, _ := Analyze([]Series{series(directTCP, 1, 90, 10, 10.5, 10.2, 10.4), bimodal}, 1, false)
+	paths, _ := Analyze([]Series{pathSeries(directTCP, 1, 90, 10, 10.5, 10.2, 10.4), bimodal}, 1, false)
 	direct, epoll := find(t, paths, directTCP), find(t, paths, epollTCP)
 	if !direct.Stable || direct.UnstableReason != "" {
 		t.Errorf("steady direct path flagged: %q", direct.UnstableReason)
@@ -81,9 +81,9 @@ func TestAnalyzeFlagsBimodalPath(t *testing.T) {
 // measurable difference", and no verb that claims a direction.
 func TestNoVerdictForADifferenceWithinTheNoise(t *testing.T) {
 	paths, _ := Analyze([]Series{
-		series(directTCP, 1, 90, 20, 22, 19, 21),
-		series(directUNIX, 1, 90, 21, 20, 21, 20),
-		series(epollTCP, 1, 90, 20.5, 21.5, 19.5, 20.5),
+		pathSeries(directTCP, 1, 90, 20, 22, 19, 21),
+		pathSeries(directUNIX, 1, 90, 21, 20, 21, 20),
+		pathSeries(epollTCP, 1, 90, 20.5, 21.5, 19.5, 20.5),
 	}, 1, false)
 	vs := strings.Join(Verdicts(&Report{Paths: paths}), "\n")
 	for _, want := range []string{
@@ -106,8 +106,8 @@ func TestNoVerdictForADifferenceWithinTheNoise(t *testing.T) {
 // on the 2-vCPU AMD guest, every component on CPU 0. Rounds that moved
 // alone keep the placement's or the tenant's cause.
 func TestAnalyzeNamesASharedState(t *testing.T) {
-	direct := series(directTCP, 1, 90, 22, 29, 29, 21, 21, 28, 22, 29, 30, 32)
-	epoll := series(epollTCP, 1, 200, 52, 69, 71, 50, 51, 68, 53, 69, 73, 78)
+	direct := pathSeries(directTCP, 1, 90, 22, 29, 29, 21, 21, 28, 22, 29, 30, 32)
+	epoll := pathSeries(epollTCP, 1, 200, 52, 69, 71, 50, 51, 68, 53, 69, 73, 78)
 	paths, _ := Analyze([]Series{direct, epoll}, 1, false)
 	for _, name := range []Path{directTCP, epollTCP} {
 		if p := find(t, paths, name); p.Stable {
@@ -125,14 +125,14 @@ func TestAnalyzeNamesASharedState(t *testing.T) {
 	}
 	// A UNIX direct path beside it moved in the same cycles: the direct
 	// TCP path's cause is the machine too.
-	unix := series(directUNIX, 1, 90, 14, 18, 18, 14, 14, 18, 14, 19, 19, 20)
+	unix := pathSeries(directUNIX, 1, 90, 14, 18, 18, 14, 14, 18, 14, 19, 19, 20)
 	paths, _ = Analyze([]Series{direct, unix, epoll}, 1, false)
 	if d := find(t, paths, directTCP); !strings.Contains(d.UnstableReason, "the machine: direct unix moved with it") {
 		t.Errorf("direct beside direct unix: %q", d.UnstableReason)
 	}
 	// The same epoll rounds beside a steady direct path: their own.
-	paths, _ = Analyze([]Series{series(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22), epoll}, 1, false)
-	steady := series(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22)
+	paths, _ = Analyze([]Series{pathSeries(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22), epoll}, 1, false)
+	steady := pathSeries(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22)
 	if p := find(t, paths, epollTCP); p.Stable || strings.Contains(p.UnstableReason, "the machine") {
 		t.Errorf("epoll beside a steady direct path: stable %v, %q", p.Stable, p.UnstableReason)
 	}
@@ -188,9 +188,9 @@ func TestAnalyzeFlagsAPathMeasuredAcrossMachineStates(t *testing.T) {
 		}
 		return s
 	}
-	direct := withCPU(series(directUNIX, 1, 28, 27.1, 29.4, 25.7, 18.2, 17.6, 18.1), 0.8)
-	splice := series(spliceUNIX, 1, 80, 78.9, 82.8, 83.8, 68.3, 64.5, 66.6)
-	steadyRelay := series(epollUNIX, 1, 60, 60, 62, 63, 57, 56, 58)
+	direct := withCPU(pathSeries(directUNIX, 1, 28, 27.1, 29.4, 25.7, 18.2, 17.6, 18.1), 0.8)
+	splice := pathSeries(spliceUNIX, 1, 80, 78.9, 82.8, 83.8, 68.3, 64.5, 66.6)
+	steadyRelay := pathSeries(epollUNIX, 1, 60, 60, 62, 63, 57, 56, 58)
 	paths, _ := Analyze([]Series{direct, splice, steadyRelay}, 1, false)
 	if d := find(t, paths, directUNIX); d.Stable || !strings.Contains(d.UnstableReason, "the machine") {
 		t.Fatalf("direct: stable %v %q", d.Stable, d.UnstableReason)
@@ -203,7 +203,7 @@ func TestAnalyzeFlagsAPathMeasuredAcrossMachineStates(t *testing.T) {
 	if e := find(t, paths, epollUNIX); !e.Stable {
 		t.Errorf("epoll within 15%%: flagged %q", e.UnstableReason)
 	}
-	steady := withCPU(series(directUNIX, 1, 20, 20, 21, 20, 19, 20, 20), 0.8)
+	steady := withCPU(pathSeries(directUNIX, 1, 20, 20, 21, 20, 19, 20, 20), 0.8)
 	paths, _ = Analyze([]Series{steady, splice}, 1, false)
 	if p := find(t, paths, spliceUNIX); !p.Stable {
 		t.Errorf("splice beside a steady baseline: flagged %q", p.UnstableReason)

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // Verdicts states what a reader wants to know from the report in
@@ -92,7 +93,7 @@ func firstGroup(paths []PathResult) map[Path]PathResult {
 // median and the median's interval are what verdicts quote), and the median
 // of a's p50 over those rounds: the base a share of the difference is
 // taken of, the same statistic over the same rounds.
-func pairedP50(a, b PathResult) (results.Series, float64, bool) {
+func pairedP50(a, b PathResult) (series.Summary, float64, bool) {
 	var x, y []float64
 	for i := range min(len(a.Rounds), len(b.Rounds)) {
 		if a.Rounds[i].Kept && b.Rounds[i].Kept {
@@ -101,10 +102,10 @@ func pairedP50(a, b PathResult) (results.Series, float64, bool) {
 		}
 	}
 	if len(x) == 0 {
-		return results.Series{}, 0, false
+		return series.Summary{}, 0, false
 	}
-	e, err := results.Paired(y, x)
-	return e, median(x), err == nil
+	e, err := series.Paired(y, x)
+	return e, stats.Median(x), err == nil
 }
 
 // spansZero is a 95% interval that does not tell a difference from none.

@@ -1,0 +1,7 @@
+// Package present is the presentation room: every output of a hopbench
+// run goes out through it (text, --wide text, JSON, CSV, the --out
+// directory with its .hgrm files, plots and report.html), so that cmd/
+// only wires flags to it. Its subpackages draw the figures (plot) and the
+// self-contained page (page). It imports the analysis (results/hop,
+// results/compare) and the statistics leaf, never the driver.
+package present

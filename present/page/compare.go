@@ -1,0 +1,70 @@
+package page
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hoplat/hoplat/results/compare"
+	"github.com/hoplat/hoplat/results/hop"
+)
+
+// WriteCompare writes a comparison of runs as one self-contained page: the
+// differences between the runs first, then per new run the table of every
+// path, "~" where the U test finds no significant change.
+func WriteCompare(w io.Writer, c *compare.Comparison) error {
+	p := &page{w: w}
+	p.head("hoplat: " + c.Old + " against " + joinNew(c.New))
+	p.printf(`<header><h1>Comparing hopbench runs</h1><p>%s</p>`, esc(c.Test))
+	p.printf(`<p>~: no significant difference at α = %g; n: kept rounds old+new. p50: the median of the kept rounds' p50 round trips; added: the runs' added p50.</p></header>`, c.Alpha)
+	if len(c.Differences) > 0 {
+		p.printf(`<section id="differences"><h2>The runs differ</h2><ul>`)
+		for _, d := range c.Differences {
+			p.printf(`<li class="unstable">%s</li>`, esc(d.String()))
+		}
+		p.printf(`</ul></section>`)
+	}
+	for i, nw := range c.New {
+		p.printf(`<section id="new%d"><h2>old %s, new %s</h2>`, i, esc(c.Old), esc(nw))
+		p.printf(`<div class="scroll"><table><tr><th>path</th><th>p50 old µs</th><th>p50 new µs</th><th>change</th><th>p</th><th>n</th><th>added old µs</th><th>added new µs</th><th>change</th><th>p</th></tr>`)
+		for _, r := range c.Rows {
+			if r.NewRun != nw {
+				continue
+			}
+			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td>`, esc(compare.Label(r)), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
+				esc(compare.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew)
+			if r.OldAddedP50Us == nil {
+				p.printf(`<td></td><td></td><td></td><td></td></tr>`)
+				continue
+			}
+			ch, pv := "", ""
+			if r.AddedSignificant != nil {
+				ch = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
+				pv = trim3(*r.AddedPValue)
+			}
+			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), esc(ch), pv)
+		}
+		p.printf(`</table></div></section>`)
+	}
+	if len(c.Unmatched) > 0 {
+		p.printf(`<section id="unmatched"><h2>Unmatched</h2><ul>`)
+		for _, u := range c.Unmatched {
+			p.printf(`<li>%s</li>`, esc(u))
+		}
+		p.printf(`</ul></section>`)
+	}
+	p.foot()
+	return p.err
+}
+
+func joinNew(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+func trim3(p float64) string { return fmt.Sprintf("%.3f", p) }

@@ -1,0 +1,45 @@
+package present
+
+import (
+	"io"
+	"path/filepath"
+
+	"github.com/hoplat/hoplat/present/page"
+	"github.com/hoplat/hoplat/results/hop"
+)
+
+// Write prints a hopbench run in the named format, as --format names it:
+// json, csv, or text (--wide: every column). A thread sweep's text also
+// prints mysql-proxy's table; a workload sweep prints its own table.
+func Write(w io.Writer, format string, wide bool, rep *hop.Report) error {
+	switch format {
+	case "json":
+		return hop.WriteJSON(w, rep)
+	case "csv":
+		return hop.WriteCSV(w, rep)
+	}
+	if rep.Sweep != nil {
+		return hop.WriteSweep(w, rep.Sweep)
+	}
+	text := hop.WriteText
+	if wide {
+		text = hop.WriteWideText
+	}
+	if err := text(w, rep); err != nil {
+		return err
+	}
+	return hop.WriteProxyTable(w, rep)
+}
+
+// WriteDir fills dir with every file of the run (JSON, CSV, text, one
+// .hgrm per path, plots) and report.html, and returns the page's path.
+func WriteDir(dir string, rep *hop.Report) (string, error) {
+	if err := hop.WriteDir(dir, rep); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, "report.html")
+	if err := page.WriteFile(file, rep); err != nil {
+		return "", err
+	}
+	return file, nil
+}
