@@ -25,7 +25,7 @@ test: build
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(PKGS)
 	@# Benchmarks run once so they keep compiling and working; the relay
 	@# peer comparison is cut to one short round here (make bench-relay runs it whole).
-	HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
+	HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 HOPLAT_RELAY_TIME=200ms HOPLAT_RELAY_STREAM=67108864 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
 
 # The fast loop: every integration test (MariaDB, Galera, the tracer,
 # Chromium, the peers) sits behind -short.

@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -332,9 +333,13 @@ func peerPlacement(b *testing.B) (client, relay, server affinity.CPUSet, name st
 // BenchmarkPeers/client=0,relay=0,server=0/tps64. Each figure is the
 // median of the rounds.
 // HOPLAT_RELAY_ROUNDS, HOPLAT_RELAY_CONNS, HOPLAT_RELAY_PEERS (a comma
-// list of relays) and HOPLAT_RELAY_PLACEMENT tune it.
+// list of relays), HOPLAT_RELAY_PLACEMENT, HOPLAT_RELAY_TIME (each tps64
+// run, 2s) and HOPLAT_RELAY_STREAM (the stream's bytes, 1 GiB) tune it;
+// make test cuts them so that the benchmark runs once, quickly.
 func BenchmarkPeers(b *testing.B) {
 	rounds := envInt("HOPLAT_RELAY_ROUNDS", 3)
+	runTime := cmp.Or(os.Getenv("HOPLAT_RELAY_TIME"), "2s")
+	total := envInt("HOPLAT_RELAY_STREAM", 1<<30)
 	peerKinds := peerKinds
 	if v := os.Getenv("HOPLAT_RELAY_PEERS"); v != "" {
 		peerKinds = strings.Split(v, ",")
@@ -361,7 +366,7 @@ func BenchmarkPeers(b *testing.B) {
 			for range rounds {
 				for _, k := range peerKinds {
 					before := relays[k].cpu(b)
-					rate, n := runPingpong(b, clientCPUs, relays[k].addr, 64, "2s")
+					rate, n := runPingpong(b, clientCPUs, relays[k].addr, 64, runTime)
 					after := relays[k].cpu(b)
 					tps[k] = append(tps[k], rate)
 					cpu[k] = append(cpu[k], (after-before).Seconds()*1e6/float64(n))
@@ -383,7 +388,6 @@ func BenchmarkPeers(b *testing.B) {
 			for _, k := range streamKinds {
 				relays[k] = startPeerRelay(b, k, up, relayCPUs)
 			}
-			const total = 1 << 30
 			rate := map[string][]float64{}
 			for range rounds {
 				for _, k := range streamKinds {
@@ -395,7 +399,7 @@ func BenchmarkPeers(b *testing.B) {
 					if got := sink.expect(b, "got"); got != strconv.Itoa(total) {
 						b.Fatalf("%s: sink got %s bytes of %d", k, got, total)
 					}
-					rate[k] = append(rate[k], total/secs/1e6)
+					rate[k] = append(rate[k], float64(total)/secs/1e6)
 				}
 			}
 			for _, k := range streamKinds {
