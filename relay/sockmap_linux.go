@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -707,19 +708,20 @@ func (e *sockmapEngine) checkCredit(c *smConn, d int) {
 // passed up after that would have found the word nonzero, added its
 // length, and kept it so until written on.
 func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
-	src, dst := c.sock[d].Sysfd(), c.sock[1-d].Sysfd()
+	src := c.sock[d]
+	dst := sockets.Polled{FD: c.sock[1-d], Abort: e.forceFD}
 	gate := e.objs.gate(key)
 	wait := time.Millisecond
-	// sleep waits for fd's events or for wait, whichever is first, and
-	// reports whether the connection is being closed meanwhile.
-	sleep := func(fd int, ev int16) bool {
-		pfd := []unix.PollFd{{Fd: int32(e.forceFD), Events: unix.POLLIN}, {Fd: int32(fd), Events: ev}}
-		if fd < 0 {
-			pfd = pfd[:1]
-		}
-		unix.Poll(pfd, int(wait/time.Millisecond))
+	// sleep waits for src's bytes (src nil: for nothing) or for wait,
+	// whichever is first, and returns errForced when the connection is
+	// being closed meanwhile.
+	sleep := func(src *sockets.FD) error {
+		err := src.Poll(unix.POLLIN, e.forceFD, wait)
 		wait = min(2*wait, 64*time.Millisecond)
-		return pfd[0].Revents != 0 || c.stop.Load()
+		if errors.Is(err, sockets.ErrAborted) || c.stop.Load() {
+			return errForced
+		}
+		return err
 	}
 	for {
 		held, _, err := e.held(c, d)
@@ -729,8 +731,8 @@ func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
 		if held <= 0 {
 			break
 		}
-		if sleep(-1, 0) {
-			return errForced
+		if err := sleep(nil); err != nil {
+			return err
 		}
 	}
 	buf := make([]byte, e.r.cfg.Buffer)
@@ -739,14 +741,12 @@ func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
 		if c.stop.Load() {
 			return errForced
 		}
-		n, err := unix.Read(src, buf)
+		n, err := src.Read(buf)
 		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN || (err == nil && n == 0):
+		case err == sockets.ErrWouldBlock || err == io.EOF:
 			// Empty, or at its end (a FIN after the last byte): the
 			// FIN itself the loop passes on.
-			if !reopened && err != nil {
+			if !reopened && err == sockets.ErrWouldBlock {
 				var v peerValue
 				if err := e.objs.peers.Lookup(c.cookie[d], &v); err == nil {
 					e.objs.limits.Update(key, v.Bytes+e.credit, ebpf.UpdateAny)
@@ -755,36 +755,28 @@ func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
 				reopened = true
 			}
 			g := atomic.LoadUint64(gate)
-			if g == 0 || (n == 0 && err == nil && g == gatePaused) {
+			if g == 0 || (err == io.EOF && g == gatePaused) {
 				return nil
 			}
 			// Passed bytes on their way to the queue (a retry from the
 			// psock's work queue), or an skb being undone.
-			if sleep(src, unix.POLLIN) {
-				return errForced
+			if err := sleep(src); err != nil {
+				return err
 			}
 			continue
 		case err != nil:
-			return os.NewSyscallError("read", err)
+			return err
 		}
 		wait = time.Millisecond
-		for p := buf[:n]; len(p) > 0; {
-			w, err := unix.Write(dst, p)
-			switch {
-			case err == unix.EAGAIN:
-				if sleep(dst, unix.POLLOUT) {
-					return errForced
-				}
-				wait = time.Millisecond
-				continue
-			case err == unix.EINTR:
-				continue
-			case err != nil:
-				return os.NewSyscallError("write", err)
+		// Written whole before userOut counts it: only this goroutine
+		// reads held while the direction is paused.
+		if _, err := dst.Write(buf[:n]); err != nil {
+			if errors.Is(err, sockets.ErrAborted) {
+				return errForced
 			}
-			p = p[w:]
-			c.userOut[d].Add(int64(w))
+			return err
 		}
+		c.userOut[d].Add(int64(n))
 		e.r.counters.bytes[d].Add(int64(n))
 		e.r.counters.chunks[d].Add(1)
 		e.caughtUp.Add(int64(n))
@@ -841,13 +833,12 @@ func (e *sockmapEngine) recheckDraining() {
 func (e *sockmapEngine) startCopier(c *smConn, d int) {
 	c.copiers++
 	e.copiers.Add(1)
-	src, dst := c.sock[d].Sysfd(), c.sock[1-d].Sysfd()
+	src, dst := c.sock[d], c.sock[1-d]
 	go func() {
 		defer e.copiers.Done()
 		err := e.copyDir(src, dst, d)
 		if err == nil {
-			err = os.NewSyscallError("shutdown", unix.Shutdown(dst, unix.SHUT_WR))
-			if errors.Is(err, unix.ENOTCONN) {
+			if err = dst.Shutdown(sockets.ShutWrite); errors.Is(err, unix.ENOTCONN) {
 				err = nil
 			}
 		}
@@ -858,59 +849,20 @@ func (e *sockmapEngine) startCopier(c *smConn, d int) {
 
 var errForced = errors.New("relay: closed by shutdown")
 
-func (e *sockmapEngine) copyDir(src, dst, d int) error {
-	buf := make([]byte, e.r.cfg.Buffer)
-	wait := func(fd int, ev int16) error {
-		pfd := []unix.PollFd{{Fd: int32(fd), Events: ev}, {Fd: int32(e.forceFD), Events: unix.POLLIN}}
-		for {
-			_, err := unix.Poll(pfd, -1)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return os.NewSyscallError("poll", err)
-			}
-			if pfd[1].Revents != 0 {
-				return errForced
-			}
-			return nil
-		}
+// copyDir copies direction d through the sockets' copier until the
+// source's EOF, waiting in poll(2) beside forceFD.
+func (e *sockmapEngine) copyDir(src, dst *sockets.FD, d int) error {
+	_, err := sockets.Copy(sockets.Polled{FD: dst, Abort: e.forceFD}, sockets.Polled{FD: src, Abort: e.forceFD},
+		make([]byte, e.r.cfg.Buffer), func(n int) bool {
+			e.r.counters.bytes[d].Add(int64(n))
+			e.r.counters.chunks[d].Add(1)
+			e.userBytes.Add(int64(n))
+			return true
+		})
+	if errors.Is(err, sockets.ErrAborted) {
+		return errForced
 	}
-	for {
-		n, err := unix.Read(src, buf)
-		switch {
-		case err == unix.EAGAIN:
-			if err := wait(src, unix.POLLIN); err != nil {
-				return err
-			}
-			continue
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return os.NewSyscallError("read", err)
-		case n == 0:
-			return nil
-		}
-		e.r.counters.bytes[d].Add(int64(n))
-		e.r.counters.chunks[d].Add(1)
-		e.userBytes.Add(int64(n))
-		for p := buf[:n]; len(p) > 0; {
-			w, err := unix.Write(dst, p)
-			if err == unix.EAGAIN {
-				if err := wait(dst, unix.POLLOUT); err != nil {
-					return err
-				}
-				continue
-			}
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return os.NewSyscallError("write", err)
-			}
-			p = p[w:]
-		}
-	}
+	return err
 }
 
 func (e *sockmapEngine) reapCopiers() {
