@@ -18,9 +18,10 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// sockmapEngine moves the hop into the kernel. One thread accepts and
-// connects as the epoll engine does; once the upstream connect completes it
-// puts both sockets into the sockmaps (sockmap_bpf_linux.go), whose
+// sockmapEngine moves the hop into the kernel. One thread runs the
+// accept/connect/redial lifecycle the event loops run (lifecycle_linux.go);
+// once the upstream connect completes it puts both sockets into the
+// sockmaps (sockmap_bpf_linux.go), whose
 // stream-verdict program redirects every skb that arrives on one socket to
 // the other's transmit path. From then on no relay thread wakes per
 // message: redirected skbs never reach the socket's receive queue, so the
@@ -93,11 +94,8 @@ import (
 // destination could not wait for the kernel's queue to drain.
 // TestSockmapUnixLimits checks the first two on the running kernel.
 type sockmapEngine struct {
-	r    *Relay
-	ln   *sockets.FD
-	objs *sockmapObjs
-	epfd int
-	wake int // eventfd: serve and copiers → loop
+	lifecycle[smConn] // the listener, the epoll set (woken by serve and the copiers), the connections
+	objs              *sockmapObjs
 
 	events *ringbuf.Reader
 	rec    ringbuf.Record
@@ -106,15 +104,6 @@ type sockmapEngine struct {
 
 	forceFD int // eventfd written once on force: copiers poll it
 
-	acceptGate acceptGate
-	force      atomic.Bool
-	accepted   atomic.Int64
-	dials      []*sockets.RawDialer // the upstreams, resolved once, the pool's order
-
-	slots    []*smConn
-	free     []int32
-	gen      int32
-	live     int
 	draining []*smConn
 	backoff  time.Duration
 
@@ -132,13 +121,11 @@ type sockmapEngine struct {
 }
 
 type smConn struct {
+	ends       // sockets, upstream: the lifecycle's part (lifecycle_linux.go)
 	slot       int32
 	gen        int32
-	sock       [2]*sockets.FD // client, upstream
 	cookie     [2]uint64
 	connecting bool
-	up         int      // the pool's index of sock[1]'s upstream; -1 once released
-	tried      uint64   // upstreams this connection has tried (bit i: pool index i)
 	kernel     [2]bool  // direction d (sock[d] → sock[1-d]) is redirected by the verdict
 	base       [2]int64 // tcpWritten(sock[1-d]) when direction d joined the kernel
 	eof        [2]bool
@@ -201,50 +188,31 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	}
 	bound.Opts = sockets.Options{}
 	r.bound = bound
-	e := &sockmapEngine{r: r, ln: ln, dials: dials, objs: objs, epfd: -1, wake: -1, forceFD: -1,
-		acceptGate: newAcceptGate(), copyDone: make(chan copyResult, 64)}
-	fail := func(op string, err error) (engine, error) {
+	e := &sockmapEngine{objs: objs, forceFD: -1, copyDone: make(chan copyResult, 64)}
+	fail := func(err error) (engine, error) {
 		e.closeListener()
-		return nil, fmt.Errorf("relay: engine sockmap: %w", os.NewSyscallError(op, err))
+		return nil, fmt.Errorf("relay: engine sockmap: %w", err)
 	}
-	if e.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return fail("epoll_create1", err)
-	}
-	if e.wake, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return fail("eventfd", err)
+	if err := e.open(r, ln, unix.EPOLLIN, dials); err != nil {
+		return fail(err)
 	}
 	if e.forceFD, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return fail("eventfd", err)
-	}
-	if err := e.ctl(unix.EPOLL_CTL_ADD, e.wake, unix.EPOLLIN, idWake, 0); err != nil {
-		return fail("epoll_ctl add eventfd", err)
-	}
-	if err := e.ctl(unix.EPOLL_CTL_ADD, ln.Sysfd(), unix.EPOLLIN, idListener, 0); err != nil {
-		return fail("epoll_ctl add listener", err)
+		return fail(os.NewSyscallError("eventfd", err))
 	}
 	if e.events, err = ringbuf.NewReader(objs.events); err != nil {
 		e.closeListener()
 		return nil, fmt.Errorf("%w: ring buffer reader: %w", errBPF, err)
 	}
 	if err := e.ctl(unix.EPOLL_CTL_ADD, objs.events.FD(), unix.EPOLLIN, idEvents, 0); err != nil {
-		return fail("epoll_ctl add ring buffer", err)
+		return fail(os.NewSyscallError("epoll_ctl add ring buffer", err))
 	}
 	e.credit = uint64(4 * r.cfg.Buffer)
 	e.high = int64(16 * r.cfg.Buffer)
-	e.slots = make([]*smConn, r.cfg.MaxConns)
-	for i := r.cfg.MaxConns - 1; i >= 0; i-- {
-		e.free = append(e.free, int32(i))
-	}
 	return e, nil
 }
 
 // idEvents is the ring buffer's epoll id, beside idListener and idWake.
 const idEvents = -3
-
-func (e *sockmapEngine) ctl(op, fd int, events uint32, id, gen int32) error {
-	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
-	return unix.EpollCtl(e.epfd, op, fd, &ev)
-}
 
 func (e *sockmapEngine) recorders() []*recorder { return nil }
 
@@ -262,21 +230,15 @@ func (e *sockmapEngine) closeFDs() {
 		e.events.Close()
 		e.events = nil
 	}
-	for _, fd := range []*int{&e.epfd, &e.wake, &e.forceFD} {
-		if *fd >= 0 {
-			unix.Close(*fd)
-			*fd = -1
-		}
+	e.lifecycle.closeFDs()
+	if e.forceFD >= 0 {
+		unix.Close(e.forceFD)
+		e.forceFD = -1
 	}
 	if e.objs != nil {
 		e.objs.close()
 		e.objs = nil
 	}
-}
-
-func (e *sockmapEngine) wakeup() {
-	one := [8]byte{1}
-	unix.Write(e.wake, one[:])
 }
 
 func (e *sockmapEngine) serve(stop, force <-chan struct{}) error {
@@ -347,59 +309,26 @@ func (e *sockmapEngine) run() error {
 		if e.force.Load() {
 			e.closeAll()
 		}
-		if e.acceptGate.answerStop(e.epfd, e.ln.Sysfd()) && e.live == 0 {
+		if e.done() {
 			return nil
 		}
 	}
 }
 
-func (e *sockmapEngine) gate() *acceptGate { return &e.acceptGate }
-
-func (e *sockmapEngine) ackStopAccept() { e.acceptGate.ack(e.epfd, e.ln.Sysfd()) }
-
-func (e *sockmapEngine) resumeAccept() {
-	e.acceptGate.resume(func() error { return e.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN, idListener, 0) })
-}
-
-func (e *sockmapEngine) accept() {
-	r := e.r
-	for range acceptBatch {
-		cfd, err := e.ln.Accept()
-		if err != nil {
-			if errors.Is(err, sockets.ErrWouldBlock) {
-				return
-			}
-			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
-			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
-				e.acceptGate.pause(e.epfd, e.ln.Sysfd())
-			}
-			return
-		}
-		if ufd, up, tried := r.connectUpstream(cfd, e.dials, &e.accepted); ufd != nil {
-			e.add(cfd, ufd, up, tried)
-		}
-	}
-}
+// accept takes the listener's queued connections (lifecycle_linux.go).
+func (e *sockmapEngine) accept() { e.acceptConns(e.add) }
 
 func (e *sockmapEngine) add(cfd, ufd *sockets.FD, up int, tried uint64) {
-	c := &smConn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true, up: up, tried: tried}
-	n := len(e.free)
-	c.slot = e.free[n-1] // admit bounds live connections by len(slots)
-	e.free = e.free[:n-1]
-	e.gen++
-	c.gen = e.gen
-	e.slots[c.slot] = c
-	e.live++
+	c := &smConn{ends: ends{sock: [2]*sockets.FD{cfd, ufd}, up: up, tried: tried}, connecting: true}
+	// admit bounds live connections by MaxConns, and so the slots by
+	// the maps' size.
+	c.slot, c.gen = e.put(c)
 	// EPOLLRDHUP and never EPOLLIN: a redirected skb raises data_ready,
 	// whose wake-up carries EPOLLIN, and would wake this thread per
 	// message; a FIN wakes with no key (sock_def_wakeup) and a reset with
 	// EPOLLERR, both of which match.
-	for side, s := range c.sock {
-		if err := e.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), smConnectingEvents[side], c.slot*2+int32(side), c.gen); err != nil {
-			e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
-			e.closeConn(c, nil)
-			return
-		}
+	if !e.register(&c.ends, c.slot, c.gen, smConnectingEvents, false) {
+		e.closeConn(c, nil)
 	}
 }
 
@@ -408,11 +337,7 @@ func (e *sockmapEngine) add(cfd, ufd *sockets.FD, up int, tried uint64) {
 var smConnectingEvents = [2]uint32{unix.EPOLLRDHUP | unix.EPOLLET, unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
 
 func (e *sockmapEngine) event(id, gen int32, ev uint32) {
-	slot, side := id/2, int(id%2)
-	if int(slot) >= len(e.slots) {
-		return
-	}
-	c := e.slots[slot]
+	c, side := e.lookup(id)
 	if c == nil || c.gen != gen || c.closing {
 		return
 	}
@@ -446,14 +371,10 @@ func (e *sockmapEngine) watch(c *smConn, side int, ev uint32) {
 
 func (e *sockmapEngine) connected(c *smConn) {
 	r := e.r
-	if err := c.sock[1].ConnectResult(); err != nil {
-		r.pool.failed(c.up, err)
-		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.pool.addr(c.up).NetAddr(), err)
-		c.up = -1
+	if !e.connectDone(&c.ends) {
 		e.redial(c)
 		return
 	}
-	r.pool.connected(c.up)
 	c.connecting = false
 	// Writable edges on the upstream would wake us per ACK from now on.
 	if err := e.ctl(unix.EPOLL_CTL_MOD, c.sock[1].Sysfd(), unix.EPOLLRDHUP|unix.EPOLLET, c.slot*2+1, c.gen); err != nil {
@@ -472,32 +393,16 @@ func (e *sockmapEngine) connected(c *smConn) {
 	}
 }
 
-// redial replaces a connection's upstream socket, whose connect failed,
-// with a connect to the next upstream, or closes the connection, counted
-// as failed, when every upstream has been tried; as the event loops'
-// redial does, with a new generation.
+// redial connects the connection to the next upstream (nextUpstream), or
+// closes it when every upstream has been tried, as the event loops do.
 func (e *sockmapEngine) redial(c *smConn) {
-	r := e.r
-	ufd, up := r.dialNext(c.sock[0].Sysfd(), e.dials, &c.tried)
-	if ufd == nil {
-		r.counters.upstreamFailed.Add(1)
+	if !e.nextUpstream(&c.ends) {
 		e.closeConn(c, nil)
 		return
 	}
-	c.sock[1].Close() // and out of the epoll set
-	c.sock[1], c.up = ufd, up
-	e.gen++
-	c.gen = e.gen
-	for side, s := range c.sock {
-		op := unix.EPOLL_CTL_MOD
-		if side == 1 {
-			op = unix.EPOLL_CTL_ADD
-		}
-		if err := e.ctl(op, s.Sysfd(), smConnectingEvents[side], c.slot*2+int32(side), c.gen); err != nil {
-			r.cfg.Logf("relay: epoll_ctl: %v", err)
-			e.closeConn(c, nil)
-			return
-		}
+	c.gen = e.nextGen()
+	if !e.register(&c.ends, c.slot, c.gen, smConnectingEvents, true) {
+		e.closeConn(c, nil)
 	}
 }
 
@@ -637,15 +542,12 @@ func (e *sockmapEngine) readEvents() {
 			continue
 		}
 		key := binary.NativeEndian.Uint32(e.rec.RawSample)
-		slot, d := int(key/2), int(key%2)
-		if slot < len(e.slots) {
-			if c := e.slots[slot]; c != nil {
-				if e.broken(c, d) {
-					e.closeConn(c, errSeenTwice)
-					continue
-				}
-				e.checkCredit(c, d)
+		if c, d := e.lookup(int32(key)); c != nil {
+			if e.broken(c, d) {
+				e.closeConn(c, errSeenTwice)
+				continue
 			}
+			e.checkCredit(c, d)
 		}
 	}
 }
@@ -945,17 +847,6 @@ func (e *sockmapEngine) finish(c *smConn) {
 		}
 		e.objs.peers.Delete(c.cookie[d])
 	}
-	if errors.Is(c.cause, unix.ECONNRESET) {
-		lingerZero := &unix.Linger{Onoff: 1, Linger: 0}
-		for _, s := range c.sock {
-			unix.SetsockoptLinger(s.Sysfd(), unix.SOL_SOCKET, unix.SO_LINGER, lingerZero)
-		}
-	}
-	// close(2) takes each socket out of every sockmap (sock_map_close)
-	// and out of the epoll set.
-	for _, s := range c.sock {
-		s.Close()
-	}
 	if c.draining {
 		for i, x := range e.draining {
 			if x == c {
@@ -964,17 +855,9 @@ func (e *sockmapEngine) finish(c *smConn) {
 			}
 		}
 	}
-	if c.up >= 0 {
-		r.pool.done(c.up)
-		c.up = -1
-	}
-	e.slots[c.slot] = nil
-	e.free = append(e.free, c.slot)
-	e.live--
-	r.release()
-	if e.acceptGate.mayResume() {
-		e.resumeAccept()
-	}
+	// close(2) takes each socket out of every sockmap (sock_map_close)
+	// and out of the epoll set.
+	e.retire(c.slot, &c.ends, c.cause)
 }
 
 func (e *sockmapEngine) closeAll() {
