@@ -2,12 +2,8 @@ package relay
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"net"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -36,10 +32,8 @@ type conn struct {
 	stamps     [2]*sockets.StampBuf // receive stamps of sock[d], timed runs on TCP; nil without
 	dir        [2]half              // ClientToUpstream, UpstreamToClient: dir[d] reads sock[d], writes sock[1-d]
 
-	sock  [2]*sockets.FD // client, upstream
-	up    int            // the pool's index of sock[1]'s upstream; -1 once released
-	tried uint64         // upstreams this connection has tried (bit i: pool index i)
-	mu    sync.Mutex     // LockConn
+	ends            // sockets, upstream: the lifecycle's part (lifecycle_linux.go)
+	mu   sync.Mutex // LockConn
 }
 
 // lock takes the lock Config.Lock holds while a chunk moves, if any: a
@@ -73,106 +67,8 @@ type half struct {
 
 func (h *half) pending() bool { return len(h.pend) > 0 || h.inPipe > 0 }
 
-// acceptBatch bounds accepts per wake-up, so that a burst of connections
-// is shared with the other loops (the listener is level-triggered: what is
-// left wakes a loop again).
-const acceptBatch = 8
-
-func (l *loop) accept() {
-	r := l.e.r
-	for range acceptBatch {
-		cfd, err := l.e.ln.Accept()
-		if err != nil {
-			if errors.Is(err, sockets.ErrWouldBlock) {
-				return
-			}
-			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
-				// Level-triggered, the listener would wake this loop
-				// at once again: take it out until a connection closes
-				// or 100 ms pass.
-				r.cfg.Logf("relay: accept on %s: %v (pausing accepts)", r.bound, err)
-				l.acceptGate.pause(l.epfd, l.e.ln.Sysfd())
-				return
-			}
-			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
-			return
-		}
-		if ufd, up, tried := r.connectUpstream(cfd, l.dials, &l.accepted); ufd != nil {
-			l.add(cfd, ufd, up, tried)
-		}
-	}
-}
-
-// connectUpstream admits a client socket a raw-fd engine accepted and
-// starts a connect for it to the upstream the pool picks, with the
-// engine's dialers (one per upstream, resolved when it started). It
-// returns nil when the connection is refused (max-conns) or every upstream
-// fails at once: then cfd is closed and the refusal counted and logged.
-func (r *Relay) connectUpstream(cfd *sockets.FD, dials []*sockets.RawDialer, accepted *atomic.Int64) (ufd *sockets.FD, up int, tried uint64) {
-	if !r.admit() {
-		r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
-		cfd.Close()
-		return nil, -1, 0
-	}
-	accepted.Add(1)
-	if !r.listen.IsUnix() {
-		cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
-	}
-	ufd, up = r.dialNext(cfd.Sysfd(), dials, &tried)
-	if ufd == nil {
-		r.counters.upstreamFailed.Add(1)
-		cfd.Close()
-		r.release()
-		return nil, -1, 0
-	}
-	return ufd, up, tried
-}
-
-// dialNext starts a non-blocking connect to the upstream the pool picks
-// for a connection that has tried those in *tried, and on to the next
-// while connect(2) fails at once (a UNIX path with no listener; a TCP
-// refusal usually arrives later, at connected). It returns nil and -1
-// once every upstream has been tried.
-func (r *Relay) dialNext(client int, dials []*sockets.RawDialer, tried *uint64) (*sockets.FD, int) {
-	p := r.pool
-	for {
-		i := p.pick(*tried)
-		if i < 0 {
-			return nil, -1
-		}
-		*tried |= 1 << i
-		ufd, err := dials[i].Dial()
-		if err == nil {
-			return ufd, i
-		}
-		p.failed(i, err)
-		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(client), r.bound, p.addr(i).NetAddr(), err)
-	}
-}
-
-// rawDialers resolves every upstream for a raw-fd engine.
-func (r *Relay) rawDialers() ([]*sockets.RawDialer, error) {
-	dials := make([]*sockets.RawDialer, len(r.pool.ups))
-	for i := range r.pool.ups {
-		a := r.pool.addr(i)
-		d, err := sockets.NewRawDialer(a)
-		if err != nil {
-			return nil, fmt.Errorf("relay: upstream %s: %w", a, err)
-		}
-		dials[i] = d
-	}
-	return dials, nil
-}
-
-// copyDialers gives another thread its own copies (RawDialer is for one
-// goroutine).
-func copyDialers(dials []*sockets.RawDialer) []*sockets.RawDialer {
-	out := make([]*sockets.RawDialer, len(dials))
-	for i, d := range dials {
-		out[i] = d.Copy()
-	}
-	return out
-}
+// accept takes the listener's queued connections (lifecycle_linux.go).
+func (l *loop) accept() { l.acceptConns(l.add) }
 
 // connEvents is what a relayed socket is registered for: edge-triggered,
 // once for both directions, so no epoll_ctl per pause and resume.
@@ -224,19 +120,12 @@ func (l *loop) disarmOut(c *conn, side int) {
 }
 
 func (l *loop) add(cfd, ufd *sockets.FD, up int, tried uint64) {
-	c := &conn{sock: [2]*sockets.FD{cfd, ufd}, fd: [2]int{cfd.Sysfd(), ufd.Sysfd()}, connecting: true, up: up, tried: tried}
+	c := &conn{ends: ends{sock: [2]*sockets.FD{cfd, ufd}, up: up, tried: tried}, fd: [2]int{cfd.Sysfd(), ufd.Sysfd()}, connecting: true}
 	switch l.e.r.cfg.Lock {
 	case LockConn:
 		c.lk = &c.mu
 	case LockGlobal:
 		c.lk = &l.e.global
-	}
-	if n := len(l.free); n > 0 {
-		c.slot = l.free[n-1]
-		l.free = l.free[:n-1]
-	} else {
-		c.slot = int32(len(l.slots))
-		l.slots = append(l.slots, nil)
 	}
 	if l.wakes != nil {
 		for side, s := range c.sock {
@@ -246,29 +135,12 @@ func (l *loop) add(cfd, ufd *sockets.FD, up int, tried uint64) {
 			}
 		}
 	}
-	l.gen++
-	c.gen = l.gen
-	l.slots[c.slot] = c
-	l.live++
+	c.slot, c.gen = l.put(c)
 	c.lazyOut = [2]bool{l.e.r.listen.IsUnix(), l.e.r.pool.addr(up).IsUnix()}
 	c.outOn[1] = true // the connect's completion is an EPOLLOUT
-	for side, s := range c.sock {
-		if err := l.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), c.events(side), c.slot*2+int32(side), c.gen); err != nil {
-			l.e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
-			l.closeConn(c, nil)
-			return
-		}
+	if !l.register(&c.ends, c.slot, c.gen, [2]uint32{c.events(0), c.events(1)}, false) {
+		l.closeConn(c, nil)
 	}
-}
-
-// lookup is the connection and side an event's id names, nil when the slot
-// is out of range or empty.
-func (l *loop) lookup(id int32) (*conn, int) {
-	slot, side := id/2, int(id%2)
-	if int(slot) >= len(l.slots) {
-		return nil, side
-	}
-	return l.slots[slot], side
 }
 
 func (l *loop) event(id, gen int32, ev uint32) {
@@ -301,18 +173,13 @@ func (l *loop) event(id, gen int32, ev uint32) {
 	}
 }
 
-// connected finishes the non-blocking connect to upstream. A refused or
-// failed connect closes the client at once and is logged with both ends.
+// connected finishes the non-blocking connect to upstream; a failed one
+// moves on to the next upstream.
 func (l *loop) connected(c *conn) {
-	r := l.e.r
-	if err := c.sock[1].ConnectResult(); err != nil {
-		r.pool.failed(c.up, err)
-		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.pool.addr(c.up).NetAddr(), err)
-		c.up = -1
+	if !l.connectDone(&c.ends) {
 		l.redial(c)
 		return
 	}
-	r.pool.connected(c.up)
 	c.connecting = false
 	// Whatever the client sent meanwhile raised no new edge: read on
 	// until EAGAIN.
@@ -322,37 +189,22 @@ func (l *loop) connected(c *conn) {
 	}
 }
 
-// redial replaces a connection's upstream socket, whose connect failed,
-// with a connect to the next upstream, or closes the connection, counted
-// as failed, when every upstream has been tried. The connection takes a
-// new generation, so that events of the old socket still queued in this
-// wait's batch are dropped.
+// redial connects the connection to the next upstream (nextUpstream), or
+// closes it when every upstream has been tried.
 func (l *loop) redial(c *conn) {
-	r := l.e.r
-	ufd, up := r.dialNext(c.sock[0].Sysfd(), l.dials, &c.tried)
-	if ufd == nil {
-		r.counters.upstreamFailed.Add(1)
+	if !l.nextUpstream(&c.ends) {
 		l.closeConn(c, nil)
 		return
 	}
-	c.sock[1].Close() // and out of the epoll set
-	c.sock[1], c.fd[1], c.up = ufd, ufd.Sysfd(), up
-	c.lazyOut[1], c.outOn[1] = r.pool.addr(up).IsUnix(), true // connecting
+	ufd := c.sock[1]
+	c.fd[1] = ufd.Sysfd()
+	c.lazyOut[1], c.outOn[1] = l.e.r.pool.addr(c.up).IsUnix(), true // connecting
 	if c.stamps[1] != nil && ufd.EnableRXTimestamps() != nil {
 		c.stamps[1] = nil
 	}
-	l.gen++
-	c.gen = l.gen
-	for side, s := range c.sock {
-		op := unix.EPOLL_CTL_MOD
-		if side == 1 {
-			op = unix.EPOLL_CTL_ADD
-		}
-		if err := l.ctl(op, s.Sysfd(), c.events(side), c.slot*2+int32(side), c.gen); err != nil {
-			r.cfg.Logf("relay: epoll_ctl: %v", err)
-			l.closeConn(c, nil)
-			return
-		}
+	c.gen = l.nextGen()
+	if !l.register(&c.ends, c.slot, c.gen, [2]uint32{c.events(0), c.events(1)}, true) {
+		l.closeConn(c, nil)
 	}
 }
 
@@ -538,23 +390,13 @@ func (l *loop) putBuf(b []byte) {
 	}
 }
 
-// closeConn closes both sockets (which takes them out of the epoll set).
-// After a reset on one side the other is reset too (SO_LINGER 0), so the
-// peer learns of the failure as it would have without the relay.
+// closeConn closes both sockets (which takes them out of the epoll set),
+// after a reset on one side with the other reset too (retire).
 func (l *loop) closeConn(c *conn, cause error) {
 	if c.closed {
 		return
 	}
 	c.closed = true
-	if errors.Is(cause, unix.ECONNRESET) {
-		lingerZero := &unix.Linger{Onoff: 1, Linger: 0}
-		for _, s := range c.sock {
-			unix.SetsockoptLinger(s.Sysfd(), unix.SOL_SOCKET, unix.SO_LINGER, lingerZero)
-		}
-	}
-	for _, s := range c.sock {
-		s.Close()
-	}
 	for d := range c.dir {
 		h := &c.dir[d]
 		if h.pipe != nil {
@@ -568,35 +410,5 @@ func (l *loop) closeConn(c *conn, cause error) {
 		l.putBuf(h.own)
 		h.own, h.pend = nil, nil
 	}
-	if c.up >= 0 {
-		l.e.r.pool.done(c.up)
-		c.up = -1
-	}
-	l.slots[c.slot] = nil
-	l.free = append(l.free, c.slot)
-	l.live--
-	l.e.r.release()
-	if l.acceptGate.mayResume() {
-		l.resumeAccept()
-	}
-}
-
-// peerName is the client's address for log lines.
-func peerName(fd int) string {
-	sa, err := unix.Getpeername(fd)
-	if err != nil {
-		return "?"
-	}
-	switch v := sa.(type) {
-	case *unix.SockaddrInet4:
-		return net.JoinHostPort(net.IP(v.Addr[:]).String(), strconv.Itoa(v.Port))
-	case *unix.SockaddrInet6:
-		return net.JoinHostPort(net.IP(v.Addr[:]).String(), strconv.Itoa(v.Port))
-	case *unix.SockaddrUnix:
-		if v.Name == "" {
-			return "unix:(unnamed)"
-		}
-		return "unix:" + v.Name
-	}
-	return "?"
+	l.retire(c.slot, &c.ends, cause)
 }

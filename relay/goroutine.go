@@ -291,57 +291,50 @@ const spliceAfter = 4
 // nothing is left to tune here.
 func (e *goroutineEngine) copyThenSplice(dst, src net.Conn, dir int) error {
 	bp := e.bufs.Get().(*[]byte)
-	buf := *bp
-	for full := 0; full < spliceAfter; {
-		n, err := src.Read(buf)
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				e.bufs.Put(bp)
-				return werr
-			}
-			e.r.counters.bytes[dir].Add(int64(n))
-			e.r.counters.chunks[dir].Add(1)
-			if n == len(buf) {
-				full++
-			} else {
-				full = 0
-			}
+	full := 0
+	ended, err := sockets.Copy(dst, src, *bp, func(n int) bool {
+		e.r.counters.bytes[dir].Add(int64(n))
+		e.r.counters.chunks[dir].Add(1)
+		if n == len(*bp) {
+			full++
+		} else {
+			full = 0
 		}
-		if err != nil {
-			e.bufs.Put(bp)
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
+		return full < spliceAfter
+	})
 	e.bufs.Put(bp)
+	if ended || err != nil {
+		return err
+	}
 	n, err := io.Copy(dst, src)
 	e.r.counters.bytes[dir].Add(n)
 	return err
 }
 
 // timedCopy moves src to dst through a buffer and records each chunk's
-// time from the return of the read (the goroutine's wake-up) to the end of
+// time from the return of its read (the goroutine's wake-up) to the end of
 // its write.
 func (e *goroutineEngine) timedCopy(dst, src net.Conn, dir int, rec *recorder) error {
-	buf := make([]byte, e.r.cfg.Buffer)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			t0 := nanotime()
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return werr
-			}
-			rec.record(nanotime() - t0)
-			e.r.counters.bytes[dir].Add(int64(n))
-			e.r.counters.chunks[dir].Add(1)
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	_, err := sockets.Copy(timedWriter{dst, rec}, src, make([]byte, e.r.cfg.Buffer), func(n int) bool {
+		e.r.counters.bytes[dir].Add(int64(n))
+		e.r.counters.chunks[dir].Add(1)
+		return true
+	})
+	return err
+}
+
+// timedWriter records how long each write that succeeds takes: Copy calls
+// it as soon as the read returns.
+type timedWriter struct {
+	w   io.Writer
+	rec *recorder
+}
+
+func (t timedWriter) Write(p []byte) (int, error) {
+	t0 := nanotime()
+	n, err := t.w.Write(p)
+	if err == nil {
+		t.rec.record(nanotime() - t0)
 	}
+	return n, err
 }

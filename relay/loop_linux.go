@@ -190,26 +190,16 @@ func (e *loopEngine) serve(stop, force <-chan struct{}) error {
 
 // loop is one event loop and the connections it owns.
 type loop struct {
-	e    *loopEngine
-	id   int
-	epfd int
-	wake int // eventfd that serve writes to make the loop look at its flags
+	lifecycle[conn] // the listener, the epoll set, the connections (lifecycle_linux.go)
+	e               *loopEngine
+	id              int
 
-	acceptGate acceptGate
-	force      atomic.Bool
-	accepted   atomic.Int64
 	spinHits   atomic.Int64 // adaptive spins that caught an event
 	spinMisses atomic.Int64 // adaptive spins that ran out
 	// idleOut counts EPOLLOUT events that found nothing waiting to be
 	// written: wake-ups for room nobody asked for (conn_linux.go, armOut).
 	// The loop's own; read after the loop has stopped.
 	idleOut int64
-
-	dials []*sockets.RawDialer // one per upstream, the pool's order
-	slots []*conn
-	free  []int32
-	gen   int32
-	live  int
 
 	buf      []byte   // read buffer shared by the loop's connections
 	spare    [][]byte // pending buffers returned by drained connections
@@ -227,24 +217,12 @@ type loop struct {
 }
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
-	l := &loop{e: e, id: id, epfd: -1, wake: -1, dials: copyDialers(e.dials), acceptGate: newAcceptGate()}
-	fail := func(op string, err error) (*loop, error) {
+	l := &loop{e: e, id: id}
+	if err := l.open(e.r, e.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(e.dials)); err != nil {
 		l.closeFDs()
-		return nil, fmt.Errorf("relay: loop %d: %w", id, os.NewSyscallError(op, err))
+		return nil, fmt.Errorf("relay: loop %d: %w", id, err)
 	}
 	var err error
-	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return fail("epoll_create1", err)
-	}
-	if l.wake, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return fail("eventfd", err)
-	}
-	if err := l.ctl(unix.EPOLL_CTL_ADD, l.wake, unix.EPOLLIN, idWake, 0); err != nil {
-		return fail("epoll_ctl add eventfd", err)
-	}
-	if err := l.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0); err != nil {
-		return fail("epoll_ctl add listener", err)
-	}
 	if !e.splice {
 		l.buf = make([]byte, e.r.cfg.Buffer)
 		if e.batch == batchOn {
@@ -268,25 +246,8 @@ func newLoop(e *loopEngine, id int) (*loop, error) {
 	return l, nil
 }
 
-func (l *loop) ctl(op, fd int, events uint32, id, gen int32) error {
-	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
-	return unix.EpollCtl(l.epfd, op, fd, &ev)
-}
-
-func (l *loop) wakeup() {
-	one := [8]byte{1}
-	unix.Write(l.wake, one[:])
-}
-
 func (l *loop) closeFDs() {
-	if l.epfd >= 0 {
-		unix.Close(l.epfd)
-		l.epfd = -1
-	}
-	if l.wake >= 0 {
-		unix.Close(l.wake)
-		l.wake = -1
-	}
+	l.lifecycle.closeFDs()
 	if l.batch != nil {
 		l.batch.Close()
 		l.batch = nil
@@ -441,20 +402,10 @@ func (l *loop) run() (err error) {
 		if l.force.Load() {
 			return nil
 		}
-		if l.acceptGate.answerStop(l.epfd, l.e.ln.Sysfd()) && l.live == 0 {
+		if l.done() {
 			return nil
 		}
 	}
-}
-
-func (l *loop) gate() *acceptGate { return &l.acceptGate }
-
-func (l *loop) ackStopAccept() { l.acceptGate.ack(l.epfd, l.e.ln.Sysfd()) }
-
-func (l *loop) resumeAccept() {
-	l.acceptGate.resume(func() error {
-		return l.ctl(unix.EPOLL_CTL_ADD, l.e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0)
-	})
 }
 
 func (l *loop) closeAll() {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -17,9 +18,10 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// sockmapEngine moves the hop into the kernel. One thread accepts and
-// connects as the epoll engine does; once the upstream connect completes it
-// puts both sockets into the sockmaps (sockmap_bpf_linux.go), whose
+// sockmapEngine moves the hop into the kernel. One thread runs the
+// accept/connect/redial lifecycle the event loops run (lifecycle_linux.go);
+// once the upstream connect completes it puts both sockets into the
+// sockmaps (sockmap_bpf_linux.go), whose
 // stream-verdict program redirects every skb that arrives on one socket to
 // the other's transmit path. From then on no relay thread wakes per
 // message: redirected skbs never reach the socket's receive queue, so the
@@ -92,11 +94,8 @@ import (
 // destination could not wait for the kernel's queue to drain.
 // TestSockmapUnixLimits checks the first two on the running kernel.
 type sockmapEngine struct {
-	r    *Relay
-	ln   *sockets.FD
-	objs *sockmapObjs
-	epfd int
-	wake int // eventfd: serve and copiers → loop
+	lifecycle[smConn] // the listener, the epoll set (woken by serve and the copiers), the connections
+	objs              *sockmapObjs
 
 	events *ringbuf.Reader
 	rec    ringbuf.Record
@@ -105,15 +104,6 @@ type sockmapEngine struct {
 
 	forceFD int // eventfd written once on force: copiers poll it
 
-	acceptGate acceptGate
-	force      atomic.Bool
-	accepted   atomic.Int64
-	dials      []*sockets.RawDialer // the upstreams, resolved once, the pool's order
-
-	slots    []*smConn
-	free     []int32
-	gen      int32
-	live     int
 	draining []*smConn
 	backoff  time.Duration
 
@@ -131,13 +121,11 @@ type sockmapEngine struct {
 }
 
 type smConn struct {
+	ends       // sockets, upstream: the lifecycle's part (lifecycle_linux.go)
 	slot       int32
 	gen        int32
-	sock       [2]*sockets.FD // client, upstream
 	cookie     [2]uint64
 	connecting bool
-	up         int      // the pool's index of sock[1]'s upstream; -1 once released
-	tried      uint64   // upstreams this connection has tried (bit i: pool index i)
 	kernel     [2]bool  // direction d (sock[d] → sock[1-d]) is redirected by the verdict
 	base       [2]int64 // tcpWritten(sock[1-d]) when direction d joined the kernel
 	eof        [2]bool
@@ -200,50 +188,31 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	}
 	bound.Opts = sockets.Options{}
 	r.bound = bound
-	e := &sockmapEngine{r: r, ln: ln, dials: dials, objs: objs, epfd: -1, wake: -1, forceFD: -1,
-		acceptGate: newAcceptGate(), copyDone: make(chan copyResult, 64)}
-	fail := func(op string, err error) (engine, error) {
+	e := &sockmapEngine{objs: objs, forceFD: -1, copyDone: make(chan copyResult, 64)}
+	fail := func(err error) (engine, error) {
 		e.closeListener()
-		return nil, fmt.Errorf("relay: engine sockmap: %w", os.NewSyscallError(op, err))
+		return nil, fmt.Errorf("relay: engine sockmap: %w", err)
 	}
-	if e.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return fail("epoll_create1", err)
-	}
-	if e.wake, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return fail("eventfd", err)
+	if err := e.open(r, ln, unix.EPOLLIN, dials); err != nil {
+		return fail(err)
 	}
 	if e.forceFD, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return fail("eventfd", err)
-	}
-	if err := e.ctl(unix.EPOLL_CTL_ADD, e.wake, unix.EPOLLIN, idWake, 0); err != nil {
-		return fail("epoll_ctl add eventfd", err)
-	}
-	if err := e.ctl(unix.EPOLL_CTL_ADD, ln.Sysfd(), unix.EPOLLIN, idListener, 0); err != nil {
-		return fail("epoll_ctl add listener", err)
+		return fail(os.NewSyscallError("eventfd", err))
 	}
 	if e.events, err = ringbuf.NewReader(objs.events); err != nil {
 		e.closeListener()
 		return nil, fmt.Errorf("%w: ring buffer reader: %w", errBPF, err)
 	}
 	if err := e.ctl(unix.EPOLL_CTL_ADD, objs.events.FD(), unix.EPOLLIN, idEvents, 0); err != nil {
-		return fail("epoll_ctl add ring buffer", err)
+		return fail(os.NewSyscallError("epoll_ctl add ring buffer", err))
 	}
 	e.credit = uint64(4 * r.cfg.Buffer)
 	e.high = int64(16 * r.cfg.Buffer)
-	e.slots = make([]*smConn, r.cfg.MaxConns)
-	for i := r.cfg.MaxConns - 1; i >= 0; i-- {
-		e.free = append(e.free, int32(i))
-	}
 	return e, nil
 }
 
 // idEvents is the ring buffer's epoll id, beside idListener and idWake.
 const idEvents = -3
-
-func (e *sockmapEngine) ctl(op, fd int, events uint32, id, gen int32) error {
-	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
-	return unix.EpollCtl(e.epfd, op, fd, &ev)
-}
 
 func (e *sockmapEngine) recorders() []*recorder { return nil }
 
@@ -261,21 +230,15 @@ func (e *sockmapEngine) closeFDs() {
 		e.events.Close()
 		e.events = nil
 	}
-	for _, fd := range []*int{&e.epfd, &e.wake, &e.forceFD} {
-		if *fd >= 0 {
-			unix.Close(*fd)
-			*fd = -1
-		}
+	e.lifecycle.closeFDs()
+	if e.forceFD >= 0 {
+		unix.Close(e.forceFD)
+		e.forceFD = -1
 	}
 	if e.objs != nil {
 		e.objs.close()
 		e.objs = nil
 	}
-}
-
-func (e *sockmapEngine) wakeup() {
-	one := [8]byte{1}
-	unix.Write(e.wake, one[:])
 }
 
 func (e *sockmapEngine) serve(stop, force <-chan struct{}) error {
@@ -346,59 +309,26 @@ func (e *sockmapEngine) run() error {
 		if e.force.Load() {
 			e.closeAll()
 		}
-		if e.acceptGate.answerStop(e.epfd, e.ln.Sysfd()) && e.live == 0 {
+		if e.done() {
 			return nil
 		}
 	}
 }
 
-func (e *sockmapEngine) gate() *acceptGate { return &e.acceptGate }
-
-func (e *sockmapEngine) ackStopAccept() { e.acceptGate.ack(e.epfd, e.ln.Sysfd()) }
-
-func (e *sockmapEngine) resumeAccept() {
-	e.acceptGate.resume(func() error { return e.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN, idListener, 0) })
-}
-
-func (e *sockmapEngine) accept() {
-	r := e.r
-	for range acceptBatch {
-		cfd, err := e.ln.Accept()
-		if err != nil {
-			if errors.Is(err, sockets.ErrWouldBlock) {
-				return
-			}
-			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
-			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
-				e.acceptGate.pause(e.epfd, e.ln.Sysfd())
-			}
-			return
-		}
-		if ufd, up, tried := r.connectUpstream(cfd, e.dials, &e.accepted); ufd != nil {
-			e.add(cfd, ufd, up, tried)
-		}
-	}
-}
+// accept takes the listener's queued connections (lifecycle_linux.go).
+func (e *sockmapEngine) accept() { e.acceptConns(e.add) }
 
 func (e *sockmapEngine) add(cfd, ufd *sockets.FD, up int, tried uint64) {
-	c := &smConn{sock: [2]*sockets.FD{cfd, ufd}, connecting: true, up: up, tried: tried}
-	n := len(e.free)
-	c.slot = e.free[n-1] // admit bounds live connections by len(slots)
-	e.free = e.free[:n-1]
-	e.gen++
-	c.gen = e.gen
-	e.slots[c.slot] = c
-	e.live++
+	c := &smConn{ends: ends{sock: [2]*sockets.FD{cfd, ufd}, up: up, tried: tried}, connecting: true}
+	// admit bounds live connections by MaxConns, and so the slots by
+	// the maps' size.
+	c.slot, c.gen = e.put(c)
 	// EPOLLRDHUP and never EPOLLIN: a redirected skb raises data_ready,
 	// whose wake-up carries EPOLLIN, and would wake this thread per
 	// message; a FIN wakes with no key (sock_def_wakeup) and a reset with
 	// EPOLLERR, both of which match.
-	for side, s := range c.sock {
-		if err := e.ctl(unix.EPOLL_CTL_ADD, s.Sysfd(), smConnectingEvents[side], c.slot*2+int32(side), c.gen); err != nil {
-			e.r.cfg.Logf("relay: epoll_ctl add: %v", err)
-			e.closeConn(c, nil)
-			return
-		}
+	if !e.register(&c.ends, c.slot, c.gen, smConnectingEvents, false) {
+		e.closeConn(c, nil)
 	}
 }
 
@@ -407,11 +337,7 @@ func (e *sockmapEngine) add(cfd, ufd *sockets.FD, up int, tried uint64) {
 var smConnectingEvents = [2]uint32{unix.EPOLLRDHUP | unix.EPOLLET, unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
 
 func (e *sockmapEngine) event(id, gen int32, ev uint32) {
-	slot, side := id/2, int(id%2)
-	if int(slot) >= len(e.slots) {
-		return
-	}
-	c := e.slots[slot]
+	c, side := e.lookup(id)
 	if c == nil || c.gen != gen || c.closing {
 		return
 	}
@@ -445,14 +371,10 @@ func (e *sockmapEngine) watch(c *smConn, side int, ev uint32) {
 
 func (e *sockmapEngine) connected(c *smConn) {
 	r := e.r
-	if err := c.sock[1].ConnectResult(); err != nil {
-		r.pool.failed(c.up, err)
-		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(c.sock[0].Sysfd()), r.bound, r.pool.addr(c.up).NetAddr(), err)
-		c.up = -1
+	if !e.connectDone(&c.ends) {
 		e.redial(c)
 		return
 	}
-	r.pool.connected(c.up)
 	c.connecting = false
 	// Writable edges on the upstream would wake us per ACK from now on.
 	if err := e.ctl(unix.EPOLL_CTL_MOD, c.sock[1].Sysfd(), unix.EPOLLRDHUP|unix.EPOLLET, c.slot*2+1, c.gen); err != nil {
@@ -471,32 +393,16 @@ func (e *sockmapEngine) connected(c *smConn) {
 	}
 }
 
-// redial replaces a connection's upstream socket, whose connect failed,
-// with a connect to the next upstream, or closes the connection, counted
-// as failed, when every upstream has been tried; as the event loops'
-// redial does, with a new generation.
+// redial connects the connection to the next upstream (nextUpstream), or
+// closes it when every upstream has been tried, as the event loops do.
 func (e *sockmapEngine) redial(c *smConn) {
-	r := e.r
-	ufd, up := r.dialNext(c.sock[0].Sysfd(), e.dials, &c.tried)
-	if ufd == nil {
-		r.counters.upstreamFailed.Add(1)
+	if !e.nextUpstream(&c.ends) {
 		e.closeConn(c, nil)
 		return
 	}
-	c.sock[1].Close() // and out of the epoll set
-	c.sock[1], c.up = ufd, up
-	e.gen++
-	c.gen = e.gen
-	for side, s := range c.sock {
-		op := unix.EPOLL_CTL_MOD
-		if side == 1 {
-			op = unix.EPOLL_CTL_ADD
-		}
-		if err := e.ctl(op, s.Sysfd(), smConnectingEvents[side], c.slot*2+int32(side), c.gen); err != nil {
-			r.cfg.Logf("relay: epoll_ctl: %v", err)
-			e.closeConn(c, nil)
-			return
-		}
+	c.gen = e.nextGen()
+	if !e.register(&c.ends, c.slot, c.gen, smConnectingEvents, true) {
+		e.closeConn(c, nil)
 	}
 }
 
@@ -636,15 +542,12 @@ func (e *sockmapEngine) readEvents() {
 			continue
 		}
 		key := binary.NativeEndian.Uint32(e.rec.RawSample)
-		slot, d := int(key/2), int(key%2)
-		if slot < len(e.slots) {
-			if c := e.slots[slot]; c != nil {
-				if e.broken(c, d) {
-					e.closeConn(c, errSeenTwice)
-					continue
-				}
-				e.checkCredit(c, d)
+		if c, d := e.lookup(int32(key)); c != nil {
+			if e.broken(c, d) {
+				e.closeConn(c, errSeenTwice)
+				continue
 			}
+			e.checkCredit(c, d)
 		}
 	}
 }
@@ -707,19 +610,20 @@ func (e *sockmapEngine) checkCredit(c *smConn, d int) {
 // passed up after that would have found the word nonzero, added its
 // length, and kept it so until written on.
 func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
-	src, dst := c.sock[d].Sysfd(), c.sock[1-d].Sysfd()
+	src := c.sock[d]
+	dst := sockets.Polled{FD: c.sock[1-d], Abort: e.forceFD}
 	gate := e.objs.gate(key)
 	wait := time.Millisecond
-	// sleep waits for fd's events or for wait, whichever is first, and
-	// reports whether the connection is being closed meanwhile.
-	sleep := func(fd int, ev int16) bool {
-		pfd := []unix.PollFd{{Fd: int32(e.forceFD), Events: unix.POLLIN}, {Fd: int32(fd), Events: ev}}
-		if fd < 0 {
-			pfd = pfd[:1]
-		}
-		unix.Poll(pfd, int(wait/time.Millisecond))
+	// sleep waits for src's bytes (src nil: for nothing) or for wait,
+	// whichever is first, and returns errForced when the connection is
+	// being closed meanwhile.
+	sleep := func(src *sockets.FD) error {
+		err := src.Poll(unix.POLLIN, e.forceFD, wait)
 		wait = min(2*wait, 64*time.Millisecond)
-		return pfd[0].Revents != 0 || c.stop.Load()
+		if errors.Is(err, sockets.ErrAborted) || c.stop.Load() {
+			return errForced
+		}
+		return err
 	}
 	for {
 		held, _, err := e.held(c, d)
@@ -729,8 +633,8 @@ func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
 		if held <= 0 {
 			break
 		}
-		if sleep(-1, 0) {
-			return errForced
+		if err := sleep(nil); err != nil {
+			return err
 		}
 	}
 	buf := make([]byte, e.r.cfg.Buffer)
@@ -739,14 +643,12 @@ func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
 		if c.stop.Load() {
 			return errForced
 		}
-		n, err := unix.Read(src, buf)
+		n, err := src.Read(buf)
 		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN || (err == nil && n == 0):
+		case err == sockets.ErrWouldBlock || err == io.EOF:
 			// Empty, or at its end (a FIN after the last byte): the
 			// FIN itself the loop passes on.
-			if !reopened && err != nil {
+			if !reopened && err == sockets.ErrWouldBlock {
 				var v peerValue
 				if err := e.objs.peers.Lookup(c.cookie[d], &v); err == nil {
 					e.objs.limits.Update(key, v.Bytes+e.credit, ebpf.UpdateAny)
@@ -755,36 +657,28 @@ func (e *sockmapEngine) catchUp(c *smConn, d int, key uint32) error {
 				reopened = true
 			}
 			g := atomic.LoadUint64(gate)
-			if g == 0 || (n == 0 && err == nil && g == gatePaused) {
+			if g == 0 || (err == io.EOF && g == gatePaused) {
 				return nil
 			}
 			// Passed bytes on their way to the queue (a retry from the
 			// psock's work queue), or an skb being undone.
-			if sleep(src, unix.POLLIN) {
-				return errForced
+			if err := sleep(src); err != nil {
+				return err
 			}
 			continue
 		case err != nil:
-			return os.NewSyscallError("read", err)
+			return err
 		}
 		wait = time.Millisecond
-		for p := buf[:n]; len(p) > 0; {
-			w, err := unix.Write(dst, p)
-			switch {
-			case err == unix.EAGAIN:
-				if sleep(dst, unix.POLLOUT) {
-					return errForced
-				}
-				wait = time.Millisecond
-				continue
-			case err == unix.EINTR:
-				continue
-			case err != nil:
-				return os.NewSyscallError("write", err)
+		// Written whole before userOut counts it: only this goroutine
+		// reads held while the direction is paused.
+		if _, err := dst.Write(buf[:n]); err != nil {
+			if errors.Is(err, sockets.ErrAborted) {
+				return errForced
 			}
-			p = p[w:]
-			c.userOut[d].Add(int64(w))
+			return err
 		}
+		c.userOut[d].Add(int64(n))
 		e.r.counters.bytes[d].Add(int64(n))
 		e.r.counters.chunks[d].Add(1)
 		e.caughtUp.Add(int64(n))
@@ -841,13 +735,12 @@ func (e *sockmapEngine) recheckDraining() {
 func (e *sockmapEngine) startCopier(c *smConn, d int) {
 	c.copiers++
 	e.copiers.Add(1)
-	src, dst := c.sock[d].Sysfd(), c.sock[1-d].Sysfd()
+	src, dst := c.sock[d], c.sock[1-d]
 	go func() {
 		defer e.copiers.Done()
 		err := e.copyDir(src, dst, d)
 		if err == nil {
-			err = os.NewSyscallError("shutdown", unix.Shutdown(dst, unix.SHUT_WR))
-			if errors.Is(err, unix.ENOTCONN) {
+			if err = dst.Shutdown(sockets.ShutWrite); errors.Is(err, unix.ENOTCONN) {
 				err = nil
 			}
 		}
@@ -858,59 +751,20 @@ func (e *sockmapEngine) startCopier(c *smConn, d int) {
 
 var errForced = errors.New("relay: closed by shutdown")
 
-func (e *sockmapEngine) copyDir(src, dst, d int) error {
-	buf := make([]byte, e.r.cfg.Buffer)
-	wait := func(fd int, ev int16) error {
-		pfd := []unix.PollFd{{Fd: int32(fd), Events: ev}, {Fd: int32(e.forceFD), Events: unix.POLLIN}}
-		for {
-			_, err := unix.Poll(pfd, -1)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return os.NewSyscallError("poll", err)
-			}
-			if pfd[1].Revents != 0 {
-				return errForced
-			}
-			return nil
-		}
+// copyDir copies direction d through the sockets' copier until the
+// source's EOF, waiting in poll(2) beside forceFD.
+func (e *sockmapEngine) copyDir(src, dst *sockets.FD, d int) error {
+	_, err := sockets.Copy(sockets.Polled{FD: dst, Abort: e.forceFD}, sockets.Polled{FD: src, Abort: e.forceFD},
+		make([]byte, e.r.cfg.Buffer), func(n int) bool {
+			e.r.counters.bytes[d].Add(int64(n))
+			e.r.counters.chunks[d].Add(1)
+			e.userBytes.Add(int64(n))
+			return true
+		})
+	if errors.Is(err, sockets.ErrAborted) {
+		return errForced
 	}
-	for {
-		n, err := unix.Read(src, buf)
-		switch {
-		case err == unix.EAGAIN:
-			if err := wait(src, unix.POLLIN); err != nil {
-				return err
-			}
-			continue
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return os.NewSyscallError("read", err)
-		case n == 0:
-			return nil
-		}
-		e.r.counters.bytes[d].Add(int64(n))
-		e.r.counters.chunks[d].Add(1)
-		e.userBytes.Add(int64(n))
-		for p := buf[:n]; len(p) > 0; {
-			w, err := unix.Write(dst, p)
-			if err == unix.EAGAIN {
-				if err := wait(dst, unix.POLLOUT); err != nil {
-					return err
-				}
-				continue
-			}
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return os.NewSyscallError("write", err)
-			}
-			p = p[w:]
-		}
-	}
+	return err
 }
 
 func (e *sockmapEngine) reapCopiers() {
@@ -993,17 +847,6 @@ func (e *sockmapEngine) finish(c *smConn) {
 		}
 		e.objs.peers.Delete(c.cookie[d])
 	}
-	if errors.Is(c.cause, unix.ECONNRESET) {
-		lingerZero := &unix.Linger{Onoff: 1, Linger: 0}
-		for _, s := range c.sock {
-			unix.SetsockoptLinger(s.Sysfd(), unix.SOL_SOCKET, unix.SO_LINGER, lingerZero)
-		}
-	}
-	// close(2) takes each socket out of every sockmap (sock_map_close)
-	// and out of the epoll set.
-	for _, s := range c.sock {
-		s.Close()
-	}
 	if c.draining {
 		for i, x := range e.draining {
 			if x == c {
@@ -1012,17 +855,9 @@ func (e *sockmapEngine) finish(c *smConn) {
 			}
 		}
 	}
-	if c.up >= 0 {
-		r.pool.done(c.up)
-		c.up = -1
-	}
-	e.slots[c.slot] = nil
-	e.free = append(e.free, c.slot)
-	e.live--
-	r.release()
-	if e.acceptGate.mayResume() {
-		e.resumeAccept()
-	}
+	// close(2) takes each socket out of every sockmap (sock_map_close)
+	// and out of the epoll set.
+	e.retire(c.slot, &c.ends, c.cause)
 }
 
 func (e *sockmapEngine) closeAll() {

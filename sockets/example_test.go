@@ -2,6 +2,7 @@ package sockets_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -28,4 +29,17 @@ func ExampleParse() {
 	// any      tcp4    127.0.0.1:3000   tcp4:127.0.0.1:3000,nodelay
 	// listen   unix    /tmp/mysql.sock  unix-listen:/tmp/mysql.sock,fork
 	// sockets: parse "TCP4-LISTEN:4008,nodelya": unknown option "nodelya"
+}
+
+// Copy moves a stream through one buffer and tells its caller of every
+// chunk, which is where a relay counts bytes.
+func ExampleCopy() {
+	var dst strings.Builder
+	chunks := 0
+	ended, err := sockets.Copy(&dst, strings.NewReader("hello, relay"), make([]byte, 5), func(n int) bool {
+		chunks++
+		return true
+	})
+	fmt.Println(dst.String(), chunks, ended, err)
+	// Output: hello, relay 3 true <nil>
 }

@@ -116,10 +116,42 @@ func TestNoDelayOff(t *testing.T) {
 	}
 }
 
+// TestReuseAddr checks that the reuseaddr option is what sets SO_REUSEADDR.
+// A listener cannot show it, since Go sets SO_REUSEADDR on every TCP
+// listener (RawListen too); so the options are applied to a bare socket,
+// which nothing else touches, and to dialed sockets, on which Go never sets
+// it: with the option it must be on, without it off.
 func TestReuseAddr(t *testing.T) {
-	_, c, _ := pair(t, "TCP-LISTEN:0,reuseaddr", "tcp::1")
-	if v := sockopt(t, c.(*net.TCPConn), unix.SOL_SOCKET, unix.SO_REUSEADDR); v != 0 {
-		t.Errorf("dialed socket got SO_REUSEADDR without asking")
+	for _, tc := range []struct {
+		addr string
+		want int
+	}{
+		{"TCP4-LISTEN:0,reuseaddr", 1},
+		{"TCP4-LISTEN:0", 0},
+		{"tcp4:127.0.0.1:1,reuseaddr", 1},
+		{"tcp4:127.0.0.1:1", 0},
+	} {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mustParse(t, tc.addr).applyOptions(fd); err != nil {
+			t.Errorf("%s: %v", tc.addr, err)
+		}
+		v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != tc.want {
+			t.Errorf("%s: SO_REUSEADDR = %d on a bare socket, want %d", tc.addr, v, tc.want)
+		}
+	}
+	for opts, want := range map[string]int{"tcp::1,reuseaddr": 1, "tcp::1": 0} {
+		_, c, _ := pair(t, "TCP-LISTEN:0", opts)
+		if v := sockopt(t, c.(*net.TCPConn), unix.SOL_SOCKET, unix.SO_REUSEADDR); v != want {
+			t.Errorf("dialed with %q: SO_REUSEADDR = %d, want %d", opts, v, want)
+		}
 	}
 }
 
