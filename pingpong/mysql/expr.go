@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The mock evaluates the SELECTs without a table that drivers, pools and
@@ -36,9 +37,23 @@ type value struct {
 	// scale is the number of decimals of a valDecimal.
 	scale int
 	// narrow marks an integer MariaDB types INT rather than BIGINT: a
-	// literal of at most nine digits, SLEEP().
+	// literal of at most nine characters, SLEEP().
 	narrow bool
+	// width is the value's display width in characters where mysqld
+	// takes it from the text (a literal, its negation, SLEEP()'s 1); 0
+	// means the type's full width.
+	width int
+	// notNull marks a value mysqld knows cannot be NULL (SLEEP() of a
+	// non-NULL argument).
+	notNull bool
 }
+
+// Decimals mysqld reports for a string column (NOT_FIXED_DEC): MariaDB's
+// and MySQL's constants differ.
+const (
+	stringDecimalsMariaDB = 39
+	stringDecimalsMySQL   = 31
+)
 
 func (v value) text() string {
 	switch v.kind {
@@ -51,27 +66,42 @@ func (v value) text() string {
 }
 
 // column returns the column definition mysqld gives a value of v's type
-// under name: integers LONGLONG and temporal values DATETIME, both with the
-// binary charset; strings VAR_STRING in the connection's utf8mb4.
-func (v value) column(name string, notNull bool) columnDef {
+// under name: integers LONGLONG (MariaDB: INT up to nine characters) and
+// temporal values DATETIME, both with the binary charset; strings
+// VAR_STRING in the connection's utf8mb4, four bytes a character. A
+// literal's length is its text's, as mysqld's Item_int and Item_decimal
+// keep it.
+func (v value) column(name string, notNull, mariaDB bool) columnDef {
 	c := columnDef{name: []byte(name), charset: 63, flags: flagBinary}
 	switch v.kind {
 	case valNull:
 		c.colType = typeNull
 	case valInt, valUint:
 		c.colType, c.length = typeLongLong, 21
+		if v.width > 0 {
+			c.length = uint32(v.width)
+		}
 		if v.kind == valUint {
 			c.flags |= flagUnsigned
+		} else if mariaDB && v.narrow {
+			c.colType = typeLong
 		}
 	case valDecimal:
 		c.colType, c.length, c.decimals = typeNewDecimal, uint32(len(v.s)+1), uint8(v.scale)
+		if v.width > 0 {
+			c.length = uint32(v.width)
+		}
 	case valString:
 		c.colType, c.charset, c.flags = typeVarString, clientCharsetUTF8MB4, 0
-		c.length = uint32(max(len(v.s), 1) * 4)
+		c.length = uint32(utf8.RuneCountInString(v.s) * 4)
+		c.decimals = stringDecimalsMySQL
+		if mariaDB {
+			c.decimals = stringDecimalsMariaDB
+		}
 	case valDateTime:
 		c.colType, c.length = typeDateTime, 19
 	}
-	if notNull && v.kind != valNull {
+	if (notNull || v.notNull) && v.kind != valNull {
 		c.flags |= flagNotNull
 	}
 	return c
@@ -179,6 +209,10 @@ type evalContext struct {
 	sleep func(time.Duration)
 }
 
+// mariaDB reports whether the server greets as MariaDB, whose types of
+// some expressions differ from MySQL's.
+func (ctx *evalContext) mariaDB() bool { return ctx.c != nil && ctx.c.s.mariaDB }
+
 // exprParser is a recursive-descent parser and evaluator over one SELECT's
 // text.
 type exprParser struct {
@@ -227,10 +261,7 @@ func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *ServerError) {
 		} else if alias, ok := p.alias(); ok {
 			name = alias
 		}
-		col := v.column(name, literal)
-		if v.narrow && ctx.c != nil && ctx.c.s.mariaDB {
-			col.colType, col.length = typeLong, 11
-		}
+		col := v.column(name, literal, ctx.mariaDB())
 		r.cols = append(r.cols, col)
 		r.row = append(r.row, v)
 		if !p.punct(',') {
@@ -578,6 +609,10 @@ func (p *exprParser) unary() value {
 		switch v.kind {
 		case valInt, valUint:
 			v.kind, v.i = valInt, -v.i
+			if v.width > 0 {
+				v.width++ // the sign
+				v.narrow = v.width <= maxNarrowWidth
+			}
 		case valDecimal:
 			if strings.HasPrefix(v.s, "-") {
 				v.s = v.s[1:]
@@ -699,10 +734,10 @@ func (p *exprParser) number() value {
 	p.space()
 	if dot < 0 {
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return value{kind: valInt, i: n, narrow: len(lit) <= 9}
+			return value{kind: valInt, i: n, narrow: len(lit) <= maxNarrowWidth, width: len(lit)}
 		}
 		if n, err := strconv.ParseUint(lit, 10, 64); err == nil {
-			return value{kind: valUint, i: int64(n)}
+			return value{kind: valUint, i: int64(n), width: len(lit)}
 		}
 		return value{kind: valDecimal, s: lit}
 	}
@@ -711,11 +746,18 @@ func (p *exprParser) number() value {
 		p.fail()
 		return value{}
 	}
+	// A DECIMAL literal's width: its digits as written, the point, and
+	// room for a sign (my_decimal_precision_to_length).
+	width := len(lit) + 1
 	if lit[0] == '.' {
 		lit = "0" + lit
 	}
-	return value{kind: valDecimal, s: lit, scale: len(lit) - strings.IndexByte(lit, '.') - 1}
+	return value{kind: valDecimal, s: lit, scale: len(lit) - strings.IndexByte(lit, '.') - 1, width: width}
 }
+
+// maxNarrowWidth is the widest integer MariaDB types INT rather than
+// BIGINT: nine characters, sign included (type_handler_long_or_longlong).
+const maxNarrowWidth = 9
 
 // variable reads @@[scope.]name (a system variable) or @name (a user
 // variable: the mock keeps none, so NULL as mysqld gives an unset one).
@@ -838,7 +880,11 @@ func (p *exprParser) call(name string, args []value) value {
 					}
 				}
 			}
-			return value{kind: valInt, narrow: true}
+			v := value{kind: valInt, narrow: true, notNull: args[0].kind != valNull}
+			if ctx.mariaDB() {
+				v.width = 1 // MariaDB's Item_func_sleep: one character
+			}
+			return v
 		}
 	case "COALESCE", "IFNULL":
 		for _, a := range args {
