@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
@@ -12,21 +14,21 @@ import (
 // COM_STMT_EXECUTE of statement 1 with an INT bound as MYSQL_TYPE_LONG (as
 // sysbench binds it), or COM_QUERY text.
 func pointSelectStream(n int, prepared bool) []byte {
-	w := newPacketConn(nil)
+	w := wire.NewPacketConn(nil)
 	for i := range n {
-		w.resetSeq()
-		b := w.begin()
+		w.ResetSeq()
+		b := w.Begin()
 		if prepared {
-			b = append(b, comStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, typeLong, 0)
+			b = append(b, wire.ComStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, wire.TypeLong, 0)
 			b = binary.LittleEndian.AppendUint32(b, uint32(i+1))
 		} else {
-			b = append(b, comQuery)
+			b = append(b, wire.ComQuery)
 			b = append(b, "SELECT c FROM sbtest1 WHERE id="...)
 			b = strconv.AppendInt(b, int64(i+1), 10)
 		}
-		w.end(b)
+		w.End(b)
 	}
-	return w.wbuf
+	return w.Wbuf
 }
 
 // benchConn is an authenticated server connection reading an endless
@@ -37,14 +39,14 @@ func benchConn(tb testing.TB, prepared bool) *serverConn {
 		tb.Fatal(err)
 	}
 	rw := &loopRW{data: pointSelectStream(64, prepared)}
-	c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
+	c := &serverConn{s: srv, pc: wire.NewPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 	c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
 	return c
 }
 
 func serveOne(tb testing.TB, c *serverConn) {
-	c.pc.resetSeq()
-	p, err := c.pc.readPacket()
+	c.pc.ResetSeq()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -141,10 +143,10 @@ func BenchmarkServerRangeSelect(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w := newPacketConn(nil)
-			w.end(append(append(w.begin(), comQuery), q.sql...))
-			rw := &loopRW{data: w.wbuf}
-			c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
+			w := wire.NewPacketConn(nil)
+			w.End(append(append(w.Begin(), wire.ComQuery), q.sql...))
+			rw := &loopRW{data: w.Wbuf}
+			c := &serverConn{s: srv, pc: wire.NewPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 			b.ReportAllocs()
 			for b.Loop() {
 				serveOne(b, c)
@@ -162,12 +164,12 @@ func TestServerPointSelectAnswer(t *testing.T) {
 	}
 	for _, prepared := range []bool{true, false} {
 		rw := &pipeRW{in: bytes.NewReader(pointSelectStream(1, prepared))}
-		c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
+		c := &serverConn{s: srv, pc: wire.NewPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 		c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
 		rw.out.Reset()
 		serveOne(t, c)
 		got := readServed(t, rw.out.Bytes(), prepared)
-		if want := (shape{names: []string{"c"}, types: []uint8{typeString}, rows: 1}); !sameShape(got, want) {
+		if want := (shape{names: []string{"c"}, types: []uint8{wire.TypeString}, rows: 1}); !sameShape(got, want) {
 			t.Errorf("prepared=%v: %v, want %v", prepared, got, want)
 		}
 	}
@@ -176,7 +178,7 @@ func TestServerPointSelectAnswer(t *testing.T) {
 // readServed decodes one response as a client would.
 func readServed(t *testing.T, out []byte, binaryRows bool) shape {
 	t.Helper()
-	cl := &Client{pc: newPacketConn(&pipeRW{in: bytes.NewReader(out)}), deprecateEOF: true}
-	cl.pc.seq = 1
+	cl := &Client{pc: wire.NewPacketConn(&pipeRW{in: bytes.NewReader(out)}), deprecateEOF: true}
+	cl.pc.Seq = 1
 	return readShape(t, cl, binaryRows)
 }

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"math/rand/v2"
 	"net"
@@ -11,7 +13,7 @@ import (
 )
 
 func TestClientAgainstMock(t *testing.T) {
-	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		for _, network := range []string{"tcp", "unix"} {
 			t.Run(auth+"/"+network, func(t *testing.T) {
 				m := startMock(t, ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 3})
@@ -46,7 +48,7 @@ func TestClientAgainstMock(t *testing.T) {
 					}
 				}
 				_, err := dial(t, network, addr, ClientConfig{User: "bench", Password: "wrong"})
-				if se := asServerError(err); se == nil || se.Code != ErAccessDenied {
+				if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied {
 					t.Fatalf("wrong password: %v, want ServerError 1045", err)
 				}
 			})
@@ -77,8 +79,8 @@ func TestWorkloadsAgainstMock(t *testing.T) {
 // must switch the client, with both plugins on either side.
 func TestAuthSwitchByMock(t *testing.T) {
 	for _, tc := range []struct{ server, offer string }{
-		{pluginNative, pluginCachingSHA2},
-		{pluginCachingSHA2, pluginNative},
+		{wire.PluginNative, wire.PluginCachingSHA2},
+		{wire.PluginCachingSHA2, wire.PluginNative},
 	} {
 		m := startMock(t, ServerConfig{User: "u", Password: "p", Auth: tc.server})
 		for _, network := range []string{"tcp", "unix"} {
@@ -101,7 +103,7 @@ func TestAuthSwitchByMock(t *testing.T) {
 // offer CLIENT_DEPRECATE_EOF, as older servers and some proxies do, so
 // result sets carry classic EOF packets.
 func TestClientClassicEOF(t *testing.T) {
-	m := startMockWith(t, ServerConfig{User: "u", Password: "p", Rows: 5}, func(s *Server) { s.caps &^= capDeprecateEOF })
+	m := startMockWith(t, ServerConfig{User: "u", Password: "p", Rows: 5}, func(s *Server) { s.caps &^= wire.CapDeprecateEOF })
 	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	if c.deprecateEOF {
 		t.Fatal("DEPRECATE_EOF negotiated although the server did not offer it")
@@ -190,15 +192,15 @@ func TestOLTPReadOnlyStatements(t *testing.T) {
 	if _, err := s.Event(rand.New(rand.NewPCG(9, 9))); err != nil {
 		t.Fatal(err)
 	}
-	r := newPacketConn(&pipeRW{in: bytes.NewReader(rc.sent.Bytes())})
+	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(rc.sent.Bytes())})
 	var got []string
 	for {
-		r.resetSeq()
-		p, err := r.readPacket()
+		r.ResetSeq()
+		p, err := r.ReadPacket()
 		if err != nil {
 			break
 		}
-		if p[0] != comQuery {
+		if p[0] != wire.ComQuery {
 			t.Fatalf("command 0x%02x, want COM_QUERY", p[0])
 		}
 		got = append(got, string(p[1:]))

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -71,38 +73,38 @@ func (v value) text() string {
 // VAR_STRING in the connection's utf8mb4, four bytes a character. A
 // literal's length is its text's, as mysqld's Item_int and Item_decimal
 // keep it.
-func (v value) column(name string, notNull, mariaDB bool) columnDef {
-	c := columnDef{name: []byte(name), charset: 63, flags: flagBinary}
+func (v value) column(name string, notNull, mariaDB bool) wire.ColumnDef {
+	c := wire.ColumnDef{Name: []byte(name), Charset: 63, Flags: wire.FlagBinary}
 	switch v.kind {
 	case valNull:
-		c.colType = typeNull
+		c.ColType = wire.TypeNull
 	case valInt, valUint:
-		c.colType, c.length = typeLongLong, 21
+		c.ColType, c.Length = wire.TypeLongLong, 21
 		if v.width > 0 {
-			c.length = uint32(v.width)
+			c.Length = uint32(v.width)
 		}
 		if v.kind == valUint {
-			c.flags |= flagUnsigned
+			c.Flags |= wire.FlagUnsigned
 		} else if mariaDB && v.narrow {
-			c.colType = typeLong
+			c.ColType = wire.TypeLong
 		}
 	case valDecimal:
-		c.colType, c.length, c.decimals = typeNewDecimal, uint32(len(v.s)+1), uint8(v.scale)
+		c.ColType, c.Length, c.Decimals = wire.TypeNewDecimal, uint32(len(v.s)+1), uint8(v.scale)
 		if v.width > 0 {
-			c.length = uint32(v.width)
+			c.Length = uint32(v.width)
 		}
 	case valString:
-		c.colType, c.charset, c.flags = typeVarString, clientCharsetUTF8MB4, 0
-		c.length = uint32(utf8.RuneCountInString(v.s) * 4)
-		c.decimals = stringDecimalsMySQL
+		c.ColType, c.Charset, c.Flags = wire.TypeVarString, wire.ClientCharsetUTF8MB4, 0
+		c.Length = uint32(utf8.RuneCountInString(v.s) * 4)
+		c.Decimals = stringDecimalsMySQL
 		if mariaDB {
-			c.decimals = stringDecimalsMariaDB
+			c.Decimals = stringDecimalsMariaDB
 		}
 	case valDateTime:
-		c.colType, c.length = typeDateTime, 19
+		c.ColType, c.Length = wire.TypeDateTime, 19
 	}
 	if (notNull || v.notNull) && v.kind != valNull {
-		c.flags |= flagNotNull
+		c.Flags |= wire.FlagNotNull
 	}
 	return c
 }
@@ -112,7 +114,7 @@ func (v value) column(name string, notNull, mariaDB bool) columnDef {
 func (v value) appendBinary(b []byte, colType uint8) []byte {
 	switch v.kind {
 	case valInt, valUint:
-		if colType == typeLong {
+		if colType == wire.TypeLong {
 			return binary.LittleEndian.AppendUint32(b, uint32(v.i))
 		}
 		return binary.LittleEndian.AppendUint64(b, uint64(v.i))
@@ -122,14 +124,14 @@ func (v value) appendBinary(b []byte, colType uint8) []byte {
 		b = binary.LittleEndian.AppendUint16(b, uint16(t.Year()))
 		return append(b, byte(t.Month()), byte(t.Day()), byte(t.Hour()), byte(t.Minute()), byte(t.Second()))
 	}
-	return appendLenEncString(b, v.s)
+	return wire.AppendLenEncString(b, v.s)
 }
 
 // exprResult is an evaluated SELECT: its columns, its one row (or none
 // under LIMIT 0), and, when nothing in it varies between executions, the
 // responses pre-encoded.
 type exprResult struct {
-	cols     []columnDef
+	cols     []wire.ColumnDef
 	row      []value
 	noRows   bool
 	constant bool
@@ -139,12 +141,12 @@ type exprResult struct {
 
 func (r *exprResult) encode() {
 	for i, deprecateEOF := range [2]bool{false, true} {
-		r.text[i] = frame(func(pc *packetConn) { r.write(pc, deprecateEOF, false) })
-		r.bin[i] = frame(func(pc *packetConn) { r.write(pc, deprecateEOF, true) })
+		r.text[i] = frame(func(pc *wire.PacketConn) { r.write(pc, deprecateEOF, false) })
+		r.bin[i] = frame(func(pc *wire.PacketConn) { r.write(pc, deprecateEOF, true) })
 	}
 }
 
-func (r *exprResult) write(pc *packetConn, deprecateEOF, binaryRows bool) {
+func (r *exprResult) write(pc *wire.PacketConn, deprecateEOF, binaryRows bool) {
 	rows := [][]value{r.row}
 	if r.noRows {
 		rows = nil
@@ -153,16 +155,16 @@ func (r *exprResult) write(pc *packetConn, deprecateEOF, binaryRows bool) {
 }
 
 // writeResult frames a whole result set.
-func writeResult(pc *packetConn, cols []columnDef, rows [][]value, deprecateEOF, binaryRows bool) {
-	pc.end(appendLenEncInt(pc.begin(), uint64(len(cols))))
+func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]value, deprecateEOF, binaryRows bool) {
+	pc.End(wire.AppendLenEncInt(pc.Begin(), uint64(len(cols))))
 	for i := range cols {
-		pc.end(appendColumnDef(pc.begin(), &cols[i]))
+		pc.End(wire.AppendColumnDef(pc.Begin(), &cols[i]))
 	}
 	if !deprecateEOF {
-		pc.end(appendEOF(pc.begin(), serverStatusAutocommit))
+		pc.End(wire.AppendEOF(pc.Begin(), wire.ServerStatusAutocommit))
 	}
 	for _, row := range rows {
-		b := pc.begin()
+		b := pc.Begin()
 		if binaryRows {
 			b = append(b, 0)
 			bitmap := len(b)
@@ -173,28 +175,28 @@ func writeResult(pc *packetConn, cols []columnDef, rows [][]value, deprecateEOF,
 					b[bitmap+bit/8] |= 1 << (bit % 8)
 					continue
 				}
-				b = v.appendBinary(b, cols[i].colType)
+				b = v.appendBinary(b, cols[i].ColType)
 			}
 		} else {
 			for _, v := range row {
 				if v.kind == valNull {
-					b = append(b, lenencNull)
+					b = append(b, wire.LenencNull)
 				} else {
-					b = appendLenEncString(b, v.text())
+					b = wire.AppendLenEncString(b, v.text())
 				}
 			}
 		}
-		pc.end(b)
+		pc.End(b)
 	}
 	endResultSet(pc, deprecateEOF)
 }
 
 // syntaxError is mysqld's ER_PARSE_ERROR for the text from near on.
-func syntaxError(near []byte) *ServerError {
+func syntaxError(near []byte) *wire.ServerError {
 	if len(near) > 80 {
 		near = near[:80]
 	}
-	return &ServerError{Code: ErParse, State: "42000", Message: fmt.Sprintf(
+	return &wire.ServerError{Code: wire.ErParse, State: "42000", Message: fmt.Sprintf(
 		"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '%s' at line 1", near)}
 }
 
@@ -220,11 +222,11 @@ type exprParser struct {
 	pos    int
 	tokEnd int // where the last token ended, before blanks and comments
 	ctx    *evalContext
-	err    *ServerError
+	err    *wire.ServerError
 }
 
 // evalSelect evaluates "SELECT item[, item...] [FROM DUAL] [LIMIT n]".
-func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *ServerError) {
+func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *wire.ServerError) {
 	p := &exprParser{src: sql, ctx: ctx}
 	p.space()
 	// Leading parentheses around the whole statement: "(SELECT 1)".
@@ -691,7 +693,7 @@ func (p *exprParser) primary() value {
 			return p.call(upperName, nil)
 		}
 		p.pos = start
-		p.err = &ServerError{Code: 1054, State: "42S22", Message: fmt.Sprintf("Unknown column '%s' in 'field list'", name)}
+		p.err = &wire.ServerError{Code: 1054, State: "42S22", Message: fmt.Sprintf("Unknown column '%s' in 'field list'", name)}
 		return value{}
 	}
 	var args []value
@@ -788,7 +790,7 @@ func (p *exprParser) variable() value {
 	}
 	v, ok := p.ctx.c.sysVar(strings.ToLower(name))
 	if !ok {
-		p.err = &ServerError{Code: ErUnknownSystemVariable, State: "HY000", Message: fmt.Sprintf("Unknown system variable '%s'", name)}
+		p.err = &wire.ServerError{Code: wire.ErUnknownSystemVariable, State: "HY000", Message: fmt.Sprintf("Unknown system variable '%s'", name)}
 		return value{}
 	}
 	return v
@@ -801,7 +803,7 @@ func (p *exprParser) call(name string, args []value) value {
 	c := ctx.c
 	nargs := func(n int) bool {
 		if len(args) != n {
-			p.err = &ServerError{Code: 1582, State: "42000", Message: fmt.Sprintf("Incorrect parameter count in the call to native function '%s'", name)}
+			p.err = &wire.ServerError{Code: 1582, State: "42000", Message: fmt.Sprintf("Incorrect parameter count in the call to native function '%s'", name)}
 			return false
 		}
 		return true
@@ -837,7 +839,7 @@ func (p *exprParser) call(name string, args []value) value {
 	case "NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE", "UTC_TIMESTAMP":
 		if len(args) > 1 || !(len(args) == 0 || args[0].kind == valInt && args[0].i == 0) {
 			// Fractional seconds are not kept.
-			p.err = &ServerError{Code: ErNotSupportedYet, State: "42000", Message: "This version of MySQL doesn't yet support 'fractional seconds in " + name + "()'"}
+			p.err = &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: "This version of MySQL doesn't yet support 'fractional seconds in " + name + "()'"}
 			return value{}
 		}
 		ctx.varies = true
@@ -896,9 +898,9 @@ func (p *exprParser) call(name string, args []value) value {
 	default:
 		db := c.db
 		if db == "" {
-			p.err = &ServerError{Code: 1046, State: "3D000", Message: "No database selected"}
+			p.err = &wire.ServerError{Code: 1046, State: "3D000", Message: "No database selected"}
 		} else {
-			p.err = &ServerError{Code: ErFunctionNotDefined, State: "42000", Message: fmt.Sprintf("FUNCTION %s.%s does not exist", db, strings.ToLower(name))}
+			p.err = &wire.ServerError{Code: wire.ErFunctionNotDefined, State: "42000", Message: fmt.Sprintf("FUNCTION %s.%s does not exist", db, strings.ToLower(name))}
 		}
 	}
 	return value{}

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"slices"
 	"strings"
 	"testing"
@@ -130,8 +132,8 @@ func TestMockAnswersLikeMariaDB(t *testing.T) {
 					sql, args = e.text, nil
 				}
 				if prepared && e.textOnly {
-					if got := describe(t, mock, sql, true, args...); got.code != ErUnsupportedPS {
-						t.Errorf("%s prepared: mock answers %v, want ERR %d (text only)", sql, got, ErUnsupportedPS)
+					if got := describe(t, mock, sql, true, args...); got.code != wire.ErUnsupportedPS {
+						t.Errorf("%s prepared: mock answers %v, want ERR %d (text only)", sql, got, wire.ErUnsupportedPS)
 					}
 					continue
 				}
@@ -194,26 +196,26 @@ func TestFieldListLikeMariaDB(t *testing.T) {
 
 func fieldList(t *testing.T, c *Client, table string) shape {
 	t.Helper()
-	c.pc.resetSeq()
-	b := append(append(c.pc.begin(), comFieldList), table...)
-	c.pc.end(append(b, 0))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	b := append(append(c.pc.Begin(), wire.ComFieldList), table...)
+	c.pc.End(append(b, 0))
+	if err := c.pc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	var s shape
 	for {
 		p := mustRead(t, c)
 		switch {
-		case p[0] == headerErr:
-			return shape{code: asServerError(parseErr(p)).Code}
-		case isTerminator(p):
+		case p[0] == wire.HeaderErr:
+			return shape{code: asServerError(wire.ParseErr(p)).Code}
+		case wire.IsTerminator(p):
 			return s
 		}
-		col, err := parseColumnDef(p)
+		col, err := wire.ParseColumnDef(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.names = append(s.names, string(col.name))
-		s.types = append(s.types, col.colType)
+		s.names = append(s.names, string(col.Name))
+		s.types = append(s.types, col.ColType)
 	}
 }

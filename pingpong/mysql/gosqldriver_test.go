@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -18,7 +20,7 @@ import (
 // statements, a transaction, a wrong password. The driver is a test-only
 // dependency.
 func TestGoSQLDriverAgainstMock(t *testing.T) {
-	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		m := startMock(t, ServerConfig{User: "go", Password: "pw", Auth: auth, RowBytes: 30})
 		// UNIX first: caching_sha2's full authentication sends the password
 		// in clear there; over TCP the driver fetches the RSA key.
@@ -108,15 +110,15 @@ func TestGoSQLDriverAgainstMock(t *testing.T) {
 					t.Errorf("pool opened %d connections for sequential use, want 1", s.OpenConnections)
 				}
 				var me *gomysql.MySQLError
-				if _, err := db.Exec("SELECT * FROM mysql.user"); !errors.As(err, &me) || me.Number != ErNoSuchTable {
-					t.Errorf("system table: %v, want ERR %d", err, ErNoSuchTable)
+				if _, err := db.Exec("SELECT * FROM mysql.user"); !errors.As(err, &me) || me.Number != wire.ErNoSuchTable {
+					t.Errorf("system table: %v, want ERR %d", err, wire.ErNoSuchTable)
 				}
 				bad := *cfg
 				bad.Passwd = "wrong"
 				bc, _ := gomysql.NewConnector(&bad)
 				bdb := sql.OpenDB(bc)
 				defer bdb.Close()
-				if err := bdb.Ping(); !errors.As(err, &me) || me.Number != ErAccessDenied {
+				if err := bdb.Ping(); !errors.As(err, &me) || me.Number != wire.ErAccessDenied {
 					t.Errorf("wrong password: %v, want ERR 1045", err)
 				}
 			})

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"errors"
 	"net"
 	"os"
@@ -141,8 +143,8 @@ func mustPrepare(t testing.TB, c *Client, cfg WorkloadConfig) (*Workload, *Sessi
 	return w, s
 }
 
-func asServerError(err error) *ServerError {
-	var se *ServerError
+func asServerError(err error) *wire.ServerError {
+	var se *wire.ServerError
 	if errors.As(err, &se) {
 		return se
 	}
@@ -162,7 +164,7 @@ func dialRaw(t testing.TB, network, addr string) net.Conn {
 // connectOffering is Connect with the first auth response computed for
 // plugin, whatever the greeting announced.
 func connectOffering(nc net.Conn, cfg ClientConfig, unixSocket bool, plugin string) (*Client, error) {
-	c := &Client{pc: newPacketConn(nc)}
+	c := &Client{pc: wire.NewPacketConn(nc)}
 	if err := c.handshake(&cfg, unixSocket, plugin); err != nil {
 		return nil, err
 	}

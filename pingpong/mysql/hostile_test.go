@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bufio"
 	"bytes"
 	"errors"
@@ -19,24 +21,24 @@ import (
 // TestReadBufferGrowsWithBytesNotHeader: a header declaring 16 MiB followed
 // by one byte costs the reader what arrived, not what was declared.
 func TestReadBufferGrowsWithBytesNotHeader(t *testing.T) {
-	r := newPacketConnSize(&pipeRW{in: bytes.NewReader([]byte{0xff, 0xff, 0xff, 0, 'x'})}, 4<<10, 1<<10)
-	if _, err := r.readPacket(); !errors.Is(err, io.ErrUnexpectedEOF) {
+	r := wire.NewPacketConnSize(&pipeRW{in: bytes.NewReader([]byte{0xff, 0xff, 0xff, 0, 'x'})}, 4<<10, 1<<10)
+	if _, err := r.ReadPacket(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", err)
 	}
-	if len(r.rbuf) > 4<<10 {
-		t.Fatalf("read buffer grew to %d bytes for 5 bytes of input", len(r.rbuf))
+	if len(r.Rbuf) > 4<<10 {
+		t.Fatalf("read buffer grew to %d bytes for 5 bytes of input", len(r.Rbuf))
 	}
 	// Bytes that do arrive grow it as far as they need, in doublings.
 	payload := bytes.Repeat([]byte{'y'}, 100<<10)
-	w := newPacketConn(nil)
-	w.writePacket(payload)
-	r = newPacketConnSize(&pipeRW{in: bytes.NewReader(w.wbuf)}, 4<<10, 1<<10)
-	p, err := r.readPacket()
+	w := wire.NewPacketConn(nil)
+	w.WritePacket(payload)
+	r = wire.NewPacketConnSize(&pipeRW{in: bytes.NewReader(w.Wbuf)}, 4<<10, 1<<10)
+	p, err := r.ReadPacket()
 	if err != nil || !bytes.Equal(p, payload) {
 		t.Fatalf("100 KiB packet: %d bytes, %v", len(p), err)
 	}
-	if len(r.rbuf) > 2*(4+len(payload)) {
-		t.Fatalf("read buffer %d bytes for a %d-byte packet", len(r.rbuf), len(payload))
+	if len(r.Rbuf) > 2*(4+len(payload)) {
+		t.Fatalf("read buffer %d bytes for a %d-byte packet", len(r.Rbuf), len(payload))
 	}
 }
 
@@ -54,15 +56,15 @@ func readUntilClosed(t testing.TB, nc net.Conn) []byte {
 }
 
 // lastErr returns the ERR packet among the packets in b, if any.
-func lastErr(b []byte) *ServerError {
-	var last *ServerError
+func lastErr(b []byte) *wire.ServerError {
+	var last *wire.ServerError
 	for len(b) >= 4 {
 		n := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
 		if len(b) < 4+n {
 			break
 		}
-		if p := b[4 : 4+n]; n > 0 && p[0] == headerErr {
-			last = asServerError(parseErr(p))
+		if p := b[4 : 4+n]; n > 0 && p[0] == wire.HeaderErr {
+			last = asServerError(wire.ParseErr(p))
 		}
 		b = b[4+n:]
 	}
@@ -77,8 +79,8 @@ func TestPreLoginLimit(t *testing.T) {
 	for _, n := range []int{0xFFFFFF, handshakeLimit + 1} {
 		nc := dialRaw(t, "tcp", m.tcpAddr)
 		nc.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), 1, 'x'})
-		if se := lastErr(readUntilClosed(t, nc)); se == nil || se.Code != ErHandshake {
-			t.Errorf("declared %d bytes before login: %v, want ERR %d", n, se, ErHandshake)
+		if se := lastErr(readUntilClosed(t, nc)); se == nil || se.Code != wire.ErHandshake {
+			t.Errorf("declared %d bytes before login: %v, want ERR %d", n, se, wire.ErHandshake)
 		}
 	}
 	// A real client's response, with attributes, is far below the limit.
@@ -102,9 +104,9 @@ func TestMaxAllowedPacket(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 64<<10 + 1
-	nc.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), 0, comQuery})
+	nc.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), 0, wire.ComQuery})
 	b := readUntilClosed(t, nc)
-	if se := lastErr(b); se == nil || se.Code != ErNetPacketTooLarge || se.Message != "Got a packet bigger than 'max_allowed_packet' bytes" {
+	if se := lastErr(b); se == nil || se.Code != wire.ErNetPacketTooLarge || se.Message != "Got a packet bigger than 'max_allowed_packet' bytes" {
 		t.Fatalf("over max_allowed_packet: %v (% x), want ERR 1153", se, b)
 	}
 }
@@ -256,8 +258,8 @@ func TestHostileConnectionsRSS(t *testing.T) {
 		se := lastErr(b)
 		if i%2 == 0 {
 			// Refused for its length, not left to time out.
-			if se == nil || se.Code != ErHandshake {
-				t.Fatalf("connection %d declaring 16 MiB: got % x, want ERR %d", i, b, ErHandshake)
+			if se == nil || se.Code != wire.ErHandshake {
+				t.Fatalf("connection %d declaring 16 MiB: got % x, want ERR %d", i, b, wire.ErHandshake)
 			}
 			continue
 		}

@@ -58,7 +58,7 @@ func colAttrs(r *result) []string {
 			vals = append(vals, r.cell(row, i))
 		}
 		out = append(out, fmt.Sprintf("%s: type %d charset %d length %d decimals %d flags %#x values %q",
-			c.name, c.colType, c.charset, c.length, c.decimals, c.flags, vals))
+			c.Name, c.ColType, c.Charset, c.Length, c.Decimals, c.Flags, vals))
 	}
 	return out
 }

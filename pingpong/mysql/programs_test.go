@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"net"
 	"os/exec"
 	"regexp"
@@ -27,7 +29,7 @@ func runProgram(t *testing.T, name string, args ...string) (string, error) {
 
 func TestMariaDBClientAgainstMock(t *testing.T) {
 	cli := peer.Require(t, "mariadb")
-	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		t.Run(auth, func(t *testing.T) {
 			m := startMock(t, ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 2, RowBytes: 11})
 			// Over the socket first: caching_sha2's full authentication
@@ -118,7 +120,7 @@ var (
 func TestSysbenchAgainstMock(t *testing.T) {
 	sb := peer.Require(t, "sysbench")
 	native := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw"})
-	sha2 := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw", Auth: pluginCachingSHA2})
+	sha2 := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw", Auth: wire.PluginCachingSHA2})
 	tcp := func(m *mockServer) []string { return []string{"--mysql-host=127.0.0.1", "--mysql-port=" + m.port()} }
 	unix := func(m *mockServer) []string { return []string{"--mysql-socket=" + m.sock} }
 	tests := []struct {
@@ -217,7 +219,7 @@ except pymysql.err.OperationalError as e:
 
 func TestPyMySQLAgainstMock(t *testing.T) {
 	py := requirePyMySQL(t)
-	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		m := startMock(t, ServerConfig{User: "py", Password: "pw", Auth: auth, Rows: 3, RowBytes: 50})
 		for _, tr := range [][2]string{{"tcp", m.port()}, {"unix", m.sock}} {
 			out, err := runProgram(t, py, "-c", pymysqlScript, tr[0], tr[1], auth)

@@ -1,10 +1,11 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -213,6 +214,10 @@ func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
 	return h.Server.ServeConn(rw)
 }
 
+// ServerError is an ERR packet from the server; callers count failures
+// by Code.
+type ServerError = wire.ServerError
+
 // ClientError is a server's ERR as the mysql command-line client prints
 // it, "ERROR 1146 (42S02): Table 'sbtest.t' doesn't exist", inside
 // whatever context the error carried. errors.As still finds the
@@ -225,18 +230,10 @@ type ClientError struct {
 func (e *ClientError) Error() string { return e.msg }
 func (e *ClientError) Unwrap() error { return e.err }
 
-// ClientString formats e as the mysql client does.
-func (e *ServerError) ClientString() string {
-	if e.State == "" {
-		return fmt.Sprintf("ERROR %d: %s", e.Code, e.Message)
-	}
-	return fmt.Sprintf("ERROR %d (%s): %s", e.Code, e.State, e.Message)
-}
-
 // asClientPrints rewrites the ServerError inside err, if any, in the
 // client's form; a report's error samples then read as a user knows them.
 func asClientPrints(err error) error {
-	var se *ServerError
+	var se *wire.ServerError
 	if !errors.As(err, &se) {
 		return err
 	}

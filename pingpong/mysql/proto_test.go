@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -76,7 +78,7 @@ func TestProtocolErrors(t *testing.T) {
 	wrong := &Protocol{Client: ClientConfig{User: "u", Password: "wrong"},
 		Workload: mustWorkload(t, WorkloadConfig{Command: CommandPing})}
 	_, err = wrong.Open(dialRaw(t, "unix", m.sock), true)
-	if se := asServerError(err); se == nil || se.Code != ErAccessDenied ||
+	if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied ||
 		!strings.Contains(err.Error(), `connect as "u": ERROR 1045 (28000): Access denied`) || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("Open with a wrong password = %v, want ERROR 1045 (28000) after the user, no password", err)
 	}
@@ -182,7 +184,7 @@ func TestConnectOnly(t *testing.T) {
 
 	wrong := &ConnectOnly{Client: ClientConfig{User: "u", Password: "x"}, Dial: dial}
 	_, err = pingpong.Run(context.Background(), pingpong.Config{Target: target, Time: 100 * time.Millisecond, Protocol: wrong})
-	if !errors.As(err, new(*ServerError)) || !strings.Contains(err.Error(), "ERROR 1045 (28000)") {
+	if !errors.As(err, new(*wire.ServerError)) || !strings.Contains(err.Error(), "ERROR 1045 (28000)") {
 		t.Errorf("wrong password: %v, want ERROR 1045 at set-up", err)
 	}
 }

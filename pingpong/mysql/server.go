@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -169,10 +171,10 @@ type canned struct {
 func NewServer(cfg ServerConfig) (*Server, error) {
 	switch cfg.Auth {
 	case "":
-		cfg.Auth = pluginNative
-	case pluginNative, pluginCachingSHA2:
+		cfg.Auth = wire.PluginNative
+	case wire.PluginNative, wire.PluginCachingSHA2:
 	default:
-		return nil, fmt.Errorf("mysql: server auth %q: want %s or %s", cfg.Auth, pluginNative, pluginCachingSHA2)
+		return nil, fmt.Errorf("mysql: server auth %q: want %s or %s", cfg.Auth, wire.PluginNative, wire.PluginCachingSHA2)
 	}
 	if cfg.Rows < 0 || cfg.RowBytes < 0 {
 		return nil, fmt.Errorf("mysql: server: negative rows %d or row bytes %d", cfg.Rows, cfg.RowBytes)
@@ -208,13 +210,13 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.MaxAllowedPacket < MinMaxAllowedPacket || cfg.MaxAllowedPacket > MaxMaxAllowedPacket {
 		return nil, fmt.Errorf("mysql: server: max_allowed_packet %d: want %d to %d, as mysqld", cfg.MaxAllowedPacket, MinMaxAllowedPacket, MaxMaxAllowedPacket)
 	}
-	s := &Server{cfg: cfg, caps: serverAdvertisedCaps, cached: map[string]bool{}, started: time.Now(), exprs: map[string]*exprResult{}}
+	s := &Server{cfg: cfg, caps: wire.ServerAdvertisedCaps, cached: map[string]bool{}, started: time.Now(), exprs: map[string]*exprResult{}}
 	s.hostname, _ = os.Hostname()
 	if strings.Contains(cfg.Version, "MariaDB") {
 		s.mariaDB = true
-		s.caps &^= capLongPassword
+		s.caps &^= wire.CapLongPassword
 	}
-	if cfg.Auth == pluginCachingSHA2 {
+	if cfg.Auth == wire.PluginCachingSHA2 {
 		key, err := rsa.GenerateKey(rand.Reader, 2048)
 		if err != nil {
 			return nil, fmt.Errorf("mysql: server: generate RSA key: %w", err)
@@ -252,31 +254,31 @@ func rowValue(n int) []byte {
 }
 
 func (s *Server) encodeCanned(rows, rowBytes int) {
-	col := columnDef{
-		schema: []byte("sbtest"), table: []byte("sbtest1"), orgTable: []byte("sbtest1"),
-		name: []byte("c"), orgName: []byte("c"),
-		charset: clientCharsetUTF8MB4, length: uint32(rowBytes * 4),
-		colType: typeString, flags: flagNotNull,
+	col := wire.ColumnDef{
+		Schema: []byte("sbtest"), Table: []byte("sbtest1"), OrgTable: []byte("sbtest1"),
+		Name: []byte("c"), OrgName: []byte("c"),
+		Charset: wire.ClientCharsetUTF8MB4, Length: uint32(rowBytes * 4),
+		ColType: wire.TypeString, Flags: wire.FlagNotNull,
 	}
-	s.colDef = appendColumnDef(nil, &col)
+	s.colDef = wire.AppendColumnDef(nil, &col)
 	value := rowValue(rowBytes)
 	for i, deprecateEOF := range [2]bool{false, true} {
-		s.ok[i] = frame(func(pc *packetConn) {
-			pc.end(appendOK(pc.begin(), headerOK, 0, serverStatusAutocommit))
+		s.ok[i] = frame(func(pc *wire.PacketConn) {
+			pc.End(wire.AppendOK(pc.Begin(), wire.HeaderOK, 0, wire.ServerStatusAutocommit))
 		})
 		for _, binaryRows := range [2]bool{false, true} {
-			c := frame(func(pc *packetConn) {
-				pc.end(appendLenEncInt(pc.begin(), 1))
-				pc.writePacket(s.colDef)
+			c := frame(func(pc *wire.PacketConn) {
+				pc.End(wire.AppendLenEncInt(pc.Begin(), 1))
+				pc.WritePacket(s.colDef)
 				if !deprecateEOF {
-					pc.end(appendEOF(pc.begin(), serverStatusAutocommit))
+					pc.End(wire.AppendEOF(pc.Begin(), wire.ServerStatusAutocommit))
 				}
 				for range rows {
-					b := pc.begin()
+					b := pc.Begin()
 					if binaryRows {
 						b = append(b, 0, 0) // header, NULL bitmap for one column
 					}
-					pc.end(appendLenEncBytes(b, value))
+					pc.End(wire.AppendLenEncBytes(b, value))
 				}
 				endResultSet(pc, deprecateEOF)
 			})
@@ -291,18 +293,18 @@ func (s *Server) encodeCanned(rows, rowBytes int) {
 
 // frame runs encode on a scratch packetConn whose sequence starts at 1, as
 // every command response does, and returns the framed bytes.
-func frame(encode func(pc *packetConn)) canned {
-	pc := &packetConn{seq: 1, pktStart: -1}
+func frame(encode func(pc *wire.PacketConn)) canned {
+	pc := &wire.PacketConn{Seq: 1, PktStart: -1}
 	encode(pc)
 	// Sequence ids wrap at 256; only the count modulo 256 matters.
-	return canned{frames: pc.wbuf, packets: int(pc.seq - 1)}
+	return canned{frames: pc.Wbuf, packets: int(pc.Seq - 1)}
 }
 
-func endResultSet(pc *packetConn, deprecateEOF bool) {
+func endResultSet(pc *wire.PacketConn, deprecateEOF bool) {
 	if deprecateEOF {
-		pc.end(appendOK(pc.begin(), headerEOF, 0, serverStatusAutocommit))
+		pc.End(wire.AppendOK(pc.Begin(), wire.HeaderEOF, 0, wire.ServerStatusAutocommit))
 	} else {
-		pc.end(appendEOF(pc.begin(), serverStatusAutocommit))
+		pc.End(wire.AppendEOF(pc.Begin(), wire.ServerStatusAutocommit))
 	}
 }
 
@@ -329,21 +331,21 @@ func (s *Server) serve(rw io.ReadWriter, unix bool) error {
 }
 
 func (s *Server) newServerConn(rw io.ReadWriter, unix bool) *serverConn {
-	return &serverConn{s: s, pc: newPacketConnSize(rw, serverReadBuf, serverWriteBuf), unix: unix, rw: rw}
+	return &serverConn{s: s, pc: wire.NewPacketConnSize(rw, serverReadBuf, serverWriteBuf), unix: unix, rw: rw}
 }
 
 // run serves the connection: the connection phase under handshakeLimit
 // and connect_timeout, then commands under max_allowed_packet.
 func (c *serverConn) run() error {
 	s := c.s
-	c.pc.maxMessage = handshakeLimit
+	c.pc.MaxMessage = handshakeLimit
 	s.threads.Add(1)
 	defer s.threads.Add(-1)
 	defer c.flushQuestions()
 	if err := c.handshakeWithin(s.cfg.ConnectTimeout); err != nil || !c.authed {
 		return err
 	}
-	c.pc.maxMessage = s.cfg.MaxAllowedPacket
+	c.pc.MaxMessage = s.cfg.MaxAllowedPacket
 	return c.commandLoop()
 }
 

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
@@ -13,7 +15,7 @@ import (
 // serverConn is one connection's state on the mock server.
 type serverConn struct {
 	s            *Server
-	pc           *packetConn
+	pc           *wire.PacketConn
 	rw           io.ReadWriter
 	unix         bool
 	caps         uint32
@@ -75,8 +77,8 @@ func (c *serverConn) peerHost() string {
 
 // sendErr writes an ERR packet with the next sequence id.
 func (c *serverConn) sendErr(code uint16, state, msg string) error {
-	c.pc.end(appendErr(c.pc.begin(), code, state, msg))
-	return c.pc.flush()
+	c.pc.End(wire.AppendErr(c.pc.Begin(), code, state, msg))
+	return c.pc.Flush()
 }
 
 func (c *serverConn) handshake() error {
@@ -87,49 +89,49 @@ func (c *serverConn) handshake() error {
 	}
 	c.nonce = nonce
 	c.connID = s.connIDs.Add(1)
-	g := greeting{
-		version: []byte(s.cfg.Version),
-		connID:  c.connID,
-		nonce:   nonce,
-		caps:    s.caps,
-		charset: clientCharsetUTF8MB4,
-		status:  serverStatusAutocommit,
-		plugin:  []byte(s.cfg.Auth),
+	g := wire.Greeting{
+		Version: []byte(s.cfg.Version),
+		ConnID:  c.connID,
+		Nonce:   nonce,
+		Caps:    s.caps,
+		Charset: wire.ClientCharsetUTF8MB4,
+		Status:  wire.ServerStatusAutocommit,
+		Plugin:  []byte(s.cfg.Auth),
 	}
-	c.pc.end(appendGreeting(c.pc.begin(), &g))
-	if err := c.pc.flush(); err != nil {
+	c.pc.End(wire.AppendGreeting(c.pc.Begin(), &g))
+	if err := c.pc.Flush(); err != nil {
 		return fmt.Errorf("mysql: serve: write greeting: %w", err)
 	}
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			// Health checks (HAProxy, port probes) hang up after the
 			// greeting: not an error.
 			return nil
 		}
-		if errors.Is(err, ErrPacketTooLarge) {
+		if errors.Is(err, wire.ErrPacketTooLarge) {
 			// Nothing this long is a handshake response; mysqld answers
 			// a response it cannot use with ER_HANDSHAKE_ERROR.
-			c.sendErr(ErHandshake, "08S01", "Bad handshake")
+			c.sendErr(wire.ErHandshake, "08S01", "Bad handshake")
 		}
 		return fmt.Errorf("mysql: serve: read handshake response: %w", err)
 	}
-	resp, err := parseHandshakeResponse(p)
+	resp, err := wire.ParseHandshakeResponse(p)
 	if err != nil {
-		c.sendErr(ErHandshake, "08S01", "Bad handshake")
+		c.sendErr(wire.ErHandshake, "08S01", "Bad handshake")
 		return fmt.Errorf("mysql: serve: %w", err)
 	}
-	c.caps = resp.caps & g.caps
+	c.caps = resp.Caps & g.Caps
 	// mysqld honours CLIENT_FOUND_ROWS whether or not its greeting
 	// offered it.
-	c.foundRows = resp.caps&capFoundRows != 0
-	c.deprecateEOF = c.caps&capDeprecateEOF != 0
-	c.db = string(resp.db)
-	plugin := string(resp.plugin)
-	if c.caps&capPluginAuth == 0 {
-		plugin = pluginNative
+	c.foundRows = resp.Caps&capFoundRows != 0
+	c.deprecateEOF = c.caps&wire.CapDeprecateEOF != 0
+	c.db = string(resp.Db)
+	plugin := string(resp.Plugin)
+	if c.caps&wire.CapPluginAuth == 0 {
+		plugin = wire.PluginNative
 	}
-	if err := c.authenticate(string(resp.user), plugin, resp.auth); err != nil {
+	if err := c.authenticate(string(resp.User), plugin, resp.Auth); err != nil {
 		return err
 	}
 	c.authed = true
@@ -144,32 +146,32 @@ func (c *serverConn) authenticate(user, plugin string, auth []byte) error {
 	s := c.s
 	nonce := c.nonce
 	if plugin != s.cfg.Auth {
-		c.pc.end(appendAuthSwitch(c.pc.begin(), s.cfg.Auth, nonce[:]))
-		if err := c.pc.flush(); err != nil {
+		c.pc.End(wire.AppendAuthSwitch(c.pc.Begin(), s.cfg.Auth, nonce[:]))
+		if err := c.pc.Flush(); err != nil {
 			return fmt.Errorf("mysql: serve: write auth switch: %w", err)
 		}
 		var err error
-		if auth, err = c.pc.readPacket(); err != nil {
+		if auth, err = c.pc.ReadPacket(); err != nil {
 			return fmt.Errorf("mysql: serve: read auth switch response: %w", err)
 		}
 	}
 	var ok bool
-	if s.cfg.Auth == pluginCachingSHA2 {
+	if s.cfg.Auth == wire.PluginCachingSHA2 {
 		var err error
 		ok, err = c.authCachingSHA2(user, nonce[:], auth)
 		if err != nil {
 			return err
 		}
 	} else {
-		ok = user == s.cfg.User && checkToken(pluginNative, nonce[:], s.cfg.Password, auth)
+		ok = user == s.cfg.User && wire.CheckToken(wire.PluginNative, nonce[:], s.cfg.Password, auth)
 	}
 	if !ok {
 		c.denied(user, len(auth) > 0)
 		return fmt.Errorf("mysql: serve: access denied for user %q", user)
 	}
 	c.user = user
-	c.pc.end(appendOK(c.pc.begin(), headerOK, 0, serverStatusAutocommit))
-	if err := c.pc.flush(); err != nil {
+	c.pc.End(wire.AppendOK(c.pc.Begin(), wire.HeaderOK, 0, wire.ServerStatusAutocommit))
+	if err := c.pc.Flush(); err != nil {
 		return fmt.Errorf("mysql: serve: write auth OK: %w", err)
 	}
 	return nil
@@ -180,7 +182,7 @@ func (c *serverConn) denied(user string, withPassword bool) {
 	if withPassword {
 		using = "YES"
 	}
-	c.sendErr(ErAccessDenied, "28000", fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, c.peerHost(), using))
+	c.sendErr(wire.ErAccessDenied, "28000", fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, c.peerHost(), using))
 }
 
 // authCachingSHA2 runs the server side of caching_sha2_password (MySQL
@@ -200,17 +202,17 @@ func (c *serverConn) authCachingSHA2(user string, nonce, token []byte) (bool, er
 	cached := s.cached[user]
 	s.cacheMu.Unlock()
 	if cached {
-		if !checkToken(pluginCachingSHA2, nonce, s.cfg.Password, token) {
+		if !wire.CheckToken(wire.PluginCachingSHA2, nonce, s.cfg.Password, token) {
 			return false, nil
 		}
-		c.pc.writePacket([]byte{headerAuthMore, 3})
-		return true, c.pc.flush()
+		c.pc.WritePacket([]byte{wire.HeaderAuthMore, 3})
+		return true, c.pc.Flush()
 	}
-	c.pc.writePacket([]byte{headerAuthMore, 4})
-	if err := c.pc.flush(); err != nil {
+	c.pc.WritePacket([]byte{wire.HeaderAuthMore, 4})
+	if err := c.pc.Flush(); err != nil {
 		return false, fmt.Errorf("mysql: serve: request full authentication: %w", err)
 	}
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		return false, fmt.Errorf("mysql: serve: read full authentication: %w", err)
 	}
@@ -219,14 +221,14 @@ func (c *serverConn) authCachingSHA2(user string, nonce, token []byte) (bool, er
 	case c.unix:
 		password = bytes.TrimSuffix(p, []byte{0})
 	case len(p) == 1 && p[0] == 2:
-		c.pc.writePacket(append([]byte{headerAuthMore}, s.pubPEM...))
-		if err := c.pc.flush(); err != nil {
+		c.pc.WritePacket(append([]byte{wire.HeaderAuthMore}, s.pubPEM...))
+		if err := c.pc.Flush(); err != nil {
 			return false, fmt.Errorf("mysql: serve: send public key: %w", err)
 		}
-		if p, err = c.pc.readPacket(); err != nil {
+		if p, err = c.pc.ReadPacket(); err != nil {
 			return false, fmt.Errorf("mysql: serve: read encrypted password: %w", err)
 		}
-		pw, err := decryptPassword(s.key, p, nonce)
+		pw, err := wire.DecryptPassword(s.key, p, nonce)
 		if err != nil {
 			return false, nil
 		}
@@ -254,26 +256,26 @@ type changeUserRequest struct {
 
 func parseChangeUser(b []byte, caps uint32) (changeUserRequest, error) {
 	var r changeUserRequest
-	d := decoder{b: b, what: "COM_CHANGE_USER"}
-	r.user = d.nulBytes("user name", false)
-	if caps&capSecureConnection != 0 {
-		r.auth = d.bytes(int(d.u8("auth response length")), "auth response")
+	d := wire.Decoder{B: b, What: "COM_CHANGE_USER"}
+	r.user = d.NulBytes("user name", false)
+	if caps&wire.CapSecureConnection != 0 {
+		r.auth = d.Bytes(int(d.U8("auth response length")), "auth response")
 	} else {
-		r.auth = d.nulBytes("auth response", false)
+		r.auth = d.NulBytes("auth response", false)
 	}
-	r.db = d.nulBytes("schema", true)
-	if d.err == nil && d.remaining() > 0 {
-		d.u16("character set")
-		if caps&capPluginAuth != 0 && d.remaining() > 0 {
-			r.plugin = d.nulBytes("auth plugin name", true)
+	r.db = d.NulBytes("schema", true)
+	if d.Err == nil && d.Remaining() > 0 {
+		d.U16("character set")
+		if caps&wire.CapPluginAuth != 0 && d.Remaining() > 0 {
+			r.plugin = d.NulBytes("auth plugin name", true)
 		}
-		if caps&capConnectAttrs != 0 && d.remaining() > 0 {
-			if err := d.connectAttrs(); err != nil {
+		if caps&wire.CapConnectAttrs != 0 && d.Remaining() > 0 {
+			if err := d.ConnectAttrs(); err != nil {
 				return r, err
 			}
 		}
 	}
-	return r, d.err
+	return r, d.Err
 }
 
 // changeUser answers COM_CHANGE_USER as mysqld does: the new account
@@ -283,12 +285,12 @@ func parseChangeUser(b []byte, caps uint32) (changeUserRequest, error) {
 func (c *serverConn) changeUser(b []byte) error {
 	r, err := parseChangeUser(b, c.caps)
 	if err != nil {
-		c.sendErr(ErUnknownCommand, "08S01", "Unknown command")
+		c.sendErr(wire.ErUnknownCommand, "08S01", "Unknown command")
 		return fmt.Errorf("mysql: serve: %w", err)
 	}
 	plugin := string(r.plugin)
-	if c.caps&capPluginAuth == 0 || plugin == "" {
-		plugin = pluginNative
+	if c.caps&wire.CapPluginAuth == 0 || plugin == "" {
+		plugin = wire.PluginNative
 	}
 	db := string(r.db)
 	c.authed = false

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,19 +27,19 @@ const maxStmts = 16382
 
 func (c *serverConn) commandLoop() error {
 	for {
-		c.pc.resetSeq()
-		p, err := c.pc.readPacket()
+		c.pc.ResetSeq()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
-			if errors.Is(err, ErrOutOfOrder) {
-				c.pc.seq = 1
-				c.sendErr(ErNetPacketsOutOfOrder, "08S01", "Got packets out of order")
+			if errors.Is(err, wire.ErrOutOfOrder) {
+				c.pc.Seq = 1
+				c.sendErr(wire.ErNetPacketsOutOfOrder, "08S01", "Got packets out of order")
 			}
-			if errors.Is(err, ErrPacketTooLarge) {
+			if errors.Is(err, wire.ErrPacketTooLarge) {
 				// mysqld's reply, after which it closes the connection.
-				c.sendErr(ErNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+				c.sendErr(wire.ErNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
 			}
 			return fmt.Errorf("mysql: serve: read command: %w", err)
 		}
@@ -50,7 +52,7 @@ func (c *serverConn) commandLoop() error {
 
 func (c *serverConn) dispatch(p []byte) (quit bool, err error) {
 	if len(p) == 0 {
-		c.sendErr(ErUnknownCommand, "08S01", "Unknown command")
+		c.sendErr(wire.ErUnknownCommand, "08S01", "Unknown command")
 		return false, errors.New("mysql: serve: empty command packet")
 	}
 	i := 0
@@ -62,58 +64,58 @@ func (c *serverConn) dispatch(p []byte) (quit bool, err error) {
 		c.flushQuestions()
 	}
 	switch p[0] {
-	case comQuit:
+	case wire.ComQuit:
 		return true, nil
-	case comPing:
-		return false, c.pc.writeRaw(s.ok[i].frames, s.ok[i].packets)
-	case comResetConnection:
+	case wire.ComPing:
+		return false, c.pc.WriteRaw(s.ok[i].frames, s.ok[i].packets)
+	case wire.ComResetConnection:
 		// What mysqld resets: prepared statements go, the user and the
 		// schema stay.
 		clear(c.stmts)
-		return false, c.pc.writeRaw(s.ok[i].frames, s.ok[i].packets)
-	case comChangeUser:
+		return false, c.pc.WriteRaw(s.ok[i].frames, s.ok[i].packets)
+	case wire.ComChangeUser:
 		return false, c.changeUser(p[1:])
-	case comStatistics:
+	case wire.ComStatistics:
 		c.flushQuestions()
 		// A bare string, not an OK packet (COM_STATISTICS in the MySQL
 		// Source Code Documentation); mariadb-admin status prints it.
-		c.pc.writePacket([]byte(c.s.statistics()))
-		return false, c.pc.flush()
-	case comSetOption:
+		c.pc.WritePacket([]byte(c.s.statistics()))
+		return false, c.pc.Flush()
+	case wire.ComSetOption:
 		// Multi-statements on or off: mysqld answers with EOF (an
 		// 0xFE-headed OK with DEPRECATE_EOF). The mock never runs more
 		// than one statement per query either way.
 		if len(p) != 3 {
-			return false, c.sendErr(ErUnknownCommand, "08S01", "Unknown command")
+			return false, c.sendErr(wire.ErUnknownCommand, "08S01", "Unknown command")
 		}
 		endResultSet(c.pc, c.deprecateEOF)
-		return false, c.pc.flush()
-	case comInitDB:
+		return false, c.pc.Flush()
+	case wire.ComInitDB:
 		c.db = string(p[1:])
-		return false, c.pc.writeRaw(s.ok[i].frames, s.ok[i].packets)
-	case comQuery:
+		return false, c.pc.WriteRaw(s.ok[i].frames, s.ok[i].packets)
+	case wire.ComQuery:
 		return false, c.query(p[1:])
-	case comStmtPrepare:
+	case wire.ComStmtPrepare:
 		return false, c.prepare(p[1:])
-	case comStmtExecute:
+	case wire.ComStmtExecute:
 		return false, c.execute(p[1:])
-	case comStmtClose:
+	case wire.ComStmtClose:
 		if len(p) >= 5 {
 			delete(c.stmts, binary.LittleEndian.Uint32(p[1:]))
 		}
 		return false, nil // no reply, by protocol
-	case comStmtSendLongData:
+	case wire.ComStmtSendLongData:
 		return false, nil // no reply, by protocol; the value is not needed
-	case comFieldList:
+	case wire.ComFieldList:
 		// The mariadb client's table-name completion (auto-rehash).
 		return false, c.fieldList(p[1:])
-	case comStmtReset:
+	case wire.ComStmtReset:
 		if len(p) < 5 || c.stmts[binary.LittleEndian.Uint32(p[1:])] == nil {
-			return false, c.sendErr(ErUnknownStmtHandler, "HY000", "Unknown prepared statement handler given to mysqld_stmt_reset")
+			return false, c.sendErr(wire.ErUnknownStmtHandler, "HY000", "Unknown prepared statement handler given to mysqld_stmt_reset")
 		}
-		return false, c.pc.writeRaw(s.ok[i].frames, s.ok[i].packets)
+		return false, c.pc.WriteRaw(s.ok[i].frames, s.ok[i].packets)
 	}
-	return false, c.sendErr(ErUnknownCommand, "08S01", "Unknown command")
+	return false, c.sendErr(wire.ErUnknownCommand, "08S01", "Unknown command")
 }
 
 func (c *serverConn) service() {
@@ -134,10 +136,10 @@ func (c *serverConn) query(sql []byte) error {
 		return c.tableQuery(sql)
 	case kindOK:
 		r := &c.s.ok[i]
-		return c.pc.writeRaw(r.frames, r.packets)
+		return c.pc.WriteRaw(r.frames, r.packets)
 	case kindExpr:
 		if r := c.s.cachedExpr(sql); r != nil {
-			return c.pc.writeRaw(r.text[i].frames, r.text[i].packets)
+			return c.pc.WriteRaw(r.text[i].frames, r.text[i].packets)
 		}
 		if hasUnion(sql) {
 			return c.unionQuery(sql)
@@ -147,7 +149,7 @@ func (c *serverConn) query(sql []byte) error {
 			return c.sendServerError(serr)
 		}
 		r.write(c.pc, c.deprecateEOF, false)
-		return c.pc.flush()
+		return c.pc.Flush()
 	case kindShow:
 		c.flushQuestions()
 		return c.showQuery(sql)
@@ -158,17 +160,17 @@ func (c *serverConn) query(sql []byte) error {
 		}
 		c.db = db
 		r := &c.s.ok[i]
-		return c.pc.writeRaw(r.frames, r.packets)
+		return c.pc.WriteRaw(r.frames, r.packets)
 	}
 	return c.sendServerError(statementError(kind, sql))
 }
 
 // statementError is mysqld's error for a statement the mock does not run.
-func statementError(kind queryKind, sql []byte) *ServerError {
+func statementError(kind queryKind, sql []byte) *wire.ServerError {
 	sql = skipSpaceAndComments(sql)
 	switch kind {
 	case kindEmpty:
-		return &ServerError{Code: ErEmptyQuery, State: "42000", Message: "Query was empty"}
+		return &wire.ServerError{Code: wire.ErEmptyQuery, State: "42000", Message: "Query was empty"}
 	case kindSystemTable:
 		table := skipSpaceAndComments(sql[findFrom(sql)+len("FROM"):])
 		end := 0
@@ -176,13 +178,13 @@ func statementError(kind queryKind, sql []byte) *ServerError {
 			end++
 		}
 		name := strings.ReplaceAll(string(table[:end]), "`", "")
-		return &ServerError{Code: ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s' doesn't exist", name)}
+		return &wire.ServerError{Code: wire.ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s' doesn't exist", name)}
 	case kindUnsupported:
 		end := 0
 		for end < len(sql) && isIdentByte(sql[end]) {
 			end++
 		}
-		return &ServerError{Code: ErNotSupportedYet, State: "42000", Message: fmt.Sprintf("This version of MySQL doesn't yet support '%s' (a mock mysqld)", strings.ToUpper(string(sql[:end])))}
+		return &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: fmt.Sprintf("This version of MySQL doesn't yet support '%s' (a mock mysqld)", strings.ToUpper(string(sql[:end])))}
 	}
 	return syntaxError(sql)
 }
@@ -196,19 +198,19 @@ func useTarget(sql []byte) (string, bool) {
 	return db, ok && p.pos == len(p.src)
 }
 
-func (c *serverConn) sendServerError(e *ServerError) error {
+func (c *serverConn) sendServerError(e *wire.ServerError) error {
 	return c.sendErr(e.Code, e.State, e.Message)
 }
 
 // writeRows writes a text result set.
-func (c *serverConn) writeRows(cols []columnDef, rows [][]value) error {
+func (c *serverConn) writeRows(cols []wire.ColumnDef, rows [][]value) error {
 	writeResult(c.pc, cols, rows, c.deprecateEOF, false)
-	return c.pc.flush()
+	return c.pc.Flush()
 }
 
 // evalExpr evaluates a SELECT without a table and, when its result does
 // not vary, caches the encoded responses for the next time its text comes.
-func (c *serverConn) evalExpr(sql []byte) (*exprResult, *ServerError) {
+func (c *serverConn) evalExpr(sql []byte) (*exprResult, *wire.ServerError) {
 	r, serr := evalSelect(sql, &evalContext{c: c, now: time.Now()})
 	if serr != nil {
 		return nil, serr
@@ -267,14 +269,14 @@ func (c *serverConn) prepare(sql []byte) error {
 		st.tq, st.params = tq, tq.params
 		if tq.verb == verbSelect {
 			cols := c.resultColumns(tq)
-			tq.header = frame(func(pc *packetConn) { c.encodeHeader(pc, tq, cols) })
+			tq.header = frame(func(pc *wire.PacketConn) { c.encodeHeader(pc, tq, cols) })
 		}
 	case kindExpr:
 		if hasUnion(sql) {
-			return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
+			return c.sendErr(wire.ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
 		}
 		if st.params > 0 {
-			return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
+			return c.sendErr(wire.ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
 		}
 		r, serr := c.evalExpr(sql)
 		if serr != nil {
@@ -283,47 +285,47 @@ func (c *serverConn) prepare(sql []byte) error {
 		st.expr, st.sql = r, string(sql)
 	case kindShow, kindUse:
 		// mysqld prepares these; the mock answers them as text only.
-		return c.sendErr(ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
+		return c.sendErr(wire.ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
 	default:
 		return c.sendServerError(statementError(st.kind, sql))
 	}
 	c.nextStmt++
 	c.stmts[c.nextStmt] = st
-	ok := stmtPrepareOK{id: c.nextStmt, params: uint16(st.params)}
-	var cols []columnDef
+	ok := wire.StmtPrepareOK{Id: c.nextStmt, Params: uint16(st.params)}
+	var cols []wire.ColumnDef
 	var outCols []outCol
 	switch st.kind {
 	case kindTable:
 		if st.tq.verb == verbSelect {
 			outCols = c.resultColumns(st.tq)
-			ok.columns = uint16(len(outCols))
+			ok.Columns = uint16(len(outCols))
 		}
 	case kindExpr:
 		cols = st.expr.cols
-		ok.columns = uint16(len(cols))
+		ok.Columns = uint16(len(cols))
 	}
-	c.pc.end(appendStmtPrepareOK(c.pc.begin(), &ok))
+	c.pc.End(wire.AppendStmtPrepareOK(c.pc.Begin(), &ok))
 	if st.params > 0 {
-		param := columnDef{name: []byte("?"), charset: 63, colType: typeLongLong, flags: flagBinary}
+		param := wire.ColumnDef{Name: []byte("?"), Charset: 63, ColType: wire.TypeLongLong, Flags: wire.FlagBinary}
 		for range st.params {
-			c.pc.end(appendColumnDef(c.pc.begin(), &param))
+			c.pc.End(wire.AppendColumnDef(c.pc.Begin(), &param))
 		}
 		if !c.deprecateEOF {
-			c.pc.end(appendEOF(c.pc.begin(), serverStatusAutocommit))
+			c.pc.End(wire.AppendEOF(c.pc.Begin(), wire.ServerStatusAutocommit))
 		}
 	}
-	if ok.columns > 0 {
+	if ok.Columns > 0 {
 		for i := range outCols {
-			c.pc.end(c.appendOutColumn(c.pc.begin(), st.tq, &outCols[i]))
+			c.pc.End(c.appendOutColumn(c.pc.Begin(), st.tq, &outCols[i]))
 		}
 		for i := range cols {
-			c.pc.end(appendColumnDef(c.pc.begin(), &cols[i]))
+			c.pc.End(wire.AppendColumnDef(c.pc.Begin(), &cols[i]))
 		}
 		if !c.deprecateEOF {
-			c.pc.end(appendEOF(c.pc.begin(), serverStatusAutocommit))
+			c.pc.End(wire.AppendEOF(c.pc.Begin(), wire.ServerStatusAutocommit))
 		}
 	}
-	return c.pc.flush()
+	return c.pc.Flush()
 }
 
 // execute answers COM_STMT_EXECUTE after checking that the parameter block
@@ -331,11 +333,11 @@ func (c *serverConn) prepare(sql []byte) error {
 func (c *serverConn) execute(b []byte) error {
 	st, err := c.parseExecute(b)
 	if err != nil {
-		var se *ServerError
+		var se *wire.ServerError
 		if errors.As(err, &se) {
 			return c.sendErr(se.Code, se.State, se.Message)
 		}
-		return c.sendErr(ErWrongArguments, "HY000", "Incorrect arguments to mysqld_stmt_execute")
+		return c.sendErr(wire.ErWrongArguments, "HY000", "Incorrect arguments to mysqld_stmt_execute")
 	}
 	c.service()
 	i := 0
@@ -357,35 +359,35 @@ func (c *serverConn) execute(b []byte) error {
 				return c.sendServerError(serr)
 			}
 			e.write(c.pc, c.deprecateEOF, true)
-			return c.pc.flush()
+			return c.pc.Flush()
 		}
 		r = &st.expr.bin[i]
 	}
-	return c.pc.writeRaw(r.frames, r.packets)
+	return c.pc.WriteRaw(r.frames, r.packets)
 }
 
 func (c *serverConn) parseExecute(b []byte) (*serverStmt, error) {
-	d := decoder{b: b, what: "COM_STMT_EXECUTE"}
-	id := d.u32("statement id")
-	d.u8("flags")
-	d.u32("iteration count")
-	if d.err != nil {
-		return nil, d.err
+	d := wire.Decoder{B: b, What: "COM_STMT_EXECUTE"}
+	id := d.U32("statement id")
+	d.U8("flags")
+	d.U32("iteration count")
+	if d.Err != nil {
+		return nil, d.Err
 	}
 	st := c.stmts[id]
 	if st == nil {
-		return nil, &ServerError{Code: ErUnknownStmtHandler, State: "HY000", Message: "Unknown prepared statement handler given to mysqld_stmt_execute"}
+		return nil, &wire.ServerError{Code: wire.ErUnknownStmtHandler, State: "HY000", Message: "Unknown prepared statement handler given to mysqld_stmt_execute"}
 	}
 	c.params = c.params[:0]
 	if st.params == 0 {
 		return st, nil
 	}
-	nulls := d.bytes((st.params+7)/8, "NULL bitmap")
-	if d.u8("new-params-bound flag") == 1 {
-		st.types = append(st.types[:0], d.bytes(2*st.params, "parameter types")...)
+	nulls := d.Bytes((st.params+7)/8, "NULL bitmap")
+	if d.U8("new-params-bound flag") == 1 {
+		st.types = append(st.types[:0], d.Bytes(2*st.params, "parameter types")...)
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err != nil {
+		return nil, d.Err
 	}
 	if len(st.types) != 2*st.params {
 		return nil, errors.New("mysql: decode COM_STMT_EXECUTE: parameters never bound")
@@ -397,19 +399,19 @@ func (c *serverConn) parseExecute(b []byte) (*serverStmt, error) {
 		}
 		c.params = append(c.params, decodeParam(&d, st.types[2*i], st.types[2*i+1]&0x80 != 0))
 	}
-	return st, d.err
+	return st, d.Err
 }
 
 // decodeParam reads one bound value: integers as numbers, the rest as
 // their bytes (a temporal or floating value is kept only for framing).
-func decodeParam(d *decoder, t uint8, unsigned bool) param {
+func decodeParam(d *wire.Decoder, t uint8, unsigned bool) param {
 	switch t {
-	case typeDate, typeDateTime, typeTimestamp, typeTime:
-		return param{b: d.bytes(int(d.u8("temporal length")), "temporal value")}
-	case typeTiny, typeShort, typeYear, typeLong, typeInt24, typeLongLong:
-		n := binaryValueLen(t)
-		b := d.bytes(n, "parameter value")
-		if d.err != nil {
+	case wire.TypeDate, wire.TypeDateTime, wire.TypeTimestamp, wire.TypeTime:
+		return param{b: d.Bytes(int(d.U8("temporal length")), "temporal value")}
+	case wire.TypeTiny, wire.TypeShort, wire.TypeYear, wire.TypeLong, wire.TypeInt24, wire.TypeLongLong:
+		n := wire.BinaryValueLen(t)
+		b := d.Bytes(n, "parameter value")
+		if d.Err != nil {
 			return param{}
 		}
 		var u uint64
@@ -422,10 +424,10 @@ func decodeParam(d *decoder, t uint8, unsigned bool) param {
 		}
 		return param{isInt: true, i: v}
 	}
-	if n := binaryValueLen(t); n >= 0 {
-		return param{b: d.bytes(n, "parameter value")}
+	if n := wire.BinaryValueLen(t); n >= 0 {
+		return param{b: d.Bytes(n, "parameter value")}
 	}
-	b, _ := d.lenEncBytes("parameter value")
+	b, _ := d.LenEncBytes("parameter value")
 	return param{b: b}
 }
 

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -21,10 +23,10 @@ func TestServerRejectsGarbage(t *testing.T) {
 		send []byte
 		code uint16
 	}{
-		{"out of order", []byte{1, 0, 0, 3, comPing}, ErNetPacketsOutOfOrder},
-		{"unknown command", []byte{1, 0, 0, 0, 0x0F}, ErUnknownCommand},
-		{"execute unknown statement", []byte{10, 0, 0, 0, comStmtExecute, 9, 0, 0, 0, 0, 1, 0, 0, 0}, ErUnknownStmtHandler},
-		{"execute truncated", []byte{3, 0, 0, 0, comStmtExecute, 9, 0}, ErWrongArguments},
+		{"out of order", []byte{1, 0, 0, 3, wire.ComPing}, wire.ErNetPacketsOutOfOrder},
+		{"unknown command", []byte{1, 0, 0, 0, 0x0F}, wire.ErUnknownCommand},
+		{"execute unknown statement", []byte{10, 0, 0, 0, wire.ComStmtExecute, 9, 0, 0, 0, 0, 1, 0, 0, 0}, wire.ErUnknownStmtHandler},
+		{"execute truncated", []byte{3, 0, 0, 0, wire.ComStmtExecute, 9, 0}, wire.ErWrongArguments},
 	}
 	for _, tc := range tests {
 		nc := dialRaw(t, "tcp", m.tcpAddr)
@@ -35,14 +37,14 @@ func TestServerRejectsGarbage(t *testing.T) {
 		if _, err := nc.Write(tc.send); err != nil {
 			t.Fatal(err)
 		}
-		c.pc.seq = 1
-		p, err := c.pc.readPacket()
+		c.pc.Seq = 1
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		se := asServerError(parseErr(p))
+		se := asServerError(wire.ParseErr(p))
 		if se == nil || se.Code != tc.code {
-			t.Fatalf("%s: got %v, want ERR %d", tc.name, parseErr(p), tc.code)
+			t.Fatalf("%s: got %v, want ERR %d", tc.name, wire.ParseErr(p), tc.code)
 		}
 		if err := good.Ping(); err != nil {
 			t.Fatalf("after %s on another connection: %v", tc.name, err)
@@ -50,7 +52,7 @@ func TestServerRejectsGarbage(t *testing.T) {
 	}
 	var outOfOrder bool
 	for _, err := range m.serveErrors() {
-		outOfOrder = outOfOrder || errors.Is(err, ErrOutOfOrder)
+		outOfOrder = outOfOrder || errors.Is(err, wire.ErrOutOfOrder)
 	}
 	if !outOfOrder {
 		t.Fatalf("server errors %v: want the out-of-order connection closed with ErrOutOfOrder", m.serveErrors())
@@ -130,15 +132,15 @@ func TestClassifyQuery(t *testing.T) {
 // TestClientTLSRequired: a server that demands TLS (ERR 3159, MySQL's
 // require_secure_transport) gets a clear error, not a protocol puzzle.
 func TestClientTLSRequired(t *testing.T) {
-	w := newPacketConn(nil)
-	w.writePacket(unhex(t, capturedGreeting))
-	w.seq = 2
-	w.writePacket(appendErr(nil, ErSecureTransportNeeded, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON."))
-	_, err := Connect(&pipeRW{in: bytes.NewReader(w.wbuf)}, ClientConfig{User: "u", Password: "pw"}, false)
+	w := wire.NewPacketConn(nil)
+	w.WritePacket(unhex(t, capturedGreeting))
+	w.Seq = 2
+	w.WritePacket(wire.AppendErr(nil, wire.ErSecureTransportNeeded, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON."))
+	_, err := Connect(&pipeRW{in: bytes.NewReader(w.Wbuf)}, ClientConfig{User: "u", Password: "pw"}, false)
 	if err == nil || !strings.Contains(err.Error(), "server requires TLS") {
 		t.Fatalf("err = %v, want one saying the server requires TLS", err)
 	}
-	if se := asServerError(err); se == nil || se.Code != ErSecureTransportNeeded {
+	if se := asServerError(err); se == nil || se.Code != wire.ErSecureTransportNeeded {
 		t.Fatalf("err = %v, want the ServerError wrapped", err)
 	}
 }
@@ -146,11 +148,11 @@ func TestClientTLSRequired(t *testing.T) {
 // TestClientRefusesClearPassword: a switch to mysql_clear_password over TCP
 // would expose the password; the client refuses.
 func TestClientRefusesClearPassword(t *testing.T) {
-	w := newPacketConn(nil)
-	w.writePacket(unhex(t, capturedGreeting))
-	w.seq = 2
-	w.writePacket(appendAuthSwitch(nil, pluginClear, nil))
-	rw := &pipeRW{in: bytes.NewReader(w.wbuf)}
+	w := wire.NewPacketConn(nil)
+	w.WritePacket(unhex(t, capturedGreeting))
+	w.Seq = 2
+	w.WritePacket(wire.AppendAuthSwitch(nil, wire.PluginClear, nil))
+	rw := &pipeRW{in: bytes.NewReader(w.Wbuf)}
 	_, err := Connect(rw, ClientConfig{User: "u", Password: "topsecret"}, false)
 	if err == nil || !strings.Contains(err.Error(), "mysql_clear_password") {
 		t.Fatalf("err = %v, want a refusal naming mysql_clear_password", err)
@@ -230,7 +232,7 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := s.Config(); c.Auth != pluginNative || c.Rows != 0 || c.RowBytes != 0 || c.Tables != 1 || c.TableSize != 10000 || c.Version == "" {
+	if c := s.Config(); c.Auth != wire.PluginNative || c.Rows != 0 || c.RowBytes != 0 || c.Tables != 1 || c.TableSize != 10000 || c.Version == "" {
 		t.Fatalf("defaults: %v", c)
 	}
 }
@@ -238,7 +240,7 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 // TestLargeRowsSplit: a row wider than 16 MiB is split on the wire and
 // reassembled by the client.
 func TestLargeRowsSplit(t *testing.T) {
-	m := startMock(t, ServerConfig{Rows: 1, RowBytes: maxPayload})
+	m := startMock(t, ServerConfig{Rows: 1, RowBytes: wire.MaxPayload})
 	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
 	if n, err := c.Query("SELECT c FROM sbtest1 WHERE id=1"); err != nil || n != 1 {
 		t.Fatalf("%d rows, %v", n, err)

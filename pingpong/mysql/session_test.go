@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"strconv"
 	"strings"
 	"testing"
@@ -10,19 +12,19 @@ import (
 // authentication exchange that follows.
 func changeUser(c *Client, user, password, db, plugin string, unix bool) error {
 	nonce := c.nonce
-	token, err := authToken(nil, plugin, nonce[:], password)
+	token, err := wire.AuthToken(nil, plugin, nonce[:], password)
 	if err != nil {
 		return err
 	}
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comChangeUser)
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComChangeUser)
 	b = append(append(b, user...), 0)
 	b = append(append(b, byte(len(token))), token...)
 	b = append(append(b, db...), 0)
-	b = append(b, clientCharsetUTF8MB4, 0)
+	b = append(b, wire.ClientCharsetUTF8MB4, 0)
 	b = append(append(b, plugin...), 0)
-	c.pc.end(b)
-	if err := c.pc.flush(); err != nil {
+	c.pc.End(b)
+	if err := c.pc.Flush(); err != nil {
 		return err
 	}
 	return c.authenticate(password, plugin, nonce[:], unix)
@@ -30,12 +32,12 @@ func changeUser(c *Client, user, password, db, plugin string, unix bool) error {
 
 func command(t *testing.T, c *Client, cmd byte) []byte {
 	t.Helper()
-	c.pc.resetSeq()
-	c.pc.writePacket([]byte{cmd})
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	c.pc.WritePacket([]byte{cmd})
+	if err := c.pc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func command(t *testing.T, c *Client, cmd byte) []byte {
 // COM_STATISTICS and COM_SET_OPTION, for both account plugins over TCP and
 // UNIX.
 func TestServerSessionCommands(t *testing.T) {
-	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		m := startMock(t, ServerConfig{User: "u", Password: "pw", Auth: auth})
 		// UNIX first: caching_sha2's full authentication in clear fills the
 		// cache that TCP's fast path then uses.
@@ -65,19 +67,19 @@ func TestServerSessionCommands(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Reset: statements go, the schema stays.
-				if p := command(t, c, comResetConnection); p[0] != headerOK {
+				if p := command(t, c, wire.ComResetConnection); p[0] != wire.HeaderOK {
 					t.Fatalf("COM_RESET_CONNECTION: % x", p)
 				}
-				if _, err := st.Exec(1); asServerError(err) == nil || asServerError(err).Code != ErUnknownStmtHandler {
-					t.Fatalf("statement after reset: %v, want ERR %d", err, ErUnknownStmtHandler)
+				if _, err := st.Exec(1); asServerError(err) == nil || asServerError(err).Code != wire.ErUnknownStmtHandler {
+					t.Fatalf("statement after reset: %v, want ERR %d", err, wire.ErUnknownStmtHandler)
 				}
 				if r, _ := queryResult(t, c, "SELECT DATABASE()"); r.cell(0, 0) != "sbtest" {
 					t.Fatalf("schema after reset: %q", r.cell(0, 0))
 				}
 				// Change user, answering for the other plugin: switched.
-				other := pluginNative
-				if auth == pluginNative {
-					other = pluginCachingSHA2
+				other := wire.PluginNative
+				if auth == wire.PluginNative {
+					other = wire.PluginCachingSHA2
 				}
 				for _, plugin := range []string{auth, other} {
 					if err := changeUser(c, "u", "pw", "other", plugin, unix); err != nil {
@@ -87,18 +89,18 @@ func TestServerSessionCommands(t *testing.T) {
 						t.Fatalf("after change user: %v", r.rows)
 					}
 				}
-				if p := command(t, c, comStatistics); !strings.HasPrefix(string(p), "Uptime: ") || !strings.Contains(string(p), "Questions: ") {
+				if p := command(t, c, wire.ComStatistics); !strings.HasPrefix(string(p), "Uptime: ") || !strings.Contains(string(p), "Questions: ") {
 					t.Fatalf("COM_STATISTICS: %q", p)
 				}
-				c.pc.resetSeq()
-				c.pc.writePacket([]byte{comSetOption, 1, 0})
-				c.pc.flush()
-				if p, err := c.pc.readPacket(); err != nil || !isTerminator(p) {
+				c.pc.ResetSeq()
+				c.pc.WritePacket([]byte{wire.ComSetOption, 1, 0})
+				c.pc.Flush()
+				if p, err := c.pc.ReadPacket(); err != nil || !wire.IsTerminator(p) {
 					t.Fatalf("COM_SET_OPTION: % x, %v; want EOF", p, err)
 				}
 				// A wrong password: ERR 1045, then the server closes.
 				err = changeUser(c, "u", "wrong", "", auth, unix)
-				if se := asServerError(err); se == nil || se.Code != ErAccessDenied {
+				if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied {
 					t.Fatalf("change user with a wrong password: %v, want ERR 1045", err)
 				}
 				if err := c.Ping(); err == nil {

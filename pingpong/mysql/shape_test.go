@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -42,57 +44,57 @@ func (s shape) String() string {
 func describe(t testing.TB, c *Client, sql string, prepared bool, args ...any) shape {
 	t.Helper()
 	if !prepared {
-		c.pc.resetSeq()
-		c.pc.end(append(append(c.pc.begin(), comQuery), sql...))
+		c.pc.ResetSeq()
+		c.pc.End(append(append(c.pc.Begin(), wire.ComQuery), sql...))
 		return readShape(t, c, false)
 	}
-	c.pc.resetSeq()
-	c.pc.end(append(append(c.pc.begin(), comStmtPrepare), sql...))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	c.pc.End(append(append(c.pc.Begin(), wire.ComStmtPrepare), sql...))
+	if err := c.pc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	p := mustRead(t, c)
-	if p[0] == headerErr {
-		return shape{code: asServerError(parseErr(p)).Code}
+	if p[0] == wire.HeaderErr {
+		return shape{code: asServerError(wire.ParseErr(p)).Code}
 	}
-	ok, err := parseStmtPrepareOK(p)
+	ok, err := wire.ParseStmtPrepareOK(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if int(ok.params) != len(args) {
-		t.Fatalf("%s: server counts %d parameters, %d given", sql, ok.params, len(args))
+	if int(ok.Params) != len(args) {
+		t.Fatalf("%s: server counts %d parameters, %d given", sql, ok.Params, len(args))
 	}
 	var s shape
-	for block, n := range [2]int{int(ok.params), int(ok.columns)} {
+	for block, n := range [2]int{int(ok.Params), int(ok.Columns)} {
 		if n == 0 {
 			continue
 		}
 		for range n {
-			col, err := parseColumnDef(mustRead(t, c))
+			col, err := wire.ParseColumnDef(mustRead(t, c))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if block == 1 {
-				s.prepNames = append(s.prepNames, string(col.name))
-				s.prepTypes = append(s.prepTypes, col.colType)
+				s.prepNames = append(s.prepNames, string(col.Name))
+				s.prepTypes = append(s.prepTypes, col.ColType)
 			}
 		}
 		if !c.deprecateEOF {
 			mustRead(t, c)
 		}
 	}
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comStmtExecute)
-	b = binary.LittleEndian.AppendUint32(b, ok.id)
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComStmtExecute)
+	b = binary.LittleEndian.AppendUint32(b, ok.Id)
 	b = append(b, 0, 1, 0, 0, 0)
 	if len(args) > 0 {
 		b = append(b, make([]byte, (len(args)+7)/8)...)
 		b = append(b, 1)
 		for _, a := range args {
 			if _, isInt := a.(int64); isInt {
-				b = append(b, typeLongLong, 0)
+				b = append(b, wire.TypeLongLong, 0)
 			} else {
-				b = append(b, typeVarString, 0)
+				b = append(b, wire.TypeVarString, 0)
 			}
 		}
 		for _, a := range args {
@@ -100,16 +102,16 @@ func describe(t testing.TB, c *Client, sql string, prepared bool, args ...any) s
 			case int64:
 				b = binary.LittleEndian.AppendUint64(b, uint64(v))
 			case string:
-				b = appendLenEncString(b, v)
+				b = wire.AppendLenEncString(b, v)
 			}
 		}
 	}
-	c.pc.end(b)
+	c.pc.End(b)
 	r := readShape(t, c, true)
 	r.prepNames, r.prepTypes = s.prepNames, s.prepTypes
-	c.pc.resetSeq()
-	c.pc.end(binary.LittleEndian.AppendUint32(append(c.pc.begin(), comStmtClose), ok.id))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	c.pc.End(binary.LittleEndian.AppendUint32(append(c.pc.Begin(), wire.ComStmtClose), ok.Id))
+	if err := c.pc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -117,7 +119,7 @@ func describe(t testing.TB, c *Client, sql string, prepared bool, args ...any) s
 
 func mustRead(t testing.TB, c *Client) []byte {
 	t.Helper()
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,32 +131,32 @@ func mustRead(t testing.TB, c *Client) []byte {
 
 func readShape(t testing.TB, c *Client, binaryRows bool) shape {
 	t.Helper()
-	if err := c.pc.flush(); err != nil {
+	if err := c.pc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	p := mustRead(t, c)
 	var s shape
 	switch p[0] {
-	case headerErr:
-		s.code = asServerError(parseErr(p)).Code
+	case wire.HeaderErr:
+		s.code = asServerError(wire.ParseErr(p)).Code
 		return s
-	case headerOK:
-		ok, err := parseOK(p)
+	case wire.HeaderOK:
+		ok, err := wire.ParseOK(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.affected, s.insertID = ok.affectedRows, ok.lastInsertID
+		s.affected, s.insertID = ok.AffectedRows, ok.LastInsertID
 		return s
 	}
-	d := decoder{b: p, what: "column count"}
-	n, _ := d.lenEncInt("column count")
+	d := wire.Decoder{B: p, What: "column count"}
+	n, _ := d.LenEncInt("column count")
 	for range n {
-		col, err := parseColumnDef(mustRead(t, c))
+		col, err := wire.ParseColumnDef(mustRead(t, c))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.names = append(s.names, string(col.name))
-		s.types = append(s.types, col.colType)
+		s.names = append(s.names, string(col.Name))
+		s.types = append(s.types, col.ColType)
 	}
 	if !c.deprecateEOF {
 		mustRead(t, c)
@@ -162,16 +164,16 @@ func readShape(t testing.TB, c *Client, binaryRows bool) shape {
 	for {
 		p := mustRead(t, c)
 		switch {
-		case isTerminator(p):
+		case wire.IsTerminator(p):
 			return s
-		case p[0] == headerErr:
-			t.Fatalf("error inside a result set: %v", parseErr(p))
+		case p[0] == wire.HeaderErr:
+			t.Fatalf("error inside a result set: %v", wire.ParseErr(p))
 		case binaryRows:
-			if err := checkBinaryRow(p, s.types); err != nil {
+			if err := wire.CheckBinaryRow(p, s.types); err != nil {
 				t.Fatal(err)
 			}
 		default:
-			if err := checkTextRow(p, len(s.types)); err != nil {
+			if err := wire.CheckTextRow(p, len(s.types)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"fmt"
 	"slices"
@@ -161,10 +163,10 @@ func (c *serverConn) showQuery(sql []byte) error {
 		}
 	case word("WARNINGS"), word("ERRORS"):
 		// The mock raises neither.
-		cols := []columnDef{
-			{name: []byte("Level"), charset: clientCharsetUTF8MB4, length: 28, colType: typeVarString, flags: flagNotNull},
-			{name: []byte("Code"), charset: 63, length: 4, colType: typeLong, flags: flagNotNull | flagUnsigned | flagBinary},
-			{name: []byte("Message"), charset: clientCharsetUTF8MB4, length: 2048, colType: typeVarString, flags: flagNotNull},
+		cols := []wire.ColumnDef{
+			{Name: []byte("Level"), Charset: wire.ClientCharsetUTF8MB4, Length: 28, ColType: wire.TypeVarString, Flags: wire.FlagNotNull},
+			{Name: []byte("Code"), Charset: 63, Length: 4, ColType: wire.TypeLong, Flags: wire.FlagNotNull | wire.FlagUnsigned | wire.FlagBinary},
+			{Name: []byte("Message"), Charset: wire.ClientCharsetUTF8MB4, Length: 2048, ColType: wire.TypeVarString, Flags: wire.FlagNotNull},
 		}
 		return c.writeRows(cols, nil)
 	default:
@@ -174,7 +176,7 @@ func (c *serverConn) showQuery(sql []byte) error {
 			"BINLOG", "CHARACTER", "CHARSET", "COLLATION", "OPEN", "TABLE", "TRIGGERS", "EVENTS", "PROFILE", "PROFILES",
 			"FUNCTION", "PROCEDURE", "COUNT", "ERRORS", "STORAGE", "RELAYLOG"} {
 			if hasKeyword(r, kw) {
-				return c.sendErr(ErNotSupportedYet, "42000", fmt.Sprintf("This version of MySQL doesn't yet support 'SHOW %s' (a mock mysqld)", kw))
+				return c.sendErr(wire.ErNotSupportedYet, "42000", fmt.Sprintf("This version of MySQL doesn't yet support 'SHOW %s' (a mock mysqld)", kw))
 			}
 		}
 		return c.sendServerError(syntaxError(r))
@@ -191,13 +193,13 @@ func (c *serverConn) showQuery(sql []byte) error {
 			names[0] += " (" + pat + ")" // as mysqld names it
 		}
 	case hasKeyword(r, "WHERE"):
-		return c.sendErr(ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'SHOW ... WHERE' (a mock mysqld)")
+		return c.sendErr(wire.ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'SHOW ... WHERE' (a mock mysqld)")
 	case len(bytes.TrimRight(r, "; \t\r\n")) != 0:
 		return c.sendServerError(syntaxError(r))
 	}
-	cols := make([]columnDef, len(names))
+	cols := make([]wire.ColumnDef, len(names))
 	for i, n := range names {
-		cols[i] = columnDef{name: []byte(n), orgName: []byte(n), charset: clientCharsetUTF8MB4, length: 1024, colType: typeVarString, flags: flagNotNull}
+		cols[i] = wire.ColumnDef{Name: []byte(n), OrgName: []byte(n), Charset: wire.ClientCharsetUTF8MB4, Length: 1024, ColType: wire.TypeVarString, Flags: wire.FlagNotNull}
 	}
 	return c.writeRows(cols, rows)
 }

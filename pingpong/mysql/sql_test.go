@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"strconv"
 	"strings"
 	"testing"
@@ -9,7 +11,7 @@ import (
 
 // result is a text result set as the test reads it.
 type result struct {
-	cols []columnDef
+	cols []wire.ColumnDef
 	rows [][]*string
 }
 
@@ -24,56 +26,56 @@ func (r *result) cell(row, col int) string {
 // server's error.
 func queryResult(t testing.TB, c *Client, sql string) (*result, error) {
 	t.Helper()
-	c.pc.resetSeq()
-	c.pc.end(append(append(c.pc.begin(), comQuery), sql...))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	c.pc.End(append(append(c.pc.Begin(), wire.ComQuery), sql...))
+	if err := c.pc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch p[0] {
-	case headerErr:
-		return nil, parseErr(p)
-	case headerOK:
+	case wire.HeaderErr:
+		return nil, wire.ParseErr(p)
+	case wire.HeaderOK:
 		return &result{}, nil
 	}
-	d := decoder{b: p, what: "column count"}
-	n, _ := d.lenEncInt("column count")
+	d := wire.Decoder{B: p, What: "column count"}
+	n, _ := d.LenEncInt("column count")
 	r := &result{}
 	for range n {
-		p, err := c.pc.readPacket()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			t.Fatal(err)
 		}
-		col, err := parseColumnDef(p)
+		col, err := wire.ParseColumnDef(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		col.name = append([]byte(nil), col.name...)
+		col.Name = append([]byte(nil), col.Name...)
 		r.cols = append(r.cols, col)
 	}
 	if !c.deprecateEOF {
-		if p, err = c.pc.readPacket(); err != nil || !isTerminator(p) {
+		if p, err = c.pc.ReadPacket(); err != nil || !wire.IsTerminator(p) {
 			t.Fatalf("after columns: %x, %v", p, err)
 		}
 	}
 	for {
-		p, err := c.pc.readPacket()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if isTerminator(p) {
+		if wire.IsTerminator(p) {
 			return r, nil
 		}
-		if p[0] == headerErr {
-			return nil, parseErr(p)
+		if p[0] == wire.HeaderErr {
+			return nil, wire.ParseErr(p)
 		}
-		d := decoder{b: p, what: "row"}
+		d := wire.Decoder{B: p, What: "row"}
 		var row []*string
 		for range n {
-			v, null := d.lenEncBytes("value")
+			v, null := d.LenEncBytes("value")
 			if null {
 				row = append(row, nil)
 			} else {
@@ -81,8 +83,8 @@ func queryResult(t testing.TB, c *Client, sql string) (*result, error) {
 				row = append(row, &s)
 			}
 		}
-		if d.err != nil {
-			t.Fatal(d.err)
+		if d.Err != nil {
+			t.Fatal(d.Err)
 		}
 		r.rows = append(r.rows, row)
 	}
@@ -97,7 +99,7 @@ func TestServerExpressions(t *testing.T) {
 		// packets, as libmariadb does.
 		m := startMockWith(t, cfg, func(s *Server) {
 			if !deprecateEOF {
-				s.caps &^= capDeprecateEOF
+				s.caps &^= wire.CapDeprecateEOF
 			}
 		})
 		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
@@ -108,35 +110,35 @@ func TestServerExpressions(t *testing.T) {
 			sql, name, value string
 			colType          uint8
 		}{
-			{"SELECT 1", "1", "1", typeLongLong},
-			{"select 1+1", "1+1", "2", typeLongLong},
-			{"SELECT 2 * (3 - 1) AS n", "n", "4", typeLongLong},
-			{"SELECT 7 DIV 2, 7 % 2", "7 DIV 2", "3", typeLongLong},
-			{"SELECT 1/4", "1/4", "0.2500", typeNewDecimal},
-			{"SELECT 1.5", "1.5", "1.5", typeNewDecimal},
-			{"SELECT -3", "-3", "-3", typeLongLong},
-			{"SELECT 'x'", "x", "x", typeVarString},
-			{`SELECT "it's"`, "it's", "it's", typeVarString},
-			{"SELECT NULL", "NULL", "NULL", typeNull},
-			{"SELECT 1 = 1", "1 = 1", "1", typeLongLong},
-			{"SELECT @@version_comment LIMIT 1", "@@version_comment", "hoplat mock mysqld", typeVarString},
-			{"SELECT @@session.autocommit", "@@session.autocommit", "1", typeLongLong},
-			{"SELECT @@GLOBAL.read_only", "@@GLOBAL.read_only", "0", typeLongLong},
-			{"SELECT @@max_allowed_packet", "@@max_allowed_packet", "1048576", typeLongLong},
-			{"SELECT @@transaction_isolation", "@@transaction_isolation", "REPEATABLE-READ", typeVarString},
-			{"SELECT @@tx_isolation", "@@tx_isolation", "REPEATABLE-READ", typeVarString},
-			{"SELECT @@character_set_client", "@@character_set_client", "utf8mb4", typeVarString},
-			{"SELECT @@collation_connection", "@@collation_connection", "utf8mb4_general_ci", typeVarString},
-			{"SELECT @@wait_timeout", "@@wait_timeout", "28800", typeLongLong},
-			{"SELECT @@version", "@@version", "8.0.36-hoplat", typeVarString},
-			{"SELECT VERSION()", "VERSION()", "8.0.36-hoplat", typeVarString},
-			{"SELECT DATABASE()", "DATABASE()", "sbtest", typeVarString},
-			{"SELECT USER()", "USER()", "u@127.0.0.1", typeVarString},
-			{"SELECT CURRENT_USER()", "CURRENT_USER()", "u@%", typeVarString},
-			{"SELECT @nope", "@nope", "NULL", typeNull},
-			{"(SELECT 1) ;", "1", "1", typeLongLong},
-			{"SELECT 1 FROM DUAL", "1", "1", typeLongLong},
-			{"/*!40101 SELECT 5 */", "5", "5", typeLongLong},
+			{"SELECT 1", "1", "1", wire.TypeLongLong},
+			{"select 1+1", "1+1", "2", wire.TypeLongLong},
+			{"SELECT 2 * (3 - 1) AS n", "n", "4", wire.TypeLongLong},
+			{"SELECT 7 DIV 2, 7 % 2", "7 DIV 2", "3", wire.TypeLongLong},
+			{"SELECT 1/4", "1/4", "0.2500", wire.TypeNewDecimal},
+			{"SELECT 1.5", "1.5", "1.5", wire.TypeNewDecimal},
+			{"SELECT -3", "-3", "-3", wire.TypeLongLong},
+			{"SELECT 'x'", "x", "x", wire.TypeVarString},
+			{`SELECT "it's"`, "it's", "it's", wire.TypeVarString},
+			{"SELECT NULL", "NULL", "NULL", wire.TypeNull},
+			{"SELECT 1 = 1", "1 = 1", "1", wire.TypeLongLong},
+			{"SELECT @@version_comment LIMIT 1", "@@version_comment", "hoplat mock mysqld", wire.TypeVarString},
+			{"SELECT @@session.autocommit", "@@session.autocommit", "1", wire.TypeLongLong},
+			{"SELECT @@GLOBAL.read_only", "@@GLOBAL.read_only", "0", wire.TypeLongLong},
+			{"SELECT @@max_allowed_packet", "@@max_allowed_packet", "1048576", wire.TypeLongLong},
+			{"SELECT @@transaction_isolation", "@@transaction_isolation", "REPEATABLE-READ", wire.TypeVarString},
+			{"SELECT @@tx_isolation", "@@tx_isolation", "REPEATABLE-READ", wire.TypeVarString},
+			{"SELECT @@character_set_client", "@@character_set_client", "utf8mb4", wire.TypeVarString},
+			{"SELECT @@collation_connection", "@@collation_connection", "utf8mb4_general_ci", wire.TypeVarString},
+			{"SELECT @@wait_timeout", "@@wait_timeout", "28800", wire.TypeLongLong},
+			{"SELECT @@version", "@@version", "8.0.36-hoplat", wire.TypeVarString},
+			{"SELECT VERSION()", "VERSION()", "8.0.36-hoplat", wire.TypeVarString},
+			{"SELECT DATABASE()", "DATABASE()", "sbtest", wire.TypeVarString},
+			{"SELECT USER()", "USER()", "u@127.0.0.1", wire.TypeVarString},
+			{"SELECT CURRENT_USER()", "CURRENT_USER()", "u@%", wire.TypeVarString},
+			{"SELECT @nope", "@nope", "NULL", wire.TypeNull},
+			{"(SELECT 1) ;", "1", "1", wire.TypeLongLong},
+			{"SELECT 1 FROM DUAL", "1", "1", wire.TypeLongLong},
+			{"/*!40101 SELECT 5 */", "5", "5", wire.TypeLongLong},
 		}
 		for _, tc := range tests {
 			r, err := queryResult(t, c, tc.sql)
@@ -148,15 +150,15 @@ func TestServerExpressions(t *testing.T) {
 				t.Errorf("%q: %d columns, %d rows; want a row", tc.sql, len(r.cols), len(r.rows))
 				continue
 			}
-			if got := string(r.cols[0].name); got != tc.name || r.cell(0, 0) != tc.value || r.cols[0].colType != tc.colType {
-				t.Errorf("%q: column %q type 0x%02x value %q; want %q 0x%02x %q", tc.sql, got, r.cols[0].colType, r.cell(0, 0), tc.name, tc.colType, tc.value)
+			if got := string(r.cols[0].Name); got != tc.name || r.cell(0, 0) != tc.value || r.cols[0].ColType != tc.colType {
+				t.Errorf("%q: column %q type 0x%02x value %q; want %q 0x%02x %q", tc.sql, got, r.cols[0].ColType, r.cell(0, 0), tc.name, tc.colType, tc.value)
 			}
-			if tc.colType == typeLongLong && r.cols[0].charset != 63 {
-				t.Errorf("%q: integer column in charset %d, want 63 (binary)", tc.sql, r.cols[0].charset)
+			if tc.colType == wire.TypeLongLong && r.cols[0].Charset != 63 {
+				t.Errorf("%q: integer column in charset %d, want 63 (binary)", tc.sql, r.cols[0].Charset)
 			}
 		}
 		r, err := queryResult(t, c, "SELECT CONNECTION_ID(), NOW(), 1 LIMIT 0")
-		if err != nil || len(r.cols) != 3 || len(r.rows) != 0 || r.cols[1].colType != typeDateTime {
+		if err != nil || len(r.cols) != 3 || len(r.rows) != 0 || r.cols[1].ColType != wire.TypeDateTime {
 			t.Errorf("LIMIT 0: %+v, %v", r, err)
 		}
 		before := time.Now().Add(-time.Second)
@@ -183,7 +185,7 @@ func TestServerExpressions(t *testing.T) {
 				}
 			}
 		}
-		if r, err := queryResult(t, c, "SELECT c FROM sbtest1 WHERE id=7"); err != nil || len(r.rows) != 3 || string(r.cols[0].name) != "c" {
+		if r, err := queryResult(t, c, "SELECT c FROM sbtest1 WHERE id=7"); err != nil || len(r.rows) != 3 || string(r.cols[0].Name) != "c" {
 			t.Errorf("a table's canned rows: %+v, %v", r, err)
 		}
 	}
@@ -199,18 +201,18 @@ func TestServerRefusals(t *testing.T) {
 		code uint16
 		msg  string
 	}{
-		{"SELEC 1", ErParse, "near 'SELEC 1' at line 1"},
-		{"SELECT 1 +", ErParse, "syntax"},
-		{"SELECT 'unterminated", ErParse, "syntax"},
-		{"SELECT @@no_such_var", ErUnknownSystemVariable, "Unknown system variable 'no_such_var'"},
-		{"SELECT frob(1)", ErFunctionNotDefined, "FUNCTION sbtest.frob does not exist"},
+		{"SELEC 1", wire.ErParse, "near 'SELEC 1' at line 1"},
+		{"SELECT 1 +", wire.ErParse, "syntax"},
+		{"SELECT 'unterminated", wire.ErParse, "syntax"},
+		{"SELECT @@no_such_var", wire.ErUnknownSystemVariable, "Unknown system variable 'no_such_var'"},
+		{"SELECT frob(1)", wire.ErFunctionNotDefined, "FUNCTION sbtest.frob does not exist"},
 		{"SELECT nosuchcolumn", 1054, "Unknown column 'nosuchcolumn'"},
-		{"SELECT * FROM mysql.user", ErNoSuchTable, "Table 'mysql.user' doesn't exist"},
-		{"EXPLAIN SELECT 1", ErNotSupportedYet, "EXPLAIN"},
-		{"SHOW PROCESSLIST", ErNotSupportedYet, "SHOW PROCESSLIST"},
-		{"SHOW NONSENSE", ErParse, "NONSENSE"},
-		{"USE", ErParse, "syntax"},
-		{";", ErParse, "syntax"},
+		{"SELECT * FROM mysql.user", wire.ErNoSuchTable, "Table 'mysql.user' doesn't exist"},
+		{"EXPLAIN SELECT 1", wire.ErNotSupportedYet, "EXPLAIN"},
+		{"SHOW PROCESSLIST", wire.ErNotSupportedYet, "SHOW PROCESSLIST"},
+		{"SHOW NONSENSE", wire.ErParse, "NONSENSE"},
+		{"USE", wire.ErParse, "syntax"},
+		{";", wire.ErParse, "syntax"},
 	}
 	for _, tc := range tests {
 		_, err := queryResult(t, c, tc.sql)
@@ -222,8 +224,8 @@ func TestServerRefusals(t *testing.T) {
 			t.Fatalf("after %q: %v", tc.sql, err)
 		}
 	}
-	if _, err := c.Prepare("SELECT ?"); asServerError(err) == nil || asServerError(err).Code != ErUnsupportedPS {
-		t.Errorf("prepare SELECT ?: %v; want ERR %d", err, ErUnsupportedPS)
+	if _, err := c.Prepare("SELECT ?"); asServerError(err) == nil || asServerError(err).Code != wire.ErUnsupportedPS {
+		t.Errorf("prepare SELECT ?: %v; want ERR %d", err, wire.ErUnsupportedPS)
 	}
 }
 
@@ -268,7 +270,7 @@ func TestServerShow(t *testing.T) {
 			t.Errorf("%q: %q, want %q", sql, s, want)
 		}
 	}
-	if r, _ := queryResult(t, c, "SHOW WARNINGS"); len(r.cols) != 3 || string(r.cols[1].name) != "Code" {
+	if r, _ := queryResult(t, c, "SHOW WARNINGS"); len(r.cols) != 3 || string(r.cols[1].Name) != "Code" {
 		t.Errorf("SHOW WARNINGS columns: %+v", r)
 	}
 }

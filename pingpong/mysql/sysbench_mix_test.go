@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"context"
 	"math"
 	"strconv"
@@ -195,7 +197,7 @@ func TestIgnoredErrorRetried(t *testing.T) {
 	if evErr != nil || n < 1 || q != int(n)+1 {
 		t.Fatalf("Event = %d statements, %v; ignored %d (%v): want the update retried after 1205 and done", q, evErr, n, last)
 	}
-	if se := asServerError(last); se == nil || se.Code != ErLockWaitTimeout {
+	if se := asServerError(last); se == nil || se.Code != wire.ErLockWaitTimeout {
 		t.Fatalf("last ignored error %v, want 1205", last)
 	}
 	if aff, _ := c.AffectedRows(); aff != 1 {

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -52,7 +54,7 @@ func FuzzTableStmt(f *testing.F) {
 			t.Fatalf("%q parses differently into a reused statement:\n%+v %v\n%+v %v", sql, reused, errReused, fresh, errFresh)
 		}
 		c := fuzzConn(s)
-		c.pc.seq = 1 // the command was packet 0
+		c.pc.Seq = 1 // the command was packet 0
 		c.tableQuery([]byte(sql))
 		checkAnswer(t, sql, c, false)
 	})
@@ -69,7 +71,7 @@ func FuzzTableExecute(f *testing.F) {
 	s := fuzzServer(f)
 	f.Fuzz(func(t *testing.T, sql string, n int64, str string) {
 		c := fuzzConn(s)
-		c.pc.seq = 1
+		c.pc.Seq = 1
 		if err := c.prepare([]byte(sql)); err != nil {
 			t.Fatal(err)
 		}
@@ -79,27 +81,27 @@ func FuzzTableExecute(f *testing.F) {
 		}
 		rw := c.rw.(*pipeRW)
 		rw.out.Reset()
-		b := binary.LittleEndian.AppendUint32([]byte{comStmtExecute}, c.nextStmt)
+		b := binary.LittleEndian.AppendUint32([]byte{wire.ComStmtExecute}, c.nextStmt)
 		b = append(b, 0, 1, 0, 0, 0)
 		if st.params > 0 {
 			b = append(b, make([]byte, (st.params+7)/8)...)
 			b = append(b, 1)
 			for i := range st.params {
 				if i%2 == 0 {
-					b = append(b, typeLongLong, 0)
+					b = append(b, wire.TypeLongLong, 0)
 				} else {
-					b = append(b, typeVarString, 0)
+					b = append(b, wire.TypeVarString, 0)
 				}
 			}
 			for i := range st.params {
 				if i%2 == 0 {
 					b = binary.LittleEndian.AppendUint64(b, uint64(n))
 				} else {
-					b = appendLenEncString(b, str)
+					b = wire.AppendLenEncString(b, str)
 				}
 			}
 		}
-		c.pc.seq = 1
+		c.pc.Seq = 1
 		c.execute(b[1:])
 		checkAnswer(t, sql, c, true)
 	})
@@ -107,7 +109,7 @@ func FuzzTableExecute(f *testing.F) {
 
 func fuzzConn(s *Server) *serverConn {
 	rw := &pipeRW{in: bytes.NewReader(nil)}
-	return &serverConn{s: s, pc: newPacketConn(rw), rw: rw, db: "sbtest", deprecateEOF: true}
+	return &serverConn{s: s, pc: wire.NewPacketConn(rw), rw: rw, db: "sbtest", deprecateEOF: true}
 }
 
 // checkAnswer decodes what c wrote: one ERR or OK, or a whole result set
@@ -115,53 +117,53 @@ func fuzzConn(s *Server) *serverConn {
 func checkAnswer(t *testing.T, sql string, c *serverConn, binaryRows bool) {
 	t.Helper()
 	out := c.rw.(*pipeRW).out.Bytes()
-	r := newPacketConn(&pipeRW{in: bytes.NewReader(out)})
-	r.seq = 1
-	p, err := r.readPacket()
+	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(out)})
+	r.Seq = 1
+	p, err := r.ReadPacket()
 	if err != nil || len(p) == 0 {
 		t.Fatalf("%q: no answer (%v)", sql, err)
 	}
 	switch p[0] {
-	case headerErr:
-		if _, ok := parseErr(p).(*ServerError); !ok {
+	case wire.HeaderErr:
+		if _, ok := wire.ParseErr(p).(*wire.ServerError); !ok {
 			t.Fatalf("%q: malformed error %x", sql, p)
 		}
 		return
-	case headerOK:
-		if _, err := parseOK(p); err != nil {
+	case wire.HeaderOK:
+		if _, err := wire.ParseOK(p); err != nil {
 			t.Fatalf("%q: %v", sql, err)
 		}
 		return
 	}
-	d := decoder{b: p, what: "column count"}
-	n, _ := d.lenEncInt("column count")
-	if d.err != nil || n == 0 {
-		t.Fatalf("%q: column count %x: %v", sql, p, d.err)
+	d := wire.Decoder{B: p, What: "column count"}
+	n, _ := d.LenEncInt("column count")
+	if d.Err != nil || n == 0 {
+		t.Fatalf("%q: column count %x: %v", sql, p, d.Err)
 	}
 	var types []byte
 	for range n {
-		p, err := r.readPacket()
+		p, err := r.ReadPacket()
 		if err != nil {
 			t.Fatalf("%q: %v", sql, err)
 		}
-		col, err := parseColumnDef(p)
+		col, err := wire.ParseColumnDef(p)
 		if err != nil {
 			t.Fatalf("%q: %v", sql, err)
 		}
-		types = append(types, col.colType)
+		types = append(types, col.ColType)
 	}
 	for {
-		p, err := r.readPacket()
+		p, err := r.ReadPacket()
 		if err != nil {
 			t.Fatalf("%q: result set ends early: %v", sql, err)
 		}
 		switch {
-		case isTerminator(p):
+		case wire.IsTerminator(p):
 			return
 		case binaryRows:
-			err = checkBinaryRow(p, types)
+			err = wire.CheckBinaryRow(p, types)
 		default:
-			err = checkTextRow(p, len(types))
+			err = wire.CheckTextRow(p, len(types))
 		}
 		if err != nil {
 			t.Fatalf("%q: %v", sql, err)

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
 )
 
@@ -137,7 +139,7 @@ type tableStmt struct {
 type tableParser struct {
 	lexer
 	st  *tableStmt
-	err *ServerError
+	err *wire.ServerError
 }
 
 func (st *tableStmt) reset(src []byte) {
@@ -146,7 +148,7 @@ func (st *tableStmt) reset(src []byte) {
 }
 
 // parseTableStmt parses sql into st, reusing st's slices.
-func parseTableStmt(sql []byte, st *tableStmt) *ServerError {
+func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 	st.reset(sql)
 	p := tableParser{st: st}
 	p.init(sql)

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
@@ -42,17 +44,17 @@ func (c *serverConn) fieldList(b []byte) error {
 	}
 	cols := c.resultColumns(st)
 	for i := range cols {
-		p := c.appendOutColumn(c.pc.begin(), st, &cols[i])
+		p := c.appendOutColumn(c.pc.Begin(), st, &cols[i])
 		switch cols[i].col {
 		case sbtable.ID:
-			p = append(p, lenencNull) // AUTO_INCREMENT: no default
+			p = append(p, wire.LenencNull) // AUTO_INCREMENT: no default
 		case sbtable.K:
-			p = appendLenEncString(p, "0")
+			p = wire.AppendLenEncString(p, "0")
 		default:
-			p = appendLenEncString(p, "")
+			p = wire.AppendLenEncString(p, "")
 		}
-		c.pc.end(p)
+		c.pc.End(p)
 	}
 	endResultSet(c.pc, c.deprecateEOF)
-	return c.pc.flush()
+	return c.pc.Flush()
 }

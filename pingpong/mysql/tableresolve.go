@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"fmt"
 	"strconv"
 
@@ -16,8 +18,8 @@ const (
 	ErOutOfSortMemory = 1038
 )
 
-func columnCountError(row int) *ServerError {
-	return &ServerError{Code: ErValueCount, State: "21S01", Message: fmt.Sprintf("Column count doesn't match value count at row %d", row)}
+func columnCountError(row int) *wire.ServerError {
+	return &wire.ServerError{Code: ErValueCount, State: "21S01", Message: fmt.Sprintf("Column count doesn't match value count at row %d", row)}
 }
 
 // tableNumber returns n for "sbtestN" naming one of the server's tables:
@@ -41,10 +43,10 @@ func (s *Server) tableNumber(name []byte) (int, bool) {
 // resolve binds st to a table of the server and its names to columns,
 // with the errors mysqld gives in the order it checks: the schema, the
 // table, then the columns clause by clause.
-func (c *serverConn) resolve(st *tableStmt) *ServerError {
+func (c *serverConn) resolve(st *tableStmt) *wire.ServerError {
 	src := st.src
 	if st.schema.empty() && c.db == "" {
-		return &ServerError{Code: ErNoDBSelected, State: "3D000", Message: "No database selected"}
+		return &wire.ServerError{Code: ErNoDBSelected, State: "3D000", Message: "No database selected"}
 	}
 	n, ok := c.s.tableNumber(st.table.of(src))
 	if !ok {
@@ -52,23 +54,23 @@ func (c *serverConn) resolve(st *tableStmt) *ServerError {
 		if !st.schema.empty() {
 			schema = string(st.schema.of(src))
 		}
-		return &ServerError{Code: ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s.%s' doesn't exist", schema, st.table.of(src))}
+		return &wire.ServerError{Code: wire.ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s.%s' doesn't exist", schema, st.table.of(src))}
 	}
 	st.tableIndex = n - 1
 	st.tbl = c.s.tables[n-1]
-	col := func(r *colRef, clause string) *ServerError {
+	col := func(r *colRef, clause string) *wire.ServerError {
 		if !r.qual.empty() {
 			q := st.as
 			if q.empty() {
 				q = st.table
 			}
 			if string(r.qual.of(src)) != string(q.of(src)) {
-				return &ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s.%s' in '%s'", r.qual.of(src), r.name.of(src), clause)}
+				return &wire.ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s.%s' in '%s'", r.qual.of(src), r.name.of(src), clause)}
 			}
 		}
 		cl, ok := sbtable.Lookup(r.name.of(src))
 		if !ok {
-			return &ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s' in '%s'", r.name.of(src), clause)}
+			return &wire.ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s' in '%s'", r.name.of(src), clause)}
 		}
 		r.col = cl
 		return nil
@@ -149,11 +151,11 @@ func (c *serverConn) resultColumns(st *tableStmt) []outCol {
 		case aggNone:
 			o.typ, o.notNull = columnType(o.col), true
 		case aggCount:
-			o.typ, o.notNull = typeLongLong, true
+			o.typ, o.notNull = wire.TypeLongLong, true
 		case aggSum, aggAvg:
-			o.typ = typeNewDecimal
+			o.typ = wire.TypeNewDecimal
 			if isStringColumn(o.col) {
-				o.typ = typeDouble
+				o.typ = wire.TypeDouble
 			}
 		case aggMin, aggMax:
 			o.typ = columnType(o.col)
@@ -166,9 +168,9 @@ func (c *serverConn) resultColumns(st *tableStmt) []outCol {
 
 func columnType(col sbtable.Column) uint8 {
 	if isStringColumn(col) {
-		return typeString
+		return wire.TypeString
 	}
-	return typeLong
+	return wire.TypeLong
 }
 
 func isStringColumn(col sbtable.Column) bool { return col == sbtable.C || col == sbtable.Pad }
@@ -190,46 +192,46 @@ func (c *serverConn) appendOutColumn(b []byte, st *tableStmt, o *outCol) []byte 
 	if o.item.star && o.item.agg == aggNone {
 		name = nil
 	}
-	b = appendLenEncString(b, "def")
+	b = wire.AppendLenEncString(b, "def")
 	if o.item.agg == aggNone {
 		if st.schema.empty() {
-			b = appendLenEncString(b, c.db)
+			b = wire.AppendLenEncString(b, c.db)
 		} else {
-			b = appendLenEncBytes(b, st.schema.of(src))
+			b = wire.AppendLenEncBytes(b, st.schema.of(src))
 		}
 		if st.as.empty() {
-			b = appendLenEncBytes(b, st.table.of(src))
+			b = wire.AppendLenEncBytes(b, st.table.of(src))
 		} else {
-			b = appendLenEncBytes(b, st.as.of(src))
+			b = wire.AppendLenEncBytes(b, st.as.of(src))
 		}
-		b = appendLenEncString(b, c.s.tableNames[st.tableIndex])
+		b = wire.AppendLenEncString(b, c.s.tableNames[st.tableIndex])
 		if name == nil {
-			b = appendLenEncString(b, o.col.String())
+			b = wire.AppendLenEncString(b, o.col.String())
 		} else {
-			b = appendLenEncBytes(b, name)
+			b = wire.AppendLenEncBytes(b, name)
 		}
-		b = appendLenEncString(b, o.col.String())
+		b = wire.AppendLenEncString(b, o.col.String())
 	} else {
 		b = append(b, 0, 0, 0)
-		b = appendLenEncBytes(b, name)
+		b = wire.AppendLenEncBytes(b, name)
 		b = append(b, 0)
 	}
-	charset, length, flags, decimals := uint16(63), uint32(11), uint16(flagBinary|flagNum), uint8(0)
+	charset, length, flags, decimals := uint16(63), uint32(11), uint16(wire.FlagBinary|flagNum), uint8(0)
 	switch o.typ {
-	case typeString:
-		charset, flags = clientCharsetUTF8MB4, 0
+	case wire.TypeString:
+		charset, flags = wire.ClientCharsetUTF8MB4, 0
 		length = sbtable.CWidth * 4
 		if o.col == sbtable.Pad {
 			length = sbtable.PadWidth * 4
 		}
-	case typeLongLong:
+	case wire.TypeLongLong:
 		length = 21
-	case typeNewDecimal:
+	case wire.TypeNewDecimal:
 		length, decimals = 33, 0
 		if o.item.agg == aggAvg {
 			length, decimals = 15, 4
 		}
-	case typeDouble:
+	case wire.TypeDouble:
 		length, decimals = 23, 31
 	}
 	if o.item.agg == aggNone {
@@ -241,9 +243,9 @@ func (c *serverConn) appendOutColumn(b []byte, st *tableStmt, o *outCol) []byte 
 		}
 	}
 	if o.notNull {
-		flags |= flagNotNull
+		flags |= wire.FlagNotNull
 	}
-	if o.typ == typeString {
+	if o.typ == wire.TypeString {
 		flags &^= flagNum
 	}
 	b = append(b, 0x0C)

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -241,7 +243,7 @@ func (c *serverConn) runSelect(st *tableStmt, binaryRows bool) error {
 		if binaryRows {
 			r = &c.s.binRows[i]
 		}
-		return c.pc.writeRaw(r.frames, r.packets)
+		return c.pc.WriteRaw(r.frames, r.packets)
 	}
 	cols := c.resultColumns(st)
 	offset, limit, err := c.limits(st)
@@ -265,8 +267,8 @@ func (c *serverConn) runSelect(st *tableStmt, binaryRows bool) error {
 		c.writeHeader(st, cols)
 		for i := offset; i < int64(len(rows)) && i-offset < limit; i++ {
 			c.writeRow(st, cols, rows[i].id, binaryRows)
-			if len(c.pc.wbuf) > flushAt {
-				if err := c.pc.flush(); err != nil {
+			if len(c.pc.Wbuf) > flushAt {
+				if err := c.pc.Flush(); err != nil {
 					return err
 				}
 			}
@@ -280,8 +282,8 @@ func (c *serverConn) runSelect(st *tableStmt, binaryRows bool) error {
 			}
 			if n++; n > offset {
 				c.writeRow(st, cols, id, binaryRows)
-				if len(c.pc.wbuf) > flushAt {
-					if err := c.pc.flush(); err != nil {
+				if len(c.pc.Wbuf) > flushAt {
+					if err := c.pc.Flush(); err != nil {
 						return err
 					}
 				}
@@ -289,7 +291,7 @@ func (c *serverConn) runSelect(st *tableStmt, binaryRows bool) error {
 		}
 	}
 	endResultSet(c.pc, c.deprecateEOF)
-	return c.pc.flush()
+	return c.pc.Flush()
 }
 
 // isPointSelectC reports SELECT c FROM sbtestN WHERE id=v, the statement
@@ -300,7 +302,7 @@ func (c *serverConn) isPointSelectC(st *tableStmt) bool {
 		len(st.order) == 0 && !st.hasLimit && !st.distinct
 }
 
-func (c *serverConn) limits(st *tableStmt) (offset, limit int64, err *ServerError) {
+func (c *serverConn) limits(st *tableStmt) (offset, limit int64, err *wire.ServerError) {
 	limit = math.MaxInt64 / 2
 	if !st.hasLimit {
 		return 0, limit, nil
@@ -311,7 +313,7 @@ func (c *serverConn) limits(st *tableStmt) (offset, limit int64, err *ServerErro
 		o, onull = 0, false
 	}
 	if lnull || onull || l < 0 || o < 0 {
-		return 0, 0, &ServerError{Code: ErWrongArguments, State: "HY000", Message: "Incorrect arguments to LIMIT"}
+		return 0, 0, &wire.ServerError{Code: wire.ErWrongArguments, State: "HY000", Message: "Incorrect arguments to LIMIT"}
 	}
 	return o, min(l, limit), nil
 }
@@ -320,27 +322,27 @@ func (c *serverConn) limits(st *tableStmt) (offset, limit int64, err *ServerErro
 // ones a prepared statement encoded once, or encoded now.
 func (c *serverConn) writeHeader(st *tableStmt, cols []outCol) {
 	if h := &st.header; h.packets > 0 {
-		c.pc.wbuf = append(c.pc.wbuf, h.frames...)
-		c.pc.seq += uint8(h.packets)
+		c.pc.Wbuf = append(c.pc.Wbuf, h.frames...)
+		c.pc.Seq += uint8(h.packets)
 		return
 	}
 	c.encodeHeader(c.pc, st, cols)
 }
 
-func (c *serverConn) encodeHeader(pc *packetConn, st *tableStmt, cols []outCol) {
-	pc.end(appendLenEncInt(pc.begin(), uint64(len(cols))))
+func (c *serverConn) encodeHeader(pc *wire.PacketConn, st *tableStmt, cols []outCol) {
+	pc.End(wire.AppendLenEncInt(pc.Begin(), uint64(len(cols))))
 	for i := range cols {
-		pc.end(c.appendOutColumn(pc.begin(), st, &cols[i]))
+		pc.End(c.appendOutColumn(pc.Begin(), st, &cols[i]))
 	}
 	if !c.deprecateEOF {
-		pc.end(appendEOF(pc.begin(), serverStatusAutocommit))
+		pc.End(wire.AppendEOF(pc.Begin(), wire.ServerStatusAutocommit))
 	}
 }
 
 // writeRow writes row id's values of cols.
 func (c *serverConn) writeRow(st *tableStmt, cols []outCol, id int64, binaryRows bool) {
 	t := &st.tbl
-	b := c.pc.begin()
+	b := c.pc.Begin()
 	if binaryRows {
 		b = append(b, 0)
 		for range (len(cols) + 9) / 8 {
@@ -361,7 +363,7 @@ func (c *serverConn) writeRow(st *tableStmt, cols []outCol, id int64, binaryRows
 			b = appendLenEncInt64Text(b, t.Int(id, col))
 		}
 	}
-	c.pc.end(b)
+	c.pc.End(b)
 }
 
 // appendLenEncInt64Text appends n in decimal as a length-encoded string.
@@ -433,7 +435,7 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 	if offset > 0 || limit == 0 {
 		return
 	}
-	b := c.pc.begin()
+	b := c.pc.Begin()
 	bitmap := len(b) + 1
 	if binaryRows {
 		b = append(b, 0)
@@ -465,14 +467,14 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 			}
 			num = num[:0]
 			switch {
-			case o.typ == typeDouble && binaryRows:
+			case o.typ == wire.TypeDouble && binaryRows:
 				v := a.sum
 				if o.item.agg == aggAvg {
 					v /= float64(a.n)
 				}
 				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 				continue
-			case o.typ == typeDouble:
+			case o.typ == wire.TypeDouble:
 				v := a.sum
 				if o.item.agg == aggAvg {
 					v /= float64(a.n)
@@ -486,7 +488,7 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 				q := (a.isum*10000*2/a.n + sign(a.isum)) / 2
 				num = appendScaled(num, q, 4)
 			}
-			b = appendLenEncBytes(b, num)
+			b = wire.AppendLenEncBytes(b, num)
 			continue
 		}
 		if id == 0 {
@@ -495,21 +497,21 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 				bit := i + 2
 				b[bitmap+bit/8] |= 1 << (bit % 8)
 			} else {
-				b = append(b, lenencNull)
+				b = append(b, wire.LenencNull)
 			}
 			continue
 		}
 		switch col := o.col; {
 		case isStringColumn(col):
 			num = t.AppendText(num[:0], id, col)
-			b = appendLenEncBytes(b, num)
+			b = wire.AppendLenEncBytes(b, num)
 		case binaryRows:
 			b = binary.LittleEndian.AppendUint32(b, uint32(t.Int(id, col)))
 		default:
 			b = appendLenEncInt64Text(b, t.Int(id, col))
 		}
 	}
-	c.pc.end(b)
+	c.pc.End(b)
 }
 
 func sign(n int64) int64 {
@@ -603,7 +605,7 @@ func (c *serverConn) sortBy(st *tableStmt, rows []sortRow, keys []sortKey) {
 
 // sorted collects the matching rows, removes those whose selected values
 // repeat under DISTINCT, and orders them by ORDER BY (else by id).
-func (c *serverConn) sorted(st *tableStmt, cols []outCol, sc *scan) ([]sortRow, *ServerError) {
+func (c *serverConn) sorted(st *tableStmt, cols []outCol, sc *scan) ([]sortRow, *wire.ServerError) {
 	rows := c.sortRows[:0]
 	defer func() { c.sortRows = rows[:0] }()
 	for id, ok := sc.next(); ok; id, ok = sc.next() {
@@ -611,7 +613,7 @@ func (c *serverConn) sorted(st *tableStmt, cols []outCol, sc *scan) ([]sortRow, 
 			continue
 		}
 		if len(rows) == maxSortRows {
-			return nil, &ServerError{Code: ErOutOfSortMemory, State: "HY001", Message: "Out of sort memory, consider increasing server sort buffer size"}
+			return nil, &wire.ServerError{Code: ErOutOfSortMemory, State: "HY001", Message: "Out of sort memory, consider increasing server sort buffer size"}
 		}
 		rows = append(rows, sortRow{id: id})
 	}

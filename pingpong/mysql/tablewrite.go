@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"bytes"
 	"fmt"
 	"strconv"
@@ -45,7 +47,7 @@ func (c *serverConn) runUpdate(st *tableStmt) error {
 	for i := range st.sets {
 		s := &st.sets[i]
 		if s.col.col == sbtable.ID {
-			return c.sendErr(ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'UPDATE of the primary key' (a mock mysqld)")
+			return c.sendErr(wire.ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'UPDATE of the primary key' (a mock mysqld)")
 		}
 		if s.v.kind == valueNull || s.v.kind == valueParam && c.isNull(st, s.v) {
 			return c.sendServerError(badNull(s.col.col))
@@ -106,8 +108,8 @@ func (c *serverConn) changes(st *tableStmt, s *setItem, id int64) bool {
 	return !bytes.Equal(t.AppendText(buf[:0], id, col), bytes.TrimRight(v, " "))
 }
 
-func badNull(col sbtable.Column) *ServerError {
-	return &ServerError{Code: ErBadNull, State: "23000", Message: fmt.Sprintf("Column '%s' cannot be null", col)}
+func badNull(col sbtable.Column) *wire.ServerError {
+	return &wire.ServerError{Code: ErBadNull, State: "23000", Message: fmt.Sprintf("Column '%s' cannot be null", col)}
 }
 
 func (c *serverConn) runInsert(st *tableStmt) error {
@@ -172,15 +174,15 @@ func (c *serverConn) runInsert(st *tableStmt) error {
 // writeOK sends an OK packet with affected rows, the last insert id and
 // an info text (what the mysql client prints under "Query OK").
 func (c *serverConn) writeOK(affected, insertID uint64, info []byte) error {
-	b := append(c.pc.begin(), headerOK)
-	b = appendLenEncInt(b, affected)
-	b = appendLenEncInt(b, insertID)
-	b = append(b, byte(serverStatusAutocommit), byte(serverStatusAutocommit>>8), 0, 0)
+	b := append(c.pc.Begin(), wire.HeaderOK)
+	b = wire.AppendLenEncInt(b, affected)
+	b = wire.AppendLenEncInt(b, insertID)
+	b = append(b, byte(wire.ServerStatusAutocommit), byte(wire.ServerStatusAutocommit>>8), 0, 0)
 	if len(info) > 0 {
 		// Length-prefixed, as mysqld's net_send_ok stores it and
 		// libmariadb reads it.
-		b = appendLenEncBytes(b, info)
+		b = wire.AppendLenEncBytes(b, info)
 	}
-	c.pc.end(b)
-	return c.pc.flush()
+	c.pc.End(b)
+	return c.pc.Flush()
 }

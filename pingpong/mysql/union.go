@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+
 	"time"
 )
 
@@ -53,7 +55,7 @@ func (c *serverConn) unionQueryIn(sql []byte, ctx *evalContext) error {
 		p.keyword("DISTINCT")
 		rest = rest[p.pos:]
 	}
-	cols := make([]columnDef, len(parts[0].cols))
+	cols := make([]wire.ColumnDef, len(parts[0].cols))
 	for i := range cols {
 		cols[i] = unionColumn(parts, i)
 		for _, row := range rows {
@@ -71,101 +73,101 @@ func (c *serverConn) unionQueryIn(sql []byte, ctx *evalContext) error {
 // beside unsigned ones) makes a DECIMAL of the widest integer part and
 // the largest scale; any string part makes a string as wide as the
 // widest part's text. A numeric UNION column carries no BINARY flag.
-func unionColumn(parts []*exprResult, i int) columnDef {
-	col := columnDef{name: parts[0].cols[i].name, charset: 63}
+func unionColumn(parts []*exprResult, i int) wire.ColumnDef {
+	col := wire.ColumnDef{Name: parts[0].cols[i].Name, Charset: 63}
 	notNull, any := true, false
 	ints, longs, str := true, false, false
 	signed, unsigned := false, false
 	intDigits, scale, chars := 0, 0, 0
 	for _, p := range parts {
 		pc, v := &p.cols[i], p.row[i]
-		notNull = notNull && pc.flags&flagNotNull != 0
-		if pc.colType == typeNull {
+		notNull = notNull && pc.Flags&wire.FlagNotNull != 0
+		if pc.ColType == wire.TypeNull {
 			continue
 		}
 		any = true
-		if pc.charset == 63 {
-			chars = max(chars, int(pc.length)) // a number's text
+		if pc.Charset == 63 {
+			chars = max(chars, int(pc.Length)) // a number's text
 		}
-		switch pc.colType {
-		case typeLong, typeLongLong:
-			digits := int(pc.length)
+		switch pc.ColType {
+		case wire.TypeLong, wire.TypeLongLong:
+			digits := int(pc.Length)
 			if v.kind == valInt && v.i < 0 {
 				digits-- // the sign
 			}
 			intDigits = max(intDigits, digits)
-			longs = longs || pc.colType == typeLongLong
-			if pc.flags&flagUnsigned != 0 {
+			longs = longs || pc.ColType == wire.TypeLongLong
+			if pc.Flags&wire.FlagUnsigned != 0 {
 				unsigned = true
 			} else {
 				signed = true
 			}
-		case typeNewDecimal:
+		case wire.TypeNewDecimal:
 			ints = false
-			d := int(pc.decimals)
+			d := int(pc.Decimals)
 			point := 0
 			if d > 0 {
 				point = 1
 			}
-			intDigits = max(intDigits, int(pc.length)-d-point-1)
+			intDigits = max(intDigits, int(pc.Length)-d-point-1)
 			scale = max(scale, d)
 			signed = true
-		case typeVarString, typeString:
+		case wire.TypeVarString, wire.TypeString:
 			str, ints = true, false
-			chars = max(chars, int(pc.length)/4)
+			chars = max(chars, int(pc.Length)/4)
 		default:
 			str, ints = true, false
 		}
 	}
 	switch {
 	case !any:
-		col.colType, col.flags = typeString, flagBinary
+		col.ColType, col.Flags = wire.TypeString, wire.FlagBinary
 		return col
 	case str:
-		col.colType, col.charset, col.length = typeVarString, clientCharsetUTF8MB4, uint32(chars*4)
+		col.ColType, col.Charset, col.Length = wire.TypeVarString, wire.ClientCharsetUTF8MB4, uint32(chars*4)
 	case ints && !(signed && unsigned):
-		col.colType, col.length = typeLong, uint32(intDigits)
+		col.ColType, col.Length = wire.TypeLong, uint32(intDigits)
 		if longs {
-			col.colType = typeLongLong
+			col.ColType = wire.TypeLongLong
 		}
 		if unsigned {
-			col.flags |= flagUnsigned
+			col.Flags |= wire.FlagUnsigned
 		} else {
-			col.length++ // room for a sign
+			col.Length++ // room for a sign
 		}
 	default:
-		col.colType, col.decimals = typeNewDecimal, uint8(scale)
-		col.length = uint32(intDigits + scale + 1)
+		col.ColType, col.Decimals = wire.TypeNewDecimal, uint8(scale)
+		col.Length = uint32(intDigits + scale + 1)
 		if scale > 0 {
-			col.length++ // the point
+			col.Length++ // the point
 		}
 	}
 	if notNull {
-		col.flags |= flagNotNull
+		col.Flags |= wire.FlagNotNull
 	}
 	return col
 }
 
 // unionValue is v as a value of the UNION column col: text in a string
 // column, a DECIMAL with col's scale in a decimal one.
-func unionValue(v value, col *columnDef) value {
+func unionValue(v value, col *wire.ColumnDef) value {
 	if v.kind == valNull {
 		return v
 	}
-	switch col.colType {
-	case typeVarString:
+	switch col.ColType {
+	case wire.TypeVarString:
 		if v.kind != valString {
 			return strVal(v.text())
 		}
-	case typeNewDecimal:
+	case wire.TypeNewDecimal:
 		s, scale := v.text(), 0
 		if v.kind == valDecimal {
 			scale = v.scale
 		}
-		if scale == 0 && col.decimals > 0 {
+		if scale == 0 && col.Decimals > 0 {
 			s += "."
 		}
-		for ; scale < int(col.decimals); scale++ {
+		for ; scale < int(col.Decimals); scale++ {
 			s += "0"
 		}
 		return value{kind: valDecimal, s: s, scale: scale}

@@ -1,4 +1,4 @@
-package mysql
+package wire
 
 import (
 	"crypto/rand"
@@ -16,7 +16,7 @@ import (
 // Documentation, Native Authentication):
 // SHA1(password) XOR SHA1(nonce ‖ SHA1(SHA1(password))). An empty password
 // sends an empty response.
-func nativeToken(dst []byte, nonce []byte, password string) []byte {
+func NativeToken(dst []byte, nonce []byte, password string) []byte {
 	if password == "" {
 		return dst
 	}
@@ -36,7 +36,7 @@ func nativeToken(dst []byte, nonce []byte, password string) []byte {
 // sha2Token is caching_sha2_password's scramble (MySQL Source Code
 // Documentation, caching_sha2_password information):
 // SHA256(p) XOR SHA256(SHA256(SHA256(p)) ‖ nonce).
-func sha2Token(dst []byte, nonce []byte, password string) []byte {
+func Sha2Token(dst []byte, nonce []byte, password string) []byte {
 	if password == "" {
 		return dst
 	}
@@ -55,21 +55,21 @@ func sha2Token(dst []byte, nonce []byte, password string) []byte {
 
 // authToken returns the first response for plugin, or an error for a plugin
 // this package does not speak.
-func authToken(dst []byte, plugin string, nonce []byte, password string) ([]byte, error) {
+func AuthToken(dst []byte, plugin string, nonce []byte, password string) ([]byte, error) {
 	switch plugin {
-	case pluginNative:
-		return nativeToken(dst, nonce, password), nil
-	case pluginCachingSHA2:
-		return sha2Token(dst, nonce, password), nil
+	case PluginNative:
+		return NativeToken(dst, nonce, password), nil
+	case PluginCachingSHA2:
+		return Sha2Token(dst, nonce, password), nil
 	}
-	return dst, fmt.Errorf("mysql: auth plugin %q is not supported (only %s and %s)", plugin, pluginNative, pluginCachingSHA2)
+	return dst, fmt.Errorf("mysql: auth plugin %q is not supported (only %s and %s)", plugin, PluginNative, PluginCachingSHA2)
 }
 
 // checkToken compares a client's response with the one expected from the
 // known password, in constant time.
-func checkToken(plugin string, nonce []byte, password string, got []byte) bool {
+func CheckToken(plugin string, nonce []byte, password string, got []byte) bool {
 	var buf [32]byte
-	want, err := authToken(buf[:0], plugin, nonce, password)
+	want, err := AuthToken(buf[:0], plugin, nonce, password)
 	if err != nil {
 		return false
 	}
@@ -79,7 +79,7 @@ func checkToken(plugin string, nonce []byte, password string, got []byte) bool {
 // xorNonce is the plaintext caching_sha2_password encrypts for full
 // authentication over an insecure transport: (password ‖ NUL) XOR the nonce
 // repeated.
-func xorNonce(password string, nonce []byte) []byte {
+func XorNonce(password string, nonce []byte) []byte {
 	p := make([]byte, len(password)+1)
 	copy(p, password)
 	for i := range p {
@@ -90,7 +90,7 @@ func xorNonce(password string, nonce []byte) []byte {
 
 // encryptPassword encrypts the password with the server's PEM public key
 // using RSA-OAEP with SHA-1, which is what MySQL's server decrypts.
-func encryptPassword(pemKey []byte, password string, nonce []byte) ([]byte, error) {
+func EncryptPassword(pemKey []byte, password string, nonce []byte) ([]byte, error) {
 	block, _ := pem.Decode(pemKey)
 	if block == nil {
 		return nil, errors.New("mysql: caching_sha2_password: server public key is not PEM")
@@ -115,7 +115,7 @@ func encryptPassword(pemKey []byte, password string, nonce []byte) ([]byte, erro
 	default:
 		return nil, fmt.Errorf("mysql: caching_sha2_password: server key block is %q, not a public key", block.Type)
 	}
-	ct, err := rsa.EncryptOAEP(sha1.New(), rand.Reader, pub, xorNonce(password, nonce), nil)
+	ct, err := rsa.EncryptOAEP(sha1.New(), rand.Reader, pub, XorNonce(password, nonce), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: caching_sha2_password: encrypt password: %w", err)
 	}
@@ -124,7 +124,7 @@ func encryptPassword(pemKey []byte, password string, nonce []byte) ([]byte, erro
 
 // decryptPassword is the server side of encryptPassword; it returns the
 // password the client sent.
-func decryptPassword(key *rsa.PrivateKey, ct []byte, nonce []byte) (string, error) {
+func DecryptPassword(key *rsa.PrivateKey, ct []byte, nonce []byte) (string, error) {
 	pt, err := rsa.DecryptOAEP(sha1.New(), nil, key, ct, nil)
 	if err != nil {
 		return "", fmt.Errorf("mysql: caching_sha2_password: decrypt password: %w", err)
