@@ -1,11 +1,11 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // ClientConfig names the account and schema a Client logs in with. The
@@ -59,6 +59,43 @@ func (c *Client) AffectedRows() (affected, insertID uint64) {
 // ServerVersion is the version string from the greeting (MariaDB prefixes
 // "5.5.5-").
 func (c *Client) ServerVersion() string { return c.version }
+
+// ConnectionID is the id the greeting gave the connection, which the
+// server's CONNECTION_ID() returns.
+func (c *Client) ConnectionID() uint32 { return c.connID }
+
+// ChangeUser sends COM_CHANGE_USER as libmariadb builds it (user, token
+// for plugin, schema, collation, plugin) and runs the authentication
+// exchange that follows, as a pool does to hand a connection to another
+// account. unixSocket says the stream is a UNIX-domain socket.
+func (c *Client) ChangeUser(user, password, db, plugin string, unixSocket bool) error {
+	nonce := c.nonce
+	token, err := wire.AuthToken(nil, plugin, nonce[:], password)
+	if err != nil {
+		return err
+	}
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComChangeUser)
+	b = append(append(b, user...), 0)
+	b = append(append(b, byte(len(token))), token...)
+	b = append(append(b, db...), 0)
+	b = append(b, wire.ClientCharsetUTF8MB4, 0)
+	b = append(append(b, plugin...), 0)
+	c.pc.End(b)
+	if err := c.pc.Flush(); err != nil {
+		return err
+	}
+	return c.authenticate(password, plugin, nonce[:], unixSocket)
+}
+
+// Conn is the packet stream under the client, for a caller that speaks a
+// command the Client has no method for (a test, a probe); it must leave the
+// stream between exchanges, as each method does.
+func (c *Client) Conn() *wire.PacketConn { return c.pc }
+
+// DeprecateEOF reports whether the login negotiated CLIENT_DEPRECATE_EOF,
+// which decides how a result set's column block and rows end.
+func (c *Client) DeprecateEOF() bool { return c.deprecateEOF }
 
 // MariaDB reports whether the server announced MariaDB's extended
 // capabilities (greeting bit 0 clear); proxies may rewrite the version

@@ -1,9 +1,9 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"errors"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,7 +14,7 @@ import (
 // mockServer is a Server listening on loopback TCP and a temp-dir UNIX
 // socket for one test.
 type mockServer struct {
-	*Server
+	*mock.Server
 	tcpAddr string
 	sock    string
 
@@ -22,15 +22,15 @@ type mockServer struct {
 	errs []error // what ServeConn returned, per connection
 }
 
-func startMock(t testing.TB, cfg ServerConfig) *mockServer {
+func startMock(t testing.TB, cfg mock.ServerConfig) *mockServer {
 	t.Helper()
 	return startMockWith(t, cfg, nil)
 }
 
 // startMockWith lets tweak adjust the Server before it serves anything.
-func startMockWith(t testing.TB, cfg ServerConfig, tweak func(*Server)) *mockServer {
+func startMockWith(t testing.TB, cfg mock.ServerConfig, tweak func(*mock.Server)) *mockServer {
 	t.Helper()
-	srv, err := NewServer(cfg)
+	srv, err := mock.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

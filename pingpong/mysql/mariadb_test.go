@@ -1,13 +1,12 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // TestClientAgainstMariaDB runs every workload, in text and prepared mode,

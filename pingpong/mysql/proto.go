@@ -1,8 +1,6 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Protocol is the load client's side of MySQL: each session logs in with
@@ -197,21 +196,6 @@ func interrupter(c io.ReadWriteCloser) func() {
 		return func() { c.SetDeadline(time.Unix(1, 0)) }
 	}
 	return func() { c.Close() }
-}
-
-// Handler is the responder's side: it serves each connection with Server.
-type Handler struct {
-	Server *Server
-}
-
-// ServeConn serves one connection until COM_QUIT or end of stream. unix
-// marks a UNIX-domain socket, which caching_sha2_password trusts with the
-// password in clear; a raw fd cannot say so itself.
-func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
-	if unix {
-		return h.Server.ServeUnixConn(rw)
-	}
-	return h.Server.ServeConn(rw)
 }
 
 // ServerError is an ERR packet from the server; callers count failures

@@ -1,10 +1,10 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"encoding/binary"
 	"fmt"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Stmt is a server-side prepared statement on one Client.

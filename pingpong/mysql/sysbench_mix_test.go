@@ -1,10 +1,10 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"context"
 	"math"
+	"os/exec"
+	"regexp"
 	"strconv"
 	"sync"
 	"testing"
@@ -13,6 +13,7 @@ import (
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -204,3 +205,11 @@ func TestIgnoredErrorRetried(t *testing.T) {
 		t.Fatalf("the retried update affected %d rows, want 1", aff)
 	}
 }
+
+func runProgram(t *testing.T, name string, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
+}
+
+var sysbenchTransactions = regexp.MustCompile(`transactions:\s+(\d+)`)

@@ -1,13 +1,13 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Command names one request shape a Workload sends per event.

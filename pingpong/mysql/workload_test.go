@@ -1,10 +1,10 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"encoding/binary"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -71,7 +71,7 @@ func oltpStatements(cfg WorkloadConfig) []string {
 // statement group's table, which with --tables N varies between groups
 // and not inside one.
 func TestOLTPStatements(t *testing.T) {
-	m := startMock(t, ServerConfig{Tables: 4})
+	m := startMock(t, mock.ServerConfig{Tables: 4})
 	for _, cfg := range []WorkloadConfig{
 		{Command: CommandOLTPRO},
 		{Command: CommandOLTPRW},
@@ -161,7 +161,7 @@ func TestOLTPStatements(t *testing.T) {
 // every table once, as sysbench's thread_init does, and then sends only
 // COM_STMT_EXECUTE, binding CHAR values as strings.
 func TestOLTPPrepared(t *testing.T) {
-	m := startMock(t, ServerConfig{Tables: 3})
+	m := startMock(t, mock.ServerConfig{Tables: 3})
 	rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
 	c, err := Connect(rc, ClientConfig{DB: "sbtest"}, false)
 	if err != nil {

@@ -1,10 +1,10 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"encoding/binary"
 	"fmt"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"strings"
 	"testing"
 )
@@ -41,16 +41,16 @@ func (s shape) String() string {
 // describe runs sql on c, as COM_QUERY or, when prepared, as
 // COM_STMT_PREPARE and COM_STMT_EXECUTE with args bound (int64 as
 // LONGLONG, string as VAR_STRING), and reads the answer's shape.
-func describe(t testing.TB, c *Client, sql string, prepared bool, args ...any) shape {
+func describe(t testing.TB, c *mysql.Client, sql string, prepared bool, args ...any) shape {
 	t.Helper()
 	if !prepared {
-		c.pc.ResetSeq()
-		c.pc.End(append(append(c.pc.Begin(), wire.ComQuery), sql...))
+		c.Conn().ResetSeq()
+		c.Conn().End(append(append(c.Conn().Begin(), wire.ComQuery), sql...))
 		return readShape(t, c, false)
 	}
-	c.pc.ResetSeq()
-	c.pc.End(append(append(c.pc.Begin(), wire.ComStmtPrepare), sql...))
-	if err := c.pc.Flush(); err != nil {
+	c.Conn().ResetSeq()
+	c.Conn().End(append(append(c.Conn().Begin(), wire.ComStmtPrepare), sql...))
+	if err := c.Conn().Flush(); err != nil {
 		t.Fatal(err)
 	}
 	p := mustRead(t, c)
@@ -79,12 +79,12 @@ func describe(t testing.TB, c *Client, sql string, prepared bool, args ...any) s
 				s.prepTypes = append(s.prepTypes, col.ColType)
 			}
 		}
-		if !c.deprecateEOF {
+		if !c.DeprecateEOF() {
 			mustRead(t, c)
 		}
 	}
-	c.pc.ResetSeq()
-	b := append(c.pc.Begin(), wire.ComStmtExecute)
+	c.Conn().ResetSeq()
+	b := append(c.Conn().Begin(), wire.ComStmtExecute)
 	b = binary.LittleEndian.AppendUint32(b, ok.Id)
 	b = append(b, 0, 1, 0, 0, 0)
 	if len(args) > 0 {
@@ -106,20 +106,20 @@ func describe(t testing.TB, c *Client, sql string, prepared bool, args ...any) s
 			}
 		}
 	}
-	c.pc.End(b)
+	c.Conn().End(b)
 	r := readShape(t, c, true)
 	r.prepNames, r.prepTypes = s.prepNames, s.prepTypes
-	c.pc.ResetSeq()
-	c.pc.End(binary.LittleEndian.AppendUint32(append(c.pc.Begin(), wire.ComStmtClose), ok.Id))
-	if err := c.pc.Flush(); err != nil {
+	c.Conn().ResetSeq()
+	c.Conn().End(binary.LittleEndian.AppendUint32(append(c.Conn().Begin(), wire.ComStmtClose), ok.Id))
+	if err := c.Conn().Flush(); err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func mustRead(t testing.TB, c *Client) []byte {
+func mustRead(t testing.TB, c packetStream) []byte {
 	t.Helper()
-	p, err := c.pc.ReadPacket()
+	p, err := c.Conn().ReadPacket()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,9 +129,16 @@ func mustRead(t testing.TB, c *Client) []byte {
 	return p
 }
 
-func readShape(t testing.TB, c *Client, binaryRows bool) shape {
+// packetStream is what reading an answer needs of a client: a
+// *mysql.Client, or a recorded stream.
+type packetStream interface {
+	Conn() *wire.PacketConn
+	DeprecateEOF() bool
+}
+
+func readShape(t testing.TB, c packetStream, binaryRows bool) shape {
 	t.Helper()
-	if err := c.pc.Flush(); err != nil {
+	if err := c.Conn().Flush(); err != nil {
 		t.Fatal(err)
 	}
 	p := mustRead(t, c)
@@ -158,7 +165,7 @@ func readShape(t testing.TB, c *Client, binaryRows bool) shape {
 		s.names = append(s.names, string(col.Name))
 		s.types = append(s.types, col.ColType)
 	}
-	if !c.deprecateEOF {
+	if !c.DeprecateEOF() {
 		mustRead(t, c)
 	}
 	for {

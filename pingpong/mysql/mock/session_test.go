@@ -1,43 +1,21 @@
-package mysql
+package mock
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// changeUser sends COM_CHANGE_USER as libmariadb builds it and runs the
-// authentication exchange that follows.
-func changeUser(c *Client, user, password, db, plugin string, unix bool) error {
-	nonce := c.nonce
-	token, err := wire.AuthToken(nil, plugin, nonce[:], password)
-	if err != nil {
-		return err
-	}
-	c.pc.ResetSeq()
-	b := append(c.pc.Begin(), wire.ComChangeUser)
-	b = append(append(b, user...), 0)
-	b = append(append(b, byte(len(token))), token...)
-	b = append(append(b, db...), 0)
-	b = append(b, wire.ClientCharsetUTF8MB4, 0)
-	b = append(append(b, plugin...), 0)
-	c.pc.End(b)
-	if err := c.pc.Flush(); err != nil {
-		return err
-	}
-	return c.authenticate(password, plugin, nonce[:], unix)
-}
-
-func command(t *testing.T, c *Client, cmd byte) []byte {
+func command(t *testing.T, c *mysql.Client, cmd byte) []byte {
 	t.Helper()
-	c.pc.ResetSeq()
-	c.pc.WritePacket([]byte{cmd})
-	if err := c.pc.Flush(); err != nil {
+	c.Conn().ResetSeq()
+	c.Conn().WritePacket([]byte{cmd})
+	if err := c.Conn().Flush(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.pc.ReadPacket()
+	p, err := c.Conn().ReadPacket()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +35,10 @@ func TestServerSessionCommands(t *testing.T) {
 		for _, tr := range [][2]string{{"unix", m.sock}, {"tcp", m.tcpAddr}} {
 			unix := tr[0] == "unix"
 			t.Run(auth+"/"+tr[0], func(t *testing.T) {
-				c := mustDial(t, tr[0], tr[1], ClientConfig{User: "u", Password: "pw", DB: "sbtest"})
+				c := mustDial(t, tr[0], tr[1], mysql.ClientConfig{User: "u", Password: "pw", DB: "sbtest"})
 				r, err := queryResult(t, c, "SELECT CONNECTION_ID()")
-				if err != nil || r.cell(0, 0) != strconv.Itoa(int(c.connID)) {
-					t.Fatalf("CONNECTION_ID() = %v, %v; the greeting said %d", r, err, c.connID)
+				if err != nil || r.cell(0, 0) != strconv.Itoa(int(c.ConnectionID())) {
+					t.Fatalf("CONNECTION_ID() = %v, %v; the greeting said %d", r, err, c.ConnectionID())
 				}
 				st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
 				if err != nil {
@@ -82,7 +60,7 @@ func TestServerSessionCommands(t *testing.T) {
 					other = wire.PluginCachingSHA2
 				}
 				for _, plugin := range []string{auth, other} {
-					if err := changeUser(c, "u", "pw", "other", plugin, unix); err != nil {
+					if err := c.ChangeUser("u", "pw", "other", plugin, unix); err != nil {
 						t.Fatalf("change user offering %s: %v", plugin, err)
 					}
 					if r, _ := queryResult(t, c, "SELECT DATABASE(), USER()"); r.cell(0, 0) != "other" || !strings.HasPrefix(r.cell(0, 1), "u@") {
@@ -92,14 +70,14 @@ func TestServerSessionCommands(t *testing.T) {
 				if p := command(t, c, wire.ComStatistics); !strings.HasPrefix(string(p), "Uptime: ") || !strings.Contains(string(p), "Questions: ") {
 					t.Fatalf("COM_STATISTICS: %q", p)
 				}
-				c.pc.ResetSeq()
-				c.pc.WritePacket([]byte{wire.ComSetOption, 1, 0})
-				c.pc.Flush()
-				if p, err := c.pc.ReadPacket(); err != nil || !wire.IsTerminator(p) {
+				c.Conn().ResetSeq()
+				c.Conn().WritePacket([]byte{wire.ComSetOption, 1, 0})
+				c.Conn().Flush()
+				if p, err := c.Conn().ReadPacket(); err != nil || !wire.IsTerminator(p) {
 					t.Fatalf("COM_SET_OPTION: % x, %v; want EOF", p, err)
 				}
 				// A wrong password: ERR 1045, then the server closes.
-				err = changeUser(c, "u", "wrong", "", auth, unix)
+				err = c.ChangeUser("u", "wrong", "", auth, unix)
 				if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied {
 					t.Fatalf("change user with a wrong password: %v, want ERR 1045", err)
 				}

@@ -1,14 +1,14 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // serverStmt is a statement prepared on one connection.

@@ -1,4 +1,4 @@
-package mysql
+package mock
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/pingpong/mysql"
 )
 
 // TestHAProxyMySQLCheck puts the mock behind HAProxy with `option
@@ -90,7 +91,7 @@ backend denied
 		}
 	}
 	// HAProxy forwards bytes: a login through it works.
-	c := mustDial(t, "unix", front, ClientConfig{User: "haproxy"})
+	c := mustDial(t, "unix", front, mysql.ClientConfig{User: "haproxy"})
 	if n, err := c.Query("SELECT 1"); err != nil || n != 1 {
 		t.Fatalf("SELECT 1 through HAProxy: %d rows, %v", n, err)
 	}

@@ -1,11 +1,11 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -16,7 +16,7 @@ import (
 // ERR and is closed, while another connection keeps working.
 func TestServerRejectsGarbage(t *testing.T) {
 	m := startMock(t, ServerConfig{User: "u", Password: "p"})
-	good := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p"})
+	good := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p"})
 
 	tests := []struct {
 		name string
@@ -30,15 +30,15 @@ func TestServerRejectsGarbage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		nc := dialRaw(t, "tcp", m.tcpAddr)
-		c, err := Connect(nc, ClientConfig{User: "u", Password: "p"}, false)
+		c, err := mysql.Connect(nc, mysql.ClientConfig{User: "u", Password: "p"}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := nc.Write(tc.send); err != nil {
 			t.Fatal(err)
 		}
-		c.pc.Seq = 1
-		p, err := c.pc.ReadPacket()
+		c.Conn().Seq = 1
+		p, err := c.Conn().ReadPacket()
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -61,7 +61,7 @@ func TestServerRejectsGarbage(t *testing.T) {
 
 func TestServerMetadataQueries(t *testing.T) {
 	m := startMock(t, ServerConfig{User: "u", Password: "p", Rows: 4})
-	c := mustDial(t, "unix", m.sock, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	c := mustDial(t, "unix", m.sock, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	tests := []struct {
 		sql  string
 		rows int
@@ -136,7 +136,7 @@ func TestClientTLSRequired(t *testing.T) {
 	w.WritePacket(unhex(t, capturedGreeting))
 	w.Seq = 2
 	w.WritePacket(wire.AppendErr(nil, wire.ErSecureTransportNeeded, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON."))
-	_, err := Connect(&pipeRW{in: bytes.NewReader(w.Wbuf)}, ClientConfig{User: "u", Password: "pw"}, false)
+	_, err := mysql.Connect(&pipeRW{in: bytes.NewReader(w.Wbuf)}, mysql.ClientConfig{User: "u", Password: "pw"}, false)
 	if err == nil || !strings.Contains(err.Error(), "server requires TLS") {
 		t.Fatalf("err = %v, want one saying the server requires TLS", err)
 	}
@@ -153,7 +153,7 @@ func TestClientRefusesClearPassword(t *testing.T) {
 	w.Seq = 2
 	w.WritePacket(wire.AppendAuthSwitch(nil, wire.PluginClear, nil))
 	rw := &pipeRW{in: bytes.NewReader(w.Wbuf)}
-	_, err := Connect(rw, ClientConfig{User: "u", Password: "topsecret"}, false)
+	_, err := mysql.Connect(rw, mysql.ClientConfig{User: "u", Password: "topsecret"}, false)
 	if err == nil || !strings.Contains(err.Error(), "mysql_clear_password") {
 		t.Fatalf("err = %v, want a refusal naming mysql_clear_password", err)
 	}
@@ -176,7 +176,7 @@ func TestConnectAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		ncs = append(ncs, nc)
-		if _, err := Connect(nc, ClientConfig{User: "u", Password: "p"}, false); err != nil {
+		if _, err := mysql.Connect(nc, mysql.ClientConfig{User: "u", Password: "p"}, false); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -189,7 +189,7 @@ func TestConnectAllocs(t *testing.T) {
 
 func TestConfigsRedactPassword(t *testing.T) {
 	for _, s := range []string{
-		fmt.Sprintf("%v %+v %#v %s", ClientConfig{User: "u", Password: "hunter2"}, ClientConfig{Password: "hunter2"}, ClientConfig{Password: "hunter2"}, ClientConfig{Password: "hunter2"}),
+		fmt.Sprintf("%v %+v %#v %s", mysql.ClientConfig{User: "u", Password: "hunter2"}, mysql.ClientConfig{Password: "hunter2"}, mysql.ClientConfig{Password: "hunter2"}, mysql.ClientConfig{Password: "hunter2"}),
 		fmt.Sprintf("%v %+v %#v", ServerConfig{Password: "hunter2"}, ServerConfig{Password: "hunter2"}, &ServerConfig{Password: "hunter2"}),
 	} {
 		if strings.Contains(s, "hunter2") || !strings.Contains(s, "<redacted>") {
@@ -201,7 +201,7 @@ func TestConfigsRedactPassword(t *testing.T) {
 func TestServerServiceHook(t *testing.T) {
 	var calls atomic.Int32
 	m := startMock(t, ServerConfig{Service: func() { calls.Add(1) }})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
+	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{DB: "sbtest"})
 	st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 // reassembled by the client.
 func TestLargeRowsSplit(t *testing.T) {
 	m := startMock(t, ServerConfig{Rows: 1, RowBytes: wire.MaxPayload})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
+	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{DB: "sbtest"})
 	if n, err := c.Query("SELECT c FROM sbtest1 WHERE id=1"); err != nil || n != 1 {
 		t.Fatalf("%d rows, %v", n, err)
 	}

@@ -1,4 +1,4 @@
-package mysql
+package mock
 
 // The tokens of the statements the mock runs on sysbench's tables. The
 // lexer works in place over the SQL text: a token is a span of it, so

@@ -1,4 +1,4 @@
-package mysql
+package mock
 
 // Keywords of the table dialect. The lexer looks each bare word up once,
 // so the parser compares small integers instead of strings.

@@ -1,13 +1,13 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // A corpus statement: its SQL, the arguments of its prepared form (the
@@ -124,8 +124,8 @@ func TestMockAnswersLikeMariaDB(t *testing.T) {
 			mode = "prepared"
 		}
 		t.Run(mode, func(t *testing.T) {
-			real := mustDial(t, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
-			mock := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+			real := mustDial(t, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+			mock := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 			for _, e := range corpus {
 				sql, args := e.sql, e.args
 				if !prepared && e.text != "" {
@@ -184,8 +184,8 @@ func TestCorpusCoversShapes(t *testing.T) {
 func TestFieldListLikeMariaDB(t *testing.T) {
 	db := mariadbtest.Shared(t)
 	m := startMock(t, ServerConfig{User: "u", Password: "p", TableSize: int64(db.TableSize), Version: "10.11.0-MariaDB-hoplat"})
-	real := mustDial(t, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
-	mock := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	real := mustDial(t, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	mock := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	for _, table := range []string{"sbtest1", "nonexistent"} {
 		want, got := fieldList(t, real, table), fieldList(t, mock, table)
 		if !sameShape(want, got) {
@@ -194,12 +194,12 @@ func TestFieldListLikeMariaDB(t *testing.T) {
 	}
 }
 
-func fieldList(t *testing.T, c *Client, table string) shape {
+func fieldList(t *testing.T, c *mysql.Client, table string) shape {
 	t.Helper()
-	c.pc.ResetSeq()
-	b := append(append(c.pc.Begin(), wire.ComFieldList), table...)
-	c.pc.End(append(b, 0))
-	if err := c.pc.Flush(); err != nil {
+	c.Conn().ResetSeq()
+	b := append(append(c.Conn().Begin(), wire.ComFieldList), table...)
+	c.Conn().End(append(b, 0))
+	if err := c.Conn().Flush(); err != nil {
 		t.Fatal(err)
 	}
 	var s shape

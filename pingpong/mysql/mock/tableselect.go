@@ -1,8 +1,6 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -11,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // maxSortRows bounds the rows an ORDER BY or DISTINCT sorts (16 MiB of

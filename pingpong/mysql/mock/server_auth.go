@@ -1,8 +1,6 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
@@ -10,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // serverConn is one connection's state on the mock server.

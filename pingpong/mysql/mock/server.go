@@ -1,8 +1,6 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -20,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // ServerConfig shapes the mock mysqld. The zero value serves user "" with
@@ -399,4 +398,11 @@ func (c *serverConn) handshakeWithin(timeout time.Duration) error {
 		return expired(err)
 	}
 	return err
+}
+
+func redact(password string) string {
+	if password == "" {
+		return `""`
+	}
+	return "<redacted>"
 }

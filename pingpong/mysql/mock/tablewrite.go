@@ -1,13 +1,12 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"fmt"
 	"strconv"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Writes are answered as mysqld answers them on the table as `sysbench

@@ -1,8 +1,6 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // The mock evaluates the SELECTs without a table that drivers, pools and

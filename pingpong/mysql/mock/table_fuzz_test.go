@@ -1,12 +1,12 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 var tableSeeds = []string{

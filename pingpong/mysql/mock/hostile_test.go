@@ -1,8 +1,6 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bufio"
 	"bytes"
 	"errors"
@@ -16,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // TestReadBufferGrowsWithBytesNotHeader: a header declaring 16 MiB followed
@@ -84,7 +84,7 @@ func TestPreLoginLimit(t *testing.T) {
 		}
 	}
 	// A real client's response, with attributes, is far below the limit.
-	c := mustDial(t, "unix", m.sock, ClientConfig{DB: "sbtest"})
+	c := mustDial(t, "unix", m.sock, mysql.ClientConfig{DB: "sbtest"})
 	if err := c.Ping(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +95,12 @@ func TestPreLoginLimit(t *testing.T) {
 // served.
 func TestMaxAllowedPacket(t *testing.T) {
 	m := startMock(t, ServerConfig{MaxAllowedPacket: 64 << 10})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{})
 	if _, err := c.Query("SELECT 1 /*" + strings.Repeat("x", 60<<10) + "*/"); err != nil {
 		t.Fatalf("60 KiB query under a 64 KiB max_allowed_packet: %v", err)
 	}
 	nc := dialRaw(t, "tcp", m.tcpAddr)
-	if _, err := Connect(nc, ClientConfig{}, false); err != nil {
+	if _, err := mysql.Connect(nc, mysql.ClientConfig{}, false); err != nil {
 		t.Fatal(err)
 	}
 	n := 64<<10 + 1
@@ -134,7 +134,7 @@ func TestConnectTimeout(t *testing.T) {
 		t.Fatalf("serve errors %v, want ErrConnectTimeout", m.serveErrors())
 	}
 	// A client that logs in is not cut off later.
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{})
+	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{})
 	deadline := time.Now().Add(2 * timeout)
 	for time.Now().Before(deadline) {
 		if err := c.Ping(); err != nil {

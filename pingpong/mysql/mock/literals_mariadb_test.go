@@ -1,4 +1,4 @@
-package mysql
+package mock
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/pingpong/mysql"
 )
 
 // literalShapes are SELECTs without a table whose column definitions a
@@ -69,8 +70,8 @@ func colAttrs(r *result) []string {
 func TestLiteralShapesLikeMariaDB(t *testing.T) {
 	db := mariadbtest.Shared(t)
 	m := startMock(t, ServerConfig{User: "u", Password: "p", Version: "10.11.0-MariaDB-hoplat"})
-	real := mustDial(t, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
-	mock := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	real := mustDial(t, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	mock := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	for _, sql := range literalShapes {
 		want, err := queryResult(t, real, sql)
 		if err != nil {

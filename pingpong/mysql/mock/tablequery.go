@@ -1,11 +1,10 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // tableQuery answers a COM_QUERY on a sysbench table. The statement is

@@ -1,8 +1,6 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"net"
 	"os/exec"
 	"regexp"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // These tests serve programs we did not write — the mariadb client,

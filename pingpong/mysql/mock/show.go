@@ -1,14 +1,14 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // sysVars are the system variables connectors, pools and proxy monitors

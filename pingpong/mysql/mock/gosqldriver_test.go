@@ -1,8 +1,6 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // TestGoSQLDriverAgainstMock serves github.com/go-sql-driver/mysql, the

@@ -1,8 +1,8 @@
-package mysql
+package mock
 
 import (
+	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"strconv"
 	"strings"
 	"testing"
@@ -24,14 +24,14 @@ func (r *result) cell(row, col int) string {
 
 // queryResult sends sql and reads the whole answer: a result set, or the
 // server's error.
-func queryResult(t testing.TB, c *Client, sql string) (*result, error) {
+func queryResult(t testing.TB, c *mysql.Client, sql string) (*result, error) {
 	t.Helper()
-	c.pc.ResetSeq()
-	c.pc.End(append(append(c.pc.Begin(), wire.ComQuery), sql...))
-	if err := c.pc.Flush(); err != nil {
+	c.Conn().ResetSeq()
+	c.Conn().End(append(append(c.Conn().Begin(), wire.ComQuery), sql...))
+	if err := c.Conn().Flush(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.pc.ReadPacket()
+	p, err := c.Conn().ReadPacket()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func queryResult(t testing.TB, c *Client, sql string) (*result, error) {
 	n, _ := d.LenEncInt("column count")
 	r := &result{}
 	for range n {
-		p, err := c.pc.ReadPacket()
+		p, err := c.Conn().ReadPacket()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,13 +56,13 @@ func queryResult(t testing.TB, c *Client, sql string) (*result, error) {
 		col.Name = append([]byte(nil), col.Name...)
 		r.cols = append(r.cols, col)
 	}
-	if !c.deprecateEOF {
-		if p, err = c.pc.ReadPacket(); err != nil || !wire.IsTerminator(p) {
+	if !c.DeprecateEOF() {
+		if p, err = c.Conn().ReadPacket(); err != nil || !wire.IsTerminator(p) {
 			t.Fatalf("after columns: %x, %v", p, err)
 		}
 	}
 	for {
-		p, err := c.pc.ReadPacket()
+		p, err := c.Conn().ReadPacket()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,9 +102,9 @@ func TestServerExpressions(t *testing.T) {
 				s.caps &^= wire.CapDeprecateEOF
 			}
 		})
-		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
-		if c.deprecateEOF != deprecateEOF {
-			t.Fatalf("DEPRECATE_EOF negotiated %v, want %v", c.deprecateEOF, deprecateEOF)
+		c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+		if c.DeprecateEOF() != deprecateEOF {
+			t.Fatalf("DEPRECATE_EOF negotiated %v, want %v", c.DeprecateEOF(), deprecateEOF)
 		}
 		tests := []struct {
 			sql, name, value string
@@ -195,7 +195,7 @@ func TestServerExpressions(t *testing.T) {
 // sends, and the connection stays usable.
 func TestServerRefusals(t *testing.T) {
 	m := startMock(t, ServerConfig{User: "u", Password: "p"})
-	c := mustDial(t, "unix", m.sock, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	c := mustDial(t, "unix", m.sock, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	tests := []struct {
 		sql  string
 		code uint16
@@ -232,7 +232,7 @@ func TestServerRefusals(t *testing.T) {
 // TestServerShow covers the SHOW statements clients and admin tools send.
 func TestServerShow(t *testing.T) {
 	m := startMock(t, ServerConfig{User: "u", Password: "p", MaxAllowedPacket: 4 << 20})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "bench"})
+	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "bench"})
 	r, err := queryResult(t, c, "SHOW VARIABLES")
 	if err != nil || len(r.rows) < 40 {
 		t.Fatalf("SHOW VARIABLES: %d rows, %v", len(r.rows), err)

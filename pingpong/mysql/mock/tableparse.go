@@ -1,9 +1,8 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // The dialect the mock runs on sysbench's tables, parsed by recursive

@@ -1,9 +1,9 @@
-package mysql
+package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
-
 	"time"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // UNIONs of SELECTs without a table ("SELECT 1 UNION SELECT 2"), as
