@@ -3,5 +3,6 @@
 // sysbench's tables computed from a seed (package sbtable) and answers what
 // sysbench, drivers and monitors send with the result sets, OK packets and
 // errors MariaDB or MySQL gives; Handler plugs it into pingpong's responder.
-// It imports wire, sbtable and the standard library, never the client.
+// Every statement, text or prepared, is read through package sqlread. It
+// imports wire, sqlread, sbtable and the standard library, never the client.
 package mock

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -18,38 +19,6 @@ import (
 // them, so that a driver scans SELECT 1 as an integer. Anything it cannot
 // parse gets the parse error mysqld would send, never a made-up row.
 
-// valueKind is a result value's SQL type, which fixes its column
-// definition and its binary-protocol encoding.
-type valueKind uint8
-
-const (
-	valNull valueKind = iota
-	valInt
-	valUint
-	valDecimal
-	valString
-	valDateTime
-)
-
-type value struct {
-	kind valueKind
-	i    int64  // valInt, valUint (as bits)
-	s    string // valString, valDecimal (text), valDateTime (text)
-	t    time.Time
-	// scale is the number of decimals of a valDecimal.
-	scale int
-	// narrow marks an integer MariaDB types INT rather than BIGINT: a
-	// literal of at most nine characters, SLEEP().
-	narrow bool
-	// width is the value's display width in characters where mysqld
-	// takes it from the text (a literal, its negation, SLEEP()'s 1); 0
-	// means the type's full width.
-	width int
-	// notNull marks a value mysqld knows cannot be NULL (SLEEP() of a
-	// non-NULL argument).
-	notNull bool
-}
-
 // Decimals mysqld reports for a string column (NOT_FIXED_DEC): MariaDB's
 // and MySQL's constants differ.
 const (
@@ -57,74 +26,64 @@ const (
 	stringDecimalsMySQL   = 31
 )
 
-func (v value) text() string {
-	switch v.kind {
-	case valInt:
-		return strconv.FormatInt(v.i, 10)
-	case valUint:
-		return strconv.FormatUint(uint64(v.i), 10)
-	}
-	return v.s
-}
-
-// column returns the column definition mysqld gives a value of v's type
+// valueColumn returns the column definition mysqld gives a value of v's type
 // under name: integers LONGLONG (MariaDB: INT up to nine characters) and
 // temporal values DATETIME, both with the binary charset; strings
 // VAR_STRING in the connection's utf8mb4, four bytes a character. A
 // literal's length is its text's, as mysqld's Item_int and Item_decimal
 // keep it.
-func (v value) column(name string, notNull, mariaDB bool) wire.ColumnDef {
+func valueColumn(v sqlread.Value, name string, notNull, mariaDB bool) wire.ColumnDef {
 	c := wire.ColumnDef{Name: []byte(name), Charset: 63, Flags: wire.FlagBinary}
-	switch v.kind {
-	case valNull:
+	switch v.Kind {
+	case sqlread.Null:
 		c.ColType = wire.TypeNull
-	case valInt, valUint:
+	case sqlread.Int, sqlread.Uint:
 		c.ColType, c.Length = wire.TypeLongLong, 21
-		if v.width > 0 {
-			c.Length = uint32(v.width)
+		if v.Width > 0 {
+			c.Length = uint32(v.Width)
 		}
-		if v.kind == valUint {
+		if v.Kind == sqlread.Uint {
 			c.Flags |= wire.FlagUnsigned
-		} else if mariaDB && v.narrow {
+		} else if mariaDB && v.Narrow {
 			c.ColType = wire.TypeLong
 		}
-	case valDecimal:
-		c.ColType, c.Length, c.Decimals = wire.TypeNewDecimal, uint32(len(v.s)+1), uint8(v.scale)
-		if v.width > 0 {
-			c.Length = uint32(v.width)
+	case sqlread.Decimal:
+		c.ColType, c.Length, c.Decimals = wire.TypeNewDecimal, uint32(len(v.S)+1), uint8(v.Scale)
+		if v.Width > 0 {
+			c.Length = uint32(v.Width)
 		}
-	case valString:
+	case sqlread.String:
 		c.ColType, c.Charset, c.Flags = wire.TypeVarString, wire.ClientCharsetUTF8MB4, 0
-		c.Length = uint32(utf8.RuneCountInString(v.s) * 4)
+		c.Length = uint32(utf8.RuneCountInString(v.S) * 4)
 		c.Decimals = stringDecimalsMySQL
 		if mariaDB {
 			c.Decimals = stringDecimalsMariaDB
 		}
-	case valDateTime:
+	case sqlread.DateTime:
 		c.ColType, c.Length = wire.TypeDateTime, 19
 	}
-	if (notNull || v.notNull) && v.kind != valNull {
+	if (notNull || v.NotNull) && v.Kind != sqlread.Null {
 		c.Flags |= wire.FlagNotNull
 	}
 	return c
 }
 
-// appendBinary encodes a non-NULL v as a binary-protocol row value of a
+// appendBinaryValue encodes a non-NULL v as a binary-protocol row value of a
 // column of type colType.
-func (v value) appendBinary(b []byte, colType uint8) []byte {
-	switch v.kind {
-	case valInt, valUint:
+func appendBinaryValue(b []byte, v sqlread.Value, colType uint8) []byte {
+	switch v.Kind {
+	case sqlread.Int, sqlread.Uint:
 		if colType == wire.TypeLong {
-			return binary.LittleEndian.AppendUint32(b, uint32(v.i))
+			return binary.LittleEndian.AppendUint32(b, uint32(v.I))
 		}
-		return binary.LittleEndian.AppendUint64(b, uint64(v.i))
-	case valDateTime:
-		t := v.t
+		return binary.LittleEndian.AppendUint64(b, uint64(v.I))
+	case sqlread.DateTime:
+		t := v.T
 		b = append(b, 7)
 		b = binary.LittleEndian.AppendUint16(b, uint16(t.Year()))
 		return append(b, byte(t.Month()), byte(t.Day()), byte(t.Hour()), byte(t.Minute()), byte(t.Second()))
 	}
-	return wire.AppendLenEncString(b, v.s)
+	return wire.AppendLenEncString(b, v.S)
 }
 
 // exprResult is an evaluated SELECT: its columns, its one row (or none
@@ -132,7 +91,7 @@ func (v value) appendBinary(b []byte, colType uint8) []byte {
 // responses pre-encoded.
 type exprResult struct {
 	cols     []wire.ColumnDef
-	row      []value
+	row      []sqlread.Value
 	noRows   bool
 	constant bool
 	text     [2]canned // by DEPRECATE_EOF, as Server.textRows
@@ -147,7 +106,7 @@ func (r *exprResult) encode() {
 }
 
 func (r *exprResult) write(pc *wire.PacketConn, deprecateEOF, binaryRows bool) {
-	rows := [][]value{r.row}
+	rows := [][]sqlread.Value{r.row}
 	if r.noRows {
 		rows = nil
 	}
@@ -155,7 +114,7 @@ func (r *exprResult) write(pc *wire.PacketConn, deprecateEOF, binaryRows bool) {
 }
 
 // writeResult frames a whole result set.
-func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]value, deprecateEOF, binaryRows bool) {
+func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]sqlread.Value, deprecateEOF, binaryRows bool) {
 	pc.End(wire.AppendLenEncInt(pc.Begin(), uint64(len(cols))))
 	for i := range cols {
 		pc.End(wire.AppendColumnDef(pc.Begin(), &cols[i]))
@@ -170,34 +129,25 @@ func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]value, dep
 			bitmap := len(b)
 			b = append(b, make([]byte, (len(row)+9)/8)...)
 			for i, v := range row {
-				if v.kind == valNull {
+				if v.Kind == sqlread.Null {
 					bit := i + 2
 					b[bitmap+bit/8] |= 1 << (bit % 8)
 					continue
 				}
-				b = v.appendBinary(b, cols[i].ColType)
+				b = appendBinaryValue(b, v, cols[i].ColType)
 			}
 		} else {
 			for _, v := range row {
-				if v.kind == valNull {
+				if v.Kind == sqlread.Null {
 					b = append(b, wire.LenencNull)
 				} else {
-					b = wire.AppendLenEncString(b, v.text())
+					b = wire.AppendLenEncString(b, v.Text())
 				}
 			}
 		}
 		pc.End(b)
 	}
 	endResultSet(pc, deprecateEOF)
-}
-
-// syntaxError is mysqld's ER_PARSE_ERROR for the text from near on.
-func syntaxError(near []byte) *wire.ServerError {
-	if len(near) > 80 {
-		near = near[:80]
-	}
-	return &wire.ServerError{Code: wire.ErParse, State: "42000", Message: fmt.Sprintf(
-		"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '%s' at line 1", near)}
 }
 
 // evalContext is what an expression may read about its connection.
@@ -215,94 +165,113 @@ type evalContext struct {
 // some expressions differ from MySQL's.
 func (ctx *evalContext) mariaDB() bool { return ctx.c != nil && ctx.c.s.mariaDB }
 
-// exprParser is a recursive-descent parser and evaluator over one SELECT's
-// text.
+// exprParser is a recursive-descent parser and evaluator of a SELECT
+// without a table, over the lexer every statement goes through.
 type exprParser struct {
-	src    []byte
-	pos    int
-	tokEnd int // where the last token ended, before blanks and comments
-	ctx    *evalContext
-	err    *wire.ServerError
+	sqlread.Lexer
+	ctx *evalContext
+	err *wire.ServerError
 }
 
 // evalSelect evaluates "SELECT item[, item...] [FROM DUAL] [LIMIT n]".
 func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *wire.ServerError) {
-	p := &exprParser{src: sql, ctx: ctx}
-	p.space()
-	// Leading parentheses around the whole statement: "(SELECT 1)".
+	p := &exprParser{ctx: ctx}
+	p.Init(sql)
+	r := p.selectPart()
+	p.end()
+	if p.err != nil {
+		return nil, p.err
+	}
+	return r, nil
+}
+
+// end takes the statement's end: an optional ';', then nothing.
+func (p *exprParser) end() {
+	p.AcceptOp(';')
+	if p.Tok.Kind != sqlread.TokEOF {
+		p.fail()
+	}
+}
+
+// selectPart reads one SELECT, in parentheses or not, and leaves the
+// lexer on what follows it (UNION, ';' or the end).
+func (p *exprParser) selectPart() *exprResult {
 	parens := 0
-	for p.peekByte('(') {
-		p.pos++
+	for p.AcceptOp('(') {
 		parens++
-		p.space()
 	}
-	if !p.keyword("SELECT") {
-		return nil, syntaxError(p.rest())
+	if !p.Accept(sqlread.KwSelect) {
+		p.fail()
+		return nil
 	}
-	for p.keyword("ALL") || p.keyword("DISTINCT") || p.keyword("SQL_NO_CACHE") || p.keyword("SQL_CACHE") ||
-		p.keyword("SQL_CALC_FOUND_ROWS") || p.keyword("HIGH_PRIORITY") || p.keyword("STRAIGHT_JOIN") {
+	for p.Accept(sqlread.KwAll) || p.Accept(sqlread.KwDistinct) || p.Accept(sqlread.KwSqlNoCache) ||
+		p.Accept(sqlread.KwSqlCache) || p.Accept(sqlread.KwSqlCalcFoundRows) || p.Accept(sqlread.KwHighPriority) ||
+		p.Accept(sqlread.KwStraightJoin) {
 	}
 	r := &exprResult{}
 	for {
-		start := p.pos
+		start := p.Tok.Start
 		v := p.expr()
 		if p.err != nil {
-			return nil, p.err
+			return nil
 		}
-		name := string(bytes.TrimSpace(p.src[start:max(start, p.tokEnd)]))
-		literal := p.literalOnly(start)
-		if v.kind == valString && isStringLiteral(name) {
-			name = v.s // mysqld names a literal string's column by its value
+		text := bytes.TrimSpace(p.Src[start:max(start, p.PrevEnd)])
+		name := string(text)
+		literal := isLiteral(text)
+		if v.Kind == sqlread.String && isStringLiteral(name) {
+			name = v.S // mysqld names a literal string's column by its value
 		}
-		if p.keyword("AS") {
+		if p.Accept(sqlread.KwAs) {
 			alias, ok := p.alias()
 			if !ok {
-				return nil, syntaxError(p.rest())
+				p.fail()
+				return nil
 			}
 			name = alias
 		} else if alias, ok := p.alias(); ok {
 			name = alias
 		}
-		col := v.column(name, literal, ctx.mariaDB())
+		col := valueColumn(v, name, literal, p.ctx.mariaDB())
 		r.cols = append(r.cols, col)
 		r.row = append(r.row, v)
-		if !p.punct(',') {
+		if !p.AcceptOp(',') {
 			break
 		}
 	}
-	if p.keyword("FROM") && !p.keyword("DUAL") {
-		return nil, syntaxError(p.rest())
+	if p.Accept(sqlread.KwFrom) && !p.Accept(sqlread.KwDual) {
+		p.fail()
+		return nil
 	}
-	if p.keyword("LIMIT") {
+	if p.Accept(sqlread.KwLimit) {
 		n, ok := p.integer()
-		if ok && p.punct(',') {
+		if ok && p.AcceptOp(',') {
 			n, ok = p.integer()
-		} else if ok && p.keyword("OFFSET") {
+		} else if ok && p.Accept(sqlread.KwOffset) {
 			_, ok = p.integer()
 		}
 		if !ok {
-			return nil, syntaxError(p.rest())
+			p.fail()
+			return nil
 		}
 		r.noRows = n == 0
 	}
-	for ; parens > 0 && p.punct(')'); parens-- {
+	for ; parens > 0 && p.AcceptOp(')'); parens-- {
 	}
-	p.punct(';')
-	if parens > 0 || p.pos < len(p.src) {
-		return nil, syntaxError(p.rest())
+	if parens > 0 {
+		p.fail()
+		return nil
 	}
-	r.constant = !ctx.varies
-	return r, nil
+	r.constant = !p.ctx.varies
+	return r
 }
 
 func isStringLiteral(s string) bool {
 	return len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0]
 }
 
-// literalOnly reports whether the item starting at start is a plain
-// literal other than NULL, which mysqld marks NOT NULL.
-func (p *exprParser) literalOnly(start int) bool {
-	s := bytes.TrimSpace(p.src[start:max(start, p.tokEnd)])
+// isLiteral reports whether an item's text is a plain literal other than
+// NULL, which mysqld marks NOT NULL.
+func isLiteral(s []byte) bool {
 	if len(s) == 0 {
 		return false
 	}
@@ -317,154 +286,72 @@ func (p *exprParser) literalOnly(start int) bool {
 	return true
 }
 
-func (p *exprParser) rest() []byte {
-	if p.pos > len(p.src) {
-		return nil
-	}
-	return p.src[p.pos:]
-}
-
+// fail records a syntax error at the current token.
 func (p *exprParser) fail() {
 	if p.err == nil {
-		p.err = syntaxError(p.rest())
+		p.err = sqlread.SyntaxError(p.Rest())
 	}
 }
 
-// space skips blanks and comments, entering executable comments.
-func (p *exprParser) space() {
-	p.tokEnd = p.pos
-	rest := skipSpace(p.src[p.pos:], false)
-	p.pos = len(p.src) - len(rest)
-}
-
-func (p *exprParser) peekByte(c byte) bool { return p.pos < len(p.src) && p.src[p.pos] == c }
-
-func (p *exprParser) punct(c byte) bool {
-	if p.peekByte(c) {
-		p.pos++
-		p.space()
-		return true
-	}
-	return false
-}
-
-func (p *exprParser) keyword(kw string) bool {
-	if p.pos < len(p.src) && hasKeyword(p.src[p.pos:], kw) {
-		p.pos += len(kw)
-		p.space()
-		return true
-	}
-	return false
-}
-
-// ident reads an identifier, plain or in backquotes.
-func (p *exprParser) ident() (string, bool) {
-	if p.peekByte('`') {
-		end := skipQuoted(p.src, p.pos)
-		if end >= len(p.src) || p.src[end] != '`' || end == p.pos {
-			return "", false
-		}
-		s := strings.ReplaceAll(string(p.src[p.pos+1:end]), "``", "`")
-		p.pos = end + 1
-		p.space()
-		return s, true
-	}
-	start := p.pos
-	for p.pos < len(p.src) && isIdentByte(p.src[p.pos]) {
-		p.pos++
-	}
-	if p.pos == start || '0' <= p.src[start] && p.src[start] <= '9' {
-		p.pos = start
+// name reads an identifier, plain or in backquotes; a plain one does not
+// start with a digit.
+func (p *exprParser) name() (string, bool) {
+	t := p.Tok
+	if t.Kind != sqlread.TokIdent || !t.Quoted && '0' <= p.Src[t.Start] && p.Src[t.Start] <= '9' {
 		return "", false
 	}
-	s := string(p.src[start:p.pos])
-	p.space()
-	return s, true
+	p.Next()
+	return p.Ident(t), true
 }
 
-// alias reads a column alias: an identifier that is not a reserved word
-// ending the select list, or a quoted string.
+// aliasEnds are the words that end a select item rather than name it.
+var aliasEnds = [...]sqlread.Keyword{sqlread.KwFrom, sqlread.KwLimit, sqlread.KwWhere, sqlread.KwInto, sqlread.KwFor,
+	sqlread.KwUnion, sqlread.KwOrder, sqlread.KwGroup, sqlread.KwHaving}
+
+// alias reads a column alias: an identifier that is not a word ending the
+// select list, or a quoted string.
 func (p *exprParser) alias() (string, bool) {
-	if p.peekByte('\'') || p.peekByte('"') {
-		v, ok := p.stringLiteral()
-		return v, ok
+	if p.Tok.Kind == sqlread.TokString {
+		s := string(p.StringOf(nil, p.Tok))
+		p.Next()
+		return s, true
 	}
-	for _, kw := range []string{"FROM", "LIMIT", "WHERE", "INTO", "FOR", "UNION", "ORDER", "GROUP", "HAVING"} {
-		if p.pos < len(p.src) && hasKeyword(p.src[p.pos:], kw) {
+	for _, kw := range aliasEnds {
+		if p.Is(kw) {
 			return "", false
 		}
 	}
-	return p.ident()
+	return p.name()
 }
 
 func (p *exprParser) integer() (int64, bool) {
-	start := p.pos
-	for p.pos < len(p.src) && '0' <= p.src[p.pos] && p.src[p.pos] <= '9' {
-		p.pos++
-	}
-	n, err := strconv.ParseInt(string(p.src[start:p.pos]), 10, 64)
-	if err != nil {
-		p.pos = start
+	if p.Tok.Kind != sqlread.TokInt {
 		return 0, false
 	}
-	p.space()
+	n := p.Tok.N
+	p.Next()
 	return n, true
 }
 
-func (p *exprParser) stringLiteral() (string, bool) {
-	q := p.src[p.pos]
-	var b []byte
-	for i := p.pos + 1; i < len(p.src); i++ {
-		ch := p.src[i]
-		switch {
-		case ch == '\\' && i+1 < len(p.src):
-			i++
-			switch e := p.src[i]; e {
-			case 'n':
-				b = append(b, '\n')
-			case 't':
-				b = append(b, '\t')
-			case 'r':
-				b = append(b, '\r')
-			case '0':
-				b = append(b, 0)
-			default:
-				b = append(b, e)
-			}
-		case ch == q && i+1 < len(p.src) && p.src[i+1] == q:
-			b = append(b, q)
-			i++
-		case ch == q:
-			p.pos = i + 1
-			p.space()
-			return string(b), true
-		default:
-			b = append(b, ch)
-		}
-	}
-	return "", false
-}
-
 // expr := sum [comparison sum]
-func (p *exprParser) expr() value {
+func (p *exprParser) expr() sqlread.Value {
 	a := p.sum()
-	for _, op := range []string{"<=", ">=", "<>", "!=", "=", "<", ">"} {
-		if p.err == nil && bytes.HasPrefix(p.rest(), []byte(op)) {
-			p.pos += len(op)
-			p.space()
-			b := p.sum()
-			return compare(a, b, op)
+	if p.err == nil && p.Tok.Kind == sqlread.TokOp {
+		switch op := p.Tok.Op; op {
+		case sqlread.OpLE, sqlread.OpGE, sqlread.OpNE, '=', '<', '>':
+			p.Next()
+			return compare(a, p.sum(), op)
 		}
 	}
 	return a
 }
 
-func compare(a, b value, op string) value {
-	if a.kind == valNull || b.kind == valNull {
-		return value{kind: valNull}
+func compare(a, b sqlread.Value, op byte) sqlread.Value {
+	if a.Kind == sqlread.Null || b.Kind == sqlread.Null {
+		return sqlread.Value{Kind: sqlread.Null}
 	}
 	var c int
-	if isNumeric(a) && isNumeric(b) {
+	if a.IsNumeric() && b.IsNumeric() {
 		x, y := toFloat(a), toFloat(b)
 		switch {
 		case x < y:
@@ -473,51 +360,48 @@ func compare(a, b value, op string) value {
 			c = 1
 		}
 	} else {
-		c = strings.Compare(strings.ToLower(a.text()), strings.ToLower(b.text()))
+		c = strings.Compare(strings.ToLower(a.Text()), strings.ToLower(b.Text()))
 	}
 	var t bool
 	switch op {
-	case "=":
+	case '=':
 		t = c == 0
-	case "<>", "!=":
+	case sqlread.OpNE:
 		t = c != 0
-	case "<":
+	case '<':
 		t = c < 0
-	case ">":
+	case '>':
 		t = c > 0
-	case "<=":
+	case sqlread.OpLE:
 		t = c <= 0
-	case ">=":
+	case sqlread.OpGE:
 		t = c >= 0
 	}
 	if t {
-		return value{kind: valInt, i: 1}
+		return sqlread.Value{Kind: sqlread.Int, I: 1}
 	}
-	return value{kind: valInt}
+	return sqlread.Value{Kind: sqlread.Int}
 }
 
-func isNumeric(v value) bool { return v.kind == valInt || v.kind == valUint || v.kind == valDecimal }
-
-func toFloat(v value) float64 {
-	switch v.kind {
-	case valInt:
-		return float64(v.i)
-	case valUint:
-		return float64(uint64(v.i))
+func toFloat(v sqlread.Value) float64 {
+	switch v.Kind {
+	case sqlread.Int:
+		return float64(v.I)
+	case sqlread.Uint:
+		return float64(uint64(v.I))
 	}
-	f, _ := strconv.ParseFloat(strings.TrimSpace(v.text()), 64)
+	f, _ := strconv.ParseFloat(strings.TrimSpace(v.Text()), 64)
 	return f
 }
 
 // sum := product {('+'|'-') product}
-func (p *exprParser) sum() value {
+func (p *exprParser) sum() sqlread.Value {
 	a := p.product()
 	for p.err == nil {
 		switch {
-		case p.punct('+'):
+		case p.AcceptOp('+'):
 			a = arith(a, p.product(), '+')
-		case p.peekByte('-') && !bytes.HasPrefix(p.rest(), []byte("-- ")):
-			p.punct('-')
+		case p.AcceptOp('-'):
 			a = arith(a, p.product(), '-')
 		default:
 			return a
@@ -527,17 +411,17 @@ func (p *exprParser) sum() value {
 }
 
 // product := unary {('*'|'/'|'%'|DIV|MOD) unary}
-func (p *exprParser) product() value {
+func (p *exprParser) product() sqlread.Value {
 	a := p.unary()
 	for p.err == nil {
 		switch {
-		case p.punct('*'):
+		case p.AcceptOp('*'):
 			a = arith(a, p.unary(), '*')
-		case p.punct('/'):
+		case p.AcceptOp('/'):
 			a = arith(a, p.unary(), '/')
-		case p.punct('%'), p.keyword("MOD"):
+		case p.AcceptOp('%'), p.Accept(sqlread.KwMod):
 			a = arith(a, p.unary(), '%')
-		case p.keyword("DIV"):
+		case p.Accept(sqlread.KwDiv):
 			a = arith(a, p.unary(), 'd')
 		default:
 			return a
@@ -550,32 +434,32 @@ func (p *exprParser) product() value {
 // operands give an integer (a BIGINT for +, -, *, DIV, %), '/' gives a
 // DECIMAL with div_precision_increment (4) more decimals, NULL or a zero
 // divisor gives NULL.
-func arith(a, b value, op byte) value {
-	if a.kind == valNull || b.kind == valNull {
-		return value{kind: valNull}
+func arith(a, b sqlread.Value, op byte) sqlread.Value {
+	if a.Kind == sqlread.Null || b.Kind == sqlread.Null {
+		return sqlread.Value{Kind: sqlread.Null}
 	}
-	ints := (a.kind == valInt || a.kind == valUint) && (b.kind == valInt || b.kind == valUint)
+	ints := (a.Kind == sqlread.Int || a.Kind == sqlread.Uint) && (b.Kind == sqlread.Int || b.Kind == sqlread.Uint)
 	if ints && op != '/' {
-		x, y := a.i, b.i
+		x, y := a.I, b.I
 		switch op {
 		case '+':
-			return value{kind: valInt, i: x + y}
+			return sqlread.Value{Kind: sqlread.Int, I: x + y}
 		case '-':
-			return value{kind: valInt, i: x - y}
+			return sqlread.Value{Kind: sqlread.Int, I: x - y}
 		case '*':
-			return value{kind: valInt, i: x * y}
+			return sqlread.Value{Kind: sqlread.Int, I: x * y}
 		case 'd', '%':
 			if y == 0 {
-				return value{kind: valNull}
+				return sqlread.Value{Kind: sqlread.Null}
 			}
 			if op == 'd' {
-				return value{kind: valInt, i: x / y}
+				return sqlread.Value{Kind: sqlread.Int, I: x / y}
 			}
-			return value{kind: valInt, i: x % y}
+			return sqlread.Value{Kind: sqlread.Int, I: x % y}
 		}
 	}
 	x, y := toFloat(a), toFloat(b)
-	scale := max(a.scale, b.scale)
+	scale := max(a.Scale, b.Scale)
 	var r float64
 	switch op {
 	case '+':
@@ -583,170 +467,149 @@ func arith(a, b value, op byte) value {
 	case '-':
 		r = x - y
 	case '*':
-		r, scale = x*y, a.scale+b.scale
+		r, scale = x*y, a.Scale+b.Scale
 	case '/':
 		if y == 0 {
-			return value{kind: valNull}
+			return sqlread.Value{Kind: sqlread.Null}
 		}
-		r, scale = x/y, a.scale+4
+		r, scale = x/y, a.Scale+4
 	case 'd':
 		if y == 0 {
-			return value{kind: valNull}
+			return sqlread.Value{Kind: sqlread.Null}
 		}
-		return value{kind: valInt, i: int64(x / y)}
+		return sqlread.Value{Kind: sqlread.Int, I: int64(x / y)}
 	case '%':
 		if y == 0 {
-			return value{kind: valNull}
+			return sqlread.Value{Kind: sqlread.Null}
 		}
 		r = x - y*float64(int64(x/y))
 	}
-	return value{kind: valDecimal, s: strconv.FormatFloat(r, 'f', scale, 64), scale: scale}
+	return sqlread.Value{Kind: sqlread.Decimal, S: strconv.FormatFloat(r, 'f', int(scale), 64), Scale: scale}
 }
 
 // unary := ['-'|'+'|NOT] unary | primary
-func (p *exprParser) unary() value {
+func (p *exprParser) unary() sqlread.Value {
 	switch {
-	case p.punct('-'):
+	case p.AcceptOp('-'):
 		v := p.unary()
-		switch v.kind {
-		case valInt, valUint:
-			v.kind, v.i = valInt, -v.i
-			if v.width > 0 {
-				v.width++ // the sign
-				v.narrow = v.width <= maxNarrowWidth
+		switch v.Kind {
+		case sqlread.Int, sqlread.Uint:
+			v.Kind, v.I = sqlread.Int, -v.I
+			if v.Width > 0 {
+				v.Width++ // the sign
+				v.Narrow = v.Width <= maxNarrowWidth
 			}
-		case valDecimal:
-			if strings.HasPrefix(v.s, "-") {
-				v.s = v.s[1:]
+		case sqlread.Decimal:
+			if strings.HasPrefix(v.S, "-") {
+				v.S = v.S[1:]
 			} else {
-				v.s = "-" + v.s
+				v.S = "-" + v.S
 			}
-		case valString:
-			return arith(value{kind: valInt}, v, '-')
+		case sqlread.String:
+			return arith(sqlread.Value{Kind: sqlread.Int}, v, '-')
 		}
 		return v
-	case p.punct('+'):
+	case p.AcceptOp('+'):
 		return p.unary()
-	case p.keyword("NOT"):
+	case p.Accept(sqlread.KwNot):
 		v := p.unary()
-		if v.kind == valNull {
+		if v.Kind == sqlread.Null {
 			return v
 		}
 		if toFloat(v) == 0 {
-			return value{kind: valInt, i: 1}
+			return sqlread.IntValue(1)
 		}
-		return value{kind: valInt}
+		return sqlread.IntValue(0)
 	}
 	return p.primary()
 }
 
-func (p *exprParser) primary() value {
+func (p *exprParser) primary() sqlread.Value {
 	if p.err != nil {
-		return value{}
+		return sqlread.Value{}
 	}
-	if p.pos >= len(p.src) {
-		p.fail()
-		return value{}
-	}
-	switch ch := p.src[p.pos]; {
-	case '0' <= ch && ch <= '9' || ch == '.':
+	t := p.Tok
+	switch {
+	case t.Kind == sqlread.TokInt || t.Kind == sqlread.TokNumber:
 		return p.number()
-	case ch == '\'' || ch == '"':
-		s, ok := p.stringLiteral()
-		if !ok {
-			p.fail()
-		}
-		return value{kind: valString, s: s}
-	case ch == '(':
-		p.punct('(')
+	case t.Kind == sqlread.TokString:
+		p.Next()
+		return sqlread.StringValue(string(p.StringOf(nil, t)))
+	case p.IsOp('('):
+		p.Next()
 		v := p.expr()
-		if !p.punct(')') {
+		if !p.AcceptOp(')') {
 			p.fail()
 		}
 		return v
-	case ch == '@':
+	case p.IsOp('@'):
 		return p.variable()
-	case ch == '?':
+	case t.Kind == sqlread.TokParam:
 		// Placeholders are refused at prepare (ER_UNSUPPORTED_PS).
 		p.fail()
-		return value{}
+		return sqlread.Value{}
 	}
-	start := p.pos
-	name, ok := p.ident()
+	name, ok := p.name()
 	if !ok {
 		p.fail()
-		return value{}
+		return sqlread.Value{}
 	}
 	upperName := strings.ToUpper(name)
 	switch upperName {
 	case "NULL":
-		return value{kind: valNull}
+		return sqlread.Value{}
 	case "TRUE":
-		return value{kind: valInt, i: 1}
+		return sqlread.IntValue(1)
 	case "FALSE":
-		return value{kind: valInt}
+		return sqlread.IntValue(0)
 	}
-	if !p.punct('(') {
+	if !p.AcceptOp('(') {
 		// The functions SQL lets one call without parentheses.
 		switch upperName {
 		case "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_USER", "CURRENT_DATE", "CURRENT_TIME", "UTC_TIMESTAMP":
 			return p.call(upperName, nil)
 		}
-		p.pos = start
 		p.err = &wire.ServerError{Code: 1054, State: "42S22", Message: fmt.Sprintf("Unknown column '%s' in 'field list'", name)}
-		return value{}
+		return sqlread.Value{}
 	}
-	var args []value
-	if !p.punct(')') {
+	var args []sqlread.Value
+	if !p.AcceptOp(')') {
 		for {
 			args = append(args, p.expr())
 			if p.err != nil {
-				return value{}
+				return sqlread.Value{}
 			}
-			if p.punct(')') {
+			if p.AcceptOp(')') {
 				break
 			}
-			if !p.punct(',') {
+			if !p.AcceptOp(',') {
 				p.fail()
-				return value{}
+				return sqlread.Value{}
 			}
 		}
 	}
 	return p.call(upperName, args)
 }
 
-func (p *exprParser) number() value {
-	start := p.pos
-	dot := -1
-	for p.pos < len(p.src) {
-		ch := p.src[p.pos]
-		if ch == '.' && dot < 0 {
-			dot = p.pos
-		} else if !('0' <= ch && ch <= '9') {
-			break
-		}
-		p.pos++
-	}
-	if p.pos < len(p.src) && isIdentByte(p.src[p.pos]) {
-		p.pos = start
+// number reads a numeric literal: an integer (BIGINT, or BIGINT UNSIGNED
+// past it, or a DECIMAL past that) or a DECIMAL with a point. The mock
+// takes no exponent.
+func (p *exprParser) number() sqlread.Value {
+	lit := string(p.Tok.Of(p.Src))
+	if strings.ContainsAny(lit, "eE") || lit == "." {
 		p.fail()
-		return value{}
+		return sqlread.Value{}
 	}
-	lit := string(p.src[start:p.pos])
-	p.space()
+	p.Next()
+	dot := strings.IndexByte(lit, '.')
 	if dot < 0 {
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return value{kind: valInt, i: n, narrow: len(lit) <= maxNarrowWidth, width: len(lit)}
+			return sqlread.Value{Kind: sqlread.Int, I: n, Narrow: len(lit) <= maxNarrowWidth, Width: int32(len(lit))}
 		}
 		if n, err := strconv.ParseUint(lit, 10, 64); err == nil {
-			return value{kind: valUint, i: int64(n), width: len(lit)}
+			return sqlread.Value{Kind: sqlread.Uint, I: int64(n), Width: int32(len(lit))}
 		}
-		return value{kind: valDecimal, s: lit}
-	}
-	if lit == "." {
-		p.pos = start
-		p.fail()
-		return value{}
+		return sqlread.Value{Kind: sqlread.Decimal, S: lit}
 	}
 	// A DECIMAL literal's width: its digits as written, the point, and
 	// room for a sign (my_decimal_precision_to_length).
@@ -754,7 +617,7 @@ func (p *exprParser) number() value {
 	if lit[0] == '.' {
 		lit = "0" + lit
 	}
-	return value{kind: valDecimal, s: lit, scale: len(lit) - strings.IndexByte(lit, '.') - 1, width: width}
+	return sqlread.Value{Kind: sqlread.Decimal, S: lit, Scale: int32(len(lit) - strings.IndexByte(lit, '.') - 1), Width: int32(width)}
 }
 
 // maxNarrowWidth is the widest integer MariaDB types INT rather than
@@ -762,43 +625,52 @@ func (p *exprParser) number() value {
 const maxNarrowWidth = 9
 
 // variable reads @@[scope.]name (a system variable) or @name (a user
-// variable: the mock keeps none, so NULL as mysqld gives an unset one).
-func (p *exprParser) variable() value {
-	start := p.pos
-	if !bytes.HasPrefix(p.rest(), []byte("@@")) {
-		p.pos++
-		if p.peekByte('\'') || p.peekByte('"') {
-			p.stringLiteral()
-		} else if _, ok := p.ident(); !ok {
+// variable: the mock keeps none, so NULL as mysqld gives an unset one),
+// with nothing between the @s and the name.
+func (p *exprParser) variable() sqlread.Value {
+	p.Next() // @
+	if !p.IsOp('@') || !p.Adjacent() {
+		t := p.Tok
+		if !p.Adjacent() || t.Kind != sqlread.TokString && t.Kind != sqlread.TokIdent {
+			p.fail()
+			return sqlread.Value{}
+		}
+		if t.Kind == sqlread.TokString {
+			p.Next()
+		} else if _, ok := p.name(); !ok {
 			p.fail()
 		}
-		return value{kind: valNull}
+		return sqlread.Value{}
 	}
-	p.pos += 2
-	name, ok := p.ident()
+	p.Next() // the second @
+	name, ok := "", p.Adjacent()
+	if ok {
+		name, ok = p.name()
+	}
 	if !ok {
-		p.pos = start
 		p.fail()
-		return value{}
+		return sqlread.Value{}
 	}
-	if up := strings.ToUpper(name); (up == "SESSION" || up == "GLOBAL" || up == "LOCAL") && p.peekByte('.') {
-		p.pos++
-		if name, ok = p.ident(); !ok {
+	if up := strings.ToUpper(name); (up == "SESSION" || up == "GLOBAL" || up == "LOCAL") && p.AcceptOp('.') {
+		if name, ok = "", p.Adjacent(); ok {
+			name, ok = p.name()
+		}
+		if !ok {
 			p.fail()
-			return value{}
+			return sqlread.Value{}
 		}
 	}
 	v, ok := p.ctx.c.sysVar(strings.ToLower(name))
 	if !ok {
 		p.err = &wire.ServerError{Code: wire.ErUnknownSystemVariable, State: "HY000", Message: fmt.Sprintf("Unknown system variable '%s'", name)}
-		return value{}
+		return sqlread.Value{}
 	}
 	return v
 }
 
 // call evaluates the functions clients and monitors ask a server about
 // itself; any other function is unknown, as in a schema without it.
-func (p *exprParser) call(name string, args []value) value {
+func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
 	ctx := p.ctx
 	c := ctx.c
 	nargs := func(n int) bool {
@@ -811,36 +683,36 @@ func (p *exprParser) call(name string, args []value) value {
 	switch name {
 	case "VERSION":
 		if nargs(0) {
-			return value{kind: valString, s: c.s.cfg.Version}
+			return sqlread.Value{Kind: sqlread.String, S: c.s.cfg.Version}
 		}
 	case "DATABASE", "SCHEMA":
 		if nargs(0) {
 			ctx.varies = true
 			if c.db == "" {
-				return value{kind: valNull}
+				return sqlread.Value{Kind: sqlread.Null}
 			}
-			return value{kind: valString, s: c.db}
+			return sqlread.Value{Kind: sqlread.String, S: c.db}
 		}
 	case "CONNECTION_ID":
 		if nargs(0) {
 			ctx.varies = true
-			return value{kind: valUint, i: int64(c.connID)}
+			return sqlread.Value{Kind: sqlread.Uint, I: int64(c.connID)}
 		}
 	case "USER", "SESSION_USER", "SYSTEM_USER":
 		if nargs(0) {
 			ctx.varies = true
-			return value{kind: valString, s: c.user + "@" + c.peerHost()}
+			return sqlread.Value{Kind: sqlread.String, S: c.user + "@" + c.peerHost()}
 		}
 	case "CURRENT_USER":
 		if nargs(0) {
 			ctx.varies = true
-			return value{kind: valString, s: c.user + "@%"}
+			return sqlread.Value{Kind: sqlread.String, S: c.user + "@%"}
 		}
 	case "NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE", "UTC_TIMESTAMP":
-		if len(args) > 1 || !(len(args) == 0 || args[0].kind == valInt && args[0].i == 0) {
+		if len(args) > 1 || !(len(args) == 0 || args[0].Kind == sqlread.Int && args[0].I == 0) {
 			// Fractional seconds are not kept.
 			p.err = &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: "This version of MySQL doesn't yet support 'fractional seconds in " + name + "()'"}
-			return value{}
+			return sqlread.Value{}
 		}
 		ctx.varies = true
 		t := ctx.now
@@ -848,32 +720,32 @@ func (p *exprParser) call(name string, args []value) value {
 			t = t.UTC()
 		}
 		t = t.Truncate(time.Second)
-		return value{kind: valDateTime, t: t, s: t.Format(time.DateTime)}
+		return sqlread.Value{Kind: sqlread.DateTime, T: t, S: t.Format(time.DateTime)}
 	case "CURRENT_DATE", "CURDATE":
 		if nargs(0) {
 			ctx.varies = true
-			return value{kind: valString, s: ctx.now.Format(time.DateOnly)}
+			return sqlread.Value{Kind: sqlread.String, S: ctx.now.Format(time.DateOnly)}
 		}
 	case "UNIX_TIMESTAMP":
 		if nargs(0) {
 			ctx.varies = true
-			return value{kind: valUint, i: ctx.now.Unix()}
+			return sqlread.Value{Kind: sqlread.Uint, I: ctx.now.Unix()}
 		}
 	case "LAST_INSERT_ID":
 		if nargs(0) {
 			ctx.varies = true
-			return value{kind: valUint, i: int64(c.lastInsertID)}
+			return sqlread.Value{Kind: sqlread.Uint, I: int64(c.lastInsertID)}
 		}
 	case "ROW_COUNT", "FOUND_ROWS":
 		if nargs(0) {
-			return value{kind: valInt}
+			return sqlread.Value{Kind: sqlread.Int}
 		}
 	case "SLEEP":
 		// mysqld sleeps on the connection's thread and returns 0; so does
 		// the mock, on the connection's goroutine.
 		if nargs(1) {
 			ctx.varies = true
-			if args[0].kind != valNull {
+			if args[0].Kind != sqlread.Null {
 				if d := time.Duration(toFloat(args[0]) * float64(time.Second)); d > 0 {
 					if ctx.sleep != nil {
 						ctx.sleep(d)
@@ -882,19 +754,19 @@ func (p *exprParser) call(name string, args []value) value {
 					}
 				}
 			}
-			v := value{kind: valInt, narrow: true, notNull: args[0].kind != valNull}
+			v := sqlread.Value{Kind: sqlread.Int, Narrow: true, NotNull: args[0].Kind != sqlread.Null}
 			if ctx.mariaDB() {
-				v.width = 1 // MariaDB's Item_func_sleep: one character
+				v.Width = 1 // MariaDB's Item_func_sleep: one character
 			}
 			return v
 		}
 	case "COALESCE", "IFNULL":
 		for _, a := range args {
-			if a.kind != valNull {
+			if a.Kind != sqlread.Null {
 				return a
 			}
 		}
-		return value{kind: valNull}
+		return sqlread.Value{Kind: sqlread.Null}
 	default:
 		db := c.db
 		if db == "" {
@@ -903,5 +775,5 @@ func (p *exprParser) call(name string, args []value) value {
 			p.err = &wire.ServerError{Code: wire.ErFunctionNotDefined, State: "42000", Message: fmt.Sprintf("FUNCTION %s.%s does not exist", db, strings.ToLower(name))}
 		}
 	}
-	return value{}
+	return sqlread.Value{}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -113,12 +114,16 @@ func FuzzEvalSelect(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sql string) {
 		rw := &pipeRW{in: bytes.NewReader(nil)}
 		c := &serverConn{s: s, pc: wire.NewPacketConn(rw), rw: rw, db: "d"}
-		if classifyQuery([]byte(sql)) == kindShow {
+		switch sqlread.Classify([]byte(sql)).Class {
+		case sqlread.ClassShow:
 			c.showQuery([]byte(sql))
+			return
+		case sqlread.ClassUse:
+			useTarget([]byte(sql))
 			return
 		}
 		ctx := &evalContext{c: c, sleep: func(time.Duration) {}}
-		if hasUnion([]byte(sql)) {
+		if sqlread.Classify([]byte(sql)).Class == sqlread.ClassUnion {
 			c.unionQueryIn([]byte(sql), ctx)
 			return
 		}

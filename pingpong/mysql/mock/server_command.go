@@ -8,17 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // serverStmt is a statement prepared on one connection.
 type serverStmt struct {
 	params int
-	kind   queryKind
+	class  sqlread.Class
 	types  []byte      // parameter types from the last execution that sent them
-	expr   *exprResult // kindExpr: the result, encoded when constant
-	sql    string      // kindExpr: the text, to evaluate again when not
-	tq     *tableStmt  // kindTable: the parsed statement over its own copy of the text
+	expr   *exprResult // ClassExpr: the result, encoded when constant
+	sql    string      // ClassExpr: the text, to evaluate again when not
+	tq     *tableStmt  // ClassTable: the parsed statement over its own copy of the text
 }
 
 // maxStmts bounds the prepared statements one connection may hold, as
@@ -125,24 +126,21 @@ func (c *serverConn) service() {
 }
 
 func (c *serverConn) query(sql []byte) error {
-	kind := classifyQuery(sql)
+	stmt := sqlread.Classify(sql)
 	c.service()
 	i := 0
 	if c.deprecateEOF {
 		i = 1
 	}
-	switch kind {
-	case kindTable:
+	switch stmt.Class {
+	case sqlread.ClassTable:
 		return c.tableQuery(sql)
-	case kindOK:
+	case sqlread.ClassOK:
 		r := &c.s.ok[i]
 		return c.pc.WriteRaw(r.frames, r.packets)
-	case kindExpr:
+	case sqlread.ClassExpr:
 		if r := c.s.cachedExpr(sql); r != nil {
 			return c.pc.WriteRaw(r.text[i].frames, r.text[i].packets)
-		}
-		if hasUnion(sql) {
-			return c.unionQuery(sql)
 		}
 		r, serr := c.evalExpr(sql)
 		if serr != nil {
@@ -150,52 +148,51 @@ func (c *serverConn) query(sql []byte) error {
 		}
 		r.write(c.pc, c.deprecateEOF, false)
 		return c.pc.Flush()
-	case kindShow:
+	case sqlread.ClassUnion:
+		return c.unionQuery(sql)
+	case sqlread.ClassShow:
 		c.flushQuestions()
 		return c.showQuery(sql)
-	case kindUse:
-		db, ok := useTarget(sql)
-		if !ok {
-			return c.sendServerError(syntaxError(skipSpaceAndComments(sql)))
+	case sqlread.ClassUse:
+		db, serr := useTarget(sql)
+		if serr != nil {
+			return c.sendServerError(serr)
 		}
 		c.db = db
 		r := &c.s.ok[i]
 		return c.pc.WriteRaw(r.frames, r.packets)
 	}
-	return c.sendServerError(statementError(kind, sql))
+	return c.sendServerError(statementError(sql, stmt))
 }
 
 // statementError is mysqld's error for a statement the mock does not run.
-func statementError(kind queryKind, sql []byte) *wire.ServerError {
-	sql = skipSpaceAndComments(sql)
-	switch kind {
-	case kindEmpty:
+func statementError(sql []byte, stmt sqlread.Statement) *wire.ServerError {
+	switch stmt.Class {
+	case sqlread.ClassEmpty:
 		return &wire.ServerError{Code: wire.ErEmptyQuery, State: "42000", Message: "Query was empty"}
-	case kindSystemTable:
-		table := skipSpaceAndComments(sql[findFrom(sql)+len("FROM"):])
-		end := 0
-		for end < len(table) && (isIdentByte(table[end]) || table[end] == '.' || table[end] == '`') {
-			end++
-		}
-		name := strings.ReplaceAll(string(table[:end]), "`", "")
-		return &wire.ServerError{Code: wire.ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s' doesn't exist", name)}
-	case kindUnsupported:
-		end := 0
-		for end < len(sql) && isIdentByte(sql[end]) {
-			end++
-		}
-		return &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: fmt.Sprintf("This version of MySQL doesn't yet support '%s' (a mock mysqld)", strings.ToUpper(string(sql[:end])))}
+	case sqlread.ClassSystemTable:
+		return &wire.ServerError{Code: wire.ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s.%s' doesn't exist", stmt.Schema.Of(sql), stmt.Table.Of(sql))}
+	case sqlread.ClassUnsupported:
+		return &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: fmt.Sprintf("This version of MySQL doesn't yet support '%s' (a mock mysqld)", strings.ToUpper(string(stmt.First.Of(sql))))}
 	}
-	return syntaxError(sql)
+	return sqlread.SyntaxError(sql[stmt.First.Start:])
 }
 
 // useTarget reads the schema of USE db.
-func useTarget(sql []byte) (string, bool) {
-	p := &exprParser{src: skipSpaceAndComments(sql)}
-	p.keyword("USE")
-	db, ok := p.ident()
-	p.punct(';')
-	return db, ok && p.pos == len(p.src)
+func useTarget(sql []byte) (string, *wire.ServerError) {
+	var l sqlread.Lexer
+	l.Init(sql)
+	l.Accept(sqlread.KwUse)
+	t := l.Tok
+	if t.Kind != sqlread.TokIdent || !t.Quoted && '0' <= sql[t.Start] && sql[t.Start] <= '9' {
+		return "", sqlread.SyntaxError(l.Rest())
+	}
+	l.Next()
+	l.AcceptOp(';')
+	if l.Tok.Kind != sqlread.TokEOF {
+		return "", sqlread.SyntaxError(l.Rest())
+	}
+	return l.Ident(t), nil
 }
 
 func (c *serverConn) sendServerError(e *wire.ServerError) error {
@@ -203,7 +200,7 @@ func (c *serverConn) sendServerError(e *wire.ServerError) error {
 }
 
 // writeRows writes a text result set.
-func (c *serverConn) writeRows(cols []wire.ColumnDef, rows [][]value) error {
+func (c *serverConn) writeRows(cols []wire.ColumnDef, rows [][]sqlread.Value) error {
 	writeResult(c.pc, cols, rows, c.deprecateEOF, false)
 	return c.pc.Flush()
 }
@@ -251,14 +248,15 @@ func (c *serverConn) prepare(sql []byte) error {
 	if len(c.stmts) >= maxStmts {
 		return c.sendErr(1461, "42000", fmt.Sprintf("Can't create more than max_prepared_stmt_count statements (current value: %d)", maxStmts))
 	}
-	st := &serverStmt{params: countParams(sql), kind: classifyQuery(sql)}
+	stmt := sqlread.Classify(sql)
+	st := &serverStmt{params: sqlread.CountParams(sql), class: stmt.Class}
 	if st.params > 0xFFFF {
 		// The prepare-OK packet counts parameters in two bytes.
 		return c.sendErr(1390, "HY000", "Prepared statement contains too many placeholders")
 	}
-	switch st.kind {
-	case kindOK:
-	case kindTable:
+	switch st.class {
+	case sqlread.ClassOK:
+	case sqlread.ClassTable:
 		tq := &tableStmt{}
 		if serr := parseTableStmt([]byte(string(sql)), tq); serr != nil {
 			return c.sendServerError(serr)
@@ -271,10 +269,7 @@ func (c *serverConn) prepare(sql []byte) error {
 			cols := c.resultColumns(tq)
 			tq.header = frame(func(pc *wire.PacketConn) { c.encodeHeader(pc, tq, cols) })
 		}
-	case kindExpr:
-		if hasUnion(sql) {
-			return c.sendErr(wire.ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
-		}
+	case sqlread.ClassExpr:
 		if st.params > 0 {
 			return c.sendErr(wire.ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
 		}
@@ -283,24 +278,24 @@ func (c *serverConn) prepare(sql []byte) error {
 			return c.sendServerError(serr)
 		}
 		st.expr, st.sql = r, string(sql)
-	case kindShow, kindUse:
+	case sqlread.ClassUnion, sqlread.ClassShow, sqlread.ClassUse:
 		// mysqld prepares these; the mock answers them as text only.
 		return c.sendErr(wire.ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
 	default:
-		return c.sendServerError(statementError(st.kind, sql))
+		return c.sendServerError(statementError(sql, stmt))
 	}
 	c.nextStmt++
 	c.stmts[c.nextStmt] = st
 	ok := wire.StmtPrepareOK{Id: c.nextStmt, Params: uint16(st.params)}
 	var cols []wire.ColumnDef
 	var outCols []outCol
-	switch st.kind {
-	case kindTable:
+	switch st.class {
+	case sqlread.ClassTable:
 		if st.tq.verb == verbSelect {
 			outCols = c.resultColumns(st.tq)
 			ok.Columns = uint16(len(outCols))
 		}
-	case kindExpr:
+	case sqlread.ClassExpr:
 		cols = st.expr.cols
 		ok.Columns = uint16(len(cols))
 	}
@@ -345,13 +340,13 @@ func (c *serverConn) execute(b []byte) error {
 		i = 1
 	}
 	r := &c.s.ok[i]
-	switch st.kind {
-	case kindTable:
+	switch st.class {
+	case sqlread.ClassTable:
 		if st.tq.verb == verbSelect {
 			return c.runSelect(st.tq, true)
 		}
 		return c.runWrite(st.tq)
-	case kindExpr:
+	case sqlread.ClassExpr:
 		if !st.expr.constant {
 			// NOW(), CONNECTION_ID()...: evaluated afresh.
 			e, serr := evalSelect([]byte(st.sql), &evalContext{c: c, now: time.Now()})
@@ -429,26 +424,4 @@ func decodeParam(d *wire.Decoder, t uint8, unsigned bool) param {
 	}
 	b, _ := d.LenEncBytes("parameter value")
 	return param{b: b}
-}
-
-// countParams counts '?' placeholders outside quotes and comments.
-func countParams(sql []byte) int {
-	n := 0
-	var quote byte
-	for i := 0; i < len(sql); i++ {
-		ch := sql[i]
-		switch {
-		case quote != 0:
-			if ch == '\\' {
-				i++
-			} else if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"' || ch == '`':
-			quote = ch
-		case ch == '?':
-			n++
-		}
-	}
-	return n
 }

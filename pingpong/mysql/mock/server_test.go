@@ -90,45 +90,6 @@ func TestServerMetadataQueries(t *testing.T) {
 	}
 }
 
-func TestClassifyQuery(t *testing.T) {
-	tests := []struct {
-		sql  string
-		want queryKind
-	}{
-		{"SELECT c FROM sbtest1 WHERE id=1", kindTable},
-		{"select DISTINCT c from `sbtest2` where id between 1 and 5", kindTable},
-		{"  (select 1)", kindExpr},
-		{"/* x */select 1", kindExpr},
-		{"SELECT 'FROM x' FROM DUAL", kindExpr},
-		{"SELECT (SELECT 1 FROM t)", kindExpr},
-		{"SELECTED", kindSyntax},
-		{"select @@version_comment limit 1", kindExpr},
-		{"SELECT DATABASE()", kindExpr},
-		{"SELECT * FROM mysql.user", kindSystemTable},
-		{"SELECT * FROM `information_schema`.`TABLES`", kindSystemTable},
-		{"show tables", kindShow},
-		{"show /*!40003 GLOBAL */ variables", kindShow},
-		{"/*!40101 SET NAMES utf8mb4 */", kindOK},
-		{"-- note\nBEGIN", kindOK},
-		{"use sbtest", kindUse},
-		{"EXPLAIN SELECT 1", kindUnsupported},
-		{"FROBNICATE", kindSyntax},
-		{"BEGIN", kindOK},
-		{"", kindEmpty},
-		{"/* unterminated", kindEmpty},
-	}
-	for _, tc := range tests {
-		if got := classifyQuery([]byte(tc.sql)); got != tc.want {
-			t.Errorf("classifyQuery(%q) = %d, want %d", tc.sql, got, tc.want)
-		}
-	}
-	for sql, want := range map[string]int{"SELECT ?": 1, "SELECT '?', \"?\", `?`, ?": 1, "id BETWEEN ? AND ?": 2, `'it\'s ?'`: 0} {
-		if got := countParams([]byte(sql)); got != want {
-			t.Errorf("countParams(%q) = %d, want %d", sql, got, want)
-		}
-	}
-}
-
 // TestClientTLSRequired: a server that demands TLS (ERR 3159, MySQL's
 // require_secure_transport) gets a clear error, not a protocol puzzle.
 func TestClientTLSRequired(t *testing.T) {

@@ -1,13 +1,13 @@
 package mock
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -16,7 +16,7 @@ import (
 // greeting's collation 45). An int value is served as an integer column,
 // as mysqld serves @@autocommit; the rest are strings. Values that depend on
 // the configuration are filled in by Server.sysVar.
-var sysVars = map[string]value{
+var sysVars = map[string]sqlread.Value{
 	"auto_increment_increment": intVal(1),
 	"auto_increment_offset":    intVal(1),
 	"autocommit":               intVal(1),
@@ -56,7 +56,7 @@ var sysVars = map[string]value{
 	"server_id":                intVal(1),
 	"sql_auto_is_null":         intVal(0),
 	"sql_mode":                 strVal("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
-	"sql_select_limit":         {kind: valUint, i: -1},
+	"sql_select_limit":         {Kind: sqlread.Uint, I: -1},
 	"super_read_only":          intVal(0),
 	"time_zone":                strVal("SYSTEM"),
 	"transaction_isolation":    strVal("REPEATABLE-READ"),
@@ -77,15 +77,14 @@ var sysVars = map[string]value{
 	"version":            {},
 }
 
-func intVal(n int64) value     { return value{kind: valInt, i: n} }
-func strVal(s string) value    { return value{kind: valString, s: s} }
-func (v value) String() string { return v.text() }
+func intVal(n int64) sqlread.Value  { return sqlread.IntValue(n) }
+func strVal(s string) sqlread.Value { return sqlread.StringValue(s) }
 
 // sysVar returns a system variable's value for this connection.
-func (c *serverConn) sysVar(name string) (value, bool) {
+func (c *serverConn) sysVar(name string) (sqlread.Value, bool) {
 	v, ok := sysVars[name]
 	if !ok {
-		return value{}, false
+		return sqlread.Value{}, false
 	}
 	cfg := &c.s.cfg
 	switch name {
@@ -111,32 +110,26 @@ func (c *serverConn) sysVar(name string) (value, bool) {
 // WARNINGS and ERRORS, each with an optional LIKE pattern; other SHOW statements get
 // ER_NOT_SUPPORTED_YET when mysqld has them and ER_PARSE_ERROR when not.
 func (c *serverConn) showQuery(sql []byte) error {
-	rest := skipSpaceAndComments(sql)[len("SHOW"):]
-	word := func(kw string) bool {
-		r := skipSpaceAndComments(rest)
-		if hasKeyword(r, kw) {
-			rest = r[len(kw):]
-			return true
-		}
-		return false
-	}
-	full := word("FULL")
-	_ = word("GLOBAL") || word("SESSION") || word("LOCAL")
+	var l sqlread.Lexer
+	l.Init(sql)
+	l.Accept(sqlread.KwShow)
+	full := l.Accept(sqlread.KwFull)
+	_ = l.Accept(sqlread.KwGlobal) || l.Accept(sqlread.KwSession) || l.Accept(sqlread.KwLocal)
 	var names []string
-	var rows [][]value
+	var rows [][]sqlread.Value
 	switch {
-	case word("VARIABLES"):
+	case l.Accept(sqlread.KwVariables):
 		names = []string{"Variable_name", "Value"}
 		for _, name := range sortedKeys(sysVars) {
 			v, _ := c.sysVar(name)
-			rows = append(rows, []value{strVal(name), strVal(v.text())})
+			rows = append(rows, []sqlread.Value{strVal(name), strVal(v.Text())})
 		}
-	case word("STATUS"):
+	case l.Accept(sqlread.KwStatus):
 		names = []string{"Variable_name", "Value"}
 		for _, kv := range c.s.status() {
-			rows = append(rows, []value{strVal(kv[0]), strVal(kv[1])})
+			rows = append(rows, []sqlread.Value{strVal(kv[0]), strVal(kv[1])})
 		}
-	case word("DATABASES"), word("SCHEMAS"):
+	case l.Accept(sqlread.KwDatabases), l.Accept(sqlread.KwSchemas):
 		names = []string{"Database"}
 		dbs := []string{"information_schema", "sbtest"}
 		if c.db != "" && !slices.Contains(dbs, c.db) {
@@ -144,9 +137,9 @@ func (c *serverConn) showQuery(sql []byte) error {
 			slices.Sort(dbs)
 		}
 		for _, db := range dbs {
-			rows = append(rows, []value{strVal(db)})
+			rows = append(rows, []sqlread.Value{strVal(db)})
 		}
-	case word("TABLES"):
+	case l.Accept(sqlread.KwTables):
 		if c.db == "" {
 			return c.sendErr(ErNoDBSelected, "3D000", "No database selected")
 		}
@@ -155,13 +148,13 @@ func (c *serverConn) showQuery(sql []byte) error {
 			names = append(names, "Table_type")
 		}
 		for _, t := range c.s.tableNames {
-			row := []value{strVal(t)}
+			row := []sqlread.Value{strVal(t)}
 			if full {
 				row = append(row, strVal("BASE TABLE"))
 			}
 			rows = append(rows, row)
 		}
-	case word("WARNINGS"), word("ERRORS"):
+	case l.Accept(sqlread.KwWarnings), l.Accept(sqlread.KwErrors):
 		// The mock raises neither.
 		cols := []wire.ColumnDef{
 			{Name: []byte("Level"), Charset: wire.ClientCharsetUTF8MB4, Length: 28, ColType: wire.TypeVarString, Flags: wire.FlagNotNull},
@@ -170,32 +163,39 @@ func (c *serverConn) showQuery(sql []byte) error {
 		}
 		return c.writeRows(cols, nil)
 	default:
-		r := skipSpaceAndComments(rest)
-		for _, kw := range []string{"COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS", "CREATE", "ENGINES", "ENGINE",
-			"PROCESSLIST", "GRANTS", "PLUGINS", "PRIVILEGES", "MASTER", "SLAVE", "REPLICA", "REPLICAS", "BINARY",
-			"BINLOG", "CHARACTER", "CHARSET", "COLLATION", "OPEN", "TABLE", "TRIGGERS", "EVENTS", "PROFILE", "PROFILES",
-			"FUNCTION", "PROCEDURE", "COUNT", "ERRORS", "STORAGE", "RELAYLOG"} {
-			if hasKeyword(r, kw) {
-				return c.sendErr(wire.ErNotSupportedYet, "42000", fmt.Sprintf("This version of MySQL doesn't yet support 'SHOW %s' (a mock mysqld)", kw))
+		if l.Tok.Kind == sqlread.TokIdent && !l.Tok.Quoted {
+			word := strings.ToUpper(string(l.Tok.Of(sql)))
+			if slices.Contains(showUnsupported, word) {
+				return c.sendErr(wire.ErNotSupportedYet, "42000", fmt.Sprintf("This version of MySQL doesn't yet support 'SHOW %s' (a mock mysqld)", word))
 			}
 		}
-		return c.sendServerError(syntaxError(r))
+		return c.sendServerError(sqlread.SyntaxError(l.Rest()))
 	}
-	r := skipSpaceAndComments(rest)
 	switch {
-	case hasKeyword(r, "LIKE"):
-		pat, ok := likePattern(skipSpaceAndComments(r[len("LIKE"):]))
-		if !ok {
-			return c.sendServerError(syntaxError(r))
+	case l.Is(sqlread.KwLike):
+		r := l.Rest()
+		l.Next()
+		if l.Tok.Kind != sqlread.TokString {
+			return c.sendServerError(sqlread.SyntaxError(r))
 		}
-		rows = slices.DeleteFunc(rows, func(row []value) bool { return !likeMatch(pat, row[0].s) })
+		pat := string(l.StringOf(nil, l.Tok))
+		for l.Next(); l.AcceptOp(';'); {
+		}
+		if l.Tok.Kind != sqlread.TokEOF {
+			return c.sendServerError(sqlread.SyntaxError(r))
+		}
+		rows = slices.DeleteFunc(rows, func(row []sqlread.Value) bool { return !likeMatch(pat, row[0].S) })
 		if strings.HasPrefix(names[0], "Tables_in_") {
 			names[0] += " (" + pat + ")" // as mysqld names it
 		}
-	case hasKeyword(r, "WHERE"):
+	case l.Is(sqlread.KwWhere):
 		return c.sendErr(wire.ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'SHOW ... WHERE' (a mock mysqld)")
-	case len(bytes.TrimRight(r, "; \t\r\n")) != 0:
-		return c.sendServerError(syntaxError(r))
+	default:
+		for l.AcceptOp(';') {
+		}
+		if l.Tok.Kind != sqlread.TokEOF {
+			return c.sendServerError(sqlread.SyntaxError(l.Rest()))
+		}
 	}
 	cols := make([]wire.ColumnDef, len(names))
 	for i, n := range names {
@@ -204,6 +204,12 @@ func (c *serverConn) showQuery(sql []byte) error {
 	return c.writeRows(cols, rows)
 }
 
+// showUnsupported are the SHOW statements mysqld has and the mock does not.
+var showUnsupported = []string{"COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS", "CREATE", "ENGINES", "ENGINE",
+	"PROCESSLIST", "GRANTS", "PLUGINS", "PRIVILEGES", "MASTER", "SLAVE", "REPLICA", "REPLICAS", "BINARY",
+	"BINLOG", "CHARACTER", "CHARSET", "COLLATION", "OPEN", "TABLE", "TRIGGERS", "EVENTS", "PROFILE", "PROFILES",
+	"FUNCTION", "PROCEDURE", "COUNT", "ERRORS", "STORAGE", "RELAYLOG"}
+
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -211,19 +217,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// likePattern reads the quoted pattern of LIKE 'pat'.
-func likePattern(s []byte) (string, bool) {
-	if len(s) == 0 || s[0] != '\'' && s[0] != '"' {
-		return "", false
-	}
-	p := &exprParser{src: s}
-	v, ok := p.stringLiteral()
-	if !ok || len(bytes.TrimRight(p.rest(), "; \t\r\n")) != 0 {
-		return "", false
-	}
-	return v, true
 }
 
 // likeMatch is SQL LIKE, case-insensitive as under a _ci collation: '%'

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -76,7 +77,7 @@ func FuzzTableExecute(f *testing.F) {
 			t.Fatal(err)
 		}
 		st := c.stmts[c.nextStmt]
-		if st == nil || st.kind != kindTable {
+		if st == nil || st.class != sqlread.ClassTable {
 			return
 		}
 		rw := c.rw.(*pipeRW)

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -44,26 +45,8 @@ const (
 	aggMax
 )
 
-type valKind uint8
-
-const (
-	valueInt valKind = iota + 1
-	valueString
-	valueNull
-	valueParam
-	valueDefault
-)
-
-// operand is a literal or a placeholder.
-type operand struct {
-	kind    valKind
-	escaped bool  // a string holding backslash escapes or doubled quotes
-	i       int64 // valueInt; valueParam: the placeholder's index
-	s       span  // valueString: the text between the quotes
-}
-
 type colRef struct {
-	qual, name span // as written, backquotes removed
+	qual, name sqlread.Span // as written, backquotes removed
 	col        sbtable.Column
 }
 
@@ -85,7 +68,7 @@ type pred struct {
 	op     predOp
 	not    bool
 	or     bool // the first condition after an OR: AND binds tighter
-	a, b   operand
+	a, b   sqlread.Value
 	in, to int // predIn: st.inList[in:to]
 }
 
@@ -94,7 +77,7 @@ type selItem struct {
 	star     bool // * or COUNT(*)
 	distinct bool // COUNT(DISTINCT col)...
 	col      colRef
-	name     span // the column's name in the result: the alias or the text
+	name     sqlread.Span // the column's name in the result: the alias or the text
 }
 
 type orderKey struct {
@@ -107,24 +90,24 @@ type setItem struct {
 	src    colRef // col = src + delta when hasSrc
 	hasSrc bool
 	neg    bool
-	v      operand
+	v      sqlread.Value
 }
 
 // tableStmt is one parsed statement on a sysbench table.
 type tableStmt struct {
 	src               []byte
 	verb              verb
-	schema, table, as span
+	schema, table, as sqlread.Span
 	distinct          bool
 	items             []selItem
 	where             []pred
-	inList            []operand
+	inList            []sqlread.Value
 	order             []orderKey
-	limit, offset     operand
+	limit, offset     sqlread.Value
 	hasLimit          bool
 	sets              []setItem
 	insCols           []colRef
-	insVals           []operand // insRows rows of len(insCols) values
+	insVals           []sqlread.Value // insRows rows of len(insCols) values
 	insRows           int
 	params            int
 	firstParam        int32         // where the first placeholder is
@@ -135,8 +118,20 @@ type tableStmt struct {
 	tableIndex int // resolved: 0 for sbtest1
 }
 
+// reservedWords end a select item or a table reference instead of naming it.
+var reservedWords = func() (t [256]bool) {
+	for _, k := range []sqlread.Keyword{sqlread.KwFrom, sqlread.KwWhere, sqlread.KwOrder, sqlread.KwLimit, sqlread.KwFor,
+		sqlread.KwLock, sqlread.KwGroup, sqlread.KwHaving, sqlread.KwUnion, sqlread.KwSet, sqlread.KwValues, sqlread.KwValue,
+		sqlread.KwAnd, sqlread.KwOr, sqlread.KwNot, sqlread.KwBetween, sqlread.KwIn, sqlread.KwOn, sqlread.KwJoin,
+		sqlread.KwInner, sqlread.KwLeft, sqlread.KwRight, sqlread.KwCross, sqlread.KwNatural, sqlread.KwUsing,
+		sqlread.KwInto, sqlread.KwProcedure, sqlread.KwWindow, sqlread.KwOffset, sqlread.KwAsc, sqlread.KwDesc} {
+		t[k] = true
+	}
+	return t
+}()
+
 type tableParser struct {
-	lexer
+	sqlread.Lexer
 	st  *tableStmt
 	err *wire.ServerError
 }
@@ -150,29 +145,29 @@ func (st *tableStmt) reset(src []byte) {
 func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 	st.reset(sql)
 	p := tableParser{st: st}
-	p.init(sql)
+	p.Init(sql)
 	switch {
-	case p.accept(kwSelect):
+	case p.Accept(sqlread.KwSelect):
 		st.verb = verbSelect
 		p.selectStmt()
-	case p.accept(kwUpdate):
+	case p.Accept(sqlread.KwUpdate):
 		st.verb = verbUpdate
 		p.updateStmt()
-	case p.accept(kwDelete):
+	case p.Accept(sqlread.KwDelete):
 		st.verb = verbDelete
-		if !p.accept(kwFrom) {
+		if !p.Accept(sqlread.KwFrom) {
 			p.fail()
 		}
 		p.tableRef()
 		p.whereOrderLimit(false)
-	case p.accept(kwInsert), p.accept(kwReplace):
+	case p.Accept(sqlread.KwInsert), p.Accept(sqlread.KwReplace):
 		st.verb = verbInsert
 		p.insertStmt()
 	default:
 		p.fail()
 	}
-	p.acceptOp(';')
-	if p.err == nil && p.tok.kind != tokEOF {
+	p.AcceptOp(';')
+	if p.err == nil && p.Tok.Kind != sqlread.TokEOF {
 		p.fail()
 	}
 	return p.err
@@ -182,7 +177,7 @@ func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 // text from the first token it could not take.
 func (p *tableParser) fail() {
 	if p.err == nil {
-		p.err = syntaxError(p.src[p.tok.start:])
+		p.err = sqlread.SyntaxError(p.Src[p.Tok.Start:])
 	}
 }
 
@@ -192,69 +187,69 @@ func (p *tableParser) selectStmt() {
 	st := p.st
 	for {
 		switch {
-		case p.accept(kwDistinct), p.accept(kwDistinctrow):
+		case p.Accept(sqlread.KwDistinct), p.Accept(sqlread.KwDistinctrow):
 			st.distinct = true
 			continue
-		case p.accept(kwAll), p.accept(kwSqlNoCache), p.accept(kwSqlCache), p.accept(kwHighPriority),
-			p.accept(kwStraightJoin), p.accept(kwSqlCalcFoundRows):
+		case p.Accept(sqlread.KwAll), p.Accept(sqlread.KwSqlNoCache), p.Accept(sqlread.KwSqlCache), p.Accept(sqlread.KwHighPriority),
+			p.Accept(sqlread.KwStraightJoin), p.Accept(sqlread.KwSqlCalcFoundRows):
 			continue
 		}
 		break
 	}
 	for p.ok() {
 		p.selectItem()
-		if !p.acceptOp(',') {
+		if !p.AcceptOp(',') {
 			break
 		}
 	}
-	if !p.accept(kwFrom) {
+	if !p.Accept(sqlread.KwFrom) {
 		p.fail()
 	}
 	p.tableRef()
 	p.whereOrderLimit(true)
 	switch {
-	case p.accept(kwFor):
-		if !p.accept(kwUpdate) {
+	case p.Accept(sqlread.KwFor):
+		if !p.Accept(sqlread.KwUpdate) {
 			p.fail()
 		}
-	case p.accept(kwLock):
-		if !p.accept(kwIn) || !p.accept(kwShare) || !p.accept(kwMode) {
+	case p.Accept(sqlread.KwLock):
+		if !p.Accept(sqlread.KwIn) || !p.Accept(sqlread.KwShare) || !p.Accept(sqlread.KwMode) {
 			p.fail()
 		}
 	}
 }
 
 var aggNames = [...]struct {
-	name keyword
+	name sqlread.Keyword
 	agg  aggKind
-}{{kwCount, aggCount}, {kwSum, aggSum}, {kwAvg, aggAvg}, {kwMin, aggMin}, {kwMax, aggMax}}
+}{{sqlread.KwCount, aggCount}, {sqlread.KwSum, aggSum}, {sqlread.KwAvg, aggAvg}, {sqlread.KwMin, aggMin}, {sqlread.KwMax, aggMax}}
 
 func (p *tableParser) selectItem() {
 	if !p.ok() {
 		return
 	}
 	it := selItem{}
-	start := p.tok.start
-	if p.isOp('*') {
+	start := p.Tok.Start
+	if p.IsOp('*') {
 		it.star = true
-		p.next()
+		p.Next()
 	} else {
 		for _, a := range aggNames {
-			if p.is(a.name) && p.pos < len(p.src) && p.src[p.pos] == '(' {
+			if p.Is(a.name) && p.FollowedBy('(') {
 				// MySQL takes COUNT( as a call only with no blank before
 				// the parenthesis (IGNORE_SPACE off).
 				it.agg = a.agg
-				p.next()
-				p.next()
-				if p.accept(kwDistinct) {
+				p.Next()
+				p.Next()
+				if p.Accept(sqlread.KwDistinct) {
 					it.distinct = true
 				}
-				if a.agg == aggCount && !it.distinct && p.acceptOp('*') {
+				if a.agg == aggCount && !it.distinct && p.AcceptOp('*') {
 					it.star = true
 				} else {
 					it.col = p.colRef()
 				}
-				if !p.acceptOp(')') {
+				if !p.AcceptOp(')') {
 					p.fail()
 				}
 				break
@@ -267,53 +262,53 @@ func (p *tableParser) selectItem() {
 	if !p.ok() {
 		return
 	}
-	it.name = span{start, p.prevEnd}
+	it.name = sqlread.Span{Start: start, End: p.PrevEnd}
 	if !it.star && it.agg == aggNone {
 		it.name = it.col.name // mysqld names a column by itself, qualifier dropped
 	}
-	if p.accept(kwAs) {
+	if p.Accept(sqlread.KwAs) {
 		it.name = p.alias()
-	} else if p.tok.kind == tokIdent && !p.isReserved() || p.tok.kind == tokString {
+	} else if p.Tok.Kind == sqlread.TokIdent && !p.isReserved() || p.Tok.Kind == sqlread.TokString {
 		it.name = p.alias()
 	}
 	p.st.items = append(p.st.items, it)
 }
 
 func (p *tableParser) isReserved() bool {
-	return p.tok.kind == tokIdent && !p.tok.quoted && reservedWords[p.tok.kw]
+	return p.Tok.Kind == sqlread.TokIdent && !p.Tok.Quoted && reservedWords[p.Tok.Kw]
 }
 
-func (p *tableParser) alias() span {
-	t := p.tok
+func (p *tableParser) alias() sqlread.Span {
+	t := p.Tok
 	switch {
-	case t.kind == tokString && !t.quoted:
-		p.next()
-		return span{t.start + 1, t.end - 1}
-	case t.kind == tokIdent && !p.isReserved():
-		p.next()
-		return p.name(t)
+	case t.Kind == sqlread.TokString && !t.Quoted:
+		p.Next()
+		return sqlread.Span{Start: t.Start + 1, End: t.End - 1}
+	case t.Kind == sqlread.TokIdent && !p.isReserved():
+		p.Next()
+		return p.Name(t)
 	}
 	p.fail()
-	return span{}
+	return sqlread.Span{}
 }
 
 // ident reads a name that is not a reserved word.
-func (p *tableParser) ident() span {
-	if p.tok.kind != tokIdent || p.isReserved() {
+func (p *tableParser) ident() sqlread.Span {
+	if p.Tok.Kind != sqlread.TokIdent || p.isReserved() {
 		p.fail()
-		return span{}
+		return sqlread.Span{}
 	}
-	t := p.tok
-	p.next()
-	return p.name(t)
+	t := p.Tok
+	p.Next()
+	return p.Name(t)
 }
 
 func (p *tableParser) colRef() colRef {
 	var c colRef
 	c.name = p.ident()
-	if p.ok() && p.acceptOp('.') {
+	if p.ok() && p.AcceptOp('.') {
 		c.qual = c.name
-		if p.isOp('*') {
+		if p.IsOp('*') {
 			p.fail()
 			return c
 		}
@@ -328,65 +323,65 @@ func (p *tableParser) tableRef() {
 	}
 	st := p.st
 	st.table = p.ident()
-	if p.ok() && p.acceptOp('.') {
+	if p.ok() && p.AcceptOp('.') {
 		st.schema = st.table
 		st.table = p.ident()
 	}
-	if p.accept(kwAs) {
+	if p.Accept(sqlread.KwAs) {
 		st.as = p.ident()
-	} else if p.tok.kind == tokIdent && !p.isReserved() {
+	} else if p.Tok.Kind == sqlread.TokIdent && !p.isReserved() {
 		st.as = p.ident()
 	}
 }
 
 func (p *tableParser) whereOrderLimit(order bool) {
 	st := p.st
-	if p.accept(kwWhere) {
+	if p.Accept(sqlread.KwWhere) {
 		or := false
 		for p.ok() {
 			p.condition()
 			if or && p.ok() {
 				st.where[len(st.where)-1].or = true
 			}
-			if or = p.accept(kwOr); !or && !p.accept(kwAnd) {
+			if or = p.Accept(sqlread.KwOr); !or && !p.Accept(sqlread.KwAnd) {
 				break
 			}
 		}
 	}
-	if p.ok() && p.accept(kwOrder) {
-		if !p.accept(kwBy) {
+	if p.ok() && p.Accept(sqlread.KwOrder) {
+		if !p.Accept(sqlread.KwBy) {
 			p.fail()
 		}
 		for p.ok() {
 			k := orderKey{col: p.colRef()}
-			if p.accept(kwDesc) {
+			if p.Accept(sqlread.KwDesc) {
 				k.desc = true
 			} else {
-				p.accept(kwAsc)
+				p.Accept(sqlread.KwAsc)
 			}
 			st.order = append(st.order, k)
-			if !p.acceptOp(',') {
+			if !p.AcceptOp(',') {
 				break
 			}
 		}
 	}
-	if p.ok() && p.accept(kwLimit) {
+	if p.ok() && p.Accept(sqlread.KwLimit) {
 		st.hasLimit = true
 		st.limit = p.count()
-		if order && p.acceptOp(',') {
+		if order && p.AcceptOp(',') {
 			st.offset, st.limit = st.limit, p.count()
-		} else if order && p.accept(kwOffset) {
+		} else if order && p.Accept(sqlread.KwOffset) {
 			st.offset = p.count()
 		}
 	}
 }
 
 // count reads a LIMIT or OFFSET: an integer or a placeholder.
-func (p *tableParser) count() operand {
-	t := p.tok
+func (p *tableParser) count() sqlread.Value {
+	t := p.Tok
 	v := p.value()
-	if p.ok() && (v.kind != valueInt && v.kind != valueParam || v.kind == valueInt && v.i < 0) {
-		p.err = syntaxError(p.src[t.start:])
+	if p.ok() && (v.Kind != sqlread.Int && v.Kind != sqlread.Param || v.Kind == sqlread.Int && v.I < 0) {
+		p.err = sqlread.SyntaxError(p.Src[t.Start:])
 	}
 	return v
 }
@@ -397,51 +392,51 @@ func (p *tableParser) condition() {
 	if !p.ok() {
 		return
 	}
-	c.not = p.accept(kwNot)
+	c.not = p.Accept(sqlread.KwNot)
 	switch {
-	case p.accept(kwBetween):
+	case p.Accept(sqlread.KwBetween):
 		c.op = predBetween
 		c.a = p.value()
-		if !p.accept(kwAnd) {
+		if !p.Accept(sqlread.KwAnd) {
 			p.fail()
 		}
 		c.b = p.value()
-	case p.accept(kwIn):
+	case p.Accept(sqlread.KwIn):
 		c.op = predIn
-		if !p.acceptOp('(') {
+		if !p.AcceptOp('(') {
 			p.fail()
 		}
 		c.in = len(st.inList)
 		for p.ok() {
 			st.inList = append(st.inList, p.value())
-			if !p.acceptOp(',') {
+			if !p.AcceptOp(',') {
 				break
 			}
 		}
 		c.to = len(st.inList)
-		if !p.acceptOp(')') {
+		if !p.AcceptOp(')') {
 			p.fail()
 		}
 	case c.not:
 		p.fail()
-	case p.tok.kind == tokOp:
-		switch p.tok.op {
+	case p.Tok.Kind == sqlread.TokOp:
+		switch p.Tok.Op {
 		case '=':
 			c.op = predEq
-		case opNE:
+		case sqlread.OpNE:
 			c.op = predNE
 		case '<':
 			c.op = predLT
-		case opLE:
+		case sqlread.OpLE:
 			c.op = predLE
 		case '>':
 			c.op = predGT
-		case opGE:
+		case sqlread.OpGE:
 			c.op = predGE
 		default:
 			p.fail()
 		}
-		p.next()
+		p.Next()
 		c.a = p.value()
 	default:
 		p.fail()
@@ -450,82 +445,82 @@ func (p *tableParser) condition() {
 }
 
 // value reads a literal or a placeholder.
-func (p *tableParser) value() operand {
+func (p *tableParser) value() sqlread.Value {
 	if !p.ok() {
-		return operand{}
+		return sqlread.Value{}
 	}
-	t := p.tok
+	t := p.Tok
 	neg := false
-	if p.isOp('-') || p.isOp('+') {
-		neg = p.isOp('-')
-		p.next()
-		t = p.tok
-		if t.kind != tokInt {
+	if p.IsOp('-') || p.IsOp('+') {
+		neg = p.IsOp('-')
+		p.Next()
+		t = p.Tok
+		if t.Kind != sqlread.TokInt {
 			p.fail()
-			return operand{}
+			return sqlread.Value{}
 		}
 	}
-	var v operand
+	var v sqlread.Value
 	switch {
-	case t.kind == tokInt:
-		v = operand{kind: valueInt, i: t.n}
+	case t.Kind == sqlread.TokInt:
+		v = sqlread.Value{Kind: sqlread.Int, I: t.N}
 		if neg {
-			v.i = -v.i
+			v.I = -v.I
 		}
-	case t.kind == tokString:
-		v = operand{kind: valueString, s: span{t.start + 1, t.end - 1}, escaped: t.quoted}
-	case t.kind == tokParam:
+	case t.Kind == sqlread.TokString:
+		v = sqlread.Value{Kind: sqlread.String, Lit: sqlread.Span{Start: t.Start + 1, End: t.End - 1}, Escaped: t.Quoted}
+	case t.Kind == sqlread.TokParam:
 		if p.st.params == 0 {
-			p.st.firstParam = t.start
+			p.st.firstParam = t.Start
 		}
-		v = operand{kind: valueParam, i: int64(p.st.params)}
+		v = sqlread.Value{Kind: sqlread.Param, I: int64(p.st.params)}
 		p.st.params++
-	case p.is(kwNull):
-		v = operand{kind: valueNull}
-	case p.is(kwDefault):
-		v = operand{kind: valueDefault}
+	case p.Is(sqlread.KwNull):
+		v = sqlread.Value{Kind: sqlread.Null}
+	case p.Is(sqlread.KwDefault):
+		v = sqlread.Value{Kind: sqlread.Default}
 	default:
 		p.fail()
-		return operand{}
+		return sqlread.Value{}
 	}
-	p.next()
+	p.Next()
 	return v
 }
 
 func (p *tableParser) updateStmt() {
 	st := p.st
-	p.accept(kwLowPriority)
-	p.accept(kwIgnore)
+	p.Accept(sqlread.KwLowPriority)
+	p.Accept(sqlread.KwIgnore)
 	p.tableRef()
-	if p.ok() && !p.accept(kwSet) {
+	if p.ok() && !p.Accept(sqlread.KwSet) {
 		p.fail()
 	}
 	for p.ok() {
 		s := setItem{col: p.colRef()}
-		if !p.acceptOp('=') {
+		if !p.AcceptOp('=') {
 			p.fail()
 			return
 		}
-		if p.tok.kind == tokIdent && !p.is(kwNull) && !p.is(kwDefault) {
+		if p.Tok.Kind == sqlread.TokIdent && !p.Is(sqlread.KwNull) && !p.Is(sqlread.KwDefault) {
 			s.hasSrc = true
 			s.src = p.colRef()
 			switch {
-			case p.acceptOp('+'):
+			case p.AcceptOp('+'):
 				s.v = p.value()
-			case p.acceptOp('-'):
+			case p.AcceptOp('-'):
 				s.neg = true
 				s.v = p.value()
 			default:
-				s.v = operand{kind: valueInt}
+				s.v = sqlread.Value{Kind: sqlread.Int}
 			}
-			if s.v.kind != valueInt && s.v.kind != valueParam {
+			if s.v.Kind != sqlread.Int && s.v.Kind != sqlread.Param {
 				p.fail()
 			}
 		} else {
 			s.v = p.value()
 		}
 		st.sets = append(st.sets, s)
-		if !p.acceptOp(',') {
+		if !p.AcceptOp(',') {
 			break
 		}
 	}
@@ -534,39 +529,39 @@ func (p *tableParser) updateStmt() {
 
 func (p *tableParser) insertStmt() {
 	st := p.st
-	p.accept(kwLowPriority)
-	p.accept(kwIgnore)
-	p.accept(kwInto)
+	p.Accept(sqlread.KwLowPriority)
+	p.Accept(sqlread.KwIgnore)
+	p.Accept(sqlread.KwInto)
 	p.tableRef()
-	if p.ok() && p.acceptOp('(') {
+	if p.ok() && p.AcceptOp('(') {
 		for p.ok() {
 			st.insCols = append(st.insCols, p.colRef())
-			if !p.acceptOp(',') {
+			if !p.AcceptOp(',') {
 				break
 			}
 		}
-		if !p.acceptOp(')') {
+		if !p.AcceptOp(')') {
 			p.fail()
 		}
 	}
-	if p.ok() && !p.accept(kwValues) && !p.accept(kwValue) {
+	if p.ok() && !p.Accept(sqlread.KwValues) && !p.Accept(sqlread.KwValue) {
 		p.fail()
 	}
 	width := -1
 	for p.ok() {
-		if !p.acceptOp('(') {
+		if !p.AcceptOp('(') {
 			p.fail()
 			return
 		}
 		n := 0
-		for p.ok() && !p.isOp(')') {
+		for p.ok() && !p.IsOp(')') {
 			st.insVals = append(st.insVals, p.value())
 			n++
-			if !p.acceptOp(',') {
+			if !p.AcceptOp(',') {
 				break
 			}
 		}
-		if !p.acceptOp(')') {
+		if !p.AcceptOp(')') {
 			p.fail()
 			return
 		}
@@ -577,7 +572,7 @@ func (p *tableParser) insertStmt() {
 			p.err = columnCountError(st.insRows + 1)
 		}
 		st.insRows++
-		if !p.acceptOp(',') {
+		if !p.AcceptOp(',') {
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -17,7 +18,7 @@ func (c *serverConn) tableQuery(sql []byte) error {
 	}
 	if st.params > 0 {
 		// A placeholder outside a prepared statement is a syntax error.
-		return c.sendServerError(syntaxError(sql[st.firstParam:]))
+		return c.sendServerError(sqlread.SyntaxError(sql[st.firstParam:]))
 	}
 	if serr := c.resolve(st); serr != nil {
 		return c.sendServerError(serr)
@@ -37,7 +38,7 @@ func (c *serverConn) fieldList(b []byte) error {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		name = b[:i]
 	}
-	st := &tableStmt{src: name, verb: verbSelect, table: span{0, int32(len(name))}, items: []selItem{{star: true}}}
+	st := &tableStmt{src: name, verb: verbSelect, table: sqlread.Span{Start: 0, End: int32(len(name))}, items: []selItem{{star: true}}}
 	if serr := c.resolve(st); serr != nil {
 		return c.sendServerError(serr)
 	}

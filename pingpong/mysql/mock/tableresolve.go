@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -31,7 +32,7 @@ func (s *Server) tableNumber(name []byte) (int, bool) {
 	}
 	n := 0
 	for _, ch := range name[len(prefix):] {
-		if !isDigit(ch) || n > s.cfg.Tables {
+		if !('0' <= ch && ch <= '9') || n > s.cfg.Tables {
 			return 0, false
 		}
 		n = n*10 + int(ch-'0')
@@ -44,32 +45,32 @@ func (s *Server) tableNumber(name []byte) (int, bool) {
 // table, then the columns clause by clause.
 func (c *serverConn) resolve(st *tableStmt) *wire.ServerError {
 	src := st.src
-	if st.schema.empty() && c.db == "" {
+	if st.schema.Empty() && c.db == "" {
 		return &wire.ServerError{Code: ErNoDBSelected, State: "3D000", Message: "No database selected"}
 	}
-	n, ok := c.s.tableNumber(st.table.of(src))
+	n, ok := c.s.tableNumber(st.table.Of(src))
 	if !ok {
 		schema := c.db
-		if !st.schema.empty() {
-			schema = string(st.schema.of(src))
+		if !st.schema.Empty() {
+			schema = string(st.schema.Of(src))
 		}
-		return &wire.ServerError{Code: wire.ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s.%s' doesn't exist", schema, st.table.of(src))}
+		return &wire.ServerError{Code: wire.ErNoSuchTable, State: "42S02", Message: fmt.Sprintf("Table '%s.%s' doesn't exist", schema, st.table.Of(src))}
 	}
 	st.tableIndex = n - 1
 	st.tbl = c.s.tables[n-1]
 	col := func(r *colRef, clause string) *wire.ServerError {
-		if !r.qual.empty() {
+		if !r.qual.Empty() {
 			q := st.as
-			if q.empty() {
+			if q.Empty() {
 				q = st.table
 			}
-			if string(r.qual.of(src)) != string(q.of(src)) {
-				return &wire.ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s.%s' in '%s'", r.qual.of(src), r.name.of(src), clause)}
+			if string(r.qual.Of(src)) != string(q.Of(src)) {
+				return &wire.ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s.%s' in '%s'", r.qual.Of(src), r.name.Of(src), clause)}
 			}
 		}
-		cl, ok := sbtable.Lookup(r.name.of(src))
+		cl, ok := sbtable.Lookup(r.name.Of(src))
 		if !ok {
-			return &wire.ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s' in '%s'", r.name.of(src), clause)}
+			return &wire.ServerError{Code: ErBadField, State: "42S22", Message: fmt.Sprintf("Unknown column '%s' in '%s'", r.name.Of(src), clause)}
 		}
 		r.col = cl
 		return nil
@@ -187,21 +188,21 @@ const (
 // a column of sbtestN (schema, table and alias included) or an aggregate.
 func (c *serverConn) appendOutColumn(b []byte, st *tableStmt, o *outCol) []byte {
 	src := st.src
-	name := o.item.name.of(src)
+	name := o.item.name.Of(src)
 	if o.item.star && o.item.agg == aggNone {
 		name = nil
 	}
 	b = wire.AppendLenEncString(b, "def")
 	if o.item.agg == aggNone {
-		if st.schema.empty() {
+		if st.schema.Empty() {
 			b = wire.AppendLenEncString(b, c.db)
 		} else {
-			b = wire.AppendLenEncBytes(b, st.schema.of(src))
+			b = wire.AppendLenEncBytes(b, st.schema.Of(src))
 		}
-		if st.as.empty() {
-			b = wire.AppendLenEncBytes(b, st.table.of(src))
+		if st.as.Empty() {
+			b = wire.AppendLenEncBytes(b, st.table.Of(src))
 		} else {
-			b = wire.AppendLenEncBytes(b, st.as.of(src))
+			b = wire.AppendLenEncBytes(b, st.as.Of(src))
 		}
 		b = wire.AppendLenEncString(b, c.s.tableNames[st.tableIndex])
 		if name == nil {
@@ -265,17 +266,17 @@ type param struct {
 
 // intValue is v as an integer, as MySQL converts a string to a number
 // (its leading digits); null reports SQL NULL.
-func (c *serverConn) intValue(st *tableStmt, v operand) (n int64, null bool) {
-	switch v.kind {
-	case valueInt:
-		return v.i, false
-	case valueString:
-		return leadingInt(v.s.of(st.src)), false
-	case valueParam:
-		if int(v.i) >= len(c.params) {
+func (c *serverConn) intValue(st *tableStmt, v sqlread.Value) (n int64, null bool) {
+	switch v.Kind {
+	case sqlread.Int:
+		return v.I, false
+	case sqlread.String:
+		return leadingInt(v.Lit.Of(st.src)), false
+	case sqlread.Param:
+		if int(v.I) >= len(c.params) {
 			return 0, true
 		}
-		p := &c.params[v.i]
+		p := &c.params[v.I]
 		if p.null {
 			return 0, true
 		}
@@ -283,62 +284,36 @@ func (c *serverConn) intValue(st *tableStmt, v operand) (n int64, null bool) {
 			return p.i, false
 		}
 		return leadingInt(p.b), false
-	case valueDefault:
+	case sqlread.Default:
 		return 0, false
 	}
 	return 0, true
 }
 
 // stringValue is v as text, unescaped into scratch when it must be.
-func (c *serverConn) stringValue(st *tableStmt, v operand, scratch []byte) (s []byte, null bool) {
-	switch v.kind {
-	case valueInt:
-		return strconv.AppendInt(scratch[:0], v.i, 10), false
-	case valueString:
-		raw := v.s.of(st.src)
-		if !v.escaped {
+func (c *serverConn) stringValue(st *tableStmt, v sqlread.Value, scratch []byte) (s []byte, null bool) {
+	switch v.Kind {
+	case sqlread.Int:
+		return strconv.AppendInt(scratch[:0], v.I, 10), false
+	case sqlread.String:
+		raw := v.Lit.Of(st.src)
+		if !v.Escaped {
 			return raw, false
 		}
-		return unescapeString(scratch[:0], raw, st.src[v.s.start-1]), false
-	case valueParam:
-		if int(v.i) >= len(c.params) || c.params[v.i].null {
+		return sqlread.Unescape(scratch[:0], raw, st.src[v.Lit.Start-1]), false
+	case sqlread.Param:
+		if int(v.I) >= len(c.params) || c.params[v.I].null {
 			return nil, true
 		}
-		p := &c.params[v.i]
+		p := &c.params[v.I]
 		if p.isInt {
 			return strconv.AppendInt(scratch[:0], p.i, 10), false
 		}
 		return p.b, false
-	case valueDefault:
+	case sqlread.Default:
 		return scratch[:0], false
 	}
 	return nil, true
-}
-
-func unescapeString(b, raw []byte, quote byte) []byte {
-	for i := 0; i < len(raw); i++ {
-		ch := raw[i]
-		switch {
-		case ch == '\\' && i+1 < len(raw):
-			i++
-			switch e := raw[i]; e {
-			case 'n':
-				ch = '\n'
-			case 't':
-				ch = '\t'
-			case 'r':
-				ch = '\r'
-			case '0':
-				ch = 0
-			default:
-				ch = e
-			}
-		case ch == quote && i+1 < len(raw) && raw[i+1] == quote:
-			i++
-		}
-		b = append(b, ch)
-	}
-	return b
 }
 
 // leadingInt is the integer MySQL reads from the start of a string: an
@@ -354,7 +329,7 @@ func leadingInt(s []byte) int64 {
 		i++
 	}
 	var n int64
-	for ; i < len(s) && isDigit(s[i]) && n < 1<<58; i++ {
+	for ; i < len(s) && '0' <= s[i] && s[i] <= '9' && n < 1<<58; i++ {
 		n = n*10 + int64(s[i]-'0')
 	}
 	if neg {

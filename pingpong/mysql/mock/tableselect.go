@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -161,7 +162,7 @@ func (c *serverConn) matches(st *tableStmt, id int64) bool {
 }
 
 func (c *serverConn) condition(st *tableStmt, w *pred, id int64) truth {
-	cmpWith := func(v operand, ok func(int) bool) truth {
+	cmpWith := func(v sqlread.Value, ok func(int) bool) truth {
 		if c.isNull(st, v) {
 			return isUnknown
 		}
@@ -203,18 +204,18 @@ func (c *serverConn) condition(st *tableStmt, w *pred, id int64) truth {
 	return r
 }
 
-func (c *serverConn) isNull(st *tableStmt, v operand) bool {
+func (c *serverConn) isNull(st *tableStmt, v sqlread.Value) bool {
 	_, null := c.intValue(st, v)
-	return null && v.kind != valueString
+	return null && v.Kind != sqlread.String
 }
 
 // compareValue compares column col of row id with v: numerically for id
 // and k, and for a string column against a number (MySQL converts the
 // string); as text otherwise, ignoring trailing blanks as a PAD SPACE
 // collation does.
-func (c *serverConn) compareValue(st *tableStmt, id int64, col sbtable.Column, v operand) int {
+func (c *serverConn) compareValue(st *tableStmt, id int64, col sbtable.Column, v sqlread.Value) int {
 	t := &st.tbl
-	numeric := !isStringColumn(col) || v.kind == valueInt || v.kind == valueParam && int(v.i) < len(c.params) && c.params[v.i].isInt
+	numeric := !isStringColumn(col) || v.Kind == sqlread.Int || v.Kind == sqlread.Param && int(v.I) < len(c.params) && c.params[v.I].isInt
 	if numeric {
 		n, _ := c.intValue(st, v)
 		var x int64
@@ -308,7 +309,7 @@ func (c *serverConn) limits(st *tableStmt) (offset, limit int64, err *wire.Serve
 	}
 	l, lnull := c.intValue(st, st.limit)
 	o, onull := c.intValue(st, st.offset)
-	if st.offset.kind == 0 {
+	if st.offset.Kind == sqlread.Null {
 		o, onull = 0, false
 	}
 	if lnull || onull || l < 0 || o < 0 {

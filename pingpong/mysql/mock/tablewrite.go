@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
@@ -48,7 +49,7 @@ func (c *serverConn) runUpdate(st *tableStmt) error {
 		if s.col.col == sbtable.ID {
 			return c.sendErr(wire.ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'UPDATE of the primary key' (a mock mysqld)")
 		}
-		if s.v.kind == valueNull || s.v.kind == valueParam && c.isNull(st, s.v) {
+		if s.v.Kind == sqlread.Null || s.v.Kind == sqlread.Param && c.isNull(st, s.v) {
 			return c.sendServerError(badNull(s.col.col))
 		}
 	}

@@ -3,14 +3,13 @@ package mock
 import (
 	"time"
 
+	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // UNIONs of SELECTs without a table ("SELECT 1 UNION SELECT 2"), as
 // monitors and tests send them: each part is evaluated as a table-less
 // SELECT and the rows are joined under the first part's column names.
-
-func hasUnion(sql []byte) bool { return findTopKeyword(sql, "UNION") >= 0 }
 
 // ErWrongNumberOfColumnsInSelect is mysqld's error for parts of a UNION
 // of different widths.
@@ -21,21 +20,17 @@ func (c *serverConn) unionQuery(sql []byte) error {
 }
 
 func (c *serverConn) unionQueryIn(sql []byte, ctx *evalContext) error {
+	p := &exprParser{ctx: ctx}
+	p.Init(sql)
 	var parts []*exprResult
-	var rows [][]value
-	rest := sql
+	var rows [][]sqlread.Value
 	distinct := false
-	for part := 0; ; part++ {
-		end := findTopKeyword(rest, "UNION")
-		text := rest
-		if end >= 0 {
-			text = rest[:end]
+	for {
+		r := p.selectPart()
+		if p.err != nil {
+			return c.sendServerError(p.err)
 		}
-		r, serr := evalSelect(text, ctx)
-		if serr != nil {
-			return c.sendServerError(serr)
-		}
-		if part > 0 && len(r.cols) != len(parts[0].cols) {
+		if len(parts) > 0 && len(r.cols) != len(parts[0].cols) {
 			return c.sendErr(ErWrongNumberOfColumnsInSelect, "21000", "The used SELECT statements have a different number of columns")
 		}
 		parts = append(parts, r)
@@ -45,15 +40,14 @@ func (c *serverConn) unionQueryIn(sql []byte, ctx *evalContext) error {
 		if distinct {
 			rows = dedupeRows(rows)
 		}
-		if end < 0 {
+		if !p.Accept(sqlread.KwUnion) {
 			break
 		}
-		rest = rest[end+len("UNION"):]
-		p := &exprParser{src: rest}
-		p.space()
-		distinct = !p.keyword("ALL")
-		p.keyword("DISTINCT")
-		rest = rest[p.pos:]
+		distinct = !p.Accept(sqlread.KwAll)
+		p.Accept(sqlread.KwDistinct)
+	}
+	if p.end(); p.err != nil {
+		return c.sendServerError(p.err)
 	}
 	cols := make([]wire.ColumnDef, len(parts[0].cols))
 	for i := range cols {
@@ -92,7 +86,7 @@ func unionColumn(parts []*exprResult, i int) wire.ColumnDef {
 		switch pc.ColType {
 		case wire.TypeLong, wire.TypeLongLong:
 			digits := int(pc.Length)
-			if v.kind == valInt && v.i < 0 {
+			if v.Kind == sqlread.Int && v.I < 0 {
 				digits-- // the sign
 			}
 			intDigits = max(intDigits, digits)
@@ -150,19 +144,19 @@ func unionColumn(parts []*exprResult, i int) wire.ColumnDef {
 
 // unionValue is v as a value of the UNION column col: text in a string
 // column, a DECIMAL with col's scale in a decimal one.
-func unionValue(v value, col *wire.ColumnDef) value {
-	if v.kind == valNull {
+func unionValue(v sqlread.Value, col *wire.ColumnDef) sqlread.Value {
+	if v.Kind == sqlread.Null {
 		return v
 	}
 	switch col.ColType {
 	case wire.TypeVarString:
-		if v.kind != valString {
-			return strVal(v.text())
+		if v.Kind != sqlread.String {
+			return strVal(v.Text())
 		}
 	case wire.TypeNewDecimal:
-		s, scale := v.text(), 0
-		if v.kind == valDecimal {
-			scale = v.scale
+		s, scale := v.Text(), 0
+		if v.Kind == sqlread.Decimal {
+			scale = int(v.Scale)
 		}
 		if scale == 0 && col.Decimals > 0 {
 			s += "."
@@ -170,20 +164,20 @@ func unionValue(v value, col *wire.ColumnDef) value {
 		for ; scale < int(col.Decimals); scale++ {
 			s += "0"
 		}
-		return value{kind: valDecimal, s: s, scale: scale}
+		return sqlread.Value{Kind: sqlread.Decimal, S: s, Scale: int32(scale)}
 	}
 	return v
 }
 
 // dedupeRows keeps the first of rows with equal values.
-func dedupeRows(rows [][]value) [][]value {
+func dedupeRows(rows [][]sqlread.Value) [][]sqlread.Value {
 	out := rows[:0]
 	seen := map[string]bool{}
 	for _, row := range rows {
 		var key []byte
 		for _, v := range row {
-			key = append(key, byte(v.kind))
-			key = append(key, v.text()...)
+			key = append(key, byte(v.Kind))
+			key = append(key, v.Text()...)
 			key = append(key, 0)
 		}
 		if !seen[string(key)] {
