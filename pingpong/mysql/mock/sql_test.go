@@ -139,6 +139,8 @@ func TestServerExpressions(t *testing.T) {
 			{"(SELECT 1) ;", "1", "1", wire.TypeLongLong},
 			{"SELECT 1 FROM DUAL", "1", "1", wire.TypeLongLong},
 			{"/*!40101 SELECT 5 */", "5", "5", wire.TypeLongLong},
+			{"SELECT 3 -- FROM nowhere", "3", "3", wire.TypeLongLong},
+			{"(SELECT 1) UNION (SELECT 1)", "1", "1", wire.TypeLongLong},
 		}
 		for _, tc := range tests {
 			r, err := queryResult(t, c, tc.sql)
@@ -212,6 +214,12 @@ func TestServerRefusals(t *testing.T) {
 		{"SHOW PROCESSLIST", wire.ErNotSupportedYet, "SHOW PROCESSLIST"},
 		{"SHOW NONSENSE", wire.ErParse, "NONSENSE"},
 		{"USE", wire.ErParse, "syntax"},
+		{"USE sbtest junk", wire.ErParse, "near 'junk' at line 1"},
+		{"SELECT 1 x y UNION SELECT 2", wire.ErParse, "near 'y UNION SELECT 2' at line 1"},
+		{"SELECT 1 UNION SELECT 1, 2", 1222, "different number of columns"},
+		{"(SELECT 1 UNION SELECT 2)", wire.ErParse, "near 'UNION SELECT 2)' at line 1"},
+		{"SELECT 1e3", wire.ErParse, "near '1e3' at line 1"},
+		{"SELECT c /* FROM x */ FROM nope", wire.ErNoSuchTable, "Table 'sbtest.nope' doesn't exist"},
 		{";", wire.ErParse, "syntax"},
 	}
 	for _, tc := range tests {
