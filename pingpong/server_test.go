@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -153,7 +153,7 @@ func emfileResponder(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mysql.NewServer(mysql.ServerConfig{ConnectTimeout: -1})
+	srv, err := mock.NewServer(mock.ServerConfig{ConnectTimeout: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func emfileResponder(t *testing.T) {
 	}
 	s := &pingpong.Server{
 		Listen:   []sockets.Addr{a},
-		Handler:  mysql.Handler{Server: srv},
+		Handler:  mock.Handler{Server: srv},
 		ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, err) },
 	}
 	if err := s.Start(context.Background()); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
-	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 )
 
 // mysqlFlags shape the mock mysqld. The account defaults to sysbench's
@@ -38,8 +38,8 @@ func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	fs.Uint64Var(&m.seed, "seed", 0, "mysql: seed of the tables' k, c and pad values; the same seed gives the same rows")
 	fs.IntVar(&m.rows, "rows", 0, "mysql: reshape the point select (SELECT c ... WHERE id=v) into N rows, to measure result size (not mysqld's answer); unset: the table's one row")
 	fs.IntVar(&m.rowBytes, "row-bytes", 0, "mysql: reshape the point select's c to N bytes (not mysqld's answer); unset: the table's 119-byte c")
-	fs.DurationVar(&m.connectTimeout, "connect-timeout", mysql.DefaultConnectTimeout, "mysql: time a client has from accept to login before it is disconnected (mysqld's connect_timeout); 0 for none")
-	fs.IntVar(&m.maxAllowedPacket, "max-allowed-packet", mysql.DefaultMaxAllowedPacket, "mysql: largest command after login, in bytes (mysqld's max_allowed_packet); larger ones get ERR 1153 and a close")
+	fs.DurationVar(&m.connectTimeout, "connect-timeout", mock.DefaultConnectTimeout, "mysql: time a client has from accept to login before it is disconnected (mysqld's connect_timeout); 0 for none")
+	fs.IntVar(&m.maxAllowedPacket, "max-allowed-packet", mock.DefaultMaxAllowedPacket, "mysql: largest command after login, in bytes (mysqld's max_allowed_packet); larger ones get ERR 1153 and a close")
 	return m
 }
 
@@ -74,24 +74,24 @@ func (m *mysqlFlags) handler(fs *pflag.FlagSet, svc pingpong.Service) (pingpong.
 		return nil, fmt.Errorf("--table-size %d: want at least 1", m.tableSize)
 	case m.connectTimeout < 0:
 		return nil, fmt.Errorf("--connect-timeout %v: want 0 (none) or more", m.connectTimeout)
-	case m.maxAllowedPacket < mysql.MinMaxAllowedPacket || m.maxAllowedPacket > mysql.MaxMaxAllowedPacket:
-		return nil, fmt.Errorf("--max-allowed-packet %d: want %d to %d, as mysqld", m.maxAllowedPacket, mysql.MinMaxAllowedPacket, mysql.MaxMaxAllowedPacket)
+	case m.maxAllowedPacket < mock.MinMaxAllowedPacket || m.maxAllowedPacket > mock.MaxMaxAllowedPacket:
+		return nil, fmt.Errorf("--max-allowed-packet %d: want %d to %d, as mysqld", m.maxAllowedPacket, mock.MinMaxAllowedPacket, mock.MaxMaxAllowedPacket)
 	}
 	timeout := m.connectTimeout
 	if timeout == 0 {
 		timeout = -1 // ServerConfig's "none"
 	}
-	cfg := mysql.ServerConfig{User: m.user, Password: m.password, Auth: m.auth, Rows: m.rows, RowBytes: m.rowBytes,
+	cfg := mock.ServerConfig{User: m.user, Password: m.password, Auth: m.auth, Rows: m.rows, RowBytes: m.rowBytes,
 		Tables: m.tables, TableSize: m.tableSize, Seed: m.seed,
 		ConnectTimeout: timeout, MaxAllowedPacket: m.maxAllowedPacket}
 	if svc.Time > 0 {
 		cfg.Service = svc.Spend
 	}
-	srv, err := mysql.NewServer(cfg)
+	srv, err := mock.NewServer(cfg)
 	if err != nil {
 		// Only the bounds of the reshaped result and of the tables are
 		// left to fail.
 		return nil, fmt.Errorf("--rows %d --row-bytes %d --tables %d --table-size %d: %w", m.rows, m.rowBytes, m.tables, m.tableSize, err)
 	}
-	return mysql.Handler{Server: srv}, nil
+	return mock.Handler{Server: srv}, nil
 }

@@ -1,89 +1,14 @@
 package mysql
 
 import (
-	"bytes"
-	"encoding/binary"
 	"math/rand/v2"
-	"strconv"
 	"testing"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 )
 
-// pointSelectStream returns n point-select commands as a client sends them:
-// COM_STMT_EXECUTE of statement 1 with an INT bound as MYSQL_TYPE_LONG (as
-// sysbench binds it), or COM_QUERY text.
-func pointSelectStream(n int, prepared bool) []byte {
-	w := newPacketConn(nil)
-	for i := range n {
-		w.resetSeq()
-		b := w.begin()
-		if prepared {
-			b = append(b, comStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, typeLong, 0)
-			b = binary.LittleEndian.AppendUint32(b, uint32(i+1))
-		} else {
-			b = append(b, comQuery)
-			b = append(b, "SELECT c FROM sbtest1 WHERE id="...)
-			b = strconv.AppendInt(b, int64(i+1), 10)
-		}
-		w.end(b)
-	}
-	return w.wbuf
-}
-
-// benchConn is an authenticated server connection reading an endless
-// stream of point selects and discarding its replies.
-func benchConn(tb testing.TB, prepared bool) *serverConn {
-	srv, err := NewServer(ServerConfig{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	rw := &loopRW{data: pointSelectStream(64, prepared)}
-	c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
-	c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
-	return c
-}
-
-func serveOne(tb testing.TB, c *serverConn) {
-	c.pc.resetSeq()
-	p, err := c.pc.readPacket()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := c.dispatch(p); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-// BenchmarkServerPointSelect is the mock's own CPU per point select, from
-// reading the command to handing the reply to Write: the budget is 2 µs.
-func BenchmarkServerPointSelect(b *testing.B) {
-	for _, mode := range []struct {
-		name     string
-		prepared bool
-	}{{"execute", true}, {"query", false}} {
-		b.Run(mode.name, func(b *testing.B) {
-			c := benchConn(b, mode.prepared)
-			b.ReportAllocs()
-			for b.Loop() {
-				serveOne(b, c)
-			}
-		})
-	}
-}
-
-func TestServerPointSelectAllocs(t *testing.T) {
-	for _, prepared := range []bool{true, false} {
-		c := benchConn(t, prepared)
-		if allocs := testing.AllocsPerRun(1000, func() { serveOne(t, c) }); allocs != 0 {
-			t.Errorf("prepared=%v: %.1f allocations per point select served, want 0", prepared, allocs)
-		}
-	}
-}
-
-// TestClientEventAllocs runs the hot workloads against the mock over
-// loopback TCP; AllocsPerRun counts the server goroutine too, so 0 proves
-// both ends allocate nothing per event.
 func TestClientEventAllocs(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p", Tables: 3})
+	m := startMock(t, mock.ServerConfig{User: "u", Password: "p", Tables: 3})
 	for _, tc := range []WorkloadConfig{
 		{Command: CommandPing},
 		{Command: CommandSelect1},
@@ -111,10 +36,8 @@ func TestClientEventAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkClientPointSelect is one point select round trip over loopback
-// TCP against the mock: client, server and kernel together.
 func BenchmarkClientPointSelect(b *testing.B) {
-	m := startMock(b, ServerConfig{User: "u", Password: "p"})
+	m := startMock(b, mock.ServerConfig{User: "u", Password: "p"})
 	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	_, s := mustPrepare(b, c, WorkloadConfig{Command: CommandPointSelect, PS: true})
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -125,58 +48,4 @@ func BenchmarkClientPointSelect(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/event")
-}
-
-// BenchmarkServerRangeSelect is the mock's CPU per range select of
-// sysbench's oltp_read_only (100 rows), from command to reply.
-func BenchmarkServerRangeSelect(b *testing.B) {
-	for _, q := range []struct{ name, sql string }{
-		{"simple", "SELECT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100"},
-		{"sum", "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 5001 AND 5100"},
-		{"order", "SELECT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100 ORDER BY c"},
-		{"distinct", "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 5001 AND 5100 ORDER BY c"},
-	} {
-		b.Run(q.name, func(b *testing.B) {
-			srv, err := NewServer(ServerConfig{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			w := newPacketConn(nil)
-			w.end(append(append(w.begin(), comQuery), q.sql...))
-			rw := &loopRW{data: w.wbuf}
-			c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
-			b.ReportAllocs()
-			for b.Loop() {
-				serveOne(b, c)
-			}
-		})
-	}
-}
-
-// TestServerPointSelectAnswer checks that what the benchmark serves is
-// the point select's answer: one row of c, not an error.
-func TestServerPointSelectAnswer(t *testing.T) {
-	srv, err := NewServer(ServerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, prepared := range []bool{true, false} {
-		rw := &pipeRW{in: bytes.NewReader(pointSelectStream(1, prepared))}
-		c := &serverConn{s: srv, pc: newPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
-		c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
-		rw.out.Reset()
-		serveOne(t, c)
-		got := readServed(t, rw.out.Bytes(), prepared)
-		if want := (shape{names: []string{"c"}, types: []uint8{typeString}, rows: 1}); !sameShape(got, want) {
-			t.Errorf("prepared=%v: %v, want %v", prepared, got, want)
-		}
-	}
-}
-
-// readServed decodes one response as a client would.
-func readServed(t *testing.T, out []byte, binaryRows bool) shape {
-	t.Helper()
-	cl := &Client{pc: newPacketConn(&pipeRW{in: bytes.NewReader(out)}), deprecateEOF: true}
-	cl.pc.seq = 1
-	return readShape(t, cl, binaryRows)
 }

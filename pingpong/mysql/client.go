@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // ClientConfig names the account and schema a Client logs in with. The
@@ -36,27 +38,64 @@ func redact(password string) string {
 // Client is one authenticated connection. It is not safe for concurrent use:
 // a ping-pong worker owns one Client.
 type Client struct {
-	pc           *packetConn
+	pc           *wire.PacketConn
 	caps         uint32
 	deprecateEOF bool
 	mariaDB      bool
 	version      string
-	connID       uint32   // the greeting's; the server's CONNECTION_ID()
-	nonce        [20]byte // the greeting's, for COM_CHANGE_USER's token
-	colTypes     []byte   // scratch: column types of the result being read
-	lastOK       okPacket // the last command's OK, for AffectedRows
+	connID       uint32        // the greeting's; the server's CONNECTION_ID()
+	nonce        [20]byte      // the greeting's, for COM_CHANGE_USER's token
+	colTypes     []byte        // scratch: column types of the result being read
+	lastOK       wire.OkPacket // the last command's OK, for AffectedRows
 }
 
 // AffectedRows returns the affected rows and the last insert id of the
 // last statement answered by OK: what mysql_affected_rows() and
 // mysql_insert_id() report.
 func (c *Client) AffectedRows() (affected, insertID uint64) {
-	return c.lastOK.affectedRows, c.lastOK.lastInsertID
+	return c.lastOK.AffectedRows, c.lastOK.LastInsertID
 }
 
 // ServerVersion is the version string from the greeting (MariaDB prefixes
 // "5.5.5-").
 func (c *Client) ServerVersion() string { return c.version }
+
+// ConnectionID is the id the greeting gave the connection, which the
+// server's CONNECTION_ID() returns.
+func (c *Client) ConnectionID() uint32 { return c.connID }
+
+// ChangeUser sends COM_CHANGE_USER as libmariadb builds it (user, token
+// for plugin, schema, collation, plugin) and runs the authentication
+// exchange that follows, as a pool does to hand a connection to another
+// account. unixSocket says the stream is a UNIX-domain socket.
+func (c *Client) ChangeUser(user, password, db, plugin string, unixSocket bool) error {
+	nonce := c.nonce
+	token, err := wire.AuthToken(nil, plugin, nonce[:], password)
+	if err != nil {
+		return err
+	}
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComChangeUser)
+	b = append(append(b, user...), 0)
+	b = append(append(b, byte(len(token))), token...)
+	b = append(append(b, db...), 0)
+	b = append(b, wire.ClientCharsetUTF8MB4, 0)
+	b = append(append(b, plugin...), 0)
+	c.pc.End(b)
+	if err := c.pc.Flush(); err != nil {
+		return err
+	}
+	return c.authenticate(password, plugin, nonce[:], unixSocket)
+}
+
+// Conn is the packet stream under the client, for a caller that speaks a
+// command the Client has no method for (a test, a probe); it must leave the
+// stream between exchanges, as each method does.
+func (c *Client) Conn() *wire.PacketConn { return c.pc }
+
+// DeprecateEOF reports whether the login negotiated CLIENT_DEPRECATE_EOF,
+// which decides how a result set's column block and rows end.
+func (c *Client) DeprecateEOF() bool { return c.deprecateEOF }
 
 // MariaDB reports whether the server announced MariaDB's extended
 // capabilities (greeting bit 0 clear); proxies may rewrite the version
@@ -69,9 +108,9 @@ func (c *Client) MariaDB() bool { return c.mariaDB }
 // send the password in clear as MySQL's own client does; over TCP it uses the
 // server's RSA public key instead.
 func Connect(rw io.ReadWriter, cfg ClientConfig, unixSocket bool) (*Client, error) {
-	c := &Client{pc: newPacketConn(rw)}
+	c := &Client{pc: wire.NewPacketConn(rw)}
 	if cfg.MaxMessage > 0 {
-		c.pc.maxMessage = cfg.MaxMessage
+		c.pc.MaxMessage = cfg.MaxMessage
 	}
 	if err := c.handshake(&cfg, unixSocket, ""); err != nil {
 		return nil, fmt.Errorf("mysql: connect as %q: %w", cfg.User, err)
@@ -82,53 +121,53 @@ func Connect(rw io.ReadWriter, cfg ClientConfig, unixSocket bool) (*Client, erro
 // handshake logs in. offer names the plugin of the first auth response; ""
 // takes the greeting's (tests use it to provoke an AuthSwitchRequest).
 func (c *Client) handshake(cfg *ClientConfig, unixSocket bool, offer string) error {
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		return fmt.Errorf("read greeting: %w", err)
 	}
-	if len(p) > 0 && p[0] == headerErr {
-		return parseErr(p)
+	if len(p) > 0 && p[0] == wire.HeaderErr {
+		return wire.ParseErr(p)
 	}
-	g, err := parseGreeting(p)
+	g, err := wire.ParseGreeting(p)
 	if err != nil {
 		return err
 	}
-	c.version = string(g.version)
-	c.connID = g.connID
-	c.mariaDB = g.mariaDB
-	if g.caps&capProtocol41 == 0 {
-		return fmt.Errorf("server lacks CLIENT_PROTOCOL_41 (capabilities 0x%08x)", g.caps)
+	c.version = string(g.Version)
+	c.connID = g.ConnID
+	c.mariaDB = g.MariaDB
+	if g.Caps&wire.CapProtocol41 == 0 {
+		return fmt.Errorf("server lacks CLIENT_PROTOCOL_41 (capabilities 0x%08x)", g.Caps)
 	}
-	want := uint32(clientWantedCaps)
+	want := uint32(wire.ClientWantedCaps)
 	if cfg.DB != "" {
-		want |= capConnectWithDB
+		want |= wire.CapConnectWithDB
 	}
-	c.caps = want & g.caps
-	c.deprecateEOF = c.caps&capDeprecateEOF != 0
+	c.caps = want & g.Caps
+	c.deprecateEOF = c.caps&wire.CapDeprecateEOF != 0
 
-	plugin := string(g.plugin)
+	plugin := string(g.Plugin)
 	if offer != "" {
 		plugin = offer
-	} else if plugin != pluginCachingSHA2 {
+	} else if plugin != wire.PluginCachingSHA2 {
 		// Anything else starts with native; the server switches us if the
 		// account needs another plugin.
-		plugin = pluginNative
+		plugin = wire.PluginNative
 	}
-	nonce := g.nonce
+	nonce := g.Nonce
 	c.nonce = nonce
-	auth, _ := authToken(nil, plugin, nonce[:], cfg.Password)
-	resp := handshakeResponse{
-		caps:      c.caps,
-		maxPacket: maxPayload + 1,
-		charset:   clientCharsetUTF8MB4,
-		user:      []byte(cfg.User),
-		auth:      auth,
-		db:        []byte(cfg.DB),
-		plugin:    []byte(plugin),
+	auth, _ := wire.AuthToken(nil, plugin, nonce[:], cfg.Password)
+	resp := wire.HandshakeResponse{
+		Caps:      c.caps,
+		MaxPacket: wire.MaxPayload + 1,
+		Charset:   wire.ClientCharsetUTF8MB4,
+		User:      []byte(cfg.User),
+		Auth:      auth,
+		Db:        []byte(cfg.DB),
+		Plugin:    []byte(plugin),
 	}
-	b := c.pc.begin()
-	c.pc.end(appendHandshakeResponse(b, &resp))
-	if err := c.pc.flush(); err != nil {
+	b := c.pc.Begin()
+	c.pc.End(wire.AppendHandshakeResponse(b, &resp))
+	if err := c.pc.Flush(); err != nil {
 		return fmt.Errorf("write handshake response: %w", err)
 	}
 	return c.authenticate(cfg.Password, plugin, nonce[:], unixSocket)
@@ -140,7 +179,7 @@ func (c *Client) handshake(cfg *ClientConfig, unixSocket bool, offer string) err
 func (c *Client) authenticate(password, plugin string, nonce []byte, unixSocket bool) error {
 	switched := false
 	for {
-		p, err := c.pc.readPacket()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			return fmt.Errorf("read auth result: %w", err)
 		}
@@ -148,43 +187,43 @@ func (c *Client) authenticate(password, plugin string, nonce []byte, unixSocket 
 			return errors.New("read auth result: empty packet")
 		}
 		switch p[0] {
-		case headerOK:
-			_, err := parseOK(p)
+		case wire.HeaderOK:
+			_, err := wire.ParseOK(p)
 			return err
-		case headerErr:
-			err := parseErr(p)
-			var se *ServerError
-			if errors.As(err, &se) && se.Code == ErSecureTransportNeeded {
+		case wire.HeaderErr:
+			err := wire.ParseErr(p)
+			var se *wire.ServerError
+			if errors.As(err, &se) && se.Code == wire.ErSecureTransportNeeded {
 				return fmt.Errorf("server requires TLS, which this client does not implement: %w", err)
 			}
 			return err
-		case headerEOF:
+		case wire.HeaderEOF:
 			if switched {
 				return errors.New("server sent a second auth switch")
 			}
 			switched = true
-			sw, err := parseAuthSwitch(p)
+			sw, err := wire.ParseAuthSwitch(p)
 			if err != nil {
 				return err
 			}
-			plugin = string(sw.plugin)
-			if plugin == pluginClear {
+			plugin = string(sw.Plugin)
+			if plugin == wire.PluginClear {
 				return errors.New("server asks for mysql_clear_password, which would send the password unencrypted: refused")
 			}
-			if len(sw.data) < 20 {
-				return fmt.Errorf("auth switch to %s: nonce is %d bytes, want 20", plugin, len(sw.data))
+			if len(sw.Data) < 20 {
+				return fmt.Errorf("auth switch to %s: nonce is %d bytes, want 20", plugin, len(sw.Data))
 			}
-			nonce = append([]byte(nil), sw.data[:20]...)
-			auth, err := authToken(nil, plugin, nonce, password)
+			nonce = append([]byte(nil), sw.Data[:20]...)
+			auth, err := wire.AuthToken(nil, plugin, nonce, password)
 			if err != nil {
 				return err
 			}
-			c.pc.writePacket(auth)
-			if err := c.pc.flush(); err != nil {
+			c.pc.WritePacket(auth)
+			if err := c.pc.Flush(); err != nil {
 				return fmt.Errorf("write auth switch response: %w", err)
 			}
-		case headerAuthMore:
-			if plugin != pluginCachingSHA2 || len(p) < 2 {
+		case wire.HeaderAuthMore:
+			if plugin != wire.PluginCachingSHA2 || len(p) < 2 {
 				return fmt.Errorf("unexpected AuthMoreData (% x) for plugin %s", p[:min(len(p), 8)], plugin)
 			}
 			switch p[1] {
@@ -208,38 +247,38 @@ func (c *Client) authenticate(password, plugin string, nonce []byte, unixSocket 
 // request (byte 0x02).
 func (c *Client) fullAuth(password string, nonce []byte, unixSocket bool) error {
 	if unixSocket {
-		b := c.pc.begin()
+		b := c.pc.Begin()
 		b = append(b, password...)
-		c.pc.end(append(b, 0))
-		return c.pc.flush()
+		c.pc.End(append(b, 0))
+		return c.pc.Flush()
 	}
-	c.pc.writePacket([]byte{2})
-	if err := c.pc.flush(); err != nil {
+	c.pc.WritePacket([]byte{2})
+	if err := c.pc.Flush(); err != nil {
 		return fmt.Errorf("request server public key: %w", err)
 	}
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		return fmt.Errorf("read server public key: %w", err)
 	}
-	if len(p) > 0 && p[0] == headerErr {
-		return parseErr(p)
+	if len(p) > 0 && p[0] == wire.HeaderErr {
+		return wire.ParseErr(p)
 	}
-	if len(p) < 2 || p[0] != headerAuthMore {
+	if len(p) < 2 || p[0] != wire.HeaderAuthMore {
 		return fmt.Errorf("caching_sha2_password: public key reply % x, want 0x01 and a PEM key", p[:min(len(p), 8)])
 	}
-	ct, err := encryptPassword(p[1:], password, nonce)
+	ct, err := wire.EncryptPassword(p[1:], password, nonce)
 	if err != nil {
 		return err
 	}
-	c.pc.writePacket(ct)
-	return c.pc.flush()
+	c.pc.WritePacket(ct)
+	return c.pc.Flush()
 }
 
 // Ping sends COM_PING and waits for its OK.
 func (c *Client) Ping() error {
-	c.pc.resetSeq()
-	c.pc.end(append(c.pc.begin(), comPing))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	c.pc.End(append(c.pc.Begin(), wire.ComPing))
+	if err := c.pc.Flush(); err != nil {
 		return fmt.Errorf("mysql: ping: %w", err)
 	}
 	_, err := c.readResult(false)
@@ -253,22 +292,22 @@ func (c *Client) Ping() error {
 // number of rows in its result set(s) (0 for a statement answered by OK).
 // Rows are checked for framing and discarded without allocating.
 func (c *Client) Query(sql string) (rows int, err error) {
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comQuery)
-	c.pc.end(append(b, sql...))
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComQuery)
+	c.pc.End(append(b, sql...))
 	return c.roundTrip(false)
 }
 
 // QueryBytes is Query for SQL text the caller builds in a reused buffer.
 func (c *Client) QueryBytes(sql []byte) (rows int, err error) {
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comQuery)
-	c.pc.end(append(b, sql...))
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComQuery)
+	c.pc.End(append(b, sql...))
 	return c.roundTrip(false)
 }
 
 func (c *Client) roundTrip(binaryRows bool) (int, error) {
-	if err := c.pc.flush(); err != nil {
+	if err := c.pc.Flush(); err != nil {
 		return 0, fmt.Errorf("mysql: write command: %w", err)
 	}
 	return c.readResult(binaryRows)
@@ -278,7 +317,7 @@ func (c *Client) roundTrip(binaryRows bool) (int, error) {
 func (c *Client) readResult(binaryRows bool) (int, error) {
 	rows := 0
 	for {
-		p, err := c.pc.readPacket()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			return rows, err
 		}
@@ -287,16 +326,16 @@ func (c *Client) readResult(binaryRows bool) (int, error) {
 		}
 		var status uint16
 		switch p[0] {
-		case headerOK:
-			ok, err := parseOK(p)
+		case wire.HeaderOK:
+			ok, err := wire.ParseOK(p)
 			if err != nil {
 				return rows, err
 			}
 			c.lastOK = ok
-			status = ok.status
-		case headerErr:
-			return rows, parseErr(p)
-		case headerLocalInfile:
+			status = ok.Status
+		case wire.HeaderErr:
+			return rows, wire.ParseErr(p)
+		case wire.HeaderLocalInfile:
 			return rows, errors.New("mysql: read result: server asks for LOAD DATA LOCAL INFILE, which is not supported")
 		default:
 			n, st, err := c.readResultSet(p, binaryRows)
@@ -306,7 +345,7 @@ func (c *Client) readResult(binaryRows bool) (int, error) {
 			}
 			status = st
 		}
-		if status&serverMoreResults == 0 {
+		if status&wire.ServerMoreResults == 0 {
 			return rows, nil
 		}
 	}
@@ -315,50 +354,50 @@ func (c *Client) readResult(binaryRows bool) (int, error) {
 // readResultSet reads column definitions and rows after the column-count
 // packet p, returning the row count and the terminator's status flags.
 func (c *Client) readResultSet(p []byte, binaryRows bool) (rows int, status uint16, err error) {
-	d := decoder{b: p, what: "column count"}
-	n, _ := d.lenEncInt("column count")
-	if d.err != nil {
-		return 0, 0, d.err
+	d := wire.Decoder{B: p, What: "column count"}
+	n, _ := d.LenEncInt("column count")
+	if d.Err != nil {
+		return 0, 0, d.Err
 	}
 	if n == 0 || n > 4096 {
 		return 0, 0, fmt.Errorf("mysql: decode column count: %d columns", n)
 	}
 	c.colTypes = c.colTypes[:0]
 	for range n {
-		p, err := c.pc.readPacket()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			return 0, 0, err
 		}
-		col, err := parseColumnDef(p)
+		col, err := wire.ParseColumnDef(p)
 		if err != nil {
 			return 0, 0, err
 		}
-		c.colTypes = append(c.colTypes, col.colType)
+		c.colTypes = append(c.colTypes, col.ColType)
 	}
 	if !c.deprecateEOF {
-		p, err := c.pc.readPacket()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			return 0, 0, err
 		}
-		if _, err := parseEOF(p); err != nil {
+		if _, err := wire.ParseEOF(p); err != nil {
 			return 0, 0, err
 		}
 	}
 	for {
-		p, err := c.pc.readPacket()
+		p, err := c.pc.ReadPacket()
 		if err != nil {
 			return rows, 0, err
 		}
 		switch {
-		case isTerminator(p):
-			st, err := terminatorStatus(p, c.deprecateEOF)
+		case wire.IsTerminator(p):
+			st, err := wire.TerminatorStatus(p, c.deprecateEOF)
 			return rows, st, err
-		case len(p) > 0 && p[0] == headerErr:
-			return rows, 0, parseErr(p)
+		case len(p) > 0 && p[0] == wire.HeaderErr:
+			return rows, 0, wire.ParseErr(p)
 		case binaryRows:
-			err = checkBinaryRow(p, c.colTypes)
+			err = wire.CheckBinaryRow(p, c.colTypes)
 		default:
-			err = checkTextRow(p, len(c.colTypes))
+			err = wire.CheckTextRow(p, len(c.colTypes))
 		}
 		if err != nil {
 			return rows, 0, err
@@ -370,9 +409,9 @@ func (c *Client) readResultSet(p []byte, binaryRows bool) (rows int, status uint
 // Quit sends COM_QUIT. The server closes without answering; the caller
 // closes the stream.
 func (c *Client) Quit() error {
-	c.pc.resetSeq()
-	c.pc.end(append(c.pc.begin(), comQuit))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	c.pc.End(append(c.pc.Begin(), wire.ComQuit))
+	if err := c.pc.Flush(); err != nil {
 		return fmt.Errorf("mysql: quit: %w", err)
 	}
 	return nil

@@ -2,6 +2,8 @@ package mysql
 
 import (
 	"bytes"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"math/rand/v2"
 	"net"
 	"regexp"
@@ -11,10 +13,10 @@ import (
 )
 
 func TestClientAgainstMock(t *testing.T) {
-	for _, auth := range []string{pluginNative, pluginCachingSHA2} {
+	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		for _, network := range []string{"tcp", "unix"} {
 			t.Run(auth+"/"+network, func(t *testing.T) {
-				m := startMock(t, ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 3})
+				m := startMock(t, mock.ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 3})
 				addr := m.tcpAddr
 				if network == "unix" {
 					addr = m.sock
@@ -46,7 +48,7 @@ func TestClientAgainstMock(t *testing.T) {
 					}
 				}
 				_, err := dial(t, network, addr, ClientConfig{User: "bench", Password: "wrong"})
-				if se := asServerError(err); se == nil || se.Code != ErAccessDenied {
+				if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied {
 					t.Fatalf("wrong password: %v, want ServerError 1045", err)
 				}
 			})
@@ -55,7 +57,7 @@ func TestClientAgainstMock(t *testing.T) {
 }
 
 func TestWorkloadsAgainstMock(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
 	for _, cmd := range Commands {
 		for _, ps := range []bool{false, true} {
 			c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
@@ -77,10 +79,10 @@ func TestWorkloadsAgainstMock(t *testing.T) {
 // must switch the client, with both plugins on either side.
 func TestAuthSwitchByMock(t *testing.T) {
 	for _, tc := range []struct{ server, offer string }{
-		{pluginNative, pluginCachingSHA2},
-		{pluginCachingSHA2, pluginNative},
+		{wire.PluginNative, wire.PluginCachingSHA2},
+		{wire.PluginCachingSHA2, wire.PluginNative},
 	} {
-		m := startMock(t, ServerConfig{User: "u", Password: "p", Auth: tc.server})
+		m := startMock(t, mock.ServerConfig{User: "u", Password: "p", Auth: tc.server})
 		for _, network := range []string{"tcp", "unix"} {
 			addr := m.tcpAddr
 			if network == "unix" {
@@ -100,39 +102,13 @@ func TestAuthSwitchByMock(t *testing.T) {
 // TestClientClassicEOF runs every workload against a mock that does not
 // offer CLIENT_DEPRECATE_EOF, as older servers and some proxies do, so
 // result sets carry classic EOF packets.
-func TestClientClassicEOF(t *testing.T) {
-	m := startMockWith(t, ServerConfig{User: "u", Password: "p", Rows: 5}, func(s *Server) { s.caps &^= capDeprecateEOF })
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
-	if c.deprecateEOF {
-		t.Fatal("DEPRECATE_EOF negotiated although the server did not offer it")
-	}
-	for _, cmd := range Commands {
-		for _, ps := range []bool{false, true} {
-			_, s := mustPrepare(t, c, WorkloadConfig{Command: cmd, PS: ps, Query: "SHOW WARNINGS"})
-			if _, err := s.Event(rand.New(rand.NewPCG(1, 1))); err != nil {
-				t.Fatalf("%s ps=%v: %v", cmd, ps, err)
-			}
-			s.Close()
-		}
-	}
-	if n, err := c.Query("SELECT @@version_comment LIMIT 1"); err != nil || n != 1 {
-		t.Fatalf("version comment: %d rows, %v", n, err)
-	}
-	if n, err := c.Query("SELECT c FROM sbtest1 WHERE id=7"); err != nil || n != 5 {
-		t.Fatalf("reshaped point select: %d rows, %v; want --rows 5", n, err)
-	}
-	if n, err := c.Query("SELECT id, c FROM sbtest1 WHERE id BETWEEN 3 AND 9"); err != nil || n != 7 {
-		t.Fatalf("range select: %d rows, %v; want the table's 7", n, err)
-	}
-}
-
 func TestClientSeesMariaDBFlavour(t *testing.T) {
-	m := startMock(t, ServerConfig{Version: "5.5.5-10.11.19-MariaDB-hoplat"})
+	m := startMock(t, mock.ServerConfig{Version: "5.5.5-10.11.19-MariaDB-hoplat"})
 	c := mustDial(t, "unix", m.sock, ClientConfig{})
 	if !c.MariaDB() || c.ServerVersion() != "5.5.5-10.11.19-MariaDB-hoplat" {
 		t.Fatalf("MariaDB() = %v, version %q", c.MariaDB(), c.ServerVersion())
 	}
-	m2 := startMock(t, ServerConfig{})
+	m2 := startMock(t, mock.ServerConfig{})
 	if c := mustDial(t, "tcp", m2.tcpAddr, ClientConfig{}); c.MariaDB() {
 		t.Fatal("MySQL-flavoured greeting read as MariaDB")
 	}
@@ -156,7 +132,7 @@ func TestWorkloadConfigErrors(t *testing.T) {
 		t.Fatalf("defaults: %+v, %d queries per event", c, w.QueriesPerEvent())
 	}
 	// A user query with placeholders cannot be bound by the workload.
-	m := startMock(t, ServerConfig{})
+	m := startMock(t, mock.ServerConfig{})
 	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
 	w, _ = NewWorkload(WorkloadConfig{Command: CommandQuery, PS: true, Query: "SELECT c FROM sbtest1 WHERE id=?"})
 	if _, err := w.Prepare(c); err == nil || !strings.Contains(err.Error(), "server counts 1 parameters") {
@@ -178,7 +154,7 @@ func (r *recordingConn) Write(b []byte) (int, error) {
 // TestOLTPReadOnlyStatements checks the text of one oltp-ro event against
 // sysbench's oltp_read_only transaction.
 func TestOLTPReadOnlyStatements(t *testing.T) {
-	m := startMock(t, ServerConfig{})
+	m := startMock(t, mock.ServerConfig{})
 	rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
 	c, err := Connect(rc, ClientConfig{DB: "sbtest"}, false)
 	if err != nil {
@@ -190,15 +166,15 @@ func TestOLTPReadOnlyStatements(t *testing.T) {
 	if _, err := s.Event(rand.New(rand.NewPCG(9, 9))); err != nil {
 		t.Fatal(err)
 	}
-	r := newPacketConn(&pipeRW{in: bytes.NewReader(rc.sent.Bytes())})
+	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(rc.sent.Bytes())})
 	var got []string
 	for {
-		r.resetSeq()
-		p, err := r.readPacket()
+		r.ResetSeq()
+		p, err := r.ReadPacket()
 		if err != nil {
 			break
 		}
-		if p[0] != comQuery {
+		if p[0] != wire.ComQuery {
 			t.Fatalf("command 0x%02x, want COM_QUERY", p[0])
 		}
 		got = append(got, string(p[1:]))

@@ -6,13 +6,14 @@ import (
 	"net"
 
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 )
 
 // A mock mysqld and a client over a loopback connection: the client logs
 // in, runs sysbench's point select as a prepared statement, a range select
 // on the mock's sbtest1 (10000 rows, as sysbench prepares it) and quits.
 func Example() {
-	srv, err := mysql.NewServer(mysql.ServerConfig{User: "bench", Password: "secret"})
+	srv, err := mock.NewServer(mock.ServerConfig{User: "bench", Password: "secret"})
 	if err != nil {
 		panic(err)
 	}

@@ -2,6 +2,8 @@ package mysql
 
 import (
 	"errors"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,7 +14,7 @@ import (
 // mockServer is a Server listening on loopback TCP and a temp-dir UNIX
 // socket for one test.
 type mockServer struct {
-	*Server
+	*mock.Server
 	tcpAddr string
 	sock    string
 
@@ -20,15 +22,15 @@ type mockServer struct {
 	errs []error // what ServeConn returned, per connection
 }
 
-func startMock(t testing.TB, cfg ServerConfig) *mockServer {
+func startMock(t testing.TB, cfg mock.ServerConfig) *mockServer {
 	t.Helper()
 	return startMockWith(t, cfg, nil)
 }
 
 // startMockWith lets tweak adjust the Server before it serves anything.
-func startMockWith(t testing.TB, cfg ServerConfig, tweak func(*Server)) *mockServer {
+func startMockWith(t testing.TB, cfg mock.ServerConfig, tweak func(*mock.Server)) *mockServer {
 	t.Helper()
-	srv, err := NewServer(cfg)
+	srv, err := mock.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +143,8 @@ func mustPrepare(t testing.TB, c *Client, cfg WorkloadConfig) (*Workload, *Sessi
 	return w, s
 }
 
-func asServerError(err error) *ServerError {
-	var se *ServerError
+func asServerError(err error) *wire.ServerError {
+	var se *wire.ServerError
 	if errors.As(err, &se) {
 		return se
 	}
@@ -162,7 +164,7 @@ func dialRaw(t testing.TB, network, addr string) net.Conn {
 // connectOffering is Connect with the first auth response computed for
 // plugin, whatever the greeting announced.
 func connectOffering(nc net.Conn, cfg ClientConfig, unixSocket bool, plugin string) (*Client, error) {
-	c := &Client{pc: newPacketConn(nc)}
+	c := &Client{pc: wire.NewPacketConn(nc)}
 	if err := c.handshake(&cfg, unixSocket, plugin); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // TestClientAgainstMariaDB runs every workload, in text and prepared mode,
@@ -63,7 +64,7 @@ func TestClientAgainstMariaDB(t *testing.T) {
 
 			_, err = dial(t, tr.network, tr.addr, ClientConfig{User: db.User, Password: "not-" + db.Password})
 			se := asServerError(err)
-			if se == nil || se.Code != ErAccessDenied {
+			if se == nil || se.Code != wire.ErAccessDenied {
 				t.Fatalf("wrong password: %v, want ServerError 1045", err)
 			}
 			if strings.Contains(err.Error(), db.Password) {
@@ -83,7 +84,7 @@ func TestAuthSwitchByMariaDB(t *testing.T) {
 			addr = db.Socket
 		}
 		nc := dialRaw(t, network, addr)
-		c, err := connectOffering(nc, ClientConfig{User: db.User, Password: db.Password}, network == "unix", pluginCachingSHA2)
+		c, err := connectOffering(nc, ClientConfig{User: db.User, Password: db.Password}, network == "unix", wire.PluginCachingSHA2)
 		if err != nil {
 			t.Fatalf("%s: %v", network, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Protocol is the load client's side of MySQL: each session logs in with
@@ -198,20 +198,9 @@ func interrupter(c io.ReadWriteCloser) func() {
 	return func() { c.Close() }
 }
 
-// Handler is the responder's side: it serves each connection with Server.
-type Handler struct {
-	Server *Server
-}
-
-// ServeConn serves one connection until COM_QUIT or end of stream. unix
-// marks a UNIX-domain socket, which caching_sha2_password trusts with the
-// password in clear; a raw fd cannot say so itself.
-func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
-	if unix {
-		return h.Server.ServeUnixConn(rw)
-	}
-	return h.Server.ServeConn(rw)
-}
+// ServerError is an ERR packet from the server; callers count failures
+// by Code.
+type ServerError = wire.ServerError
 
 // ClientError is a server's ERR as the mysql command-line client prints
 // it, "ERROR 1146 (42S02): Table 'sbtest.t' doesn't exist", inside
@@ -225,18 +214,10 @@ type ClientError struct {
 func (e *ClientError) Error() string { return e.msg }
 func (e *ClientError) Unwrap() error { return e.err }
 
-// ClientString formats e as the mysql client does.
-func (e *ServerError) ClientString() string {
-	if e.State == "" {
-		return fmt.Sprintf("ERROR %d: %s", e.Code, e.Message)
-	}
-	return fmt.Sprintf("ERROR %d (%s): %s", e.Code, e.State, e.Message)
-}
-
 // asClientPrints rewrites the ServerError inside err, if any, in the
 // client's form; a report's error samples then read as a user knows them.
 func asClientPrints(err error) error {
-	var se *ServerError
+	var se *wire.ServerError
 	if !errors.As(err, &se) {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -17,13 +18,13 @@ import (
 func ExampleProtocol() {
 	dir, _ := os.MkdirTemp("", "mysql-example-")
 	defer os.RemoveAll(dir)
-	srv, err := mysql.NewServer(mysql.ServerConfig{User: "sbtest", Password: "sbtest"})
+	srv, err := mock.NewServer(mock.ServerConfig{User: "sbtest", Password: "sbtest"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	a, _ := sockets.Parse("unix:" + filepath.Join(dir, "mysqld.sock"))
-	responder := &pingpong.Server{Listen: []sockets.Addr{a}, Handler: mysql.Handler{Server: srv}}
+	responder := &pingpong.Server{Listen: []sockets.Addr{a}, Handler: mock.Handler{Server: srv}}
 	if err := responder.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -32,7 +34,7 @@ func mustWorkload(t testing.TB, cfg WorkloadConfig) *Workload {
 // zero allocations per event (AllocsPerRun counts the mock's goroutine
 // too).
 func TestProtocolEventAllocs(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
 	for _, wc := range []WorkloadConfig{
 		{Command: CommandPointSelect, PS: true},
 		{Command: CommandPointSelect},
@@ -61,7 +63,7 @@ func TestProtocolEventAllocs(t *testing.T) {
 // TestProtocolErrors: a server's ERR reaches the report as the mysql
 // client prints it, code and SQLSTATE first, and stays a *ServerError.
 func TestProtocolErrors(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
 	blank := &Protocol{Client: ClientConfig{User: "u", Password: "p"},
 		Workload: mustWorkload(t, WorkloadConfig{Command: CommandQuery, Query: " "})}
 	s, err := blank.Open(dialRaw(t, "tcp", m.tcpAddr), false)
@@ -76,7 +78,7 @@ func TestProtocolErrors(t *testing.T) {
 	wrong := &Protocol{Client: ClientConfig{User: "u", Password: "wrong"},
 		Workload: mustWorkload(t, WorkloadConfig{Command: CommandPing})}
 	_, err = wrong.Open(dialRaw(t, "unix", m.sock), true)
-	if se := asServerError(err); se == nil || se.Code != ErAccessDenied ||
+	if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied ||
 		!strings.Contains(err.Error(), `connect as "u": ERROR 1045 (28000): Access denied`) || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("Open with a wrong password = %v, want ERROR 1045 (28000) after the user, no password", err)
 	}
@@ -104,7 +106,7 @@ func TestProtocolConfigRedacted(t *testing.T) {
 // I/O model, with the service time spent per statement.
 func TestProtocolThroughPingpong(t *testing.T) {
 	var statements atomic.Int64
-	srv, err := NewServer(ServerConfig{User: "sbtest", Password: "sbtest", Service: func() {
+	srv, err := mock.NewServer(mock.ServerConfig{User: "sbtest", Password: "sbtest", Service: func() {
 		statements.Add(1)
 		pingpong.Spend(time.Microsecond, pingpong.Busy)
 	}})
@@ -117,7 +119,7 @@ func TestProtocolThroughPingpong(t *testing.T) {
 		t.Run(model.String(), func(t *testing.T) {
 			var mu sync.Mutex
 			var logged []error
-			ps := &pingpong.Server{Listen: []sockets.Addr{tcp, unix}, IO: model, Handler: Handler{Server: srv},
+			ps := &pingpong.Server{Listen: []sockets.Addr{tcp, unix}, IO: model, Handler: mock.Handler{Server: srv},
 				ErrorLog: func(err error) {
 					mu.Lock()
 					logged = append(logged, err)
@@ -157,7 +159,7 @@ func TestProtocolThroughPingpong(t *testing.T) {
 
 // TestConnectOnly: each event is a login; the latency is set-up latency.
 func TestConnectOnly(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
 	var dials atomic.Int64
 	dial := func(ctx context.Context) (io.ReadWriteCloser, error) {
 		dials.Add(1)
@@ -182,7 +184,7 @@ func TestConnectOnly(t *testing.T) {
 
 	wrong := &ConnectOnly{Client: ClientConfig{User: "u", Password: "x"}, Dial: dial}
 	_, err = pingpong.Run(context.Background(), pingpong.Config{Target: target, Time: 100 * time.Millisecond, Protocol: wrong})
-	if !errors.As(err, new(*ServerError)) || !strings.Contains(err.Error(), "ERROR 1045 (28000)") {
+	if !errors.As(err, new(*wire.ServerError)) || !strings.Contains(err.Error(), "ERROR 1045 (28000)") {
 		t.Errorf("wrong password: %v, want ERROR 1045 at set-up", err)
 	}
 }

@@ -3,6 +3,8 @@ package mysql
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Stmt is a server-side prepared statement on one Client.
@@ -16,50 +18,50 @@ type Stmt struct {
 // Prepare sends COM_STMT_PREPARE and reads the statement's parameter and
 // column definitions.
 func (c *Client) Prepare(sql string) (*Stmt, error) {
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comStmtPrepare)
-	c.pc.end(append(b, sql...))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComStmtPrepare)
+	c.pc.End(append(b, sql...))
+	if err := c.pc.Flush(); err != nil {
 		return nil, fmt.Errorf("mysql: prepare: %w", err)
 	}
-	p, err := c.pc.readPacket()
+	p, err := c.pc.ReadPacket()
 	if err != nil {
 		return nil, fmt.Errorf("mysql: prepare: %w", err)
 	}
-	if len(p) > 0 && p[0] == headerErr {
-		return nil, parseErr(p)
+	if len(p) > 0 && p[0] == wire.HeaderErr {
+		return nil, wire.ParseErr(p)
 	}
-	ok, err := parseStmtPrepareOK(p)
+	ok, err := wire.ParseStmtPrepareOK(p)
 	if err != nil {
 		return nil, err
 	}
 	// Parameter definitions, then column definitions, each block followed
 	// by an EOF unless DEPRECATE_EOF is on. MariaDB describes parameters as
 	// type NULL, so they are read only for framing.
-	for _, n := range [2]int{int(ok.params), int(ok.columns)} {
+	for _, n := range [2]int{int(ok.Params), int(ok.Columns)} {
 		if n == 0 {
 			continue
 		}
 		for range n {
-			p, err := c.pc.readPacket()
+			p, err := c.pc.ReadPacket()
 			if err != nil {
 				return nil, fmt.Errorf("mysql: prepare: %w", err)
 			}
-			if _, err := parseColumnDef(p); err != nil {
+			if _, err := wire.ParseColumnDef(p); err != nil {
 				return nil, err
 			}
 		}
 		if !c.deprecateEOF {
-			p, err := c.pc.readPacket()
+			p, err := c.pc.ReadPacket()
 			if err != nil {
 				return nil, fmt.Errorf("mysql: prepare: %w", err)
 			}
-			if _, err := parseEOF(p); err != nil {
+			if _, err := wire.ParseEOF(p); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return &Stmt{c: c, id: ok.id, params: int(ok.params), columns: int(ok.columns)}, nil
+	return &Stmt{c: c, id: ok.Id, params: int(ok.Params), columns: int(ok.Columns)}, nil
 }
 
 // Params is the number of placeholders the server counted.
@@ -72,8 +74,8 @@ func (s *Stmt) Exec(args ...int64) (rows int, err error) {
 		return 0, fmt.Errorf("mysql: execute statement %d: %d arguments for %d parameters", s.id, len(args), s.params)
 	}
 	c := s.c
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comStmtExecute)
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComStmtExecute)
 	b = binary.LittleEndian.AppendUint32(b, s.id)
 	b = append(b, 0)          // flags: no cursor
 	b = append(b, 1, 0, 0, 0) // iteration count
@@ -85,23 +87,23 @@ func (s *Stmt) Exec(args ...int64) (rows int, err error) {
 		// COM_STMT_RESET, and eight bytes per request cost nothing.
 		b = append(b, 1)
 		for range args {
-			b = append(b, typeLongLong, 0)
+			b = append(b, wire.TypeLongLong, 0)
 		}
 		for _, a := range args {
 			b = binary.LittleEndian.AppendUint64(b, uint64(a))
 		}
 	}
-	c.pc.end(b)
+	c.pc.End(b)
 	return c.roundTrip(true)
 }
 
 // Close sends COM_STMT_CLOSE, which has no reply.
 func (s *Stmt) Close() error {
 	c := s.c
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comStmtClose)
-	c.pc.end(binary.LittleEndian.AppendUint32(b, s.id))
-	if err := c.pc.flush(); err != nil {
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComStmtClose)
+	c.pc.End(binary.LittleEndian.AppendUint32(b, s.id))
+	if err := c.pc.Flush(); err != nil {
 		return fmt.Errorf("mysql: close statement %d: %w", s.id, err)
 	}
 	return nil
@@ -124,8 +126,8 @@ func (s *Stmt) execValues(vals []bindValue) (rows int, err error) {
 		return 0, fmt.Errorf("mysql: execute statement %d: %d arguments for %d parameters", s.id, len(vals), s.params)
 	}
 	c := s.c
-	c.pc.resetSeq()
-	b := append(c.pc.begin(), comStmtExecute)
+	c.pc.ResetSeq()
+	b := append(c.pc.Begin(), wire.ComStmtExecute)
 	b = binary.LittleEndian.AppendUint32(b, s.id)
 	b = append(b, 0)          // flags: no cursor
 	b = append(b, 1, 0, 0, 0) // iteration count
@@ -136,19 +138,19 @@ func (s *Stmt) execValues(vals []bindValue) (rows int, err error) {
 		b = append(b, 1)
 		for _, v := range vals {
 			if v.str != nil {
-				b = append(b, typeString, 0)
+				b = append(b, wire.TypeString, 0)
 			} else {
-				b = append(b, typeLongLong, 0)
+				b = append(b, wire.TypeLongLong, 0)
 			}
 		}
 		for _, v := range vals {
 			if v.str != nil {
-				b = appendLenEncBytes(b, v.str)
+				b = wire.AppendLenEncBytes(b, v.str)
 			} else {
 				b = binary.LittleEndian.AppendUint64(b, uint64(v.i))
 			}
 		}
 	}
-	c.pc.end(b)
+	c.pc.End(b)
 	return c.roundTrip(true)
 }

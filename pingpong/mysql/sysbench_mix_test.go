@@ -3,6 +3,8 @@ package mysql
 import (
 	"context"
 	"math"
+	"os/exec"
+	"regexp"
 	"strconv"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -195,10 +198,18 @@ func TestIgnoredErrorRetried(t *testing.T) {
 	if evErr != nil || n < 1 || q != int(n)+1 {
 		t.Fatalf("Event = %d statements, %v; ignored %d (%v): want the update retried after 1205 and done", q, evErr, n, last)
 	}
-	if se := asServerError(last); se == nil || se.Code != ErLockWaitTimeout {
+	if se := asServerError(last); se == nil || se.Code != wire.ErLockWaitTimeout {
 		t.Fatalf("last ignored error %v, want 1205", last)
 	}
 	if aff, _ := c.AffectedRows(); aff != 1 {
 		t.Fatalf("the retried update affected %d rows, want 1", aff)
 	}
 }
+
+func runProgram(t *testing.T, name string, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
+}
+
+var sysbenchTransactions = regexp.MustCompile(`transactions:\s+(\d+)`)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Command names one request shape a Workload sends per event.
@@ -40,7 +42,7 @@ func (c Command) isOLTP() bool {
 // changed, 1205 lock wait timeout) and Galera's 1047 (WSREP has not yet
 // prepared node for application use), which a cluster node answers while
 // it is not in the primary component.
-var DefaultIgnoreErrors = []uint16{ErLockDeadlock, ErCheckRead, ErLockWaitTimeout, ErUnknownCommand}
+var DefaultIgnoreErrors = []uint16{wire.ErLockDeadlock, wire.ErCheckRead, wire.ErLockWaitTimeout, wire.ErUnknownCommand}
 
 // WorkloadConfig describes the statements of one event. The zero value with
 // a Command set matches sysbench's defaults except for PS.
@@ -329,7 +331,7 @@ func (w *Workload) Prepare(c *Client) (*Session, error) {
 		for i := range w.shapes {
 			sh := &w.shapes[i]
 			st, err := c.Prepare(sh.preparedSQL())
-			if se := (*ServerError)(nil); errors.As(err, &se) && se.Code == ErUnsupportedPS {
+			if se := (*wire.ServerError)(nil); errors.As(err, &se) && se.Code == wire.ErUnsupportedPS {
 				// sysbench falls back to text for statements the server
 				// cannot prepare; so does the session (a nil entry).
 				s.stmts = append(s.stmts, nil)
@@ -391,7 +393,7 @@ func (s *Session) Event(rng *rand.Rand) (queries int, err error) {
 // ignorable reports a server error the workload retries. Apart from
 // Event, so that the error's box is allocated only when there is one.
 func (s *Session) ignorable(err error) bool {
-	var se *ServerError
+	var se *wire.ServerError
 	return errors.As(err, &se) && s.w.ignored(se.Code)
 }
 

@@ -3,6 +3,8 @@ package mysql
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -13,11 +15,11 @@ import (
 // sentCommands splits what a client wrote into its commands.
 func sentCommands(t *testing.T, sent []byte) [][]byte {
 	t.Helper()
-	r := newPacketConn(&pipeRW{in: bytes.NewReader(sent)})
+	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(sent)})
 	var got [][]byte
 	for {
-		r.resetSeq()
-		p, err := r.readPacket()
+		r.ResetSeq()
+		p, err := r.ReadPacket()
 		if err != nil {
 			return got
 		}
@@ -69,7 +71,7 @@ func oltpStatements(cfg WorkloadConfig) []string {
 // statement group's table, which with --tables N varies between groups
 // and not inside one.
 func TestOLTPStatements(t *testing.T) {
-	m := startMock(t, ServerConfig{Tables: 4})
+	m := startMock(t, mock.ServerConfig{Tables: 4})
 	for _, cfg := range []WorkloadConfig{
 		{Command: CommandOLTPRO},
 		{Command: CommandOLTPRW},
@@ -107,7 +109,7 @@ func TestOLTPStatements(t *testing.T) {
 				}
 				prevGroup, prevTable := "", 0
 				for i, re := range want {
-					if got[i][0] != comQuery {
+					if got[i][0] != wire.ComQuery {
 						t.Fatalf("command 0x%02x, want COM_QUERY", got[i][0])
 					}
 					sql := string(got[i][1:])
@@ -159,7 +161,7 @@ func TestOLTPStatements(t *testing.T) {
 // every table once, as sysbench's thread_init does, and then sends only
 // COM_STMT_EXECUTE, binding CHAR values as strings.
 func TestOLTPPrepared(t *testing.T) {
-	m := startMock(t, ServerConfig{Tables: 3})
+	m := startMock(t, mock.ServerConfig{Tables: 3})
 	rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
 	c, err := Connect(rc, ClientConfig{DB: "sbtest"}, false)
 	if err != nil {
@@ -169,7 +171,7 @@ func TestOLTPPrepared(t *testing.T) {
 	w, s := mustPrepare(t, c, WorkloadConfig{Command: CommandOLTPRW, PS: true, Tables: 3})
 	var prepared []string
 	for _, p := range sentCommands(t, rc.sent.Bytes()) {
-		if p[0] != comStmtPrepare {
+		if p[0] != wire.ComStmtPrepare {
 			t.Fatalf("set-up sent command 0x%02x, want only COM_STMT_PREPARE", p[0])
 		}
 		prepared = append(prepared, string(p[1:]))
@@ -194,14 +196,14 @@ func TestOLTPPrepared(t *testing.T) {
 		t.Fatalf("one event sent %d commands, want %d", len(sent), w.QueriesPerEvent())
 	}
 	for _, p := range sent {
-		if p[0] != comStmtExecute {
+		if p[0] != wire.ComStmtExecute {
 			t.Fatalf("event sent command 0x%02x, want COM_STMT_EXECUTE", p[0])
 		}
 	}
 	// The INSERT: four parameters typed LONGLONG, LONGLONG, STRING, STRING.
 	ins := sent[len(sent)-2]
 	types := ins[1+4+1+4+1+1:][:8]
-	if !bytes.Equal(types, []byte{typeLongLong, 0, typeLongLong, 0, typeString, 0, typeString, 0}) {
+	if !bytes.Equal(types, []byte{wire.TypeLongLong, 0, wire.TypeLongLong, 0, wire.TypeString, 0, wire.TypeString, 0}) {
 		t.Fatalf("INSERT parameter types % x", types)
 	}
 	vals := ins[1+4+1+4+1+1+8:]

@@ -1,0 +1,139 @@
+package wire
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+)
+
+// nativeToken is mysql_native_password's scramble (MySQL Source Code
+// Documentation, Native Authentication):
+// SHA1(password) XOR SHA1(nonce ‖ SHA1(SHA1(password))). An empty password
+// sends an empty response.
+func NativeToken(dst []byte, nonce []byte, password string) []byte {
+	if password == "" {
+		return dst
+	}
+	stage1 := sha1.Sum([]byte(password))
+	stage2 := sha1.Sum(stage1[:])
+	h := sha1.New()
+	h.Write(nonce)
+	h.Write(stage2[:])
+	var mix [sha1.Size]byte
+	h.Sum(mix[:0])
+	for i := range mix {
+		mix[i] ^= stage1[i]
+	}
+	return append(dst, mix[:]...)
+}
+
+// sha2Token is caching_sha2_password's scramble (MySQL Source Code
+// Documentation, caching_sha2_password information):
+// SHA256(p) XOR SHA256(SHA256(SHA256(p)) ‖ nonce).
+func Sha2Token(dst []byte, nonce []byte, password string) []byte {
+	if password == "" {
+		return dst
+	}
+	d1 := sha256.Sum256([]byte(password))
+	d2 := sha256.Sum256(d1[:])
+	h := sha256.New()
+	h.Write(d2[:])
+	h.Write(nonce)
+	var mix [sha256.Size]byte
+	h.Sum(mix[:0])
+	for i := range mix {
+		mix[i] ^= d1[i]
+	}
+	return append(dst, mix[:]...)
+}
+
+// authToken returns the first response for plugin, or an error for a plugin
+// this package does not speak.
+func AuthToken(dst []byte, plugin string, nonce []byte, password string) ([]byte, error) {
+	switch plugin {
+	case PluginNative:
+		return NativeToken(dst, nonce, password), nil
+	case PluginCachingSHA2:
+		return Sha2Token(dst, nonce, password), nil
+	}
+	return dst, fmt.Errorf("mysql: auth plugin %q is not supported (only %s and %s)", plugin, PluginNative, PluginCachingSHA2)
+}
+
+// checkToken compares a client's response with the one expected from the
+// known password, in constant time.
+func CheckToken(plugin string, nonce []byte, password string, got []byte) bool {
+	var buf [32]byte
+	want, err := AuthToken(buf[:0], plugin, nonce, password)
+	if err != nil {
+		return false
+	}
+	return subtle.ConstantTimeCompare(want, got) == 1 && len(want) == len(got)
+}
+
+// xorNonce is the plaintext caching_sha2_password encrypts for full
+// authentication over an insecure transport: (password ‖ NUL) XOR the nonce
+// repeated.
+func XorNonce(password string, nonce []byte) []byte {
+	p := make([]byte, len(password)+1)
+	copy(p, password)
+	for i := range p {
+		p[i] ^= nonce[i%len(nonce)]
+	}
+	return p
+}
+
+// encryptPassword encrypts the password with the server's PEM public key
+// using RSA-OAEP with SHA-1, which is what MySQL's server decrypts.
+func EncryptPassword(pemKey []byte, password string, nonce []byte) ([]byte, error) {
+	block, _ := pem.Decode(pemKey)
+	if block == nil {
+		return nil, errors.New("mysql: caching_sha2_password: server public key is not PEM")
+	}
+	var pub *rsa.PublicKey
+	switch block.Type {
+	case "PUBLIC KEY":
+		k, err := x509.ParsePKIXPublicKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("mysql: caching_sha2_password: parse server public key: %w", err)
+		}
+		var ok bool
+		if pub, ok = k.(*rsa.PublicKey); !ok {
+			return nil, fmt.Errorf("mysql: caching_sha2_password: server public key is %T, not RSA", k)
+		}
+	case "RSA PUBLIC KEY":
+		k, err := x509.ParsePKCS1PublicKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("mysql: caching_sha2_password: parse server public key: %w", err)
+		}
+		pub = k
+	default:
+		return nil, fmt.Errorf("mysql: caching_sha2_password: server key block is %q, not a public key", block.Type)
+	}
+	ct, err := rsa.EncryptOAEP(sha1.New(), rand.Reader, pub, XorNonce(password, nonce), nil)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: caching_sha2_password: encrypt password: %w", err)
+	}
+	return ct, nil
+}
+
+// decryptPassword is the server side of encryptPassword; it returns the
+// password the client sent.
+func DecryptPassword(key *rsa.PrivateKey, ct []byte, nonce []byte) (string, error) {
+	pt, err := rsa.DecryptOAEP(sha1.New(), nil, key, ct, nil)
+	if err != nil {
+		return "", fmt.Errorf("mysql: caching_sha2_password: decrypt password: %w", err)
+	}
+	for i := range pt {
+		pt[i] ^= nonce[i%len(nonce)]
+	}
+	if len(pt) == 0 || pt[len(pt)-1] != 0 {
+		return "", errors.New("mysql: caching_sha2_password: decrypted password lacks its NUL terminator")
+	}
+	return string(pt[:len(pt)-1]), nil
+}
