@@ -314,7 +314,7 @@ const tracedRequests = 2000
 
 // tracedTime is how long a cell's traced round runs: long enough for
 // tracedRequests at the rate its kept rounds ran, 100 ms at the least and
-// a round's length at the most. A point select fills 0.35 s many times
+// a round's length at the most. A point select fills 0.25 s many times
 // over, and every traced round costs the run its length and the
 // assembly of what it recorded.
 func tracedTime(round time.Duration, samples []hop.Sample, discard int) time.Duration {
