@@ -17,7 +17,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/probe"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -46,7 +46,7 @@ func shortConfig(t *testing.T, relays ...hop.Relay) Config {
 
 // quickProbe is the real probe cut to a few milliseconds: its figures are
 // noise, but the report carries them as a run's would.
-func quickProbe(ctx context.Context) (results.Machine, error) {
+func quickProbe(ctx context.Context) (machine.Machine, error) {
 	return probe.Run(ctx, probe.Options{Rounds: 1, RoundTime: 2 * time.Millisecond})
 }
 

@@ -1,7 +1,6 @@
 // Package results turns a load client's runs into figures: per thread
 // count, the runs' tps series (package stats/series) and their merged
-// latency histograms (package stats), the probe's description of the
-// machine, and the reporters that print them as sysbench-like text, JSON,
+// latency histograms (package stats), and the reporters that print them as sysbench-like text, JSON,
 // CSV and HdrHistogram .hgrm files. Measurement and presentation are kept
 // apart: workers fill histograms, a Report collects them, and a reporter
 // only formats a Report.

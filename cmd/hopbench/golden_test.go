@@ -15,7 +15,7 @@ import (
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/page"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
@@ -96,11 +96,11 @@ func syntheticRun() *hop.Report {
 		all = append(all, s)
 	}
 	paths, chains := hop.Analyze(all, 1, false)
-	m := &results.Machine{
-		Wake: results.WakeUS{SameCPU: 4.5, CrossCPU: 8}, Leg: results.LegUS{TCP: 6, UNIX: 3},
-		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm",
+	m := &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 4.5, CrossCPU: 8}, Leg: machine.LegUS{TCP: 6, UNIX: 3},
+		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm",
 		StealPct: 0.4, CPUs: []int{0, 1}, CrossRelation: "other-core",
-		Figures: []results.Figure{results.NewFigure("pipe same-cpu", "0", []float64{4.4, 4.5, 4.6, 4.5}, 4000)},
+		Figures: []machine.Figure{machine.NewFigure("pipe same-cpu", "0", []float64{4.4, 4.5, 4.6, 4.5}, 4000)},
 	}
 	hop.Explain(paths, m)
 	r := &hop.Report{

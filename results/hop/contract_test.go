@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/golden"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -189,9 +189,9 @@ func checkExplained(t *testing.T, rep *hop.Report) ([]byte, error) {
 }
 
 // testMachine is a machine with round constants: 1 µs same CPU, 40 across.
-func testMachine() *results.Machine {
-	return &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: results.LegUS{TCP: 1.5, UNIX: 0.5},
-		CPUIdle: results.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
+func testMachine() *machine.Machine {
+	return &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: machine.LegUS{TCP: 1.5, UNIX: 0.5},
+		CPUIdle: machine.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 // syntheticReport is a default run's report made from fixed figures: five
@@ -86,9 +86,9 @@ func TestWriteCSV(t *testing.T) {
 
 func TestWriteTextLeadsWithTheMachine(t *testing.T) {
 	rep := syntheticReport()
-	rep.Machine = &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: results.LegUS{TCP: 1.1, UNIX: 0.6},
-		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
+	rep.Machine = &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: machine.LegUS{TCP: 1.1, UNIX: 0.6},
+		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
 	}
 	var b bytes.Buffer
 	if err := WriteWideText(&b, rep); err != nil {
@@ -146,7 +146,7 @@ func TestWriteTextDecomposition(t *testing.T) {
 			}
 		}
 	}
-	Explain(rep.Paths, machine)
+	Explain(rep.Paths, probed)
 	rep.Verdicts = Verdicts(rep)
 	var b bytes.Buffer
 	if err := WriteWideText(&b, rep); err != nil {
@@ -186,7 +186,7 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 		}
 	}
 	rep.Paths = paths
-	Explain(rep.Paths, machine)
+	Explain(rep.Paths, probed)
 	var b bytes.Buffer
 	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
@@ -209,9 +209,9 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 // of every path.
 func TestWriteTextFits100Columns(t *testing.T) {
 	rep := syntheticReport()
-	rep.Machine = &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: results.LegUS{TCP: 1.1, UNIX: 0.6},
-		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4, IsolatedCPUs: "3",
+	rep.Machine = &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: machine.LegUS{TCP: 1.1, UNIX: 0.6},
+		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4, IsolatedCPUs: "3",
 	}
 	var paths []PathResult
 	for _, regime := range []string{"packed", "spread"} {
@@ -229,7 +229,7 @@ func TestWriteTextFits100Columns(t *testing.T) {
 		}
 	}
 	rep.Paths = paths
-	Explain(rep.Paths, machine)
+	Explain(rep.Paths, probed)
 	rep.Verdicts = Verdicts(rep)
 	var narrow, wide bytes.Buffer
 	if err := WriteText(&narrow, rep); err != nil {
