@@ -16,6 +16,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
@@ -133,7 +134,7 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 		t.Errorf("pinning %v lacks the client's", rep.Env.Pinning)
 	}
 	var js bytes.Buffer
-	hop.WriteJSON(&js, rep)
+	present.WriteJSON(&js, rep)
 	if err := hoptest.CheckExplained(js.Bytes()); err != nil {
 		t.Error(err)
 	}
@@ -209,7 +210,7 @@ func TestRunChainAndThreadSweep(t *testing.T) {
 		}
 	}
 	var js bytes.Buffer
-	hop.WriteJSON(&js, rep)
+	present.WriteJSON(&js, rep)
 	if err := hoptest.CheckJSON(js.Bytes()); err != nil {
 		t.Error(err)
 	}

@@ -155,7 +155,7 @@ func TestGoldenOutputs(t *testing.T) {
 			golden.Check(t, filepath.Join("golden", name+".html"), doc.Bytes())
 
 			dir := t.TempDir()
-			if err := hop.WriteDir(dir, rep); err != nil {
+			if err := present.WriteFiles(dir, rep); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("golden", name+".out.sha256"), digests(t, dir))
@@ -187,7 +187,7 @@ func TestGoldenCompare(t *testing.T) {
 	dir := t.TempDir()
 	save := func(name string, r *hop.Report) string {
 		var b bytes.Buffer
-		if err := hop.WriteJSON(&b, r); err != nil {
+		if err := present.WriteJSON(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		file := filepath.Join(dir, name+".json")

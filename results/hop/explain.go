@@ -391,9 +391,9 @@ func wake(m *machine.Machine, a, b string) float64 {
 	return m.Wake.CrossCPU
 }
 
-// measured says whether the relay code is a measurement rather than left
+// Measured says whether the relay code is a measurement rather than left
 // in the residual.
-func (d Decomposition) measured() bool { return !strings.HasPrefix(d.Note, "relay code not measured") }
+func (d Decomposition) Measured() bool { return !strings.HasPrefix(d.Note, "relay code not measured") }
 
 func singleCPU(s string) bool {
 	_, err := strconv.Atoi(s)

@@ -312,7 +312,7 @@ func TestExplainSockmapKworkers(t *testing.T) {
 			t.Errorf("%s: %+v, want code %v, wake-ups 2, kernel 3, residual %v", tc.name, d, tc.code, tc.residual)
 			continue
 		}
-		if !strings.Contains(d.Note, tc.notePart) || !d.measured() {
+		if !strings.Contains(d.Note, tc.notePart) || !d.Measured() {
 			t.Errorf("%s: note %q, want one naming %q", tc.name, d.Note, tc.notePart)
 		}
 		if e := *paths[1].ExplainedPct; math.Abs(e-tc.explained) > 1e-9 {
