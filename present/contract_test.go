@@ -50,7 +50,7 @@ func TestWriteOut(t *testing.T) {
 		t.Error(err)
 	}
 	hgrm, _ := os.ReadFile(filepath.Join(dir, "epoll_tcp-to-tcp_t1_svc0us.hgrm"))
-	// The one .hgrm writer, results.WriteHgrm, in Java HdrHistogram's layout.
+	// The one .hgrm writer, hgrm.Write, in Java HdrHistogram's layout.
 	if !strings.HasPrefix(string(hgrm), "       Value     Percentile TotalCount 1/(1-Percentile)\n\n") {
 		t.Errorf("hgrm: %.200s", hgrm)
 	}

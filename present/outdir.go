@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hoplat/hoplat/present/hgrm"
 	"github.com/hoplat/hoplat/present/plot"
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -46,7 +46,7 @@ func WriteFiles(dir string, rep *hop.Report) error {
 			continue
 		}
 		name := filepath.Join(dir, hop.FileName(p, rep.Paths)+".hgrm")
-		if err := writeFile(name, func(w io.Writer) error { return results.WriteHgrm(w, p.Hist) }); err != nil {
+		if err := writeFile(name, func(w io.Writer) error { return hgrm.Write(w, p.Hist) }); err != nil {
 			return err
 		}
 	}
