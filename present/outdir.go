@@ -76,12 +76,12 @@ func writePlots(dir string, rep *hop.Report) error {
 	}
 	var figs []figure
 	first := firstResults(rep.Paths)
-	var spec []plot.Series
+	var spec []plot.Line
 	var bars []plot.Bar
 	for _, p := range first {
 		if p.Hist != nil {
 			x, y := p.Hist.Spectrum()
-			spec = append(spec, plot.Series{Name: p.Name, X: x, Y: y})
+			spec = append(spec, plot.Line{Name: p.Name, X: x, Y: y})
 		}
 		if a := p.AddedUs; a != nil && p.Relay != hop.Direct {
 			bars = append(bars, plot.Bar{Name: p.Name, Value: a.P50, Lo: a.CI95P50[0], Hi: a.CI95P50[1]})
@@ -117,7 +117,7 @@ func writePlots(dir string, rep *hop.Report) error {
 				[]string{"relay code", "wake-ups", "kernel legs", "endpoints", "mean excess (off)", "residual"}, stacks)
 		}})
 	}
-	if tps, lat := sweepSeries(rep.Paths, func(p hop.PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
+	if tps, lat := sweepLines(rep.Paths, func(p hop.PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
 		figs = append(figs,
 			figure{"threads-tps", func(w io.Writer, f string) error {
 				return plot.Lines(w, f, "Throughput by client threads", "client threads (log)", "throughput (requests/s)", true, tps)
@@ -126,7 +126,7 @@ func writePlots(dir string, rep *hop.Report) error {
 				return plot.Lines(w, f, "p50 round trip by client threads", "client threads (log)", "p50 round trip (µs)", true, lat)
 			}})
 	}
-	if over := overheadSeries(rep.Paths); len(over) > 0 {
+	if over := overheadLines(rep.Paths); len(over) > 0 {
 		figs = append(figs, figure{"service-time", func(w io.Writer, f string) error {
 			return plot.Lines(w, f, "Overhead against the backend's service time", "service time (µs)", "added p50, % of round trip", false, over)
 		}})
@@ -166,9 +166,9 @@ func firstResults(paths []hop.PathResult) []hop.PathResult {
 	return out
 }
 
-// sweepSeries gives, per path and backend setting, throughput and p50
+// sweepLines gives, per path and backend setting, throughput and p50
 // against x, when x takes two or more values.
-func sweepSeries(paths []hop.PathResult, x func(hop.PathResult) float64) (tps, lat []plot.Series) {
+func sweepLines(paths []hop.PathResult, x func(hop.PathResult) float64) (tps, lat []plot.Line) {
 	type key struct {
 		name       string
 		svc        float64
@@ -193,8 +193,8 @@ func sweepSeries(paths []hop.PathResult, x func(hop.PathResult) float64) (tps, l
 		if len(order) > 1 && (k.svc != 0 || k.size != ps[0].Size) {
 			name = fmt.Sprintf("%s (%g µs)", k.name, k.svc)
 		}
-		t := plot.Series{Name: name}
-		l := plot.Series{Name: name}
+		t := plot.Line{Name: name}
+		l := plot.Line{Name: name}
 		for _, p := range ps {
 			t.X, t.Y = append(t.X, x(p)), append(t.Y, p.TPS)
 			l.X, l.Y = append(l.X, x(p)), append(l.Y, p.LatencyUs.P50)
@@ -204,15 +204,15 @@ func sweepSeries(paths []hop.PathResult, x func(hop.PathResult) float64) (tps, l
 	return tps, lat
 }
 
-// overheadSeries is, per relay path and thread count, the added p50 as a
+// overheadLines is, per relay path and thread count, the added p50 as a
 // share of the round trip against the backend's service time.
-func overheadSeries(paths []hop.PathResult) []plot.Series {
+func overheadLines(paths []hop.PathResult) []plot.Line {
 	type key struct {
 		name    string
 		threads int
 	}
 	var order []key
-	by := map[key]*plot.Series{}
+	by := map[key]*plot.Line{}
 	for _, p := range paths {
 		if p.Relay == hop.Direct || p.AddedUs == nil || p.LatencyUs.P50 == 0 {
 			continue
@@ -221,13 +221,13 @@ func overheadSeries(paths []hop.PathResult) []plot.Series {
 		s, ok := by[k]
 		if !ok {
 			order = append(order, k)
-			s = &plot.Series{Name: p.Name}
+			s = &plot.Line{Name: p.Name}
 			by[k] = s
 		}
 		s.X = append(s.X, p.ServiceTimeUs)
 		s.Y = append(s.Y, 100*p.AddedUs.P50/p.LatencyUs.P50)
 	}
-	var out []plot.Series
+	var out []plot.Line
 	for _, k := range order {
 		if s := by[k]; len(s.X) >= 2 {
 			out = append(out, *s)
