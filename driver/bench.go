@@ -85,7 +85,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	b.roundCap = roundCap(cfg, steps)
 	progress := newProgress(cfg.Progress, cfg.ProgressLevel, steps, cfg.Time+cfg.Warmup)
 	defer progress.finish()
-	var all []Series
+	var all []CellRounds
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
 		note := g.Note()
@@ -160,7 +160,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 
 // stageResult is what one stage measured and noticed.
 type stageResult struct {
-	series   []Series
+	series   []CellRounds
 	skipped  []hop.Skip
 	pinning  map[string]string
 	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
@@ -225,9 +225,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		progress.sized(rs)
 	}
 	cells := Cells(live, cfg.Threads)
-	sr.series = make([]Series, len(cells))
+	sr.series = make([]CellRounds, len(cells))
 	for i, c := range cells {
-		sr.series[i] = Series{Stage: st, Cell: c, Series: hop.Series{Samples: make([]hop.Sample, cfg.Rounds)}}
+		sr.series[i] = CellRounds{Stage: st, Cell: c, Series: hop.Series{Samples: make([]hop.Sample, cfg.Rounds)}}
 	}
 	client := clientFor(cfg, st, placement)
 	clientCPUs, _ := placement.For(ComponentClient)
@@ -339,7 +339,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 // p99 of what a connection costs through the path. It runs after the
 // rounds, whose relay CPU is counted by then, and at the stage's first
 // thread count. mysql only: echo has no handshake to speak of.
-func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, st Stage, placement affinity.Placement, topo *Topology, series []Series, progress *progress) error {
+func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, st Stage, placement affinity.Placement, topo *Topology, series []CellRounds, progress *progress) error {
 	if cfg.Proto != ProtoMySQL || cfg.ConnectTime < 0 {
 		return nil
 	}
@@ -376,7 +376,7 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 // obtained is the placement a series' components got, per component: the
 // client's as each kept round's process read it back (several when they
 // differ), the relays' and the server's as their processes did.
-func obtained(regime string, s Series, topo *Topology, discard int) map[string]string {
+func obtained(regime string, s CellRounds, topo *Topology, discard int) map[string]string {
 	if regime == RegimeNone {
 		out := map[string]string{ComponentClient: "unpinned", ComponentServer: "unpinned"}
 		if s.Cell.Path.Hops > 0 {

@@ -16,8 +16,9 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -46,7 +47,7 @@ func shortConfig(t *testing.T, relays ...hop.Relay) Config {
 
 // quickProbe is the real probe cut to a few milliseconds: its figures are
 // noise, but the report carries them as a run's would.
-func quickProbe(ctx context.Context) (results.Machine, error) {
+func quickProbe(ctx context.Context) (machine.Machine, error) {
 	return probe.Run(ctx, probe.Options{Rounds: 1, RoundTime: 2 * time.Millisecond})
 }
 
@@ -133,7 +134,7 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 		t.Errorf("pinning %v lacks the client's", rep.Env.Pinning)
 	}
 	var js bytes.Buffer
-	hop.WriteJSON(&js, rep)
+	present.WriteJSON(&js, rep)
 	if err := hoptest.CheckExplained(js.Bytes()); err != nil {
 		t.Error(err)
 	}
@@ -209,7 +210,7 @@ func TestRunChainAndThreadSweep(t *testing.T) {
 		}
 	}
 	var js bytes.Buffer
-	hop.WriteJSON(&js, rep)
+	present.WriteJSON(&js, rep)
 	if err := hoptest.CheckJSON(js.Bytes()); err != nil {
 		t.Error(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -94,7 +94,7 @@ type Config struct {
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
-	Probe func(context.Context) (results.Machine, error)
+	Probe func(context.Context) (machine.Machine, error)
 	// Hosts places the components on a topology file's hosts, brought up
 	// for the run and removed at its end; nil runs every one here on
 	// loopback.
@@ -181,7 +181,7 @@ func (c Config) withDefaults() Config {
 		c.Env = affinity.CollectEnv
 	}
 	if c.Probe == nil {
-		c.Probe = func(ctx context.Context) (results.Machine, error) { return probe.Run(ctx, probe.Options{}) }
+		c.Probe = func(ctx context.Context) (machine.Machine, error) { return probe.Run(ctx, probe.Options{}) }
 	}
 	return c
 }

@@ -80,7 +80,7 @@ func (e *endpointRounds) end(cell, round int, base time.Duration) {
 // requests with its warm-up (round is the length with it), as
 // relayRounds does. The client's also holds its start-up, which the
 // direct baseline's holds as much of: hop subtracts the baseline's.
-func (e *endpointRounds) perRequest(series []Series, discard int, round time.Duration) {
+func (e *endpointRounds) perRequest(series []CellRounds, discard int, round time.Duration) {
 	for i := range series {
 		s := &series[i]
 		var client, server time.Duration

@@ -16,10 +16,10 @@ import (
 func TestEndpointsPerRequest(t *testing.T) {
 	cells := []Cell{{Path: hop.DirectPath(hop.TCP), Threads: 1}, {Path: hop.Path{Relay: hop.Epoll, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}, Threads: 1}}
 	round := 2 * time.Second // 1.5 s timed, 0.5 s warm-up
-	series := func() []Series {
-		out := make([]Series, len(cells))
+	series := func() []CellRounds {
+		out := make([]CellRounds, len(cells))
 		for i, c := range cells {
-			out[i] = Series{Cell: c, Series: hop.Series{Samples: []hop.Sample{
+			out[i] = CellRounds{Cell: c, Series: hop.Series{Samples: []hop.Sample{
 				{TPS: 1, CPU: time.Second},
 				{TPS: 1000, CPU: 20 * time.Millisecond},
 				{TPS: 1000, CPU: 24 * time.Millisecond},

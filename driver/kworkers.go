@@ -105,7 +105,7 @@ func (k *kworkerRounds) end(cell, round int, base affinity.Kworkers) {
 // baseline's rounds (same client transport and thread count), floored at
 // 0. What the kernel's workers do for everyone else (virtio, vmstat) runs
 // during both, and stays out. series is in cell order.
-func (k *kworkerRounds) perRequest(series []Series, discard int, round time.Duration) {
+func (k *kworkerRounds) perRequest(series []CellRounds, discard int, round time.Duration) {
 	if k == nil {
 		return
 	}

@@ -21,10 +21,10 @@ func TestKworkerPerRequest(t *testing.T) {
 	sm := hop.Path{Relay: hop.Sockmap, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}
 	cells := []Cell{{Path: hop.DirectPath(hop.TCP), Threads: 1}, {Path: sm, Threads: 1}, {Path: hop.DirectPath(hop.UNIX), Threads: 1}}
 	round := 2 * time.Second // 1.5 s timed, 0.5 s warm-up
-	series := func() []Series {
-		out := make([]Series, len(cells))
+	series := func() []CellRounds {
+		out := make([]CellRounds, len(cells))
 		for i, c := range cells {
-			out[i] = Series{Cell: c, Series: hop.Series{Samples: []hop.Sample{{TPS: 1}, {TPS: 1000}, {TPS: 1000}, {Failed: "stalled"}}}}
+			out[i] = CellRounds{Cell: c, Series: hop.Series{Samples: []hop.Sample{{TPS: 1}, {TPS: 1000}, {TPS: 1000}, {Failed: "stalled"}}}}
 		}
 		return out
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
@@ -105,7 +106,7 @@ func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
 		}}},
 	}
 	var b bytes.Buffer
-	if err := results.WriteJSON(&b, rep); err != nil {
+	if err := load.WriteJSON(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ParsePingpong(b.Bytes())

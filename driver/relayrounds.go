@@ -109,7 +109,7 @@ func firstErr(errs ...error) error {
 // perRequest sets each relay series' RelayCPUUs, RelayUs and RelayWakeUs
 // from its own kept rounds. A round's requests are its rate times its
 // length with its warm-up, since the relay served the warm-up too.
-func (r *relayRounds) perRequest(series []Series, round time.Duration) {
+func (r *relayRounds) perRequest(series []CellRounds, round time.Duration) {
 	for i := range series {
 		s := &series[i]
 		if r.cpuOK[i] {

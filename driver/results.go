@@ -2,11 +2,11 @@ package driver
 
 import "github.com/hoplat/hoplat/results/hop"
 
-// Series is every round of one cell in one stage, in round order: the
-// figures results/hop analyses, measured with the stage and cell that say
-// what was run. The embedded Setting and Path are filled from Stage and Cell
-// by Analyze.
-type Series struct {
+// CellRounds is every round of one cell in one stage, in round order: the
+// hop.Series results/hop analyses (the one Series: rounds of one path at
+// one setting), measured with the stage and cell that say what was run.
+// The embedded Setting and Path are filled from Stage and Cell by Analyze.
+type CellRounds struct {
 	Stage Stage
 	Cell  Cell
 	hop.Series
@@ -15,7 +15,7 @@ type Series struct {
 // Analyze hands the measured series to results/hop, which turns them into
 // the report's paths and, when hops is set, chain fits. discard is the
 // number of leading warm-up rounds.
-func Analyze(all []Series, discard int, hops []int) ([]hop.PathResult, []hop.Chain) {
+func Analyze(all []CellRounds, discard int, hops []int) ([]hop.PathResult, []hop.Chain) {
 	in := make([]hop.Series, len(all))
 	for i, s := range all {
 		in[i] = s.Series

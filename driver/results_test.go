@@ -11,8 +11,8 @@ import (
 // TestAnalyzeKeepsStagesApart: a series is compared only with the direct
 // path of its own stage and thread count, and its result carries them.
 func TestAnalyzeKeepsStagesApart(t *testing.T) {
-	series := func(st Stage, threads int, p hop.Path, p50 float64) Series {
-		s := Series{Stage: st, Cell: Cell{Path: p, Threads: threads}}
+	series := func(st Stage, threads int, p hop.Path, p50 float64) CellRounds {
+		s := CellRounds{Stage: st, Cell: Cell{Path: p, Threads: threads}}
 		for range 3 {
 			s.Samples = append(s.Samples, hop.Sample{Latency: stats.Latency{P50: p50, P99: 2 * p50}, TPS: 1e6 / p50})
 		}
@@ -20,7 +20,7 @@ func TestAnalyzeKeepsStagesApart(t *testing.T) {
 	}
 	fast, slow := Stage{Size: 64}, Stage{ServiceTime: time.Millisecond, Size: 64, Rows: 3}
 	epoll := hop.Path{Relay: hop.Epoll, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}
-	paths, _ := Analyze([]Series{
+	paths, _ := Analyze([]CellRounds{
 		series(fast, 1, hop.DirectPath(hop.TCP), 20), series(fast, 1, epoll, 60),
 		series(slow, 1, hop.DirectPath(hop.TCP), 1020), series(slow, 1, epoll, 1070),
 		series(fast, 4, hop.DirectPath(hop.TCP), 30), series(fast, 4, epoll, 100),

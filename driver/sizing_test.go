@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -75,7 +76,7 @@ func TestRunSizesRoundsFromARequestsCost(t *testing.T) {
 			t.Errorf("service %v: a round holds %d requests, want about %d", tc.service, rs.Expected, cfg.RoundRequests)
 		}
 		var text strings.Builder
-		hop.WriteText(&text, rep)
+		present.WriteText(&text, rep)
 		if !strings.Contains(text.String(), "rounds none: ") || !strings.Contains(text.String(), "a request took") {
 			t.Errorf("service %v: text report does not say how the rounds were sized:\n%s", tc.service, text.String())
 		}

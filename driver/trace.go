@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/tracer"
@@ -81,7 +81,7 @@ func (t *tracing) addWakes(reqs []tracer.Request) {
 
 // wakeCheck sets the traced wake-ups beside the probe's constants; nil
 // when no traced request was woken.
-func (t *tracing) wakeCheck(m *results.Machine) *hop.WakeCheck {
+func (t *tracing) wakeCheck(m *machine.Machine) *hop.WakeCheck {
 	if len(t.crossIdle)+len(t.sameCPU) == 0 {
 		return nil
 	}

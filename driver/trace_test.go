@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/tracer"
 	"github.com/hoplat/hoplat/tracer/tracertest"
@@ -76,14 +77,14 @@ func TestRunTraced(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	hop.WriteText(&text, rep)
+	present.WriteText(&text, rep)
 	for _, want := range []string{"traced requests", "epoll tcp->tcp: the p99 request (", "wake-ups the traced requests waited for"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}
 	}
 	dir := t.TempDir()
-	if err := hop.WriteDir(dir, rep); err != nil {
+	if err := present.WriteFiles(dir, rep); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "trace.json"))

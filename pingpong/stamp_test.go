@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/results"
 )
 
@@ -108,7 +109,7 @@ func TestRXStampsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := results.WriteJSON(&b, rep); err != nil {
+	if err := load.WriteJSON(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc results.ReportJSON

@@ -14,27 +14,27 @@ import (
 func Write(w io.Writer, format string, wide bool, rep *hop.Report) error {
 	switch format {
 	case "json":
-		return hop.WriteJSON(w, rep)
+		return WriteJSON(w, rep)
 	case "csv":
-		return hop.WriteCSV(w, rep)
+		return WriteCSV(w, rep)
 	}
 	if rep.Sweep != nil {
-		return hop.WriteSweep(w, rep.Sweep)
+		return WriteSweep(w, rep.Sweep)
 	}
-	text := hop.WriteText
+	text := WriteText
 	if wide {
-		text = hop.WriteWideText
+		text = WriteWideText
 	}
 	if err := text(w, rep); err != nil {
 		return err
 	}
-	return hop.WriteProxyTable(w, rep)
+	return WriteProxyTable(w, rep)
 }
 
 // WriteDir fills dir with every file of the run (JSON, CSV, text, one
 // .hgrm per path, plots) and report.html, and returns the page's path.
 func WriteDir(dir string, rep *hop.Report) (string, error) {
-	if err := hop.WriteDir(dir, rep); err != nil {
+	if err := WriteFiles(dir, rep); err != nil {
 		return "", err
 	}
 	file := filepath.Join(dir, "report.html")

@@ -4,14 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 // BenchmarkProbe runs the default probe and reports its constants, one way
 // in µs, as metrics (go test -bench Probe -benchtime 1x ./probe/).
 func BenchmarkProbe(b *testing.B) {
 	requirePinningB(b)
-	var m results.Machine
+	var m machine.Machine
 	for b.Loop() {
 		var err error
 		if m, err = Run(context.Background(), Options{}); err != nil {

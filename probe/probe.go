@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 // Options say how long to probe and where.
@@ -43,16 +43,16 @@ func (o Options) withDefaults() Options {
 // whose types results owns. A figure that cannot be measured (no second CPU)
 // is left out with the reason; the environment facts are best effort, each
 // empty when the kernel does not say. It fails if a measurement fails.
-func Run(ctx context.Context, o Options) (results.Machine, error) {
+func Run(ctx context.Context, o Options) (machine.Machine, error) {
 	o = o.withDefaults()
 	begin := time.Now()
 	steal := StartSteal()
-	m := results.Machine{Rounds: o.Rounds}
+	m := machine.Machine{Rounds: o.Rounds}
 	env(ctx, &m)
 
 	cpus, relation, skip, err := chooseCPUs(o.CPUs)
 	if err != nil {
-		return results.Machine{}, err
+		return machine.Machine{}, err
 	}
 	m.CPUs, m.CrossRelation, m.CrossCPUSkipped = cpus, relation, skip
 
@@ -84,10 +84,10 @@ func Run(ctx context.Context, o Options) (results.Machine, error) {
 	for _, s := range specs {
 		p, err := newPair(s.name, s.kind, s.init, s.rep)
 		if err != nil {
-			return results.Machine{}, err
+			return machine.Machine{}, err
 		}
 		if err := p.start(); err != nil {
-			return results.Machine{}, err // start has closed p
+			return machine.Machine{}, err // start has closed p
 		}
 		pairs = append(pairs, p)
 	}
@@ -101,12 +101,12 @@ func Run(ctx context.Context, o Options) (results.Machine, error) {
 	for r := 0; r <= o.Rounds; r++ {
 		for i := range pairs {
 			if err := ctx.Err(); err != nil {
-				return results.Machine{}, fmt.Errorf("probe: %w", err)
+				return machine.Machine{}, fmt.Errorf("probe: %w", err)
 			}
 			j := (i + r) % len(pairs)
 			res := pairs[j].run(o.RoundTime)
 			if res.err != nil {
-				return results.Machine{}, res.err
+				return machine.Machine{}, res.err
 			}
 			if r > 0 {
 				rounds[j] = append(rounds[j], us(res.oneWay))
@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options) (results.Machine, error) {
 	m.Figures = append(m.Figures, legTCP, legUnix)
 	m.Wake.SameCPU = m.Figure("pipe same-cpu").MedianUS
 	m.WakeSocket.SameCPU = m.Figure("unix same-cpu").MedianUS
-	m.Leg = results.LegUS{TCP: legTCP.MedianUS, UNIX: legUnix.MedianUS}
+	m.Leg = machine.LegUS{TCP: legTCP.MedianUS, UNIX: legUnix.MedianUS}
 	if len(cpus) > 1 {
 		m.Wake.CrossCPU = m.Figure("pipe cross-cpu").MedianUS
 		m.WakeSocket.CrossCPU = m.Figure("unix cross-cpu").MedianUS
@@ -150,8 +150,8 @@ func Run(ctx context.Context, o Options) (results.Machine, error) {
 	return m, nil
 }
 
-func figure(name, cpus string, rounds []float64, samples int) results.Figure {
-	return results.NewFigure(name, cpus, rounds, samples)
+func figure(name, cpus string, rounds []float64, samples int) machine.Figure {
+	return machine.NewFigure(name, cpus, rounds, samples)
 }
 
 // diff pairs two figures' rounds, measured moments apart.
@@ -208,9 +208,9 @@ func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
 
 // env fills in the environment facts; each is left empty when the kernel
 // does not say.
-func env(ctx context.Context, m *results.Machine) {
+func env(ctx context.Context, m *machine.Machine) {
 	if f, err := affinity.ReadCPUFacts(); err == nil {
-		m.CPUIdle = results.CPUIdle{Governor: f.IdleGovernor, Driver: f.IdleDriver}
+		m.CPUIdle = machine.CPUIdle{Governor: f.IdleGovernor, Driver: f.IdleDriver}
 		m.CPUFreqGovernor = f.FreqGovernor
 		m.SMT = f.SMT
 		for _, s := range f.Siblings {

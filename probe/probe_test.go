@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 func requirePinning(t *testing.T) {
@@ -97,10 +97,10 @@ func TestRunSane(t *testing.T) {
 
 // The JSON carries the fields hopbench's "machine" object promises.
 func TestMachineJSON(t *testing.T) {
-	m := results.Machine{
-		Wake:           results.WakeUS{SameCPU: 2.5, CrossCPU: 40},
-		Leg:            results.LegUS{TCP: 3, UNIX: 1.5},
-		CPUIdle:        results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"},
+	m := machine.Machine{
+		Wake:           machine.WakeUS{SameCPU: 2.5, CrossCPU: 40},
+		Leg:            machine.LegUS{TCP: 3, UNIX: 1.5},
+		CPUIdle:        machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"},
 		Virtualization: "kvm",
 		StealPct:       0.5,
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/page"
 	"github.com/hoplat/hoplat/results/compare"
 )
@@ -65,16 +66,16 @@ func runCompare(args []string, stdout io.Writer) error {
 	c, err := compare.Compare(runs, compare.Options{Alpha: *alpha, AllowDifferent: *allow})
 	if errors.Is(err, compare.ErrDifferent) {
 		// The reader sees what differs before the refusal.
-		compare.WriteDifferences(os.Stderr, c)
+		present.WriteDifferences(os.Stderr, c)
 		return err
 	}
 	if err != nil {
 		return err
 	}
 	if *format == "json" {
-		err = compare.WriteJSON(stdout, c)
+		err = present.WriteComparisonJSON(stdout, c)
 	} else {
-		err = compare.WriteText(stdout, c)
+		err = present.WriteComparison(stdout, c)
 	}
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
@@ -280,7 +281,7 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	c.Stats, c.Trace = *stats, *trace
 	// hopbench's reports come in the formats pingpong's do.
-	if _, err := results.ReporterFor(*format, results.Report{}); err != nil {
+	if _, err := load.ReporterFor(*format, results.Report{}); err != nil {
 		return o, fmt.Errorf("--format: %w", err)
 	}
 	if !*quiet {

@@ -15,7 +15,7 @@ import (
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/page"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
@@ -96,11 +96,11 @@ func syntheticRun() *hop.Report {
 		all = append(all, s)
 	}
 	paths, chains := hop.Analyze(all, 1, false)
-	m := &results.Machine{
-		Wake: results.WakeUS{SameCPU: 4.5, CrossCPU: 8}, Leg: results.LegUS{TCP: 6, UNIX: 3},
-		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm",
+	m := &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 4.5, CrossCPU: 8}, Leg: machine.LegUS{TCP: 6, UNIX: 3},
+		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm",
 		StealPct: 0.4, CPUs: []int{0, 1}, CrossRelation: "other-core",
-		Figures: []results.Figure{results.NewFigure("pipe same-cpu", "0", []float64{4.4, 4.5, 4.6, 4.5}, 4000)},
+		Figures: []machine.Figure{machine.NewFigure("pipe same-cpu", "0", []float64{4.4, 4.5, 4.6, 4.5}, 4000)},
 	}
 	hop.Explain(paths, m)
 	r := &hop.Report{
@@ -155,7 +155,7 @@ func TestGoldenOutputs(t *testing.T) {
 			golden.Check(t, filepath.Join("golden", name+".html"), doc.Bytes())
 
 			dir := t.TempDir()
-			if err := hop.WriteDir(dir, rep); err != nil {
+			if err := present.WriteFiles(dir, rep); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("golden", name+".out.sha256"), digests(t, dir))
@@ -187,7 +187,7 @@ func TestGoldenCompare(t *testing.T) {
 	dir := t.TempDir()
 	save := func(name string, r *hop.Report) string {
 		var b bytes.Buffer
-		if err := hop.WriteJSON(&b, r); err != nil {
+		if err := present.WriteJSON(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		file := filepath.Join(dir, name+".json")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -39,7 +40,7 @@ func checkSweep(t *testing.T, rep *hop.Report, instances, servers int, threads [
 		}
 	}
 	var b bytes.Buffer
-	if err := hop.WriteSweep(&b, sw); err != nil {
+	if err := present.WriteSweep(&b, sw); err != nil {
 		t.Fatal(err)
 	}
 	_, final, ok := strings.Cut(b.String(), "Final results (sum of the instances, tps):\n")

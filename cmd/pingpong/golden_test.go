@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
+	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )
@@ -104,7 +105,7 @@ func TestGoldenOutputs(t *testing.T) {
 	for _, c := range []struct{ file, format string }{
 		{"report.txt", "text"}, {"report.json", "json"}, {"report.csv", "csv"},
 	} {
-		write, err := results.ReporterFor(c.format, rep)
+		write, err := load.ReporterFor(c.format, rep)
 		if err != nil {
 			t.Fatal(err)
 		}

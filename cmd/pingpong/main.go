@@ -27,6 +27,8 @@ import (
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/present/hgrm"
+	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -115,7 +117,7 @@ func parse(args []string) (options, error) {
 		}
 		return o, cli.Usage(err)
 	}
-	if _, err := results.ReporterFor(o.format, results.Report{}); err != nil {
+	if _, err := load.ReporterFor(o.format, results.Report{}); err != nil {
 		return o, cli.Usage(fmt.Errorf("--format: %w", err))
 	}
 	if o.hgrm != "" {
@@ -151,7 +153,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	write, err := results.ReporterFor(o.format, rep)
+	write, err := load.ReporterFor(o.format, rep)
 	if err != nil {
 		return err
 	}
@@ -201,7 +203,7 @@ func writeHgrm(path string, res []results.StepResult) error {
 		if err != nil {
 			return fmt.Errorf("--hgrm: %w", err)
 		}
-		err = results.WriteHgrm(f, s.LatencyHist)
+		err = hgrm.Write(f, s.LatencyHist)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

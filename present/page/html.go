@@ -16,7 +16,7 @@ import (
 const FileName = "report.html"
 
 // WriteFile writes the page for rep to file, its links relative to file's
-// directory (where hop.WriteDir put the run's other files).
+// directory (where present.WriteFiles put the run's other files).
 func WriteFile(file string, rep *hop.Report) error {
 	f, err := os.Create(file)
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Series is one named curve.
-type Series struct {
+// Line is one named curve.
+type Line struct {
 	Name string
 	X, Y []float64
 }
@@ -119,7 +119,7 @@ func check(kind string, n int) error {
 // a log scale, so 90%, 99%, 99.9% are equally spaced and the tail gets the
 // room it needs, as HdrHistogram's plotter draws it; the latency axis is
 // logarithmic too, so that a 20 µs median and a 4 ms stall both read.
-func Spectrum(w io.Writer, format, title string, series []Series) error {
+func Spectrum(w io.Writer, format, title string, series []Line) error {
 	if err := check("spectrum", len(series)); err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func (c ciBars) XError(i int) (float64, float64) { return c.err[i][0], c.err[i][
 // Lines draws one line with points per series, such as throughput against
 // threads or overhead against service time. logX puts X on a log scale
 // (thread counts 1, 2, 4, … 128); it needs every X above zero.
-func Lines(w io.Writer, format, title, xLabel, yLabel string, logX bool, series []Series) error {
+func Lines(w io.Writer, format, title, xLabel, yLabel string, logX bool, series []Line) error {
 	if err := check("lines", len(series)); err != nil {
 		return err
 	}

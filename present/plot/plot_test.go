@@ -11,8 +11,8 @@ import (
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
-func spectrumData() []Series {
-	return []Series{
+func spectrumData() []Line {
+	return []Line{
 		{Name: "direct tcp", X: []float64{0, 50, 90, 99, 99.9, 100}, Y: []float64{20, 25, 28, 40, 80, 120}},
 		{Name: "epoll tcp->tcp", X: []float64{0, 50, 90, 99, 99.9, 100}, Y: []float64{55, 62, 70, 95, 160, 300}},
 	}
@@ -30,7 +30,7 @@ func TestFiguresRender(t *testing.T) {
 			return Added(b, f, "Added p50", "µs", []Bar{{"epoll tcp->tcp", 37, 35, 39}, {"socat tcp->tcp", 52, 48, 56}})
 		}, "socat tcp-&gt;tcp"},
 		{"lines", func(b *bytes.Buffer, f string) error {
-			return Lines(b, f, "Throughput", "threads", "requests/s", true, []Series{{Name: "direct tcp", X: []float64{1, 2, 4, 8}, Y: []float64{40000, 70000, 80000, 79000}}})
+			return Lines(b, f, "Throughput", "threads", "requests/s", true, []Line{{Name: "direct tcp", X: []float64{1, 2, 4, 8}, Y: []float64{40000, 70000, 80000, 79000}}})
 		}, "Throughput"},
 		{"fits", func(b *bytes.Buffer, f string) error {
 			return Fits(b, f, "Chains", "hops", "µs", []Fit{{Name: "epoll tcp", X: []float64{0, 1, 2, 3}, Y: []float64{25, 66, 104, 146}, Slope: 40, Intercept: 25.2}})
@@ -108,7 +108,7 @@ func svgTextX(svg, s string) (float64, bool) {
 func TestFiguresReadAtAGlance(t *testing.T) {
 	var lines, spectrum, fits bytes.Buffer
 	if err := Lines(&lines, "svg", "p50 by threads", "client threads", "p50 round trip (µs)", true,
-		[]Series{{Name: "epoll tcp->tcp", X: []float64{1, 2, 4}, Y: []float64{100, 150, 200}}, {Name: "direct unix", X: []float64{1, 2, 4}, Y: []float64{90, 120, 160}}}); err != nil {
+		[]Line{{Name: "epoll tcp->tcp", X: []float64{1, 2, 4}, Y: []float64{100, 150, 200}}, {Name: "direct unix", X: []float64{1, 2, 4}, Y: []float64{90, 120, 160}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := Spectrum(&spectrum, "svg", "spectrum", spectrumData()); err != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/stats"
 )
 
@@ -266,7 +266,7 @@ func TestDecomposeTraceAtTheKeptRoundsPace(t *testing.T) {
 	relay.Trace = &Trace{TracedP50Us: 92, UntracedP50Us: 80,
 		P50Split: TraceSplit{RelayUser: 12, RelayKernel: 24, Runnable: 8, Legs: 12, Endpoints: 24}}
 	rs, _ := Analyze([]Series{direct, relay}, 0, false)
-	Explain(rs, &results.Machine{})
+	Explain(rs, &machine.Machine{})
 	p := find(t, rs, epollTCP)
 	if math.Abs(p.Trace.Pace-0.75) > 1e-9 || math.Abs(find(t, rs, directTCP).Trace.Pace-1) > 1e-9 {
 		t.Fatalf("pace %v, direct's %v; want 0.75 and 1", p.Trace.Pace, find(t, rs, directTCP).Trace.Pace)
@@ -286,7 +286,7 @@ func TestDecomposeTraceAtTheKeptRoundsPace(t *testing.T) {
 	// Out of bounds, the pace is not applied.
 	relay.Trace.UntracedP50Us = 200
 	rs, _ = Analyze([]Series{direct, relay}, 0, false)
-	Explain(rs, &results.Machine{})
+	Explain(rs, &machine.Machine{})
 	if d := find(t, rs, epollTCP).Decomposition; math.Abs(d.RelayCode-36) > 1e-9 {
 		t.Errorf("pace 0.3 applied: relay code %.2f, want 36 as traced", d.RelayCode)
 	}

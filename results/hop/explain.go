@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 // Decomposition splits a relay path's added p50 round trip (µs per
@@ -94,7 +94,7 @@ type Endpoints struct {
 // the probe's constants m and, where the legs carry them, the kernel's
 // receive stamps. A path left to the scheduler (regime none) is not
 // decomposed: which wake-ups crossed CPUs is not known.
-func Explain(paths []PathResult, m *results.Machine) {
+func Explain(paths []PathResult, m *machine.Machine) {
 	if m == nil {
 		return
 	}
@@ -138,7 +138,7 @@ func baselineResult(paths []PathResult, p PathResult) *PathResult {
 	return nil
 }
 
-func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition {
+func decompose(p PathResult, base *PathResult, m *machine.Machine) Decomposition {
 	d := Decomposition{Method: "probe"}
 	switch {
 	case p.RelayCPUUs != nil:
@@ -242,7 +242,7 @@ func decompose(p PathResult, base *PathResult, m *results.Machine) Decomposition
 // a spread one, none. Otherwise the hop's same-CPU edges over the direct
 // path's are: client to relay, relay to relay, relay to server, one each
 // way.
-func carved(p PathResult, method string, m *results.Machine) float64 {
+func carved(p PathResult, method string, m *machine.Machine) float64 {
 	if method != "probe" {
 		return 0
 	}
@@ -368,7 +368,7 @@ func crosses(a, b string) bool { return singleCPU(a) && singleCPU(b) && a != b }
 // woken by the relay rather than by the client, unstamped, at the probe's
 // constants. With client, relay and server on three CPUs this is
 // relay_wake_us + client_wake_us (path) - client_wake_us (direct).
-func stampedWakeups(p, base PathResult, m *results.Machine) float64 {
+func stampedWakeups(p, base PathResult, m *machine.Machine) float64 {
 	relay, server := p.Placement["relay"], p.Placement["server"]
 	bc, bs := base.Placement["client"], base.Placement["server"]
 	direct := wake(m, bs, bc)
@@ -381,7 +381,7 @@ func stampedWakeups(p, base PathResult, m *results.Machine) float64 {
 // wake is the one-way wake-up of a thread on CPUs b by one on CPUs a: the
 // same-CPU constant when both are the same single CPU, else the
 // cross-CPU one (the same-CPU one on a machine that has no second CPU).
-func wake(m *results.Machine, a, b string) float64 {
+func wake(m *machine.Machine, a, b string) float64 {
 	if a == b && singleCPU(a) {
 		return m.Wake.SameCPU
 	}
@@ -391,9 +391,9 @@ func wake(m *results.Machine, a, b string) float64 {
 	return m.Wake.CrossCPU
 }
 
-// measured says whether the relay code is a measurement rather than left
+// Measured says whether the relay code is a measurement rather than left
 // in the residual.
-func (d Decomposition) measured() bool { return !strings.HasPrefix(d.Note, "relay code not measured") }
+func (d Decomposition) Measured() bool { return !strings.HasPrefix(d.Note, "relay code not measured") }
 
 func singleCPU(s string) bool {
 	_, err := strconv.Atoi(s)

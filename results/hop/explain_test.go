@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
-var machine = &results.Machine{
-	Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40},
-	Leg:  results.LegUS{TCP: 1.5, UNIX: 0.5},
+var probed = &machine.Machine{
+	Wake: machine.WakeUS{SameCPU: 1, CrossCPU: 40},
+	Leg:  machine.LegUS{TCP: 1.5, UNIX: 0.5},
 }
 
 func relayPath(regime string, placement map[string]string, added float64, relayUs *float64) PathResult {
@@ -23,7 +23,7 @@ func relayPath(regime string, placement map[string]string, added float64, relayU
 func TestExplainPacked(t *testing.T) {
 	code := 5.0
 	paths := []PathResult{relayPath("packed", map[string]string{"client": "0", "relay": "0", "server": "0"}, 11, &code)}
-	Explain(paths, machine)
+	Explain(paths, probed)
 	d := paths[0].Decomposition
 	// A hop on one CPU: two more same-CPU wake-ups and two more TCP legs
 	// per request.
@@ -38,7 +38,7 @@ func TestExplainPacked(t *testing.T) {
 func TestExplainSpreadOnTwoCPUs(t *testing.T) {
 	code := 6.0
 	paths := []PathResult{relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 150, &code)}
-	Explain(paths, machine)
+	Explain(paths, probed)
 	d := paths[0].Decomposition
 	// The relay alone on CPU 1: four cross-CPU wake-ups replace the direct
 	// path's two same-CPU ones.
@@ -57,7 +57,7 @@ func TestExplainRelayCPU(t *testing.T) {
 	p := relayPath("packed", map[string]string{"client": "0", "relay": "0", "server": "0"}, 14, nil)
 	p.RelayCPUUs = &cpu
 	paths := []PathResult{p}
-	Explain(paths, machine)
+	Explain(paths, probed)
 	// Its two same-CPU wake-ups are its own switches: carved out of it too.
 	if d := paths[0].Decomposition; d.RelayCode != 7 || d.Wakeups != 2 || d.Kernel != 3 || d.Residual != 2 || d.Endpoints != nil || !strings.Contains(d.Note, "endpoints") {
 		t.Errorf("decomposition %+v", d)
@@ -88,7 +88,7 @@ func TestExplainCarvesSameCPUWakeups(t *testing.T) {
 		p := relayPath("custom", map[string]string{"client": c.client, "relay": c.relay, "server": c.server}, 30, nil)
 		p.Hops, p.RelayCPUUs = c.hops, &cpu
 		paths := []PathResult{p}
-		Explain(paths, machine)
+		Explain(paths, probed)
 		d := paths[0].Decomposition
 		if d.Wakeups != c.wakes || d.RelayCode != c.code || math.Abs(d.Residual-(30-c.code-c.wakes-d.Kernel)) > 1e-9 {
 			t.Errorf("%s: %+v, want wake-ups %v and relay code %v", c.name, d, c.wakes, c.code)
@@ -108,7 +108,7 @@ func TestExplainEndpoints(t *testing.T) {
 	p.RelayCPUUs = &cpu
 	p.Endpoints = &Endpoints{ClientCPUUs: 10.5, ServerCPUUs: 5}
 	paths := []PathResult{direct, p}
-	Explain(paths, machine)
+	Explain(paths, probed)
 	if direct := paths[0].Decomposition; direct != nil {
 		t.Errorf("direct path decomposed: %+v", direct)
 	}
@@ -123,7 +123,7 @@ func TestExplainEndpoints(t *testing.T) {
 		ps[i].Regime = "spread"
 		ps[i].Placement = map[string]string{"client": "0", "relay": "1", "server": "0"}
 	}
-	Explain(ps, machine)
+	Explain(ps, probed)
 	if d := ps[1].Decomposition; d.Endpoints != nil || !strings.Contains(d.Note, "across CPUs") || d.Residual != 14-9-2*(40+40-1)-3 {
 		t.Errorf("spread: %+v", d)
 	}
@@ -137,7 +137,7 @@ func TestExplainEndpoints(t *testing.T) {
 		ps := []PathResult{direct, p}
 		ps[0].Decomposition, ps[1].Decomposition = nil, nil
 		miss(ps)
-		Explain(ps, machine)
+		Explain(ps, probed)
 		if d := ps[1].Decomposition; d.Endpoints != nil || d.Residual != 14-7-2-3 || !strings.Contains(d.Note, "endpoints' CPU not measured") {
 			t.Errorf("%s missing: %+v", name, d)
 		}
@@ -150,7 +150,7 @@ func TestExplainLeavesOut(t *testing.T) {
 		relayPath("none", map[string]string{"client": "unpinned"}, 20, nil),
 		relayPath("packed", map[string]string{"client": "0", "relay": "0", "server": "0"}, 20, nil),
 	}
-	Explain(paths, machine)
+	Explain(paths, probed)
 	if paths[0].Decomposition != nil || paths[1].Decomposition != nil {
 		t.Errorf("direct or unpinned path decomposed: %+v %+v", paths[0].Decomposition, paths[1].Decomposition)
 	}
@@ -182,7 +182,7 @@ func TestExplainTimestamps(t *testing.T) {
 	p.RelayCPUUs = f(9) // 6 once the two TCP legs are out
 	p.RelayWakeUs, p.ClientWakeUs = f(80), f(42)
 	paths := []PathResult{direct("spread", map[string]string{"client": "0", "server": "2"}, f(39)), p}
-	Explain(paths, machine)
+	Explain(paths, probed)
 	d := paths[1].Decomposition
 	if d == nil || d.Method != "timestamps" || d.Wakeups != 80+(42-39) || d.RelayCode != 6 || d.Kernel != 3 || d.Residual != 150-6-83-3 {
 		t.Fatalf("decomposition %+v, want timestamps: wake-ups 83, residual 58", d)
@@ -198,7 +198,7 @@ func TestExplainTimestamps(t *testing.T) {
 	s := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 150, f(6))
 	s.RelayWakeUs, s.ClientWakeUs = f(80), f(42)
 	paths = []PathResult{direct("spread", map[string]string{"client": "0", "server": "0"}, f(9)), s}
-	Explain(paths, machine)
+	Explain(paths, probed)
 	if d := paths[1].Decomposition; d.Method != "timestamps" || d.Wakeups != 80+(42-1)+(40-1) {
 		t.Fatalf("two CPUs: %+v, want wake-ups 80 + 41 + 39", d)
 	}
@@ -246,7 +246,7 @@ func TestExplainTimestampsOnlyAcrossCPUs(t *testing.T) {
 		p := relayPath("spread", spread, 200, f(5))
 		p.RelayWakeUs, p.ClientWakeUs = f(70), f(35)
 		paths := tc.paths(p)
-		Explain(paths, machine)
+		Explain(paths, probed)
 		d := paths[len(paths)-1].Decomposition
 		if d == nil || d.Method != "probe" || d.Wakeups != tc.want {
 			t.Errorf("%s: %+v, want the probe's %v µs", tc.name, d, tc.want)
@@ -270,10 +270,10 @@ func TestExplainSockmap(t *testing.T) {
 		p := relayPath(tc.regime, tc.placement, 8, f(0))
 		p.Name, p.Relay, p.Hops, p.ClientWakeUs = "sockmap tcp->tcp", Sockmap, tc.hops, f(4)
 		paths := []PathResult{direct(tc.regime, map[string]string{"client": "0", "server": "0"}, f(3)), p}
-		Explain(paths, machine)
+		Explain(paths, probed)
 		d := paths[1].Decomposition
-		want := 2 * float64(tc.hops) * machine.Wake.SameCPU
-		if d == nil || d.Method != "probe" || d.Wakeups != want || d.Kernel != 2*float64(tc.hops)*machine.Leg.TCP || d.Residual != 8-want-d.Kernel {
+		want := 2 * float64(tc.hops) * probed.Wake.SameCPU
+		if d == nil || d.Method != "probe" || d.Wakeups != want || d.Kernel != 2*float64(tc.hops)*probed.Leg.TCP || d.Residual != 8-want-d.Kernel {
 			t.Errorf("%s x%d: %+v, want %v µs of kworker wake-ups and the residual shown", tc.regime, tc.hops, d, want)
 		}
 	}
@@ -306,13 +306,13 @@ func TestExplainSockmapKworkers(t *testing.T) {
 		p := relayPath("packed", packed, 8, nil)
 		p.Name, p.Relay, p.RelayCPUUs, p.Kworkers = "sockmap tcp->tcp", Sockmap, f(tc.cpu), tc.kw
 		paths := []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, nil), p}
-		Explain(paths, machine)
+		Explain(paths, probed)
 		d := paths[1].Decomposition
 		if d == nil || math.Abs(d.RelayCode-tc.code) > 1e-9 || d.Wakeups != 2 || d.Kernel != 3 || math.Abs(d.Residual-tc.residual) > 1e-9 {
 			t.Errorf("%s: %+v, want code %v, wake-ups 2, kernel 3, residual %v", tc.name, d, tc.code, tc.residual)
 			continue
 		}
-		if !strings.Contains(d.Note, tc.notePart) || !d.measured() {
+		if !strings.Contains(d.Note, tc.notePart) || !d.Measured() {
 			t.Errorf("%s: note %q, want one naming %q", tc.name, d.Note, tc.notePart)
 		}
 		if e := *paths[1].ExplainedPct; math.Abs(e-tc.explained) > 1e-9 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )
@@ -20,7 +21,7 @@ type Report struct {
 	// Machine is what a short probe measured before the first round: the
 	// wake-up and loopback-leg constants a hop is explained with, and the
 	// environment (idle governor, virtualization, steal over the run).
-	Machine  *results.Machine `json:"machine,omitempty"`
+	Machine  *machine.Machine `json:"machine,omitempty"`
 	Paths    []PathResult     `json:"paths"`
 	Regimes  []RegimeInfo     `json:"regimes,omitempty"`
 	Chains   []Chain          `json:"chains,omitempty"`

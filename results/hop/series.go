@@ -1,6 +1,10 @@
 package hop
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Swept says which settings take more than one value over a run's paths:
 // their columns tell apart the rows a sweep gives one path, in the text
@@ -54,4 +58,31 @@ func (s Swept) Cells(p PathResult) []string {
 		c = append(c, fmt.Sprint(p.Rows))
 	}
 	return c
+}
+
+// FileName is a file name for r among all: its path name with every
+// character a shell or file system dislikes replaced, then its thread
+// count, and its service time, size and rows where those vary among all.
+func FileName(r PathResult, all []PathResult) string {
+	name := strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
+			return c
+		}
+		return '_'
+	}, strings.ReplaceAll(r.Name, "->", "-to-"))
+	v := SweptOf(all)
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteString("_t" + strconv.Itoa(r.Threads))
+	if v.Service {
+		b.WriteString("_svc" + strings.ReplaceAll(strconv.FormatFloat(r.ServiceTimeUs, 'g', -1, 64), ".", "p") + "us")
+	}
+	if v.Size {
+		b.WriteString("_size" + strconv.Itoa(r.Size))
+	}
+	if v.Rows {
+		b.WriteString("_rows" + strconv.Itoa(r.Rows))
+	}
+	return b.String()
 }

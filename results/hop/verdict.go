@@ -235,7 +235,7 @@ func residenceVerdicts(g map[Path]PathResult) []string {
 			if ok && p.Decomposition != nil && p.ExplainedPct != nil {
 				d := p.Decomposition
 				code := fmt.Sprintf("relay code %s", Us(d.RelayCode))
-				if !d.measured() {
+				if !d.Measured() {
 					code = "relay code not measured"
 				}
 				ends := ""

@@ -1,10 +1,12 @@
-package results
+package load
 
 import (
 	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 var csvHeader = []string{
@@ -15,7 +17,7 @@ var csvHeader = []string{
 
 // WriteCSV writes one row per run of every thread count, discarded runs
 // included and flagged, so a spreadsheet can redo the series statistics.
-func WriteCSV(w io.Writer, r Report) error {
+func WriteCSV(w io.Writer, r results.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return fmt.Errorf("results: csv report: %w", err)

@@ -1,23 +1,25 @@
-package hop
+package present
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func TestWriteProxyTable(t *testing.T) {
-	var paths []PathResult
+	var paths []hop.PathResult
 	for _, n := range []int{1, 4} {
 		paths = append(paths,
-			PathResult{Name: "direct tcp", Relay: Direct, ClientTransport: TCP, Threads: n, TPS: 1000 * float64(n),
-				LatencyUs: Latency{P50: 100, P95: 150}},
-			PathResult{Name: "epoll tcp->tcp", Relay: "epoll", ClientTransport: TCP, Threads: n, TPS: 500 * float64(n),
-				LatencyUs: Latency{P50: 200, P95: 300}, AddedUs: &Added{P50: 100}, Errors: 2,
-				Resources: &Resources{ClientRSSKiB: 10240, RelayRSSKiB: 2048, ServerRSSKiB: 20480, RelayThreads: 7, ServerThreads: 140, RelayFDs: 12, ServerFDs: 260}})
+			hop.PathResult{Name: "direct tcp", Relay: hop.Direct, ClientTransport: hop.TCP, Threads: n, TPS: 1000 * float64(n),
+				LatencyUs: hop.Latency{P50: 100, P95: 150}},
+			hop.PathResult{Name: "epoll tcp->tcp", Relay: "epoll", ClientTransport: hop.TCP, Threads: n, TPS: 500 * float64(n),
+				LatencyUs: hop.Latency{P50: 200, P95: 300}, AddedUs: &hop.Added{P50: 100}, Errors: 2,
+				Resources: &hop.Resources{ClientRSSKiB: 10240, RelayRSSKiB: 2048, ServerRSSKiB: 20480, RelayThreads: 7, ServerThreads: 140, RelayFDs: 12, ServerFDs: 260}})
 	}
 	var b bytes.Buffer
-	if err := WriteProxyTable(&b, &Report{Paths: paths}); err != nil {
+	if err := WriteProxyTable(&b, &hop.Report{Paths: paths}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -38,16 +40,16 @@ func TestWriteProxyTable(t *testing.T) {
 		t.Errorf("first row %q", lines[2])
 	}
 	b.Reset()
-	if err := WriteProxyTable(&b, &Report{Paths: paths[:2]}); err != nil || b.Len() != 0 {
+	if err := WriteProxyTable(&b, &hop.Report{Paths: paths[:2]}); err != nil || b.Len() != 0 {
 		t.Errorf("one thread count printed %q, %v", b.String(), err)
 	}
 }
 
 func TestWriteSweep(t *testing.T) {
-	sw := &Sweep{Instances: 3, Servers: []SweepServer{{Name: "embedded on db1", Address: "tcp:10.77.0.2:3306"}, {Name: "embedded on db2", Address: "tcp:10.77.0.3:3306"}},
-		Rows: []SweepRow{
-			{Threads: 1, MeanTPS: 300.4, Instances: []SweepInstance{{Instance: 1, TPS: 100.1, P95Us: 10}, {Instance: 2, Server: 1, TPS: 100.2, P95Us: 11}, {Instance: 3, TPS: 100.1, P95Us: 12}}},
-			{Threads: 128, MeanTPS: 8048.2, Errors: 1, Ignored: 4, Instances: []SweepInstance{{Instance: 1, TPS: 4000, P95Us: 900}, {Instance: 2, Server: 1, Failed: "run 1: refused"}, {Instance: 3, TPS: 4048.2, P95Us: 950}}},
+	sw := &hop.Sweep{Instances: 3, Servers: []hop.SweepServer{{Name: "embedded on db1", Address: "tcp:10.77.0.2:3306"}, {Name: "embedded on db2", Address: "tcp:10.77.0.3:3306"}},
+		Rows: []hop.SweepRow{
+			{Threads: 1, MeanTPS: 300.4, Instances: []hop.SweepInstance{{Instance: 1, TPS: 100.1, P95Us: 10}, {Instance: 2, Server: 1, TPS: 100.2, P95Us: 11}, {Instance: 3, TPS: 100.1, P95Us: 12}}},
+			{Threads: 128, MeanTPS: 8048.2, Errors: 1, Ignored: 4, Instances: []hop.SweepInstance{{Instance: 1, TPS: 4000, P95Us: 900}, {Instance: 2, Server: 1, Failed: "run 1: refused"}, {Instance: 3, TPS: 4048.2, P95Us: 950}}},
 		}}
 	var b bytes.Buffer
 	if err := WriteSweep(&b, sw); err != nil {

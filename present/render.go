@@ -1,4 +1,4 @@
-package hop
+package present
 
 import (
 	"encoding/csv"
@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // WriteJSON writes the report as hoplat.hopbench.v1, indented.
-func WriteJSON(w io.Writer, r *Report) error {
+func WriteJSON(w io.Writer, r *hop.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // path names hold "->"
@@ -29,7 +31,7 @@ var csvHeader = []string{
 
 // WriteCSV writes one row per path result; empty cells where a figure does
 // not exist (no baseline, no relay stats).
-func WriteCSV(w io.Writer, r *Report) error {
+func WriteCSV(w io.Writer, r *hop.Report) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
@@ -60,7 +62,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 
 // lowestCILevel is the least coverage of any path's added-p50 interval, 1
 // when no path has one.
-func lowestCILevel(paths []PathResult) float64 {
+func lowestCILevel(paths []hop.PathResult) float64 {
 	low := 1.0
 	for _, p := range paths {
 		if a := p.AddedUs; a != nil && a.Pairs > 1 && a.Baseline != p.Name {
@@ -76,7 +78,7 @@ func lowestCILevel(paths []PathResult) float64 {
 // interval), throughput and errors; then skipped paths, the sweeps' own
 // tables and the verdicts. Its widest lines run to 250 columns and more
 // (hopbench --wide); WriteText fits 100.
-func WriteWideText(w io.Writer, r *Report) error {
+func WriteWideText(w io.Writer, r *hop.Report) error {
 	if r.Machine != nil {
 		fmt.Fprintln(w, r.Machine.Summary())
 	}
@@ -116,14 +118,14 @@ func WriteWideText(w io.Writer, r *Report) error {
 		if sweep.placement {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
-		fmt.Fprintf(&row, "%s\t%s\t%s\t", Us(p.LatencyUs.P50), Us(p.LatencyUs.P95), Us(p.LatencyUs.P99))
+		fmt.Fprintf(&row, "%s\t%s\t%s\t", hop.Us(p.LatencyUs.P50), hop.Us(p.LatencyUs.P95), hop.Us(p.LatencyUs.P99))
 		switch a := p.AddedUs; {
-		case p.Relay == Direct && a != nil && a.Baseline == p.Name:
+		case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
 			row.WriteString("baseline\t\t")
 		case a == nil:
 			row.WriteString("-\t\t")
 		default:
-			fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, Us(a.CI95P50[0]), Us(a.CI95P50[1]))
+			fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
 		}
 		fmt.Fprintf(&row, "%.0f\t%d\t", p.TPS, p.Errors+int64(p.Failed))
 		if sweep.stats {
@@ -177,12 +179,12 @@ func WriteWideText(w io.Writer, r *Report) error {
 }
 
 type sweep struct {
-	Swept
+	hop.Swept
 	stats, placement, unstable, explained bool
 }
 
-func sweeps(paths []PathResult) sweep {
-	s := sweep{Swept: SweptOf(paths)}
+func sweeps(paths []hop.PathResult) sweep {
+	s := sweep{Swept: hop.SweptOf(paths)}
 	for _, p := range paths {
 		s.stats = s.stats || (p.RelayUs != nil && p.Decomposition == nil)
 		s.explained = s.explained || p.Decomposition != nil
@@ -193,7 +195,7 @@ func sweeps(paths []PathResult) sweep {
 }
 
 // roundsCell says whether the path's rounds agreed.
-func roundsCell(p PathResult) string {
+func roundsCell(p hop.PathResult) string {
 	if p.Stable {
 		return "agree"
 	}
@@ -202,7 +204,7 @@ func roundsCell(p PathResult) string {
 
 // placementCell is the CPUs the client, relay and server obtained, "-"
 // for a component the path has none of; an unpinned path says so.
-func placementCell(p PathResult) string {
+func placementCell(p hop.PathResult) string {
 	if p.Regime == "none" {
 		return "unpinned"
 	}
@@ -220,7 +222,7 @@ func placementCell(p PathResult) string {
 // measured), the mean's excess over the p50 that comes off those CPU
 // figures (Decomposition.MeanExcess) and the residual, always shown, with how much of the hop the
 // others explain.
-func writeDecomposition(w io.Writer, paths []PathResult) error {
+func writeDecomposition(w io.Writer, paths []hop.PathResult) error {
 	fmt.Fprintln(w)
 	from := "kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says"
 	for _, p := range paths {
@@ -241,15 +243,15 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 		if d == nil {
 			continue
 		}
-		code := Us(d.RelayCode)
-		if !d.measured() {
+		code := hop.Us(d.RelayCode)
+		if !d.Measured() {
 			code = "-"
 		}
 		explained := "-"
 		if p.ExplainedPct != nil {
 			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), Us(d.Residual), explained, d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), hop.Us(p.AddedUs.P50), code, hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), hop.Us(d.Residual), explained, d.Method)
 	}
 	return tw.Flush()
 }
@@ -259,7 +261,7 @@ func writeDecomposition(w io.Writer, paths []PathResult) error {
 func (s sweep) seriesHead() string { return tabbed(s.Heads()) }
 
 // seriesCells is p's cells under seriesHead.
-func (s sweep) seriesCells(p PathResult) string { return tabbed(s.Cells(p)) }
+func (s sweep) seriesCells(p hop.PathResult) string { return tabbed(s.Cells(p)) }
 
 func tabbed(cells []string) string {
 	var b strings.Builder
@@ -275,25 +277,25 @@ func negUs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return Us(-*v)
+	return hop.Us(-*v)
 }
 
 func optUs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return Us(*v)
+	return hop.Us(*v)
 }
 
 // writeThreadTable prints RonDB's result format, one line per thread count
 // and path: `Threads: 16 Mean: 1684` (transactions per second).
-func writeThreadTable(w io.Writer, paths []PathResult) {
+func writeThreadTable(w io.Writer, paths []hop.PathResult) {
 	var names []string
-	by := map[string][]PathResult{}
+	by := map[string][]hop.PathResult{}
 	for _, p := range paths {
 		key := p.Name
 		if p.ServiceTimeUs != 0 || p.Size != paths[0].Size || p.Rows != paths[0].Rows {
-			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, Us(p.ServiceTimeUs), p.Size, p.Rows)
+			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, hop.Us(p.ServiceTimeUs), p.Size, p.Rows)
 		}
 		if _, ok := by[key]; !ok {
 			names = append(names, key)
@@ -308,7 +310,7 @@ func writeThreadTable(w io.Writer, paths []PathResult) {
 	}
 }
 
-func writeChainTable(w io.Writer, chains []Chain) {
+func writeChainTable(w io.Writer, chains []hop.Chain) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "chain\tthreads\tservice µs\thops\tp50 µs\tper hop µs\t95% CI\tintercept µs\tr²\t")
@@ -316,11 +318,11 @@ func writeChainTable(w io.Writer, chains []Chain) {
 		var hops, p50 []string
 		for i, h := range c.Hops {
 			hops = append(hops, strconv.Itoa(h))
-			p50 = append(p50, Us(c.P50Us[i]))
+			p50 = append(p50, hop.Us(c.P50Us[i]))
 		}
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, Us(c.ServiceTimeUs),
-			strings.Join(hops, ","), strings.Join(p50, ","), Us(c.PerHopUs), Us(c.PerHopCI95[0]), Us(c.PerHopCI95[1]),
-			Us(c.InterceptUs), c.R2)
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, hop.Us(c.ServiceTimeUs),
+			strings.Join(hops, ","), strings.Join(p50, ","), hop.Us(c.PerHopUs), hop.Us(c.PerHopCI95[0]), hop.Us(c.PerHopCI95[1]),
+			hop.Us(c.InterceptUs), c.R2)
 	}
 	tw.Flush()
 }
@@ -329,8 +331,8 @@ func writeChainTable(w io.Writer, chains []Chain) {
 // segments partition the round trip, what tracing cost, and the median
 // and p99 request; then the p99 request of every relay path split, with
 // where its longest stretch went.
-func writeTraced(w io.Writer, r *Report) error {
-	var traced []PathResult
+func writeTraced(w io.Writer, r *hop.Report) error {
+	var traced []hop.PathResult
 	for _, p := range r.Paths {
 		if p.Trace != nil {
 			traced = append(traced, p)
@@ -355,17 +357,17 @@ func writeTraced(w io.Writer, r *Report) error {
 	for _, p := range traced {
 		t := p.Trace
 		fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p),
-			t.Requests, t.IdentityPct, t.CoveragePct, Us(t.TracedP50Us), t.OverheadPct, Us(t.P50Us), Us(t.P99Us))
+			t.Requests, t.IdentityPct, t.CoveragePct, hop.Us(t.TracedP50Us), t.OverheadPct, hop.Us(t.P50Us), hop.Us(t.P99Us))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, p := range traced {
-		if p.Relay == Direct {
+		if p.Relay == hop.Direct {
 			continue
 		}
 		t := p.Trace
-		line := fmt.Sprintf("  %s: the p99 request (%s µs): %s", p.Name, Us(t.P99Us), t.P99Split)
+		line := fmt.Sprintf("  %s: the p99 request (%s µs): %s", p.Name, hop.Us(t.P99Us), t.P99Split)
 		if t.P99Detail != "" {
 			line += "; " + t.P99Detail
 		}
@@ -377,27 +379,9 @@ func writeTraced(w io.Writer, r *Report) error {
 	return nil
 }
 
-// String is the check in one sentence: the traced wake-ups by kind, then
-// what the probe priced them at.
-func (c *WakeCheck) String() string {
-	part := func(s Spread, what string) string {
-		if s.N == 0 {
-			return "none " + what
-		}
-		return fmt.Sprintf("%s µs %s (p25 %s, p75 %s; %d)", Us(s.P50), what, Us(s.P25), Us(s.P75), s.N)
-	}
-	line := "wake-ups the traced requests waited for, waking to on CPU, median: " +
-		part(c.CrossIdle, "onto another, idle CPU") + ", " + part(c.SameCPU, "onto the waker's own")
-	if c.ProbeCrossUS > 0 {
-		line += fmt.Sprintf("; the probe's pipe wake-up one way: %s µs cross-CPU, %s same CPU, %s µs more across",
-			Us(c.ProbeCrossUS), Us(c.ProbeSameUS), Us(c.ProbeExtraUS))
-	}
-	return line
-}
-
 // nameWidth is the width of the path column over paths: the longest name,
 // or the header's.
-func nameWidth(paths []PathResult) int {
+func nameWidth(paths []hop.PathResult) int {
 	width := len("path")
 	for _, p := range paths {
 		width = max(width, len(p.Name))

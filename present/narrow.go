@@ -1,4 +1,4 @@
-package hop
+package present
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // TextWidth is the widest line WriteText prints, tables included, for a
@@ -19,7 +21,7 @@ const TextWidth = 100
 // with short column heads, and the verdicts wrapped, leaving out those
 // that repeat the split table's rows in prose (the JSON and report.html
 // keep them all). WriteWideText has every column.
-func WriteText(w io.Writer, r *Report) error {
+func WriteText(w io.Writer, r *hop.Report) error {
 	t := &text{w: w}
 	if r.Machine != nil {
 		t.wrap(r.Machine.Summary(), "  ")
@@ -70,14 +72,14 @@ func WriteText(w io.Writer, r *Report) error {
 				if sweep.placement {
 					fmt.Fprintf(&row, "%s\t", placementCell(p))
 				}
-				fmt.Fprintf(&row, "%s\t%s\t", Us(p.LatencyUs.P50), Us(p.LatencyUs.P99))
+				fmt.Fprintf(&row, "%s\t%s\t", hop.Us(p.LatencyUs.P50), hop.Us(p.LatencyUs.P99))
 				switch a := p.AddedUs; {
-				case p.Relay == Direct && a != nil && a.Baseline == p.Name:
+				case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
 					row.WriteString("baseline\t\t")
 				case a == nil:
 					row.WriteString("-\t\t")
 				default:
-					fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, Us(a.CI95P50[0]), Us(a.CI95P50[1]))
+					fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
 				}
 				fmt.Fprintf(&row, "%.0f\t", p.TPS)
 				if errorsCol {
@@ -134,11 +136,11 @@ func restatesSplit(v string) bool {
 
 type regimeGroup struct {
 	name  string
-	paths []PathResult
+	paths []hop.PathResult
 }
 
 // regimeGroups is the paths by regime, in the order the run made them.
-func regimeGroups(paths []PathResult) []regimeGroup {
+func regimeGroups(paths []hop.PathResult) []regimeGroup {
 	var out []regimeGroup
 	for _, p := range paths {
 		i := len(out) - 1
@@ -161,14 +163,14 @@ func regimeGroups(paths []PathResult) []regimeGroup {
 }
 
 // shortName is p's name without the regime when its table says it.
-func shortName(p PathResult, grouped bool) string {
+func shortName(p hop.PathResult, grouped bool) string {
 	if grouped {
 		return strings.TrimSuffix(p.Name, " "+p.Regime)
 	}
 	return p.Name
 }
 
-func shortWidth(paths []PathResult, grouped bool) int {
+func shortWidth(paths []hop.PathResult, grouped bool) int {
 	width := len("path")
 	for _, p := range paths {
 		width = max(width, len(shortName(p, grouped)))
@@ -177,7 +179,7 @@ func shortWidth(paths []PathResult, grouped bool) int {
 }
 
 // split is where each relay path's added p50 goes, one table per regime.
-func (t *text) split(paths []PathResult, groups []regimeGroup) {
+func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
 	t.line("")
 	from := "kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says"
 	excess := false
@@ -192,7 +194,7 @@ func (t *text) split(paths []PathResult, groups []regimeGroup) {
 	t.wrap(fmt.Sprintf("where the added p50 goes (µs per request; code: the relay's, wake: wake-ups, ends: the endpoints' extra CPU, resid: residual; %s):", from), "  ")
 	sweep := sweeps(paths)
 	for _, g := range groups {
-		var rows []PathResult
+		var rows []hop.PathResult
 		for _, p := range g.paths {
 			if p.Decomposition != nil {
 				rows = append(rows, p)
@@ -215,19 +217,19 @@ func (t *text) split(paths []PathResult, groups []regimeGroup) {
 			fmt.Fprintln(tw, head+"resid\texplained\tfrom\t")
 			for _, p := range rows {
 				d := p.Decomposition
-				code := Us(d.RelayCode)
-				if !d.measured() {
+				code := hop.Us(d.RelayCode)
+				if !d.Measured() {
 					code = "-"
 				}
 				explained := "-"
 				if p.ExplainedPct != nil {
 					explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 				}
-				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), Us(p.AddedUs.P50), code, Us(d.Wakeups), Us(d.Kernel), optUs(d.Endpoints))
+				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), hop.Us(p.AddedUs.P50), code, hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints))
 				if excess {
 					row += negUs(d.MeanExcess) + "\t"
 				}
-				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, Us(d.Residual), explained, d.Method)
+				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, hop.Us(d.Residual), explained, d.Method)
 			}
 		})
 	}
@@ -235,8 +237,8 @@ func (t *text) split(paths []PathResult, groups []regimeGroup) {
 
 // traced is the traced requests per path, then each relay path's p99
 // request, wrapped.
-func (t *text) traced(r *Report, groups []regimeGroup) {
-	var traced []PathResult
+func (t *text) traced(r *hop.Report, groups []regimeGroup) {
+	var traced []hop.PathResult
 	for _, p := range r.Paths {
 		if p.Trace != nil {
 			traced = append(traced, p)
@@ -258,7 +260,7 @@ func (t *text) traced(r *Report, groups []regimeGroup) {
 	sweep := sweeps(traced)
 	grouped := len(groups) > 1
 	for _, g := range groups {
-		var rows []PathResult
+		var rows []hop.PathResult
 		for _, p := range g.paths {
 			if p.Trace != nil {
 				rows = append(rows, p)
@@ -277,16 +279,16 @@ func (t *text) traced(r *Report, groups []regimeGroup) {
 			for _, p := range rows {
 				tr := p.Trace
 				fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, shortName(p, grouped), sweep.seriesCells(p),
-					tr.Requests, tr.IdentityPct, tr.CoveragePct, Us(tr.TracedP50Us), tr.OverheadPct, Us(tr.P50Us), Us(tr.P99Us))
+					tr.Requests, tr.IdentityPct, tr.CoveragePct, hop.Us(tr.TracedP50Us), tr.OverheadPct, hop.Us(tr.P50Us), hop.Us(tr.P99Us))
 			}
 		})
 	}
 	for _, p := range traced {
-		if p.Relay == Direct {
+		if p.Relay == hop.Direct {
 			continue
 		}
 		tr := p.Trace
-		line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, Us(tr.P99Us), tr.P99Split)
+		line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, hop.Us(tr.P99Us), tr.P99Split)
 		if tr.P99Detail != "" {
 			line += "; " + tr.P99Detail
 		}

@@ -1,4 +1,4 @@
-package results
+package load
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/results/stats/series"
 )
@@ -16,7 +17,7 @@ import (
 // them; latencies are in microseconds, not sysbench's milliseconds. Each
 // thread count gets one block over its kept runs, followed by the run series
 // (mean, median, stddev, 95% CI, discarded and outlier runs named).
-func WriteText(w io.Writer, r Report) error {
+func WriteText(w io.Writer, r results.Report) error {
 	p := &printer{w: w}
 	if r.Config != nil {
 		cfg, err := json.Marshal(r.Config)
@@ -54,7 +55,7 @@ func envLine(e affinity.Env) string {
 	return b.String()
 }
 
-func textStep(p *printer, s StepResult) {
+func textStep(p *printer, s results.StepResult) {
 	p.printf("Threads: %d (%d runs, first %d discarded, figures over the %d kept)\n\n",
 		s.Threads, len(s.Runs), s.TPS.Discard, s.TPS.N)
 	secs := s.ElapsedS

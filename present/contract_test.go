@@ -1,4 +1,4 @@
-package hop_test
+package present_test
 
 import (
 	"bytes"
@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/golden"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/present"
+	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
@@ -19,7 +20,7 @@ import (
 
 func TestWriteJSONKeepsTheContract(t *testing.T) {
 	var b bytes.Buffer
-	if err := hop.WriteJSON(&b, hop.SyntheticReport()); err != nil {
+	if err := present.WriteJSON(&b, hoptest.Synthetic()); err != nil {
 		t.Fatal(err)
 	}
 	if err := hoptest.CheckJSON(b.Bytes()); err != nil {
@@ -30,8 +31,8 @@ func TestWriteJSONKeepsTheContract(t *testing.T) {
 
 func TestWriteOut(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := hop.SweepReport(t)
-	if err := hop.WriteDir(dir, rep); err != nil {
+	rep := hoptest.Sweep()
+	if err := present.WriteFiles(dir, rep); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"report.json", "report.csv", "report.txt", "epoll_tcp-to-tcp_t1_svc0us.hgrm", "direct_tcp_t2_svc1000us.hgrm"}
@@ -49,12 +50,12 @@ func TestWriteOut(t *testing.T) {
 		t.Error(err)
 	}
 	hgrm, _ := os.ReadFile(filepath.Join(dir, "epoll_tcp-to-tcp_t1_svc0us.hgrm"))
-	// The one .hgrm writer, results.WriteHgrm, in Java HdrHistogram's layout.
+	// The one .hgrm writer, hgrm.Write, in Java HdrHistogram's layout.
 	if !strings.HasPrefix(string(hgrm), "       Value     Percentile TotalCount 1/(1-Percentile)\n\n") {
 		t.Errorf("hgrm: %.200s", hgrm)
 	}
 	var text bytes.Buffer
-	hop.WriteText(&text, rep)
+	present.WriteText(&text, rep)
 	for _, s := range []string{"Threads: 2 Mean:", "chain", "throughput peaks at 2 threads"} {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, text.String())
@@ -65,7 +66,7 @@ func TestWriteOut(t *testing.T) {
 // A decomposition from the kernel's stamps names the stamps it stands on;
 // one that names a method without them breaks the contract.
 func TestCheckExplainedTimestamps(t *testing.T) {
-	rep := hop.SyntheticReport()
+	rep := hoptest.Synthetic()
 	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
@@ -113,7 +114,7 @@ func TestCheckExplainedTimestamps(t *testing.T) {
 // A path's endpoints and the decomposition's share of them pass; a share
 // with no reading behind it does not.
 func TestCheckExplainedEndpoints(t *testing.T) {
-	rep := hop.SyntheticReport()
+	rep := hoptest.Synthetic()
 	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
@@ -148,7 +149,7 @@ func TestCheckExplainedEndpoints(t *testing.T) {
 // A hop whose added p50 is not above zero keeps its split and has no
 // explained share; one that claims a share of nothing breaks the contract.
 func TestCheckExplainedNothingAdded(t *testing.T) {
-	rep := hop.SyntheticReport()
+	rep := hoptest.Synthetic()
 	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
@@ -182,16 +183,16 @@ func TestCheckExplainedNothingAdded(t *testing.T) {
 func checkExplained(t *testing.T, rep *hop.Report) ([]byte, error) {
 	t.Helper()
 	var b bytes.Buffer
-	if err := hop.WriteJSON(&b, rep); err != nil {
+	if err := present.WriteJSON(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes(), hoptest.CheckExplained(b.Bytes())
 }
 
 // testMachine is a machine with round constants: 1 µs same CPU, 40 across.
-func testMachine() *results.Machine {
-	return &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: results.LegUS{TCP: 1.5, UNIX: 0.5},
-		CPUIdle: results.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
+func testMachine() *machine.Machine {
+	return &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 1, CrossCPU: 40}, Leg: machine.LegUS{TCP: 1.5, UNIX: 0.5},
+		CPUIdle: machine.CPUIdle{Governor: "menu", Driver: "intel_idle"}, Virtualization: "none",
 	}
 }

@@ -1,4 +1,4 @@
-package hop
+package present
 
 import (
 	"bytes"
@@ -7,41 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/golden"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
-
-// syntheticReport is a default run's report made from fixed figures: five
-// rounds, the first discarded, socat and HAProxy skipped.
-func syntheticReport() *Report {
-	all := []Series{
-		pathSeries(directTCP, 1, 90, 25, 26, 24, 25),
-		pathSeries(directUNIX, 1, 90, 18, 19, 17, 18),
-		pathSeries(Path{Relay: Goroutine, Client: TCP, Upstream: TCP, Hops: 1}, 1, 200, 70, 72, 69, 71),
-		pathSeries(Path{Relay: Goroutine, Client: UNIX, Upstream: TCP, Hops: 1}, 1, 200, 60, 61, 59, 62),
-		pathSeries(epollTCP, 1, 200, 62, 63, 61, 62),
-		pathSeries(epollUNIX, 1, 200, 52, 54, 51, 53),
-	}
-	paths, chains := Analyze(all, 1, false)
-	r := &Report{
-		Schema: Schema,
-		Config: ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
-		Env:    affinity.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
-		Paths:  paths,
-		Chains: chains,
-		Skipped: []Skip{
-			{"socat tcp->tcp", "driver: socat not found next to hopbench or on PATH (install it with `make deps`)"},
-			{"haproxy tcp->tcp", "driver: haproxy not found next to hopbench or on PATH (install it with `make deps`)"},
-		},
-	}
-	r.Verdicts = Verdicts(r)
-	return r
-}
 
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteText(&b, syntheticReport()); err != nil {
+	if err := WriteText(&b, hoptest.Synthetic()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -60,7 +34,7 @@ func TestWriteText(t *testing.T) {
 
 func TestWriteCSV(t *testing.T) {
 	var b bytes.Buffer
-	rep := syntheticReport()
+	rep := hoptest.Synthetic()
 	if err := WriteCSV(&b, rep); err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +59,10 @@ func TestWriteCSV(t *testing.T) {
 }
 
 func TestWriteTextLeadsWithTheMachine(t *testing.T) {
-	rep := syntheticReport()
-	rep.Machine = &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: results.LegUS{TCP: 1.1, UNIX: 0.6},
-		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
+	rep := hoptest.Synthetic()
+	rep.Machine = &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: machine.LegUS{TCP: 1.1, UNIX: 0.6},
+		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
 	}
 	var b bytes.Buffer
 	if err := WriteWideText(&b, rep); err != nil {
@@ -102,12 +76,12 @@ func TestWriteTextLeadsWithTheMachine(t *testing.T) {
 }
 
 func TestWriteTextPlacement(t *testing.T) {
-	rep := syntheticReport()
-	rep.Regimes = []RegimeInfo{{Name: "spread", Placement: "spread", Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"}}
+	rep := hoptest.Synthetic()
+	rep.Regimes = []hop.RegimeInfo{{Name: "spread", Placement: "spread", Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"}}
 	for i := range rep.Paths {
 		rep.Paths[i].Regime = "spread"
 		rep.Paths[i].Placement = map[string]string{"client": "0", "server": "0"}
-		if rep.Paths[i].Relay != Direct {
+		if rep.Paths[i].Relay != hop.Direct {
 			rep.Paths[i].Placement["relay"] = "1"
 		}
 	}
@@ -123,12 +97,12 @@ func TestWriteTextPlacement(t *testing.T) {
 }
 
 func TestWriteTextDecomposition(t *testing.T) {
-	rep := syntheticReport()
+	rep := hoptest.Synthetic()
 	for i := range rep.Paths {
 		p := &rep.Paths[i]
 		p.Regime = "packed"
 		p.Placement = map[string]string{"client": "0", "relay": "0", "server": "0"}
-		if p.Relay != Direct {
+		if p.Relay != hop.Direct {
 			code := 20.0
 			p.RelayUs = &code
 		}
@@ -137,17 +111,17 @@ func TestWriteTextDecomposition(t *testing.T) {
 		// Their means run 2 µs further above the direct path's than
 		// their added p50: the CPU figures stand for the mean, and the
 		// excess comes off them.
-		if p.ClientTransport == TCP {
-			p.Endpoints = &Endpoints{ClientCPUUs: 10, ServerCPUUs: 5}
+		if p.ClientTransport == hop.TCP {
+			p.Endpoints = &hop.Endpoints{ClientCPUUs: 10, ServerCPUUs: 5}
 			p.LatencyUs.Avg = 30
-			if p.Relay != Direct {
+			if p.Relay != hop.Direct {
 				p.Endpoints.ClientCPUUs = 11.5
 				p.LatencyUs.Avg = 30 + p.AddedUs.P50 + 2
 			}
 		}
 	}
-	Explain(rep.Paths, machine)
-	rep.Verdicts = Verdicts(rep)
+	hop.Explain(rep.Paths, probed)
+	rep.Verdicts = hop.Verdicts(rep)
 	var b bytes.Buffer
 	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
@@ -173,12 +147,12 @@ func TestWriteTextDecomposition(t *testing.T) {
 // A sweep's split rows share their path names: the split table names the
 // series of each, as the path table does.
 func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
-	rep := syntheticReport()
-	var paths []PathResult
+	rep := hoptest.Synthetic()
+	var paths []hop.PathResult
 	for _, us := range []float64{0, 100} {
 		for _, p := range rep.Paths {
 			p.ServiceTimeUs = us
-			if p.Relay != Direct {
+			if p.Relay != hop.Direct {
 				code := 20.0
 				p.RelayUs = &code
 			}
@@ -186,7 +160,7 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 		}
 	}
 	rep.Paths = paths
-	Explain(rep.Paths, machine)
+	hop.Explain(rep.Paths, probed)
 	var b bytes.Buffer
 	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
@@ -208,19 +182,19 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 // the split and the verdicts in it, and still says what the wide one says
 // of every path.
 func TestWriteTextFits100Columns(t *testing.T) {
-	rep := syntheticReport()
-	rep.Machine = &results.Machine{
-		Wake: results.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: results.LegUS{TCP: 1.1, UNIX: 0.6},
-		CPUIdle: results.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4, IsolatedCPUs: "3",
+	rep := hoptest.Synthetic()
+	rep.Machine = &machine.Machine{
+		Wake: machine.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: machine.LegUS{TCP: 1.1, UNIX: 0.6},
+		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4, IsolatedCPUs: "3",
 	}
-	var paths []PathResult
+	var paths []hop.PathResult
 	for _, regime := range []string{"packed", "spread"} {
-		rep.Regimes = append(rep.Regimes, RegimeInfo{Name: regime, Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"})
+		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: regime, Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"})
 		for _, p := range rep.Paths {
 			p.Regime = regime
 			p.Name += " " + regime
 			p.Placement = map[string]string{"client": "0", "relay": "1", "server": "0"}
-			if p.Relay != Direct {
+			if p.Relay != hop.Direct {
 				code := 20.0
 				p.RelayUs = &code
 				p.Stable, p.UnstableReason = false, "round p50s 60, 90 µs: max/min 1.5 > 1.3"
@@ -229,8 +203,8 @@ func TestWriteTextFits100Columns(t *testing.T) {
 		}
 	}
 	rep.Paths = paths
-	Explain(rep.Paths, machine)
-	rep.Verdicts = Verdicts(rep)
+	hop.Explain(rep.Paths, probed)
+	rep.Verdicts = hop.Verdicts(rep)
 	var narrow, wide bytes.Buffer
 	if err := WriteText(&narrow, rep); err != nil {
 		t.Fatal(err)
@@ -253,7 +227,7 @@ func TestWriteTextFits100Columns(t *testing.T) {
 	out := narrow.String()
 	for _, p := range rep.Paths {
 		short := strings.TrimSuffix(p.Name, " "+p.Regime)
-		if !regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(short) + ` .*` + regexp.QuoteMeta(Us(p.LatencyUs.P50))).MatchString(out) {
+		if !regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(short) + ` .*` + regexp.QuoteMeta(hop.Us(p.LatencyUs.P50))).MatchString(out) {
 			t.Errorf("%s: no row with its p50", p.Name)
 		}
 	}
@@ -276,19 +250,8 @@ func TestWrapText(t *testing.T) {
 	}
 }
 
-func TestWakeCheckString(t *testing.T) {
-	c := WakeCheck{
-		CrossIdle:    Spread{N: 40, P25: 5.1, P50: 6.2, P75: 7.9},
-		ProbeCrossUS: 8.3, ProbeSameUS: 4.7, ProbeExtraUS: 3.6,
-	}
-	got := c.String()
-	for _, want := range []string{"6.2 µs onto another, idle CPU (p25 5.1, p75 7.9; 40)", "none onto the waker's own", "8.3 µs cross-CPU, 4.7 same CPU, 3.6 µs more across"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("%q lacks %q", got, want)
-		}
-	}
-	c.ProbeCrossUS = 0
-	if strings.Contains(c.String(), "probe") {
-		t.Errorf("without the probe's figures: %q", c.String())
-	}
+// probed is a machine with round constants: 1 µs same CPU, 40 across.
+var probed = &machine.Machine{
+	Wake: machine.WakeUS{SameCPU: 1, CrossCPU: 40},
+	Leg:  machine.LegUS{TCP: 1.5, UNIX: 0.5},
 }

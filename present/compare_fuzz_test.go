@@ -1,4 +1,4 @@
-package compare
+package present
 
 import (
 	"bytes"
@@ -6,14 +6,15 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
-// FuzzCompare reads a report as Load does (the user's file) and compares
+// FuzzCompare reads a report as compare.Load does (the user's file) and compares
 // it with itself and with a copy one round short: no panic, every form
 // written, and a run against itself never differs.
 func FuzzCompare(f *testing.F) {
-	for _, file := range []string{"../hop/testdata/report.json"} {
+	for _, file := range []string{"testdata/report.json"} {
 		if b, err := os.ReadFile(file); err == nil {
 			f.Add(b)
 		}
@@ -31,7 +32,7 @@ func FuzzCompare(f *testing.F) {
 				short.Paths[i].Rounds = short.Paths[i].Rounds[:n-1]
 			}
 		}
-		c, err := Compare([]Run{{Name: "a", Report: &r}, {Name: "b", Report: &r}, {Name: "c", Report: &short}}, Options{})
+		c, err := compare.Compare([]compare.Run{{Name: "a", Report: &r}, {Name: "b", Report: &r}, {Name: "c", Report: &short}}, compare.Options{})
 		if err != nil {
 			t.Fatalf("a run against itself: %v", err)
 		}
@@ -41,10 +42,10 @@ func FuzzCompare(f *testing.F) {
 			}
 		}
 		var out bytes.Buffer
-		if err := WriteText(&out, c); err != nil {
+		if err := WriteComparison(&out, c); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteJSON(&out, c); err != nil {
+		if err := WriteComparisonJSON(&out, c); err != nil {
 			t.Fatal(err)
 		}
 	})

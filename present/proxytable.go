@@ -1,10 +1,12 @@
-package hop
+package present
 
 import (
 	"fmt"
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // WriteProxyTable prints a thread sweep in the shape of the mysql-proxy
@@ -15,7 +17,7 @@ import (
 // RSS of client, relay and server in MiB, the relay's and the server's
 // threads and open descriptors. One block per regime and setting of the
 // backend; a run of one thread count prints nothing.
-func WriteProxyTable(w io.Writer, r *Report) error {
+func WriteProxyTable(w io.Writer, r *hop.Report) error {
 	var threads []int
 	for _, p := range r.Paths {
 		if !slices.Contains(threads, p.Threads) {
@@ -30,30 +32,30 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 		serviceUs  float64
 		size, rows int
 		paths      []string
-		byPath     map[string]map[int]PathResult
+		byPath     map[string]map[int]hop.PathResult
 		directTPS  map[string]map[int]float64 // client transport → threads → tps
 		directP50  map[string]map[int]float64
 	}
 	var blocks []*block
-	find := func(p PathResult) *block {
+	find := func(p hop.PathResult) *block {
 		for _, b := range blocks {
 			if b.regime == p.Regime && b.serviceUs == p.ServiceTimeUs && b.size == p.Size && b.rows == p.Rows {
 				return b
 			}
 		}
 		b := &block{regime: p.Regime, serviceUs: p.ServiceTimeUs, size: p.Size, rows: p.Rows,
-			byPath: map[string]map[int]PathResult{}, directTPS: map[string]map[int]float64{}, directP50: map[string]map[int]float64{}}
+			byPath: map[string]map[int]hop.PathResult{}, directTPS: map[string]map[int]float64{}, directP50: map[string]map[int]float64{}}
 		blocks = append(blocks, b)
 		return b
 	}
 	for _, p := range r.Paths {
 		b := find(p)
 		if b.byPath[p.Name] == nil {
-			b.byPath[p.Name] = map[int]PathResult{}
+			b.byPath[p.Name] = map[int]hop.PathResult{}
 			b.paths = append(b.paths, p.Name)
 		}
 		b.byPath[p.Name][p.Threads] = p
-		if p.Relay == Direct {
+		if p.Relay == hop.Direct {
 			if b.directTPS[string(p.ClientTransport)] == nil {
 				b.directTPS[string(p.ClientTransport)] = map[int]float64{}
 			}
@@ -70,7 +72,7 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 			head += ", regime " + b.regime
 		}
 		if b.serviceUs != 0 || len(blocks) > 1 {
-			head += fmt.Sprintf(", service %s µs, size %d, rows %d", Us(b.serviceUs), b.size, b.rows)
+			head += fmt.Sprintf(", service %s µs, size %d, rows %d", hop.Us(b.serviceUs), b.size, b.rows)
 		}
 		fmt.Fprintln(w, head+":")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -83,7 +85,7 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 					continue
 				}
 				ratio, share := "-", "-"
-				if p.Relay != Direct {
+				if p.Relay != hop.Direct {
 					if d := b.directTPS[string(p.ClientTransport)][n]; d > 0 {
 						ratio = fmt.Sprintf("%.2f", p.TPS/d)
 					}
@@ -101,7 +103,7 @@ func WriteProxyTable(w io.Writer, r *Report) error {
 					thr = fmt.Sprintf("%d/%d", u.RelayThreads, u.ServerThreads)
 					fds = fmt.Sprintf("%d/%d", u.RelayFDs, u.ServerFDs)
 				}
-				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, width, name, p.TPS, Us(p.LatencyUs.P95), ratio, share,
+				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, width, name, p.TPS, hop.Us(p.LatencyUs.P95), ratio, share,
 					p.Errors+int64(p.Failed), rss, thr, fds)
 			}
 		}

@@ -1,4 +1,4 @@
-package results
+package hgrm
 
 import (
 	"bufio"
@@ -13,14 +13,14 @@ import (
 // steps by.
 const hgrmTicks = stats.SpectrumTicks
 
-// WriteHgrm writes h as HdrHistogram's percentile distribution, in
+// Write writes h as HdrHistogram's percentile distribution, in
 // microseconds, byte for byte in the layout of Java's
 // outputPercentileDistribution (which HdrHistogram's plotFiles.html and
 // wrk2 users read): a Value/Percentile/TotalCount/1/(1-Percentile) table,
 // the 100% line without its infinite last column, and the #[Mean ...]
 // trailer. hdrhistogram-go's PercentilesPrint differs (tab-separated header,
 // "inf" on the last line), hence this writer.
-func WriteHgrm(w io.Writer, h *stats.Histogram) error {
+func Write(w io.Writer, h *stats.Histogram) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)")
 	for _, b := range h.Distribution(hgrmTicks) {
@@ -39,7 +39,7 @@ func WriteHgrm(w io.Writer, h *stats.Histogram) error {
 	fmt.Fprintf(bw, "#[Max     = %12.3f, Total count    = %12d]\n", stats.Us(h.Max()), h.Count())
 	fmt.Fprintf(bw, "#[Buckets = %12d, SubBuckets     = %12d]\n", hgrmBuckets, hgrmSubBuckets)
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("results: hgrm: %w", err)
+		return fmt.Errorf("hgrm: %w", err)
 	}
 	return nil
 }

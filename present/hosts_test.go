@@ -1,4 +1,4 @@
-package hop
+package present
 
 import (
 	"bytes"
@@ -7,20 +7,22 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
 // A topology run's report names its hosts in the text and carries them in
 // the JSON, top level and per path; a loopback run's has neither (its
 // golden files hold that).
 func TestHostsInReport(t *testing.T) {
-	r := syntheticReport()
-	r.Hosts = []Host{
+	r := hoptest.Synthetic()
+	r.Hosts = []hop.Host{
 		{Name: "app", Kind: "netns", Address: "10.77.0.1", Env: &affinity.Env{Hostname: "vm", Cores: 2}},
 		{Name: "db", Kind: "ssh", Address: "172.31.31.222"},
 	}
 	for i := range r.Paths {
-		r.Paths[i].Hosts = &PathHosts{Client: "app", Server: "db"}
-		if r.Paths[i].Relay != Direct {
+		r.Paths[i].Hosts = &hop.PathHosts{Client: "app", Server: "db"}
+		if r.Paths[i].Relay != hop.Direct {
 			r.Paths[i].Hosts.Relay = "app"
 		}
 	}
@@ -53,7 +55,7 @@ func TestHostsInReport(t *testing.T) {
 		t.Errorf("hosts %+v", got.Hosts)
 	}
 	for _, p := range got.Paths {
-		if p.Hosts["client"] != "app" || p.Hosts["server"] != "db" || (p.Hosts["relay"] == "") != (p.Relay == string(Direct)) {
+		if p.Hosts["client"] != "app" || p.Hosts["server"] != "db" || (p.Hosts["relay"] == "") != (p.Relay == string(hop.Direct)) {
 			t.Errorf("path hosts %+v", p)
 		}
 	}

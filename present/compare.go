@@ -1,4 +1,4 @@
-package compare
+package present
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
-// WriteJSON writes c as hoplat.compare.v1, indented.
-func WriteJSON(w io.Writer, c *Comparison) error {
+// WriteComparisonJSON writes c as hoplat.compare.v1, indented.
+func WriteComparisonJSON(w io.Writer, c *compare.Comparison) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // path names hold "->"
@@ -21,7 +22,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 
 // WriteDifferences prints what differs between the runs, one line each;
 // nothing when they describe the same experiment.
-func WriteDifferences(w io.Writer, c *Comparison) error {
+func WriteDifferences(w io.Writer, c *compare.Comparison) error {
 	if len(c.Differences) == 0 {
 		return nil
 	}
@@ -36,11 +37,11 @@ func WriteDifferences(w io.Writer, c *Comparison) error {
 	return nil
 }
 
-// WriteText prints the differences first, then one table per new run in
-// benchstat's manner, within 100 columns: each side's figure, the change,
+// WriteComparison prints the differences first, then one table per new
+// run in benchstat's manner, within 100 columns: each side's figure, the change,
 // or "~" where the U test finds none at alpha, its p value and the rounds
 // each side kept.
-func WriteText(w io.Writer, c *Comparison) error {
+func WriteComparison(w io.Writer, c *compare.Comparison) error {
 	if err := WriteDifferences(w, c); err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func WriteText(w io.Writer, c *Comparison) error {
 		tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 		width := len("path")
 		for _, r := range c.Rows {
-			width = max(width, len(rowLabel(r)))
+			width = max(width, len(compare.Label(r)))
 		}
 		fmt.Fprintf(tw, "%-*s\tp50 old\tp50 new\tchange\tp\tn\tadded old\tadded new\tchange\tp\t\n", width, "path")
 		for _, r := range c.Rows {
@@ -64,15 +65,15 @@ func WriteText(w io.Writer, c *Comparison) error {
 				continue
 			}
 			short = short || len(r.Warnings) > 0
-			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t", width, rowLabel(r), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
-				Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew)
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t", width, compare.Label(r), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
+				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew)
 			if r.OldAddedP50Us == nil {
 				fmt.Fprintf(tw, "\t\t\t\t\n")
 				continue
 			}
 			ch, p := "", ""
 			if r.AddedSignificant != nil {
-				ch, p = Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
+				ch, p = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), ch, p)
 		}
@@ -113,7 +114,7 @@ const (
 	addedMoved // one at least changed significantly
 )
 
-func relays(c *Comparison) int {
+func relays(c *compare.Comparison) int {
 	out := noRelays
 	for _, r := range c.Rows {
 		switch {
@@ -129,7 +130,7 @@ func relays(c *Comparison) int {
 // drifted reports a direct path whose p50 changed significantly between
 // runs that describe the same experiment: a shift of the machine, not of
 // any hop, which a U test across separate invocations cannot tell apart.
-func drifted(c *Comparison) bool {
+func drifted(c *compare.Comparison) bool {
 	if len(c.Differences) > 0 {
 		return false
 	}
@@ -141,46 +142,4 @@ func drifted(c *Comparison) bool {
 	return false
 }
 
-// Delta is a change as the tables print it: "~" when not significant.
-func Delta(pct float64, significant bool) string {
-	if !significant {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f%%", pct)
-}
-
 func pValue(p float64) string { return fmt.Sprintf("%.3f", p) }
-
-// rowLabel is the row's path, with its sweep point when the runs sweep.
-// The name carries the regime when a run had more than one.
-func rowLabel(r Row) string {
-	if r.Setting == "" {
-		return r.Name
-	}
-	return r.Name + " (" + r.Setting + ")"
-}
-
-// Label is how a row is named in every form of the comparison.
-func Label(r Row) string { return rowLabel(r) }
-
-// Summary is one line per new run: how many paths moved, up or down, of
-// how many compared.
-func Summary(c *Comparison) []string {
-	var out []string
-	for _, nw := range c.New {
-		var n, up, down int
-		for _, r := range c.Rows {
-			if r.NewRun != nw {
-				continue
-			}
-			n++
-			if r.Significant && r.DeltaPct > 0 {
-				up++
-			} else if r.Significant && r.DeltaPct < 0 {
-				down++
-			}
-		}
-		out = append(out, fmt.Sprintf("%s against %s: of %d paths, %d slower, %d faster, %d ~", nw, c.Old, n, up, down, n-up-down))
-	}
-	return out
-}

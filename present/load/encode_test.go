@@ -1,8 +1,9 @@
-package results
+package load
 
 import (
 	"testing"
 
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )
 
@@ -20,7 +21,7 @@ func TestJSONHistogram(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := AnalyzeStep(r.Steps[i]).LatencyHist
+		want := results.AnalyzeStep(r.Steps[i]).LatencyHist
 		if got.Count() != want.Count() {
 			t.Errorf("results[%d]: decoded %d values, want %d", i, got.Count(), want.Count())
 		}

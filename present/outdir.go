@@ -1,4 +1,4 @@
-package hop
+package present
 
 import (
 	"fmt"
@@ -6,22 +6,21 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/hoplat/hoplat/present/hgrm"
 	"github.com/hoplat/hoplat/present/plot"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
-// WriteDir fills dir with the report in every format, one .hgrm per path
+// WriteFiles fills dir with the report in every format, one .hgrm per path
 // result, and the plots.
-func WriteDir(dir string, rep *Report) error {
+func WriteFiles(dir string, rep *hop.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("hop: out dir %s: %w", dir, err)
 	}
 	files := []struct {
 		name  string
-		write func(io.Writer, *Report) error
+		write func(io.Writer, *hop.Report) error
 	}{
 		{"report.json", WriteJSON},
 		{"report.csv", WriteCSV},
@@ -46,39 +45,12 @@ func WriteDir(dir string, rep *Report) error {
 		if p.Hist == nil {
 			continue
 		}
-		name := filepath.Join(dir, FileName(p, rep.Paths)+".hgrm")
-		if err := writeFile(name, func(w io.Writer) error { return results.WriteHgrm(w, p.Hist) }); err != nil {
+		name := filepath.Join(dir, hop.FileName(p, rep.Paths)+".hgrm")
+		if err := writeFile(name, func(w io.Writer) error { return hgrm.Write(w, p.Hist) }); err != nil {
 			return err
 		}
 	}
 	return writePlots(dir, rep)
-}
-
-// FileName is a file name for r among all: its path name with every
-// character a shell or file system dislikes replaced, then its thread
-// count, and its service time, size and rows where those vary among all.
-func FileName(r PathResult, all []PathResult) string {
-	name := strings.Map(func(c rune) rune {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
-			return c
-		}
-		return '_'
-	}, strings.ReplaceAll(r.Name, "->", "-to-"))
-	v := sweeps(all)
-	var b strings.Builder
-	b.WriteString(name)
-	b.WriteString("_t" + strconv.Itoa(r.Threads))
-	if v.Service {
-		b.WriteString("_svc" + strings.ReplaceAll(strconv.FormatFloat(r.ServiceTimeUs, 'g', -1, 64), ".", "p") + "us")
-	}
-	if v.Size {
-		b.WriteString("_size" + strconv.Itoa(r.Size))
-	}
-	if v.Rows {
-		b.WriteString("_rows" + strconv.Itoa(r.Rows))
-	}
-	return b.String()
 }
 
 func writeFile(name string, fill func(io.Writer) error) error {
@@ -97,21 +69,21 @@ func writeFile(name string, fill func(io.Writer) error) error {
 // SVG: the latency spectrum and added latency of the first group of
 // results, throughput against threads, overhead against service time, and
 // the chain fits.
-func writePlots(dir string, rep *Report) error {
+func writePlots(dir string, rep *hop.Report) error {
 	type figure struct {
 		name string
 		draw func(w io.Writer, format string) error
 	}
 	var figs []figure
 	first := firstResults(rep.Paths)
-	var spec []plot.Series
+	var spec []plot.Line
 	var bars []plot.Bar
 	for _, p := range first {
 		if p.Hist != nil {
 			x, y := p.Hist.Spectrum()
-			spec = append(spec, plot.Series{Name: p.Name, X: x, Y: y})
+			spec = append(spec, plot.Line{Name: p.Name, X: x, Y: y})
 		}
-		if a := p.AddedUs; a != nil && p.Relay != Direct {
+		if a := p.AddedUs; a != nil && p.Relay != hop.Direct {
 			bars = append(bars, plot.Bar{Name: p.Name, Value: a.P50, Lo: a.CI95P50[0], Hi: a.CI95P50[1]})
 		}
 	}
@@ -145,7 +117,7 @@ func writePlots(dir string, rep *Report) error {
 				[]string{"relay code", "wake-ups", "kernel legs", "endpoints", "mean excess (off)", "residual"}, stacks)
 		}})
 	}
-	if tps, lat := sweepSeries(rep.Paths, func(p PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
+	if tps, lat := sweepLines(rep.Paths, func(p hop.PathResult) float64 { return float64(p.Threads) }); len(tps) > 0 {
 		figs = append(figs,
 			figure{"threads-tps", func(w io.Writer, f string) error {
 				return plot.Lines(w, f, "Throughput by client threads", "client threads (log)", "throughput (requests/s)", true, tps)
@@ -154,7 +126,7 @@ func writePlots(dir string, rep *Report) error {
 				return plot.Lines(w, f, "p50 round trip by client threads", "client threads (log)", "p50 round trip (µs)", true, lat)
 			}})
 	}
-	if over := overheadSeries(rep.Paths); len(over) > 0 {
+	if over := overheadLines(rep.Paths); len(over) > 0 {
 		figs = append(figs, figure{"service-time", func(w io.Writer, f string) error {
 			return plot.Lines(w, f, "Overhead against the backend's service time", "service time (µs)", "added p50, % of round trip", false, over)
 		}})
@@ -176,7 +148,7 @@ func writePlots(dir string, rep *Report) error {
 }
 
 // firstResults is the first backend setting at the smallest thread count.
-func firstResults(paths []PathResult) []PathResult {
+func firstResults(paths []hop.PathResult) []hop.PathResult {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -185,7 +157,7 @@ func firstResults(paths []PathResult) []PathResult {
 		least = min(least, p.Threads)
 	}
 	q := paths[0]
-	var out []PathResult
+	var out []hop.PathResult
 	for _, p := range paths {
 		if p.Threads == least && p.ServiceTimeUs == q.ServiceTimeUs && p.Size == q.Size && p.Rows == q.Rows {
 			out = append(out, p)
@@ -194,16 +166,16 @@ func firstResults(paths []PathResult) []PathResult {
 	return out
 }
 
-// sweepSeries gives, per path and backend setting, throughput and p50
+// sweepLines gives, per path and backend setting, throughput and p50
 // against x, when x takes two or more values.
-func sweepSeries(paths []PathResult, x func(PathResult) float64) (tps, lat []plot.Series) {
+func sweepLines(paths []hop.PathResult, x func(hop.PathResult) float64) (tps, lat []plot.Line) {
 	type key struct {
 		name       string
 		svc        float64
 		size, rows int
 	}
 	var order []key
-	byKey := map[key][]PathResult{}
+	byKey := map[key][]hop.PathResult{}
 	for _, p := range paths {
 		k := key{p.Name, p.ServiceTimeUs, p.Size, p.Rows}
 		if _, ok := byKey[k]; !ok {
@@ -216,13 +188,13 @@ func sweepSeries(paths []PathResult, x func(PathResult) float64) (tps, lat []plo
 		if len(ps) < 2 {
 			continue
 		}
-		slices.SortFunc(ps, func(a, b PathResult) int { return int(x(a) - x(b)) })
+		slices.SortFunc(ps, func(a, b hop.PathResult) int { return int(x(a) - x(b)) })
 		name := k.name
 		if len(order) > 1 && (k.svc != 0 || k.size != ps[0].Size) {
 			name = fmt.Sprintf("%s (%g µs)", k.name, k.svc)
 		}
-		t := plot.Series{Name: name}
-		l := plot.Series{Name: name}
+		t := plot.Line{Name: name}
+		l := plot.Line{Name: name}
 		for _, p := range ps {
 			t.X, t.Y = append(t.X, x(p)), append(t.Y, p.TPS)
 			l.X, l.Y = append(l.X, x(p)), append(l.Y, p.LatencyUs.P50)
@@ -232,30 +204,30 @@ func sweepSeries(paths []PathResult, x func(PathResult) float64) (tps, lat []plo
 	return tps, lat
 }
 
-// overheadSeries is, per relay path and thread count, the added p50 as a
+// overheadLines is, per relay path and thread count, the added p50 as a
 // share of the round trip against the backend's service time.
-func overheadSeries(paths []PathResult) []plot.Series {
+func overheadLines(paths []hop.PathResult) []plot.Line {
 	type key struct {
 		name    string
 		threads int
 	}
 	var order []key
-	by := map[key]*plot.Series{}
+	by := map[key]*plot.Line{}
 	for _, p := range paths {
-		if p.Relay == Direct || p.AddedUs == nil || p.LatencyUs.P50 == 0 {
+		if p.Relay == hop.Direct || p.AddedUs == nil || p.LatencyUs.P50 == 0 {
 			continue
 		}
 		k := key{p.Name, p.Threads}
 		s, ok := by[k]
 		if !ok {
 			order = append(order, k)
-			s = &plot.Series{Name: p.Name}
+			s = &plot.Line{Name: p.Name}
 			by[k] = s
 		}
 		s.X = append(s.X, p.ServiceTimeUs)
 		s.Y = append(s.Y, 100*p.AddedUs.P50/p.LatencyUs.P50)
 	}
-	var out []plot.Series
+	var out []plot.Line
 	for _, k := range order {
 		if s := by[k]; len(s.X) >= 2 {
 			out = append(out, *s)
@@ -265,7 +237,7 @@ func overheadSeries(paths []PathResult) []plot.Series {
 }
 
 // chainFits gives each chain's per-round p50 points and its fitted line.
-func chainFits(rep *Report) []plot.Fit {
+func chainFits(rep *hop.Report) []plot.Fit {
 	var fits []plot.Fit
 	several := false
 	for _, c := range rep.Chains {
@@ -281,7 +253,7 @@ func chainFits(rep *Report) []plot.Fit {
 			if p.Threads != c.Threads || p.ServiceTimeUs != c.ServiceTimeUs || !slices.Contains(c.Hops, p.Hops) {
 				continue
 			}
-			if !(p.Relay == c.Relay || p.Relay == Direct) || p.ClientTransport != c.Transport || p.UpstreamTransport != c.Transport {
+			if !(p.Relay == c.Relay || p.Relay == hop.Direct) || p.ClientTransport != c.Transport || p.UpstreamTransport != c.Transport {
 				continue
 			}
 			for _, r := range p.Rounds {

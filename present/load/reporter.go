@@ -1,8 +1,10 @@
-package results
+package load
 
 import (
 	"fmt"
 	"io"
+
+	"github.com/hoplat/hoplat/results"
 )
 
 // A Reporter writes a finished measurement in one format.
@@ -10,7 +12,7 @@ type Reporter func(io.Writer) error
 
 // ReporterFor returns the reporter of r in the named format: text, json or
 // csv, as --format names them.
-func ReporterFor(format string, r Report) (Reporter, error) {
+func ReporterFor(format string, r results.Report) (Reporter, error) {
 	switch format {
 	case "text":
 		return func(w io.Writer) error { return WriteText(w, r) }, nil

@@ -1,10 +1,12 @@
-package results
+package load
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/golden"
+	"github.com/hoplat/hoplat/present/hgrm"
+	"github.com/hoplat/hoplat/results"
 )
 
 func TestGolden(t *testing.T) {
@@ -31,7 +33,7 @@ func TestGolden(t *testing.T) {
 	}
 	t.Run("hgrm", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := WriteHgrm(&b, AnalyzeStep(r.Steps[0]).LatencyHist); err != nil {
+		if err := hgrm.Write(&b, results.AnalyzeStep(r.Steps[0]).LatencyHist); err != nil {
 			t.Fatal(err)
 		}
 		golden.Check(t, "latency.hgrm", b.Bytes())
@@ -39,7 +41,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestReporterForUnknown(t *testing.T) {
-	if _, err := ReporterFor("xml", Report{}); err == nil {
+	if _, err := ReporterFor("xml", results.Report{}); err == nil {
 		t.Error(`ReporterFor("xml"): want an error`)
 	}
 }

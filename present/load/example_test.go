@@ -1,0 +1,27 @@
+package load_test
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hoplat/hoplat/present/load"
+	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/stats"
+)
+
+func ExampleWriteCSV() {
+	h := stats.NewHistogram()
+	h.Record(25_000)
+	r := results.Report{Steps: []results.Step{{Threads: 1, Runs: []results.Run{
+		{Elapsed: time.Second, Latency: h, Events: []int64{1}},
+	}}}}
+	// HdrHistogram keeps 3 significant digits: 25 µs lands in the 16 ns wide
+	// bucket 24.992 .. 25.007 µs; min is its low end, percentiles its high.
+	if err := load.WriteCSV(os.Stdout, r); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// threads,run,discarded,outlier,elapsed_s,events,tps,queries,errors,reconnects,min_us,avg_us,p50_us,p90_us,p95_us,p99_us,p999_us,max_us
+	// 1,0,false,false,1,1,1.000,1,0,0,24.992,25.000,25.007,25.007,25.007,25.007,25.007,25.007
+}

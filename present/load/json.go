@@ -1,0 +1,33 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/hoplat/hoplat/results"
+)
+
+// WriteJSON writes r as the hoplat.pingpong.v1 JSON document.
+func WriteJSON(w io.Writer, r results.Report) error {
+	doc := results.ReportJSON{Schema: r.Schema, Config: r.Config, Env: r.Env, Results: []results.StepJSON{}}
+	for _, s := range r.Results() {
+		enc, err := s.LatencyHist.Encode()
+		if err != nil {
+			return err
+		}
+		doc.Results = append(doc.Results, results.StepJSON{StepResult: s, Histogram: enc})
+	}
+	if doc.Schema == "" {
+		doc.Schema = results.SchemaPingpong
+	}
+	if doc.Env.Pinning == nil {
+		doc.Env.Pinning = map[string]string{} // "pinning": {} when none, never null
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("results: json report: %w", err)
+	}
+	return nil
+}
