@@ -41,7 +41,7 @@ import (
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 func main() {
@@ -117,7 +117,7 @@ func probeFromEnv(cfg *driver.Config) error {
 	if err != nil || n < 1 {
 		return cli.Usage(fmt.Errorf("%s=%q: want a whole number of rounds, at least 1", ProbeRoundsEnv, v))
 	}
-	cfg.Probe = func(ctx context.Context) (results.Machine, error) {
+	cfg.Probe = func(ctx context.Context) (machine.Machine, error) {
 		return probe.Run(ctx, probe.Options{Rounds: n})
 	}
 	return nil
