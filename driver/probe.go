@@ -2,9 +2,11 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/await"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -20,24 +22,23 @@ func Probe(ctx context.Context, p *Process, addr sockets.Addr, timeout time.Dura
 	dial := addr
 	dial.Role = sockets.RoleConnect
 	dial.Opts = sockets.Options{}
-	backoff := time.Millisecond
-	for {
+	var last error
+	err := await.Poll(ctx, p.Done(), 50*time.Millisecond, func() bool {
 		c, err := p.dialContext(ctx, networkOf(dial), dial.NetAddr())
-		if err == nil {
-			c.Close()
-			return nil
+		if err != nil {
+			last = err
+			return false
 		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-timer.C:
-		case <-p.Done():
-			timer.Stop()
-			return p.exitError("before it accepted connections on " + addr.String())
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("driver: %s: not accepting on %s after %v: %v (stderr: %s)", p.Name, addr, timeout, err, p.stderr)
-		}
-		backoff = min(2*backoff, 50*time.Millisecond)
+		c.Close()
+		return true
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, await.ErrExited):
+		return p.exitError("before it accepted connections on " + addr.String())
+	default:
+		return fmt.Errorf("driver: %s: not accepting on %s after %v: %v (stderr: %s)", p.Name, addr, timeout, last, p.stderr)
 	}
 }
 

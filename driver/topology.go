@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/await"
 	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results/hop"
@@ -508,26 +509,17 @@ func (t *Topology) snapshotStatsOf(ctx context.Context, files []string) (map[str
 
 // awaitFile waits, bounded, for p to write file.
 func awaitFile(ctx context.Context, p *Process, file string) error {
-	backoff := time.Millisecond
-	deadline := time.Now().Add(statsTimeout)
-	for {
-		if _, err := os.Stat(file); err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("driver: stats of %s: %s not written within %v of SIGUSR1", p.Name, file, statsTimeout)
-		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-timer.C:
-		case <-p.Done():
-			timer.Stop()
-			return p.exitError("before it wrote its stats")
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		}
-		backoff = min(2*backoff, 20*time.Millisecond)
+	wait, cancel := context.WithTimeout(ctx, statsTimeout)
+	defer cancel()
+	switch err := await.File(wait, file, p.Done()); {
+	case err == nil:
+		return nil
+	case errors.Is(err, await.ErrExited):
+		return p.exitError("before it wrote its stats")
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		return fmt.Errorf("driver: stats of %s: %s not written within %v of SIGUSR1", p.Name, file, statsTimeout)
 	}
 }
 
