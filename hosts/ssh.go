@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/tailbuf"
 )
 
@@ -102,7 +103,7 @@ func (c *sshConn) command(ctx context.Context, script string) *exec.Cmd {
 func (c *sshConn) ssh(ctx context.Context, args ...string) *exec.Cmd {
 	argv := c.sshArgv(args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	setProcAttr(cmd)
+	affinity.NewGroup(cmd)
 	return cmd
 }
 
@@ -253,7 +254,7 @@ func (c *sshConn) closeMaster(ctx context.Context) error {
 	if c.master > 0 && pidAlive(c.master) {
 		// It did not answer: it is this process's grandchild (ssh -f
 		// forked it), so end it by PID.
-		signalGroup(c.master, sigKill)
+		affinity.KillGroup(c.master)
 		return fmt.Errorf("ssh -O exit: %s: %v (killed pid %d)", strings.TrimSpace(string(out)), err, c.master)
 	}
 	return nil
@@ -363,41 +364,40 @@ func (c *sshConn) binary(ctx context.Context, tb *Testbed, bin string) (string, 
 // pidLine is the first line a remote component's wrapper prints.
 const pidLine = "hoplat-pid "
 
-// startSSH starts argv on the remote host through a small POSIX sh
-// wrapper: it records its PID in the run's pids file, prints it, marks the
+// startSSH starts c on the remote host through a small POSIX sh wrapper:
+// it records its PID in the run's pids file, prints it, marks the
 // environment with HOPLAT_RUN, and execs argv, so that the PID printed is
 // the component's own (and, sshd having made the session with setsid(2),
-// its process group's).
-func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdout, stderr io.Writer) error {
-	c, err := tb.connect(ctx, p.h)
+// its process group's). The session's stdout after that line is the
+// component's, readiness lines included.
+func (tb *Testbed) startSSH(ctx context.Context, p *Process, c Command) error {
+	conn, err := tb.connect(ctx, p.h)
 	if err != nil {
 		return err
 	}
-	inner := `echo $$ >> ` + shellQuote(c.dir+"/pids") + ` && echo "` + pidLine + `$$" && HOPLAT_RUN=` + shellQuote(c.runID) +
-		` && export HOPLAT_RUN && cd ` + shellQuote(c.dir) + ` && exec ` + shellJoin(argv)
-	cmd := c.command(context.Background(), inner)
+	inner := `echo $$ >> ` + shellQuote(conn.dir+"/pids") + ` && echo "` + pidLine + `$$" && HOPLAT_RUN=` + shellQuote(conn.runID) +
+		` && export HOPLAT_RUN && cd ` + shellQuote(conn.dir) + ` && exec ` + shellJoin(c.Argv)
+	cmd := conn.command(context.Background(), inner)
 	p.cmd = cmd
-	cmd.Stderr = stderr
+	cmd.Stderr = p.stderrWriter(c)
+	stdout := p.stdoutWriter(c)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
 	}
 	p.stdout = out
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
-	}
 	pidc := make(chan int, 1)
-	// One goroutine owns the session: it reads the PID line, copies the
-	// rest of stdout to the caller, and waits.
-	go func() {
+	// The owner reads the PID line, copies the rest of stdout, and waits.
+	err = p.own(affinity.CPUSet{}, 0, func() {
 		br := bufio.NewReader(out)
 		line, _ := br.ReadString('\n')
 		pid, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, pidLine)))
 		pidc <- pid
 		io.Copy(stdout, br)
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
+	})
+	if err != nil {
+		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
+	}
 	select {
 	case pid := <-pidc:
 		if pid > 0 {
@@ -405,7 +405,7 @@ func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdo
 			return nil
 		}
 		<-p.done
-		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, sshError(p.stderr.String(), p.err))
+		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, sshError(p.stderr.String(), p.waitErr))
 	case <-ctx.Done():
 		cmd.Process.Kill()
 		out.Close()
