@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/relay"
@@ -25,11 +25,11 @@ func TestBuildCluster(t *testing.T) {
 	bins := map[string]string{"pongd": peer.Hoplat(t, "pongd"), "hoprelay": peer.Hoplat(t, "hoprelay"), "haproxy": haproxy, "socat": "/bin/true"}
 	locate := func(name string) (string, error) { return bins[name], nil }
 
-	var servers []*Process
+	var servers []*hosts.Process
 	var addrs []sockets.Addr
 	for i := range 3 {
 		r := Responder{Proto: ProtoMySQL, User: "hoplat", Password: "hoplat"}
-		p, err := Start("pongd", r.Args(bins["pongd"], []sockets.Addr{TCPAddr(0)}), affinity.CPUSet{})
+		p, err := hosts.Start(hosts.Command{Name: "pongd", Argv: r.Args(bins["pongd"], []sockets.Addr{TCPAddr(0)})})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"path/filepath"
 	"runtime"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/hosts"
-	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -139,21 +137,14 @@ func (hb *hostBed) tcpAt(component string, port int) sockets.Addr {
 	return a
 }
 
-// dialer dials from inside component's namespace, for the readiness probes
-// of listeners there; nil dials from here.
-func (hb *hostBed) dialer(component string) func(ctx context.Context, network, address string) (net.Conn, error) {
-	if hb == nil || hb.kind[hb.on[component]] != hosts.NetNS {
-		return nil
+// start starts c on component's host: on this machine without a topology.
+// Only an ssh host's start, which the server's alone may need, takes a
+// context (startBackendOn).
+func (hb *hostBed) start(component string, c hosts.Command) (*hosts.Process, error) {
+	if hb == nil {
+		return hosts.Start(c)
 	}
-	ns, err := hb.tb.Namespace(hb.on[component])
-	if err != nil {
-		return nil
-	}
-	// ip-netns(8) keeps a named namespace's file here.
-	path := filepath.Join("/run/netns", ns)
-	return func(ctx context.Context, network, address string) (net.Conn, error) {
-		return sockets.DialNamespace(ctx, path, network, address)
-	}
+	return hb.tb.Start(context.Background(), hb.on[component], c)
 }
 
 // noSocket is why path p has no backend address: the backend has no
@@ -195,7 +186,7 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[h
 	hb := spec.Hosts
 	host := hb.on[ComponentServer]
 	out := map[hop.Transport]sockets.Addr{}
-	var p *Process
+	var p *hosts.Process
 	n := 1
 	if hb.kind[host] == hosts.SSH {
 		bin, err := hb.tb.Binary(ctx, host, "pongd")
@@ -209,7 +200,7 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[h
 		if cpus := hb.tp.Place[hosts.Server].CPUs; cpus != "" && r.CPUs == "" {
 			r.CPUs = cpus
 		}
-		if p, err = startRemote(ctx, hb.tb, host, "pongd", r.Args(bin, []sockets.Addr{listen})); err != nil {
+		if p, err = hb.tb.Start(ctx, host, hosts.Command{Name: "pongd", Argv: r.Args(bin, []sockets.Addr{listen})}); err != nil {
 			return nil, err
 		}
 		t.procs = append(t.procs, p)
@@ -283,34 +274,7 @@ func (t *Topology) startRealBackend(ctx context.Context, spec TopologySpec) erro
 	if addr == nil {
 		addr = spec.Backend.UNIX
 	}
-	return Probe(ctx, p, *addr, BackendReadyTimeout)
-}
-
-// startRemote starts a component on an ssh host through the testbed, as a
-// Process whose readiness lines, Stop and Done work as a local one's.
-func startRemote(ctx context.Context, tb *hosts.Testbed, host, name string, argv []string) (*Process, error) {
-	pr, pw := io.Pipe()
-	p := &Process{
-		Name:      name + " on " + host,
-		Argv:      argv,
-		stderr:    tailbuf.New(4096),
-		listening: make(chan sockets.Addr, 16),
-		done:      make(chan struct{}),
-	}
-	rp, err := tb.Start(ctx, host, hosts.Command{Name: name, Argv: argv, Stdout: pw, Stderr: p.stderr})
-	if err != nil {
-		pw.Close()
-		pr.Close()
-		return nil, err
-	}
-	p.remote = rp
-	go p.readStdout(pr)
-	go func() {
-		p.waitErr = rp.Wait()
-		pw.Close()
-		close(p.done)
-	}()
-	return p, nil
+	return p.Probe(ctx, *addr, BackendReadyTimeout)
 }
 
 // describe adds the hosts to the report: every host with its environment,
@@ -327,15 +291,4 @@ func (hb *hostBed) describe(rep *hop.Report, backend Backend) {
 		}
 		rep.Paths[i].Hosts = ph
 	}
-}
-
-// dialContext is Probe's connect(2): from the process's namespace for TCP
-// when it runs in one, from here otherwise (a UNIX path is reachable from
-// every namespace on this machine).
-func (p *Process) dialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	if p.dial != nil && network != "unix" {
-		return p.dial(ctx, network, address)
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, network, address)
 }

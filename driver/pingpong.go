@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/tailbuf"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/hop"
@@ -165,8 +166,8 @@ func RunClient(ctx context.Context, argv, env []string, cpus affinity.CPUSet) (h
 func RunClientWith(ctx context.Context, argv, env []string, cpus affinity.CPUSet, started func(pid int) error) (hop.Sample, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	affinity.NewGroup(cmd)
-	cmd.Cancel = func() error { kill(cmd); return nil }
-	cmd.WaitDelay = StopGrace
+	cmd.Cancel = func() error { killGroup(cmd); return nil }
+	cmd.WaitDelay = hosts.StopGrace
 	if env != nil {
 		cmd.Env = append(cmd.Environ(), env...)
 	}
@@ -177,7 +178,7 @@ func RunClientWith(ctx context.Context, argv, env []string, cpus affinity.CPUSet
 	err := affinity.StartOn(cmd, cpus)
 	if err == nil && started != nil {
 		if serr := started(cmd.Process.Pid); serr != nil {
-			kill(cmd)
+			killGroup(cmd)
 			cmd.Wait()
 			return hop.Sample{}, fmt.Errorf("driver: pingpong started: %w", serr)
 		}
@@ -238,4 +239,12 @@ func clientWakes(samples []hop.Sample, discard int) *float64 {
 	}
 	mean := sum / float64(n)
 	return &mean
+}
+
+// killGroup ends cmd's process group, or the process itself where there
+// are no process groups.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil && affinity.KillGroup(cmd.Process.Pid) != nil {
+		cmd.Process.Kill()
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -258,7 +259,7 @@ func (t *Topology) startProxy(ctx context.Context, spec TopologySpec, x *Proxy, 
 	if x.Addr != nil {
 		t.Entries[p] = *x.Addr
 		if pid, err := sockets.ListenerPID(*x.Addr); err == nil {
-			t.relayStarted(attached(x.Name, pid), p)
+			t.relayStarted(hosts.Attached(x.Name, pid), p)
 		} else {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: no CPU time per request: %v", p.Name(), err))
 		}
@@ -288,12 +289,12 @@ func (t *Topology) startProxy(ctx context.Context, spec TopologySpec, x *Proxy, 
 			return err
 		}
 		argv[0] = bin
-		proc, err := t.startWith(StartForeign, spec, ComponentRelay, x.Name, argv)
+		proc, err := t.startWith(spec, ComponentRelay, hosts.Command{Name: x.Name, Argv: argv, Foreign: true})
 		if err != nil {
 			return fmt.Errorf("driver: proxy %s: %w", x.Name, err)
 		}
 		t.relayStarted(proc, p)
-		err = Probe(ctx, proc, listen, spec.readyTimeout())
+		err = proc.Probe(ctx, listen, spec.readyTimeout())
 		if err == nil {
 			why := escaped(proc, listen, dir)
 			if why == "" {
@@ -323,23 +324,16 @@ func (spec TopologySpec) readyTimeout() time.Duration {
 	return ReadyTimeout
 }
 
-// attached is a process hopbench did not start, measured but never
-// signalled: it is not among the topology's processes, which Stop stops.
-func attached(name string, pid int) *Process {
-	done := make(chan struct{})
-	return &Process{Name: name, pid: pid, done: done}
-}
-
 // relayForget undoes relayStarted for a process that did not come up.
-func (t *Topology) relayForget(proc *Process, p hop.Path) {
-	t.relayProcs[p] = slices.DeleteFunc(t.relayProcs[p], func(q *Process) bool { return q == proc })
+func (t *Topology) relayForget(proc *hosts.Process, p hop.Path) {
+	t.relayProcs[p] = slices.DeleteFunc(t.relayProcs[p], func(q *hosts.Process) bool { return q == proc })
 }
 
 // escaped reports, and stops, a proxy that listens from outside the
 // process group hopbench started it in: one that went into the
 // background (daemon(3) calls setsid), which no Stop of the group would
 // reach. "" when the listener is the proxy's own.
-func escaped(proc *Process, listen sockets.Addr, dir string) string {
+func escaped(proc *hosts.Process, listen sockets.Addr, dir string) string {
 	pid, err := sockets.ListenerPID(listen)
 	if err != nil {
 		return ""

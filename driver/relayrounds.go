@@ -3,6 +3,8 @@ package driver
 import (
 	"context"
 	"time"
+
+	"github.com/hoplat/hoplat/hosts"
 )
 
 // relayRounds measures what each cell's relays did over the cell's own kept
@@ -23,7 +25,7 @@ type relayRounds struct {
 
 // relaySnap is what a cell's relays had done as one of its rounds began.
 type relaySnap struct {
-	cpu   map[*Process]time.Duration
+	cpu   map[*hosts.Process]time.Duration
 	stats map[string]relayTotals
 	err   error
 }

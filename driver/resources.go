@@ -75,7 +75,7 @@ func (r *resourceRounds) observe(cell int, p hop.Path, topo *Topology, serverPID
 	res.ClientRSSKiB = max(res.ClientRSSKiB, smp.MaxRSSKiB)
 	var relay procUse
 	for _, proc := range topo.relayProcs[p] {
-		if proc.remote != nil {
+		if proc.Remote() {
 			continue
 		}
 		if u, ok := readProcUse(proc.PID()); ok {
@@ -87,7 +87,7 @@ func (r *resourceRounds) observe(cell int, p hop.Path, topo *Topology, serverPID
 	res.RelayRSSKiB = max(res.RelayRSSKiB, relay.rssKiB)
 	res.RelayThreads = max(res.RelayThreads, relay.threads)
 	res.RelayFDs = max(res.RelayFDs, relay.fds)
-	if topo.server != nil && topo.server.remote == nil {
+	if topo.server != nil && !topo.server.Remote() {
 		serverPID = topo.server.PID()
 	}
 	if u, ok := readProcUse(serverPID); ok {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results/hop"
@@ -55,11 +56,11 @@ type Topology struct {
 	// placed ("|" between differing hops).
 	RelayCPUs map[hop.Path]string
 
-	procs      []*Process
-	statsProcs map[string]*Process     // hoprelay by its --stats file
-	relayProcs map[hop.Path][]*Process // the relay processes of each path, one per hop (HAProxy: shared)
-	server     *Process                // the embedded responder when it runs here; nil otherwise
-	lastPinned string                  // CPUs of the process start last pinned
+	procs      []*hosts.Process
+	statsProcs map[string]*hosts.Process     // hoprelay by its --stats file
+	relayProcs map[hop.Path][]*hosts.Process // the relay processes of each path, one per hop (HAProxy: shared)
+	server     *hosts.Process                // the embedded responder when it runs here; nil otherwise
+	lastPinned string                        // CPUs of the process start last pinned
 }
 
 // Build starts the backend and every relay the paths need, each awaited by
@@ -185,37 +186,30 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[hop
 }
 
 // startServer starts pongd with the niceness asked for, set on the thread
-// that forks it so that every thread pongd creates has it (StartNiced).
-func (t *Topology) startServer(spec TopologySpec, argv []string) (*Process, error) {
-	start := func(name string, argv []string, cpus affinity.CPUSet) (*Process, error) {
-		p, err := StartNiced(name, argv, cpus, spec.Nice)
-		if err != nil && spec.Nice != 0 {
-			return nil, fmt.Errorf("nice %d for pongd: %w", spec.Nice, err)
-		}
-		return p, err
+// that forks it so that every thread pongd creates has it (Command.Nice).
+func (t *Topology) startServer(spec TopologySpec, argv []string) (*hosts.Process, error) {
+	p, err := t.startWith(spec, ComponentServer, hosts.Command{Name: "pongd", Argv: argv, Nice: spec.Nice})
+	if err != nil && spec.Nice != 0 {
+		return nil, fmt.Errorf("nice %d for pongd: %w", spec.Nice, err)
 	}
-	return t.startWith(start, spec, ComponentServer, "pongd", argv)
+	return p, err
 }
 
 // start starts one component on the CPUs the placement gives its kind and
 // records the CPUs it obtained, once per kind.
-func (t *Topology) start(spec TopologySpec, component, name string, argv []string) (*Process, error) {
-	return t.startWith(Start, spec, component, name, argv)
+func (t *Topology) start(spec TopologySpec, component, name string, argv []string) (*hosts.Process, error) {
+	return t.startWith(spec, component, hosts.Command{Name: name, Argv: argv})
 }
 
-// startWith is start with the function that starts the process: Start, or
-// StartForeign for a user's proxy.
-func (t *Topology) startWith(startFn func(string, []string, affinity.CPUSet) (*Process, error), spec TopologySpec, component, name string, argv []string) (*Process, error) {
+// startWith is start with the whole command: a nice value, or Foreign for
+// a user's proxy.
+func (t *Topology) startWith(spec TopologySpec, component string, c hosts.Command) (*hosts.Process, error) {
 	cpus, _ := spec.Placement.For(component)
-	argv, err := spec.Hosts.argv(component, argv)
+	c.CPUs = cpus
+	p, err := spec.Hosts.start(component, c)
 	if err != nil {
 		return nil, err
 	}
-	p, err := startFn(name, argv, cpus)
-	if err != nil {
-		return nil, err
-	}
-	p.dial = spec.Hosts.dialer(component)
 	t.procs = append(t.procs, p)
 	if cpus.Len() > 0 {
 		if got := obtainedCPUs(p.PID()); got != "" {
@@ -230,9 +224,9 @@ func (t *Topology) startWith(startFn func(string, []string, affinity.CPUSet) (*P
 
 // relayStarted records the relay process just started for paths, and
 // the CPUs it obtained.
-func (t *Topology) relayStarted(proc *Process, paths ...hop.Path) {
+func (t *Topology) relayStarted(proc *hosts.Process, paths ...hop.Path) {
 	if t.relayProcs == nil {
-		t.relayProcs = map[hop.Path][]*Process{}
+		t.relayProcs = map[hop.Path][]*hosts.Process{}
 	}
 	for _, p := range paths {
 		t.relayProcs[p] = append(t.relayProcs[p], proc)
@@ -244,8 +238,8 @@ func (t *Topology) relayStarted(proc *Process, paths ...hop.Path) {
 }
 
 // relayCPUOf is the CPU time each relay process of path p has run so far.
-func (t *Topology) relayCPUOf(p hop.Path) map[*Process]time.Duration {
-	out := map[*Process]time.Duration{}
+func (t *Topology) relayCPUOf(p hop.Path) map[*hosts.Process]time.Duration {
+	out := map[*hosts.Process]time.Duration{}
 	for _, proc := range t.relayProcs[p] {
 		if d, err := affinity.ProcessCPUTime(proc.PID()); err == nil {
 			out[proc] = d
@@ -333,7 +327,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.P
 	}
 	if h.Stats != "" {
 		if t.statsProcs == nil {
-			t.statsProcs = map[string]*Process{}
+			t.statsProcs = map[string]*hosts.Process{}
 		}
 		t.statsProcs[h.Stats] = proc
 	}
@@ -369,7 +363,7 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p hop.Path
 			return sockets.Addr{}, err
 		}
 		t.relayStarted(proc, p)
-		err = Probe(ctx, proc, listen, ReadyTimeout)
+		err = proc.Probe(ctx, listen, ReadyTimeout)
 		if err == nil {
 			return listen, nil
 		}
@@ -412,7 +406,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		}
 		t.relayStarted(proc, paths...)
 		for _, r := range routes {
-			if err = Probe(ctx, proc, r.Listen, ReadyTimeout); err != nil {
+			if err = proc.Probe(ctx, r.Listen, ReadyTimeout); err != nil {
 				break
 			}
 		}
@@ -507,29 +501,14 @@ func (t *Topology) snapshotStatsOf(ctx context.Context, files []string) (map[str
 }
 
 // awaitFile waits, bounded, for p to write file.
-func awaitFile(ctx context.Context, p *Process, file string) error {
-	backoff := time.Millisecond
-	deadline := time.Now().Add(statsTimeout)
-	for {
-		if _, err := os.Stat(file); err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("driver: stats of %s: %s not written within %v of SIGUSR1", p.Name, file, statsTimeout)
-		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-timer.C:
-		case <-p.Done():
-			timer.Stop()
-			return p.exitError("before it wrote its stats")
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		}
-		backoff = min(2*backoff, 20*time.Millisecond)
+func awaitFile(ctx context.Context, p *hosts.Process, file string) error {
+	if err := p.AwaitFile(ctx, file, statsTimeout); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("driver: stats of %s after SIGUSR1: %w", p.Name, err)
+	} else if err != nil {
+		return err
 	}
+	return nil
 }
 
 // Processes is every process the topology started, in start order.
-func (t *Topology) Processes() []*Process { return t.procs }
+func (t *Topology) Processes() []*hosts.Process { return t.procs }

@@ -44,10 +44,18 @@
 // own, hoplat-<pid>--bridge. Each ssh host gets one ControlMaster connection
 // and a temporary directory. Testbed.Address is what a component dials to
 // reach a host; Testbed.Binary finds or ships hoplat's binaries there;
-// Testbed.Start runs a component on a host and stops it by PID
-// (Testbed.Argv gives the command line for a caller that starts local and
-// netns processes itself); Testbed.Hosts describes the hosts for the
-// report. Testbed.Close removes everything Up and Start made, and Up first
-// removes what a killed earlier run left behind. Round trips are timed by
-// the client alone, so nothing here compares two hosts' clocks.
+// Testbed.Start runs a component on a host, and Start on this machine
+// without a testbed, each as a Process: forked from a locked thread that
+// carries its CPUs and nice value, read for its readiness lines (or probed
+// until it accepts), stopped by PID with its process group (Testbed.Argv
+// gives the command line for a caller that runs a local or netns command
+// itself, as the driver runs its load client); Testbed.Hosts describes
+// the hosts for the report. Testbed.Close removes everything Up and Start
+// made, and Up first removes what a killed earlier run left behind. Round
+// trips are timed by the client alone, so nothing here compares two hosts'
+// clocks.
+//
+// It may import sockets (addresses, dialling into a namespace) and
+// affinity (CPU masks, nice values, process groups), and nothing above
+// them.
 package hosts

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
 )
 
@@ -405,7 +406,7 @@ func TestTopologyFileUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	relay := exec.Command(argv[0], argv[1:]...)
-	setProcAttr(relay)
+	affinity.NewGroup(relay)
 	out, err := relay.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +417,7 @@ func TestTopologyFileUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		signalGroup(relay.Process.Pid, sigTerm)
+		affinity.TerminateGroup(relay.Process.Pid)
 		relay.Wait()
 	}()
 	line, err := bufio.NewReader(out).ReadString('\n')

@@ -263,25 +263,6 @@ func cleanStale(ctx context.Context, tb *Testbed) error {
 	return errors.Join(errs...)
 }
 
-// setProcAttr puts a local or netns child in a process group of its own, so
-// that a signal to -PID reaches what it forks too, and asks the kernel to
-// send it SIGTERM should this process die first (prctl(2) PR_SET_PDEATHSIG),
-// which ip netns exec keeps: it execs the command in place.
-func setProcAttr(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-}
-
-const (
-	sigTerm = syscall.SIGTERM
-	sigKill = syscall.SIGKILL
-)
-
-func signalGroup(pid int, sig syscall.Signal) {
-	if err := syscall.Kill(-pid, sig); err != nil {
-		syscall.Kill(pid, sig)
-	}
-}
-
 // pidAlive reports whether a process pid exists (kill(2) with signal 0:
 // EPERM means it exists but is not ours) and has not exited: a zombie,
 // state Z in /proc/PID/stat (proc(5)), waits only for its parent to reap

@@ -6,9 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"syscall"
 )
 
 // Network namespaces are Linux's (network_namespaces(7)); elsewhere only
@@ -33,19 +30,6 @@ func upNetNS(ctx context.Context, tb *Testbed) error {
 }
 
 func cleanStale(ctx context.Context, tb *Testbed) error { return nil }
-
-func setProcAttr(cmd *exec.Cmd) {}
-
-const (
-	sigTerm = syscall.SIGTERM
-	sigKill = syscall.SIGKILL
-)
-
-func signalGroup(pid int, sig syscall.Signal) {
-	if p, err := os.FindProcess(pid); err == nil {
-		p.Signal(sig)
-	}
-}
 
 // pidAlive cannot tell here; a stale run's leftovers are kept.
 func pidAlive(pid int) bool { return true }

@@ -10,11 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/await"
 	"github.com/hoplat/hoplat/internal/tailbuf"
 )
 
@@ -98,11 +101,12 @@ func (c *sshConn) command(ctx context.Context, script string) *exec.Cmd {
 
 // ssh is one ssh process, in a process group of its own like every local
 // component: a terminal's Ctrl-C goes to hopbench alone, which then stops
-// the remote processes through sessions that are still up.
+// the remote processes through sessions that are still up. One that runs
+// to its end runs under locked, as its Pdeathsig requires.
 func (c *sshConn) ssh(ctx context.Context, args ...string) *exec.Cmd {
 	argv := c.sshArgv(args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	setProcAttr(cmd)
+	affinity.NewGroup(cmd)
 	return cmd
 }
 
@@ -112,7 +116,9 @@ func (c *sshConn) run(ctx context.Context, script string, stdin io.Reader) (stri
 	cmd.Stdin = stdin
 	stderr := tailbuf.New(2048)
 	cmd.Stderr = stderr
-	out, err := cmd.Output()
+	var out []byte
+	var err error
+	locked(func() { out, err = cmd.Output() })
 	if err != nil {
 		return string(out), sshError(stderr.String(), err)
 	}
@@ -135,7 +141,8 @@ func (tb *Testbed) dial(ctx context.Context, h *host) (*sshConn, error) {
 	cmd := c.ssh(ctx, append(c.baseArgs(), "-o", "ControlMaster=yes", "-o", "ControlPersist=yes", "-N", "-f", "--", h.Target())...)
 	cmd.Stderr = errFile
 	tb.logf("ssh %s: connecting to %s", h.Name, h.dest())
-	if err := cmd.Run(); err != nil {
+	locked(func() { err = cmd.Run() })
+	if err != nil {
 		msg, _ := os.ReadFile(errFile.Name())
 		return nil, sshError(string(msg), err)
 	}
@@ -154,7 +161,11 @@ func (tb *Testbed) dial(ctx context.Context, h *host) (*sshConn, error) {
 var masterPID = regexp.MustCompile(`\(pid=(\d+)\)`)
 
 func (c *sshConn) checkMaster(ctx context.Context) error {
-	out, err := c.ssh(ctx, append(c.baseArgs(), "-O", "check", "--", c.h.Target())...).CombinedOutput()
+	var out []byte
+	var err error
+	locked(func() {
+		out, err = c.ssh(ctx, append(c.baseArgs(), "-O", "check", "--", c.h.Target())...).CombinedOutput()
+	})
 	if err != nil {
 		return fmt.Errorf("control master: %s: %w", strings.TrimSpace(string(out)), err)
 	}
@@ -244,16 +255,20 @@ func (c *sshConn) removeDir(ctx context.Context) error {
 }
 
 func (c *sshConn) closeMaster(ctx context.Context) error {
-	out, err := c.ssh(ctx, append(c.baseArgs(), "-O", "exit", "--", c.h.Target())...).CombinedOutput()
+	var out []byte
+	var err error
+	locked(func() {
+		out, err = c.ssh(ctx, append(c.baseArgs(), "-O", "exit", "--", c.h.Target())...).CombinedOutput()
+	})
 	// The master exits after it has answered; it is init's child, so
 	// there is nothing to wait on but its PID going away.
-	for deadline := time.Now().Add(2 * time.Second); c.master > 0 && pidAlive(c.master) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if c.master > 0 && pidAlive(c.master) {
+	gone := func() bool { return c.master <= 0 || !pidAlive(c.master) }
+	wait, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if await.Poll(wait, nil, 10*time.Millisecond, gone) != nil {
 		// It did not answer: it is this process's grandchild (ssh -f
 		// forked it), so end it by PID.
-		signalGroup(c.master, sigKill)
+		affinity.KillGroup(c.master)
 		return fmt.Errorf("ssh -O exit: %s: %v (killed pid %d)", strings.TrimSpace(string(out)), err, c.master)
 	}
 	return nil
@@ -363,41 +378,40 @@ func (c *sshConn) binary(ctx context.Context, tb *Testbed, bin string) (string, 
 // pidLine is the first line a remote component's wrapper prints.
 const pidLine = "hoplat-pid "
 
-// startSSH starts argv on the remote host through a small POSIX sh
-// wrapper: it records its PID in the run's pids file, prints it, marks the
+// startSSH starts c on the remote host through a small POSIX sh wrapper:
+// it records its PID in the run's pids file, prints it, marks the
 // environment with HOPLAT_RUN, and execs argv, so that the PID printed is
 // the component's own (and, sshd having made the session with setsid(2),
-// its process group's).
-func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdout, stderr io.Writer) error {
-	c, err := tb.connect(ctx, p.h)
+// its process group's). The session's stdout after that line is the
+// component's, readiness lines included.
+func (tb *Testbed) startSSH(ctx context.Context, p *Process, c Command) error {
+	conn, err := tb.connect(ctx, p.h)
 	if err != nil {
 		return err
 	}
-	inner := `echo $$ >> ` + shellQuote(c.dir+"/pids") + ` && echo "` + pidLine + `$$" && HOPLAT_RUN=` + shellQuote(c.runID) +
-		` && export HOPLAT_RUN && cd ` + shellQuote(c.dir) + ` && exec ` + shellJoin(argv)
-	cmd := c.command(context.Background(), inner)
+	inner := `echo $$ >> ` + shellQuote(conn.dir+"/pids") + ` && echo "` + pidLine + `$$" && HOPLAT_RUN=` + shellQuote(conn.runID) +
+		` && export HOPLAT_RUN && cd ` + shellQuote(conn.dir) + ` && exec ` + shellJoin(c.Argv)
+	cmd := conn.command(context.Background(), inner)
 	p.cmd = cmd
-	cmd.Stderr = stderr
+	cmd.Stderr = p.stderrWriter(c)
+	stdout := p.stdoutWriter(c)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
 	}
 	p.stdout = out
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
-	}
 	pidc := make(chan int, 1)
-	// One goroutine owns the session: it reads the PID line, copies the
-	// rest of stdout to the caller, and waits.
-	go func() {
+	// The owner reads the PID line, copies the rest of stdout, and waits.
+	err = p.own(affinity.CPUSet{}, 0, func() {
 		br := bufio.NewReader(out)
 		line, _ := br.ReadString('\n')
 		pid, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, pidLine)))
 		pidc <- pid
 		io.Copy(stdout, br)
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
+	})
+	if err != nil {
+		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, err)
+	}
 	select {
 	case pid := <-pidc:
 		if pid > 0 {
@@ -405,7 +419,7 @@ func (tb *Testbed) startSSH(ctx context.Context, p *Process, argv []string, stdo
 			return nil
 		}
 		<-p.done
-		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, sshError(p.stderr.String(), p.err))
+		return fmt.Errorf("hosts: ssh %s: start %s: %w", p.h.Name, p.Name, sshError(p.stderr.String(), p.waitErr))
 	case <-ctx.Done():
 		cmd.Process.Kill()
 		out.Close()
@@ -460,4 +474,16 @@ func (tb *Testbed) stopSSH(p *Process) error {
 		return fmt.Errorf("hosts: ssh %s: stop %s (pid %d): %w", p.h.Name, p.Name, p.pid, err)
 	}
 	return nil
+}
+
+// locked runs fn, which starts a command and waits for it to end, on an
+// OS thread locked for the while. A command made by ssh has a Pdeathsig
+// (affinity.NewGroup), which the kernel ties to the thread that forks it
+// (prctl(2), PR_SET_PDEATHSIG), and the runtime ends a thread when a
+// goroutine that locked it returns, as every Process's owner does: forked
+// from a thread the runtime hands on, the command could get SIGTERM midway.
+func locked(fn func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	fn()
 }

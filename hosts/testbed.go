@@ -325,7 +325,8 @@ func (tb *Testbed) Run(ctx context.Context, name string, argv ...string) ([]byte
 	}
 	stderr := tailbuf.New(2048)
 	cmd.Stderr = stderr
-	out, err := cmd.Output()
+	var out []byte
+	locked(func() { out, err = cmd.Output() })
 	if err != nil {
 		return out, fmt.Errorf("hosts: %s: run %s: %w (stderr: %s)", h, shellJoin(argv), err, stderr)
 	}

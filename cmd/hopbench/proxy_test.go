@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results/hop"
@@ -190,7 +189,7 @@ func startNginx(t *testing.T, bin, conf, upstream string) string {
 	}
 	// Started as hopbench starts a user's proxy, and awaited as it is:
 	// connect(2) retried until nginx accepts, or it exits.
-	proc, err := driver.StartForeign("nginx", []string{bin, "-p", dir, "-e", "stderr", "-c", path, "-g", "daemon off;"}, affinity.CPUSet{})
+	proc, err := hosts.Start(hosts.Command{Name: "nginx", Argv: []string{bin, "-p", dir, "-e", "stderr", "-c", path, "-g", "daemon off;"}, Foreign: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +198,7 @@ func startNginx(t *testing.T, bin, conf, upstream string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := driver.Probe(context.Background(), proc, listen, 10*time.Second); err != nil {
+	if err := proc.Probe(context.Background(), listen, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	return addr

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/await"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/relay"
 )
@@ -68,15 +70,15 @@ func TestHoprelayEndToEnd(t *testing.T) {
 }
 
 // waitFile waits (bounded) for the stats file SIGUSR1 asked for: the
-// signal is asynchronous and there is no other event to wait on.
+// signal is asynchronous, and hoprelay renames the finished file into
+// place, so its appearance is the answer.
 func waitFile(t *testing.T, path string) {
-	for i := 0; i < 500; i++ {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := await.File(ctx, path, nil); err != nil {
+		t.Fatalf("%s not written after SIGUSR1: %v", path, err)
 	}
-	t.Fatalf("%s not written after SIGUSR1", path)
 }
 
 // startRelay starts hoprelay (bin) with args and reads its first stdout
