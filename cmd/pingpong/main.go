@@ -51,7 +51,7 @@ var help = usage.Help{
 		usage.Section("Client threads", "io MODEL", "cpus LIST", "rx-stamps"),
 		usage.Section("MySQL (--proto mysql)", "user NAME", "password PW", "db NAME", "command CMD", "query SQL", "ps",
 			"table-size N", "tables N", "range-selects", "in-statement N", "skip-trx", "ignore-errors LIST", "connect-only"),
-		usage.Section("Output", "format text|json|csv", "hgrm FILE", "report-interval DUR", "help", "version"),
+		usage.Section("Output", "format text|json|csv", "hgrm FILE", "report-interval DUR"),
 	},
 	Examples: []string{
 		"pingpong --target tcp:127.0.0.1:7000 --threads 1,2,4 --time 10s --runs 5 --discard 1",

@@ -56,8 +56,8 @@ func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
 			}
 		}
 	}
-	// --help and --version (Standard's) close the last group unless a
-	// group names them.
+	// --help and --version (Standard's) make a group of their own
+	// unless a group names them.
 	groups := append([]Group(nil), h.Groups...)
 	var std, other []string
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -72,9 +72,8 @@ func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
 	if len(other) > 0 {
 		groups = append(groups, Section("Other options", other...))
 	}
-	if len(groups) > 0 {
-		last := &groups[len(groups)-1]
-		last.Flags = append(last.Flags[:len(last.Flags):len(last.Flags)], std...)
+	if len(std) > 0 {
+		groups = append(groups, Section("Help", std...))
 	}
 	for _, g := range groups {
 		b.WriteString("\n" + g.Title + ":\n")
