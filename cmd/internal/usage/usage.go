@@ -50,7 +50,10 @@ func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
 	}
 	if h.About != "" {
 		b.WriteString("\n")
-		for _, p := range strings.Split(h.About, "\n\n") {
+		for i, p := range strings.Split(h.About, "\n\n") {
+			if i > 0 {
+				b.WriteString("\n")
+			}
 			for _, l := range wrap(p, Width) {
 				b.WriteString(l + "\n")
 			}
