@@ -64,6 +64,9 @@ func run(args []string) error {
 			return err
 		}
 	}
+	if err := reachable(context.Background(), opts.cfg); err != nil {
+		return err
+	}
 	// Components run in process groups of their own, so the terminal's
 	// Ctrl-C reaches only hopbench; cancelling ctx stops them by PID and
 	// removes the temp dir before Run returns.
