@@ -87,12 +87,16 @@ func runCompare(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	var runs []compare.Run
-	for _, f := range fs.Args() {
-		f, err := reportFile(f)
-		if err != nil {
+	// Every argument is found before any is read.
+	files := make([]string, fs.NArg())
+	for i, arg := range fs.Args() {
+		var err error
+		if files[i], err = reportFile(arg); err != nil {
 			return err
 		}
+	}
+	var runs []compare.Run
+	for _, f := range files {
 		r, err := compare.Load(f)
 		if err != nil {
 			return cli.Usage(err)
