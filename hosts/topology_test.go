@@ -84,7 +84,7 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"TIME=1s\nTIME=2s\n", `t.conf:2: TIME: already set at line 1`},
 		{"THREADS=\"1;x\"\n", `t.conf:1: THREADS: "1;x": bad number "x"`},
 		{"THREADS=\"1;;2\"\n", `t.conf:1: THREADS: "1;;2": empty element`},
-		{"THREADS=0\n", `THREADS: "0": 0: want at least 1`},
+		{"THREADS=0\n", `THREADS: "0": want at least 1`},
 		{"TIME=0\n", `t.conf:1: TIME: "0": must be positive`},
 		{"TIME=fast\n", `TIME: "fast": want seconds (30) or a duration`},
 		{"RUNS=2\nDISCARD=2\n", `t.conf:2: DISCARD: 2: must be below RUNS 2 (line 1)`},

@@ -5,14 +5,48 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/page"
 	"github.com/hoplat/hoplat/results/compare"
 )
+
+// compareHelp lays out hopbench compare --help; its flags are runCompare's.
+var compareHelp = usage.Help{
+	Usage: []string{"hopbench compare [options] OLD NEW [MORE...]"},
+	About: "Each run after the first against the first, per path and regime: the p50 round trip and " +
+		"(relay paths) the added p50 of each, the change, and ~ unless a Mann-Whitney U test on the kept " +
+		"rounds finds it significant at --alpha. A run is a report.json (hopbench --format json or --out), " +
+		"or the --out directory that holds one.",
+	Groups: []usage.Group{
+		usage.Section("Comparison", "alpha P", "allow-different"),
+		usage.Section("Output", "format text|json", "json", "html FILE"),
+	},
+	Examples: []string{
+		"hopbench compare before/ after/",
+		"hopbench compare --format json before/report.json after/report.json",
+		"hopbench compare --html cmp.html base/ try1/ try2/",
+	},
+}
+
+// reportFile is the report a compare argument names: the file itself, or
+// the report.json in a directory, as hopbench --out writes it.
+func reportFile(arg string) (string, error) {
+	st, err := os.Stat(arg)
+	if err != nil || !st.IsDir() {
+		return arg, nil // compare.Load says what is wrong with a file
+	}
+	p := filepath.Join(arg, "report.json")
+	if _, err := os.Stat(p); err != nil {
+		return "", cli.Usage(fmt.Errorf("compare %s: a directory with no report.json (hopbench --out DIR writes one)", arg))
+	}
+	return p, nil
+}
 
 // runCompare is `hopbench compare OLD.json NEW.json [MORE.json...]`: each
 // later run against the first, per path and regime, in text, JSON or an
@@ -24,19 +58,18 @@ func runCompare(args []string, stdout io.Writer) error {
 		alpha   = fs.Float64("alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test: a change with p above it prints as ~")
 		allow   = fs.Bool("allow-different", false, "compare runs whose machine, placement or workload differ (the differences print first)")
 		htmlOut = fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
-		format  = fs.String("format", "text", "output: text or json")
+		format  = fs.String("format", "text", "output")
 		asJSON  = fs.Bool("json", false, "same as --format json")
-		help    = fs.BoolP("help", "h", false, "this help")
 	)
+	done := usage.Standard(fs, &compareHelp, version)
 	if err := fs.Parse(args); err != nil {
 		return cli.Usage(err)
 	}
-	if *help {
-		fmt.Fprintf(stdout, "usage: hopbench compare [flags] OLD.json NEW.json [MORE.json...]\n\n"+
-			"Each run after the first against the first, per path and regime: the p50 round trip and\n"+
-			"(relay paths) the added p50 of each, the change, and ~ unless a Mann-Whitney U test on the\n"+
-			"kept rounds finds it significant at --alpha.\n\n%s", fs.FlagUsages())
-		return pflag.ErrHelp
+	if ok, err := done(stdout); ok {
+		if err == nil {
+			err = pflag.ErrHelp
+		}
+		return err
 	}
 	if *asJSON {
 		*format = "json"
@@ -45,7 +78,7 @@ func runCompare(args []string, stdout io.Writer) error {
 		return cli.Usage(fmt.Errorf("--format %q: want text or json", *format))
 	}
 	if *alpha <= 0 || *alpha >= 1 {
-		return cli.Usage(fmt.Errorf("--alpha %v: want between 0 and 1", *alpha))
+		return cli.Usage(fmt.Errorf("--alpha \"%v\": want between 0 and 1", *alpha))
 	}
 	if fs.NArg() < 2 {
 		return cli.Usage(fmt.Errorf("compare needs two reports or more (hopbench --format json or --out's report.json), have %d", fs.NArg()))
@@ -55,8 +88,16 @@ func runCompare(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	// Every argument is found before any is read.
+	files := make([]string, fs.NArg())
+	for i, arg := range fs.Args() {
+		var err error
+		if files[i], err = reportFile(arg); err != nil {
+			return err
+		}
+	}
 	var runs []compare.Run
-	for _, f := range fs.Args() {
+	for _, f := range files {
 		r, err := compare.Load(f)
 		if err != nil {
 			return cli.Usage(err)

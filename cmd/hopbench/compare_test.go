@@ -242,3 +242,23 @@ func TestCompareUsage(t *testing.T) {
 		}
 	}
 }
+
+// An --out directory stands for the report.json in it; one without a
+// report says so rather than "is a directory".
+func TestCompareReadsOutDir(t *testing.T) {
+	out, empty := t.TempDir(), t.TempDir()
+	report := filepath.Join(out, "report.json")
+	if err := os.WriteFile(report, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := reportFile(out); err != nil || got != report {
+		t.Errorf("reportFile(%s) = %q, %v; want %s", out, got, err, report)
+	}
+	if got, err := reportFile(report); err != nil || got != report {
+		t.Errorf("reportFile(%s) = %q, %v", report, got, err)
+	}
+	err := run([]string{"compare", out, empty})
+	if want := "compare " + empty + ": a directory with no report.json"; !cli.IsUsage(err) || err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("compare %s %s: %v, want a usage error %q", out, empty, err, want)
+	}
+}

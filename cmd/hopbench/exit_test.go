@@ -46,8 +46,8 @@ func closedPort(t *testing.T) int {
 	return port
 }
 
-// TestIntegrationEveryRoundFails: a backend that refuses the password or
-// the connection fails every round. hopbench prints the cause even under
+// TestIntegrationEveryRoundFails: a backend that refuses the password
+// fails every round. hopbench prints the cause even under
 // -q, counts the errors the same way in the table and the verdict, and
 // exits 1 rather than passing a table of zeros for a measurement. One
 // regime (same-core), so the path names carry none.
@@ -56,7 +56,6 @@ func TestIntegrationEveryRoundFails(t *testing.T) {
 	srv := mariadbtest.Start(t)
 	for _, tc := range []struct{ name, backend, cause string }{
 		{"wrong password", fmt.Sprintf("mysql://%s:not-the-pw-42@%s/%s", srv.User, srv.Addr, srv.DB), "ERROR 1045 (28000)"},
-		{"closed port", fmt.Sprintf("mysql://sbtest:sbtest@127.0.0.1:%d/sbtest", closedPort(t)), "connection refused"},
 	} {
 		cmd, tmp := hopbench(t, "-q", "--backend", tc.backend, "--paths", "direct", "--transports", "tcp",
 			"--time", "100ms", "--warmup", "0s", "--runs", "2", "--discard", "0", "--placement", "same-core")
@@ -86,6 +85,53 @@ func TestIntegrationEveryRoundFails(t *testing.T) {
 		}
 		if !strings.Contains(out, "direct tcp (1 threads): 2 errors (2 failed rounds among them)") {
 			t.Errorf("%s: the verdict does not count the 2 errors:\n%s", tc.name, out)
+		}
+	}
+}
+
+// TestUnreachableCheckedFirst: a --backend or a running --proxy that
+// refuses a connect stops hopbench at once, before the machine is probed
+// and any round runs: exit 2 within 2 s, one line naming the flag, the
+// address and "connection refused", the password masked.
+func TestUnreachableCheckedFirst(t *testing.T) {
+	// A backend that takes connections, for the proxy's case: one dial
+	// is all hopbench makes of it before it refuses the proxy.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := closedPort(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"backend", []string{"--backend", fmt.Sprintf("mysql://sbtest:not-the-pw-42@127.0.0.1:%d/sbtest", port)},
+			fmt.Sprintf("hopbench: --backend mysql://sbtest@127.0.0.1:%d/sbtest: dial tcp 127.0.0.1:%d: ", port, port)},
+		{"proxy", []string{"--backend", "mysql://sbtest@" + ln.Addr().String() + "/sbtest", "--proxy", fmt.Sprintf("px=tcp:127.0.0.1:%d", port)},
+			fmt.Sprintf("hopbench: --proxy px=tcp:127.0.0.1:%d: dial tcp 127.0.0.1:%d: ", port, port)},
+	} {
+		cmd, tmp := hopbench(t, append(tc.args, "--paths", "direct", "--runs", "2")...)
+		began := time.Now()
+		code, out, errOut := exitOf(t, cmd)
+		took := time.Since(began)
+		noneLeft(t, tmp)
+		if code != 2 || out != "" || took > 2*time.Second {
+			t.Errorf("%s: exit status %d after %v, stdout %q; want 2 within 2s and no report", tc.name, code, took, out)
+		}
+		if !strings.HasPrefix(errOut, tc.want) || !strings.HasSuffix(errOut, "connection refused\n") ||
+			strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "not-the-pw-42") {
+			t.Errorf("%s: stderr %q, want one line %q...connection refused", tc.name, errOut, tc.want)
 		}
 	}
 }

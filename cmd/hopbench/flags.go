@@ -1,14 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/cli"
@@ -110,6 +113,33 @@ func fileError(tp *hosts.TopologyFile, err error) error {
 	return tp.Errorf(key, "%w", err)
 }
 
+// help lays out hopbench --help; its flags are parseArgs'.
+var help = usage.Help{
+	Usage: []string{
+		"hopbench [options]",
+		"hopbench compare [options] OLD NEW [MORE...]   (hopbench compare --help)",
+		"hopbench galera [options]                      (hopbench galera --help)",
+	},
+	About: "Builds a topology of a responder, relays, socat and HAProxy on this machine, runs the load " +
+		"client over every path in interleaved rounds, and prints what each hop adds.",
+	Groups: []usage.Group{
+		usage.Section("Backend and workload", "backend URL", "proto echo|mysql", "command CMD", "service-time LIST",
+			"size LIST", "rows LIST", "client-instances N"),
+		usage.Section("Paths", "paths LIST", "transports LIST", "hops LIST", "proxy NAME=ADDR", "relay-lock MODE"),
+		usage.Section("Rounds", "threads LIST", "time DUR", "round-requests N", "budget DUR", "warmup DUR", "runs N",
+			"discard K"),
+		usage.Section("Placement and hosts", "placement SPEC", "backend-cpus LIST", "nice N", "topology FILE"),
+		usage.Section("Measurement", "stats", "trace"),
+		usage.Section("Output", "format text|json|csv", "out DIR", "wide", "quiet", "verbose"),
+	},
+	Examples: []string{
+		"hopbench                                    # every path on this machine, about a minute",
+		"hopbench --hops 0,1,2,3 --paths direct,epoll --transports tcp",
+		"hopbench --backend mysql://bench:pw@127.0.0.1:3306/sbtest --threads 1,8 --out after/",
+		"hopbench compare before/ after/             # what moved, and whether it is more than noise",
+	},
+}
+
 func parseArgs(args []string, err error) (options, error) {
 	if err != nil {
 		return options{}, err
@@ -118,59 +148,77 @@ func parseArgs(args []string, err error) (options, error) {
 	fs := pflag.NewFlagSet("hopbench", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		backend    = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB (unix(/path) or ?socket=/path for its UNIX socket); several mysql:// separated by ; for a sweep of --client-instances")
-		instances  = fs.Int("client-instances", 1, "clients run at once through the thread sweep, each against the backends (or SERVER_HOST's servers) in turn, summed per thread count as RonDB's autobench does (SYSBENCH_INSTANCES); direct paths only")
+		backend = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB "+
+			"(?socket=/path for its UNIX socket); several separated by ; for a --client-instances sweep")
+		instances = fs.Int("client-instances", 1, "clients at once through the thread sweep, summed per thread count "+
+			"as RonDB's autobench does; direct paths only")
 		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
 		command    = fs.String("command", def.Command, "mysql workload: "+commandNames())
 		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
-		transports = fs.String("transports", "tcp,unix", "client legs: tcp,unix")
-		threads    = fs.String("threads", "1", "client connections, LIST: 1,2,4 or 1;2;4 (a thread sweep)")
-		duration   = fs.Duration("time", def.Time, "length of one path's run in each round; unset, the shortest, lengthened until a round holds --round-requests requests")
-		roundReqs  = fs.Int("round-requests", def.RoundRequests, "size rounds so that each holds this many requests of the direct path (measured before the rounds; 0: every round runs --time)")
-		budget     = fs.Duration("budget", def.Budget, "longest the rounds may take in all when sizing lengthens them (0: no bound)")
-		warmup     = fs.Duration("warmup", def.Warmup, "client warm-up before each timed run")
-		runs       = fs.Int("runs", def.Rounds, "rounds; every path runs once per round, interleaved")
-		discard    = fs.Int("discard", def.Discard, "leading rounds dropped as warm-up")
-		hops       = fs.String("hops", "", "chain lengths, LIST such as 0,1,2,3: chains of N relays of each engine, fit per-hop cost")
-		service    = fs.String("service-time", "", "embedded backend's own time per request, LIST such as 0,20us,100us,1ms")
-		size       = fs.String("size", "", "payload bytes, LIST: echo message size, or bytes per row for mysql")
-		rows       = fs.String("rows", "", "mysql rows per result, LIST (large results stream)")
-		placement  = fs.String("placement", "", "CPU placement: client=0 relay=1 server=1, same-core, spread, or none (unpinned); default: packed and spread side by side")
-		backendCPU = fs.String("backend-cpus", "", "pin a real backend running on this machine to these CPUs for the run (LIST; its mask is put back at the end); unset, the report says where it runs")
-		nice       = fs.Int("nice", 0, "niceness of the embedded server")
-		relayLock  = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
-		proxies    = fs.StringArray("proxy", nil, "a proxy of your own as a path, repeatable: NAME=ADDR, one running already and pointed at --backend, dialed as a relay is; or 'NAME=COMMAND', started per stage from a template whose {listen} (HOST:PORT; {listen_host}, {listen_port}) and {upstream} (the backend; {upstream_host}, {upstream_port}) are filled in, {dir} a temp dir of its own, {config:PATH} the file PATH so filled in (e.g. nginx=\"nginx -p {dir} -c {config:stream.conf} -g 'daemon off;'\"); it must stay in the foreground")
-		stats      = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split (--stats=false to skip)")
-		trace      = fs.Bool("trace", def.Trace, "run one more round of every path traced through the scheduler and the kernel (BPF; needs root or CAP_BPF and BTF), and split each hop from its requests' critical paths (--trace=false to skip)")
-		format     = fs.String("format", "text", "output: text, json or csv")
-		out        = fs.String("out", "", "directory for report.html (one self-contained page), report.json, report.csv, report.txt, one .hgrm per path and plots (PNG, SVG)")
-		wide       = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100 columns")
-		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
-		verbose    = fs.BoolP("verbose", "v", false, "progress: a line per path and round with its figures")
-		help       = fs.BoolP("help", "h", false, "this help")
-		_          = fs.String("topology", "", "topology file: hosts (local, netns:NAME, ssh://user@host[:port]), where each component runs, and any of these flags' settings as KEY=value; the flags given override it")
+		transports = fs.String("transports", "tcp,unix", "client legs")
+		threads    = fs.String("threads", "1", "client connections: 1,2,4 or 1;2;4 (a thread sweep)")
+		duration   = fs.Duration("time", def.Time, "each path's run per round; unset, lengthened until a round holds "+
+			"--round-requests requests")
+		roundReqs = fs.Int("round-requests", def.RoundRequests, "requests of the direct path each round should hold "+
+			"(0: every round runs --time)")
+		budget    = fs.Duration("budget", def.Budget, "longest all rounds may take when sizing lengthens them (0: no bound)")
+		warmup    = fs.Duration("warmup", def.Warmup, "client warm-up before each timed run")
+		runs      = fs.Int("runs", def.Rounds, "rounds; every path runs once per round, interleaved")
+		discard   = fs.Int("discard", def.Discard, "leading rounds dropped as warm-up (0 when --runs is 1)")
+		hops      = fs.String("hops", "", "chain lengths such as 0,1,2,3: chains of N relays of each engine, a per-hop fit")
+		service   = fs.String("service-time", "", "embedded backend's own time per request, such as 0,20us,100us,1ms")
+		size      = fs.String("size", "", "payload bytes: echo message size, or bytes per row for mysql")
+		rows      = fs.String("rows", "", "mysql rows per result (large results stream)")
+		placement = fs.String("placement", "", "client=0 relay=1 server=1, same-core, spread, or none (unpinned); "+
+			"default: packed and spread side by side")
+		backendCPU = fs.String("backend-cpus", "", "pin a real backend on this machine to these CPUs for the run "+
+			"(its mask is put back at the end)")
+		nice      = fs.Int("nice", 0, "niceness of the embedded server")
+		relayLock = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
+		proxies   = fs.StringArray("proxy", nil, "a proxy of yours as a path, repeatable: NAME=ADDR, one running "+
+			"already in front of --backend, or NAME=COMMAND, started from a template with {listen} and {upstream} "+
+			"(see README)")
+		stats = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split")
+		trace = fs.Bool("trace", def.Trace, "one more round of every path traced by BPF (root or CAP_BPF, BTF), "+
+			"splitting each hop from its requests' critical paths")
+		format  = fs.String("format", "text", "output")
+		out     = fs.String("out", "", "directory for report.html, report.json, .csv, .txt, one .hgrm per path and plots")
+		wide    = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100")
+		quiet   = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
+		verbose = fs.BoolP("verbose", "v", false, "progress: a line per path and round with its figures")
+		_       = fs.String("topology", "", "hosts (local, netns:NAME, ssh://user@host) and where each component "+
+			"runs, plus any of these flags as KEY=value; flags given override it")
 	)
+	done := usage.Standard(fs, &help, version)
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	if *help {
-		fmt.Fprintf(os.Stdout, "usage: hopbench [flags]\n       hopbench compare [flags] OLD.json NEW.json [MORE.json...] (compare --help)\n\n%s", fs.FlagUsages())
-		return options{}, pflag.ErrHelp
+	if ok, err := done(os.Stdout); ok {
+		if err == nil {
+			err = pflag.ErrHelp
+		}
+		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q (hopbench takes only flags)", fs.Arg(0))
 	}
+	if !fs.Changed("discard") && *discard >= *runs && *runs >= 1 {
+		// The default warm-up round needs a second round to keep: a
+		// single --runs 1 is kept whole rather than refused over a flag
+		// the user never typed.
+		*discard = 0
+	}
 	o := options{cfg: def, format: *format, out: *out, wide: *wide}
 	c := &o.cfg
 	if c.Backends, err = driver.ParseBackends(*backend); err != nil {
-		return o, fmt.Errorf("--backend: %w", err)
+		return o, cli.BadValue("--backend", redact(*backend), err)
 	}
 	c.Backend = c.Backends[0]
 	if len(c.Backends) == 1 {
 		c.Backends = nil
 	}
 	if *instances < 1 {
-		return o, fmt.Errorf("--client-instances %d: need at least 1", *instances)
+		return o, fmt.Errorf("--client-instances \"%d\": want at least 1", *instances)
 	}
 	c.Instances = *instances
 	if *proto != "" && *proto != driver.ProtoEcho && *proto != driver.ProtoMySQL {
@@ -178,48 +226,48 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	c.Proto, c.Command = *proto, *command
 	if _, err := mysql.ParseCommand(*command); err != nil {
-		return o, fmt.Errorf("--command: %w", err)
+		return o, cli.BadValue("--command", *command, err)
 	}
 	if *paths != "" {
 		items, err := list.Items(*paths)
 		if err != nil {
-			return o, fmt.Errorf("--paths %w", err)
+			return o, cli.BadList("--paths", *paths, err)
 		}
 		for _, it := range items {
 			r, err := hop.ParseRelay(it)
 			if err != nil {
-				return o, fmt.Errorf("--paths: %w", err)
+				return o, cli.BadValue("--paths", *paths, err)
 			}
 			c.Relays = append(c.Relays, r)
 		}
 	}
 	items, err := list.Items(*transports)
 	if err != nil {
-		return o, fmt.Errorf("--transports %w", err)
+		return o, cli.BadList("--transports", *transports, err)
 	}
 	c.Transports = nil
 	for _, it := range items {
 		t, err := hop.ParseTransport(it)
 		if err != nil {
-			return o, fmt.Errorf("--transports: %w", err)
+			return o, cli.BadValue("--transports", *transports, err)
 		}
 		c.Transports = append(c.Transports, t)
 	}
 	if c.Threads, err = list.Ints(*threads, 1); err != nil {
-		return o, fmt.Errorf("--threads %w", err)
+		return o, cli.BadList("--threads", *threads, err)
 	}
 	if *duration <= 0 {
-		return o, fmt.Errorf("--time %v: must be positive", *duration)
+		return o, fmt.Errorf("--time %q: want a positive duration", duration.String())
 	}
 	if *warmup < 0 {
-		return o, fmt.Errorf("--warmup %v: must not be negative", *warmup)
+		return o, fmt.Errorf("--warmup %q: want 0 or more", warmup.String())
 	}
 	c.Time, c.Warmup = *duration, *warmup
 	if *roundReqs < 0 {
-		return o, fmt.Errorf("--round-requests %d: must not be negative", *roundReqs)
+		return o, fmt.Errorf("--round-requests \"%d\": want 0 or more", *roundReqs)
 	}
 	if *budget < 0 {
-		return o, fmt.Errorf("--budget %v: must not be negative", *budget)
+		return o, fmt.Errorf("--budget %q: want 0 or more", budget.String())
 	}
 	c.RoundRequests, c.Budget = *roundReqs, *budget
 	if fs.Changed("time") && !fs.Changed("round-requests") {
@@ -227,30 +275,33 @@ func parseArgs(args []string, err error) (options, error) {
 		c.RoundRequests = 0
 	}
 	if *runs < 1 {
-		return o, fmt.Errorf("--runs %d: need at least 1", *runs)
+		return o, fmt.Errorf("--runs \"%d\": want at least 1", *runs)
 	}
 	if *discard < 0 || *discard >= *runs {
-		return o, fmt.Errorf("--discard %d: must be at least 0 and below --runs %d", *discard, *runs)
+		if *runs == 1 {
+			return o, fmt.Errorf("--discard \"%d\": want 0: one round has none to spare", *discard)
+		}
+		return o, fmt.Errorf("--discard \"%d\": want 0 to %d, fewer than the %d rounds", *discard, *runs-1, *runs)
 	}
 	c.Rounds, c.Discard = *runs, *discard
 	if *hops != "" {
 		if c.Hops, err = list.Ints(*hops, 0); err != nil {
-			return o, fmt.Errorf("--hops %w", err)
+			return o, cli.BadList("--hops", *hops, err)
 		}
 	}
 	if *service != "" {
 		if c.ServiceTimes, err = list.Durations(*service); err != nil {
-			return o, fmt.Errorf("--service-time %w", err)
+			return o, cli.BadList("--service-time", *service, err)
 		}
 	}
 	if *size != "" {
 		if c.Sizes, err = list.Ints(*size, 1); err != nil {
-			return o, fmt.Errorf("--size %w", err)
+			return o, cli.BadList("--size", *size, err)
 		}
 	}
 	if *rows != "" {
 		if c.Rows, err = list.Ints(*rows, 0); err != nil {
-			return o, fmt.Errorf("--rows %w", err)
+			return o, cli.BadList("--rows", *rows, err)
 		}
 	}
 	if *placement != "" {
@@ -261,28 +312,28 @@ func parseArgs(args []string, err error) (options, error) {
 	if *backendCPU != "" {
 		online, err := affinity.OnlineCPUs()
 		if err != nil {
-			return o, fmt.Errorf("--backend-cpus %q: %w", *backendCPU, err)
+			return o, cli.BadValue("--backend-cpus", *backendCPU, err)
 		}
 		if c.BackendCPUs, err = affinity.ParseListFor(*backendCPU, online); err != nil {
-			return o, fmt.Errorf("--backend-cpus %w", err)
+			return o, cli.BadList("--backend-cpus", *backendCPU, err)
 		}
 	}
 	c.Nice = *nice
 	if _, err := relay.ParseLock(*relayLock); err != nil {
-		return o, fmt.Errorf("--relay-lock: %w", err)
+		return o, cli.BadValue("--relay-lock", *relayLock, err)
 	}
 	c.RelayLock = *relayLock
 	for _, spec := range *proxies {
 		x, err := driver.ParseProxy(spec)
 		if err != nil {
-			return o, fmt.Errorf("--proxy: %w", err)
+			return o, cli.BadValue("--proxy", spec, err)
 		}
 		c.Proxies = append(c.Proxies, x)
 	}
 	c.Stats, c.Trace = *stats, *trace
 	// hopbench's reports come in the formats pingpong's do.
 	if _, err := load.ReporterFor(*format, results.Report{}); err != nil {
-		return o, fmt.Errorf("--format: %w", err)
+		return o, cli.BadValue("--format", *format, err)
 	}
 	if !*quiet {
 		c.Progress = os.Stderr
@@ -295,10 +346,41 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	// What no single flag decides (rows with echo, placement names, ...).
 	if err := c.Check(); err != nil {
-		return o, err
+		return o, checkError(fs, err)
 	}
 	return o, nil
 }
+
+// checkError is the driver's error about a Config field, said of the flag
+// that set it and the value typed there: the driver names the field as
+// hopbench names the flag (`driver: placement "gpu=0": ...` is
+// --placement's).
+func checkError(fs *pflag.FlagSet, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "driver: ")
+	field, rest, _ := strings.Cut(msg, " ")
+	f := fs.Lookup(field)
+	if f == nil || !f.Changed {
+		return errors.New(msg)
+	}
+	_, why, ok := strings.Cut(rest, ": ")
+	value := f.Value.String()
+	if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {
+		if len(sv.GetSlice()) != 1 {
+			return errors.New("--" + msg) // the driver names which one
+		}
+		value = sv.GetSlice()[0]
+	}
+	if !ok {
+		return errors.New("--" + msg)
+	}
+	return fmt.Errorf("--%s %q: %s", field, redact(value), why)
+}
+
+// password is the secret of a mysql://USER:PASS@ URL.
+var password = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
+
+// redact hides the passwords of the URLs in s, as the report does.
+func redact(s string) string { return password.ReplaceAllString(s, "${1}xxxxx@") }
 
 // applyPlacement reads --placement against the CPUs online now.
 func applyPlacement(c *driver.Config, spec string) error {
@@ -308,10 +390,10 @@ func applyPlacement(c *driver.Config, spec string) error {
 	}
 	online, err := affinity.OnlineCPUs()
 	if err != nil {
-		return fmt.Errorf("--placement %q: %w", spec, err)
+		return cli.BadValue("--placement", spec, err)
 	}
 	if c.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
-		return fmt.Errorf("--placement: %w", err)
+		return cli.BadValue("--placement", spec, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,31 +54,63 @@ func TestParseFlagsRejects(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--threads", "0"}, `--threads "0": 0: want at least 1`},
+		{[]string{"--threads", "0"}, `--threads "0": want at least 1`},
 		{[]string{"--threads", "1;2,,4"}, `--threads "1;2,,4": empty element`},
 		{[]string{"--paths", "direct,,epoll"}, `--paths "direct,,epoll": empty element`},
 		{[]string{"--paths", "nginx"}, `"nginx"`},
 		{[]string{"--transports", "udp"}, `"udp"`},
-		{[]string{"--time", "0s"}, "--time 0s"},
-		{[]string{"--runs", "2", "--discard", "2"}, "--discard 2"},
-		{[]string{"--format", "xml"}, `--format: results: unknown format "xml"`},
-		{[]string{"--relay-lock", "big"}, `--relay-lock: relay: lock "big"`},
-		{[]string{"--command", "drop"}, `--command: mysql: parse command "drop"`},
+		{[]string{"--time", "0s"}, `--time "0s": want a positive duration`},
+		{[]string{"--runs", "2", "--discard", "2"}, `--discard "2": want 0 to 1`},
+		{[]string{"--runs", "1", "--discard", "1"}, `--discard "1": want 0`},
+		{[]string{"--discard", "7"}, `--discard "7": want 0 to 6, fewer than the 7 rounds`},
+		{[]string{"--runs", "0"}, `--runs "0": want at least 1`},
+		{[]string{"--format", "xml"}, `--format "xml": unknown format (want`},
+		{[]string{"--relay-lock", "big"}, `--relay-lock "big": want none, conn or global`},
+		{[]string{"--command", "drop"}, `--command "drop": want ping`},
 		{[]string{"--backend", "pg://x"}, "--backend"},
-		{[]string{"--service-time", "fast"}, `--service-time "fast": bad duration "fast"`},
-		{[]string{"--placement", "gpu=0"}, `placement "gpu=0": unknown component "gpu"`},
+		{[]string{"--service-time", "fast"}, `--service-time "fast": bad duration`},
+		{[]string{"--placement", "gpu=0"}, `--placement "gpu=0": unknown component "gpu"`},
 		{[]string{"--placement", "client=x"}, "--placement"},
-		{[]string{"--hops", "-1"}, `--hops "-1": bad number ""`},
+		{[]string{"--hops", "-1"}, `--hops "-1": a negative number`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--bogus"}, "bogus"},
-		{[]string{"--proxy", "epoll=tcp:127.0.0.1:1"}, `--proxy: driver: proxy "epoll": names one of hopbench's own paths`},
+		{[]string{"--proxy", "epoll=tcp:127.0.0.1:1"}, `--proxy "epoll=tcp:127.0.0.1:1": proxy "epoll": names one of hopbench's own paths`},
 		{[]string{"--proxy", "ngx=nginx -c x.conf"}, "never says {listen}"},
 		{[]string{"--proxy", "ngx=tcp:127.0.0.1:1"}, "--backend mysql://"},
 		{[]string{"--backend", "mysql://u:p@h:1/d", "--proxy", "a=tcp:127.0.0.1:1", "--proxy", "a=tcp:127.0.0.1:2"}, "given twice"},
+		{[]string{"--backend", "mysql://u:secret-pw@h:1/d;pg://x"}, `--backend "mysql://u:xxxxx@h:1/d;pg://x": `},
+		{[]string{"--proto", "echo", "--rows", "1,2"}, `--rows "1,2": rows shape mysql results`},
 	} {
 		_, err := parseFlags(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !cli.IsUsage(err) {
 			t.Errorf("%v: error %v, want a usage error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// Each message names a flag and its value once, with no package's name
+// and no flag the user did not type: --runs 1 keeps its one round rather
+// than refusing over --discard's default.
+func TestParseFlagsReadOnce(t *testing.T) {
+	o, err := parseFlags([]string{"--runs", "1"})
+	if err != nil || o.cfg.Rounds != 1 || o.cfg.Discard != 0 {
+		t.Errorf("--runs 1: rounds %d discard %d, %v; want 1 round kept", o.cfg.Rounds, o.cfg.Discard, err)
+	}
+	for _, args := range [][]string{{"--threads", "0"}, {"--hops", "-1"}, {"--format", "xml"}, {"--command", "drop"},
+		{"--relay-lock", "big"}, {"--paths", "nginx"}, {"--placement", "client=x"}, {"--backend-cpus", "99999"}} {
+		_, err := parseFlags(args)
+		if err == nil {
+			t.Errorf("%v: no error", args)
+			continue
+		}
+		msg := err.Error()
+		if want := args[0] + " " + strconv.Quote(args[1]) + ": "; !strings.HasPrefix(msg, want) || strings.Count(msg, args[0]) != 1 {
+			t.Errorf("%v: %q, want it to begin %q and name the flag once", args, msg, want)
+		}
+		for _, pkg := range []string{"list", "results", "relay", "mysql", "driver", "affinity", "hop", "pingpong"} {
+			if strings.Contains(msg, pkg+": ") {
+				t.Errorf("%v: %q names package %s", args, msg, pkg)
+			}
 		}
 	}
 }

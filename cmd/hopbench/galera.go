@@ -10,11 +10,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/cluster"
+	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
 )
 
-// runGalera is `hopbench galera`: field-notes.md §4's table against a
+// runGalera is `hopbench galera`: the sysbench table against a
 // Galera cluster built in network namespaces on this machine (package
 // cluster). Progress goes to stderr, the table to stdout.
 func runGalera(args []string) error {
@@ -42,18 +43,29 @@ func runGalera(args []string) error {
 	return nil
 }
 
+// galeraHelp lays out hopbench galera --help; its flags are galeraFlags'.
+var galeraHelp = usage.Help{
+	Usage: []string{"hopbench galera [options]   (needs root: network namespaces)"},
+	About: "Builds a MariaDB Galera cluster, one node per network namespace on one bridge, and runs " +
+		"sysbench against it: one server at --direct-threads, then HAProxy and each " +
+		"hoprelay engine in front of every node at --proxy-threads. Everything it made is removed at " +
+		"the end and on Ctrl-C.",
+	Groups: []usage.Group{
+		usage.Section("Cluster", "nodes N", "sst METHOD", "buffer-pool SIZE"),
+		usage.Section("Workload", "workloads LIST", "paths LIST", "tables N", "table-size N", "time DUR",
+			"direct-threads N", "proxy-threads N", "ignore-errors LIST", "runs N"),
+		usage.Section("Output", "quiet"),
+	},
+	Examples: []string{
+		"hopbench galera",
+		"hopbench galera --table-size 1000 --time 5s",
+		"hopbench galera --paths direct,haproxy,epoll --runs 3",
+	},
+}
+
 func galeraFlags(args []string) (cluster.BenchConfig, error) {
 	var c cluster.BenchConfig
 	fs := pflag.NewFlagSet("hopbench galera", pflag.ContinueOnError)
-	fs.SortFlags = false
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: hopbench galera [flags]   (needs root: network namespaces)\n\n"+
-			"Builds a %d-node MariaDB Galera cluster, one node per network namespace on one bridge,\n"+
-			"and runs field-notes.md §4's sysbench table: one server at --direct-threads, HAProxy\n"+
-			"(balance roundrobin, option mysql-check) and each hoprelay engine in front of every node\n"+
-			"at --proxy-threads. Everything it made is removed at the end and on Ctrl-C.\n\n", 3)
-		fs.PrintDefaults()
-	}
 	workloads := fs.String("workloads", strings.Join(cluster.Workloads, ","), "sysbench tests to run, in order")
 	paths := fs.String("paths", strings.Join(cluster.DefaultPaths(), ","), "paths: direct (the first node alone), haproxy, and hoprelay engines")
 	fs.IntVar(&c.Tables, "tables", 10, "sysbench --tables")
@@ -64,14 +76,18 @@ func galeraFlags(args []string) (cluster.BenchConfig, error) {
 	fs.StringVar(&c.IgnoreErrors, "ignore-errors", cluster.DefaultIgnoreErrors, "sysbench --mysql-ignore-errors: counted and retried, reported as ignored errors")
 	fs.IntVar(&c.Runs, "runs", 1, "interleaved rounds of every path per workload (the table gives the run of median tps)")
 	fs.IntVar(&c.Nodes, "nodes", 3, "cluster size")
-	fs.StringVar(&c.SST, "sst", "rsync", "wsrep_sst_method for the joining nodes (rsync is the one tested; mariabackup would need an SST account, which is not set up)")
+	fs.StringVar(&c.SST, "sst", "rsync", "wsrep_sst_method of the joining nodes (rsync is the one tested)")
 	fs.StringVar(&c.BufferPool, "buffer-pool", "64M", "each node's innodb_buffer_pool_size")
 	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
+	done := usage.Standard(fs, &galeraHelp, version)
 	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return c, err
-		}
 		return c, cli.Usage(err)
+	}
+	if ok, err := done(os.Stdout); ok {
+		if err == nil {
+			err = pflag.ErrHelp
+		}
+		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, cli.Usage(fmt.Errorf("galera: unexpected argument %q", fs.Arg(0)))
@@ -80,15 +96,15 @@ func galeraFlags(args []string) (cluster.BenchConfig, error) {
 	// mistake.
 	for _, name := range []string{"tables", "table-size", "direct-threads", "proxy-threads", "runs", "nodes"} {
 		if v, _ := fs.GetInt(name); v < 1 {
-			return c, cli.Usage(fmt.Errorf("--%s %d: want at least 1", name, v))
+			return c, cli.Usage(fmt.Errorf("--%s \"%d\": want at least 1", name, v))
 		}
 	}
 	var err error
 	if c.Workloads, err = list.Items(*workloads); err != nil {
-		return c, cli.Usage(fmt.Errorf("--workloads %w", err))
+		return c, cli.BadList("--workloads", *workloads, err)
 	}
 	if c.Paths, err = list.Items(*paths); err != nil {
-		return c, cli.Usage(fmt.Errorf("--paths %w", err))
+		return c, cli.BadList("--paths", *paths, err)
 	}
 	if !*quiet {
 		c.Progress = os.Stderr

@@ -38,7 +38,7 @@ func TestGaleraFlagsRefused(t *testing.T) {
 		{[]string{"--workloads", "oltp_point_select"}, `workload "oltp_point_select"`},
 		{[]string{"--paths", "direct,socat"}, `path "socat"`},
 		{[]string{"--time", "500ms"}, "at least 1s"},
-		{[]string{"--nodes", "0"}, "--nodes 0: want at least 1"},
+		{[]string{"--nodes", "0"}, `--nodes "0": want at least 1`},
 		{[]string{"--nodes", "12"}, "12 nodes"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {

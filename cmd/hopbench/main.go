@@ -10,7 +10,7 @@
 //	hopbench --topology hosts/testdata/mxs-1515.conf --runs 3   # the database in a namespace (or on an ssh host) of its own
 //	hopbench --out before/ ; (change something) ; hopbench --out after/
 //	hopbench compare before/report.json after/report.json      # what moved, and whether it is more than noise
-//	hopbench galera --table-size 1000 --time 5s   # field-notes.md §4: a Galera cluster in namespaces behind HAProxy and hoprelay
+//	hopbench galera --table-size 1000 --time 5s   # a Galera cluster in namespaces behind HAProxy and hoprelay
 //
 // --out DIR writes report.html there, one self-contained page (open it in
 // a browser, or attach it to a mail), beside the JSON, CSV, text, .hgrm
@@ -70,6 +70,9 @@ func run(args []string) error {
 		if err := cli.CheckOutputDir("out", opts.out); err != nil {
 			return err
 		}
+	}
+	if err := reachable(context.Background(), opts.cfg); err != nil {
+		return err
 	}
 	// Components run in process groups of their own, so the terminal's
 	// Ctrl-C reaches only hopbench; cancelling ctx stops them by PID and

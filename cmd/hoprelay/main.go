@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
@@ -30,76 +31,79 @@ func main() {
 	cli.Exit("hoprelay", err)
 }
 
-// batchUsage is --no-batch's help.
-const batchUsage = "epoll: make one recvfrom and one sendto per message. By default a wake-up that finds several connections " +
-	"readable reads them all in one io_uring_enter and writes them on in another (at one connection nothing changes); " +
-	"where the kernel refuses io_uring the relay says so on stderr and makes one call per message"
+// version is set at link time (go build -ldflags "-X main.version=...").
+var version string
 
-// wakeUsage is --wake's help: what each strategy costs, measured.
-const wakeUsage = "how epoll and splice loops wait when --spin and --busy-poll are not given: auto (the default) sleeps " +
-	"in epoll_wait when the loop may run on fewer than 4 CPUs (taskset, --cpus), where it shares them with its client and " +
-	"server, and is adaptive on more; adaptive polls up to 50us after each event while such polls catch the next one; " +
-	"sleep always sleeps. The choice is printed on stderr and in --stats (wake, wake_why). On a loaded 2-vCPU guest, " +
-	"unpinned, adaptive added 37.2us to a sockperf round trip where sleep added 31.8 (p99 112 against 244); packed on " +
-	"one CPU --busy-poll 50us added 74-113us where sleep added 25-32 (README.md, Defaults)"
+// help lays out hoprelay --help; its flags are run's.
+var help = usage.Help{
+	Usage: []string{"hoprelay [options] LISTEN CONNECT [CONNECT...]"},
+	About: "LISTEN and CONNECT take hoplat's short forms (tcp:HOST:PORT, unix:/path) and socat's " +
+		"(TCP4-LISTEN:PORT,reuseaddr,fork; TCP4:HOST:PORT,nodelay; UNIX-LISTEN:PATH).\n\n" +
+		"Several CONNECT addresses: each connection goes to one (--balance); one that refuses is " +
+		"skipped for --retry and the connection tries the next.",
+	Groups: []usage.Group{
+		usage.Section("Engine", "engine NAME", "workers N", "lock none|conn|global", "buffer BYTES", "cpus LIST"),
+		usage.Section("Waiting (epoll, splice)", "wake auto|adaptive|sleep", "spin", "busy-poll DUR", "no-batch"),
+		usage.Section("Upstreams and connections", "balance roundrobin|leastconn", "retry DUR", "max-conns N", "grace DUR"),
+		usage.Section("Output", "stats FILE"),
+	},
+	Examples: []string{
+		"hoprelay TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3306,nodelay",
+		"hoprelay --engine splice UNIX-LISTEN:/tmp/mysql.sock,fork TCP4:127.0.0.1:3306",
+		"hoprelay --stats /tmp/s.json TCP-LISTEN:3306 tcp:10.0.0.1:3306 tcp:10.0.0.2:3306",
+	},
+}
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("hoprelay", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
 	defaultEngine := "epoll"
 	if runtime.GOOS != "linux" {
 		defaultEngine = "goroutine"
 	}
-	engine := fs.String("engine", defaultEngine, relay.EngineList("|")+" (sockmap: BPF redirect in the kernel, TCP legs only, no residence timing, up to 16x --buffer held in the kernel per direction; see relay/doc.go)")
+	engine := fs.String("engine", defaultEngine, relay.EngineList(", ")+"; sockmap forwards in the kernel (BPF, "+
+		"TCP legs only, no residence timing; see relay/doc.go)")
 	workers := fs.Int("workers", 1, "event loops (epoll, splice)")
-	spin := fs.Bool("spin", false, "loops poll with a zero timeout instead of sleeping (burns a core; packed on one CPU with client and server its added sockperf p99 was 7.2ms in one run, below the direct path in another: see --wake)")
-	busyPoll := fs.Duration("busy-poll", 0, "loops poll without sleeping for this long after each event (e.g. 50us)")
-	wake := fs.String("wake", "auto", wakeUsage)
-	noBatch := fs.Bool("no-batch", false, batchUsage)
+	spin := fs.Bool("spin", false, "poll with a zero timeout instead of sleeping: burns a core (see README, Defaults)")
+	busyPoll := fs.Duration("busy-poll", 0, "poll without sleeping for this long after each event, e.g. 50us")
+	wake := fs.String("wake", "auto", "how loops wait without --spin or --busy-poll; auto: sleep on fewer than 4 CPUs, "+
+		"adaptive on more (stderr and --stats say which)")
+	noBatch := fs.Bool("no-batch", false, "epoll: one recvfrom and one sendto per message, not io_uring batches")
 	cpus := fs.String("cpus", "", "CPUs to pin loop threads to, e.g. 0-3,8 or 0;2")
-	lock := fs.String("lock", "none", "none|conn|global: locking design of the loops")
+	lock := fs.String("lock", "none", "locking design of the loops")
 	buffer := fs.String("buffer", "64K", "bytes per direction (suffix K, M)")
-	stats := fs.String("stats", "", "write JSON stats and per-chunk residence times to FILE at exit and on SIGUSR1")
-	maxConns := fs.Int("max-conns", 0, "refuse connections beyond this many live ones (0 = no bound)")
-	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT/SIGTERM, how long live connections may finish")
-	balance := fs.String("balance", string(relay.BalanceRoundRobin), "with several CONNECT addresses, how each connection picks one: roundrobin (HAProxy's balance roundrobin, MaxScale's readconnroute) or leastconn")
-	retry := fs.Duration("retry", relay.DefaultRetry, "with several CONNECT addresses, how long one that failed a connect is skipped (the connection tries the next)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: hoprelay [flags] LISTEN CONNECT [CONNECT...]\n\n"+
-			"  e.g. hoprelay TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3306,nodelay\n"+
-			"       hoprelay UNIX-LISTEN:/tmp/mysql.sock,fork TCP4:127.0.0.1:3306,nodelay\n"+
-			"       hoprelay TCP-LISTEN:3306 tcp:10.0.0.1:3306 tcp:10.0.0.2:3306 tcp:10.0.0.3:3306\n\n"+
-			"Several CONNECT addresses: each connection goes to one (--balance); one that\n"+
-			"refuses is skipped for --retry and the connection tries the next.\n\n")
-		fs.PrintDefaults()
-	}
+	stats := fs.String("stats", "", "write JSON stats and per-chunk residence times here at exit and on SIGUSR1")
+	maxConns := fs.Int("max-conns", 0, "refuse connections beyond this many live ones (0: no bound)")
+	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT or SIGTERM, how long live connections may finish")
+	balance := fs.String("balance", string(relay.BalanceRoundRobin), "how each connection picks one of several CONNECT addresses")
+	retry := fs.Duration("retry", relay.DefaultRetry, "how long a CONNECT address that failed a connect is skipped")
+	done := usage.Standard(fs, &help, version)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
 		return cli.Usage(err)
 	}
+	if ok, err := done(stdout); ok {
+		return err
+	}
 	if fs.NArg() < 2 {
-		fs.Usage()
-		return cli.Usage(fmt.Errorf("want LISTEN CONNECT [CONNECT...], got %d arguments", fs.NArg()))
+		return cli.Usage(fmt.Errorf("want LISTEN CONNECT [CONNECT...], got %d (hoprelay --help)", fs.NArg()))
 	}
 	listen, err := sockets.Parse(fs.Arg(0))
 	if err != nil {
-		return cli.Usage(err)
+		return cli.BadAddress("LISTEN", fs.Arg(0), err)
 	}
 	var connect []sockets.Addr
 	for _, arg := range fs.Args()[1:] {
 		a, err := sockets.Parse(arg)
 		if err != nil {
-			return cli.Usage(err)
+			return cli.BadAddress("CONNECT", arg, err)
 		}
 		if a.Role == sockets.RoleListen {
-			return cli.Usage(fmt.Errorf("CONNECT %s is a listen address", arg))
+			return cli.Usage(fmt.Errorf("CONNECT %q: a listen address; want one to connect to", arg))
 		}
 		connect = append(connect, a)
 	}
 	if *retry <= 0 {
-		return cli.Usage(fmt.Errorf("--retry %v: want more than 0", *retry))
+		return cli.Usage(fmt.Errorf("--retry %q: want more than 0", retry.String()))
 	}
 	cfg := relay.Config{
 		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, NoBatch: *noBatch, BusyPoll: *busyPoll, Wake: relay.Wake(*wake), Lock: relay.Lock(*lock),
@@ -110,26 +114,32 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *cpus != "" {
 		if cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
-			return cli.Usage(fmt.Errorf("--cpus %w", err))
+			return cli.BadList("--cpus", *cpus, err)
 		}
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {
-		return cli.Usage(fmt.Errorf("--buffer %q: %v", *buffer, err))
+		return cli.BadValue("--buffer", *buffer, err)
 	}
 	if *workers < 1 {
-		return cli.Usage(fmt.Errorf("--workers %d: want 1 or more", *workers))
+		return cli.Usage(fmt.Errorf("--workers \"%d\": want 1 or more", *workers))
 	}
 	if *maxConns < 0 {
-		return cli.Usage(fmt.Errorf("--max-conns %d: want 0 (no bound) or more", *maxConns))
+		return cli.Usage(fmt.Errorf("--max-conns \"%d\": want 0 (no bound) or more", *maxConns))
 	}
 	if *grace < 0 {
-		return cli.Usage(fmt.Errorf("--grace %v: want 0 or more", *grace))
+		return cli.Usage(fmt.Errorf("--grace %q: want 0 or more", grace.String()))
 	}
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
 	cfg.Logf = logger.Printf
 
 	if err := cfg.Validate(); err != nil {
-		return cli.Usage(err)
+		return flagError(fs, err)
+	}
+	// Found now, not at the first SIGUSR1 or at exit, after the run.
+	if *stats != "" {
+		if err := cli.CheckOutputFile("stats", *stats); err != nil {
+			return err
+		}
 	}
 	r, err := relay.NewUpstreams(listen, connect, cfg)
 	if err != nil {
@@ -174,6 +184,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+}
+
+// flagError is relay's error about a Config field, said of the flag that
+// set it: relay names the field as hoprelay names the flag ("relay: lock
+// \"big\": ..." is --lock's), and a rule over several fields
+// ("spin/busy-poll/wake: ...") is said of those the user gave.
+func flagError(fs *pflag.FlagSet, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "relay: ")
+	field, rest, _ := strings.Cut(msg, " ")
+	var named []string
+	for _, f := range strings.Split(strings.TrimSuffix(field, ":"), "/") {
+		if fs.Lookup(f) != nil && (fs.Changed(f) || !strings.Contains(field, "/")) {
+			named = append(named, "--"+f)
+		}
+	}
+	if len(named) == 0 {
+		return cli.Usage(errors.New(msg))
+	}
+	sep := " "
+	if strings.HasSuffix(field, ":") {
+		sep = ": "
+	}
+	return cli.Usage(errors.New(strings.Join(named, ", ") + sep + rest))
 }
 
 // writeStats replaces path atomically, so a reader never sees half a file.

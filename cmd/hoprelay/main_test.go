@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"net"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/internal/peer"
 )
 
 func TestParseBytes(t *testing.T) {
@@ -67,4 +72,39 @@ func FuzzParseBytes(f *testing.F) {
 			t.Fatalf("%q: %d", s, n)
 		}
 	})
+}
+
+// TestStatsCheckedFirst runs the binary: a --stats file that cannot be
+// written stops hoprelay before it listens (exit 2, no "listening" line),
+// not at SIGTERM after the run it was to describe.
+func TestStatsCheckedFirst(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cmd := exec.Command(peer.Hoplat(t, "hoprelay"), "--stats", "/nonexistent/dir/s.json", "tcp:127.0.0.1:0", "tcp:"+ln.Addr().String())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	var out []byte
+	go func() {
+		var err error
+		out, err = cmd.Output()
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("hoprelay still running 10s later: it listened")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || len(out) != 0 {
+		t.Errorf("%v, stdout %q; want exit status 2 before listening", err, out)
+	}
+	if want := "hoprelay: --stats /nonexistent/dir/s.json: cannot create files in /nonexistent/dir: "; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q...", stderr.String(), want)
+	}
 }

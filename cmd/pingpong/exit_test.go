@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"net"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -82,6 +83,43 @@ func TestSignalExit(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), "pingpong: interrupted") {
 			t.Errorf("%v: stderr %q", tc.sig, stderr.String())
+		}
+	}
+}
+
+// TestErrorsReadOnce runs the binaries: a mistake a newcomer makes first
+// is one line on stderr naming the flag and the value typed, with a hint
+// where the mistake is common, exit 2; pongd says nothing else before it.
+func TestErrorsReadOnce(t *testing.T) {
+	// A port nothing listens on: the errors must come before any dial.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "tcp:" + ln.Addr().String()
+	ln.Close()
+	for _, tc := range []struct {
+		bin  string
+		args []string
+		want string
+	}{
+		{"pingpong", []string{"--target", closed, "--threads", "0"}, `pingpong: --threads "0": want at least 1`},
+		{"pingpong", []string{"--target", closed, "--threads", "-3"}, `pingpong: --threads "-3": a negative number or a range with no start (ranges read LO-HI, as 1-4)`},
+		{"pingpong", []string{"--target", "127.0.0.1:7000"}, `pingpong: --target "127.0.0.1:7000": no address type; did you mean tcp:127.0.0.1:7000?`},
+		{"pingpong", []string{"--target", closed, "--io", "fast"}, `pingpong: --io "fast": want auto, netpoll, blocking or spin`},
+		{"pongd", []string{"--listen", "tcp:127.0.0.1:0", "--proto", "bogus"}, `pongd: --proto "bogus": want echo or mysql`},
+		{"pongd", []string{"--listen", "127.0.0.1:0"}, `pongd: --listen "127.0.0.1:0": no address type; did you mean tcp:127.0.0.1:0?`},
+	} {
+		cmd := exec.Command(peer.Hoplat(t, tc.bin), tc.args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || len(out) != 0 {
+			t.Errorf("%s %q: %v, stdout %q; want exit status 2 and no output", tc.bin, tc.args, err, out)
+		}
+		if got := stderr.String(); got != tc.want+"\n" {
+			t.Errorf("%s %q: stderr\n%q, want the one line\n%q", tc.bin, tc.args, got, tc.want)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/pingpong"
@@ -41,40 +42,58 @@ type options struct {
 	hgrm   string
 }
 
-// ioUsage is --io's help: what each model costs, measured.
-const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) runs blocking, one OS thread per connection " +
-	"as sysbench and sockperf do, up to 16 threads per CPU it may run on (512 in all), and netpoll beyond; " +
-	"the report's config names the model in io_chosen and why in io_reason. " +
-	"Measured on a loaded 2-vCPU EPYC guest (README.md, Defaults): netpoll cost 43.4 us of client CPU per MariaDB " +
-	"point-select at 1 thread unpinned against blocking's 23.0 (sysbench 27.1); spin beats the default's echo p50 " +
-	"where the client has a CPU to itself, 17.2 us against 21.3 unpinned (sockperf 23.5), at the price of a core per thread"
+// version is set at link time (go build -ldflags "-X main.version=...").
+var version string
 
-func parse(args []string) (options, error) {
+// help lays out pingpong --help; its flags are parse's.
+var help = usage.Help{
+	Usage: []string{"pingpong --target ADDR [options]"},
+	Groups: []usage.Group{
+		usage.Section("Connection", "target ADDR", "proto echo|mysql", "connect-timeout DUR"),
+		usage.Section("Load", "threads LIST", "time DUR", "warmup DUR", "runs N", "discard K", "rate R", "size BYTES"),
+		usage.Section("Client threads", "io MODEL", "cpus LIST", "rx-stamps"),
+		usage.Section("MySQL (--proto mysql)", "user NAME", "password PW", "db NAME", "command CMD", "query SQL", "ps",
+			"table-size N", "tables N", "range-selects", "in-statement N", "skip-trx", "ignore-errors LIST", "connect-only"),
+		usage.Section("Output", "format text|json|csv", "hgrm FILE", "report-interval DUR"),
+	},
+	Examples: []string{
+		"pingpong --target tcp:127.0.0.1:7000 --threads 1,2,4 --time 10s --runs 5 --discard 1",
+		"pingpong --target unix:/tmp/p.sock --rate 10000 --format json",
+		"pingpong --target tcp:127.0.0.1:3306 --proto mysql --command oltp-ro --threads 8",
+	},
+}
+
+func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := pflag.NewFlagSet("pingpong", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
-	target := fs.String("target", "", "address to load: tcp:HOST:PORT, unix:/path, or socat's TCP4:HOST:PORT,…")
-	proto := fs.String("proto", "echo", "protocol: echo or mysql")
+	target := fs.String("target", "", "address to load: tcp:HOST:PORT, unix:/path or socat's TCP4:HOST:PORT,...")
+	proto := fs.String("proto", "echo", "protocol")
 	size := fs.Int("size", echo.DefaultSize, "echo: bytes per request and per reply")
-	threads := fs.String("threads", "1", "thread counts to sweep, one connection each: 1,2,4 or 1;2;4")
+	threads := fs.String("threads", "1", "thread counts, one connection each: 1,2,4 or 1;2;4")
 	fs.DurationVar(&o.cfg.Time, "time", 10*time.Second, "length of each run")
 	fs.DurationVar(&o.cfg.Warmup, "warmup", 0, "untimed load before each thread count's first run")
 	fs.IntVar(&o.cfg.Runs, "runs", 1, "runs per thread count")
 	fs.IntVar(&o.cfg.Discard, "discard", 0, "leave the first K runs out of the figures")
-	fs.Float64Var(&o.cfg.Rate, "rate", 0, "open loop: total requests per second (0 = closed loop)")
-	ioModel := fs.String("io", "auto", ioUsage)
-	cpus := fs.String("cpus", "", "pin worker threads round-robin over this CPU list (0-3,8)")
-	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0 = off)")
-	fs.DurationVar(&o.cfg.ConnectTimeout, "connect-timeout", 5*time.Second, "bound on each connection's set-up, handshake included: hundreds of connections opened at once on a loaded machine need longer")
-	fs.StringVar(&o.format, "format", "text", "report format: text, json or csv")
-	fs.BoolVar(&o.cfg.RXStamps, "rx-stamps", false, "TCP: read each response with the kernel's receive timestamp and report the client's wake-up delay (rx_wake_us)")
+	fs.Float64Var(&o.cfg.Rate, "rate", 0, "open loop: total requests per second (0: closed loop)")
+	ioModel := fs.String("io", "auto", "auto, netpoll, blocking or spin; auto: blocking, one OS thread per connection, "+
+		"up to 16 per CPU, netpoll beyond (see README, Defaults)")
+	cpus := fs.String("cpus", "", "pin worker threads round-robin over these CPUs (0-3,8)")
+	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0: off)")
+	fs.DurationVar(&o.cfg.ConnectTimeout, "connect-timeout", 5*time.Second, "bound on each connection's set-up, handshake included")
+	fs.StringVar(&o.format, "format", "text", "report format")
+	fs.BoolVar(&o.cfg.RXStamps, "rx-stamps", false, "TCP: time each reply's kernel receive stamp, report the client's wake-up (rx_wake_us)")
 	my := addMySQLFlags(fs)
-	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (microseconds) in HdrHistogram's .hgrm format to FILE")
+	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (microseconds) in HdrHistogram's .hgrm format")
+	done := usage.Standard(fs, &help, version)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(os.Stdout, "Usage: pingpong --target ADDR [flags]\n%s", fs.FlagUsages())
-		}
 		return o, cli.Usage(err)
+	}
+	if ok, err := done(stdout); ok {
+		if err == nil {
+			err = pflag.ErrHelp
+		}
+		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, cli.Usage(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
@@ -84,21 +103,21 @@ func parse(args []string) (options, error) {
 	}
 	a, err := sockets.Parse(*target)
 	if err != nil {
-		return o, cli.Usage(fmt.Errorf("--target: %w", err))
+		return o, cli.BadAddress("--target", *target, err)
 	}
 	if a.Role == sockets.RoleListen {
 		return o, cli.Usage(fmt.Errorf("--target %q: a listen address; want one to connect to", *target))
 	}
 	o.cfg.Target = a
 	if o.cfg.Threads, err = list.Ints(*threads, 1); err != nil {
-		return o, cli.Usage(fmt.Errorf("--threads %w", err))
+		return o, cli.BadList("--threads", *threads, err)
 	}
 	if o.cfg.IO, err = pingpong.ParseIO(*ioModel); err != nil {
-		return o, cli.Usage(fmt.Errorf("--io: %w", err))
+		return o, cli.BadValue("--io", *ioModel, err)
 	}
 	if *cpus != "" {
 		if o.cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
-			return o, cli.Usage(fmt.Errorf("--cpus %w", err))
+			return o, cli.BadList("--cpus", *cpus, err)
 		}
 	}
 	// A protocol that dials its own connections dials them as the
@@ -113,12 +132,12 @@ func parse(args []string) (options, error) {
 	if err := o.cfg.Validate(); err != nil {
 		var ce *pingpong.ConfigError
 		if errors.As(err, &ce) {
-			return o, cli.Usage(fmt.Errorf("--%s %v: want %s", ce.Flag, ce.Value, ce.Want))
+			return o, cli.Usage(fmt.Errorf("--%s %q: want %s", ce.Flag, fmt.Sprint(ce.Value), ce.Want))
 		}
 		return o, cli.Usage(err)
 	}
 	if _, err := load.ReporterFor(o.format, results.Report{}); err != nil {
-		return o, cli.Usage(fmt.Errorf("--format: %w", err))
+		return o, cli.BadValue("--format", o.format, err)
 	}
 	if o.hgrm != "" {
 		if err := cli.CheckOutputFile("hgrm", o.hgrm); err != nil {
@@ -129,7 +148,7 @@ func parse(args []string) (options, error) {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	o, err := parse(args)
+	o, err := parse(args, stdout)
 	if errors.Is(err, pflag.ErrHelp) {
 		return nil
 	}

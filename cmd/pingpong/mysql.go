@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
 	"github.com/hoplat/hoplat/pingpong/mysql"
@@ -40,19 +41,21 @@ var oltpOnly = []string{"tables", "range-selects", "in-statement", "skip-trx"}
 
 func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	m := &mysqlFlags{}
-	fs.StringVar(&m.user, "user", "sbtest", "mysql: user to log in as")
-	fs.StringVar(&m.password, "password", "", "mysql: password (default $MYSQL_PWD, else pongd's default sbtest); never printed")
-	fs.StringVar(&m.db, "db", "sbtest", "mysql: schema to select at connect")
-	fs.StringVar(&m.command, "command", "point-select", "mysql: each event runs ping, select1, point-select, oltp-ro (sysbench's 16-statement transaction), oltp-rw (oltp_read_write's 20), oltp-wo (oltp_write_only's 6) or query")
-	fs.StringVar(&m.query, "query", "", "mysql: the SQL of --command query")
-	fs.BoolVar(&m.ps, "ps", true, "mysql: prepared statements, as sysbench's default; --ps=false sends text as --db-ps-mode=disable")
-	fs.IntVar(&m.tableSize, "table-size", 10000, "mysql: ids drawn from 1..N, as sysbench's --table-size")
-	fs.IntVar(&m.tables, "tables", 1, "mysql oltp-*: tables sbtest1..N, each statement group picking one as sysbench's --tables")
-	fs.BoolVar(&m.rangeSelects, "range-selects", true, "mysql oltp-ro, oltp-rw: the 4 range selects, as sysbench's --range_selects")
-	fs.IntVar(&m.inStatement, "in-statement", 0, "mysql oltp-ro, oltp-rw: each point select reads N ids with WHERE id IN (…), RonDB's SB_USE_IN_STATEMENT; 0 is off")
-	fs.BoolVar(&m.skipTrx, "skip-trx", false, "mysql oltp-*: no BEGIN/COMMIT, every statement in autocommit, as sysbench's --skip_trx")
-	fs.StringVar(&m.ignoreErrors, "ignore-errors", "1213,1020,1205,1047", "mysql: server errors that restart the event on its connection, counted as ignored errors, as sysbench's --mysql-ignore-errors (a list, all or none)")
-	fs.BoolVar(&m.connectOnly, "connect-only", false, "mysql: each event is a whole connection set-up (dial, login, COM_QUIT, close)")
+	fs.StringVar(&m.user, "user", "sbtest", "user to log in as")
+	fs.StringVar(&m.password, "password", "", "password (default $MYSQL_PWD, else pongd's sbtest); never printed")
+	fs.StringVar(&m.db, "db", "sbtest", "schema to select at connect")
+	fs.StringVar(&m.command, "command", "point-select", "each event: ping, select1, point-select, oltp-ro, oltp-rw, "+
+		"oltp-wo (sysbench's transactions) or query")
+	fs.StringVar(&m.query, "query", "", "the SQL of --command query")
+	fs.BoolVar(&m.ps, "ps", true, "prepared statements, as sysbench; --ps=false sends text")
+	fs.IntVar(&m.tableSize, "table-size", 10000, "ids drawn from 1..N (sysbench's --table-size)")
+	fs.IntVar(&m.tables, "tables", 1, "oltp-*: tables sbtest1..N (sysbench's --tables)")
+	fs.BoolVar(&m.rangeSelects, "range-selects", true, "oltp-ro, oltp-rw: the 4 range selects (sysbench's --range_selects)")
+	fs.IntVar(&m.inStatement, "in-statement", 0, "oltp-ro, oltp-rw: each point select reads N ids, WHERE id IN (...); 0: off")
+	fs.BoolVar(&m.skipTrx, "skip-trx", false, "oltp-*: no BEGIN/COMMIT, each statement in autocommit")
+	fs.StringVar(&m.ignoreErrors, "ignore-errors", "1213,1020,1205,1047", "server errors that restart the event, counted "+
+		"as ignored: codes, all or none")
+	fs.BoolVar(&m.connectOnly, "connect-only", false, "each event is a whole connection set-up: dial, login, COM_QUIT, close")
 	return m
 }
 
@@ -67,7 +70,7 @@ func protocol(fs *pflag.FlagSet, proto string, size int, m *mysqlFlags, target s
 			}
 		}
 		if err := echo.CheckSize(size); err != nil {
-			return nil, fmt.Errorf("--size: %w", err)
+			return nil, cli.BadValue("--size", strconv.Itoa(size), err)
 		}
 		return echo.Protocol{Size: size}, nil
 	case "mysql":
@@ -76,7 +79,7 @@ func protocol(fs *pflag.FlagSet, proto string, size int, m *mysqlFlags, target s
 		}
 		return m.protocol(fs, target, model)
 	}
-	return nil, fmt.Errorf("--proto %q: want echo or mysql", proto)
+	return nil, cli.Usage(fmt.Errorf("--proto %q: want echo or mysql", proto))
 }
 
 func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model pingpong.IOModel) (pingpong.Protocol, error) {
@@ -97,7 +100,7 @@ func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model ping
 	}
 	cmd, err := mysql.ParseCommand(m.command)
 	if err != nil {
-		return nil, fmt.Errorf("--command: %w", err)
+		return nil, cli.BadValue("--command", m.command, err)
 	}
 	switch {
 	case cmd == mysql.CommandQuery && m.query == "":
@@ -124,7 +127,7 @@ func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model ping
 	var err2 error
 	wc.IgnoreErrors, wc.IgnoreAll, err2 = parseIgnoreErrors(m.ignoreErrors)
 	if err2 != nil {
-		return nil, fmt.Errorf("--ignore-errors: %w", err2)
+		return nil, cli.BadValue("--ignore-errors", m.ignoreErrors, err2)
 	}
 	w, err := mysql.NewWorkload(wc)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/sockets"
@@ -30,28 +31,42 @@ import (
 
 func main() { cli.Exit("pongd", run(os.Args[1:])) }
 
-// ioUsage is --io's help: what each model costs, measured.
-const ioUsage = "I/O model: auto, netpoll, blocking or spin. auto (the default) serves each connection blocking, " +
-	"on an OS thread of its own, while at most 16 per CPU (512 in all) are, and netpoll beyond. Against pingpong's " +
-	"default, unpinned on a loaded 2-vCPU EPYC guest, the pair's echo p50 was 21.3 us (sockperf 23.5); both in netpoll " +
-	"32.8, both in spin 17.2 at the price of a core per connection (README.md, Defaults)"
+// version is set at link time (go build -ldflags "-X main.version=...").
+var version string
+
+// help lays out pongd --help; its flags are run's.
+var help = usage.Help{
+	Usage: []string{"pongd --listen ADDR [--listen ADDR ...] [options]"},
+	Groups: []usage.Group{
+		usage.Section("Serving", "listen ADDR", "proto echo|mysql", "io MODEL", "cpus LIST"),
+		usage.Section("Service time", "service-time DUR", "service-mode busy|sleep"),
+		usage.Section("MySQL (--proto mysql)", "user NAME", "password PW", "auth PLUGIN", "tables N", "table-size N", "seed N",
+			"rows N", "row-bytes N", "connect-timeout DUR", "max-allowed-packet BYTES"),
+	},
+	Examples: []string{
+		"pongd --listen tcp:127.0.0.1:7000 --listen unix:/tmp/p.sock",
+		"pongd --listen TCP4-LISTEN:3306,reuseaddr --proto mysql --service-time 20us",
+		"pongd --listen tcp:127.0.0.1:7000 --io spin --cpus 1",
+	},
+}
 
 func run(args []string) error {
 	fs := pflag.NewFlagSet("pongd", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
-	listen := fs.StringArray("listen", nil, "address to serve (repeatable): tcp:HOST:PORT, unix:/path, or socat's TCP4-LISTEN:PORT,…")
-	proto := fs.String("proto", "echo", "protocol: echo or mysql (a mock mysqld; account sbtest/sbtest unless --user/--password)")
-	ioModel := fs.String("io", "auto", ioUsage)
-	cpus := fs.String("cpus", "", "pin connection threads round-robin over this CPU list (0-3,8)")
-	serviceTime := fs.Duration("service-time", 0, "time spent before each reply (mysql: each statement), modelling a backend's own cost")
-	serviceMode := fs.String("service-mode", "busy", "how service time is spent: busy (burn CPU, as a query does) or sleep")
+	listen := fs.StringArray("listen", nil, "address to serve, repeatable: tcp:HOST:PORT, unix:/path or socat's TCP4-LISTEN:PORT,...")
+	proto := fs.String("proto", "echo", "protocol; mysql is a mock mysqld (account sbtest/sbtest unless --user, --password)")
+	ioModel := fs.String("io", "auto", "auto, netpoll, blocking or spin; auto: blocking, an OS thread per connection, "+
+		"up to 16 per CPU, netpoll beyond (see README, Defaults)")
+	cpus := fs.String("cpus", "", "pin connection threads round-robin over these CPUs (0-3,8)")
+	serviceTime := fs.Duration("service-time", 0, "time spent before each reply (mysql: each statement), as a backend's own cost")
+	serviceMode := fs.String("service-mode", "busy", "busy burns CPU, as a query does; sleep sleeps")
 	my := addMySQLFlags(fs)
+	done := usage.Standard(fs, &help, version)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(os.Stdout, "Usage: pongd --listen ADDR [--listen ADDR ...] [flags]\n%s", fs.FlagUsages())
-			return nil
-		}
 		return cli.Usage(err)
+	}
+	if ok, err := done(os.Stdout); ok {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return cli.Usage(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
@@ -66,28 +81,25 @@ func run(args []string) error {
 	for _, s := range *listen {
 		a, err := sockets.Parse(s)
 		if err != nil {
-			return cli.Usage(fmt.Errorf("--listen %q: %w", s, err))
+			return cli.BadAddress("--listen", s, err)
 		}
 		srv.Listen = append(srv.Listen, a)
 	}
 	var err error
 	if srv.IO, err = pingpong.ParseIO(*ioModel); err != nil {
-		return cli.Usage(fmt.Errorf("--io: %w", err))
-	}
-	if srv.IO == pingpong.Auto {
-		fmt.Fprintf(os.Stderr, "pongd: --io auto: each connection blocking on an OS thread of its own while at most %d are (%d per CPU), netpoll beyond\n", srv.AutoLimit(), pingpong.AutoPerCPU)
+		return cli.BadValue("--io", *ioModel, err)
 	}
 	if *cpus != "" {
 		if srv.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
-			return cli.Usage(fmt.Errorf("--cpus %w", err))
+			return cli.BadList("--cpus", *cpus, err)
 		}
 	}
 	if *serviceTime < 0 {
-		return cli.Usage(fmt.Errorf("--service-time %v: want 0 or more", *serviceTime))
+		return cli.Usage(fmt.Errorf("--service-time %q: want 0 or more", serviceTime.String()))
 	}
 	mode, err := pingpong.ParseServiceMode(*serviceMode)
 	if err != nil {
-		return cli.Usage(fmt.Errorf("--service-mode: %w", err))
+		return cli.BadValue("--service-mode", *serviceMode, err)
 	}
 	if srv.Handler, err = handler(fs, *proto, my, pingpong.Service{Time: *serviceTime, Mode: mode}); err != nil {
 		return cli.Usage(err)
@@ -97,6 +109,11 @@ func run(args []string) error {
 	defer stop()
 	if err := srv.Bind(ctx); err != nil {
 		return err
+	}
+	// Said once every flag is known good and the addresses bound: a
+	// notice before an error would be read as its cause.
+	if srv.IO == pingpong.Auto {
+		fmt.Fprintf(os.Stderr, "pongd: --io auto: each connection blocking on an OS thread of its own while at most %d are (%d per CPU), netpoll beyond\n", srv.AutoLimit(), pingpong.AutoPerCPU)
 	}
 	out := bufio.NewWriter(os.Stdout)
 	for _, a := range srv.Addrs() {

@@ -30,16 +30,18 @@ var mysqlOnly = []string{"user", "password", "auth", "rows", "row-bytes", "table
 
 func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 	m := &mysqlFlags{}
-	fs.StringVar(&m.user, "user", "sbtest", "mysql: the one account's user (sysbench's default)")
-	fs.StringVar(&m.password, "password", "sbtest", "mysql: the account's password; the defaults let sysbench --mysql-password=sbtest and mariadb -usbtest -psbtest in")
-	fs.StringVar(&m.auth, "auth", "mysql_native_password", "mysql: the account's plugin: mysql_native_password or caching_sha2_password")
-	fs.IntVar(&m.tables, "tables", 1, "mysql: sysbench tables served, sbtest1..sbtestN (sysbench's --tables)")
-	fs.Int64Var(&m.tableSize, "table-size", 10000, "mysql: rows per table, ids 1..N, computed when read, never stored (sysbench's --table-size)")
-	fs.Uint64Var(&m.seed, "seed", 0, "mysql: seed of the tables' k, c and pad values; the same seed gives the same rows")
-	fs.IntVar(&m.rows, "rows", 0, "mysql: reshape the point select (SELECT c ... WHERE id=v) into N rows, to measure result size (not mysqld's answer); unset: the table's one row")
-	fs.IntVar(&m.rowBytes, "row-bytes", 0, "mysql: reshape the point select's c to N bytes (not mysqld's answer); unset: the table's 119-byte c")
-	fs.DurationVar(&m.connectTimeout, "connect-timeout", mock.DefaultConnectTimeout, "mysql: time a client has from accept to login before it is disconnected (mysqld's connect_timeout); 0 for none")
-	fs.IntVar(&m.maxAllowedPacket, "max-allowed-packet", mock.DefaultMaxAllowedPacket, "mysql: largest command after login, in bytes (mysqld's max_allowed_packet); larger ones get ERR 1153 and a close")
+	fs.StringVar(&m.user, "user", "sbtest", "the one account's user (sysbench's default)")
+	fs.StringVar(&m.password, "password", "sbtest", "the account's password; with the defaults sysbench and mariadb -usbtest -psbtest log in")
+	fs.StringVar(&m.auth, "auth", "mysql_native_password", "the account's plugin: mysql_native_password or caching_sha2_password")
+	fs.IntVar(&m.tables, "tables", 1, "sysbench tables served, sbtest1..sbtestN (sysbench's --tables)")
+	fs.Int64Var(&m.tableSize, "table-size", 10000, "rows per table, ids 1..N, computed when read (sysbench's --table-size)")
+	fs.Uint64Var(&m.seed, "seed", 0, "seed of the tables' k, c and pad values: the same seed, the same rows")
+	fs.IntVar(&m.rows, "rows", 0, "reshape the point select into N rows, to measure result size (unset: the table's row)")
+	fs.IntVar(&m.rowBytes, "row-bytes", 0, "reshape the point select's c to N bytes (unset: the table's 119)")
+	fs.DurationVar(&m.connectTimeout, "connect-timeout", mock.DefaultConnectTimeout, "time from accept to login before a "+
+		"client is disconnected, as mysqld's connect_timeout; 0: none")
+	fs.IntVar(&m.maxAllowedPacket, "max-allowed-packet", mock.DefaultMaxAllowedPacket, "largest command after login "+
+		"(mysqld's max_allowed_packet); a larger one gets ERR 1153 and a close")
 	return m
 }
 

@@ -58,6 +58,9 @@ func Items(s string) ([]string, error) {
 // rather than read as a range). noun names a number in errors ("CPU").
 func Range(item, noun string) (lo, hi int, err error) {
 	a, b, isRange := strings.Cut(item, "-")
+	if isRange && strings.TrimSpace(a) == "" {
+		return 0, 0, errors.New("a negative number or a range with no start (ranges read LO-HI, as 1-4)")
+	}
 	if lo, err = number(a, noun); err != nil {
 		return 0, 0, err
 	}
@@ -68,7 +71,7 @@ func Range(item, noun string) (lo, hi int, err error) {
 		return 0, 0, err
 	}
 	if hi < lo {
-		return 0, 0, fmt.Errorf("bad range %q: end before start", item)
+		return 0, 0, errors.New("end before start")
 	}
 	return lo, hi, nil
 }
@@ -83,6 +86,16 @@ func number(s, noun string) (int, error) {
 	return int(n), nil
 }
 
+// inItem names the item err is about, where the list holds more than that
+// item and err does not quote it already: `"1,3-1": 3-1: end before start`,
+// but `"0": want at least 1`.
+func inItem(list, item string, err error) error {
+	if item == strings.TrimSpace(list) || strings.Contains(err.Error(), strconv.Quote(item)) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", item, err)
+}
+
 // Ints reads a list of integers, ranges expanded in order, each at least
 // least: "1;2;4", "0-3", "1,8-10". Duplicates and order are kept, as a
 // sweep runs them.
@@ -95,10 +108,10 @@ func Ints(s string, least int) ([]int, error) {
 	for _, it := range items {
 		lo, hi, err := Range(it, "number")
 		if err != nil {
-			return nil, &Error{List: s, Err: err}
+			return nil, &Error{List: s, Err: inItem(s, it, err)}
 		}
 		if lo < least {
-			return nil, &Error{List: s, Err: fmt.Errorf("%d: want at least %d", lo, least)}
+			return nil, &Error{List: s, Err: inItem(s, it, fmt.Errorf("want at least %d", least))}
 		}
 		if hi-lo >= MaxLen-len(out) {
 			return nil, &Error{List: s, Err: fmt.Errorf("more than %d values", MaxLen)}
