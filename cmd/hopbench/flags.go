@@ -25,6 +25,9 @@ type options struct {
 	format string
 	out    string
 	wide   bool // the text report's full columns instead of 100
+	// verbose selects the full text report (every table and verdict)
+	// instead of the one-screen one.
+	verbose bool
 }
 
 // parseFlags reads the command line; every error is a cli usage error
@@ -146,7 +149,7 @@ func parseArgs(args []string, err error) (options, error) {
 		out        = fs.String("out", "", "directory for report.html (one self-contained page), report.json, report.csv, report.txt, one .hgrm per path and plots (PNG, SVG)")
 		wide       = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100 columns")
 		quiet      = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
-		verbose    = fs.BoolP("verbose", "v", false, "progress: a line per path and round with its figures")
+		verbose    = fs.BoolP("verbose", "v", false, "progress: a line per path and round with its figures; and the full text report (every table and verdict)")
 		help       = fs.BoolP("help", "h", false, "this help")
 		_          = fs.String("topology", "", "topology file: hosts (local, netns:NAME, ssh://user@host[:port]), where each component runs, and any of these flags' settings as KEY=value; the flags given override it")
 	)
@@ -160,7 +163,7 @@ func parseArgs(args []string, err error) (options, error) {
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q (hopbench takes only flags)", fs.Arg(0))
 	}
-	o := options{cfg: def, format: *format, out: *out, wide: *wide}
+	o := options{cfg: def, format: *format, out: *out, wide: *wide, verbose: *verbose}
 	c := &o.cfg
 	if c.Backends, err = driver.ParseBackends(*backend); err != nil {
 		return o, fmt.Errorf("--backend: %w", err)

@@ -132,6 +132,13 @@ func stageStates(ps []PathResult) *hostStates {
 	if len(controls) == 0 {
 		return nil
 	}
+	for _, c := range controls {
+		// A control that ran on other CPUs in some rounds (or anywhere
+		// the scheduler put it) moved by its placement, not the host.
+		if placementMoved(c.Regime, c.Placement) {
+			return nil
+		}
+	}
 	slices.SortStableFunc(controls, func(a, b PathResult) int {
 		return boolCmp(b.ClientTransport == TCP, a.ClientTransport == TCP)
 	})
@@ -189,6 +196,9 @@ func stageStates(ps []PathResult) *hostStates {
 		if stats.Median(slow) > stats.Median(fast) {
 			moved++
 		}
+	}
+	if others == 0 && len(controls) == 1 {
+		return nil // one path alone cannot tell the host from itself
 	}
 	if others > 0 && 3*moved < 2*others {
 		return nil // the controls moved alone: the paths did not follow
