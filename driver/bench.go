@@ -141,6 +141,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
 		rep.Machine.StealPct = pct
 	}
+	if rep.Machine != nil {
+		rep.Machine.States = hop.States(rep.Paths)
+	}
 	if b.tracing.traced > 0 {
 		var buf bytes.Buffer
 		if _, err := b.tracing.waterfall.WriteTo(&buf); err == nil {

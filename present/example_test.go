@@ -15,7 +15,7 @@ func ExampleWrite() {
 	rep := &hop.Report{Schema: hop.Schema, Paths: []hop.PathResult{{Name: "direct tcp", Relay: hop.Direct,
 		ClientTransport: hop.TCP, UpstreamTransport: hop.TCP, Threads: 1, LatencyUs: hop.Latency{P50: 25, P99: 50}}}}
 	var b bytes.Buffer
-	if err := present.Write(&b, "json", false, rep); err != nil {
+	if err := present.Write(&b, "json", present.Brief, rep); err != nil {
 		panic(err)
 	}
 	first, _, _ := strings.Cut(strings.TrimPrefix(b.String(), "{\n"), "\n")

@@ -26,6 +26,9 @@ func WriteText(w io.Writer, r *hop.Report) error {
 	if r.Machine != nil {
 		t.wrap(r.Machine.Summary(), "  ")
 	}
+	for _, e := range Events(r) {
+		t.wrap(e, "  ")
+	}
 	for _, g := range r.Regimes {
 		t.wrap(fmt.Sprintf("regime %s: %s", g.Name, g.Note), "  ")
 	}

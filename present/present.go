@@ -9,9 +9,10 @@ import (
 )
 
 // Write prints a hopbench run in the named format, as --format names it:
-// json, csv, or text (--wide: every column). A thread sweep's text also
-// prints mysql-proxy's table; a workload sweep prints its own table.
-func Write(w io.Writer, format string, wide bool, rep *hop.Report) error {
+// json, csv, or text in the given style (Brief by default, Full for
+// --verbose, Wide for --wide). A thread sweep's text also prints
+// mysql-proxy's table; a workload sweep prints its own table.
+func Write(w io.Writer, format string, style TextStyle, rep *hop.Report) error {
 	switch format {
 	case "json":
 		return WriteJSON(w, rep)
@@ -21,8 +22,11 @@ func Write(w io.Writer, format string, wide bool, rep *hop.Report) error {
 	if rep.Sweep != nil {
 		return WriteSweep(w, rep.Sweep)
 	}
-	text := WriteText
-	if wide {
+	text := WriteBrief
+	switch style {
+	case Full:
+		text = WriteText
+	case Wide:
 		text = WriteWideText
 	}
 	if err := text(w, rep); err != nil {

@@ -82,6 +82,9 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 	if r.Machine != nil {
 		fmt.Fprintln(w, r.Machine.Summary())
 	}
+	for _, e := range Events(r) {
+		fmt.Fprintln(w, e)
+	}
 	for _, g := range r.Regimes {
 		fmt.Fprintf(w, "regime %s: %s\n", g.Name, g.Note)
 	}

@@ -28,6 +28,9 @@ type options struct {
 	format string
 	out    string
 	wide   bool // the text report's full columns instead of 100
+	// verbose selects the full text report (every table and verdict)
+	// instead of the one-screen one.
+	verbose bool
 }
 
 // parseFlags reads the command line; every error is a cli usage error
@@ -185,7 +188,7 @@ func parseArgs(args []string, err error) (options, error) {
 		out     = fs.String("out", "", "directory for report.html, report.json, .csv, .txt, one .hgrm per path and plots")
 		wide    = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100")
 		quiet   = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
-		verbose = fs.BoolP("verbose", "v", false, "progress: a line per path and round with its figures")
+		verbose = fs.BoolP("verbose", "v", false, "a line per path and round in the progress, and the full text report")
 		_       = fs.String("topology", "", "hosts (local, netns:NAME, ssh://user@host) and where each component "+
 			"runs, plus any of these flags as KEY=value; flags given override it")
 	)
@@ -208,7 +211,7 @@ func parseArgs(args []string, err error) (options, error) {
 		// the user never typed.
 		*discard = 0
 	}
-	o := options{cfg: def, format: *format, out: *out, wide: *wide}
+	o := options{cfg: def, format: *format, out: *out, wide: *wide, verbose: *verbose}
 	c := &o.cfg
 	if c.Backends, err = driver.ParseBackends(*backend); err != nil {
 		return o, cli.BadValue("--backend", redact(*backend), err)

@@ -22,7 +22,7 @@ import (
 )
 
 // The outputs of a run, pinned byte for byte: every format hopbench prints
-// (JSON, text, --wide text, CSV), report.html, the files of --out (by
+// (JSON, text, --verbose and --wide text, CSV), report.html, the files of --out (by
 // digest: plots and .hgrm included) and compare's text, JSON and page.
 // The inputs are fixed: three real runs' reports (testdata/golden/in-*.json,
 // as hopbench --out wrote them) and a synthetic run that goes through the
@@ -133,17 +133,20 @@ func TestGoldenOutputs(t *testing.T) {
 	for _, name := range names {
 		rep := runs[name]
 		t.Run(name, func(t *testing.T) {
+			// txt is --verbose's text (the default's before the one-screen
+			// report), brief.txt the default's.
 			for _, c := range []struct {
 				ext, format string
-				wide        bool
+				style       present.TextStyle
 			}{
-				{"json", "json", false},
-				{"txt", "text", false},
-				{"wide.txt", "text", true},
-				{"csv", "csv", false},
+				{"json", "json", present.Brief},
+				{"txt", "text", present.Full},
+				{"brief.txt", "text", present.Brief},
+				{"wide.txt", "text", present.Wide},
+				{"csv", "csv", present.Brief},
 			} {
 				var b bytes.Buffer
-				if err := present.Write(&b, c.format, c.wide, rep); err != nil {
+				if err := present.Write(&b, c.format, c.style, rep); err != nil {
 					t.Fatalf("%s: %v", c.ext, err)
 				}
 				golden.Check(t, filepath.Join("golden", name+"."+c.ext), b.Bytes())

@@ -14,7 +14,8 @@
 //
 // --out DIR writes report.html there, one self-contained page (open it in
 // a browser, or attach it to a mail), beside the JSON, CSV, text, .hgrm
-// files and plots; the text report fits 100 columns (--wide: every column).
+// files and plots; the text report fits one screen and 100 columns
+// (--verbose: every table and verdict; --wide: every column).
 //
 // With --topology the components run on the file's hosts (package hosts):
 // this machine, network namespaces hopbench creates and joins with veth
@@ -89,7 +90,14 @@ func run(args []string) error {
 	// What made the run, for the report's reader to repeat it.
 	rep.CommandLine = append([]string{"hopbench"}, args...)
 	rep.Version = buildVersion()
-	if err := present.Write(os.Stdout, opts.format, opts.wide, rep); err != nil {
+	style := present.Brief
+	switch {
+	case opts.wide:
+		style = present.Wide
+	case opts.verbose:
+		style = present.Full
+	}
+	if err := present.Write(os.Stdout, opts.format, style, rep); err != nil {
 		return err
 	}
 	if opts.out != "" {

@@ -56,7 +56,7 @@ func TestReadmeSampleColumns(t *testing.T) {
 	matchOptional(rep, want[i])
 
 	var out bytes.Buffer
-	if err := present.Write(&out, "text", false, rep); err != nil {
+	if err := present.Write(&out, "text", present.Full, rep); err != nil {
 		t.Fatal(err)
 	}
 	printedHeads := tableHeads(strings.Split(out.String(), "\n"), regimes)

@@ -40,6 +40,22 @@ type Machine struct {
 	Figures         []Figure `json:"figures"`
 	Rounds          int      `json:"rounds"`
 	DurationMS      float64  `json:"duration_ms"`
+	// States are the speeds the host ran at during the run's rounds,
+	// where the control paths moved together between them (set by the
+	// analysis, not by the probe); none when the host kept one speed.
+	States []State `json:"states,omitempty"`
+}
+
+// State is one speed the host ran at during a run: the rounds of one
+// stage that ran at it, and what shows it (the control paths' round
+// p50s, moving together, and the other paths moving with them).
+type State struct {
+	Stage        string  `json:"stage"`          // the regime, and the sweep's values when swept
+	Name         string  `json:"name"`           // fast or slow
+	Rounds       []int   `json:"rounds"`         // round indices, as paths[].rounds[].index
+	Control      string  `json:"control"`        // the control path whose rounds show it
+	ControlP50Us float64 `json:"control_p50_us"` // median of the control's round p50s in these rounds
+	Evidence     string  `json:"evidence"`
 }
 
 // WakeUS is a one-way wake-up latency. CrossCPU is absent when the process

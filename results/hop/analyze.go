@@ -23,8 +23,21 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			sums[i].AddedUs = added(s, *base, discard)
 		}
 	}
+	// Where the host changed speed between rounds, each path is judged
+	// against its baseline's round of the same cycle (states.go).
+	states := detectStates(sums)
 	for i, s := range all {
 		r := &sums[i]
+		r.spread = spreadOf(r.RoundsP50Us)
+		h := states[groupOf(*r)]
+		if h != nil {
+			base := baselineSummary(all, sums, s)
+			r.Stable, r.UnstableReason, r.spread = pairedStability(sums, i, base, h)
+			if r.AddedUs != nil && base != nil && !isControl(*r) {
+				r.AddedUs.Method = "paired"
+				r.AddedUs.States = stateAdded(*r, *base, h)
+			}
+		}
 		if !r.Stable {
 			cause := likelyCause(s.Setting.Regime, s.Placement, r.tps)
 			if r.Trace != nil && r.Trace.Cause != "" {
@@ -33,15 +46,28 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			// A placement that changed between rounds, or none at all,
 			// moves the client's CPU time per request too (a
 			// cross-CPU wake-up costs it more): it is the cause then.
-			if !placementMoved(s.Setting.Regime, s.Placement) {
+			// Where the host's states are known, the pairing took the
+			// machine out already.
+			if h == nil && !placementMoved(s.Setting.Regime, s.Placement) {
 				if shared := sharedState(all, s, discard); shared != "" {
 					cause = shared
 				}
 			}
 			r.UnstableReason += "; likely cause: " + cause
-		} else if reason := movedWithMachine(all, sums, i, discard); reason != "" {
-			r.Stable, r.UnstableReason = false, reason
+		} else if h == nil {
+			if reason := movedWithMachine(all, sums, i, discard); reason != "" {
+				r.Stable, r.UnstableReason = false, reason
+			}
 		}
+		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
+			t := *r.Trace
+			t.Cause = "" // it names what moved an unstable path's rounds
+			r.Trace = &t
+		}
+	}
+	limitFlagged(sums)
+	for i, s := range all {
+		r := &sums[i]
 		r.RelayUs = s.RelayUs
 		if r.RelayUs != nil && r.AddedUs != nil {
 			// What the relay's own code does not account for is the
@@ -215,6 +241,21 @@ func baselineOf(all []Series, s Series) *Series {
 			if b.Setting == s.Setting && b.Path == want {
 				return b
 			}
+		}
+	}
+	return nil
+}
+
+// baselineSummary is the summary of s's baseline (baselineOf), nil when
+// it has none or is s itself.
+func baselineSummary(all []Series, sums []PathResult, s Series) *PathResult {
+	b := baselineOf(all, s)
+	if b == nil || b.Path == s.Path {
+		return nil
+	}
+	for j := range all {
+		if all[j].Path == b.Path && all[j].Setting == b.Setting {
+			return &sums[j]
 		}
 	}
 	return nil

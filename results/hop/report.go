@@ -140,6 +140,11 @@ type PathResult struct {
 	// then says how, and the likely cause.
 	Stable         bool   `json:"stable"`
 	UnstableReason string `json:"unstable_reason"`
+	// MachineNoise is set on a flagged path (Stable false) whose spread
+	// more than one path in five of the run shares, past the most spread:
+	// likely the machine's, which the text report says once for the run
+	// instead of a line per path. The path stays flagged.
+	MachineNoise string `json:"machine_noise,omitempty"`
 	// LatencyUs is read from the merged histogram of the kept rounds when
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
 	LatencyUs Latency `json:"latency_us"`
@@ -201,6 +206,7 @@ type PathResult struct {
 	path      Path
 	traceNote string    // why the path was not traced, for its decomposition's note
 	tps       []float64 // the kept rounds' throughput, for the cause of their disagreement
+	spread    float64   // max/min of the figure stability was judged on
 }
 
 // Path is the path this result measured.
@@ -218,6 +224,21 @@ type Added struct {
 	// CILevel is what CI95P50 covers: at least 0.95 from 6 pairs on, less
 	// with fewer (see series.Summary.MedianCI95).
 	CILevel float64 `json:"ci_level"`
+	// Method is "paired" where the host changed speed between rounds
+	// (machine.states[]): the differences are still taken against the
+	// baseline's round of the same cycle, and the path's stability is
+	// judged on its round p50 over that round's. States is then the
+	// median difference within each state of the host.
+	Method string       `json:"method,omitempty"`
+	States []StateAdded `json:"states,omitempty"`
+}
+
+// StateAdded is a path's added p50 within one state of the host: the
+// median of its paired differences over that state's rounds.
+type StateAdded struct {
+	State string  `json:"state"` // fast or slow, as machine.states[].name
+	P50   float64 `json:"p50"`
+	Pairs int     `json:"pairs"`
 }
 
 // Round is one round of one path.

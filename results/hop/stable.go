@@ -50,24 +50,28 @@ const (
 
 // stability says whether kept round p50s agree, and if not, how they
 // disagree.
-func stability(p50s []float64) (bool, string) {
-	if len(p50s) < 2 {
+func stability(p50s []float64) (bool, string) { return judge(p50s, "round p50s", " µs", list) }
+
+// judge says whether figures of one path, a round each, agree, and if not,
+// how they disagree: what and unit name them, format lists them.
+func judge(vs []float64, what, unit string, format func([]float64) string) (bool, string) {
+	if len(vs) < 2 {
 		return true, ""
 	}
-	s := slices.Sorted(slices.Values(p50s))
+	s := slices.Sorted(slices.Values(vs))
 	lo, hi := s[0], s[len(s)-1]
 	if lo > 0 && hi/lo > maxRoundRatio {
-		return false, fmt.Sprintf("round p50s %s µs: max/min %.1f > %g", list(p50s), hi/lo, maxRoundRatio)
+		return false, fmt.Sprintf("%s %s%s: max/min %.1f > %g", what, format(vs), unit, hi/lo, maxRoundRatio)
 	}
 	if len(s) < 3 || lo <= 0 {
 		return true, ""
 	}
 	if hi/lo > maxRoundSpread && !twoGroups(s) {
-		return false, fmt.Sprintf("round p50s %s µs: max/min %.2f > %g", list(p50s), hi/lo, maxRoundSpread)
+		return false, fmt.Sprintf("%s %s%s: max/min %.2f > %g", what, format(vs), unit, hi/lo, maxRoundSpread)
 	}
 	below, above, ok := stats.TwoModes(s)
 	if ok {
-		return false, fmt.Sprintf("round p50s %s µs: two clusters, %s and %s µs", list(p50s), list(below), list(above))
+		return false, fmt.Sprintf("%s %s%s: two clusters, %s and %s%s", what, format(vs), unit, format(below), format(above), unit)
 	}
 	return true, ""
 }

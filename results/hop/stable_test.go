@@ -106,29 +106,35 @@ func TestNoVerdictForADifferenceWithinTheNoise(t *testing.T) {
 // on the 2-vCPU AMD guest, every component on CPU 0. Rounds that moved
 // alone keep the placement's or the tenant's cause.
 func TestAnalyzeNamesASharedState(t *testing.T) {
+	// The host ran at two speeds (direct tcp 21-22 µs and 28-32), epoll
+	// with it: the states are the machine's, and no path is flagged for
+	// them; epoll's hop is paired with direct tcp's round of each cycle.
 	direct := pathSeries(directTCP, 1, 90, 22, 29, 29, 21, 21, 28, 22, 29, 30, 32)
 	epoll := pathSeries(epollTCP, 1, 200, 52, 69, 71, 50, 51, 68, 53, 69, 73, 78)
-	paths, _ := Analyze([]Series{direct, epoll}, 1, false)
-	for _, name := range []Path{directTCP, epollTCP} {
-		if p := find(t, paths, name); p.Stable {
-			t.Fatalf("%s: stable, rounds %v", p.Name, p.RoundsP50Us)
+	unix := pathSeries(directUNIX, 1, 90, 14, 18, 18, 14, 14, 18, 14, 19, 19, 20)
+	for _, all := range [][]Series{{direct, epoll}, {direct, unix, epoll}} {
+		paths, _ := Analyze(all, 1, false)
+		for _, p := range paths {
+			if !p.Stable {
+				t.Errorf("%d paths: %s flagged for the host's states: %q", len(all), p.Name, p.UnstableReason)
+			}
+		}
+		if p := find(t, paths, epollTCP); p.AddedUs == nil || p.AddedUs.Method != "paired" || len(p.AddedUs.States) != 2 {
+			t.Errorf("%d paths: epoll's added_us %+v, want method paired, two states", len(all), p.AddedUs)
+		}
+		if st := States(paths); len(st) != 2 || !slices.Equal(st[0].Rounds, []int{1, 4, 5, 7}) {
+			t.Errorf("%d paths: states %+v, want fast rounds 1, 4, 5, 7", len(all), st)
 		}
 	}
-	p := find(t, paths, epollTCP)
-	if !strings.Contains(p.UnstableReason, "likely cause: the machine: direct tcp moved with it") ||
-		!strings.Contains(p.UnstableReason, "22.0, 29.0, 29.0, 21.0") {
-		t.Errorf("epoll: %q", p.UnstableReason)
+	// Where the UNIX control did not move with direct tcp, the host did
+	// not change: the states are not named, nor the hops paired.
+	apart := pathSeries(directUNIX, 1, 90, 14, 14, 14, 19, 14, 18, 19, 14, 18, 14)
+	paths, _ := Analyze([]Series{direct, apart, epoll}, 1, false)
+	if States(paths) != nil {
+		t.Errorf("controls apart: states %+v", States(paths))
 	}
-	// The direct path has no other direct path to move with.
-	if d := find(t, paths, directTCP); strings.Contains(d.UnstableReason, "the machine") {
-		t.Errorf("direct: %q", d.UnstableReason)
-	}
-	// A UNIX direct path beside it moved in the same cycles: the direct
-	// TCP path's cause is the machine too.
-	unix := pathSeries(directUNIX, 1, 90, 14, 18, 18, 14, 14, 18, 14, 19, 19, 20)
-	paths, _ = Analyze([]Series{direct, unix, epoll}, 1, false)
-	if d := find(t, paths, directTCP); !strings.Contains(d.UnstableReason, "the machine: direct unix moved with it") {
-		t.Errorf("direct beside direct unix: %q", d.UnstableReason)
+	if p := find(t, paths, epollTCP); p.AddedUs.Method != "" {
+		t.Errorf("controls apart: epoll's added_us method %q", p.AddedUs.Method)
 	}
 	// The same epoll rounds beside a steady direct path: their own.
 	paths, _ = Analyze([]Series{pathSeries(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22), epoll}, 1, false)
@@ -191,10 +197,24 @@ func TestAnalyzeFlagsAPathMeasuredAcrossMachineStates(t *testing.T) {
 	direct := withCPU(pathSeries(directUNIX, 1, 28, 27.1, 29.4, 25.7, 18.2, 17.6, 18.1), 0.8)
 	splice := pathSeries(spliceUNIX, 1, 80, 78.9, 82.8, 83.8, 68.3, 64.5, 66.6)
 	steadyRelay := pathSeries(epollUNIX, 1, 60, 60, 62, 63, 57, 56, 58)
+	// The two speeds are states of the host (both relay paths slower in
+	// the same rounds): splice's hop, 46.9-58.1 µs over direct unix in
+	// every cycle, is paired, not flagged.
 	paths, _ := Analyze([]Series{direct, splice, steadyRelay}, 1, false)
-	if d := find(t, paths, directUNIX); d.Stable || !strings.Contains(d.UnstableReason, "the machine") {
-		t.Fatalf("direct: stable %v %q", d.Stable, d.UnstableReason)
+	for _, p := range paths {
+		if !p.Stable {
+			t.Errorf("%s flagged for the host's states: %q", p.Name, p.UnstableReason)
+		}
 	}
+	if p := find(t, paths, spliceUNIX); p.AddedUs == nil || p.AddedUs.Method != "paired" {
+		t.Errorf("splice: added_us %+v, want method paired", p.AddedUs)
+	}
+	// The same splice rounds beside a direct path that moved alone
+	// (epoll did not follow it) are measured across two states of the
+	// machine: flagged, with the machine as the cause.
+	still := pathSeries(epollUNIX, 1, 60, 58, 60, 57, 59, 60, 58)
+	stiller := pathSeries(Path{Relay: Goroutine, Client: UNIX, Upstream: TCP, Hops: 1}, 1, 60, 58, 60, 57, 59, 60, 58)
+	paths, _ = Analyze([]Series{direct, splice, still, stiller}, 1, false)
 	p := find(t, paths, spliceUNIX)
 	if p.Stable || !strings.Contains(p.UnstableReason, "max/min 1.30 > 1.15 while the machine changed speed") ||
 		!strings.Contains(p.UnstableReason, "direct unix's rounds moved (27.1, 29.4, 25.7, 18.2, 17.6, 18.1 µs)") {

@@ -435,3 +435,69 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// UnixLegSummary is the UNIX-leg verdicts of each regime in one line:
+// what a UNIX client leg saves on each path where it measurably does,
+// and the paths where it does not. The one-screen report prints it;
+// Verdicts keeps a sentence per path.
+func UnixLegSummary(r *Report) []string {
+	var order []string
+	byRegime := map[string][]PathResult{}
+	for _, p := range r.Paths {
+		if _, ok := byRegime[p.Regime]; !ok {
+			order = append(order, p.Regime)
+		}
+		byRegime[p.Regime] = append(byRegime[p.Regime], p)
+	}
+	var out []string
+	for _, regime := range order {
+		// A report read back from JSON knows its paths by their fields.
+		ps := slices.Clone(byRegime[regime])
+		for i := range ps {
+			ps[i].path = Path{Relay: ps[i].Relay, Client: ps[i].ClientTransport, Upstream: ps[i].UpstreamTransport, Hops: ps[i].Hops}
+		}
+		g := firstGroup(ps)
+		var saves, costs, none []string
+		for _, rl := range Relays {
+			tcp := Path{Relay: rl, Client: TCP, Upstream: TCP, Hops: 1}
+			unix := Path{Relay: rl, Client: UNIX, Upstream: TCP, Hops: 1}
+			if rl == Direct {
+				tcp, unix = DirectPath(TCP), DirectPath(UNIX)
+			}
+			a, okA := g[tcp]
+			b, okB := g[unix]
+			if !okA || !okB {
+				continue
+			}
+			d, _, ok := pairedP50(a, b)
+			switch {
+			case !ok:
+			case spansZero(d.MedianCI95):
+				none = append(none, label(rl))
+			case d.Median > 0:
+				saves = append(saves, fmt.Sprintf("%s %s µs [%s, %s]", label(rl), Us(d.Median), Us(d.MedianCI95[0]), Us(d.MedianCI95[1])))
+			default:
+				costs = append(costs, fmt.Sprintf("%s %s µs [%s, %s]", label(rl), Us(-d.Median), Us(-d.MedianCI95[1]), Us(-d.MedianCI95[0])))
+			}
+		}
+		var parts []string
+		if len(saves) > 0 {
+			parts = append(parts, "saves "+strings.Join(saves, ", "))
+		}
+		if len(costs) > 0 {
+			parts = append(parts, "costs "+strings.Join(costs, ", "))
+		}
+		if len(none) > 0 {
+			parts = append(parts, "no measurable difference on "+strings.Join(none, ", "))
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		line := "a UNIX client leg " + strings.Join(parts, "; ")
+		if len(order) > 1 {
+			line = regime + ": " + line
+		}
+		out = append(out, line)
+	}
+	return out
+}

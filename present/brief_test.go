@@ -1,0 +1,109 @@
+package present
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/hoplat/hoplat/probe/machine"
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
+)
+
+// defaultRun is hopbench's default paths in its two regimes, seven
+// rounds each (the first discarded); slow says which rounds ran on a
+// slower host (every round trip 1.46 times longer).
+func defaultRun(slow func(round int) bool) *hop.Report {
+	relays := []hop.Relay{hop.Goroutine, hop.Epoll, hop.Splice, hop.Sockmap, hop.Socat, hop.HAProxy}
+	var all []hop.Series
+	for ri, regime := range []string{"packed", "spread"} {
+		paths := []hop.Path{hop.DirectPath(hop.TCP), hop.DirectPath(hop.UNIX)}
+		for _, r := range relays {
+			paths = append(paths, hop.Path{Relay: r, Client: hop.TCP, Upstream: hop.TCP, Hops: 1})
+			if r != hop.Sockmap && r != hop.HAProxy {
+				paths = append(paths, hop.Path{Relay: r, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1})
+			}
+		}
+		for pi, p := range paths {
+			s := hop.Series{Setting: hop.Setting{Threads: 1, Regime: regime}, Path: p,
+				Placement: map[string]string{"client": "0", "relay": "0", "server": "0"}}
+			base := 20 + 30*float64(p.Hops) + float64(pi) + 10*float64(ri)
+			if p.Client == hop.UNIX {
+				base -= 6
+			}
+			for round := range 7 {
+				v := base * (1 + 0.01*float64(round%3))
+				if slow(round) {
+					v *= 1.46
+				}
+				s.Samples = append(s.Samples, hop.Sample{Latency: stats.Latency{P50: v, P99: 3 * v}, TPS: 1e6 / v})
+			}
+			all = append(all, s)
+		}
+	}
+	paths, _ := hop.Analyze(all, 1, false)
+	m := &machine.Machine{Virtualization: "kvm", CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"},
+		Wake: machine.WakeUS{SameCPU: 4, CrossCPU: 8}, Leg: machine.LegUS{TCP: 6, UNIX: 3}}
+	hop.Explain(paths, m)
+	m.States = hop.States(paths)
+	r := &hop.Report{Schema: hop.Schema, Machine: m, Paths: paths, Regimes: []hop.RegimeInfo{
+		{Name: "packed", Note: "client, relay and server on CPU 0"}, {Name: "spread", Note: "client=0 relay=1 server=0"}}}
+	r.Verdicts = hop.Verdicts(r)
+	return r
+}
+
+// The default report fits one screen: at most 60 lines where the host
+// kept its speed, 70 where it changed; none wider than TextWidth. The
+// change of speed is said once, at the top, and flags no path.
+func TestWriteBriefFitsOneScreen(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		slow     func(int) bool
+		maxLines int
+		states   bool
+	}{
+		{"steady", func(int) bool { return false }, 60, false},
+		{"two speeds", func(round int) bool { return round%2 == 1 }, 70, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := defaultRun(c.slow)
+			if got := len(r.Machine.States) > 0; got != c.states {
+				t.Fatalf("machine.states %+v, want states %v", r.Machine.States, c.states)
+			}
+			var b bytes.Buffer
+			if err := WriteBrief(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) > c.maxLines {
+				t.Errorf("%d lines, want at most %d:\n%s", len(lines), c.maxLines, out)
+			}
+			for _, l := range lines {
+				if n := utf8.RuneCountInString(l); n > TextWidth {
+					t.Errorf("%d columns: %q", n, l)
+				}
+			}
+			if strings.Contains(out, "UNSTABLE") || strings.Contains(out, "unstable (") {
+				t.Errorf("a path flagged:\n%s", out)
+			}
+			said := strings.Count(out, "the host changed speed")
+			if !c.states {
+				if said != 0 {
+					t.Errorf("a steady host said to change speed:\n%s", out)
+				}
+				return
+			}
+			// Once per regime, above the first table.
+			if said != 2 || strings.Index(out, "the host changed speed") > strings.Index(out, "path ") {
+				t.Errorf("the change of speed said %d times, or below the tables:\n%s", said, out)
+			}
+			for _, p := range r.Paths {
+				if p.Relay != hop.Direct && p.AddedUs.Method != "paired" {
+					t.Errorf("%s: added_us.method %q, want paired", p.Name, p.AddedUs.Method)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,399 @@
+package hop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hoplat/hoplat/probe/machine"
+	"github.com/hoplat/hoplat/results/stats"
+)
+
+// A host can change speed for seconds at a time: a 2-vCPU Intel guest
+// (cpuidle haltpoll) ran direct tcp's rounds at 7.5, 7.5, 7.7 µs and
+// 11.0, 11.3, 11.3 µs inside one run, and every path moved with it. The
+// machine's state is then the control's, not the path's: each path is
+// paired with the control round of the same interleaved cycle, its
+// stability judged on the ratio of the two, and the change is said once.
+
+const (
+	// minStateRounds is the fewest rounds a state of the host needs: one
+	// slow round is an outlier, not a state.
+	minStateRounds = 2
+	// stateRatio is how much slower the slow state's fastest round must
+	// be than the fast state's slowest: a state change moves every round
+	// trip by more than a quiet machine's rounds differ.
+	stateRatio = 1.15
+)
+
+// twoSpeeds splits a control's sorted round p50s at their widest gap
+// and says whether the sides are two speeds of the host: each holds
+// minStateRounds, the gap is wider than either side's spread, and the
+// sides stateRatio apart. Looser than stats.TwoModes (a gap three times
+// either side's spread): a slow state scatters as the fast one does
+// not (the AMD guest's direct tcp ran 21-22 µs and 28-32), and the other
+// controls and paths moving with it confirm it.
+func twoSpeeds(sorted []float64) (below, above []float64, ok bool) {
+	if len(sorted) < 2*minStateRounds || sorted[0] <= 0 {
+		return nil, nil, false
+	}
+	gi, gap := 0, 0.0
+	for i := 0; i+1 < len(sorted); i++ {
+		if d := sorted[i+1] - sorted[i]; d > gap {
+			gi, gap = i, d
+		}
+	}
+	below, above = sorted[:gi+1], sorted[gi+1:]
+	inside := max(below[len(below)-1]-below[0], above[len(above)-1]-above[0])
+	return below, above, len(below) >= minStateRounds && len(above) >= minStateRounds &&
+		gap > inside && above[0]/below[len(below)-1] >= stateRatio
+}
+
+// hostStates is what one stage's control paths show of the host: the
+// rounds that ran slow, the others fast.
+type hostStates struct {
+	stage      string
+	slow       map[int]bool // round index: slow
+	fastRounds []int        // the round indices of each state, in order
+	slowRounds []int
+	control    string
+	p50s       [2][]float64 // the control's round p50s, fast then slow
+	evidence   string
+	stateNames [2]string
+}
+
+func (h *hostStates) state(round int) int {
+	if h.slow[round] {
+		return 1
+	}
+	return 0
+}
+
+// detectStates finds the stages whose host ran at two speeds: the first
+// control path's kept round p50s (direct tcp, else the stage's other
+// direct path) fall in two groups of at least minStateRounds rounds,
+// every other control is slower in exactly the slow rounds, and at least
+// two in three of the stage's other paths are slower there too.
+func detectStates(paths []PathResult) map[group]*hostStates {
+	var order []group
+	byGroup := map[group][]PathResult{}
+	for _, p := range paths {
+		g := groupOf(p)
+		if _, ok := byGroup[g]; !ok {
+			order = append(order, g)
+		}
+		byGroup[g] = append(byGroup[g], p)
+	}
+	out := map[group]*hostStates{}
+	for _, g := range order {
+		if h := stageStates(byGroup[g]); h != nil {
+			h.stage = stageName(g)
+			out[g] = h
+		}
+	}
+	return out
+}
+
+func isControl(p PathResult) bool { return p.Relay == Direct && p.Hops == 0 }
+
+// keptRounds is p's kept rounds with a p50: index to p50.
+func keptRounds(p PathResult) map[int]float64 {
+	m := map[int]float64{}
+	for _, r := range p.Rounds {
+		if r.Kept && r.P50 > 0 {
+			m[r.Index] = r.P50
+		}
+	}
+	return m
+}
+
+// sides splits p's kept round p50s by the state of their round.
+func (h *hostStates) sides(p PathResult) (fast, slow []float64) {
+	for _, r := range p.Rounds {
+		if !r.Kept || r.P50 <= 0 {
+			continue
+		}
+		if h.slow[r.Index] {
+			slow = append(slow, r.P50)
+		} else {
+			fast = append(fast, r.P50)
+		}
+	}
+	return fast, slow
+}
+
+func stageStates(ps []PathResult) *hostStates {
+	var controls []PathResult
+	for _, p := range ps {
+		if isControl(p) {
+			controls = append(controls, p)
+		}
+	}
+	if len(controls) == 0 {
+		return nil
+	}
+	for _, c := range controls {
+		// A control that ran on other CPUs in some rounds (or anywhere
+		// the scheduler put it) moved by its placement, not the host.
+		if placementMoved(c.Regime, c.Placement) {
+			return nil
+		}
+	}
+	slices.SortStableFunc(controls, func(a, b PathResult) int {
+		return boolCmp(b.ClientTransport == TCP, a.ClientTransport == TCP)
+	})
+	c0 := controls[0]
+	kept := keptRounds(c0)
+	if len(kept) < 2*minStateRounds {
+		return nil
+	}
+	vals := slices.Sorted(func(yield func(float64) bool) {
+		for _, v := range kept {
+			if !yield(v) {
+				return
+			}
+		}
+	})
+	_, above, ok := twoSpeeds(vals)
+	if !ok {
+		return nil
+	}
+	h := &hostStates{slow: map[int]bool{}, control: c0.Name, stateNames: [2]string{"fast", "slow"}}
+	for i, v := range kept {
+		if v >= above[0] {
+			h.slow[i] = true
+		}
+	}
+	for _, r := range c0.Rounds {
+		if _, ok := kept[r.Index]; !ok {
+			continue
+		}
+		if h.slow[r.Index] {
+			h.slowRounds = append(h.slowRounds, r.Index)
+		} else {
+			h.fastRounds = append(h.fastRounds, r.Index)
+		}
+	}
+	h.p50s[0], h.p50s[1] = h.sides(c0)
+	var with []string
+	for _, c := range controls[1:] {
+		fast, slow := h.sides(c)
+		if len(fast) == 0 || len(slow) == 0 || slices.Min(slow) <= slices.Max(fast) {
+			return nil // the controls did not move together
+		}
+		with = append(with, fmt.Sprintf("%s with it (%s and %s µs)", c.Name, list(fast), list(slow)))
+	}
+	moved, others := 0, 0
+	for _, p := range ps {
+		if isControl(p) {
+			continue
+		}
+		fast, slow := h.sides(p)
+		if len(fast) == 0 || len(slow) == 0 {
+			continue
+		}
+		others++
+		if stats.Median(slow) > stats.Median(fast) {
+			moved++
+		}
+	}
+	if others == 0 && len(controls) == 1 {
+		return nil // one path alone cannot tell the host from itself
+	}
+	if others > 0 && 3*moved < 2*others {
+		return nil // the controls moved alone: the paths did not follow
+	}
+	ev := fmt.Sprintf("%s's round p50s %s µs in rounds %s, %s µs in rounds %s", c0.Name,
+		list(h.p50s[0]), ints(h.fastRounds), list(h.p50s[1]), ints(h.slowRounds))
+	for _, w := range with {
+		ev += "; " + w
+	}
+	if others > 0 {
+		ev += fmt.Sprintf("; %d of %d other paths slower in the same rounds", moved, others)
+	}
+	h.evidence = ev
+	return h
+}
+
+// stageName names a stage as the round sizing does: its regime, then
+// the sweep's values where they are not the defaults.
+func stageName(g group) string {
+	parts := []string{g.regime}
+	if g.regime == "" {
+		parts[0] = "run"
+	}
+	if g.threads > 1 {
+		parts = append(parts, plural(g.threads, "thread"))
+	}
+	if g.serviceTimeUs != 0 {
+		parts = append(parts, "service time "+Us(g.serviceTimeUs)+" µs")
+	}
+	if g.size != 0 {
+		parts = append(parts, fmt.Sprintf("size %d", g.size))
+	}
+	if g.rows != 0 {
+		parts = append(parts, fmt.Sprintf("rows %d", g.rows))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// machineStates is h as the report's machine.states[] lists it.
+func (h *hostStates) machineStates() []machine.State {
+	var out []machine.State
+	for i, rounds := range [][]int{h.fastRounds, h.slowRounds} {
+		out = append(out, machine.State{Stage: h.stage, Name: h.stateNames[i], Rounds: rounds,
+			Control: h.control, ControlP50Us: stats.Median(h.p50s[i]), Evidence: h.evidence})
+	}
+	return out
+}
+
+// States lists the speeds the host ran at in each stage of the run whose
+// control paths moved together between rounds (machine.states[]); nil
+// when the host kept one speed.
+func States(paths []PathResult) []machine.State {
+	var out []machine.State
+	found := detectStates(paths)
+	seen := map[group]bool{}
+	for _, p := range paths {
+		g := groupOf(p)
+		if h := found[g]; h != nil && !seen[g] {
+			seen[g] = true
+			out = append(out, h.machineStates()...)
+		}
+	}
+	return out
+}
+
+// ratioList writes ratios with two decimals.
+func ratioList(vs []float64) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fmt.Sprintf("%.2f", v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ints(vs []int) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// pairedStability judges path i of a stage whose host changed speed. A
+// relay path is judged on its round p50 over its baseline's in the same
+// cycle, which the host's speed leaves alone; a control on its rounds
+// within each state. The spread is the judged figure's max/min.
+func pairedStability(sums []PathResult, i int, base *PathResult, h *hostStates) (bool, string, float64) {
+	r := sums[i]
+	if isControl(r) || base == nil {
+		fast, slow := h.sides(r)
+		worst := 1.0
+		for k, vs := range [][]float64{fast, slow} {
+			if len(vs) > 0 && slices.Min(vs) > 0 {
+				worst = max(worst, slices.Max(vs)/slices.Min(vs))
+			}
+			if ok, why := stability(vs); !ok {
+				return false, fmt.Sprintf("in the host's %s rounds, %s", h.stateNames[k], why), worst
+			}
+		}
+		return true, "", worst
+	}
+	var ratios, diffs []float64
+	for k := range min(len(r.Rounds), len(base.Rounds)) {
+		a, b := r.Rounds[k], base.Rounds[k]
+		if a.Kept && b.Kept && a.P50 > 0 && b.P50 > 0 {
+			ratios, diffs = append(ratios, a.P50/b.P50), append(diffs, a.P50-b.P50)
+		}
+	}
+	// A slower host either scales every round trip (the ratio holds) or
+	// adds to each the same time (the difference holds): either one
+	// holding is a steady hop on a changing machine. On the 2-vCPU AMD
+	// guest direct unix ran 25.7-29.4 µs and 17.6-18.2 in one make bench,
+	// splice unix->tcp over it 46.9-58.1 µs more in both.
+	if ok, _ := judge(diffs, "", "", list); ok && slices.Min(diffs) > 0 {
+		return true, "", min(spreadOf(diffs), spreadOf(ratios))
+	}
+	ok, why := judge(ratios, "round p50 over "+base.Name+"'s in the same cycle", "", ratioList)
+	return ok, why, spreadOf(ratios)
+}
+
+// stateAdded is the path's paired differences over its baseline within
+// each state of the host: what the hop cost at each speed.
+func stateAdded(r, base PathResult, h *hostStates) []StateAdded {
+	var d [2][]float64
+	for k := range min(len(r.Rounds), len(base.Rounds)) {
+		a, b := r.Rounds[k], base.Rounds[k]
+		if a.Kept && b.Kept {
+			s := h.state(a.Index)
+			d[s] = append(d[s], a.P50-b.P50)
+		}
+	}
+	var out []StateAdded
+	for s, ds := range d {
+		if len(ds) > 0 {
+			out = append(out, StateAdded{State: h.stateNames[s], P50: stats.Median(ds), Pairs: len(ds)})
+		}
+	}
+	return out
+}
+
+// maxFlaggedShare is one path in so many: a run that flags more has
+// met the machine's noise, not each path's. On a 2-vCPU Intel guest a
+// default run flagged 18 of 18 paths, three runs 17, 20 and 14 of 20
+// relay paths: a flag every row carries tells a reader nothing.
+const (
+	maxFlaggedShare = 5
+	minFlagged      = 2
+)
+
+// limitFlagged marks the machine's share of the instability when more than
+// one path in maxFlaggedShare (at least minFlagged, which a run of a few
+// paths needs to say anything) is flagged: past the most spread, each
+// flagged path whose own placement did not move carries machine_noise, so
+// that a reader is told once that the machine was noisy rather than on
+// every row. Every such path stays flagged (stable false, its reason
+// kept): its figure is no steadier for sharing the cause.
+func limitFlagged(sums []PathResult) {
+	var flagged []int
+	for i := range sums {
+		if !sums[i].Stable {
+			flagged = append(flagged, i)
+		}
+	}
+	limit := max(minFlagged, len(sums)/maxFlaggedShare)
+	if len(flagged) <= limit {
+		return
+	}
+	slices.SortStableFunc(flagged, func(a, b int) int { return cmpFloat(sums[b].spread, sums[a].spread) })
+	for n, i := range flagged {
+		r := &sums[i]
+		if _, _, moved := movedComponent(r.Placement); moved && r.Regime != "none" {
+			continue
+		}
+		if n < limit {
+			continue
+		}
+		r.MachineNoise = fmt.Sprintf("%d of the run's %d paths' rounds spread so: likely the machine's noise, not this path's",
+			len(flagged), len(sums))
+	}
+}
+
+// spreadOf is the max/min of values, 1 when they cannot say.
+func spreadOf(vs []float64) float64 {
+	if len(vs) == 0 || slices.Min(vs) <= 0 {
+		return 1
+	}
+	return slices.Max(vs) / slices.Min(vs)
+}
