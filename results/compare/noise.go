@@ -52,10 +52,10 @@ type sides struct {
 
 type noise struct{ p50, added evidence }
 
-// unmeasured is the noise where nothing measured it: the runs differ,
+// Unmeasured is the noise where nothing measured it: the runs differ,
 // so their direct paths are no controls, and neither pace nor repeated
 // runs are there; the U test stands alone.
-const unmeasured = "unmeasured"
+const Unmeasured = "unmeasured"
 
 func noiseOf(k key, s sides, controls bool) noise {
 	var n noise
@@ -100,7 +100,7 @@ func noiseOf(k key, s sides, controls bool) noise {
 	}
 	for _, e := range []*evidence{&n.p50, &n.added} {
 		if e.from == "" {
-			e.from = unmeasured
+			e.from = Unmeasured
 		}
 	}
 	return n
