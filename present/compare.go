@@ -81,7 +81,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
 			marks = append(marks, len(r.Degraded) > 0)
 			for _, d := range r.Degraded {
-				degraded = append(degraded, fmt.Sprintf("! %s: %s: %s", compare.Label(r), d.Side, d.Why))
+				degraded = append(degraded, fit(fmt.Sprintf("! %s: %s: %s", compare.Label(r), d.Side, d.Why)))
 			}
 			if r.OldAddedP50Us == nil {
 				fmt.Fprintf(tw, "\t\t\t\t\n")
@@ -137,6 +137,15 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 		fmt.Fprintf(w, "unmatched: %s\n", u)
 	}
 	return nil
+}
+
+// fit cuts a line to 100 columns: a degraded side's full reason (the
+// unstable rounds and their traced cause) is in the JSON.
+func fit(l string) string {
+	if r := []rune(l); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return l
 }
 
 // noise is a row's noise as the table prints it: "-" where nothing
