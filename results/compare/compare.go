@@ -193,6 +193,7 @@ func sideOf(runs []Run) side {
 // paths by key, where its baseline is looked up.
 type entry struct {
 	run string
+	nth int // the run's place in its side: two sides may name one file twice
 	p   hop.PathResult
 	by  map[key]hop.PathResult
 }
@@ -202,7 +203,7 @@ type entry struct {
 func (s side) index(v vary) ([]key, map[key][]entry) {
 	var order []key
 	out := map[key][]entry{}
-	for _, r := range s.runs {
+	for i, r := range s.runs {
 		by := map[key]hop.PathResult{}
 		for _, p := range r.Report.Paths {
 			by[key{p.Name, p.Regime, settingOf(p, v)}] = p
@@ -210,14 +211,14 @@ func (s side) index(v vary) ([]key, map[key][]entry) {
 		for _, p := range r.Report.Paths {
 			k := key{p.Name, p.Regime, settingOf(p, v)}
 			es := out[k]
-			if n := len(es); n > 0 && es[n-1].run == r.Name {
+			if n := len(es); n > 0 && es[n-1].nth == i {
 				es[n-1].p = p // a later result of one key in one run stands
 				continue
 			}
 			if len(es) == 0 {
 				order = append(order, k)
 			}
-			out[k] = append(es, entry{r.Name, p, by})
+			out[k] = append(es, entry{r.Name, i, p, by})
 		}
 	}
 	return order, out
