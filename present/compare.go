@@ -38,9 +38,11 @@ func WriteDifferences(w io.Writer, c *compare.Comparison) error {
 }
 
 // WriteComparison prints the differences first, then one table per new
-// run in benchstat's manner, within 100 columns: each side's figure, the change,
-// or "~" where the U test finds none at alpha, its p value and the rounds
-// each side kept.
+// run in benchstat's manner: each side's figure, the change, or "~" where
+// the U test finds none at alpha or the change is inside the noise (what
+// separates two runs of one configuration), its p value, the rounds each
+// side kept and the noise; "!" at its start marks a row a side was degraded on, and
+// the lines under the table say how, one per side and reason.
 func WriteComparison(w io.Writer, c *compare.Comparison) error {
 	if err := WriteDifferences(w, c); err != nil {
 		return err
@@ -50,7 +52,14 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 	}
 	fmt.Fprintf(w, "p50: median of the kept rounds' p50 round trips (µs); added: the runs' added p50 (µs)\n")
 	fmt.Fprintf(w, "~: no significant difference (Mann-Whitney U, α = %g); n: kept rounds old+new\n", c.Alpha)
-	short := false
+	if c.Within != "" {
+		fmt.Fprintf(w, "two paths of one run, %s, in interleaved rounds: no noise between runs to hold them to\n", c.Within)
+	} else {
+		fmt.Fprintf(w, "noise: what separates two runs of one configuration here, from the control paths (each\n"+
+			"regime's direct path, and pace) or the repeated runs of a side; a change is called only where\n"+
+			"p ≤ α and it is larger than the noise\n")
+	}
+	short, unmeasured := false, false
 	for _, nw := range c.New {
 		fmt.Fprintf(w, "\nold %s\nnew %s\n", c.Old, nw)
 		var table bytes.Buffer
@@ -59,14 +68,21 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 		for _, r := range c.Rows {
 			width = max(width, len(compare.Label(r)))
 		}
-		fmt.Fprintf(tw, "%-*s\tp50 old\tp50 new\tchange\tp\tn\tadded old\tadded new\tchange\tp\t\n", width, "path")
+		fmt.Fprintf(tw, "%-*s\tp50 old\tp50 new\tchange\tp\tn\tnoise\tadded old\tadded new\tchange\tp\t\n", width, "path")
+		var degraded []string
+		marks := []bool{false} // the header's
 		for _, r := range c.Rows {
 			if r.NewRun != nw {
 				continue
 			}
 			short = short || len(r.Warnings) > 0
-			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t", width, compare.Label(r), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
-				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew)
+			unmeasured = unmeasured || r.NoiseFrom == compare.Unmeasured
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
+				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
+			marks = append(marks, len(r.Degraded) > 0)
+			for _, d := range r.Degraded {
+				degraded = append(degraded, fit(fmt.Sprintf("! %s: %s: %s", compare.Label(r), d.Side, d.Why)))
+			}
 			if r.OldAddedP50Us == nil {
 				fmt.Fprintf(tw, "\t\t\t\t\n")
 				continue
@@ -80,15 +96,31 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		// A direct path has no added columns: no trailing blanks.
-		for _, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		// A direct path has no added columns: no trailing blanks. A
+		// degraded row is marked in the indent every line has.
+		for i, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+			if i < len(marks) && marks[i] {
+				l = "!" + l[1:]
+			}
 			if _, err := fmt.Fprintln(w, strings.TrimRight(l, " ")); err != nil {
 				return err
+			}
+		}
+		if len(degraded) > 0 {
+			fmt.Fprintf(w, "!: a side was degraded there, and no change is called unless --allow-degraded:\n")
+			for _, l := range degraded {
+				if _, err := fmt.Fprintf(w, "%s\n", l); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	if short {
 		fmt.Fprintf(w, "(some paths kept too few rounds for the U test ever to reach α = %g: run more --runs)\n", c.Alpha)
+	}
+	if unmeasured {
+		fmt.Fprintf(w, "noise -: unmeasured (the runs differ, so their direct paths are no control, and neither pace\n"+
+			"nor repeated runs measured it): p alone decides; repeat each side (OLD1 OLD2 -- NEW1 NEW2)\n")
 	}
 	if drifted(c) {
 		fmt.Fprintf(w, "a direct path moved with nothing recorded changed: something outside the runs did (the machine's\n"+
@@ -105,6 +137,24 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 		fmt.Fprintf(w, "unmatched: %s\n", u)
 	}
 	return nil
+}
+
+// fit cuts a line to 100 columns: a degraded side's full reason (the
+// unstable rounds and their traced cause) is in the JSON.
+func fit(l string) string {
+	if r := []rune(l); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return l
+}
+
+// noise is a row's noise as the table prints it: "-" where nothing
+// measured it.
+func noise(r compare.Row) string {
+	if r.NoiseFrom == compare.Unmeasured {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", r.NoisePct)
 }
 
 // What the relay rows' added p50s did between the runs.
@@ -127,15 +177,15 @@ func relays(c *compare.Comparison) int {
 	return out
 }
 
-// drifted reports a direct path whose p50 changed significantly between
-// runs that describe the same experiment: a shift of the machine, not of
-// any hop, which a U test across separate invocations cannot tell apart.
+// drifted reports a direct path whose p50 the U test finds changed
+// between runs that describe the same experiment: a shift of the
+// machine, not of any hop (the noise every row is then held to).
 func drifted(c *compare.Comparison) bool {
-	if len(c.Differences) > 0 {
+	if len(c.Differences) > 0 || c.Within != "" {
 		return false
 	}
 	for _, r := range c.Rows {
-		if r.OldAddedP50Us == nil && r.Significant {
+		if r.OldAddedP50Us == nil && r.PValue <= c.Alpha {
 			return true
 		}
 	}

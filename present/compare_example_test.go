@@ -11,28 +11,36 @@ import (
 
 // Two runs of one direct path, the second's server 20 µs slower per
 // request: benchstat's table, the change significant over 6 kept rounds a
-// side.
+// side. The workloads differ, so the direct path is no control, and
+// nothing else measured the noise.
 func ExampleWriteComparison() {
 	mk := func(name string, shift float64) compare.Run {
-		p := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, Regime: "packed", Threads: 1}
+		p := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, Regime: "packed", Threads: 1, Stable: true}
 		for i, v := range []float64{20, 21, 22, 20.5, 21.5, 22.5} {
 			p.Rounds = append(p.Rounds, hop.Round{Index: i, Kept: true, P50: v + shift})
 		}
-		return compare.Run{Name: name, Report: &hop.Report{Schema: hop.Schema, Env: affinity.Env{Cores: 2}, Paths: []hop.PathResult{p}}}
+		return compare.Run{Name: name, Report: &hop.Report{Schema: hop.Schema, Env: affinity.Env{Cores: 2},
+			Config: hop.ReportConfig{ServiceTimesUs: []float64{shift}}, Paths: []hop.PathResult{p}}}
 	}
-	c, err := compare.Compare([]compare.Run{mk("old.json", 0), mk("new.json", 20)}, compare.Options{})
+	c, err := compare.Compare([]compare.Run{mk("old.json", 0), mk("new.json", 20)}, compare.Options{AllowDifferent: true})
 	if err != nil {
 		panic(err)
 	}
 	present.WriteComparison(os.Stdout, c)
 	// Output:
+	// the runs differ (1):
+	//   workload config.service_times_us: [0] -> [20] (new.json)
+	//
 	// p50: median of the kept rounds' p50 round trips (µs); added: the runs' added p50 (µs)
 	// ~: no significant difference (Mann-Whitney U, α = 0.05); n: kept rounds old+new
+	// noise: what separates two runs of one configuration here, from the control paths (each
+	// regime's direct path, and pace) or the repeated runs of a side; a change is called only where
+	// p ≤ α and it is larger than the noise
 	//
 	// old old.json
 	// new new.json
-	//   path        p50 old  p50 new  change      p    n  added old  added new  change  p
-	//   direct tcp     21.2     41.2  +94.1%  0.002  6+6
-	// a direct path moved with nothing recorded changed: something outside the runs did (the machine's
-	// load, or a server hoplat does not start), and every p50 moves with it
+	//   path        p50 old  p50 new  change      p    n  noise  added old  added new  change  p
+	//   direct tcp     21.2     41.2  +94.1%  0.002  6+6      -
+	// noise -: unmeasured (the runs differ, so their direct paths are no control, and neither pace
+	// nor repeated runs measured it): p alone decides; repeat each side (OLD1 OLD2 -- NEW1 NEW2)
 }

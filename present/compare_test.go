@@ -107,3 +107,55 @@ func TestWriteComparisonDifferencesFirst(t *testing.T) {
 		t.Errorf("differences not first:\n%s", out)
 	}
 }
+
+// A degraded side is marked on its row and named under the table, a line
+// per side and reason; no change is called there.
+func TestWriteComparisonNamesDegradedSides(t *testing.T) {
+	bad := comparedRun("b", 0, 60)
+	e := &bad.Report.Paths[1]
+	e.Failed, e.Stable, e.UnstableReason = 2, false, "round p50s 80, 81, 130 µs: two clusters"
+	out := comparison(t, compare.Options{}, comparedRun("a", 0, 30), bad)
+	row := lineOf(out, "epoll tcp->tcp")
+	if !strings.HasPrefix(row, "! ") || strings.Count(row, "~") != 2 {
+		t.Errorf("degraded row not marked, or a change called on it: %q\n%s", row, out)
+	}
+	for _, want := range []string{"! epoll tcp->tcp: new: 2 failed rounds\n",
+		"! epoll tcp->tcp: new: unstable: round p50s 80, 81, 130 µs: two clusters\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.HasPrefix(lineOf(out, "direct tcp"), "!") {
+		t.Errorf("clean row marked:\n%s", out)
+	}
+	out = comparison(t, compare.Options{AllowDegraded: true}, comparedRun("a", 0, 30), bad)
+	if row := lineOf(out, "epoll tcp->tcp"); !strings.HasPrefix(row, "! ") || strings.Contains(row, "~") {
+		t.Errorf("--allow-degraded: %q", row)
+	}
+}
+
+// lineOf is the table row of the path name, its mark kept.
+func lineOf(text, name string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " !"), name+" ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// --within prints the same table, and says why no noise holds it.
+func TestWriteComparisonWithin(t *testing.T) {
+	c, err := compare.Within(comparedRun("a.json", 0, 30), "direct tcp", "epoll tcp->tcp", compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteComparison(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "two paths of one run, a.json") || !strings.Contains(lineOf(out, "direct tcp vs epoll tcp->tcp"), "0.0%") {
+		t.Errorf("within:\n%s", out)
+	}
+}

@@ -18,19 +18,25 @@ import (
 
 // compareHelp lays out hopbench compare --help; its flags are runCompare's.
 var compareHelp = usage.Help{
-	Usage: []string{"hopbench compare [options] OLD NEW [MORE...]"},
+	Usage: []string{
+		"hopbench compare [options] OLD NEW [MORE...]",
+		"hopbench compare [options] OLD1 OLD2 -- NEW1 NEW2",
+		"hopbench compare [options] --within RUN A B",
+	},
 	About: "Each run after the first against the first, per path and regime: the p50 round trip and " +
 		"(relay paths) the added p50 of each, the change, and ~ unless a Mann-Whitney U test on the kept " +
-		"rounds finds it significant at --alpha. A run is a report.json (hopbench --format json or --out), " +
-		"or the --out directory that holds one.",
+		"rounds finds it significant at --alpha and the change is larger than the noise between runs of one " +
+		"configuration (noise_pct). A run is a report.json (hopbench --format json or --out), or the --out " +
+		"directory that holds one.",
 	Groups: []usage.Group{
-		usage.Section("Comparison", "alpha P", "allow-different"),
+		usage.Section("Comparison", "alpha P", "allow-different", "allow-degraded", "within RUN"),
 		usage.Section("Output", "format text|json", "json", "html FILE"),
 	},
 	Examples: []string{
 		"hopbench compare before/ after/",
 		"hopbench compare --format json before/report.json after/report.json",
 		"hopbench compare --html cmp.html base/ try1/ try2/",
+		"hopbench compare --within run/ 'epoll tcp->tcp' 'haproxy tcp->tcp'",
 	},
 }
 
@@ -50,16 +56,19 @@ func reportFile(arg string) (string, error) {
 
 // runCompare is `hopbench compare OLD.json NEW.json [MORE.json...]`: each
 // later run against the first, per path and regime, in text, JSON or an
-// HTML page.
+// HTML page; `OLD1 OLD2 -- NEW1 NEW2` pools repeated runs a side, and
+// `--within RUN.json A B` sets two paths of one run side by side.
 func runCompare(args []string, stdout io.Writer) error {
 	fs := pflag.NewFlagSet("hopbench compare", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		alpha   = fs.Float64("alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test: a change with p above it prints as ~")
-		allow   = fs.Bool("allow-different", false, "compare runs whose machine, placement or workload differ (the differences print first)")
-		htmlOut = fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
-		format  = fs.String("format", "text", "output")
-		asJSON  = fs.Bool("json", false, "same as --format json")
+		alpha    = fs.Float64("alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test: a change with p above it prints as ~")
+		allow    = fs.Bool("allow-different", false, "compare runs whose machine, placement or workload differ (the differences print first)")
+		allowDeg = fs.Bool("allow-degraded", false, "call a change where a side had failed rounds, errors or an unstable path")
+		within   = fs.String("within", "", "compare two paths, A and B, of this one run")
+		htmlOut  = fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
+		format   = fs.String("format", "text", "output")
+		asJSON   = fs.Bool("json", false, "same as --format json")
 	)
 	done := usage.Standard(fs, &compareHelp, version)
 	if err := fs.Parse(args); err != nil {
@@ -80,7 +89,13 @@ func runCompare(args []string, stdout io.Writer) error {
 	if *alpha <= 0 || *alpha >= 1 {
 		return cli.Usage(fmt.Errorf("--alpha \"%v\": want between 0 and 1", *alpha))
 	}
-	if fs.NArg() < 2 {
+	dash := fs.ArgsLenAtDash()
+	switch {
+	case *within != "" && (fs.NArg() != 2 || dash >= 0):
+		return cli.Usage(fmt.Errorf("--within %s needs two path names, have %d", *within, fs.NArg()))
+	case dash >= 0 && (dash == 0 || dash == fs.NArg()):
+		return cli.Usage(fmt.Errorf("compare OLD... -- NEW... needs a report or more on each side of --"))
+	case *within == "" && fs.NArg() < 2:
 		return cli.Usage(fmt.Errorf("compare needs two reports or more (hopbench --format json or --out's report.json), have %d", fs.NArg()))
 	}
 	if *htmlOut != "" {
@@ -88,9 +103,14 @@ func runCompare(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	// Every argument is found before any is read.
-	files := make([]string, fs.NArg())
-	for i, arg := range fs.Args() {
+	// Every report is found before any is read: an argument names a file,
+	// or an --out directory holding report.json.
+	named := fs.Args()
+	if *within != "" {
+		named = []string{*within}
+	}
+	files := make([]string, len(named))
+	for i, arg := range named {
 		var err error
 		if files[i], err = reportFile(arg); err != nil {
 			return err
@@ -104,7 +124,20 @@ func runCompare(args []string, stdout io.Writer) error {
 		}
 		runs = append(runs, r)
 	}
-	c, err := compare.Compare(runs, compare.Options{Alpha: *alpha, AllowDifferent: *allow})
+	opt := compare.Options{Alpha: *alpha, AllowDifferent: *allow, AllowDegraded: *allowDeg}
+	var c *compare.Comparison
+	var err error
+	switch {
+	case *within != "":
+		c, err = compare.Within(runs[0], fs.Arg(0), fs.Arg(1), opt)
+		if err != nil {
+			return cli.Usage(err)
+		}
+	case dash >= 0:
+		c, err = compare.CompareRepeated(runs[:dash], runs[dash:], opt)
+	default:
+		c, err = compare.Compare(runs, opt)
+	}
 	if errors.Is(err, compare.ErrDifferent) {
 		// The reader sees what differs before the refusal.
 		present.WriteDifferences(os.Stderr, c)

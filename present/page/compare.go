@@ -16,6 +16,7 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 	p.head("hoplat: " + c.Old + " against " + joinNew(c.New))
 	p.printf(`<header><h1>Comparing hopbench runs</h1><p>%s</p>`, esc(c.Test))
 	p.printf(`<p>~: no significant difference at α = %g; n: kept rounds old+new. p50: the median of the kept rounds' p50 round trips; added: the runs' added p50.</p></header>`, c.Alpha)
+	p.printf(`<p>noise: %s; a change is called only where p ≤ α and it is larger than the noise.</p>`, esc(c.Noise))
 	if len(c.Differences) > 0 {
 		p.printf(`<section id="differences"><h2>The runs differ</h2><ul>`)
 		for _, d := range c.Differences {
@@ -25,13 +26,13 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 	}
 	for i, nw := range c.New {
 		p.printf(`<section id="new%d"><h2>old %s, new %s</h2>`, i, esc(c.Old), esc(nw))
-		p.printf(`<div class="scroll"><table><tr><th>path</th><th>p50 old µs</th><th>p50 new µs</th><th>change</th><th>p</th><th>n</th><th>added old µs</th><th>added new µs</th><th>change</th><th>p</th></tr>`)
+		p.printf(`<div class="scroll"><table><tr><th>path</th><th>p50 old µs</th><th>p50 new µs</th><th>change</th><th>p</th><th>n</th><th>noise</th><th>added old µs</th><th>added new µs</th><th>change</th><th>p</th></tr>`)
 		for _, r := range c.Rows {
 			if r.NewRun != nw {
 				continue
 			}
-			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td>`, esc(compare.Label(r)), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
-				esc(compare.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew)
+			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
+				esc(compare.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
 			if r.OldAddedP50Us == nil {
 				p.printf(`<td></td><td></td><td></td><td></td></tr>`)
 				continue
@@ -43,7 +44,23 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 			}
 			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), esc(ch), pv)
 		}
-		p.printf(`</table></div></section>`)
+		p.printf(`</table></div>`)
+		var degraded []string
+		for _, r := range c.Rows {
+			for _, d := range r.Degraded {
+				if r.NewRun == nw {
+					degraded = append(degraded, compare.Label(r)+": "+d.Side+": "+d.Why)
+				}
+			}
+		}
+		if len(degraded) > 0 {
+			p.printf(`<p>Degraded (no change called there unless --allow-degraded):</p><ul>`)
+			for _, d := range degraded {
+				p.printf(`<li class="unstable">%s</li>`, esc(d))
+			}
+			p.printf(`</ul>`)
+		}
+		p.printf(`</section>`)
 	}
 	if len(c.Unmatched) > 0 {
 		p.printf(`<section id="unmatched"><h2>Unmatched</h2><ul>`)
@@ -65,6 +82,14 @@ func joinNew(names []string) string {
 		out += n
 	}
 	return out
+}
+
+// noise is a row's noise_pct, "-" where nothing measured it.
+func noise(r compare.Row) string {
+	if r.NoiseFrom == compare.Unmeasured {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", r.NoisePct)
 }
 
 func trim3(p float64) string { return fmt.Sprintf("%.3f", p) }

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchmath"
 
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // Schema names the JSON layout WriteJSON writes.
@@ -31,8 +34,12 @@ type Run struct {
 	Report *hop.Report
 }
 
-// Load reads a hoplat.hopbench.v1 report from file.
+// Load reads a hoplat.hopbench.v1 report from file, or from the
+// report.json inside file when it is a folder (hopbench --out's).
 func Load(file string) (Run, error) {
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		file = filepath.Join(file, "report.json")
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return Run{}, fmt.Errorf("compare: %w", err)
@@ -48,10 +55,14 @@ func Load(file string) (Run, error) {
 }
 
 // Options are the comparison's settings; the zero value tests at
-// DefaultAlpha and refuses runs that differ.
+// DefaultAlpha, refuses runs that differ and calls no change on a
+// degraded row.
 type Options struct {
 	Alpha          float64 // significance level of the U test; 0 means DefaultAlpha
 	AllowDifferent bool    // compare runs whose machine, placement or workload differ
+	// AllowDegraded calls changes on rows where either side had failed
+	// rounds, errors or an unstable path; they are named either way.
+	AllowDegraded bool
 }
 
 // Comparison is the result: the rows of every new run against the old, and
@@ -62,7 +73,13 @@ type Comparison struct {
 	New    []string `json:"new"`
 	Alpha  float64  `json:"alpha"`
 	// Test names the test behind every p value.
-	Test        string       `json:"test"`
+	Test string `json:"test"`
+	// Noise says how every row's noise_pct was measured: a change is
+	// called only where the test finds it and it exceeds that.
+	Noise string `json:"noise"`
+	// Within is the run both sides come from when two of its paths are
+	// compared (Within); empty when the sides are runs.
+	Within      string       `json:"within,omitempty"`
 	Rows        []Row        `json:"rows"`
 	Differences []Difference `json:"differences"`
 	// Unmatched are the paths that only one side measured.
@@ -94,6 +111,18 @@ type Row struct {
 
 	NOld int `json:"n_old"`
 	NNew int `json:"n_new"`
+
+	// NoisePct is what separates two runs of one configuration on this
+	// machine, in percent of the p50 (noise.go): Significant stays false
+	// where |DeltaPct| is not above it. NoiseFrom names the measurement
+	// that set it. AddedNoisePct is the same for the added p50.
+	NoisePct      float64  `json:"noise_pct"`
+	NoiseFrom     string   `json:"noise_from"`
+	AddedNoisePct *float64 `json:"added_noise_pct,omitempty"`
+	// Degraded names each side's failed rounds, errors and instability
+	// on this path; no change is called here unless Options.AllowDegraded.
+	Degraded []Degraded `json:"degraded,omitempty"`
+
 	// Warnings are the test's own: too few rounds to ever reach alpha.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -119,13 +148,83 @@ func orEmpty(s string) string {
 	return s
 }
 
-// Compare sets every run after the first against the first. With runs
-// that differ and opt.AllowDifferent unset, it returns the comparison
-// with its Differences and no rows, and an error wrapping ErrDifferent.
+// Compare sets every run after the first against the first, each its
+// own table. With runs that differ and opt.AllowDifferent unset, it
+// returns the comparison with its Differences and no rows, and an error
+// wrapping ErrDifferent.
 func Compare(runs []Run, opt Options) (*Comparison, error) {
 	if len(runs) < 2 {
 		return nil, fmt.Errorf("compare: need two runs or more, have %d", len(runs))
 	}
+	var news []side
+	for _, r := range runs[1:] {
+		news = append(news, side{r.Name, []Run{r}})
+	}
+	return compareSides(side{runs[0].Name, runs[:1]}, news, opt)
+}
+
+// CompareRepeated sets the repeated runs of one configuration (nw)
+// against those of another (old), as benchstat pools -count: each
+// side's kept rounds are pooled into one sample, and how far the runs of
+// a side lie apart is a measure of the noise every row is held to.
+func CompareRepeated(old, nw []Run, opt Options) (*Comparison, error) {
+	if len(old) == 0 || len(nw) == 0 {
+		return nil, fmt.Errorf("compare: need a run or more on each side, have %d and %d", len(old), len(nw))
+	}
+	return compareSides(sideOf(old), []side{sideOf(nw)}, opt)
+}
+
+// side is one column of a comparison: one run, or the repeated runs of
+// one configuration, pooled.
+type side struct {
+	name string
+	runs []Run
+}
+
+func sideOf(runs []Run) side {
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.Name)
+	}
+	return side{strings.Join(names, " + "), runs}
+}
+
+// entry is a path as one run of a side measured it, with that run's
+// paths by key, where its baseline is looked up.
+type entry struct {
+	run string
+	nth int // the run's place in its side: two sides may name one file twice
+	p   hop.PathResult
+	by  map[key]hop.PathResult
+}
+
+// index is the side's paths by key, each with an entry per run that
+// measured it, in the order the runs list them.
+func (s side) index(v vary) ([]key, map[key][]entry) {
+	var order []key
+	out := map[key][]entry{}
+	for i, r := range s.runs {
+		by := map[key]hop.PathResult{}
+		for _, p := range r.Report.Paths {
+			by[key{p.Name, p.Regime, settingOf(p, v)}] = p
+		}
+		for _, p := range r.Report.Paths {
+			k := key{p.Name, p.Regime, settingOf(p, v)}
+			es := out[k]
+			if n := len(es); n > 0 && es[n-1].nth == i {
+				es[n-1].p = p // a later result of one key in one run stands
+				continue
+			}
+			if len(es) == 0 {
+				order = append(order, k)
+			}
+			out[k] = append(es, entry{r.Name, i, p, by})
+		}
+	}
+	return order, out
+}
+
+func compareSides(old side, news []side, opt Options) (*Comparison, error) {
 	alpha := opt.Alpha
 	if alpha == 0 {
 		alpha = DefaultAlpha
@@ -133,25 +232,37 @@ func Compare(runs []Run, opt Options) (*Comparison, error) {
 	if alpha <= 0 || alpha >= 1 {
 		return nil, fmt.Errorf("compare: alpha %v: want between 0 and 1", alpha)
 	}
-	old := runs[0]
-	c := &Comparison{Schema: Schema, Old: old.Name, Alpha: alpha,
-		Test: "Mann-Whitney U (two-sided) on the kept rounds' p50s; added: on their per-round differences from the direct baseline",
+	c := &Comparison{Schema: Schema, Old: old.name, Alpha: alpha, Test: testName,
 		Rows: []Row{}, Differences: []Difference{}}
-	for _, n := range runs[1:] {
-		c.New = append(c.New, n.Name)
-		c.Differences = append(c.Differences, differences(old, n)...)
+	ref := old.runs[0]
+	for _, r := range old.runs[1:] {
+		c.Differences = append(c.Differences, differences(ref, r)...)
+	}
+	for _, n := range news {
+		c.New = append(c.New, n.name)
+		for _, r := range n.runs {
+			c.Differences = append(c.Differences, differences(ref, r)...)
+		}
 	}
 	if len(c.Differences) > 0 && !opt.AllowDifferent {
 		return c, fmt.Errorf("compare: %w (%d differences); --allow-different compares them anyway", ErrDifferent, len(c.Differences))
 	}
+	// Direct paths are controls only between runs of one experiment: a
+	// workload or placement that differs moves them as it moves the rest.
+	controls := len(c.Differences) == 0
 	th := &benchmath.Thresholds{CompareAlpha: alpha}
-	for _, n := range runs[1:] {
-		rows, unmatched := compareRuns(old, n, th)
+	repeated := len(old.runs) > 1
+	for _, n := range news {
+		repeated = repeated || len(n.runs) > 1
+		rows, unmatched := compareRuns(old, n, th, controls, opt)
 		c.Rows = append(c.Rows, rows...)
 		c.Unmatched = append(c.Unmatched, unmatched...)
 	}
+	c.Noise = noiseMethod(controls, repeated)
 	return c, nil
 }
+
+const testName = "Mann-Whitney U (two-sided) on the kept rounds' p50s; added: on their per-round differences from the direct baseline"
 
 // key identifies a path result within a run: its name and regime, and the
 // sweep point where the run sweeps.
@@ -197,36 +308,33 @@ func varies(runs ...Run) vary {
 	return v
 }
 
-func compareRuns(old, nw Run, th *benchmath.Thresholds) ([]Row, []string) {
-	v := varies(old, nw)
-	index := func(r Run) ([]key, map[key]hop.PathResult) {
-		var order []key
-		m := map[key]hop.PathResult{}
-		for _, p := range r.Report.Paths {
-			k := key{p.Name, p.Regime, settingOf(p, v)}
-			if _, ok := m[k]; !ok {
-				order = append(order, k)
-			}
-			m[k] = p
-		}
-		return order, m
-	}
-	oldOrder, oldBy := index(old)
-	newOrder, newBy := index(nw)
+func compareRuns(old, nw side, th *benchmath.Thresholds, controls bool, opt Options) ([]Row, []string) {
+	v := varies(append(slices.Clone(old.runs), nw.runs...)...)
+	oldOrder, oldBy := old.index(v)
+	newOrder, newBy := nw.index(v)
 	var rows []Row
 	var unmatched []string
 	for _, k := range oldOrder {
-		n, ok := newBy[k]
+		ns, ok := newBy[k]
 		if !ok {
-			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), old.Name))
+			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), old.name))
 			continue
 		}
-		o := oldBy[k]
-		rows = append(rows, row(k, o, n, oldBy, newBy, v, nw.Name, th))
+		olds := oldBy[k]
+		r := row(k, olds, ns, v, nw.name, th)
+		n := noiseOf(k, sides{old.name, nw.name, oldBy, newBy}, controls)
+		r.NoisePct, r.NoiseFrom = n.p50.pct, n.p50.from
+		if r.OldAddedP50Us != nil {
+			a := n.added.pct
+			r.AddedNoisePct = &a
+		}
+		r.Degraded = append(degradedOf("old", olds), degradedOf("new", ns)...)
+		hold(&r, opt)
+		rows = append(rows, r)
 	}
 	for _, k := range newOrder {
 		if _, ok := oldBy[k]; !ok {
-			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), nw.Name))
+			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), nw.name))
 		}
 	}
 	return rows, unmatched
@@ -243,8 +351,10 @@ func label(k key) string {
 	return s
 }
 
-func row(k key, o, n hop.PathResult, oldBy, newBy map[key]hop.PathResult, v vary, newName string, th *benchmath.Thresholds) Row {
-	so, sn := benchmath.NewSample(Kept(o), th), benchmath.NewSample(Kept(n), th)
+// row is k's test, old entries against new: the U test's verdict
+// before hold holds it to the noise and the sides' health.
+func row(k key, olds, ns []entry, v vary, newName string, th *benchmath.Thresholds) Row {
+	so, sn := benchmath.NewSample(pooled(olds, keptOf), th), benchmath.NewSample(pooled(ns, keptOf), th)
 	cmp := benchmath.AssumeNothing.Compare(so, sn)
 	r := Row{Name: k.name, Regime: k.regime, Setting: k.setting, NewRun: newName,
 		OldP50Us: median(so), NewP50Us: median(sn), PValue: cmp.P, Significant: cmp.P <= cmp.Alpha,
@@ -253,26 +363,81 @@ func row(k key, o, n hop.PathResult, oldBy, newBy map[key]hop.PathResult, v vary
 	for _, w := range cmp.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
-	if o.Relay == hop.Direct || o.AddedUs == nil || n.AddedUs == nil {
+	if olds[0].p.Relay == hop.Direct || !allAdded(olds) || !allAdded(ns) {
 		return r
 	}
-	ob, okO := baseline(o, oldBy, v)
-	nb, okN := baseline(n, newBy, v)
-	oa, na := o.AddedUs.P50, n.AddedUs.P50
+	oa, na := addedOf(olds), addedOf(ns)
 	r.OldAddedP50Us, r.NewAddedP50Us = &oa, &na
 	d := pct(oa, na)
 	r.AddedDeltaPct = &d
+	po, okO := pairedAll(olds, v)
+	pn, okN := pairedAll(ns, v)
 	if !okO || !okN {
 		return r
 	}
-	ac := benchmath.AssumeNothing.Compare(benchmath.NewSample(paired(o, ob), th), benchmath.NewSample(paired(n, nb), th))
+	ac := benchmath.AssumeNothing.Compare(benchmath.NewSample(po, th), benchmath.NewSample(pn, th))
 	sig := ac.P <= ac.Alpha
 	r.AddedPValue, r.AddedSignificant = &ac.P, &sig
 	return r
 }
 
-// kept is the p50 of every kept round of p that measured one, in round
-// order.
+// hold calls a change only where the test found one, it exceeds the
+// noise, and neither side was degraded there (unless allowed).
+func hold(r *Row, opt Options) {
+	ok := len(r.Degraded) == 0 || opt.AllowDegraded
+	r.Significant = r.Significant && ok && math.Abs(r.DeltaPct) > r.NoisePct
+	if r.AddedSignificant != nil {
+		s := *r.AddedSignificant && ok && math.Abs(*r.AddedDeltaPct) > *r.AddedNoisePct
+		r.AddedSignificant = &s
+	}
+}
+
+func keptOf(e entry) []float64 { return Kept(e.p) }
+
+// pooled is every entry's sample, one after another.
+func pooled(es []entry, f func(entry) []float64) []float64 {
+	var out []float64
+	for _, e := range es {
+		out = append(out, f(e)...)
+	}
+	return out
+}
+
+func allAdded(es []entry) bool {
+	for _, e := range es {
+		if e.p.AddedUs == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// addedOf is a side's added p50: the run's own, or the median of its
+// runs' added p50s.
+func addedOf(es []entry) float64 {
+	if len(es) == 1 {
+		return es[0].p.AddedUs.P50
+	}
+	var v []float64
+	for _, e := range es {
+		v = append(v, e.p.AddedUs.P50)
+	}
+	return stats.Median(v)
+}
+
+// pairedAll is every entry's per-round differences from its baseline in
+// its own run; false where a run lacks the baseline.
+func pairedAll(es []entry, v vary) ([]float64, bool) {
+	var out []float64
+	for _, e := range es {
+		b, ok := baseline(e.p, e.by, v)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, paired(e.p, b)...)
+	}
+	return out, true
+}
 
 // Kept is the sample a path's p50 is tested on: the p50 of every kept
 // round that measured one, in round order.

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,10 +70,13 @@ func TestSameRunsAreNotSignificant(t *testing.T) {
 	}
 }
 
-// A server 20 µs slower moves both paths' round trips, significantly,
-// and leaves what the hop adds where it was.
+// A server 20 µs slower (a workload that differs, so no direct path is
+// a control) moves both paths' round trips, significantly, and leaves
+// what the hop adds where it was.
 func TestShiftIsSignificantAddedIsNot(t *testing.T) {
-	c, err := Compare([]Run{run("a", rounds, 0, 30), run("b", rounds, 20, 30)}, Options{})
+	slower := run("b", rounds, 20, 30)
+	slower.Report.Config.ServiceTimesUs = []float64{20}
+	c, err := Compare([]Run{run("a", rounds, 0, 30), slower}, Options{AllowDifferent: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,5 +186,192 @@ func TestAlphaChecked(t *testing.T) {
 	}
 	if _, err := Compare([]Run{run("a", rounds, 0, 30)}, Options{}); err == nil {
 		t.Error("one run accepted")
+	}
+}
+
+// tight are round p50s close enough that a shift of a microsecond
+// separates two runs completely: the U test alone calls it at p 0.0002.
+var tight = []float64{20, 20.1, 20.2, 20.05, 20.15, 20.12, 20.08, 20.18}
+
+// Three runs of one configuration, the machine a little faster or
+// slower in each: the direct path (the control) moved by X% between two
+// runs and the relay path by less, so no row is significant, though the
+// U test alone finds every such separation.
+func TestThreeRunsOfOneConfigurationPairwise(t *testing.T) {
+	runs := []Run{run("a", tight, 0, 30), run("b", tight, 1, 30), run("c", tight, -0.6, 30)}
+	uAlone := 0
+	for i := range runs {
+		for j := i + 1; j < len(runs); j++ {
+			c, err := Compare([]Run{runs[i], runs[j]}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			control := c.Rows[0]
+			for _, r := range c.Rows {
+				uAlone += btoi(r.PValue <= c.Alpha)
+				if r.Significant || r.AddedSignificant != nil && *r.AddedSignificant {
+					t.Errorf("%s against %s: %s significant: %+v", runs[j].Name, runs[i].Name, r.Name, r)
+				}
+				if math.Abs(r.NoisePct-math.Abs(control.DeltaPct)) > 1e-9 || !strings.Contains(r.NoiseFrom, "direct tcp packed moved") {
+					t.Errorf("%s: noise %.2f%% from %q, want the control's %.2f%%", r.Name, r.NoisePct, r.NoiseFrom, math.Abs(control.DeltaPct))
+				}
+				if r.Name != "direct tcp" && math.Abs(r.DeltaPct) >= r.NoisePct {
+					t.Errorf("%s moved %.2f%%, not less than the control's %.2f%%: the fixture is wrong", r.Name, r.DeltaPct, r.NoisePct)
+				}
+			}
+		}
+	}
+	if uAlone < 3 {
+		t.Errorf("the U test alone calls %d rows: the fixture does not show the rule at work", uAlone)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A hop 10 µs dearer is called through the noise the control measured.
+func TestChangeBeyondTheNoise(t *testing.T) {
+	c, err := Compare([]Run{run("a", tight, 0, 30), run("b", tight, 0.3, 40)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, e := c.Rows[0], c.Rows[1]
+	if d.Significant || d.NoisePct < 1 {
+		t.Errorf("direct: %+v", d)
+	}
+	if !e.Significant || !*e.AddedSignificant || *e.AddedNoisePct != d.NoisePct {
+		t.Errorf("epoll 10 µs dearer, noise %.1f%%: %+v", d.NoisePct, e)
+	}
+}
+
+// pace: a direct path whose kept rounds ran 8% slower than the untraced
+// rounds around its traced one holds every row of its regime to 8%.
+func TestPaceIsNoise(t *testing.T) {
+	a, b := run("a", tight, 0, 30), run("b", tight, 0, 32)
+	b.Report.Paths[0].Trace = &hop.Trace{Pace: 1.08}
+	c, err := Compare([]Run{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Rows[1]
+	if math.Abs(e.NoisePct-8) > 1e-9 || e.NoiseFrom != "direct tcp packed in b: pace 1.08" {
+		t.Errorf("noise %v from %q", e.NoisePct, e.NoiseFrom)
+	}
+	if e.PValue > c.Alpha || e.Significant || *e.AddedSignificant {
+		t.Errorf("epoll %.1f%% slower (added %.1f%%), inside 8%%: %+v", e.DeltaPct, *e.AddedDeltaPct, e)
+	}
+	// Runs that differ leave pace as the only measure.
+	b.Report.Config.Nice = 5
+	c, _ = Compare([]Run{a, b}, Options{AllowDifferent: true})
+	if e := c.Rows[1]; e.NoiseFrom != "direct tcp packed in b: pace 1.08" {
+		t.Errorf("differing runs: noise from %q", e.NoiseFrom)
+	}
+	b.Report.Paths[0].Trace = nil
+	c, _ = Compare([]Run{a, b}, Options{AllowDifferent: true})
+	if e := c.Rows[1]; e.NoiseFrom != "unmeasured" || e.NoisePct != 0 || !e.Significant {
+		t.Errorf("differing runs, untraced: %+v", e)
+	}
+}
+
+// Repeated runs a side (OLD1 OLD2 -- NEW1 NEW2): the rounds pooled, and
+// the row held to how far a side's runs lie apart.
+func TestRepeatedRuns(t *testing.T) {
+	old := []Run{run("a1", tight, 0, 30), run("a2", tight, 1.5, 30)}
+	same := []Run{run("b1", tight, 0.5, 30), run("b2", tight, 1, 30)}
+	c, err := CompareRepeated(old, same, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Old != "a1 + a2" || len(c.New) != 1 || c.New[0] != "b1 + b2" || len(c.Rows) != 2 {
+		t.Fatalf("sides %q %q, %d rows", c.Old, c.New, len(c.Rows))
+	}
+	for _, r := range c.Rows {
+		if r.NOld != 16 || r.NNew != 16 || r.Significant {
+			t.Errorf("%s: %+v", r.Name, r)
+		}
+	}
+	if d := c.Rows[0]; !strings.HasPrefix(d.NoiseFrom, "2 runs of a1 + a2 ") || d.NoisePct < 7 {
+		t.Errorf("direct: noise %.1f%% from %q", d.NoisePct, d.NoiseFrom)
+	}
+	dearer := []Run{run("b1", tight, 0.5, 45), run("b2", tight, 1, 45)}
+	c, _ = CompareRepeated(old, dearer, Options{})
+	if e := c.Rows[1]; !e.Significant || !*e.AddedSignificant {
+		t.Errorf("15 µs dearer: %+v", e)
+	}
+}
+
+// A side with failed rounds, errors or an unstable path is named on its
+// row, and no change is called there unless allowed.
+func TestDegradedSideIsNamed(t *testing.T) {
+	bad := run("b", tight, 0, 40)
+	e := &bad.Report.Paths[1]
+	e.Failed, e.Stable, e.UnstableReason = 1, false, "round p50s 61, 62, 90 µs: two clusters"
+	e.Rounds[3].Failed = "pingpong: exit status 1\nstderr: ..."
+	bad.Report.Paths[0].Errors = 3
+	c, err := Compare([]Run{run("a", tight, 0, 30), bad}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]Degraded{
+		{{"new", "3 errors"}},
+		{{"new", "1 failed round (round 3: pingpong: exit status 1)"}, {"new", "unstable: round p50s 61, 62, 90 µs: two clusters"}},
+	}
+	for i, r := range c.Rows {
+		if !slices.Equal(r.Degraded, want[i]) {
+			t.Errorf("%s: degraded %v, want %v", r.Name, r.Degraded, want[i])
+		}
+	}
+	if e := c.Rows[1]; e.PValue > c.Alpha || e.Significant || *e.AddedSignificant {
+		t.Errorf("degraded row called: %+v", e)
+	}
+	c, _ = Compare([]Run{run("a", tight, 0, 30), bad}, Options{AllowDegraded: true})
+	if e := c.Rows[1]; !e.Significant || !*e.AddedSignificant || len(e.Degraded) != 2 {
+		t.Errorf("--allow-degraded: %+v", e)
+	}
+}
+
+// --within: two paths of one run, in the same table, held to no noise.
+func TestWithin(t *testing.T) {
+	a := run("a.json", tight, 0, 30)
+	c, err := Within(a, "direct tcp", "epoll tcp->tcp", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 1 || c.Within != "a.json" || c.Noise != withinNoise {
+		t.Fatalf("%+v", c)
+	}
+	r := c.Rows[0]
+	if r.Name != "direct tcp vs epoll tcp->tcp" || !r.Significant || r.NoisePct != 0 || r.OldAddedP50Us != nil {
+		t.Errorf("%+v", r)
+	}
+	// Named with the regime, as a run of several regimes names them.
+	if c, err := Within(a, "direct tcp packed", "epoll tcp->tcp", Options{}); err == nil {
+		t.Errorf("a name the run lacks: %+v", c.Rows)
+	}
+	if _, err := Within(a, "direct tcp", "splice tcp->tcp", Options{}); err == nil || !strings.Contains(err.Error(), `"splice tcp->tcp"`) {
+		t.Errorf("no such path: %v", err)
+	}
+}
+
+// A folder, as hopbench --out writes one, is read by its report.json.
+func TestLoadFolder(t *testing.T) {
+	dir := t.TempDir()
+	b, err := json.Marshal(run("a", tight, 0, 30).Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil || r.Name != filepath.Join(dir, "report.json") || len(r.Report.Paths) != 2 {
+		t.Fatalf("%v, %q", err, r.Name)
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "report.json") {
+		t.Errorf("empty folder: %v", err)
 	}
 }

@@ -1,9 +1,10 @@
-// Package compare sets two or more hopbench runs (hoplat.hopbench.v1
-// reports) side by side, as benchstat does benchmark runs: per path and
-// regime, each run's p50 round trip and added p50, the change, and "~"
-// unless a Mann–Whitney U test on the kept rounds finds the difference
-// significant. Runs whose machine, placement or workload differ are
-// refused unless the caller allows it, and the differences say why.
-// Package present prints a Comparison; this package only computes it,
-// from the analysis's reports (results/hop) and the statistics leaf.
+// Package compare sets hopbench runs (hoplat.hopbench.v1 reports) side by
+// side, as benchstat does benchmark runs: per path and regime, each side's
+// p50 round trip and added p50, the change, and "~" unless a Mann–Whitney
+// U test on the kept rounds finds it and it exceeds the noise between two
+// runs of one configuration (noise.go); a side with failed rounds, errors
+// or an unstable path is named on its row, and runs whose machine,
+// placement or workload differ are refused unless the caller allows it.
+// It imports only the analysis's reports (results/hop) and the statistics
+// leaf; package present prints a Comparison.
 package compare

@@ -1,0 +1,174 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/results/stats"
+)
+
+// A U test on the kept rounds of two invocations treats each run's rounds
+// as independent samples of the machine, yet the machine's state (where
+// helper threads landed, the host's other tenants, the caches) moves
+// between invocations more than between rounds: with four kept rounds a
+// side, any complete separation reaches p = 0.029, however small. So each
+// row is also held to the noise, what separates two runs of one
+// configuration on this machine, measured three ways, the largest
+// standing:
+//
+//   - repeated runs of a side (CompareRepeated): how far the row's own
+//     figure lies apart between them, max-min over the runs' median;
+//   - the controls, between runs of one experiment: the change of each
+//     regime's direct path (no hop in it can have changed, so whatever
+//     moved it moved the machine, and every path of that regime with it);
+//   - pace, in every run: how far a direct path's kept rounds ran from
+//     the untraced rounds around its traced one, seconds later; a machine
+//     that moves that much inside one invocation moves as much between
+//     two.
+//
+// The added p50 is held to the same controls and pace (a machine that
+// runs a third slower runs the relay's code a third slower too) and, with
+// repeated runs, to the spread of the runs' added p50s.
+
+// evidence is one measurement of the noise, in percent, and what it was.
+type evidence struct {
+	pct  float64
+	from string
+}
+
+func (e *evidence) raise(pct float64, from string, args ...any) {
+	if pct > e.pct || e.from == "" {
+		e.pct, e.from = pct, fmt.Sprintf(from, args...)
+	}
+}
+
+// sides are the two columns of one table, by key.
+type sides struct {
+	oldName, newName string
+	old, new         map[key][]entry
+}
+
+type noise struct{ p50, added evidence }
+
+// Unmeasured is the noise where nothing measured it: the runs differ,
+// so their direct paths are no controls, and neither pace nor repeated
+// runs are there; the U test stands alone.
+const Unmeasured = "unmeasured"
+
+func noiseOf(k key, s sides, controls bool) noise {
+	var n noise
+	for _, side := range []struct {
+		name string
+		es   []entry
+	}{{s.oldName, s.old[k]}, {s.newName, s.new[k]}} {
+		if len(side.es) < 2 {
+			continue
+		}
+		var p50s, added []float64
+		for _, e := range side.es {
+			p50s = append(p50s, stats.Median(Kept(e.p)))
+			if e.p.AddedUs != nil {
+				added = append(added, e.p.AddedUs.P50)
+			}
+		}
+		n.p50.raise(spread(p50s), "%d runs of %s %.1f%% apart", len(side.es), side.name, spread(p50s))
+		if len(added) == len(side.es) {
+			n.added.raise(spread(added), "%d runs of %s %.1f%% apart", len(side.es), side.name, spread(added))
+		}
+	}
+	for _, d := range directs(k, s) {
+		if controls {
+			if ns, ok := s.new[d]; ok {
+				o, nw := stats.Median(pooled(s.old[d], keptOf)), stats.Median(pooled(ns, keptOf))
+				c := math.Abs(pct(o, nw))
+				n.p50.raise(c, "%s moved %.1f%%", label(d), c)
+				n.added.raise(c, "%s moved %.1f%%", label(d), c)
+			}
+		}
+		for _, es := range [][]entry{s.old[d], s.new[d]} {
+			for _, e := range es {
+				if e.p.Trace == nil || e.p.Trace.Pace <= 0 {
+					continue
+				}
+				c := 100 * math.Abs(e.p.Trace.Pace-1)
+				n.p50.raise(c, "%s in %s: pace %.2f", label(d), e.run, e.p.Trace.Pace)
+				n.added.raise(c, "%s in %s: pace %.2f", label(d), e.run, e.p.Trace.Pace)
+			}
+		}
+	}
+	for _, e := range []*evidence{&n.p50, &n.added} {
+		if e.from == "" {
+			e.from = Unmeasured
+		}
+	}
+	return n
+}
+
+// directs are the control paths for k: the direct paths of its regime
+// and sweep point, or every direct path where that has none.
+func directs(k key, s sides) []key {
+	var same, all []key
+	for d, es := range s.old {
+		if es[0].p.Relay != hop.Direct {
+			continue
+		}
+		all = append(all, d)
+		if d.regime == k.regime && d.setting == k.setting {
+			same = append(same, d)
+		}
+	}
+	if len(same) == 0 {
+		same = all
+	}
+	// Map order is random; the evidence named must not be.
+	slices.SortFunc(same, func(a, b key) int {
+		if c := compareStr(a.regime, b.regime); c != 0 {
+			return c
+		}
+		if c := compareStr(a.setting, b.setting); c != 0 {
+			return c
+		}
+		return compareStr(a.name, b.name)
+	})
+	return same
+}
+
+func compareStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// spread is how far values lie apart, max-min in percent of their
+// median's magnitude.
+func spread(v []float64) float64 {
+	lo, hi := slices.Min(v), slices.Max(v)
+	m := math.Abs(stats.Median(v))
+	if m == 0 {
+		if hi == lo {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return 100 * (hi - lo) / m
+}
+
+// noiseMethod says in a sentence how the rows' noise was measured.
+func noiseMethod(controls, repeated bool) string {
+	s := "the largest of: "
+	if repeated {
+		s += "how far the repeated runs of a side lie apart on the row; "
+	}
+	if controls {
+		s += "the change of the regime's direct path (the control) between the sides; "
+	} else {
+		s += "(the runs differ, so their direct paths are no control); "
+	}
+	return s + "how far a direct path's pace is from 1 in any run"
+}
