@@ -15,6 +15,7 @@ import (
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/tracer"
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // tracing is the run's tracer: after a cell's untraced rounds, one more
@@ -345,10 +346,10 @@ func placementName(p affinity.Placement) string {
 func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int) string) *hop.Trace {
 	n := len(byRTT)
 	lo, hi := n*40/100, max(n*60/100, n*40/100+1)
-	var band hop.TraceSplit
+	var band split.Split
 	var bandUs, moves float64
 	for i := lo; i < hi; i++ {
-		band = band.Plus(splitOf(&byRTT[i]))
+		band = band.Plus(byRTT[i].Split())
 		bandUs += float64(byRTT[i].Sum()) / 1e3
 		moves += float64(byRTT[i].Migrations)
 	}
@@ -362,18 +363,12 @@ func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int
 		P50Us:       bandUs / k,
 		Migrations:  moves / k,
 		Lost:        lost,
-		P99Split:    splitOf(p99),
+		P99Split:    p99.Split(),
 		P99Us:       float64(p99.Sum()) / 1e3,
 		P99Detail:   longest(p99, name),
 	}
 	t.Cause = traceCause(reqs, t)
 	return t
-}
-
-func splitOf(r *tracer.Request) hop.TraceSplit {
-	s := r.Split()
-	return hop.TraceSplit{RelayUser: s.RelayUser, RelayKernel: s.RelayKernel, Runnable: s.Runnable, IdleExit: s.IdleExit,
-		Softirq: s.Softirq, Legs: s.Legs, Endpoints: s.Endpoints, Other: s.Other}
 }
 
 // longest says, in words, the request's longest segment: what a tail

@@ -2,13 +2,13 @@ package tracer
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // SegmentKind says what a component was doing during a Segment.
@@ -163,35 +163,11 @@ func (r *Request) Longest() (Segment, bool) {
 	return r.Segments[k], true
 }
 
-// Split is a request's critical path summed by what the hop is made of,
-// in microseconds, with DESIGN.md's "Traced requests" names. Its fields add
-// up to the request's Sum.
-type Split struct {
-	RelayUser   float64 `json:"relay_user"`   // relays' user time
-	RelayKernel float64 `json:"relay_kernel"` // relays' system calls and kernel threads
-	Runnable    float64 `json:"runnable"`     // every component's wait for its CPU
-	IdleExit    float64 `json:"idle_exit"`    // woken CPUs leaving idle
-	Softirq     float64 `json:"softirq"`      // softirq time on the path
-	Legs        float64 `json:"legs"`         // senders' system calls up to the next wake-up
-	Endpoints   float64 `json:"endpoints"`    // the other components' user and kernel time
-	Other       float64 `json:"other"`        // what the events do not explain
-}
-
-// Total adds the split's parts.
-func (s Split) Total() float64 {
-	return s.RelayUser + s.RelayKernel + s.Runnable + s.IdleExit + s.Softirq + s.Legs + s.Endpoints + s.Other
-}
-
-// String lists the parts in µs with one decimal, by their JSON names.
-func (s Split) String() string {
-	return fmt.Sprintf("relay_user %.1f relay_kernel %.1f runnable %.1f idle_exit %.1f softirq %.1f legs %.1f endpoints %.1f other %.1f",
-		s.RelayUser, s.RelayKernel, s.Runnable, s.IdleExit, s.Softirq, s.Legs, s.Endpoints, s.Other)
-}
-
-// Split sums the request's segments by kind, and user and kernel time by
-// whether the component is a relay (IsRelay).
-func (r *Request) Split() Split {
-	var s Split
+// Split sums the request's segments by kind, and user, kernel and softirq
+// time by whether the component is a relay (IsRelay): DESIGN.md's
+// p50_split_us of one request.
+func (r *Request) Split() split.Split {
+	var s split.Split
 	for i := range r.Segments {
 		g := &r.Segments[i]
 		us := float64(g.Duration()) / 1e3
@@ -210,7 +186,11 @@ func (r *Request) Split() Split {
 		case SegIdleExit:
 			s.IdleExit += us
 		case SegSoftirq:
-			s.Softirq += us
+			if IsRelay(g.Component) {
+				s.RelaySoftirq += us
+			} else {
+				s.Softirq += us
+			}
 		case SegLeg:
 			s.Legs += us
 		default:

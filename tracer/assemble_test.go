@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // script builds events for synthetic traces: times are ns offsets from
@@ -223,7 +225,7 @@ type assembleCase struct {
 	name   string
 	events []Event
 	want   []seg
-	split  Split
+	split  split.Split
 }
 
 func TestAssemble(t *testing.T) {
@@ -237,7 +239,7 @@ func TestAssemble(t *testing.T) {
 				{SegKernel, "server", 200}, {SegUser, "server", 100}, {SegLeg, "server", 300},
 				{SegRunnable, "client", 500}, {SegKernel, "client", 100},
 			},
-			split: Split{Runnable: 1.3, Softirq: 0.5, Legs: 0.8, Endpoints: 0.4},
+			split: split.Split{Runnable: 1.3, Softirq: 0.5, Legs: 0.8, Endpoints: 0.4},
 		},
 		{
 			name:   "relay spread",
@@ -250,7 +252,7 @@ func TestAssemble(t *testing.T) {
 				seg{SegUser, "relay", 100}, seg{SegLeg, "relay", 300},
 				seg{SegRunnable, "client", 700}, seg{SegKernel, "client", 100},
 			),
-			split: Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
+			split: split.Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
 		},
 	}
 	tests = append(tests, assembleCase{
@@ -270,7 +272,7 @@ func TestAssemble(t *testing.T) {
 			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegLeg, "relay", 100}, {SegSoftirq, "relay", 100},
 			{SegRunnable, "client", 400}, {SegKernel, "client", 100},
 		},
-		split: Split{RelayUser: 0.5, RelayKernel: 0.6, Runnable: 0.8, Softirq: 0.5, Legs: 0.4, Endpoints: 0.7},
+		split: split.Split{RelayUser: 0.5, RelayKernel: 0.6, RelaySoftirq: 0.3, Runnable: 0.8, Softirq: 0.2, Legs: 0.4, Endpoints: 0.7},
 	})
 	tests = append(tests, assembleCase{
 		// The client's wait behind the server is the request's path when
@@ -286,7 +288,7 @@ func TestAssemble(t *testing.T) {
 			seg{SegUser, "server", 100}, seg{SegKernel, "server", 100},
 			seg{SegUser, "client", 1200}, seg{SegKernel, "client", 100},
 		),
-		split: Split{RelayUser: 0.4, RelayKernel: 0.3, Runnable: 0.4, IdleExit: 0.6, Legs: 0.7, Endpoints: 2.1},
+		split: split.Split{RelayUser: 0.4, RelayKernel: 0.3, Runnable: 0.4, IdleExit: 0.6, Legs: 0.7, Endpoints: 2.1},
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -329,9 +331,9 @@ func equalSegs(a, b []seg) bool {
 	return true
 }
 
-func closeSplit(a, b Split) bool {
-	av := []float64{a.RelayUser, a.RelayKernel, a.Runnable, a.IdleExit, a.Softirq, a.Legs, a.Endpoints, a.Other}
-	bv := []float64{b.RelayUser, b.RelayKernel, b.Runnable, b.IdleExit, b.Softirq, b.Legs, b.Endpoints, b.Other}
+func closeSplit(a, b split.Split) bool {
+	av := []float64{a.RelayUser, a.RelayKernel, a.RelaySoftirq, a.Runnable, a.IdleExit, a.Softirq, a.Legs, a.Endpoints, a.Other}
+	bv := []float64{b.RelayUser, b.RelayKernel, b.RelaySoftirq, b.Runnable, b.IdleExit, b.Softirq, b.Legs, b.Endpoints, b.Other}
 	for i := range av {
 		if math.Abs(av[i]-bv[i]) > 1e-9 {
 			return false

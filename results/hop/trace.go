@@ -2,8 +2,9 @@ package hop
 
 import (
 	"fmt"
-	"math"
 	"strings"
+
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // Trace is what the tracer saw of a path's sampled requests: one traced
@@ -44,11 +45,11 @@ type Trace struct {
 	// requests whose round trip lies between the 40th and 60th
 	// percentile, so that one odd request cannot stand for the median.
 	// P99Split is the split of the request at the 99th percentile.
-	P50Split  TraceSplit `json:"p50_split_us"`
-	P99Split  TraceSplit `json:"p99_split_us"`
-	P50Us     float64    `json:"p50_request_us"` // the traced round trips the splits sum to
-	P99Us     float64    `json:"p99_request_us"`
-	P99Detail string     `json:"p99_detail,omitempty"` // the p99 request's longest segment, in words
+	P50Split  split.Split `json:"p50_split_us"`
+	P99Split  split.Split `json:"p99_split_us"`
+	P50Us     float64     `json:"p50_request_us"` // the traced round trips the splits sum to
+	P99Us     float64     `json:"p99_request_us"`
+	P99Detail string      `json:"p99_detail,omitempty"` // the p99 request's longest segment, in words
 	// StatementsPerEvent is how many traced requests (one statement, from
 	// a send to the reply's last read) make one of the path's events, a
 	// transaction of several statements; 0 or 1 when they are the same.
@@ -60,60 +61,6 @@ type Trace struct {
 	// Cause is, for an unstable path, what the trace shows of its rounds
 	// (migration, runqueue wait behind whom); "" otherwise.
 	Cause string `json:"cause"`
-}
-
-// TraceSplit is a traced request's round trip by what it was made of, in
-// microseconds; its parts add up to the request's traced round trip, the
-// tracer's own calibrated cost taken off.
-type TraceSplit struct {
-	RelayUser   float64 `json:"relay_user"`   // relays' user time
-	RelayKernel float64 `json:"relay_kernel"` // relays' system calls and kernel threads
-	Runnable    float64 `json:"runnable"`     // every component's wait for its CPU
-	IdleExit    float64 `json:"idle_exit"`    // woken CPUs leaving idle
-	Softirq     float64 `json:"softirq"`
-	Legs        float64 `json:"legs"`      // senders' system calls up to the next component's wake-up
-	Endpoints   float64 `json:"endpoints"` // the client's and the server's user and kernel time
-	Other       float64 `json:"other"`     // what the events do not explain
-}
-
-// Total adds the parts.
-func (s TraceSplit) Total() float64 {
-	return s.RelayUser + s.RelayKernel + s.Runnable + s.IdleExit + s.Softirq + s.Legs + s.Endpoints + s.Other
-}
-
-// Minus is s less b part by part: what a relay path's request spent beyond
-// its direct baseline's.
-func (s TraceSplit) Minus(b TraceSplit) TraceSplit {
-	return TraceSplit{s.RelayUser - b.RelayUser, s.RelayKernel - b.RelayKernel, s.Runnable - b.Runnable,
-		s.IdleExit - b.IdleExit, s.Softirq - b.Softirq, s.Legs - b.Legs, s.Endpoints - b.Endpoints, s.Other - b.Other}
-}
-
-// Plus is s and b added part by part.
-func (s TraceSplit) Plus(b TraceSplit) TraceSplit {
-	return TraceSplit{s.RelayUser + b.RelayUser, s.RelayKernel + b.RelayKernel, s.Runnable + b.Runnable,
-		s.IdleExit + b.IdleExit, s.Softirq + b.Softirq, s.Legs + b.Legs, s.Endpoints + b.Endpoints, s.Other + b.Other}
-}
-
-// Scaled is s with every part times k.
-func (s TraceSplit) Scaled(k float64) TraceSplit {
-	return TraceSplit{s.RelayUser * k, s.RelayKernel * k, s.Runnable * k, s.IdleExit * k,
-		s.Softirq * k, s.Legs * k, s.Endpoints * k, s.Other * k}
-}
-
-// String lists the non-zero parts in words, largest first.
-func (s TraceSplit) String() string {
-	parts := []struct {
-		name string
-		v    float64
-	}{{"relay user", s.RelayUser}, {"relay kernel", s.RelayKernel}, {"runnable", s.Runnable},
-		{"idle exit", s.IdleExit}, {"softirq", s.Softirq}, {"legs", s.Legs}, {"endpoints", s.Endpoints}, {"other", s.Other}}
-	var out []string
-	for _, p := range parts {
-		if math.Abs(p.v) >= 0.05 {
-			out = append(out, fmt.Sprintf("%s %s", p.name, Us(p.v)))
-		}
-	}
-	return strings.Join(out, ", ")
 }
 
 // decomposeTrace splits a relay path's added p50 from its traced median
@@ -155,7 +102,7 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		v    float64
 	}{
 		{"wake-ups", x.Runnable + x.IdleExit},
-		{"kernel", x.Legs + x.Softirq},
+		{"kernel", x.Legs + x.Softirq + x.RelaySoftirq}, // the softirqs in the relays' context too: the kernel's path
 		{"endpoints", x.Endpoints},
 		{"unexplained", x.Other},
 	}
