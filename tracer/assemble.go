@@ -310,7 +310,9 @@ func Assemble(cfg Config, events []Event, perEvent time.Duration) []Request {
 	}
 	reqs := a.requests()
 	for i := range reqs {
-		a.walk(&reqs[i])
+		if !cfg.ChargeHolder || !a.holders(&reqs[i]) {
+			a.walk(&reqs[i])
+		}
 	}
 	return reqs
 }
@@ -624,6 +626,12 @@ func (a *assembler) walk(r *Request) {
 		from = x.component
 		x = a.tasks[w.waker]
 	}
+	a.finish(r, rev)
+}
+
+// finish sets r's segments from rev (built backwards), charging each one
+// the tracer's records in it, and counts r's migrations.
+func (a *assembler) finish(r *Request, rev []Segment) {
 	slices.Reverse(rev)
 	for i := range rev {
 		a.charge(&rev[i])
@@ -632,6 +640,56 @@ func (a *assembler) walk(r *Request) {
 	lo := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] >= r.Start })
 	hi := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] > r.End })
 	r.Migrations = hi - lo
+}
+
+// holders fills r.Segments with what the client's CPU ran over the
+// request (Config.ChargeHolder): each stretch between two switches is the
+// task that held the CPU, its user and kernel time and the softirqs in
+// its context (running), the idle task's stretch is the CPU leaving idle
+// for the next task, and any other task's is the request runnable behind
+// it. It reports false where it has no switches of that CPU to go by.
+func (a *assembler) holders(r *Request) bool {
+	x := a.tasks[r.Tid]
+	if x == nil {
+		return false
+	}
+	i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].in >= r.End }) - 1
+	if i < 0 {
+		return false
+	}
+	cpu := x.runs[i].cpu
+	c := a.cpus[cpu]
+	if c == nil || len(c.switches) == 0 || c.switches[0].t > r.Start {
+		return false
+	}
+	first := sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t > r.Start }) - 1
+	end := sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t >= r.End })
+	var rev []Segment
+	hi, after := r.End, x // after: the task on CPU once the stretch ended
+	for k := end - 1; k >= first; k-- {
+		lo := max(c.switches[k].t, r.Start)
+		if hi <= lo {
+			continue
+		}
+		next := c.switches[k].next
+		switch n := a.tasks[next]; {
+		case n != nil && n.component != "" && next != 0:
+			var legAt uint64
+			if !IsRelay(n.component) {
+				legAt = a.lastWake(n, lo, hi)
+			}
+			rev = a.running(rev, n, cpu, lo, hi, legAt)
+			after = n
+		case next == 0:
+			rev = append(rev, Segment{Start: lo, End: hi, Kind: SegIdleExit, Component: after.component, Tid: after.tid, CPU: cpu})
+		default:
+			rev = append(rev, Segment{Start: lo, End: hi, Kind: SegRunnable, Component: after.component, Tid: after.tid,
+				CPU: cpu, Behind: next})
+		}
+		hi = lo
+	}
+	a.finish(r, rev)
+	return true
 }
 
 // lastWake returns when x last woke a task of another component within

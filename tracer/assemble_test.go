@@ -561,3 +561,73 @@ func TestAssembleClientPreemptedLeavingTheRead(t *testing.T) {
 		}
 	}
 }
+
+// Packed, charged to whoever held the CPU: the relay's waits runnable
+// behind the server and the client's behind the relay's tail are gone, the
+// relay's write is its own kernel time (no leg), and the relay's parts are
+// exactly its time on CPU in the request (1700-2500 and 3200-4400).
+func TestAssembleChargeHolder(t *testing.T) {
+	cfg := Config{Components: components, ChargeHolder: true}
+	reqs := Assemble(cfg, relayPacked(5), 0)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	want := split.Split{RelayUser: 0.6, RelayKernel: 1.0, RelaySoftirq: 0.4, Softirq: 0.3, Legs: 0.2, Endpoints: 1.0}
+	for _, r := range reqs {
+		sp := r.Split()
+		if !closeSplit(sp, want) {
+			t.Errorf("request at %d: split %s, want %s", r.Start, sp.Fields(), want.Fields())
+		}
+		if relay := sp.Relay(); math.Abs(relay-2.0) > 1e-9 {
+			t.Errorf("relay parts %.3f µs, want its 2.0 µs on CPU", relay)
+		}
+		if id := r.IdentityPct(); id != 0 {
+			t.Errorf("identity %.2f%%, want 0", id)
+		}
+	}
+	// The critical-path view of the same events gives the relay less: its
+	// forward is a leg, and the client's wait behind its tail runnable.
+	crit := Assemble(Config{Components: components}, relayPacked(5), 0)
+	if got := crit[0].Split().Relay(); got >= 2.0 {
+		t.Errorf("critical path: relay parts %.1f µs, want less than its 2.0 µs on CPU", got)
+	}
+}
+
+// A stretch of a task the trace does not follow is the request runnable
+// behind it, and an idle stretch is the CPU leaving idle.
+func TestAssembleChargeHolderForeign(t *testing.T) {
+	const other = 99
+	s := &script{}
+	for p := range 5 {
+		s.base = uint64(p) * 5000
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.wake(1100, 0, client, server)
+		s.exit(1200, 0, client, 64)
+		s.enter(1300, 0, client, sysRead, 3)
+		s.sw(1400, 0, client, other, 1)
+		s.sw(1900, 0, other, 0, 1)
+		s.sw(2200, 0, 0, server, 1)
+		s.exit(2250, 0, server, 64)
+		s.enter(2300, 0, server, sysWrite, 5)
+		s.wake(2400, 0, server, client)
+		s.exit(2450, 0, server, 64)
+		s.enter(2480, 0, server, sysRead, 5)
+		s.sw(2500, 0, server, client, 1)
+		s.exit(2600, 0, client, 64)
+	}
+	reqs := Assemble(Config{Components: components, ChargeHolder: true}, s.events, 0)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	want := split.Split{Runnable: 0.5, IdleExit: 0.3, Legs: 0.2, Endpoints: 0.6}
+	for _, r := range reqs {
+		if sp := r.Split(); !closeSplit(sp, want) {
+			t.Errorf("split %s, want %s", sp.Fields(), want.Fields())
+		}
+		for _, g := range r.Segments {
+			if g.Kind == SegRunnable && g.Behind != other {
+				t.Errorf("runnable behind %d, want %d", g.Behind, other)
+			}
+		}
+	}
+}
