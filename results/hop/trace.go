@@ -2,6 +2,7 @@ package hop
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/hoplat/hoplat/tracer/split"
@@ -61,6 +62,66 @@ type Trace struct {
 	// Cause is, for an unstable path, what the trace shows of its rounds
 	// (migration, runqueue wait behind whom); "" otherwise.
 	Cause string `json:"cause"`
+	// View is how the split charges a request's time: ViewHolder where the
+	// components share one CPU (packed), ViewCriticalPath elsewhere.
+	View string `json:"view,omitempty"`
+	// SchedstatRelayCPUUs is the relays' time on CPU per traced request
+	// as the kernel counts it (/proc/PID/task/*/schedstat) over the
+	// untraced kept rounds: relay_cpu_us, per statement where an event is
+	// several. In the holder view the relay parts of P50Split equal it
+	// within SchedstatTolerancePct (SchedstatWarning); nil on a direct
+	// path or where it was not read.
+	SchedstatRelayCPUUs *float64 `json:"schedstat_relay_cpu_us,omitempty"`
+	// NotTrusted says why the split may not describe the untraced rounds:
+	// the traced round's overhead outside its band (OverheadBand) after a
+	// repeat, so it did not see the untraced rounds' machine; "" when
+	// trusted.
+	NotTrusted string `json:"not_trusted,omitempty"`
+}
+
+// The views a split is taken in (Trace.View).
+const (
+	// ViewHolder charges every microsecond to whoever held the CPU:
+	// components sharing one CPU, where a request waiting runnable behind
+	// the relay waits for the relay's own work.
+	ViewHolder = "cpu_holder"
+	// ViewCriticalPath follows the request back through its wake-ups:
+	// components on CPUs of their own, where the relay's work after its
+	// send runs beside the request, not in its way.
+	ViewCriticalPath = "critical_path"
+)
+
+// SchedstatTolerancePct is how far, in percent of schedstat's figure, the
+// relay parts of a holder-view split may be from the relay's schedstat
+// time on CPU per request.
+const SchedstatTolerancePct = 10
+
+// SchedstatWarning is the warning line for a path whose holder-view split
+// gives its relays a time on CPU more than SchedstatTolerancePct from
+// what schedstat counted untraced; "" where they agree, or where there is
+// nothing to set side by side (no count, another view).
+func (t *Trace) SchedstatWarning(path string) string {
+	if t == nil || t.View != ViewHolder || t.SchedstatRelayCPUUs == nil || *t.SchedstatRelayCPUUs <= 0 {
+		return ""
+	}
+	want, got := *t.SchedstatRelayCPUUs, t.P50Split.Relay()
+	diff := 100 * (got - want) / want
+	if math.Abs(diff) <= SchedstatTolerancePct {
+		return ""
+	}
+	return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request, schedstat counted %s untraced (%+.0f%%, more than %d%%): the split does not hold the relay's whole time",
+		path, Us(got), Us(want), diff, SchedstatTolerancePct)
+}
+
+// OverheadBand is the range of overhead_pct in which a traced round saw
+// the untraced rounds' machine: from -5% to the tracer's floor plus 5%
+// where the components share a CPU (holder), -10% to floor plus 10%
+// elsewhere, where wake-ups across CPUs move more between rounds.
+func OverheadBand(holder bool, floorPct float64) (lo, hi float64) {
+	if holder {
+		return -5, floorPct + 5
+	}
+	return -10, floorPct + 10
 }
 
 // decomposeTrace splits a relay path's added p50 from its traced median
@@ -146,6 +207,9 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 	}
 	if traced > 0 && (traced/added > 2 || added/traced > 2) {
 		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", traced/added)
+	}
+	if p.Trace.NotTrusted != "" {
+		note += "; the split is not trusted: " + p.Trace.NotTrusted
 	}
 	ends := share(rest[2].v)
 	residual := share(rest[3].v)
