@@ -486,6 +486,11 @@ func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int
 		P99Us:       float64(p99.Sum()) / 1e3,
 		P99Detail:   longest(p99, name),
 	}
+	var relay float64
+	for i := range reqs {
+		relay += reqs[i].Split().Relay()
+	}
+	t.RelayCPUUs = relay / float64(len(reqs))
 	t.Cause = traceCause(reqs, t)
 	return t
 }

@@ -68,10 +68,15 @@ type Trace struct {
 	// SchedstatRelayCPUUs is the relays' time on CPU per traced request
 	// as the kernel counts it (/proc/PID/task/*/schedstat) over the
 	// untraced kept rounds: relay_cpu_us, per statement where an event is
-	// several. In the holder view the relay parts of P50Split equal it
+	// several. In the holder view the relay parts (RelayCPUUs) equal it
 	// within SchedstatTolerancePct (SchedstatWarning); nil on a direct
 	// path or where it was not read.
 	SchedstatRelayCPUUs *float64 `json:"schedstat_relay_cpu_us,omitempty"`
+	// RelayCPUUs is the split's relay parts averaged over every traced
+	// request, as schedstat's figure is a mean over every request (a
+	// relay's rarer, longer stays, a timer's or a runtime's, fall outside
+	// the median band); 0 where not taken.
+	RelayCPUUs float64 `json:"traced_relay_cpu_us,omitempty"`
 	// NotTrusted says why the split may not describe the untraced rounds:
 	// the traced round's overhead outside its band (OverheadBand) after a
 	// repeat, so it did not see the untraced rounds' machine; "" when
@@ -104,7 +109,10 @@ func (t *Trace) SchedstatWarning(path string) string {
 	if t == nil || t.View != ViewHolder || t.SchedstatRelayCPUUs == nil || *t.SchedstatRelayCPUUs <= 0 {
 		return ""
 	}
-	want, got := *t.SchedstatRelayCPUUs, t.P50Split.Relay()
+	want, got := *t.SchedstatRelayCPUUs, t.RelayCPUUs
+	if got == 0 {
+		got = t.P50Split.Relay()
+	}
 	diff := 100 * (got - want) / want
 	if math.Abs(diff) <= SchedstatTolerancePct {
 		return ""
