@@ -135,6 +135,12 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		rep.Warnings = append(rep.Warnings, sr.warnings...)
 	}
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
+	for _, p := range rep.Paths {
+		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
+			rep.Warnings = append(rep.Warnings, w)
+			progress.say("warning: %s", w)
+		}
+	}
 	if len(pinning) > 0 {
 		rep.Env.Pinning = pinning
 	}
@@ -153,6 +159,12 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	}
 	if rep.Tracer != nil {
 		rep.Tracer.Wakes = b.tracing.wakeCheck(rep.Machine)
+		if b.tracing.tr != nil {
+			rep.Tracer.FloorPct, rep.Tracer.FloorNote = b.tracing.floorPct, b.tracing.floorNote
+			if rep.Tracer.FloorPct == nil && rep.Tracer.FloorNote == "" {
+				rep.Tracer.FloorNote = "no packed direct path in the run to measure the floor on"
+			}
+		}
 	}
 	hop.Explain(rep.Paths, rep.Machine)
 	b.hosts.describe(rep, cfg.Backend)
@@ -278,6 +290,27 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		use.observe(step.Cell, c.Path, topo, serverPID, smp)
 		progress.end(smp)
 	}
+	if b.tracing.tr != nil && b.tracing.floorPct == nil && sharesOneCPU(placement) {
+		// The tracer's floor, once a run, on its packed direct path.
+		for i, c := range cells {
+			if c.Path.Relay != hop.Direct {
+				continue
+			}
+			// Rounds as long as the untraced ones beside a traced round.
+			floor := client
+			floor.Time = max(tracedTime(cfg.Time, sr.series[i].Samples, cfg.Discard)/2, 50*time.Millisecond)
+			argv, err := b.hosts.argv(ComponentClient, floor.Args(pingpong, topo.Entries[c.Path], c.Threads))
+			if err != nil {
+				return stageResult{}, err
+			}
+			progress.say("tracer floor: hooks that return at once, on %s", c.Path.Name())
+			b.tracing.measureFloor(ctx, argv, client.Env(), clientCPUs)
+			if ctx.Err() != nil {
+				return stageResult{}, ctx.Err()
+			}
+			break
+		}
+	}
 	for i, c := range cells {
 		if b.tracing.tr == nil {
 			sr.series[i].TraceNote = b.tracing.note
@@ -302,6 +335,19 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		// client missing) runs once more before the path goes untraced.
 		for try := 0; try < 2 && sr.series[i].Trace == nil && ctx.Err() == nil; try++ {
 			sr.series[i].Trace, sr.series[i].TraceNote = b.tracedRound(ctx, cfg, argv, besideArgv, client.Env(), clientCPUs, topo, c, placement)
+		}
+		// A traced round whose overhead is outside its band saw another
+		// machine than the untraced rounds beside it: it runs once more
+		// (with its own untraced rounds on either side), and if that one
+		// is outside too, the split is reported as not trusted.
+		if why := b.tracing.outsideBand(sr.series[i].Trace); why != "" && ctx.Err() == nil {
+			progress.say("%s: %s; traced once more", c.Path.Name(), why)
+			if again, note := b.tracedRound(ctx, cfg, argv, besideArgv, client.Env(), clientCPUs, topo, c, placement); again != nil {
+				sr.series[i].Trace, sr.series[i].TraceNote = again, note
+			}
+			if why := b.tracing.outsideBand(sr.series[i].Trace); why != "" {
+				sr.series[i].Trace.NotTrusted = why + ", twice"
+			}
 		}
 		if ctx.Err() != nil {
 			return stageResult{}, ctx.Err()

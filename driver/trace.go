@@ -15,6 +15,7 @@ import (
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/tracer"
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // tracing is the run's tracer: after a cell's untraced rounds, one more
@@ -30,6 +31,11 @@ type tracing struct {
 	// crossIdle and sameCPU are the traced requests' wake-ups, µs: onto
 	// another, idle CPU, and onto the waker's own (the probe's check).
 	crossIdle, sameCPU []float64
+	// floorPct is the hooks' bare dispatch cost on the packed direct
+	// path's round trips (measureFloor), nil until measured; floorNote
+	// says why it was not.
+	floorPct  *float64
+	floorNote string
 }
 
 // openTracing opens the tracer for a run, or says why it cannot: no BTF,
@@ -63,7 +69,75 @@ func (t *tracing) info() *hop.TracerInfo {
 	if t.tr == nil {
 		return &hop.TracerInfo{Note: t.note}
 	}
-	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds())}
+	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds()), FloorPct: t.floorPct, FloorNote: t.floorNote}
+}
+
+// floorRounds is how many untraced rounds of each kind, with the floor's
+// programs attached and without, measureFloor interleaves.
+const floorRounds = 3
+
+// measureFloor measures the tracer's floor (tracer.Floor: its hooks
+// returning at once) on one cell's round trips, argv its client: rounds
+// with the hooks attached and without, interleaved (the order turning
+// round), each kind's median p50 set against the other.
+func (t *tracing) measureFloor(ctx context.Context, argv, env []string, cpus affinity.CPUSet) {
+	f, err := t.tr.Floor()
+	if err != nil {
+		t.floorNote = err.Error()
+		return
+	}
+	defer f.Close()
+	var plain, hooked []float64
+	round := func(attach bool) error {
+		if attach {
+			if err := f.Attach(); err != nil {
+				return err
+			}
+			defer f.Detach()
+		}
+		smp, err := RunClient(ctx, argv, env, cpus)
+		switch {
+		case err != nil:
+			return err
+		case smp.Failed != "" || smp.Latency.P50 <= 0:
+			return fmt.Errorf("a round of the floor failed: %s", smp.Failed)
+		case attach:
+			hooked = append(hooked, smp.Latency.P50)
+		default:
+			plain = append(plain, smp.Latency.P50)
+		}
+		return nil
+	}
+	for i := range floorRounds {
+		for j := range 2 {
+			if err := round((i+j)%2 == 1); err != nil {
+				t.floorNote = "tracer floor: " + err.Error()
+				return
+			}
+		}
+	}
+	u, h := stats.Median(plain), stats.Median(hooked)
+	pct := 100 * (h - u) / u
+	t.floorPct = &pct
+}
+
+// sharesOneCPU reports whether placement puts every component on one and
+// the same CPU: the packed regime, where the split charges whoever held
+// the CPU (tracer.Config.ChargeHolder).
+func sharesOneCPU(placement affinity.Placement) bool {
+	var first affinity.CPUSet
+	for i, c := range components {
+		set, ok := placement.For(c)
+		if !ok || set.Len() != 1 {
+			return false
+		}
+		if i == 0 {
+			first = set
+		} else if !set.Equal(first) {
+			return false
+		}
+	}
+	return true
 }
 
 // addWakes keeps reqs' wake-ups for the probe's check.
@@ -223,7 +297,14 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 	if len(reqs) == 0 {
 		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
 	}
+	// The wake-ups are the critical path's; the split, where the
+	// components share a CPU, whoever held it.
 	t.addWakes(reqs)
+	holder := sharesOneCPU(placement)
+	if holder {
+		trace.Config.ChargeHolder = true
+		reqs = trace.Requests()
+	}
 	// Sorted once by round trip: the median band, the median and the p99
 	// request are all read from it.
 	byRTT := slices.Clone(reqs)
@@ -235,6 +316,10 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 		tr.UntracedP50Us = (untraced[0] + untraced[1]) / 2
 	}
 	tr.StatementsPerEvent = smp.Statements
+	tr.View = hop.ViewCriticalPath
+	if holder {
+		tr.View = hop.ViewHolder
+	}
 	if tr.TracedP50Us == 0 {
 		// pingpong reported no percentiles (a round cut short): the
 		// traced median round trip stands in.
@@ -245,6 +330,41 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 	t.waterfall.Add(label+" p99", p99)
 	t.traced += 2
 	return tr, ""
+}
+
+// overheadPct is a traced round's p50 against the untraced rounds beside
+// it, in percent; ok is false where either is missing.
+func overheadPct(tr *hop.Trace) (pct float64, ok bool) {
+	if tr == nil || tr.UntracedP50Us <= 0 || tr.TracedP50Us <= 0 {
+		return 0, false
+	}
+	return 100 * (tr.TracedP50Us - tr.UntracedP50Us) / tr.UntracedP50Us, true
+}
+
+// outsideBand says why a traced round's overhead is outside its band
+// (hop.OverheadBand, read against the run's floor): the traced round did
+// not see the untraced rounds' machine. "" inside it, or where there is
+// nothing to judge by.
+func (t *tracing) outsideBand(tr *hop.Trace) string {
+	pct, ok := overheadPct(tr)
+	if !ok {
+		return ""
+	}
+	holder := tr.View == hop.ViewHolder
+	floor, of := 0.0, "no floor measured"
+	if t.floorPct != nil {
+		floor, of = *t.floorPct, fmt.Sprintf("floor %.1f%%", *t.floorPct)
+	}
+	lo, hi := hop.OverheadBand(holder, floor)
+	if pct >= lo && pct <= hi {
+		return ""
+	}
+	regime := "spread"
+	if holder {
+		regime = "packed"
+	}
+	return fmt.Sprintf("overhead %+.1f%% outside [%.0f%%, %.1f%%] (%s, %s): the traced round did not see the untraced rounds' machine",
+		pct, lo, hi, regime, of)
 }
 
 // followChildren follows, as the relay they belong to, the children that
@@ -345,10 +465,10 @@ func placementName(p affinity.Placement) string {
 func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int) string) *hop.Trace {
 	n := len(byRTT)
 	lo, hi := n*40/100, max(n*60/100, n*40/100+1)
-	var band hop.TraceSplit
+	var band split.Split
 	var bandUs, moves float64
 	for i := lo; i < hi; i++ {
-		band = band.Plus(splitOf(&byRTT[i]))
+		band = band.Plus(byRTT[i].Split())
 		bandUs += float64(byRTT[i].Sum()) / 1e3
 		moves += float64(byRTT[i].Migrations)
 	}
@@ -362,18 +482,17 @@ func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int
 		P50Us:       bandUs / k,
 		Migrations:  moves / k,
 		Lost:        lost,
-		P99Split:    splitOf(p99),
+		P99Split:    p99.Split(),
 		P99Us:       float64(p99.Sum()) / 1e3,
 		P99Detail:   longest(p99, name),
 	}
+	var relay float64
+	for i := range reqs {
+		relay += reqs[i].Split().Relay()
+	}
+	t.RelayCPUUs = relay / float64(len(reqs))
 	t.Cause = traceCause(reqs, t)
 	return t
-}
-
-func splitOf(r *tracer.Request) hop.TraceSplit {
-	s := r.Split()
-	return hop.TraceSplit{RelayUser: s.RelayUser, RelayKernel: s.RelayKernel, Runnable: s.Runnable, IdleExit: s.IdleExit,
-		Softirq: s.Softirq, Legs: s.Legs, Endpoints: s.Endpoints, Other: s.Other}
 }
 
 // longest says, in words, the request's longest segment: what a tail

@@ -2,13 +2,13 @@ package tracer
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // SegmentKind says what a component was doing during a Segment.
@@ -163,35 +163,11 @@ func (r *Request) Longest() (Segment, bool) {
 	return r.Segments[k], true
 }
 
-// Split is a request's critical path summed by what the hop is made of,
-// in microseconds, with DESIGN.md's "Traced requests" names. Its fields add
-// up to the request's Sum.
-type Split struct {
-	RelayUser   float64 `json:"relay_user"`   // relays' user time
-	RelayKernel float64 `json:"relay_kernel"` // relays' system calls and kernel threads
-	Runnable    float64 `json:"runnable"`     // every component's wait for its CPU
-	IdleExit    float64 `json:"idle_exit"`    // woken CPUs leaving idle
-	Softirq     float64 `json:"softirq"`      // softirq time on the path
-	Legs        float64 `json:"legs"`         // senders' system calls up to the next wake-up
-	Endpoints   float64 `json:"endpoints"`    // the other components' user and kernel time
-	Other       float64 `json:"other"`        // what the events do not explain
-}
-
-// Total adds the split's parts.
-func (s Split) Total() float64 {
-	return s.RelayUser + s.RelayKernel + s.Runnable + s.IdleExit + s.Softirq + s.Legs + s.Endpoints + s.Other
-}
-
-// String lists the parts in µs with one decimal, by their JSON names.
-func (s Split) String() string {
-	return fmt.Sprintf("relay_user %.1f relay_kernel %.1f runnable %.1f idle_exit %.1f softirq %.1f legs %.1f endpoints %.1f other %.1f",
-		s.RelayUser, s.RelayKernel, s.Runnable, s.IdleExit, s.Softirq, s.Legs, s.Endpoints, s.Other)
-}
-
-// Split sums the request's segments by kind, and user and kernel time by
-// whether the component is a relay (IsRelay).
-func (r *Request) Split() Split {
-	var s Split
+// Split sums the request's segments by kind, and user, kernel and softirq
+// time by whether the component is a relay (IsRelay): DESIGN.md's
+// p50_split_us of one request.
+func (r *Request) Split() split.Split {
+	var s split.Split
 	for i := range r.Segments {
 		g := &r.Segments[i]
 		us := float64(g.Duration()) / 1e3
@@ -210,7 +186,11 @@ func (r *Request) Split() Split {
 		case SegIdleExit:
 			s.IdleExit += us
 		case SegSoftirq:
-			s.Softirq += us
+			if IsRelay(g.Component) {
+				s.RelaySoftirq += us
+			} else {
+				s.Softirq += us
+			}
 		case SegLeg:
 			s.Legs += us
 		default:
@@ -330,7 +310,9 @@ func Assemble(cfg Config, events []Event, perEvent time.Duration) []Request {
 	}
 	reqs := a.requests()
 	for i := range reqs {
-		a.walk(&reqs[i])
+		if !cfg.ChargeHolder || !a.holders(&reqs[i]) {
+			a.walk(&reqs[i])
+		}
 	}
 	return reqs
 }
@@ -644,6 +626,12 @@ func (a *assembler) walk(r *Request) {
 		from = x.component
 		x = a.tasks[w.waker]
 	}
+	a.finish(r, rev)
+}
+
+// finish sets r's segments from rev (built backwards), charging each one
+// the tracer's records in it, and counts r's migrations.
+func (a *assembler) finish(r *Request, rev []Segment) {
 	slices.Reverse(rev)
 	for i := range rev {
 		a.charge(&rev[i])
@@ -652,6 +640,56 @@ func (a *assembler) walk(r *Request) {
 	lo := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] >= r.Start })
 	hi := sort.Search(len(a.migrations), func(i int) bool { return a.migrations[i] > r.End })
 	r.Migrations = hi - lo
+}
+
+// holders fills r.Segments with what the client's CPU ran over the
+// request (Config.ChargeHolder): each stretch between two switches is the
+// task that held the CPU, its user and kernel time and the softirqs in
+// its context (running), the idle task's stretch is the CPU leaving idle
+// for the next task, and any other task's is the request runnable behind
+// it. It reports false where it has no switches of that CPU to go by.
+func (a *assembler) holders(r *Request) bool {
+	x := a.tasks[r.Tid]
+	if x == nil {
+		return false
+	}
+	i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].in >= r.End }) - 1
+	if i < 0 {
+		return false
+	}
+	cpu := x.runs[i].cpu
+	c := a.cpus[cpu]
+	if c == nil || len(c.switches) == 0 || c.switches[0].t > r.Start {
+		return false
+	}
+	first := sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t > r.Start }) - 1
+	end := sort.Search(len(c.switches), func(i int) bool { return c.switches[i].t >= r.End })
+	var rev []Segment
+	hi, after := r.End, x // after: the task on CPU once the stretch ended
+	for k := end - 1; k >= first; k-- {
+		lo := max(c.switches[k].t, r.Start)
+		if hi <= lo {
+			continue
+		}
+		next := c.switches[k].next
+		switch n := a.tasks[next]; {
+		case n != nil && n.component != "" && next != 0:
+			var legAt uint64
+			if !IsRelay(n.component) {
+				legAt = a.lastWake(n, lo, hi)
+			}
+			rev = a.running(rev, n, cpu, lo, hi, legAt)
+			after = n
+		case next == 0:
+			rev = append(rev, Segment{Start: lo, End: hi, Kind: SegIdleExit, Component: after.component, Tid: after.tid, CPU: cpu})
+		default:
+			rev = append(rev, Segment{Start: lo, End: hi, Kind: SegRunnable, Component: after.component, Tid: after.tid,
+				CPU: cpu, Behind: next})
+		}
+		hi = lo
+	}
+	a.finish(r, rev)
+	return true
 }
 
 // lastWake returns when x last woke a task of another component within

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // script builds events for synthetic traces: times are ns offsets from
@@ -223,7 +225,7 @@ type assembleCase struct {
 	name   string
 	events []Event
 	want   []seg
-	split  Split
+	split  split.Split
 }
 
 func TestAssemble(t *testing.T) {
@@ -237,7 +239,7 @@ func TestAssemble(t *testing.T) {
 				{SegKernel, "server", 200}, {SegUser, "server", 100}, {SegLeg, "server", 300},
 				{SegRunnable, "client", 500}, {SegKernel, "client", 100},
 			},
-			split: Split{Runnable: 1.3, Softirq: 0.5, Legs: 0.8, Endpoints: 0.4},
+			split: split.Split{Runnable: 1.3, Softirq: 0.5, Legs: 0.8, Endpoints: 0.4},
 		},
 		{
 			name:   "relay spread",
@@ -250,7 +252,7 @@ func TestAssemble(t *testing.T) {
 				seg{SegUser, "relay", 100}, seg{SegLeg, "relay", 300},
 				seg{SegRunnable, "client", 700}, seg{SegKernel, "client", 100},
 			),
-			split: Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
+			split: split.Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
 		},
 	}
 	tests = append(tests, assembleCase{
@@ -270,7 +272,7 @@ func TestAssemble(t *testing.T) {
 			{SegKernel, "relay", 100}, {SegUser, "relay", 100}, {SegLeg, "relay", 100}, {SegSoftirq, "relay", 100},
 			{SegRunnable, "client", 400}, {SegKernel, "client", 100},
 		},
-		split: Split{RelayUser: 0.5, RelayKernel: 0.6, Runnable: 0.8, Softirq: 0.5, Legs: 0.4, Endpoints: 0.7},
+		split: split.Split{RelayUser: 0.5, RelayKernel: 0.6, RelaySoftirq: 0.3, Runnable: 0.8, Softirq: 0.2, Legs: 0.4, Endpoints: 0.7},
 	})
 	tests = append(tests, assembleCase{
 		// The client's wait behind the server is the request's path when
@@ -286,7 +288,7 @@ func TestAssemble(t *testing.T) {
 			seg{SegUser, "server", 100}, seg{SegKernel, "server", 100},
 			seg{SegUser, "client", 1200}, seg{SegKernel, "client", 100},
 		),
-		split: Split{RelayUser: 0.4, RelayKernel: 0.3, Runnable: 0.4, IdleExit: 0.6, Legs: 0.7, Endpoints: 2.1},
+		split: split.Split{RelayUser: 0.4, RelayKernel: 0.3, Runnable: 0.4, IdleExit: 0.6, Legs: 0.7, Endpoints: 2.1},
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -329,9 +331,9 @@ func equalSegs(a, b []seg) bool {
 	return true
 }
 
-func closeSplit(a, b Split) bool {
-	av := []float64{a.RelayUser, a.RelayKernel, a.Runnable, a.IdleExit, a.Softirq, a.Legs, a.Endpoints, a.Other}
-	bv := []float64{b.RelayUser, b.RelayKernel, b.Runnable, b.IdleExit, b.Softirq, b.Legs, b.Endpoints, b.Other}
+func closeSplit(a, b split.Split) bool {
+	av := []float64{a.RelayUser, a.RelayKernel, a.RelaySoftirq, a.Runnable, a.IdleExit, a.Softirq, a.Legs, a.Endpoints, a.Other}
+	bv := []float64{b.RelayUser, b.RelayKernel, b.RelaySoftirq, b.Runnable, b.IdleExit, b.Softirq, b.Legs, b.Endpoints, b.Other}
 	for i := range av {
 		if math.Abs(av[i]-bv[i]) > 1e-9 {
 			return false
@@ -556,6 +558,76 @@ func TestAssembleClientPreemptedLeavingTheRead(t *testing.T) {
 		n := len(r.Segments)
 		if g := r.Segments[n-2]; g.Component != "server" || g.Kind != SegKernel || g.End-g.Start != 4000 {
 			t.Errorf("the wait: %+v, want the server's 4000 ns in its read: %+v", g, r.Segments)
+		}
+	}
+}
+
+// Packed, charged to whoever held the CPU: the relay's waits runnable
+// behind the server and the client's behind the relay's tail are gone, the
+// relay's write is its own kernel time (no leg), and the relay's parts are
+// exactly its time on CPU in the request (1700-2500 and 3200-4400).
+func TestAssembleChargeHolder(t *testing.T) {
+	cfg := Config{Components: components, ChargeHolder: true}
+	reqs := Assemble(cfg, relayPacked(5), 0)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	want := split.Split{RelayUser: 0.6, RelayKernel: 1.0, RelaySoftirq: 0.4, Softirq: 0.3, Legs: 0.2, Endpoints: 1.0}
+	for _, r := range reqs {
+		sp := r.Split()
+		if !closeSplit(sp, want) {
+			t.Errorf("request at %d: split %s, want %s", r.Start, sp.Fields(), want.Fields())
+		}
+		if relay := sp.Relay(); math.Abs(relay-2.0) > 1e-9 {
+			t.Errorf("relay parts %.3f µs, want its 2.0 µs on CPU", relay)
+		}
+		if id := r.IdentityPct(); id != 0 {
+			t.Errorf("identity %.2f%%, want 0", id)
+		}
+	}
+	// The critical-path view of the same events gives the relay less: its
+	// forward is a leg, and the client's wait behind its tail runnable.
+	crit := Assemble(Config{Components: components}, relayPacked(5), 0)
+	if got := crit[0].Split().Relay(); got >= 2.0 {
+		t.Errorf("critical path: relay parts %.1f µs, want less than its 2.0 µs on CPU", got)
+	}
+}
+
+// A stretch of a task the trace does not follow is the request runnable
+// behind it, and an idle stretch is the CPU leaving idle.
+func TestAssembleChargeHolderForeign(t *testing.T) {
+	const other = 99
+	s := &script{}
+	for p := range 5 {
+		s.base = uint64(p) * 5000
+		s.enter(1000, 0, client, sysWrite, 3)
+		s.wake(1100, 0, client, server)
+		s.exit(1200, 0, client, 64)
+		s.enter(1300, 0, client, sysRead, 3)
+		s.sw(1400, 0, client, other, 1)
+		s.sw(1900, 0, other, 0, 1)
+		s.sw(2200, 0, 0, server, 1)
+		s.exit(2250, 0, server, 64)
+		s.enter(2300, 0, server, sysWrite, 5)
+		s.wake(2400, 0, server, client)
+		s.exit(2450, 0, server, 64)
+		s.enter(2480, 0, server, sysRead, 5)
+		s.sw(2500, 0, server, client, 1)
+		s.exit(2600, 0, client, 64)
+	}
+	reqs := Assemble(Config{Components: components, ChargeHolder: true}, s.events, 0)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	want := split.Split{Runnable: 0.5, IdleExit: 0.3, Legs: 0.2, Endpoints: 0.6}
+	for _, r := range reqs {
+		if sp := r.Split(); !closeSplit(sp, want) {
+			t.Errorf("split %s, want %s", sp.Fields(), want.Fields())
+		}
+		for _, g := range r.Segments {
+			if g.Kind == SegRunnable && g.Behind != other {
+				t.Errorf("runnable behind %d, want %d", g.Behind, other)
+			}
 		}
 	}
 }

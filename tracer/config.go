@@ -34,6 +34,18 @@ type Config struct {
 	// recvfrom, recvmsg) on that fd that returned bytes before the next
 	// send. "" means "client".
 	Client string
+	// ChargeHolder charges each stretch of a request to whoever held the
+	// client's CPU then, instead of walking the request's critical path
+	// back through its wake-ups: DESIGN.md's "who holds the CPU is who
+	// costs", the view for components that share one CPU (the packed
+	// regime). A component waiting runnable behind the relay is the
+	// relay's time, the CPU idle is idle_exit, a task the trace does not
+	// follow is runnable behind it; a relay's system calls are all its
+	// own kernel time (no legs), an endpoint's send is a leg up to the
+	// wake-up it made. The relay's parts of such a split are its time on
+	// CPU during the request, as schedstat counts it. With several client
+	// threads each request's window holds the others' work too.
+	ChargeHolder bool
 	// BufferBytes is the size of the record buffer, shared equally by
 	// the CPUs (at least 65,536 records each); 0 means 64 MiB, about
 	// 1,400,000 records. It is read when a window stops, not during it,

@@ -16,8 +16,11 @@
 // was inside its send system call (the leg), after that waker's own user
 // and kernel time since it was itself woken, and so on back to the
 // client's send. The Segments partition the round trip; Split sums them by
-// DESIGN.md's names (relay_user, relay_kernel, runnable, idle_exit,
-// softirq, legs, endpoints, other).
+// DESIGN.md's names (package tracer/split). Where the components share
+// one CPU, Config.ChargeHolder charges each stretch to whoever held the
+// CPU instead, so that a relay's parts are its time on CPU. Floor loads
+// programs that return at once, the hooks' bare dispatch cost a run
+// measures to read its overhead against.
 //
 // The tracer's own cost per record is measured by Calibrate and taken off
 // the segments that hold the records. Where BPF, BTF or the capability is

@@ -41,6 +41,6 @@ func ExampleOpen() {
 	p50, _ := tracer.Quantile(reqs, 0.5)
 	p99, _ := tracer.Quantile(reqs, 0.99)
 	fmt.Printf("%d requests, identity %.1f%%, %v per record\n", len(reqs), tracer.IdentityPct(reqs), perEvent)
-	fmt.Println("p50:", p50.Split())
-	fmt.Println("p99:", p99.Split())
+	fmt.Println("p50:", p50.Split().Fields())
+	fmt.Println("p99:", p99.Split().Fields())
 }

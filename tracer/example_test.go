@@ -41,7 +41,7 @@ func ExampleAssemble() {
 		for _, g := range r.Segments {
 			fmt.Printf("%-8s %-6s %v\n", g.Kind, g.Component, g.Duration())
 		}
-		fmt.Println(r.Split())
+		fmt.Println(r.Split().Fields())
 	}
 	// Output:
 	// round trip 2.5µs, identity 0%

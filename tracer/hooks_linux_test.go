@@ -5,68 +5,30 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/link"
 )
 
-// hooks are programs on the tracer's own tracepoints that do only body:
-// returnAtOnce prices the kernel's dispatch alone, the floor under any
-// tracer of these events; clockOnly adds the one clock read every record
-// needs. Set against the tracer's whole cost, they say what the tracer's
-// own work adds.
-type hooks struct {
-	progs []*ebpf.Program
-	links []link.Link
-}
-
-var (
-	returnAtOnce = asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}
-	clockOnly    = asm.Instructions{asm.FnKtimeGetNs.Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
-)
+// clockOnly adds to returnAtOnce the one clock read every record needs:
+// set against the tracer's whole cost, the two say what the tracer's own
+// work adds.
+var clockOnly = asm.Instructions{asm.FnKtimeGetNs.Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
 
 // loadHooks loads body for each tracepoint, released when the test ends.
 func loadHooks(tb testing.TB, tracepoints []string, body asm.Instructions) *hooks {
 	tb.Helper()
-	h := &hooks{}
-	tb.Cleanup(h.close)
-	for _, tp := range tracepoints {
-		p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
-			Name: "hoplat_hook", Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: tp,
-			Instructions: body, License: "GPL",
-		})
-		if err != nil {
-			tb.Fatalf("load tp_btf/%s: %v", tp, err)
-		}
-		h.progs = append(h.progs, p)
+	h, err := newHooks(tracepoints, body)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	tb.Cleanup(h.close)
 	return h
 }
 
 // attach attaches every program, as Tracer.Start does.
 func (h *hooks) attach(tb testing.TB) {
 	tb.Helper()
-	for _, p := range h.progs {
-		l, err := link.AttachTracing(link.TracingOptions{Program: p, AttachType: ebpf.AttachTraceRawTp})
-		if err != nil {
-			h.detach()
-			tb.Fatal(err)
-		}
-		h.links = append(h.links, l)
+	if err := h.attachAll(); err != nil {
+		tb.Fatal(err)
 	}
-}
-
-func (h *hooks) detach() {
-	for _, l := range h.links {
-		l.Close()
-	}
-	h.links = nil
-}
-
-func (h *hooks) close() {
-	h.detach()
-	for _, p := range h.progs {
-		p.Close()
-	}
-	h.progs = nil
 }
 
 // TestHooks: the programs load on every tracepoint the tracer uses, and
@@ -123,5 +85,38 @@ func countRuns(t *testing.T) (asm.Instructions, func() uint64) {
 			t.Fatal(err)
 		}
 		return n
+	}
+}
+
+// TestFloor: the floor loads a program for each of the tracer's
+// tracepoints, attaches them all once, and detaches and closes twice
+// without harm.
+func TestFloor(t *testing.T) {
+	tr := openOrSkip(t, Config{})
+	f, err := tr.Floor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, want := len(f.h.progs), len(tr.objs.tracepoints); got != want {
+		t.Fatalf("%d programs for %d tracepoints", got, want)
+	}
+	if err := f.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Attach(); err == nil {
+		t.Error("a second Attach succeeded, want an error")
+	}
+	if len(f.h.links) != len(f.h.progs) {
+		t.Errorf("%d links for %d programs", len(f.h.links), len(f.h.progs))
+	}
+	f.Detach()
+	f.Detach()
+	if len(f.h.links) != 0 {
+		t.Errorf("%d links after Detach", len(f.h.links))
+	}
+	f.Close()
+	if err := f.Close(); err != nil {
+		t.Error(err)
 	}
 }

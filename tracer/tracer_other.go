@@ -21,3 +21,11 @@ func (*Tracer) Stop() (*Trace, error)                            { return nil, E
 func (*Tracer) Calibrate(context.Context) (time.Duration, error) { return 0, ErrKernel }
 func (*Tracer) PerEvent() time.Duration                          { return 0 }
 func (*Tracer) Close() error                                     { return nil }
+
+// Floor is only implemented on Linux.
+type Floor struct{}
+
+func (*Tracer) Floor() (*Floor, error) { return nil, ErrKernel }
+func (*Floor) Attach() error           { return ErrKernel }
+func (*Floor) Detach()                 {}
+func (*Floor) Close() error            { return nil }

@@ -169,6 +169,13 @@ func summarise(s Series, discard int) PathResult {
 		if r.Stable {
 			t.Cause = "" // it names what moved an unstable path's rounds
 		}
+		if s.RelayCPUUs != nil && s.Path.Relay != Direct {
+			us := *s.RelayCPUUs
+			if k := t.StatementsPerEvent; k > 1 {
+				us /= k // relay_cpu_us is per event, a traced request one statement
+			}
+			t.SchedstatRelayCPUUs = &us
+		}
 		r.Trace = &t
 	}
 	r.tps = tps

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 var (
@@ -179,9 +180,9 @@ func TestAnalyzeResidenceLongerThanTheHop(t *testing.T) {
 // against the added p50: the relay code as traced, the rest sharing what
 // is left.
 func TestDecomposeTraceScalesStatements(t *testing.T) {
-	direct := PathResult{Trace: &Trace{P50Split: TraceSplit{Endpoints: 30, Legs: 5}}}
+	direct := PathResult{Trace: &Trace{P50Split: split.Split{Endpoints: 30, Legs: 5}}}
 	relay := PathResult{Relay: Epoll, AddedUs: &Added{P50: 680},
-		Trace: &Trace{StatementsPerEvent: 16, P50Split: TraceSplit{RelayUser: 10, RelayKernel: 10, Endpoints: 30, Legs: 15, Runnable: 5}}}
+		Trace: &Trace{StatementsPerEvent: 16, P50Split: split.Split{RelayUser: 10, RelayKernel: 10, Endpoints: 30, Legs: 15, Runnable: 5}}}
 	d, ok := decomposeTrace(relay, &direct)
 	if !ok || d.Method != "trace" {
 		t.Fatalf("decomposition %+v, %v", d, ok)
@@ -199,9 +200,9 @@ func TestDecomposeTraceScalesStatements(t *testing.T) {
 // below 0, the parts add up to the untraced added p50, and the note names
 // the saving. A traced hop far from the untraced one still gives shares.
 func TestDecomposeTraceNetsSavings(t *testing.T) {
-	direct := PathResult{Trace: &Trace{P50Split: TraceSplit{Endpoints: 500, Runnable: 400, Legs: 50}}}
+	direct := PathResult{Trace: &Trace{P50Split: split.Split{Endpoints: 500, Runnable: 400, Legs: 50}}}
 	relay := PathResult{Relay: Epoll, AddedUs: &Added{P50: 1450},
-		Trace: &Trace{P50Split: TraceSplit{RelayUser: 200, RelayKernel: 165, Runnable: 90, Legs: 599, Endpoints: 1348}}}
+		Trace: &Trace{P50Split: split.Split{RelayUser: 200, RelayKernel: 165, Runnable: 90, Legs: 599, Endpoints: 1348}}}
 	d, ok := decomposeTrace(relay, &direct)
 	if !ok {
 		t.Fatal("not decomposed")
@@ -260,11 +261,11 @@ func TestAnalyzeOverheadAgainstCompanionRounds(t *testing.T) {
 // and the baseline's is set by its own pace. Pace is reported.
 func TestDecomposeTraceAtTheKeptRoundsPace(t *testing.T) {
 	direct := pathSeries(directTCP, 1, 20, 20, 20)
-	direct.Trace = &Trace{TracedP50Us: 23, UntracedP50Us: 20, P50Split: TraceSplit{Endpoints: 16, Legs: 4}}
+	direct.Trace = &Trace{TracedP50Us: 23, UntracedP50Us: 20, P50Split: split.Split{Endpoints: 16, Legs: 4}}
 	relay := pathSeries(epollTCP, 1, 60, 60, 60)
 	// Every part a third slower than the kept rounds' machine ran it.
 	relay.Trace = &Trace{TracedP50Us: 92, UntracedP50Us: 80,
-		P50Split: TraceSplit{RelayUser: 12, RelayKernel: 24, Runnable: 8, Legs: 12, Endpoints: 24}}
+		P50Split: split.Split{RelayUser: 12, RelayKernel: 24, Runnable: 8, Legs: 12, Endpoints: 24}}
 	rs, _ := Analyze([]Series{direct, relay}, 0, false)
 	Explain(rs, &machine.Machine{})
 	p := find(t, rs, epollTCP)

@@ -403,6 +403,14 @@ type TracerInfo struct {
 	PerRecordNs float64 `json:"per_record_ns,omitempty"`
 	Note        string  `json:"note,omitempty"`
 	Waterfall   int     `json:"waterfall_requests,omitempty"` // requests in trace.json
+	// FloorPct is the hooks' bare dispatch cost measured in this run:
+	// programs on the tracer's tracepoints that return at once, on the
+	// packed direct path's round trips, against the same rounds without
+	// them, in percent. A traced round's overhead_pct is read against it
+	// (OverheadBand). nil where the run had no packed direct path to
+	// measure it on, FloorNote then saying why.
+	FloorPct  *float64 `json:"floor_pct,omitempty"`
+	FloorNote string   `json:"floor_note,omitempty"`
 	// Wakes are the wake-ups the traced rounds saw on their requests'
 	// critical paths, beside what the probe priced them at.
 	Wakes *WakeCheck `json:"wakes,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/hoplat/hoplat/tracer/split"
 )
 
 // Trace is what the tracer saw of a path's sampled requests: one traced
@@ -44,11 +46,11 @@ type Trace struct {
 	// requests whose round trip lies between the 40th and 60th
 	// percentile, so that one odd request cannot stand for the median.
 	// P99Split is the split of the request at the 99th percentile.
-	P50Split  TraceSplit `json:"p50_split_us"`
-	P99Split  TraceSplit `json:"p99_split_us"`
-	P50Us     float64    `json:"p50_request_us"` // the traced round trips the splits sum to
-	P99Us     float64    `json:"p99_request_us"`
-	P99Detail string     `json:"p99_detail,omitempty"` // the p99 request's longest segment, in words
+	P50Split  split.Split `json:"p50_split_us"`
+	P99Split  split.Split `json:"p99_split_us"`
+	P50Us     float64     `json:"p50_request_us"` // the traced round trips the splits sum to
+	P99Us     float64     `json:"p99_request_us"`
+	P99Detail string      `json:"p99_detail,omitempty"` // the p99 request's longest segment, in words
 	// StatementsPerEvent is how many traced requests (one statement, from
 	// a send to the reply's last read) make one of the path's events, a
 	// transaction of several statements; 0 or 1 when they are the same.
@@ -60,60 +62,74 @@ type Trace struct {
 	// Cause is, for an unstable path, what the trace shows of its rounds
 	// (migration, runqueue wait behind whom); "" otherwise.
 	Cause string `json:"cause"`
+	// View is how the split charges a request's time: ViewHolder where the
+	// components share one CPU (packed), ViewCriticalPath elsewhere.
+	View string `json:"view,omitempty"`
+	// SchedstatRelayCPUUs is the relays' time on CPU per traced request
+	// as the kernel counts it (/proc/PID/task/*/schedstat) over the
+	// untraced kept rounds: relay_cpu_us, per statement where an event is
+	// several. In the holder view the relay parts (RelayCPUUs) equal it
+	// within SchedstatTolerancePct (SchedstatWarning); nil on a direct
+	// path or where it was not read.
+	SchedstatRelayCPUUs *float64 `json:"schedstat_relay_cpu_us,omitempty"`
+	// RelayCPUUs is the split's relay parts averaged over every traced
+	// request, as schedstat's figure is a mean over every request (a
+	// relay's rarer, longer stays, a timer's or a runtime's, fall outside
+	// the median band); 0 where not taken.
+	RelayCPUUs float64 `json:"traced_relay_cpu_us,omitempty"`
+	// NotTrusted says why the split may not describe the untraced rounds:
+	// the traced round's overhead outside its band (OverheadBand) after a
+	// repeat, so it did not see the untraced rounds' machine; "" when
+	// trusted.
+	NotTrusted string `json:"not_trusted,omitempty"`
 }
 
-// TraceSplit is a traced request's round trip by what it was made of, in
-// microseconds; its parts add up to the request's traced round trip, the
-// tracer's own calibrated cost taken off.
-type TraceSplit struct {
-	RelayUser   float64 `json:"relay_user"`   // relays' user time
-	RelayKernel float64 `json:"relay_kernel"` // relays' system calls and kernel threads
-	Runnable    float64 `json:"runnable"`     // every component's wait for its CPU
-	IdleExit    float64 `json:"idle_exit"`    // woken CPUs leaving idle
-	Softirq     float64 `json:"softirq"`
-	Legs        float64 `json:"legs"`      // senders' system calls up to the next component's wake-up
-	Endpoints   float64 `json:"endpoints"` // the client's and the server's user and kernel time
-	Other       float64 `json:"other"`     // what the events do not explain
-}
+// The views a split is taken in (Trace.View).
+const (
+	// ViewHolder charges every microsecond to whoever held the CPU:
+	// components sharing one CPU, where a request waiting runnable behind
+	// the relay waits for the relay's own work.
+	ViewHolder = "cpu_holder"
+	// ViewCriticalPath follows the request back through its wake-ups:
+	// components on CPUs of their own, where the relay's work after its
+	// send runs beside the request, not in its way.
+	ViewCriticalPath = "critical_path"
+)
 
-// Total adds the parts.
-func (s TraceSplit) Total() float64 {
-	return s.RelayUser + s.RelayKernel + s.Runnable + s.IdleExit + s.Softirq + s.Legs + s.Endpoints + s.Other
-}
+// SchedstatTolerancePct is how far, in percent of schedstat's figure, the
+// relay parts of a holder-view split may be from the relay's schedstat
+// time on CPU per request.
+const SchedstatTolerancePct = 10
 
-// Minus is s less b part by part: what a relay path's request spent beyond
-// its direct baseline's.
-func (s TraceSplit) Minus(b TraceSplit) TraceSplit {
-	return TraceSplit{s.RelayUser - b.RelayUser, s.RelayKernel - b.RelayKernel, s.Runnable - b.Runnable,
-		s.IdleExit - b.IdleExit, s.Softirq - b.Softirq, s.Legs - b.Legs, s.Endpoints - b.Endpoints, s.Other - b.Other}
-}
-
-// Plus is s and b added part by part.
-func (s TraceSplit) Plus(b TraceSplit) TraceSplit {
-	return TraceSplit{s.RelayUser + b.RelayUser, s.RelayKernel + b.RelayKernel, s.Runnable + b.Runnable,
-		s.IdleExit + b.IdleExit, s.Softirq + b.Softirq, s.Legs + b.Legs, s.Endpoints + b.Endpoints, s.Other + b.Other}
-}
-
-// Scaled is s with every part times k.
-func (s TraceSplit) Scaled(k float64) TraceSplit {
-	return TraceSplit{s.RelayUser * k, s.RelayKernel * k, s.Runnable * k, s.IdleExit * k,
-		s.Softirq * k, s.Legs * k, s.Endpoints * k, s.Other * k}
-}
-
-// String lists the non-zero parts in words, largest first.
-func (s TraceSplit) String() string {
-	parts := []struct {
-		name string
-		v    float64
-	}{{"relay user", s.RelayUser}, {"relay kernel", s.RelayKernel}, {"runnable", s.Runnable},
-		{"idle exit", s.IdleExit}, {"softirq", s.Softirq}, {"legs", s.Legs}, {"endpoints", s.Endpoints}, {"other", s.Other}}
-	var out []string
-	for _, p := range parts {
-		if math.Abs(p.v) >= 0.05 {
-			out = append(out, fmt.Sprintf("%s %s", p.name, Us(p.v)))
-		}
+// SchedstatWarning is the warning line for a path whose holder-view split
+// gives its relays a time on CPU more than SchedstatTolerancePct from
+// what schedstat counted untraced; "" where they agree, or where there is
+// nothing to set side by side (no count, another view).
+func (t *Trace) SchedstatWarning(path string) string {
+	if t == nil || t.View != ViewHolder || t.SchedstatRelayCPUUs == nil || *t.SchedstatRelayCPUUs <= 0 {
+		return ""
 	}
-	return strings.Join(out, ", ")
+	want, got := *t.SchedstatRelayCPUUs, t.RelayCPUUs
+	if got == 0 {
+		got = t.P50Split.Relay()
+	}
+	diff := 100 * (got - want) / want
+	if math.Abs(diff) <= SchedstatTolerancePct {
+		return ""
+	}
+	return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request, schedstat counted %s untraced (%+.0f%%, more than %d%%): the split does not hold the relay's whole time",
+		path, Us(got), Us(want), diff, SchedstatTolerancePct)
+}
+
+// OverheadBand is the range of overhead_pct in which a traced round saw
+// the untraced rounds' machine: from -5% to the tracer's floor plus 5%
+// where the components share a CPU (holder), -10% to floor plus 10%
+// elsewhere, where wake-ups across CPUs move more between rounds.
+func OverheadBand(holder bool, floorPct float64) (lo, hi float64) {
+	if holder {
+		return -5, floorPct + 5
+	}
+	return -10, floorPct + 10
 }
 
 // decomposeTrace splits a relay path's added p50 from its traced median
@@ -155,7 +171,7 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		v    float64
 	}{
 		{"wake-ups", x.Runnable + x.IdleExit},
-		{"kernel", x.Legs + x.Softirq},
+		{"kernel", x.Legs + x.Softirq + x.RelaySoftirq}, // the softirqs in the relays' context too: the kernel's path
 		{"endpoints", x.Endpoints},
 		{"unexplained", x.Other},
 	}
@@ -199,6 +215,9 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 	}
 	if traced > 0 && (traced/added > 2 || added/traced > 2) {
 		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", traced/added)
+	}
+	if p.Trace.NotTrusted != "" {
+		note += "; the split is not trusted: " + p.Trace.NotTrusted
 	}
 	ends := share(rest[2].v)
 	residual := share(rest[3].v)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/tracer"
+)
+
+// Who holds the CPU is who costs: same-core, the relay parts of each
+// traced split are within 10% of the relay's schedstat time on CPU per
+// request, measured untraced, for real relay processes (epoll, splice,
+// HAProxy); the run carries its tracer floor. The machine is shared, so a
+// path that misses gets one more run before the test fails.
+func TestIntegrationSplitMatchesSchedstat(t *testing.T) {
+	peer.Integration(t, "real relays, traced")
+	peer.Require(t, "haproxy")
+	tr, err := tracer.Open(tracer.Config{})
+	if errors.Is(err, errors.ErrUnsupported) {
+		peer.Unavailable(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	miss := map[string]string{}
+	for try := 0; try < 2; try++ {
+		rep, _ := runJSON(t, "--paths", "direct,epoll,splice,haproxy", "--transports", "tcp", "--placement", "same-core",
+			"--time", "500ms", "--runs", "3", "--discard", "1", "--format", "json")
+		if rep.Tracer == nil || rep.Tracer.FloorPct == nil {
+			t.Fatalf("tracer %+v: want floor_pct", rep.Tracer)
+		}
+		t.Logf("try %d: floor %.1f%%", try, *rep.Tracer.FloorPct)
+		clear(miss)
+		for _, p := range rep.Paths {
+			if p.Relay == hop.Direct {
+				continue
+			}
+			tc := p.Trace
+			if tc == nil || tc.SchedstatRelayCPUUs == nil || tc.View != hop.ViewHolder {
+				t.Fatalf("%s: trace %+v, want the holder view with schedstat beside it", p.Name, tc)
+			}
+			want, got := *tc.SchedstatRelayCPUUs, tc.RelayCPUUs
+			diff := 100 * (got - want) / want
+			t.Logf("%s: relay parts %.1f µs (median band %.1f), schedstat %.1f (%+.1f%%), overhead %.1f%%",
+				p.Name, got, tc.P50Split.Relay(), want, diff, tc.OverheadPct)
+			if math.Abs(diff) > hop.SchedstatTolerancePct {
+				miss[p.Name] = tc.SchedstatWarning(p.Name)
+			}
+		}
+		if len(miss) == 0 {
+			return
+		}
+	}
+	for _, w := range miss {
+		t.Error(w)
+	}
+}
