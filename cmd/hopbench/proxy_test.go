@@ -62,7 +62,11 @@ func nginxPaths(t *testing.T, rep *hop.Report) []hop.PathResult {
 		}
 		out = append(out, p)
 		regimes[p.Regime] = true
-		if p.TPS <= 0 || p.Errors != 0 || p.Failed != 0 {
+		// As in TestIntegrationDefaultShort: on a loaded machine a reply
+		// now and then waits out a retransmission timeout (200 ms) and its
+		// round completes nothing. One such round is the machine's; more,
+		// or any error, is the code's.
+		if p.TPS <= 0 || p.Errors != 0 || p.Failed > 1 {
 			t.Errorf("%s: tps %v errors %d failed rounds %d", p.Name, p.TPS, p.Errors, p.Failed)
 		}
 		if p.RelayCPUUs == nil || *p.RelayCPUUs <= 0 {

@@ -112,6 +112,19 @@ func (s *Server) start(paths map[string]string) error {
 		"--skip-name-resolve"); err != nil {
 		return err
 	}
+	// freePort's port can be taken by another process before mariadbd
+	// binds it (a suite starts many servers): mariadbd then exits saying
+	// so, and starts again on another.
+	for attempt := 1; ; attempt++ {
+		err := s.launch(paths)
+		if err == nil || attempt == 3 || !strings.Contains(s.logTail(), "Address already in use") {
+			return err
+		}
+	}
+}
+
+// launch starts mariadbd on a free port and waits until it is ready.
+func (s *Server) launch(paths map[string]string) error {
 	port, err := freePort()
 	if err != nil {
 		return fmt.Errorf("mariadbtest: free port: %w", err)
@@ -122,6 +135,7 @@ func (s *Server) start(paths map[string]string) error {
 	// datagram socket named by NOTIFY_SOCKET once it accepts connections,
 	// so readiness is an event rather than a poll.
 	notifyPath := filepath.Join(s.dir, "notify.sock")
+	os.Remove(notifyPath) // an earlier launch's
 	notify, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: notifyPath, Net: "unixgram"})
 	if err != nil {
 		return fmt.Errorf("mariadbtest: notify socket: %w", err)
