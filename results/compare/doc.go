@@ -6,4 +6,7 @@
 // refused unless the caller allows it, and the differences say why.
 // Package present prints a Comparison; this package only computes it,
 // from the analysis's reports (results/hop) and the statistics leaf.
+//
+// It may import results/hop and the statistics leaf (results/stats,
+// golang.org/x/perf's benchmath).
 package compare
