@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Placement says which CPUs each component of a measured path (client,
@@ -56,7 +58,7 @@ func parsePlacement(spec string, online CPUSet) (Placement, error) {
 	case "same-core":
 		return Placement{preset: spec, online: online}, nil
 	case "spread":
-		slots := map[string]int{"client": 0, "relay": 1, "server": 2}
+		slots := map[string]int{roles.Client: 0, roles.Relay: 1, roles.Server: 2}
 		return Placement{preset: spec, online: online, spread: &spreadSlots{slots: slots}}, nil
 	}
 	tokens := strings.FieldsFunc(spec, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })

@@ -12,6 +12,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Run builds each stage's topology, runs every path in interleaved rounds,
@@ -90,7 +91,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	for _, g := range regimes {
 		note := g.Note()
 		if b.server != nil {
-			note = g.note([]string{ComponentClient, ComponentRelay}) + "; " + b.server.note()
+			note = g.note([]string{roles.Client, roles.Relay}) + "; " + b.server.note()
 		}
 		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: note})
 	}
@@ -190,11 +191,11 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Backend:  cfg.Backend,
 		Responder: Responder{
 			Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(placement, ComponentServer),
+			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(placement, roles.Server),
 		},
 		Nice:      cfg.Nice,
 		Paths:     paths,
-		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(placement, ComponentRelay)},
+		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(placement, roles.Relay)},
 		Stats:     cfg.Stats,
 		Placement: placement,
 		Locate:    cfg.Locate,
@@ -212,7 +213,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	}
 	defer func() { warn(topo.Stop()) }()
 	if b.server != nil {
-		topo.Pinning[ComponentServer] = b.server.cpus
+		topo.Pinning[roles.Server] = b.server.cpus
 	}
 	var live []hop.Path
 	for _, p := range paths {
@@ -245,7 +246,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		sr.series[i] = CellRounds{Stage: st, Cell: c, Series: hop.Series{Samples: make([]hop.Sample, cfg.Rounds)}}
 	}
 	client := clientFor(cfg, st, placement)
-	clientCPUs, _ := placement.For(ComponentClient)
+	clientCPUs, _ := placement.For(roles.Client)
 	relays := newRelayRounds(cells, topo, cfg.Stats, cfg.Discard)
 	kworkers := newKworkerRounds(cells, cfg.Rounds, placement, b.hosts != nil)
 	use := newResourceRounds(len(cells)) // resources.go
@@ -261,7 +262,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			return stageResult{}, ctx.Err()
 		}
 		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
-		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
+		argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
 		if err != nil {
 			return stageResult{}, err
 		}
@@ -299,7 +300,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			// Rounds as long as the untraced ones beside a traced round.
 			floor := client
 			floor.Time = max(tracedTime(cfg.Time, sr.series[i].Samples, cfg.Discard)/2, 50*time.Millisecond)
-			argv, err := b.hosts.argv(ComponentClient, floor.Args(pingpong, topo.Entries[c.Path], c.Threads))
+			argv, err := b.hosts.argv(roles.Client, floor.Args(pingpong, topo.Entries[c.Path], c.Threads))
 			if err != nil {
 				return stageResult{}, err
 			}
@@ -319,7 +320,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		progress.trace(st, c)
 		traced := client
 		traced.Time = tracedTime(cfg.Time, sr.series[i].Samples, cfg.Discard)
-		argv, err := b.hosts.argv(ComponentClient, traced.Args(pingpong, topo.Entries[c.Path], c.Threads))
+		argv, err := b.hosts.argv(roles.Client, traced.Args(pingpong, topo.Entries[c.Path], c.Threads))
 		if err != nil {
 			return stageResult{}, err
 		}
@@ -327,7 +328,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		// requests give their p50, and the run its time back.
 		beside := traced
 		beside.Time = max(traced.Time/2, 50*time.Millisecond)
-		besideArgv, err := b.hosts.argv(ComponentClient, beside.Args(pingpong, topo.Entries[c.Path], c.Threads))
+		besideArgv, err := b.hosts.argv(roles.Client, beside.Args(pingpong, topo.Entries[c.Path], c.Threads))
 		if err != nil {
 			return stageResult{}, err
 		}
@@ -369,7 +370,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	for _, s := range sr.series {
 		for _, smp := range s.Samples {
 			if smp.CPUs != "" {
-				topo.Pinning[ComponentClient] = smp.CPUs
+				topo.Pinning[roles.Client] = smp.CPUs
 			}
 			for k, v := range smp.Pinning {
 				topo.Pinning["client "+k] = v
@@ -394,7 +395,7 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 	}
 	client := clientFor(cfg, st, placement)
 	client.ConnectOnly, client.Time, client.Warmup = true, cfg.ConnectTime, 0
-	clientCPUs, _ := placement.For(ComponentClient)
+	clientCPUs, _ := placement.For(roles.Client)
 	done := map[hop.Path]*hop.Connect{}
 	for i := range series {
 		s := &series[i]
@@ -403,7 +404,7 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 			continue
 		}
 		progress.connect(st, s.Cell.Path)
-		argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[s.Cell.Path], 1))
+		argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, topo.Entries[s.Cell.Path], 1))
 		if err != nil {
 			return err
 		}
@@ -427,9 +428,9 @@ func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, 
 // differ), the relays' and the server's as their processes did.
 func obtained(regime string, s CellRounds, topo *Topology, discard int) map[string]string {
 	if regime == RegimeNone {
-		out := map[string]string{ComponentClient: "unpinned", ComponentServer: "unpinned"}
+		out := map[string]string{roles.Client: "unpinned", roles.Server: "unpinned"}
 		if s.Cell.Path.Hops > 0 {
-			out[ComponentRelay] = "unpinned"
+			out[roles.Relay] = "unpinned"
 		}
 		return out
 	}
@@ -441,13 +442,13 @@ func obtained(regime string, s CellRounds, topo *Topology, discard int) map[stri
 		}
 	}
 	if v := joinDistinct(client); v != "" {
-		out[ComponentClient] = v
+		out[roles.Client] = v
 	}
 	if v := topo.RelayCPUs[s.Cell.Path]; v != "" {
-		out[ComponentRelay] = v
+		out[roles.Relay] = v
 	}
-	if v := topo.Pinning[ComponentServer]; v != "" {
-		out[ComponentServer] = v
+	if v := topo.Pinning[roles.Server]; v != "" {
+		out[roles.Server] = v
 	}
 	return out
 }
@@ -455,7 +456,7 @@ func obtained(regime string, s CellRounds, topo *Topology, discard int) map[stri
 func clientFor(cfg Config, st Stage, placement affinity.Placement) Client {
 	c := Client{
 		Proto: cfg.Proto, Command: cfg.Command, Time: cfg.Time, Warmup: cfg.Warmup,
-		CPUs: cpusOf(placement, ComponentClient), RXStamps: true,
+		CPUs: cpusOf(placement, roles.Client), RXStamps: true,
 	}
 	if cfg.Proto == ProtoEcho {
 		c.Size = st.Size

@@ -21,6 +21,7 @@ import (
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/hop/hoptest"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // shortConfig is a default run cut down to seconds, against the stand-ins.
@@ -296,7 +297,7 @@ func TestRunPlacement(t *testing.T) {
 			t.Errorf("%s: regime %q, want custom and a name without it", p.Name, p.Regime)
 		}
 		for k, v := range want {
-			if k == ComponentRelay && p.Relay == hop.Direct {
+			if k == roles.Relay && p.Relay == hop.Direct {
 				continue
 			}
 			if p.Placement[k] != v {

@@ -12,6 +12,7 @@ import (
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Config is one hopbench invocation. The zero value is valid: every unset
@@ -237,9 +238,9 @@ func (c Config) Check() error {
 	// affinity accepts any component name; hopbench places three.
 	for _, tok := range strings.Fields(c.Placement.String()) {
 		name, _, ok := strings.Cut(tok, "=")
-		if ok && name != ComponentClient && name != ComponentRelay && name != ComponentServer {
+		if ok && name != roles.Client && name != roles.Relay && name != roles.Server {
 			return fmt.Errorf("driver: placement %q: unknown component %q (want %s, %s or %s)",
-				c.Placement, name, ComponentClient, ComponentRelay, ComponentServer)
+				c.Placement, name, roles.Client, roles.Relay, roles.Server)
 		}
 	}
 	return nil

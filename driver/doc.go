@@ -9,4 +9,8 @@
 //
 // It measures nothing itself: every figure comes from a pingpong process, so
 // the driver's own scheduling never sits on a measured path.
+//
+// It may import every room below it: sockets, affinity, roles, relay, probe
+// and probe/machine, tracer, results, results/stats, results/hop, hosts,
+// proxyconf, internal/locate and internal/tailbuf. Only cmd/ imports it.
 package driver

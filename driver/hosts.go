@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -38,7 +39,7 @@ func upHosts(ctx context.Context, cfg Config) (*hostBed, error) {
 	// hopbench starts the client and the relays itself, as its own
 	// children, so that their PIDs, CPUs and process groups are what the
 	// loopback run has; an ssh host has no such command line.
-	for _, c := range []string{ComponentClient, ComponentRelay} {
+	for _, c := range []string{roles.Client, roles.Relay} {
 		if h := tp.HostOf(c); h.Kind == hosts.SSH {
 			return nil, tp.Errorf(strings.ToUpper(c)+"_HOST", "%s is an ssh host: hopbench runs the server side (pongd) on ssh hosts, the %s on this machine or in a namespace", h, c)
 		}
@@ -99,7 +100,7 @@ func (hb *hostBed) closed(rep *hop.Report, err error) (*hop.Report, error) {
 // embedded responder's, or a real backend's.
 func (hb *hostBed) server(spec Backend) string {
 	if spec.Embedded() {
-		return hb.on[ComponentServer]
+		return hb.on[roles.Server]
 	}
 	return hb.on[hosts.Backend]
 }
@@ -118,10 +119,10 @@ func (hb *hostBed) argv(component string, argv []string) ([]string, error) {
 func (hb *hostBed) exposed(component string) bool {
 	on := hb.on
 	switch component {
-	case ComponentServer:
-		return on[ComponentServer] != on[ComponentRelay] || on[ComponentServer] != on[ComponentClient]
-	case ComponentRelay:
-		return on[ComponentRelay] != on[ComponentClient]
+	case roles.Server:
+		return on[roles.Server] != on[roles.Relay] || on[roles.Server] != on[roles.Client]
+	case roles.Relay:
+		return on[roles.Relay] != on[roles.Client]
 	}
 	return false
 }
@@ -154,9 +155,9 @@ func (hb *hostBed) noSocket(spec Backend, p hop.Path, why string) string {
 	if hb == nil {
 		return why
 	}
-	from := ComponentRelay
+	from := roles.Relay
 	if p.Hops == 0 {
-		from = ComponentClient
+		from = roles.Client
 	}
 	if hb.on[from] == hb.server(spec) {
 		return why
@@ -170,9 +171,9 @@ func (hb *hostBed) reaches(spec Backend, p hop.Path, up sockets.Addr) bool {
 	if hb == nil || !up.IsUnix() {
 		return true
 	}
-	from := ComponentRelay
+	from := roles.Relay
 	if p.Hops == 0 {
-		from = ComponentClient
+		from = roles.Client
 	}
 	return hb.on[from] == hb.server(spec)
 }
@@ -184,7 +185,7 @@ func (hb *hostBed) reaches(spec Backend, p hop.Path, up sockets.Addr) bool {
 // an ssh host, whose file system no other component shares.
 func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[hop.Transport]sockets.Addr, error) {
 	hb := spec.Hosts
-	host := hb.on[ComponentServer]
+	host := hb.on[roles.Server]
 	out := map[hop.Transport]sockets.Addr{}
 	var p *hosts.Process
 	n := 1
@@ -209,7 +210,7 @@ func (t *Topology) startBackendOn(ctx context.Context, spec TopologySpec) (map[h
 		if err != nil {
 			return nil, err
 		}
-		listen := []sockets.Addr{hb.tcpAt(ComponentServer, 0), UNIXAddr(filepath.Join(t.Dir, "pongd.sock"))}
+		listen := []sockets.Addr{hb.tcpAt(roles.Server, 0), UNIXAddr(filepath.Join(t.Dir, "pongd.sock"))}
 		n = len(listen)
 		if p, err = t.startServer(spec, spec.Responder.Args(bin, listen)); err != nil {
 			return nil, err
@@ -285,9 +286,9 @@ func (hb *hostBed) describe(rep *hop.Report, backend Backend) {
 	}
 	rep.Hosts = hb.info
 	for i := range rep.Paths {
-		ph := &hop.PathHosts{Client: hb.on[ComponentClient], Server: hb.server(backend)}
+		ph := &hop.PathHosts{Client: hb.on[roles.Client], Server: hb.server(backend)}
 		if rep.Paths[i].Relay != hop.Direct {
-			ph.Relay = hb.on[ComponentRelay]
+			ph.Relay = hb.on[roles.Relay]
 		}
 		rep.Paths[i].Hosts = ph
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 )
 
 func topology(t *testing.T, src string) *hosts.TopologyFile {
@@ -27,10 +28,10 @@ func topology(t *testing.T, src string) *hosts.TopologyFile {
 // address, and a UNIX socket is offered only on its own host.
 func TestHostBedAddresses(t *testing.T) {
 	var none *hostBed
-	if a := none.tcpAt(ComponentServer, 7); a != TCPAddr(7) {
+	if a := none.tcpAt(roles.Server, 7); a != TCPAddr(7) {
 		t.Errorf("no topology: %v", a)
 	}
-	if argv, err := none.argv(ComponentClient, []string{"pingpong"}); err != nil || len(argv) != 1 {
+	if argv, err := none.argv(roles.Client, []string{"pingpong"}); err != nil || len(argv) != 1 {
 		t.Errorf("no topology: argv %q %v", argv, err)
 	}
 	if !none.reaches(Backend{}, hop.DirectPath(hop.UNIX), UNIXAddr("/x")) {
@@ -40,14 +41,14 @@ func TestHostBedAddresses(t *testing.T) {
 		t.Errorf("no topology: reason %q", why)
 	}
 	hb := &hostBed{
-		on:   map[string]string{ComponentClient: "app", ComponentRelay: "app", ComponentServer: "db", hosts.Backend: "db"},
+		on:   map[string]string{roles.Client: "app", roles.Relay: "app", roles.Server: "db", hosts.Backend: "db"},
 		kind: map[string]hosts.Kind{"app": hosts.NetNS, "db": hosts.NetNS},
 		addr: map[string]string{"app": "10.77.0.1", "db": "10.77.0.2"},
 	}
-	if a := hb.tcpAt(ComponentServer, 0); a.Host != "10.77.0.2" {
+	if a := hb.tcpAt(roles.Server, 0); a.Host != "10.77.0.2" {
 		t.Errorf("server dialled from app binds %v", a)
 	}
-	if a := hb.tcpAt(ComponentRelay, 5); a != TCPAddr(5) {
+	if a := hb.tcpAt(roles.Relay, 5); a != TCPAddr(5) {
 		t.Errorf("relay dialled only from its own host binds %v", a)
 	}
 	relayUNIX := hop.Path{Relay: hop.Epoll, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1}

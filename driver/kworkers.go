@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // kworkerRounds samples, round by round, the CPU time of the kernel's
@@ -55,7 +56,7 @@ func newKworkerRounds(cells []Cell, rounds int, placement affinity.Placement, re
 		return k
 	}
 	var cpus []int
-	for _, c := range []string{ComponentClient, ComponentRelay, ComponentServer} {
+	for _, c := range []string{roles.Client, roles.Relay, roles.Server} {
 		set, ok := placement.For(c)
 		if !ok {
 			online, err := affinity.OnlineCPUs()

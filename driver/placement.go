@@ -2,13 +2,6 @@ package driver
 
 import "github.com/hoplat/hoplat/affinity"
 
-// Components of a path, as --placement names them.
-const (
-	ComponentClient = "client"
-	ComponentRelay  = "relay"
-	ComponentServer = "server"
-)
-
 // cpusOf is the --cpus value of a component under p; "" when p leaves it
 // unplaced. hoplat's own binaries take it as well as the inherited mask so
 // that they pin each worker thread and report the pinning they obtained.

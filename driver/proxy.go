@@ -15,6 +15,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -283,13 +284,13 @@ func (t *Topology) startProxy(ctx context.Context, spec TopologySpec, x *Proxy, 
 		if err != nil {
 			return err
 		}
-		listen := spec.Hosts.tcpAt(ComponentRelay, port)
+		listen := spec.Hosts.tcpAt(roles.Relay, port)
 		argv, err := x.expand(listen, upstream, dir)
 		if err != nil {
 			return err
 		}
 		argv[0] = bin
-		proc, err := t.startWith(spec, ComponentRelay, hosts.Command{Name: x.Name, Argv: argv, Foreign: true})
+		proc, err := t.startWith(spec, roles.Relay, hosts.Command{Name: x.Name, Argv: argv, Foreign: true})
 		if err != nil {
 			return fmt.Errorf("driver: proxy %s: %w", x.Name, err)
 		}

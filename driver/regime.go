@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Placement regimes: where a run puts its components decides its figures
@@ -27,7 +28,7 @@ type Regime struct {
 }
 
 // components are the kinds --placement names, in path order.
-var components = []string{ComponentClient, ComponentRelay, ComponentServer}
+var components = []string{roles.Client, roles.Relay, roles.Server}
 
 // DefaultRegimes is what a run measures unless told otherwise: packed and
 // spread over the CPUs this process may use, or packed alone when it may

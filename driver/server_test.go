@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -83,7 +84,7 @@ func TestRunReportsAnExternalServerWhereItRuns(t *testing.T) {
 			strings.Contains(note, "and server") {
 			t.Errorf("pin %q: regime note %q does not say where the server runs", tc.pin, note)
 		}
-		if got := rep.Paths[0].Placement[ComponentServer]; got != tc.want {
+		if got := rep.Paths[0].Placement[roles.Server]; got != tc.want {
 			t.Errorf("pin %q: path placement of the server %q, want %q", tc.pin, got, tc.want)
 		}
 		if got, _ := affinity.ProcessCPUs(pid); !got.Equal(orig) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // roundCap is the longest a sized round may run within cfg's budget: the
@@ -55,11 +56,11 @@ func (b *bench) sizeRounds(ctx context.Context, cfg Config, pingpong string, st 
 		rs.BudgetS = cfg.Budget.Seconds()
 	}
 	client := clientFor(cfg, st, placement)
-	argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, topo.Entries[p], threads))
+	argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, topo.Entries[p], threads))
 	if err != nil {
 		return 0, rs, err
 	}
-	clientCPUs, _ := placement.For(ComponentClient)
+	clientCPUs, _ := placement.For(roles.Client)
 	smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
 	if ctx.Err() != nil {
 		return 0, rs, ctx.Err()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -60,7 +61,7 @@ func (hb *hostBed) withServer(h string) *hostBed {
 	}
 	c := *hb
 	c.on = maps.Clone(hb.on)
-	c.on[ComponentServer] = h
+	c.on[roles.Server] = h
 	return &c
 }
 
@@ -95,7 +96,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 			Backend:  be,
 			Responder: Responder{
 				Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-				User: cfg.User, Password: cfg.Password, CPUs: cpusOf(g.Placement, ComponentServer),
+				User: cfg.User, Password: cfg.Password, CPUs: cpusOf(g.Placement, roles.Server),
 			},
 			Nice: cfg.Nice, Paths: []hop.Path{direct}, Placement: g.Placement, Locate: cfg.Locate, Hosts: hb,
 		})
@@ -146,7 +147,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 		sw.Servers = append(sw.Servers, t.info)
 	}
 	rep.Sweep = sw
-	clientCPUs, _ := g.Placement.For(ComponentClient)
+	clientCPUs, _ := g.Placement.For(roles.Client)
 	fmt.Fprintf(cfg.Progress, "hopbench: sweep of %d client instances against %d servers, threads %v, %d runs of %v each\n",
 		instances, len(targets), cfg.Threads, cfg.Rounds, cfg.Time)
 	for _, threads := range cfg.Threads {
@@ -164,7 +165,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 					client.User, client.Password, client.DB = tg.backend.User, tg.backend.Password, tg.backend.DB
 				}
 				client.RXStamps = false
-				argv, err := b.hosts.argv(ComponentClient, client.Args(pingpong, tg.addr, threads))
+				argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, tg.addr, threads))
 				if err != nil {
 					return nil, err
 				}

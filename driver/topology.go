@@ -16,6 +16,7 @@ import (
 	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -188,7 +189,7 @@ func (t *Topology) startBackend(ctx context.Context, spec TopologySpec) (map[hop
 // startServer starts pongd with the niceness asked for, set on the thread
 // that forks it so that every thread pongd creates has it (Command.Nice).
 func (t *Topology) startServer(spec TopologySpec, argv []string) (*hosts.Process, error) {
-	p, err := t.startWith(spec, ComponentServer, hosts.Command{Name: "pongd", Argv: argv, Nice: spec.Nice})
+	p, err := t.startWith(spec, roles.Server, hosts.Command{Name: "pongd", Argv: argv, Nice: spec.Nice})
 	if err != nil && spec.Nice != 0 {
 		return nil, fmt.Errorf("nice %d for pongd: %w", spec.Nice, err)
 	}
@@ -311,7 +312,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.P
 			return sockets.Addr{}, &missingError{fmt.Errorf("sockmap engine unavailable here: %w", err)}
 		}
 	}
-	listen := spec.Hosts.tcpAt(ComponentRelay, 0)
+	listen := spec.Hosts.tcpAt(roles.Relay, 0)
 	if tr == hop.UNIX {
 		listen = UNIXAddr(t.sockPath(p, nth))
 	}
@@ -321,7 +322,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.P
 		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", proxyconf.SectionName(p.Name()), nth))
 		t.Stats[p] = append(t.Stats[p], h.Stats)
 	}
-	proc, err := t.start(spec, ComponentRelay, name, h.Args(bin, listen, upstream...))
+	proc, err := t.start(spec, roles.Relay, name, h.Args(bin, listen, upstream...))
 	if err != nil {
 		return sockets.Addr{}, err
 	}
@@ -356,9 +357,9 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p hop.Path
 			if err != nil {
 				return sockets.Addr{}, err
 			}
-			listen = spec.Hosts.tcpAt(ComponentRelay, port)
+			listen = spec.Hosts.tcpAt(roles.Relay, port)
 		}
-		proc, err := t.start(spec, ComponentRelay, name, SocatArgs(bin, listen, upstream))
+		proc, err := t.start(spec, roles.Relay, name, SocatArgs(bin, listen, upstream))
 		if err != nil {
 			return sockets.Addr{}, err
 		}
@@ -392,7 +393,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 				if err != nil {
 					return err
 				}
-				listen = spec.Hosts.tcpAt(ComponentRelay, port)
+				listen = spec.Hosts.tcpAt(roles.Relay, port)
 			}
 			routes[i] = proxyconf.HAProxyRoute{Name: p.Name(), Listen: listen, Connect: spec.upstreams(p, backend[p.Upstream]),
 				MySQL: !spec.Backend.Embedded(), CheckUser: spec.Backend.CheckUser}
@@ -400,7 +401,7 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 		if err := os.WriteFile(cfgPath, []byte(proxyconf.HAProxy(routes)), 0o600); err != nil {
 			return fmt.Errorf("driver: write %s: %w", cfgPath, err)
 		}
-		proc, err := t.start(spec, ComponentRelay, "haproxy", []string{bin, "-db", "-f", cfgPath})
+		proc, err := t.start(spec, roles.Relay, "haproxy", []string{bin, "-db", "-f", cfgPath})
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/tracer"
 	"github.com/hoplat/hoplat/tracer/split"
 )
@@ -52,7 +53,7 @@ func openTracing(ctx context.Context, cfg Config, hosts bool) *tracing {
 	// endpoints either way, its legs are the direct path's as much as a
 	// relay path's, and a Go server makes a handful per request, which
 	// the tracer's cost per record would add to every round trip.
-	tcfg := tracer.Config{WithoutSyscalls: []string{"server"}}
+	tcfg := tracer.Config{WithoutSyscalls: []string{roles.Server}}
 	tr, err := tracer.Open(tcfg)
 	if err != nil {
 		return &tracing{note: err.Error()}
@@ -191,17 +192,17 @@ func (b *bench) components(topo *Topology, p hop.Path) map[int]string {
 	out := map[int]string{}
 	procs := topo.relayProcs[p]
 	for i, proc := range procs {
-		name := "relay"
+		name := roles.Relay
 		if len(procs) > 1 {
-			name = "relay" + strconv.Itoa(len(procs)-i)
+			name = roles.Relay + strconv.Itoa(len(procs)-i)
 		}
 		out[proc.PID()] = name
 	}
 	switch {
 	case topo.server != nil:
-		out[topo.server.PID()] = "server"
+		out[topo.server.PID()] = roles.Server
 	case b.server != nil && b.server.pid != 0:
-		out[b.server.pid] = "server"
+		out[b.server.pid] = roles.Server
 	}
 	return out
 }
@@ -235,7 +236,7 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 		}
 		if kw, err := affinity.ReadKworkers(affinity.NewCPUSet(cpus...)); err == nil {
 			for _, tid := range kw.PIDs() {
-				t.tr.FollowThread(tid, "relay")
+				t.tr.FollowThread(tid, roles.Relay)
 			}
 		}
 	}
@@ -281,7 +282,7 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 				}
 			})
 		}
-		return t.tr.Follow(pid, "client")
+		return t.tr.Follow(pid, roles.Client)
 	})
 	close(stopKids)
 	kids.Wait()

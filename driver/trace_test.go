@@ -19,6 +19,7 @@ import (
 // tracer cannot run: not root, no BTF.
 func requireTracer(t *testing.T) {
 	t.Helper()
+	peer.Integration(t, "tracer with BPF")
 	tr, err := tracer.Open(tracer.Config{})
 	if errors.Is(err, errors.ErrUnsupported) {
 		peer.Unavailable(t, err.Error())

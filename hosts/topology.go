@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Kind is how hoplat reaches a host.
@@ -38,10 +40,10 @@ type Host struct {
 
 // Components hoplat places on hosts.
 const (
-	Client  = "client"  // pingpong
-	Relay   = "relay"   // every relay of a path: hoprelay, socat, HAProxy
-	Server  = "server"  // the embedded responder, pongd
-	Backend = "backend" // a real database server (--backend mysql://)
+	Client  = roles.Client  // pingpong
+	Relay   = roles.Relay   // every relay of a path: hoprelay, socat, HAProxy
+	Server  = roles.Server  // the embedded responder, pongd
+	Backend = roles.Backend // a real database server (--backend mysql://)
 )
 
 // Components lists them in the order the file documents them.

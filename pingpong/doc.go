@@ -7,4 +7,7 @@
 // The client's own cost is kept out of the figure: one monotonic clock read
 // per send and per receive, one histogram per worker merged at the end, and
 // no allocation per round trip.
+//
+// It may import sockets, affinity, results and results/stats; the codecs
+// (pingpong/echo, pingpong/mysql) import it, never the other way round.
 package pingpong

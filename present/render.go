@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // WriteJSON writes the report as hoplat.hopbench.v1, indented.
@@ -217,7 +218,7 @@ func placementCell(p hop.PathResult) string {
 		}
 		return "-"
 	}
-	return cell("client") + "/" + cell("relay") + "/" + cell("server")
+	return cell(roles.Client) + "/" + cell(roles.Relay) + "/" + cell(roles.Server)
 }
 
 // writeDecomposition is where each relay path's added p50 goes: relay

@@ -11,4 +11,6 @@
 // hop's added latency can then be split into wake-ups (count times the
 // wake-up constant), kernel path (extra legs times the per-leg cost) and
 // the relay's own code.
+//
+// It may import sockets, affinity, results/stats and probe/machine.
 package probe

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Engine names how a relay moves bytes.
@@ -12,18 +14,18 @@ type Engine string
 const (
 	// EngineGoroutine runs two goroutines per connection and lets the Go
 	// runtime splice(2) where it can (TCP→TCP, UNIX→TCP, TCP→UNIX).
-	EngineGoroutine Engine = "goroutine"
+	EngineGoroutine Engine = roles.Goroutine
 	// EngineEpoll runs Workers event loops, each a locked OS thread with its
 	// own epoll set, reading into a buffer and writing it out.
-	EngineEpoll Engine = "epoll"
+	EngineEpoll Engine = roles.Epoll
 	// EngineSplice is EngineEpoll moving bytes socket→pipe→socket with
 	// splice(2), so the payload never enters user space.
-	EngineSplice Engine = "splice"
+	EngineSplice Engine = roles.Splice
 	// EngineSockmap puts both sockets of a connection into a BPF sockmap
 	// whose stream-verdict program redirects each direction to the other
 	// socket in the kernel; user space only accepts, connects and passes
 	// FINs and resets on. TCP legs only (see sockmap_linux.go).
-	EngineSockmap Engine = "sockmap"
+	EngineSockmap Engine = roles.Sockmap
 )
 
 // Lock names the locking design of the event-loop engines, for
@@ -145,7 +147,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Balance = BalanceRoundRobin
 	}
 	if !slices.Contains(Balances, c.Balance) {
-		return c, fmt.Errorf("relay: balance %q: want %s", c.Balance, orList(Balances))
+		return c, fmt.Errorf("relay: balance %q: want %s", c.Balance, roles.OrList(Balances))
 	}
 	if c.Retry < 0 {
 		return c, fmt.Errorf("relay: retry %v: want 0 (the default, %v) or more", c.Retry, DefaultRetry)

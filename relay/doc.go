@@ -56,4 +56,8 @@
 //     snapshot taken meanwhile lacks the live ones); no residence times,
 //     since no chunk passes through user space (the JSON has no residence
 //     object, Config.Stats is ignored).
+//
+// It may import sockets, affinity, roles and results/stats (its histogram),
+// cilium/ebpf for the sockmap engine, and x/sys/unix in its _linux.go
+// engines; no analysis, reporting or client code.
 package relay

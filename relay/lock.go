@@ -1,6 +1,10 @@
 package relay
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hoplat/hoplat/roles"
+)
 
 // Locks lists every Lock, in the order help texts name them.
 var Locks = []Lock{LockNone, LockConn, LockGlobal}
@@ -19,4 +23,4 @@ func ParseLock(s string) (Lock, error) {
 }
 
 // LockNames is "none, conn or global": the Locks for a help text or error.
-func LockNames() string { return orList(Locks) }
+func LockNames() string { return roles.OrList(Locks) }

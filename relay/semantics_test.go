@@ -30,8 +30,13 @@ func TestSemantics(t *testing.T) {
 					peer.Unavailable(t, err.Error())
 				}
 			}
+			// The legs run side by side once the variant's other cases
+			// are done: their waits (half-close's delayed answer) overlap,
+			// and slow-reader, which measures the whole process's heap and
+			// CPU time, runs alone.
 			for _, leg := range legs {
 				t.Run(leg.client+"-"+leg.upstream, func(t *testing.T) {
+					t.Parallel()
 					if v.cfg.Engine == relay.EngineSockmap && (leg.client == "unix" || leg.upstream == "unix") {
 						t.Skip(sockmapUnixLimit)
 					}
@@ -208,7 +213,9 @@ func testSlowReader(t *testing.T, cfg relay.Config) {
 	chunk := make([]byte, 1<<20)
 	written := 0
 	for written < total {
-		c.SetWriteDeadline(time.Now().Add(time.Second))
+		// A write that moves nothing for 250 ms finds the relay stalled;
+		// one that buffered without bound would take all 256 MiB at once.
+		c.SetWriteDeadline(time.Now().Add(250 * time.Millisecond))
 		n, err := c.Write(chunk)
 		written += n
 		if err != nil {
@@ -370,7 +377,7 @@ func testMaxConns(t *testing.T, cfg relay.Config) {
 // the grace period is closed.
 func testShutdown(t *testing.T, cfg relay.Config) {
 	up := startUpstream(t, "tcp", echo)
-	cfg.Grace = 500 * time.Millisecond
+	cfg.Grace = 300 * time.Millisecond
 	listenNet := "unix"
 	if cfg.Engine == relay.EngineSockmap {
 		listenNet = "tcp" // TCP legs only; the path check below is skipped

@@ -7,4 +7,7 @@
 //
 // It is one of the two packages (with affinity) that talk to the kernel
 // through golang.org/x/sys/unix; everything else goes through it.
+//
+// It imports golang.org/x/sys/unix and the standard library, none of hoplat's
+// rooms.
 package sockets

@@ -391,9 +391,10 @@ func TestHeldUNIXReadSleepsThroughPeersReads(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	// One sleep, perhaps one more for the runtime's own doings; the
-	// wake-ups for room would add one each.
-	if n := switches[1] - switches[0]; n > 3 {
+	// One sleep, and a few more for the runtime's own doings on a loaded
+	// machine (4 were seen beside a concurrent build); the wake-ups for
+	// room would add one per message read, messages in all.
+	if n := switches[1] - switches[0]; n > messages/2 {
 		t.Errorf("the reader's thread slept %d times while its peer read %d messages, want 1", n, messages)
 	}
 }

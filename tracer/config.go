@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Config says what to trace and how requests are found in it. Open takes
@@ -68,14 +70,14 @@ func (c *Config) syscalls(component string) bool {
 
 func (c *Config) client() string {
 	if c.Client == "" {
-		return "client"
+		return roles.Client
 	}
 	return c.Client
 }
 
 // IsRelay reports whether a component is a relay for a Split: its name
 // starts with "relay".
-func IsRelay(component string) bool { return strings.HasPrefix(component, "relay") }
+func IsRelay(component string) bool { return strings.HasPrefix(component, roles.Relay) }
 
 // The tracer's failures that mean it cannot run here, so the caller should
 // fall back to another method and print why. Each wraps

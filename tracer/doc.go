@@ -58,4 +58,7 @@
 // The programs are written with cilium/ebpf's asm package, so building
 // needs no C compiler; the struct offsets they read come from the
 // kernel's BTF at load time.
+//
+// It may import sockets, affinity, roles, results/stats and cilium/ebpf, and
+// x/sys/unix in its _linux.go files.
 package tracer

@@ -20,6 +20,7 @@ import (
 // HOPLAT_REQUIRE_INTEGRATION) where this machine cannot run one.
 func openOrSkip(t testing.TB, cfg Config) *Tracer {
 	t.Helper()
+	peer.Integration(t, "tracer with BPF")
 	if os.Geteuid() != 0 {
 		peer.Unavailable(t, "tracer: needs root")
 	}

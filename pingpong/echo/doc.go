@@ -2,4 +2,6 @@
 // requests that the responder sends back byte for byte. Each request carries
 // its length and a sequence number, so a lost, duplicated, short or corrupted
 // reply is detected and counted as an error, never silently timed.
+//
+// It imports pingpong only.
 package echo

@@ -49,6 +49,7 @@ type message struct {
 // it), or skips: fails under HOPLAT_REQUIRE_INTEGRATION.
 func chromium(t *testing.T) string {
 	t.Helper()
+	peer.Integration(t, "chromium")
 	for _, name := range []string{"chromium-headless-shell", "chromium", "chromium-browser"} {
 		if p, err := peer.Find(name); err == nil {
 			return p

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // FileName is the page WriteFile writes into a run's --out directory.
@@ -183,7 +184,7 @@ func (p *page) summary(rep *hop.Report) {
 		}
 		got := obtained(rep, g)
 		p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, esc(regimeTitle(g)), esc(orDash(info.Placement)),
-			esc(got["client"]), esc(got["relay"]), esc(got["server"]), esc(orDash(info.Note)))
+			esc(got[roles.Client]), esc(got[roles.Relay]), esc(got[roles.Server]), esc(orDash(info.Note)))
 	}
 	p.printf(`</table></div>`)
 	for _, h := range rep.Hosts {
@@ -209,7 +210,7 @@ func joinInts(v []int) string {
 // distinct list joined.
 func obtained(rep *hop.Report, regime string) map[string]string {
 	out := map[string]string{}
-	for _, c := range []string{"client", "relay", "server"} {
+	for _, c := range roles.Path {
 		var seen []string
 		for _, path := range rep.Paths {
 			if path.Regime != regime {

@@ -5,6 +5,8 @@
 // runs of one configuration (noise.go); a side with failed rounds, errors
 // or an unstable path is named on its row, and runs whose machine,
 // placement or workload differ are refused unless the caller allows it.
-// It imports only the analysis's reports (results/hop) and the statistics
-// leaf; package present prints a Comparison.
+// Package present prints a Comparison; this package only computes it.
+//
+// It may import results/hop and the statistics leaf (results/stats,
+// golang.org/x/perf's benchmath).
 package compare

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/probe/machine"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Decomposition splits a relay path's added p50 round trip (µs per
@@ -171,7 +172,7 @@ func decompose(p PathResult, base *PathResult, m *machine.Machine) Decomposition
 		// Each message wakes its receiver: per request a hop adds a
 		// relay woken each way; the chain's edges replace the direct
 		// path's one.
-		client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+		client, relay, server := p.Placement[roles.Client], p.Placement[roles.Relay], p.Placement[roles.Server]
 		path := wake(m, client, relay) + (hops-1)*wake(m, relay, relay) + wake(m, relay, server)
 		d.Wakeups = 2 * (path - wake(m, client, server))
 	}
@@ -246,7 +247,7 @@ func carved(p PathResult, method string, m *machine.Machine) float64 {
 	if method != "probe" {
 		return 0
 	}
-	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+	client, relay, server := p.Placement[roles.Client], p.Placement[roles.Relay], p.Placement[roles.Server]
 	same := func(a, b string) float64 {
 		if a == b && singleCPU(a) {
 			return 1
@@ -292,7 +293,7 @@ func endpoints(p PathResult, base *PathResult, method string) (float64, string) 
 // sameCPU says whether every wake-up of p and of its direct baseline
 // (client, relays, server, one CPU each) stays on one CPU.
 func sameCPU(p PathResult) bool {
-	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+	client, relay, server := p.Placement[roles.Client], p.Placement[roles.Relay], p.Placement[roles.Server]
 	return singleCPU(client) && client == relay && relay == server
 }
 
@@ -315,7 +316,7 @@ func stamped(p PathResult, base *PathResult) bool {
 	if p.RelayWakeUs == nil || p.ClientWakeUs == nil || base == nil || base.ClientWakeUs == nil || p.Hops != 1 {
 		return false
 	}
-	client, relay, server := p.Placement["client"], p.Placement["relay"], p.Placement["server"]
+	client, relay, server := p.Placement[roles.Client], p.Placement[roles.Relay], p.Placement[roles.Server]
 	return crosses(client, relay) && crosses(server, relay)
 }
 
@@ -369,8 +370,8 @@ func crosses(a, b string) bool { return singleCPU(a) && singleCPU(b) && a != b }
 // constants. With client, relay and server on three CPUs this is
 // relay_wake_us + client_wake_us (path) - client_wake_us (direct).
 func stampedWakeups(p, base PathResult, m *machine.Machine) float64 {
-	relay, server := p.Placement["relay"], p.Placement["server"]
-	bc, bs := base.Placement["client"], base.Placement["server"]
+	relay, server := p.Placement[roles.Relay], p.Placement[roles.Server]
+	bc, bs := base.Placement[roles.Client], base.Placement[roles.Server]
 	direct := wake(m, bs, bc)
 	if crosses(bs, bc) {
 		direct = *base.ClientWakeUs

@@ -3,28 +3,38 @@ package hop
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Relay names what stands between the client and the server on a path.
 type Relay string
 
 const (
-	Direct    Relay = "none"      // the client talks to the responder itself
-	Goroutine Relay = "goroutine" // hoprelay engines
-	Epoll     Relay = "epoll"
-	Splice    Relay = "splice"
-	Sockmap   Relay = "sockmap" // the hop in the kernel: the floor for a user-space relay
+	Direct    Relay = "none"          // the client talks to the responder itself
+	Goroutine Relay = roles.Goroutine // hoprelay engines
+	Epoll     Relay = roles.Epoll
+	Splice    Relay = roles.Splice
+	Sockmap   Relay = roles.Sockmap // the hop in the kernel: the floor for a user-space relay
 	Socat     Relay = "socat"
 	HAProxy   Relay = "haproxy"
 )
 
-// Relays is every relay hopbench knows, in the order its table lists them.
-var Relays = []Relay{Direct, Goroutine, Epoll, Splice, Sockmap, Socat, HAProxy}
+// Relays is every relay hopbench knows, in the order its table lists them:
+// the direct path, hoprelay's engines in roles' table order, then the
+// third-party relays.
+var Relays = relays()
+
+func relays() []Relay {
+	out := []Relay{Direct}
+	for _, e := range roles.Engines {
+		out = append(out, Relay(e))
+	}
+	return append(out, Socat, HAProxy)
+}
 
 // IsEngine reports whether r is one of hoprelay's own engines.
-func (r Relay) IsEngine() bool {
-	return r == Goroutine || r == Epoll || r == Splice || r == Sockmap
-}
+func (r Relay) IsEngine() bool { return roles.IsEngine(string(r)) }
 
 // Carries reports whether r can relay a leg on t: the sockmap engine takes
 // TCP sockets only (the kernel's af_unix sockmap support does not keep a
@@ -42,7 +52,7 @@ func ParseRelay(s string) (Relay, error) {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("hop: parse relay %q: want direct, goroutine, epoll, splice, sockmap, socat or haproxy", s)
+	return "", fmt.Errorf("hop: parse relay %q: want direct, %s", s, roles.OrList(Relays[1:]))
 }
 
 // Transport is the kind of socket a leg of a path uses.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/roles"
 )
 
 // Rounds of one path disagree when the machine changed under them: the
@@ -116,7 +117,7 @@ func likelyCause(regime string, placement map[string]string, tps []float64) stri
 // movedComponent is the first component whose CPUs differed between
 // rounds ("0|1").
 func movedComponent(placement map[string]string) (component, cpus string, ok bool) {
-	for _, c := range []string{"client", "relay", "server"} {
+	for _, c := range roles.Path {
 		if v := placement[c]; strings.Contains(v, "|") {
 			return c, v, true
 		}

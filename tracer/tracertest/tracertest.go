@@ -1,6 +1,3 @@
-// Package tracertest checks a trace.json (package tracer's Waterfall, in
-// the Chrome trace-event format) the way a viewer needs it, for the tests
-// of every package that writes one.
 package tracertest
 
 import (

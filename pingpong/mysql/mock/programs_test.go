@@ -172,6 +172,7 @@ func TestSysbenchAgainstMock(t *testing.T) {
 // interpreter, which a pyenv shim earlier on PATH may hide.
 func requirePyMySQL(t *testing.T) string {
 	t.Helper()
+	peer.Integration(t, "PyMySQL")
 	candidates := []string{"/usr/bin/python3"}
 	if p, err := peer.Find("python3"); err == nil {
 		candidates = append(candidates, p)

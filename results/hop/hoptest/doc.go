@@ -2,4 +2,7 @@
 // fixed reports through the analysis (Synthetic, Sweep), for the
 // tests of every package that writes or reads hoplat.hopbench.v1 (as
 // net/http/httptest serves the tests of HTTP code). No binary links it.
+//
+// It may import results/hop, results/stats and affinity; only tests import
+// it.
 package hoptest
