@@ -142,7 +142,7 @@ func (s SplitUs) bar() string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	name := r.Target.Comm
-	fmt.Fprintf(&b, "attach: %s (pid %s), %d threads, %.1f s, %d connections\n",
+	fmt.Fprintf(&b, "attach: %s (pid %s), threads %d, %.1f s, connections %d\n",
 		name, joinInts(r.Target.PIDs), r.Target.Threads, r.DurationS, r.Connections)
 	for _, d := range r.Directions {
 		fmt.Fprintf(&b, "\n%s: %d chunks, %d bytes\n", d.Name, d.Chunks, d.Bytes)

@@ -136,7 +136,9 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 	w := Analyze(tr.Events, func(port uint16) bool { return s.listening[port] }, func(c Chunk) {
 		s.mu.Lock()
 		s.sums[c.Direction].add(c)
-		s.conns[c.Inbound] = true
+		if c.Direction == ToUpstream {
+			s.conns[c.Inbound] = true // a connection is a socket the proxy accepted
+		}
 		s.mu.Unlock()
 		if s.cfg.OnChunk != nil {
 			s.cfg.OnChunk(c)
