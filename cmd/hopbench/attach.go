@@ -128,3 +128,8 @@ func attachRun(ctx context.Context, o attachOptions, ln net.Listener, stdout io.
 	}
 	return rep.WriteText(stdout)
 }
+
+// attachConfig is the config of attaching to one pid, as --pid gives it.
+func attachConfig(pid int) attach.Config {
+	return attach.Config{PID: pid, Window: 200 * time.Millisecond}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +243,110 @@ func TestKnownCost(t *testing.T) {
 			if off := m.up.SplitUs.Blocked + m.up.SplitUs.Runnable - base.up.SplitUs.Blocked - base.up.SplitUs.Runnable; off < 0.8*costUs {
 				t.Errorf("sleep: blocked and runnable moved %.1f µs for %.0f µs slept", off, costUs)
 			}
+		}
+	}
+}
+
+// freePort returns a loopback port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startSocat runs socat TCP-LISTEN:port,fork in front of upstream and
+// returns its address once it accepts.
+func startSocat(t *testing.T, upstream net.Addr) string {
+	t.Helper()
+	socat := peer.Require(t, "socat")
+	port := freePort(t)
+	cmd := exec.Command(socat, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr", port), "TCP:"+upstream.String())
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	// socat listens once it has parsed its addresses: wait for the
+	// socket in its fds (an event /proc shows), not for a time.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(listeningPorts(cmd.Process.Pid, readFDs(cmd.Process.Pid).sockets)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("socat did not listen within 5 s")
+		}
+		runtime.Gosched()
+	}
+	return addr
+}
+
+// clients makes connections one after another until stop, each a few
+// round trips: every one is a child socat forks.
+func clients(addr string, stop <-chan struct{}, done chan<- error) {
+	buf := make([]byte, 64)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			done <- err
+			return
+		}
+		for range 50 {
+			if _, err = c.Write(buf); err == nil {
+				_, err = io.ReadFull(c, buf)
+			}
+			if err != nil {
+				c.Close()
+				done <- err
+				return
+			}
+		}
+		c.Close()
+		select {
+		case <-stop:
+			done <- nil
+			return
+		default:
+		}
+	}
+}
+
+// TestSocatFork: --comm socat against socat TCP-LISTEN:…,fork follows
+// the children forked after attaching, both ways.
+func TestSocatFork(t *testing.T) {
+	requireTracer(t)
+	addr := startSocat(t, echoServer(t))
+	ctx := context.Background()
+	s, err := Open(ctx, Config{Comm: "socat", Window: 500 * time.Millisecond})
+	if errors.Is(err, errors.ErrUnsupported) {
+		peer.Unavailable(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	before := len(s.pids)
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go clients(addr, stop, done)
+	runErr := s.Run(ctx, 1500*time.Millisecond)
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	r := s.Report()
+	t.Logf("pids %v (%d at attach), connections %d, to_upstream %d chunks, to_client %d",
+		r.Target.PIDs, before, r.Connections, r.Directions[ToUpstream].Chunks, r.Directions[ToClient].Chunks)
+	if len(r.Target.PIDs) <= before {
+		t.Errorf("no forked child followed: pids %v, %d at attach", r.Target.PIDs, before)
+	}
+	for _, d := range r.Directions {
+		if d.Chunks == 0 {
+			t.Errorf("%s has no chunks", d.Name)
 		}
 	}
 }

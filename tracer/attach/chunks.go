@@ -140,21 +140,21 @@ type pending struct {
 
 // segment is one read of a thread, waiting for the sends that forward it.
 type segment struct {
-	sk      uint64
-	local   uint16
-	n, sent int
-	chunks  []pending
+	sk            uint64
+	local, remote uint16
+	n, sent       int
+	chunks        []pending
 }
 
 // thread is a proxy thread's reads waiting for their sends.
 type thread struct{ fifo []segment }
 
 // Analyze turns one window's events (sorted here, in place, by time) into
-// chunks, given which local ports are the proxy's listening ones (a
-// socket whose local port is one was accepted), and calls out for each.
+// chunks, given which sockets the proxy accepted (by their local and
+// remote ports), and calls out for each.
 // A window is analysed alone: its first arrivals may have been read in
 // the window before, and are lost, as chunks cut by its end are.
-func Analyze(events []tracer.Event, listening func(port uint16) bool, out func(Chunk)) Window {
+func Analyze(events []tracer.Event, accepted func(local, remote uint16) bool, out func(Chunk)) Window {
 	slices.SortStableFunc(events, func(a, b tracer.Event) int {
 		switch {
 		case a.Time < b.Time:
@@ -234,8 +234,8 @@ func Analyze(events []tracer.Event, listening func(port uint16) bool, out func(C
 			n := int(e.Arg2)
 			end := e.Tid2
 			start := end - uint32(n)
-			local, _ := e.SockPorts()
-			seg := segment{sk: e.Arg, local: local, n: n}
+			local, remote := e.SockPorts()
+			seg := segment{sk: e.Arg, local: local, remote: remote, n: n}
 			q := arrivals[e.Arg]
 			k := 0
 			for ; k < len(q); k++ {
@@ -278,7 +278,7 @@ func Analyze(events []tracer.Event, listening func(port uint16) bool, out func(C
 						break
 					}
 					dir := ToClient
-					if listening(seg.local) {
+					if accepted(seg.local, seg.remote) {
 						dir = ToUpstream
 					}
 					chunks = append(chunks, Chunk{Direction: dir, Arrival: p.t, Sent: e.Time, Bytes: p.bytes, Tid: int(e.Tid), Inbound: seg.sk})

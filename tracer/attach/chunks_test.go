@@ -45,7 +45,7 @@ func TestAnalyze(t *testing.T) {
 	// Out of order, as the CPUs' buffers are read.
 	events[0], events[len(events)-1] = events[len(events)-1], events[0]
 	var got []Chunk
-	w := Analyze(events, func(p uint16) bool { return p == 8080 }, func(c Chunk) { got = append(got, c) })
+	w := Analyze(events, func(p, _ uint16) bool { return p == 8080 }, func(c Chunk) { got = append(got, c) })
 	want := []Chunk{
 		{Direction: ToUpstream, Arrival: 1000, Sent: 5200, Bytes: 100, Tid: proxyTid, Inbound: skClient,
 			Split: Split{Runnable: 500, OnCPU: 3500, Softirq: 200}},
@@ -82,7 +82,7 @@ func TestAnalyzeUnmatched(t *testing.T) {
 		{Time: 3000, Kind: tracer.KindSend, Tid: proxyTid, Arg: skClient, Arg2: 100},
 	}
 	n := 0
-	Analyze(events, func(uint16) bool { return true }, func(Chunk) { n++ })
+	Analyze(events, func(_, _ uint16) bool { return true }, func(Chunk) { n++ })
 	if n != 0 {
 		t.Errorf("%d chunks, want none", n)
 	}

@@ -15,7 +15,7 @@ func ExampleAnalyze() {
 		{Time: 3000, Kind: tracer.KindRecv, Tid: 42, Arg: 0xa0, Arg2: 100, Tid2: 1100, Tgid2: 8080 << 16},
 		{Time: 4000, Kind: tracer.KindSend, Tid: 42, Arg: 0xb0, Arg2: 100},
 	}
-	attach.Analyze(events, func(port uint16) bool { return port == 8080 }, func(c attach.Chunk) {
+	attach.Analyze(events, func(local, _ uint16) bool { return local == 8080 }, func(c attach.Chunk) {
 		fmt.Println(c.Direction, c.Bytes, "bytes, residence", c.Residence(), "on CPU", c.Split.OnCPU)
 	})
 	// Output: to_upstream 100 bytes, residence 3µs on CPU 3µs

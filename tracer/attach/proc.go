@@ -90,8 +90,8 @@ func readFDs(pid int) fdInfo {
 }
 
 // listeningPorts returns the local ports of the listening TCP sockets
-// among inodes (of the target's fds), from the network namespace's tables
-// as pid sees them.
+// among inodes (of the target's fds; nil: every one), from the network
+// namespace's tables as pid sees them.
 func listeningPorts(pid int, inodes map[uint64]bool) map[uint16]bool {
 	ports := map[uint16]bool{}
 	for _, table := range []string{"tcp", "tcp6"} {
@@ -108,7 +108,7 @@ func listeningPorts(pid int, inodes map[uint64]bool) map[uint16]bool {
 				continue
 			}
 			ino, err := strconv.ParseUint(f[9], 10, 64)
-			if err != nil || !inodes[ino] {
+			if err != nil || (inodes != nil && !inodes[ino]) {
 				continue
 			}
 			_, hexPort, ok := strings.Cut(f[1], ":")

@@ -34,7 +34,8 @@ type Session struct {
 	perEvent  time.Duration
 	pids      []int
 	followed  map[int]bool
-	listening map[uint16]bool
+	listening map[uint16]bool // the target's listening ports
+	anyListen map[uint16]bool // every listening port of its network namespace
 	sockmap   bool
 	sums      [2]*summary
 	conns     map[uint64]bool
@@ -89,6 +90,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 // one holds a sockmap.
 func (s *Session) refreshPorts() {
 	s.listening = map[uint16]bool{}
+	s.anyListen = listeningPorts(s.pids[0], nil)
 	for p := range s.followed {
 		fds := readFDs(p)
 		s.sockmap = s.sockmap || fds.sockmap
@@ -96,6 +98,16 @@ func (s *Session) refreshPorts() {
 			s.listening[port] = true
 		}
 	}
+}
+
+// accepted tells a socket the proxy accepted by its local port, one the
+// proxy listens on; a proxy that has closed its listener (socat without
+// fork) by its remote port, which no one here listens on.
+func (s *Session) accepted(local, remote uint16) bool {
+	if len(s.listening) > 0 {
+		return s.listening[local]
+	}
+	return !s.anyListen[remote]
 }
 
 // Run traces in windows until d has passed (0: until ctx is done).
@@ -133,7 +145,7 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	elapsed := time.Since(begin)
-	w := Analyze(tr.Events, func(port uint16) bool { return s.listening[port] }, func(c Chunk) {
+	w := Analyze(tr.Events, s.accepted, func(c Chunk) {
 		s.mu.Lock()
 		s.sums[c.Direction].add(c)
 		if c.Direction == ToUpstream {
