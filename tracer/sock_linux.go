@@ -67,16 +67,19 @@ const (
 	sockStream = 1
 )
 
-// proxyPrograms are ProxyHooks' programs but the wake-up's.
+// proxyPrograms are ProxyHooks' programs but the wake-up's, in the order
+// they are attached: the receives last, so that no receive is recorded
+// while its send could not be (Analyze drops the arrivals of a receive
+// forwarded unseen, but cannot tell which receive that was).
 func (b *builder) proxyPrograms() []program {
 	return []program{
 		{"sched_switch", b.switchProg},
 		{"sched_process_fork", b.forkProg},
 		{"softirq_entry", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqEntry, true) }},
 		{"softirq_exit", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqExit, true) }},
-		{"sock_recv_length", func() (asm.Instructions, error) { return b.sockLenProg(KindRecv) }},
-		{"sock_send_length", func() (asm.Instructions, error) { return b.sockLenProg(KindSend) }},
 		{"sk_data_ready", b.dataReadyProg},
+		{"sock_send_length", func() (asm.Instructions, error) { return b.sockLenProg(KindSend) }},
+		{"sock_recv_length", func() (asm.Instructions, error) { return b.sockLenProg(KindRecv) }},
 	}
 }
 

@@ -60,8 +60,8 @@ type Window struct {
 
 // Bounds that keep a proxy whose bytes cannot be matched (one that
 // rewrites them, or reads without forwarding) from growing the state:
-// arrivals waiting on a socket, reads waiting on a thread for their
-// sends.
+// arrivals waiting on a socket for their receive, receives waiting for
+// their sends, sockets a thread read and forwarded nowhere yet.
 const (
 	maxArrivals = 1024
 	maxSegments = 256
@@ -132,26 +132,78 @@ type arrival struct {
 	bytes int
 }
 
+// pending is an arrival read, waiting for the send of its last byte.
 type pending struct {
 	t     uint64
-	off   int // the offset in its segment after its last byte
+	end   uint32 // as its arrival's
 	bytes int
 }
 
-// segment is one read of a thread, waiting for the sends that forward it.
-type segment struct {
-	sk            uint64
+// span is one receive's bytes in its socket's stream, [start, end).
+type span struct{ start, end uint32 }
+
+// sock is what a window tells of one socket (a struct sock's address,
+// taken by a new connection's socket once closed: its ports tell them
+// apart). Its bytes are forwarded to its partner, and the partner's to
+// it; a send on it of bytes ending at write_seq w has forwarded the
+// partner's up to w - delta, as a proxy forwards a stream: byte for byte.
+type sock struct {
 	local, remote uint16
-	n, sent       int
-	chunks        []pending
+	lastEnd       uint32 // rcv_nxt at its last arrival
+	arrived       bool
+	arrivals      []arrival // queued, not read yet
+	read          []pending // read, their last byte not sent yet
+	spans         []span    // receives not forwarded yet (to anchor delta)
+	readEnd       uint32    // copied_seq after its last receive
+	hasRead       bool
+	reader        uint32 // the thread that read it last
+	lastN         int    // its last receive's bytes
+	partner       uint64
+	delta         uint32
+	anchored      bool
 }
 
-// thread is a proxy thread's reads waiting for their sends.
-type thread struct{ fifo []segment }
+// thread is what a proxy thread read from sockets not paired yet: the
+// candidates to pair with a socket it sends on.
+type thread struct{ unpaired []uint64 }
+
+func seqBefore(a, b uint32) bool { return int32(a-b) < 0 }
+
+// anchor is where, in the stream of in, the first send seen of n bytes
+// on its partner ends: at the end of the latest receive whose bytes, with
+// those of the receives just before it, are n (the send forwards whole
+// receives, the last ones: those before were sent unseen, before the
+// window or in a lost record); else, a partial send, n bytes into the
+// oldest receive not forwarded.
+func (in *sock) anchor(n int) uint32 {
+	for j := len(in.spans) - 1; j >= 0; j-- {
+		for i := j; i >= 0; i-- {
+			d := int(in.spans[j].end - in.spans[i].start)
+			if d == n {
+				return in.spans[j].end
+			}
+			if d > n {
+				break
+			}
+		}
+	}
+	if len(in.spans) > 0 {
+		return in.spans[0].start + uint32(n)
+	}
+	return in.readEnd
+}
 
 // Analyze turns one window's events (sorted here, in place, by time) into
 // chunks, given which sockets the proxy accepted (by their local and
 // remote ports), and calls out for each.
+//
+// An arrival is read by the receive whose byte range holds its last byte
+// (by sequence numbers), and sent by the send on the socket's partner
+// whose range reaches it: a socket is paired, for both ways, with the
+// first it is forwarded to, and from then on a send's write_seq is an
+// offset in its partner's stream. A send seen nowhere (before the window,
+// in a lost record) loses its chunks, without moving the others', and
+// receives of 0 bytes or an error make nothing.
 // A window is analysed alone: its first arrivals may have been read in
 // the window before, and are lost, as chunks cut by its end are.
 func Analyze(events []tracer.Event, accepted func(local, remote uint16) bool, out func(Chunk)) Window {
@@ -184,8 +236,29 @@ func Analyze(events []tracer.Event, accepted func(local, remote uint16) bool, ou
 		}
 		return tl
 	}
-	arrivals := map[uint64][]arrival{}
-	lastEnd := map[uint64]uint32{}
+	socks := map[uint64]*sock{}
+	unpair := func(st *sock) {
+		if p := socks[st.partner]; st.partner != 0 && p != nil && p.partner != 0 {
+			// Its bytes were for the connection gone.
+			*p = sock{local: p.local, remote: p.remote, lastEnd: p.lastEnd, arrived: p.arrived,
+				arrivals: p.arrivals, readEnd: p.readEnd, hasRead: p.hasRead}
+		}
+	}
+	// sockOf is the state of the socket of a socket record; a record of
+	// other ports is a new connection's socket at the address of a closed
+	// one, which starts afresh.
+	sockOf := func(e *tracer.Event) *sock {
+		local, remote := e.SockPorts()
+		st := socks[e.Arg]
+		if st == nil || st.local != local || st.remote != remote {
+			if st != nil {
+				unpair(st)
+			}
+			st = &sock{local: local, remote: remote}
+			socks[e.Arg] = st
+		}
+		return st
+	}
 	softirqAt := map[uint32][2]uint64{} // CPU -> entry time, interrupted tid
 	var chunks []Chunk
 	for i := range events {
@@ -219,76 +292,110 @@ func Analyze(events []tracer.Event, accepted func(local, remote uint16) bool, ou
 			}
 			delete(softirqAt, e.CPU)
 		case tracer.KindDataReady:
-			q := arrivals[e.Arg]
-			if len(q) >= maxArrivals {
-				q = q[1:]
+			st := sockOf(e)
+			if len(st.arrivals) >= maxArrivals {
+				st.arrivals = st.arrivals[1:]
 			}
 			bytes := 0
-			if p, ok := lastEnd[e.Arg]; ok && int32(e.Tid2-p) > 0 {
-				bytes = int(e.Tid2 - p)
+			if st.arrived && seqBefore(st.lastEnd, e.Tid2) {
+				bytes = int(e.Tid2 - st.lastEnd)
 			}
-			lastEnd[e.Arg] = e.Tid2
-			arrivals[e.Arg] = append(q, arrival{t: e.Time, end: e.Tid2, bytes: bytes})
+			st.lastEnd, st.arrived = e.Tid2, true
+			st.arrivals = append(st.arrivals, arrival{t: e.Time, end: e.Tid2, bytes: bytes})
 		case tracer.KindRecv:
+			n := int(int64(e.Arg2))
+			if n <= 0 {
+				break // nothing read: EOF, EAGAIN, an error
+			}
 			th := get(e.Tid)
-			n := int(e.Arg2)
+			st := sockOf(e)
 			end := e.Tid2
 			start := end - uint32(n)
-			local, remote := e.SockPorts()
-			seg := segment{sk: e.Arg, local: local, remote: remote, n: n}
-			q := arrivals[e.Arg]
 			k := 0
-			for ; k < len(q); k++ {
-				a := q[k]
-				if int32(a.end-end) > 0 {
+			for ; k < len(st.arrivals); k++ {
+				a := st.arrivals[k]
+				if seqBefore(end, a.end) {
 					break // not read yet
 				}
-				if int32(a.end-start) <= 0 {
+				if !seqBefore(start, a.end) {
 					continue // read by a receive before the window
 				}
-				off := int(a.end - start)
 				bytes := a.bytes
-				if bytes == 0 || bytes > off {
+				if off := int(a.end - start); bytes == 0 || bytes > off {
 					bytes = off
 				}
-				seg.chunks = append(seg.chunks, pending{t: a.t, off: off, bytes: bytes})
+				if len(st.read) >= maxSegments {
+					st.read = st.read[1:]
+				}
+				st.read = append(st.read, pending{t: a.t, end: a.end, bytes: bytes})
 			}
-			arrivals[e.Arg] = q[k:]
-			if len(th.fifo) >= maxSegments {
-				th.fifo = th.fifo[1:]
+			st.arrivals = st.arrivals[k:]
+			if len(st.spans) >= maxSegments {
+				st.spans = st.spans[1:]
 			}
-			th.fifo = append(th.fifo, seg)
+			st.spans = append(st.spans, span{start, end})
+			st.readEnd, st.hasRead = end, true
+			st.reader, st.lastN = e.Tid, n
+			if st.partner == 0 {
+				th.unpaired = slices.DeleteFunc(th.unpaired, func(sk uint64) bool { return sk == e.Arg })
+				if len(th.unpaired) >= maxSegments {
+					th.unpaired = th.unpaired[1:]
+				}
+				th.unpaired = append(th.unpaired, e.Arg)
+			}
 		case tracer.KindSend:
-			th := get(e.Tid)
-			n := int(e.Arg2)
-			for n > 0 && len(th.fifo) > 0 {
-				seg := &th.fifo[0]
-				if seg.sk == e.Arg {
-					// Bytes read from the socket they are sent to are not
-					// forwarded ones: an answer the proxy makes itself.
-					th.fifo = th.fifo[1:]
-					continue
-				}
-				take := min(n, seg.n-seg.sent)
-				seg.sent += take
-				n -= take
-				done := 0
-				for _, p := range seg.chunks {
-					if p.off > seg.sent {
-						break
-					}
-					dir := ToClient
-					if accepted(seg.local, seg.remote) {
-						dir = ToUpstream
-					}
-					chunks = append(chunks, Chunk{Direction: dir, Arrival: p.t, Sent: e.Time, Bytes: p.bytes, Tid: int(e.Tid), Inbound: seg.sk})
-					done++
-				}
-				seg.chunks = seg.chunks[done:]
-				if seg.sent >= seg.n {
-					th.fifo = th.fifo[1:]
-				}
+			n := int(int64(e.Arg2))
+			if n <= 0 {
+				break
 			}
+			th := get(e.Tid)
+			out := sockOf(e)
+			in := socks[out.partner]
+			if out.partner == 0 || in == nil || in.partner != e.Arg {
+				out.partner, out.anchored = 0, false
+				sk := pair(th, socks, e.Arg, e.Tid, n)
+				if sk == 0 {
+					break // no bytes to forward: an answer the proxy makes itself
+				}
+				in = socks[sk]
+				in.partner, out.partner = e.Arg, sk
+				in.anchored = false
+			}
+			if !in.hasRead {
+				break
+			}
+			w := e.Tid2
+			if !out.anchored {
+				out.delta, out.anchored = w-in.anchor(n), true
+			}
+			upTo := w - out.delta
+			if seqBefore(in.readEnd, upTo) {
+				// No proxy sends bytes it has not read: the anchor was
+				// ahead of a backlog. The send ends at the last read.
+				out.delta, upTo = w-in.readEnd, in.readEnd
+			}
+			from := upTo - uint32(n)
+			k := 0
+			for ; k < len(in.read); k++ {
+				p := in.read[k]
+				if seqBefore(upTo, p.end) {
+					break // its last byte is not sent yet
+				}
+				if !seqBefore(from, p.end) {
+					continue // sent by a send not seen
+				}
+				dir := ToClient
+				if accepted(in.local, in.remote) {
+					dir = ToUpstream
+				}
+				chunks = append(chunks, Chunk{Direction: dir, Arrival: p.t, Sent: e.Time, Bytes: p.bytes, Tid: int(e.Tid), Inbound: out.partner})
+			}
+			in.read = in.read[k:]
+			k = 0
+			for k < len(in.spans) && !seqBefore(upTo, in.spans[k].end) {
+				k++
+			}
+			in.spans = in.spans[k:]
 		}
 	}
 	for i := range chunks {
@@ -297,4 +404,33 @@ func Analyze(events []tracer.Event, accepted func(local, remote uint16) bool, ou
 		out(*c)
 	}
 	return w
+}
+
+// pair finds the socket whose bytes a thread's send of n bytes on out,
+// paired with none, forwards: one the thread read and paired with none
+// either; of those, the one read longest ago whose last receive was n
+// bytes (a send of what one receive read, the connections served in the
+// order they were read), else the one read last (a send of part of a
+// receive, or of several). 0 if the thread read none.
+func pair(th *thread, socks map[uint64]*sock, out uint64, tid uint32, n int) uint64 {
+	th.unpaired = slices.DeleteFunc(th.unpaired, func(sk uint64) bool {
+		st := socks[sk]
+		return st == nil || st.partner != 0 || st.reader != tid
+	})
+	var best uint64
+	for i, sk := range th.unpaired {
+		if sk == out {
+			continue
+		}
+		if socks[sk].lastN == n {
+			best = sk
+			th.unpaired = slices.Delete(th.unpaired, i, i+1)
+			return best
+		}
+		best = sk
+	}
+	if best != 0 {
+		th.unpaired = slices.DeleteFunc(th.unpaired, func(sk uint64) bool { return sk == best })
+	}
+	return best
 }
