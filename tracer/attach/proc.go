@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -123,4 +124,61 @@ func listeningPorts(pid int, inodes map[uint64]bool) map[uint16]bool {
 func comm(pid int) string {
 	b, _ := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "comm"))
 	return strings.TrimSpace(string(b))
+}
+
+// strays returns the processes not in followed that are children of
+// followed ones (their children too), or named comm if it is set: those
+// that started while the fork hook was not attached (before the first
+// window, between two).
+func strays(followed map[int]bool, comm string) []int {
+	ents, err := os.ReadDir(procRoot)
+	if err != nil {
+		return nil
+	}
+	parent := map[int]int{}
+	var named []int
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || p == os.Getpid() || followed[p] {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		open := bytes.IndexByte(b, '(')
+		if i < 0 || open < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if comm != "" && string(b[open+1:i]) == comm {
+			named = append(named, p)
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil {
+			parent[p] = pp
+		}
+	}
+	in := map[int]bool{}
+	for _, p := range named {
+		in[p] = true
+	}
+	for grew := true; grew; {
+		grew = false
+		for p, pp := range parent {
+			if !in[p] && (followed[pp] || in[pp]) {
+				in[p], grew = true, true
+			}
+		}
+	}
+	out := make([]int, 0, len(in))
+	for p := range in {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }

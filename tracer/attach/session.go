@@ -134,6 +134,13 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	begin := time.Now()
+	// The kernel follows the children of followed processes only while
+	// the fork hook is attached: those forked before (during Open's
+	// calibration, between windows) are found in /proc, now that it is.
+	if err := s.adopt(strays(s.followed, s.cfg.Comm)); err != nil {
+		s.tr.Stop()
+		return err
+	}
 	t := time.NewTimer(d)
 	select {
 	case <-t.C:
@@ -173,6 +180,23 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 		}
 	}
 	if forked {
+		s.refreshPorts()
+	}
+	return nil
+}
+
+// adopt follows processes the kernel does not follow yet.
+func (s *Session) adopt(pids []int) error {
+	for _, p := range pids {
+		if err := s.tr.Follow(p, "proxy"); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.followed[p] = true
+		s.pids = append(s.pids, p)
+		s.mu.Unlock()
+	}
+	if len(pids) > 0 {
 		s.refreshPorts()
 	}
 	return nil
