@@ -4,8 +4,9 @@
 # everything on CPU 0, under pingpong load; hopbench attach traces it while
 # pingpong measures the round trip, against the direct path's round trip
 # measured just before. Prints attach's residence (to_upstream +
-# to_client p50: a request's two crossings) beside the added p50. Needs
-# root (BPF). About 90 seconds.
+# to_client p50: a request's two crossings) beside the added p50, and
+# what attaching costs HAProxy's p50 (the median of three interleaved
+# pairs, off and on). Needs root (BPF). About 70 seconds.
 set -euo pipefail
 BIN=${BIN:-bin}
 T=${ATTACH_TIME:-4s}
@@ -37,6 +38,32 @@ run() { # name target port: target is --pid PID or --comm NAME
 	printf '%-18s %12.1f %12.1f %14.1f %14.1f %12.1f\n' "$name" "$rtt" "$(echo "$rtt - $direct" | bc -l)" "$up" "$down" "$(echo "$up + $down" | bc -l)"
 }
 
+# overhead PID PORT: what attaching costs HAProxy's path, as pingpong's
+# p50 with and without attach, three pairs interleaved (off, on, off, on,
+# ...), each pair's ratio, their median. attach is up before pingpong's
+# warmup ends (its calibration takes about a second), and traces past
+# its run.
+overhead() {
+	local pid=$1 p=$2 ratios=() i off on
+	for i in 1 2 3; do
+		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 3s --warmup 3s --format json >"$tmp/off$i.json"
+		"$BIN/hopbench" attach --pid "$pid" --time 7s --format json >"$tmp/on$i.attach.json" & local ap=$!
+		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 3s --warmup 3s --format json >"$tmp/on$i.json"
+		wait "$ap"
+		off=$(p50 "$tmp/off$i.json") on=$(p50 "$tmp/on$i.json")
+		ratios+=("$off:$on:$(jq -r '[.directions[].chunks] | join(":")' "$tmp/on$i.attach.json")")
+	done
+	python3 - "${ratios[@]}" <<'PY'
+import statistics, sys
+pairs = [a.split(":") for a in sys.argv[1:]]
+pct = [100 * (float(on) / float(off) - 1) for off, on, _, _ in pairs]
+print("haproxy attached: p50 %+.1f%% (median of 3 interleaved pairs: %s; chunks up/down %s)" % (
+    statistics.median(pct),
+    ", ".join("%s→%s µs" % (float(off), float(on)) for off, on, _, _ in pairs),
+    ", ".join("%s/%s" % (up, down) for _, _, up, down in pairs)))
+PY
+}
+
 if command -v haproxy >/dev/null; then
 	hp=$(port)
 	cat >"$tmp/haproxy.cfg" <<CFG
@@ -54,6 +81,7 @@ CFG
 	taskset -c 0 haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
 	waitport "$hp"
 	run "haproxy" "--pid ${pids[-1]}" "$hp"
+	overhead "${pids[-1]}" "$hp"
 fi
 if command -v socat >/dev/null; then
 	sp=$(port)
