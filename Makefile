@@ -85,6 +85,11 @@ bench-probe: build
 bench-relay: build
 	@scripts/bench-relay.sh
 
+# hopbench attach beside hopbench's added p50 for HAProxy, socat and
+# hoprelay on this machine (needs root).
+bench-attach: build
+	@scripts/bench-attach.sh
+
 bench-seed: build
 	@scripts/bench-seed.sh
 # MXS-1515's table with the database in a network namespace of its own

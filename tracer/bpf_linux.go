@@ -150,7 +150,9 @@ type objects struct {
 	progs                                  []*ebpf.Program
 	tracepoints                            []string // progs[i] is attached to tracepoints[i]
 	links                                  []link.Link
-	wakeup                                 string // the tracepoint behind KindWaking
+	wakeup                                 string     // the tracepoint behind KindWaking
+	socks                                  *ebpf.Map  // ProxyHooks: the sockets sk_data_ready records
+	sock                                   sockLayout // ProxyHooks: where the programs read a socket
 }
 
 func (o *objects) close() {
@@ -158,7 +160,7 @@ func (o *objects) close() {
 	for _, p := range o.progs {
 		p.Close()
 	}
-	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events, o.inflight, o.softirqs} {
+	for _, m := range []*ebpf.Map{o.tgids, o.tids, o.calls, o.cpus, o.next, o.events, o.inflight, o.softirqs, o.socks} {
 		if m != nil {
 			m.Close()
 		}
@@ -201,7 +203,7 @@ func kernelError(op string, err error) error {
 	}
 }
 
-func newObjects(bufferBytes int) (*objects, error) {
+func newObjects(bufferBytes int, hooks Hooks) (*objects, error) {
 	off, err := kernelOffsets()
 	if err != nil {
 		return nil, err
@@ -262,19 +264,19 @@ func newObjects(bufferBytes int) (*objects, error) {
 		return nil
 	}
 	b := builder{o: o, off: off}
-	for _, p := range []struct {
-		tp    string
-		insns func() (asm.Instructions, error)
-	}{
-		{"sched_switch", b.switchProg},
-		{"sched_wakeup_new", func() (asm.Instructions, error) { return b.wakeProg(KindWakeupNew) }},
-		{"sched_migrate_task", b.migrateProg},
-		{"sys_enter", func() (asm.Instructions, error) { return b.sysProg(KindSysEnter) }},
-		{"sys_exit", func() (asm.Instructions, error) { return b.sysProg(KindSysExit) }},
-		{"softirq_entry", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqEntry) }},
-		{"softirq_exit", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqExit) }},
-		{"cpu_idle", b.idleProg},
-	} {
+	progs := b.requestPrograms()
+	if hooks == ProxyHooks {
+		if o.sock, err = sockOffsets(); err != nil {
+			o.close()
+			return nil, err
+		}
+		b.sock = o.sock
+		if o.socks, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_socks", Type: ebpf.LRUHash, KeySize: 8, ValueSize: 8, MaxEntries: sockSlots}); err != nil {
+			return fail("create hash socks", err)
+		}
+		progs = b.proxyPrograms()
+	}
+	for _, p := range progs {
 		insns, err := p.insns()
 		if err != nil {
 			return fail("assemble "+p.tp, err)
@@ -304,14 +306,38 @@ func newObjects(bufferBytes int) (*objects, error) {
 	return o, nil
 }
 
+// program is one tracepoint's program, written by insns.
+type program struct {
+	tp    string
+	insns func() (asm.Instructions, error)
+}
+
+// requestPrograms are RequestHooks' programs but the wake-up's.
+func (b *builder) requestPrograms() []program {
+	return []program{
+		{"sched_switch", b.switchProg},
+		{"sched_wakeup_new", func() (asm.Instructions, error) { return b.wakeProg(KindWakeupNew) }},
+		{"sched_migrate_task", b.migrateProg},
+		{"sys_enter", func() (asm.Instructions, error) { return b.sysProg(KindSysEnter) }},
+		{"sys_exit", func() (asm.Instructions, error) { return b.sysProg(KindSysExit) }},
+		{"softirq_entry", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqEntry, false) }},
+		{"softirq_exit", func() (asm.Instructions, error) { return b.softirqProg(KindSoftirqExit, false) }},
+		{"cpu_idle", b.idleProg},
+	}
+}
+
 // fetchAdd is *(u64 *)dst += src, src taking the old value. cilium/ebpf
 // v0.22 encodes an atomic instruction's operation in its immediate after
 // it has written the immediate (asm/instruction.go, Marshal), so its
 // FetchAdd reaches the kernel as a plain add and src keeps its value; the
 // operation is given as the constant here, which Marshal does write.
-func fetchAdd(dst, src asm.Register) asm.Instruction {
-	ins := asm.FetchAdd.Mem(dst, src, asm.DWord, 0)
-	ins.Constant = int64(asm.FetchAdd >> 8)
+func fetchAdd(dst, src asm.Register) asm.Instruction { return atomic(asm.FetchAdd, dst, src) }
+
+// atomic is the atomic operation op on the u64 at dst with src, its
+// operation given as the constant for the reason fetchAdd says.
+func atomic(op asm.AtomicOp, dst, src asm.Register) asm.Instruction {
+	ins := op.Mem(dst, src, asm.DWord, 0)
+	ins.Constant = int64(op >> 8)
 	return ins
 }
 
@@ -342,9 +368,10 @@ const minSlotsPerCPU = 1 << 16
 // program load its fields directly (PTR_TO_BTF_ID, a faulting load made
 // safe), at the offsets read from the kernel's BTF.
 type builder struct {
-	o   *objects
-	off offsets
-	err error
+	o    *objects
+	off  offsets
+	sock sockLayout
+	err  error
 }
 
 func (b *builder) mapPtr(dst asm.Register, m *ebpf.Map) asm.Instruction {
@@ -678,8 +705,10 @@ func (b *builder) exitProg() (asm.Instructions, error) {
 }
 
 // softirq_entry(unsigned int vec_nr), softirq_exit(vec_nr): recorded on
-// the CPUs of the set, with the task they interrupted.
-func (b *builder) softirqProg(k Kind) (asm.Instructions, error) {
+// the CPUs of the set, with the task they interrupted; with followed,
+// only where that task is followed (the check at the exit: the entry only
+// keeps its time).
+func (b *builder) softirqProg(k Kind, followed bool) (asm.Instructions, error) {
 	head := asm.Instructions{
 		asm.FnGetSmpProcessorId.Call(),
 		asm.StoreMem(asm.RFP, keyOff, asm.R0, asm.Word),
@@ -697,10 +726,14 @@ func (b *builder) softirqProg(k Kind) (asm.Instructions, error) {
 				asm.Return(),
 			})
 	}
+	who := seq(head, b.cpuFollowed(), current())
+	if followed {
+		head[0] = head[0].WithSymbol("emit")
+		who = seq(current(), b.follows(offTid, offTgid), asm.Instructions{asm.Ja.Label("out")}, head)
+	}
 	// The exit: one KindSoftirq record with the entry's time when the
 	// CPU's slot holds it, else a lone KindSoftirqExit.
-	return b.done(prologue(), head, b.cpuFollowed(),
-		current(),
+	return b.done(prologue(), who,
 		asm.Instructions{
 			arg(asm.R3, 0),
 			asm.Mov.Reg32(asm.R3, asm.R3),

@@ -53,10 +53,31 @@ type Config struct {
 	// 1,400,000 records. It is read when a window stops, not during it,
 	// so it must hold a whole window's records.
 	BufferBytes int
+	// Hooks chooses the tracepoints: RequestHooks (the zero value) for a
+	// path's requests, ProxyHooks for a proxy attached to as it runs.
+	Hooks Hooks
 	// MaxEvents bounds the records a Trace keeps; the rest are counted as
 	// dropped. 0 means 1<<21 (96 MiB of Events).
 	MaxEvents int
 }
+
+// Hooks is a set of tracepoints the tracer loads.
+type Hooks int
+
+const (
+	// RequestHooks follow requests through the followed processes:
+	// sched_switch, sched_waking, sched_wakeup_new, sched_migrate_task,
+	// sys_enter/exit, softirq_entry/exit and cpu_idle on the CPUs of the
+	// set.
+	RequestHooks Hooks = iota
+	// ProxyHooks follow the bytes through an attached proxy, and nothing
+	// else: sched_switch, sched_waking, the softirqs that interrupt a
+	// followed task, sched_process_fork (a followed process's children are
+	// followed by the kernel as they appear), sock_recv_length and
+	// sock_send_length on the followed tasks' TCP sockets, and
+	// sk_data_ready on the sockets those have touched (KindDataReady).
+	ProxyHooks
+)
 
 // Defaults of Config's zero fields.
 const (

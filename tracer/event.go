@@ -51,8 +51,32 @@ const (
 	// whose softirq_entry the tracer kept: KindSoftirqExit's fields, and
 	// Arg2 the time of the entry. Split gives the entry and the exit.
 	KindSoftirq
+	// KindDataReady is sk_data_ready, the kernel queueing data on a socket
+	// a followed process has read or written (ProxyHooks), in whatever
+	// context it runs (on loopback, the sender's softirq): Arg the socket
+	// (its struct sock's address), Tid2 the socket's rcv_nxt (the sequence
+	// number after the data queued), Tgid2 its ports (SockPorts).
+	KindDataReady
+	// KindRecv and KindSend are sock_recv_length and sock_send_length of a
+	// followed task on a TCP socket, recorded when bytes moved: Arg the
+	// socket, Arg2 the bytes, Tid2 its copied_seq (after a receive) or
+	// write_seq (after a send), Tgid2 its ports.
+	KindRecv
+	KindSend
+	// KindFork is sched_process_fork of a followed process: Tid/Tgid the
+	// parent, Tid2/Tgid2 the child, whose process the kernel follows from
+	// then on (ProxyHooks).
+	KindFork
 	kindEnd
 )
+
+// SockPorts returns the local and the remote port of a socket record's
+// Tgid2 (the word of sock_common's skc_dport, network order, and skc_num,
+// host order, as a little-endian load reads it).
+func (e *Event) SockPorts() (local, remote uint16) {
+	remote = uint16(e.Tgid2)
+	return uint16(e.Tgid2 >> 16), remote>>8 | remote<<8
+}
 
 // IdleExit is cpu_idle's state when a CPU leaves idle (PWR_EVENT_EXIT,
 // (u32)-1 in include/trace/events/power.h).
@@ -63,6 +87,7 @@ var kindNames = [...]string{
 	KindMigrate: "migrate", KindSysEnter: "sys_enter", KindSysExit: "sys_exit",
 	KindSoftirqEntry: "softirq_entry", KindSoftirqExit: "softirq_exit", KindIdle: "cpu_idle",
 	KindSyscall: "syscall", KindSoftirq: "softirq",
+	KindDataReady: "data_ready", KindRecv: "recv", KindSend: "send", KindFork: "fork",
 }
 
 // Split returns the entry and the exit a KindSyscall or KindSoftirq

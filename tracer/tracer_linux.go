@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -45,7 +47,7 @@ func Open(cfg Config) (*Tracer, error) {
 	if cfg.MaxEvents <= 0 {
 		cfg.MaxEvents = DefaultMaxEvents
 	}
-	objs, err := newObjects(cfg.BufferBytes)
+	objs, err := newObjects(cfg.BufferBytes, cfg.Hooks)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +349,21 @@ func (t *Tracer) calibrate(ctx context.Context) (time.Duration, error) {
 	}
 	t.cfg.Threads[tid] = "calibration"
 	defer t.unfollowThread(tid)
+	// What a call of the loop records: a getppid(2), its entry and exit;
+	// with ProxyHooks, a byte's round over a loopback TCP connection (its
+	// send, its softirq, its arrival, its receive), counted from the trace.
 	loop := func() time.Duration { return fastestGetppid(calibrationBatches, calibrationCalls) }
+	calls, perCall := calibrationCalls, 2.0
+	if t.cfg.Hooks == ProxyHooks {
+		pair, err := newLoopbackPair()
+		if err != nil {
+			return 0, err
+		}
+		defer pair.close()
+		calls, perCall = proxyCalibrationCalls, 0
+		loop = func() time.Duration { return pair.fastest(calibrationBatches, calls) }
+		pair.fastest(1, 1) // the receiving socket's first receive enters it in socks
+	}
 	var diffs []time.Duration
 	for range calibrationRounds {
 		if err := ctx.Err(); err != nil {
@@ -365,10 +381,90 @@ func (t *Tracer) calibrate(ctx context.Context) (time.Duration, error) {
 		if tr.Lost > 0 {
 			return 0, fmt.Errorf("the buffer lost %d records", tr.Lost)
 		}
-		diffs = append(diffs, (traced-untraced)/(2*calibrationCalls))
+		per := perCall
+		if per == 0 {
+			per = float64(len(tr.Events)) / float64(calibrationBatches*calls)
+		}
+		if per <= 0 {
+			return 0, errors.New("the calibration loop made no records")
+		}
+		diffs = append(diffs, time.Duration(float64(traced-untraced)/(per*float64(calls))))
 	}
 	slices.Sort(diffs)
 	return max(0, diffs[len(diffs)/2]), nil
+}
+
+// proxyCalibrationCalls is ProxyHooks' calls per batch: a byte's round
+// over loopback TCP costs some µs, a getppid(2) some tens of ns.
+const proxyCalibrationCalls = 50
+
+// loopbackPair is a TCP connection over loopback whose two ends the
+// calibration thread writes and reads itself, blocking.
+type loopbackPair struct{ w, r int }
+
+func newLoopbackPair() (*loopbackPair, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	p := &loopbackPair{w: -1, r: -1}
+	for _, e := range []struct {
+		c   net.Conn
+		dst *int
+	}{{c, &p.w}, {s, &p.r}} {
+		f, err := e.c.(*net.TCPConn).File() // a dup of the socket, blocking
+		if err != nil {
+			p.close()
+			return nil, err
+		}
+		fd, err := syscall.Dup(int(f.Fd()))
+		f.Close()
+		if err != nil {
+			p.close()
+			return nil, os.NewSyscallError("dup", err)
+		}
+		*e.dst = fd
+		if err := syscall.SetNonblock(fd, false); err != nil {
+			p.close()
+			return nil, os.NewSyscallError("fcntl", err)
+		}
+	}
+	return p, nil
+}
+
+func (p *loopbackPair) close() {
+	for _, fd := range []int{p.w, p.r} {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
+	}
+}
+
+// fastest runs batches of calls rounds of one byte and returns the
+// fastest batch's time.
+func (p *loopbackPair) fastest(batches, calls int) time.Duration {
+	var b [1]byte
+	fastest := time.Duration(math.MaxInt64)
+	for range batches {
+		begin := time.Now()
+		for range calls {
+			syscall.Write(p.w, b[:])
+			syscall.Read(p.r, b[:])
+		}
+		fastest = min(fastest, time.Since(begin))
+	}
+	return fastest
 }
 
 // fastestGetppid runs batches of calls getppid(2) calls on the calling

@@ -57,6 +57,9 @@ func run(args []string) error {
 	if len(args) > 0 && args[0] == "compare" {
 		return runCompare(args[1:], os.Stdout)
 	}
+	if len(args) > 0 && args[0] == "attach" {
+		return runAttach(args[1:], os.Stdout)
+	}
 	if len(args) > 0 && args[0] == "galera" {
 		return runGalera(args[1:])
 	}

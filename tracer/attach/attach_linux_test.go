@@ -1,0 +1,360 @@
+package attach
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/results/stats"
+)
+
+// relayEnv makes this test binary a relay of known cost (relayMain).
+const relayEnv = "HOPLAT_ATTACH_TEST_RELAY"
+
+// relayMain is the relay of known cost: one connection, one goroutine,
+// each request read from the client, then spun or slept for a set time,
+// then written upstream; the response goes back at once. Its listening
+// address is its first line on stdout.
+func relayMain(spec string) {
+	f := strings.Fields(spec)
+	if len(f) != 3 {
+		fmt.Fprintf(os.Stderr, "relay: %q: want UPSTREAM MODE COST\n", spec)
+		os.Exit(2)
+	}
+	upstream, mode := f[0], f[1]
+	cost, err := time.ParseDuration(f[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relay:", err)
+		os.Exit(2)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relay:", err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr())
+	c, err := ln.Accept()
+	if err != nil {
+		os.Exit(1)
+	}
+	u, err := net.Dial("tcp", upstream)
+	if err != nil {
+		os.Exit(1)
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.Read(buf)
+		if err != nil {
+			os.Exit(0)
+		}
+		switch mode {
+		case "spin":
+			for begin := time.Now(); time.Since(begin) < cost; {
+			}
+		case "sleep":
+			time.Sleep(cost)
+		}
+		if _, err := u.Write(buf[:n]); err != nil {
+			os.Exit(1)
+		}
+		if n, err = u.Read(buf); err != nil {
+			os.Exit(1)
+		}
+		if _, err := c.Write(buf[:n]); err != nil {
+			os.Exit(1)
+		}
+	}
+}
+
+// requireTracer skips t where the tracer cannot run.
+func requireTracer(t *testing.T) {
+	t.Helper()
+	peer.Integration(t, "the tracer attached to a relay")
+	if os.Geteuid() != 0 {
+		peer.Unavailable(t, "attach: needs root")
+	}
+}
+
+// echoServer serves echo on loopback until the test ends.
+func echoServer(t *testing.T) net.Addr {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { ln.Close(); <-done })
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	return ln.Addr()
+}
+
+// startRelay runs the relay of known cost on cpus and returns its pid and
+// address, once it listens.
+func startRelay(t *testing.T, upstream net.Addr, mode string, cost time.Duration, cpus affinity.CPUSet) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), relayEnv+"="+fmt.Sprint(upstream, " ", mode, " ", cost), "GOMAXPROCS=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := affinity.StartOn(cmd, cpus); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("relay: %v", err)
+	}
+	return cmd.Process.Pid, strings.TrimSpace(line)
+}
+
+// measured is one relay's figures: the client's round trip and attach's
+// report over the same requests.
+type measured struct {
+	rttP50 float64 // µs
+	up     DirectionReport
+	down   DirectionReport
+}
+
+// measure attaches to a relay of known cost, loads it for d with one
+// closed-loop client and returns both views.
+func measure(t *testing.T, mode string, cost, d time.Duration) measured {
+	t.Helper()
+	cpu0 := affinity.NewCPUSet(0)
+	pid, addr := startRelay(t, echoServer(t), mode, cost, cpu0)
+	ctx := context.Background()
+	s, err := Open(ctx, Config{PID: pid, Window: 500 * time.Millisecond})
+	if errors.Is(err, errors.ErrUnsupported) {
+		peer.Unavailable(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := stats.NewHistogram()
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			begin := time.Now()
+			if _, err := c.Write(buf); err != nil {
+				done <- err
+				return
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				done <- err
+				return
+			}
+			h.Record(int64(time.Since(begin)))
+		}
+	}()
+	runErr := s.Run(ctx, d)
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	r := s.Report()
+	m := measured{rttP50: stats.Us(h.Quantile(50)), up: r.Directions[ToUpstream], down: r.Directions[ToClient]}
+	t.Logf("%s %v: client p50 %.1f µs over %d; to_upstream %+v %+v; to_client %+v %+v; tracer %+v",
+		mode, cost, m.rttP50, h.Count(), m.up.ResidenceUs, m.up.SplitUs, m.down.ResidenceUs, m.down.SplitUs, r.Tracer)
+	for _, dr := range []DirectionReport{m.up, m.down} {
+		if dr.Chunks < h.Count()/2 {
+			t.Errorf("%s %v: %s has %d chunks for %d requests", mode, cost, dr.Name, dr.Chunks, h.Count())
+		}
+		if diff := dr.SplitUs.Sum() - dr.ResidenceUs.Mean; diff > 0.05*dr.ResidenceUs.Mean || diff < -0.05*dr.ResidenceUs.Mean {
+			t.Errorf("%s %v: %s split sums to %.2f µs, mean residence %.2f", mode, cost, dr.Name, dr.SplitUs.Sum(), dr.ResidenceUs.Mean)
+		}
+	}
+	return m
+}
+
+// TestKnownCost: a relay that spins, and one that sleeps, a set time
+// before forwarding client->upstream, everything on CPU 0. attach's
+// to_upstream p50 moves by what the client's round trip moves, within
+// 10%; spun time is on_cpu (or runnable, where others' tasks preempt the
+// spin), never blocked; slept time is not on_cpu; to_client does not move.
+func TestKnownCost(t *testing.T) {
+	requireTracer(t)
+	prev, err := affinity.PinProcess(os.Getpid(), affinity.NewCPUSet(0))
+	if err != nil {
+		t.Skipf("pin the test to CPU 0: %v", err)
+	}
+	defer affinity.PinProcess(os.Getpid(), prev)
+	const cost = 300 * time.Microsecond
+	const d = 1500 * time.Millisecond
+	base := measure(t, "none", 0, d)
+	for _, mode := range []string{"spin", "sleep"} {
+		m := measure(t, mode, cost, d)
+		client := m.rttP50 - base.rttP50
+		res := m.up.ResidenceUs.P50 - base.up.ResidenceUs.P50
+		if diff := res - client; diff > 0.1*client || diff < -0.1*client {
+			t.Errorf("%s: to_upstream p50 moved %.1f µs, the client's round trip %.1f", mode, res, client)
+		}
+		if moved := m.down.ResidenceUs.P50 - base.down.ResidenceUs.P50; moved > 0.1*client || moved < -0.1*client {
+			t.Errorf("%s: to_client p50 moved %.1f µs (the client's round trip %.1f)", mode, moved, client)
+		}
+		onCPU := m.up.SplitUs.OnCPU - base.up.SplitUs.OnCPU
+		costUs := stats.Us(int64(cost))
+		switch mode {
+		case "spin":
+			// The relay spins by the clock: on a CPU others' tasks share,
+			// what they preempt of it is runnable, as this run measures,
+			// and never blocked.
+			preempted := max(0, m.up.SplitUs.Runnable-base.up.SplitUs.Runnable)
+			if onCPU < 0.8*costUs-preempted {
+				t.Errorf("spin: on_cpu moved %.1f µs for %.0f µs spun (%.1f µs preempted)", onCPU, costUs, preempted)
+			}
+			if blocked := m.up.SplitUs.Blocked - base.up.SplitUs.Blocked; blocked > 0.2*costUs {
+				t.Errorf("spin: blocked moved %.1f µs for %.0f µs spun", blocked, costUs)
+			}
+		case "sleep":
+			if onCPU > 0.2*costUs {
+				t.Errorf("sleep: on_cpu moved %.1f µs for %.0f µs slept", onCPU, costUs)
+			}
+			if off := m.up.SplitUs.Blocked + m.up.SplitUs.Runnable - base.up.SplitUs.Blocked - base.up.SplitUs.Runnable; off < 0.8*costUs {
+				t.Errorf("sleep: blocked and runnable moved %.1f µs for %.0f µs slept", off, costUs)
+			}
+		}
+	}
+}
+
+// freePort returns a loopback port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startSocat runs socat TCP-LISTEN:port,fork in front of upstream and
+// returns its address once it accepts.
+func startSocat(t *testing.T, upstream net.Addr) string {
+	t.Helper()
+	socat := peer.Require(t, "socat")
+	port := freePort(t)
+	cmd := exec.Command(socat, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr", port), "TCP:"+upstream.String())
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	// socat listens once it has parsed its addresses: wait for the
+	// socket in its fds (an event /proc shows), not for a time.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(listeningPorts(cmd.Process.Pid, readFDs(cmd.Process.Pid).sockets)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("socat did not listen within 5 s")
+		}
+		runtime.Gosched()
+	}
+	return addr
+}
+
+// clients makes connections one after another until stop, each a few
+// round trips: every one is a child socat forks.
+func clients(addr string, stop <-chan struct{}, done chan<- error) {
+	buf := make([]byte, 64)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			done <- err
+			return
+		}
+		for range 50 {
+			if _, err = c.Write(buf); err == nil {
+				_, err = io.ReadFull(c, buf)
+			}
+			if err != nil {
+				c.Close()
+				done <- err
+				return
+			}
+		}
+		c.Close()
+		select {
+		case <-stop:
+			done <- nil
+			return
+		default:
+		}
+	}
+}
+
+// TestSocatFork: --comm socat against socat TCP-LISTEN:…,fork follows
+// the children forked after attaching, both ways.
+func TestSocatFork(t *testing.T) {
+	requireTracer(t)
+	addr := startSocat(t, echoServer(t))
+	ctx := context.Background()
+	s, err := Open(ctx, Config{Comm: "socat", Window: 500 * time.Millisecond})
+	if errors.Is(err, errors.ErrUnsupported) {
+		peer.Unavailable(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	before := len(s.pids)
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go clients(addr, stop, done)
+	runErr := s.Run(ctx, 1500*time.Millisecond)
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	r := s.Report()
+	t.Logf("pids %v (%d at attach), connections %d, to_upstream %d chunks, to_client %d",
+		r.Target.PIDs, before, r.Connections, r.Directions[ToUpstream].Chunks, r.Directions[ToClient].Chunks)
+	if len(r.Target.PIDs) <= before {
+		t.Errorf("no forked child followed: pids %v, %d at attach", r.Target.PIDs, before)
+	}
+	for _, d := range r.Directions {
+		if d.Chunks == 0 {
+			t.Errorf("%s has no chunks", d.Name)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package attach
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results/stats"
+)
+
+// Schema names the JSON report's layout (DESIGN.md).
+const Schema = "hoplat.attach.v1"
+
+// Report is hoplat.attach.v1.
+type Report struct {
+	Schema      string            `json:"schema"`
+	Target      TargetReport      `json:"target"`
+	DurationS   float64           `json:"duration_s"`
+	Connections int               `json:"connections"`
+	Directions  []DirectionReport `json:"directions"`
+	Tracer      TracerReport      `json:"tracer"`
+	Note        string            `json:"note"`
+	Env         affinity.Env      `json:"env"`
+}
+
+// TargetReport names what was attached to.
+type TargetReport struct {
+	PIDs    []int  `json:"pids"`
+	Comm    string `json:"comm"`
+	Threads int    `json:"threads"`
+}
+
+// DirectionReport is one direction's chunks: the residence's quantiles
+// and its split, means per chunk that sum to the mean residence.
+type DirectionReport struct {
+	Name        string      `json:"name"`
+	Chunks      int64       `json:"chunks"`
+	Bytes       int64       `json:"bytes"`
+	ResidenceUs ResidenceUs `json:"residence_us"`
+	SplitUs     SplitUs     `json:"split_us"`
+	hist        *stats.Histogram
+}
+
+// ResidenceUs are quantiles and the mean, µs.
+type ResidenceUs struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Mean float64 `json:"mean"`
+}
+
+// SplitUs is Split's means per chunk, µs.
+type SplitUs struct {
+	Blocked  float64 `json:"blocked"`
+	Runnable float64 `json:"runnable"`
+	OnCPU    float64 `json:"on_cpu"`
+	Softirq  float64 `json:"softirq"`
+}
+
+// TracerReport is the tracer's own account: its records, those lost, the
+// calibrated cost of one, and floor_pct, the share of the mean residence
+// the records per chunk cost at that price (an upper bound: a record
+// outside a chunk's residence delays no chunk).
+type TracerReport struct {
+	Events     uint64  `json:"events"`
+	Lost       uint64  `json:"lost"`
+	PerEventNs float64 `json:"per_event_ns"`
+	FloorPct   float64 `json:"floor_pct"`
+}
+
+// summary sums one direction's chunks.
+type summary struct {
+	hist          *stats.Histogram
+	bytes         int64
+	split         [4]time.Duration
+	residenceSums time.Duration
+}
+
+func newSummary() *summary { return &summary{hist: stats.NewHistogram()} }
+
+func (s *summary) add(c Chunk) {
+	s.hist.Record(int64(c.Residence()))
+	s.bytes += int64(c.Bytes)
+	s.split[0] += c.Split.Blocked
+	s.split[1] += c.Split.Runnable
+	s.split[2] += c.Split.OnCPU
+	s.split[3] += c.Split.Softirq
+	s.residenceSums += c.Residence()
+}
+
+func (s *summary) report(d Direction) DirectionReport {
+	r := DirectionReport{Name: d.String(), Chunks: s.hist.Count(), Bytes: s.bytes, hist: s.hist}
+	n := float64(r.Chunks)
+	if n == 0 {
+		return r
+	}
+	mean := func(v time.Duration) float64 { return round2(stats.Us(int64(v)) / n) }
+	r.ResidenceUs = ResidenceUs{
+		P50:  round2(stats.Us(s.hist.Quantile(50))),
+		P99:  round2(stats.Us(s.hist.Quantile(99))),
+		P999: round2(stats.Us(s.hist.Quantile(99.9))),
+		Mean: mean(s.residenceSums),
+	}
+	r.SplitUs = SplitUs{Blocked: mean(s.split[0]), Runnable: mean(s.split[1]), OnCPU: mean(s.split[2]), Softirq: mean(s.split[3])}
+	return r
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// Sum is the split's total, which is the mean residence.
+func (s SplitUs) Sum() float64 { return s.Blocked + s.Runnable + s.OnCPU + s.Softirq }
+
+// barWidth is the split bar's width in columns.
+const barWidth = 40
+
+// bar draws the split: one character per part, in proportion.
+func (s SplitUs) bar() string {
+	total := s.Sum()
+	if total <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	used := 0
+	parts := []float64{s.Blocked, s.Runnable, s.OnCPU, s.Softirq}
+	for i, v := range parts {
+		n := int(math.Round(v / total * barWidth))
+		if i == len(parts)-1 {
+			n = barWidth - used
+		}
+		n = max(0, min(n, barWidth-used))
+		b.WriteString(strings.Repeat(string(".-#~"[i]), n))
+		used += n
+	}
+	return b.String()
+}
+
+// WriteText writes the report as hoplat's other text reports do: a head
+// line, one table per direction, the tracer's cost, the note.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	name := r.Target.Comm
+	fmt.Fprintf(&b, "attach: %s (pid %s), threads %d, %.1f s, connections %d\n",
+		name, joinInts(r.Target.PIDs), r.Target.Threads, r.DurationS, r.Connections)
+	for _, d := range r.Directions {
+		fmt.Fprintf(&b, "\n%s: %d chunks, %d bytes\n", d.Name, d.Chunks, d.Bytes)
+		if d.Chunks == 0 {
+			continue
+		}
+		res := d.ResidenceUs
+		fmt.Fprintf(&b, "  %-14s %10s %10s %10s %10s\n", "residence µs", "p50", "p99", "p99.9", "mean")
+		fmt.Fprintf(&b, "  %-14s %10.2f %10.2f %10.2f %10.2f\n", "", res.P50, res.P99, res.P999, res.Mean)
+		s := d.SplitUs
+		fmt.Fprintf(&b, "  %-14s %10s %10s %10s %10s\n", "split µs", "blocked", "runnable", "on_cpu", "softirq")
+		fmt.Fprintf(&b, "  %-14s %10.2f %10.2f %10.2f %10.2f\n", "", s.Blocked, s.Runnable, s.OnCPU, s.Softirq)
+		fmt.Fprintf(&b, "  %-14s [%s]  . blocked  - runnable  # on_cpu  ~ softirq\n", "", s.bar())
+	}
+	t := r.Tracer
+	fmt.Fprintf(&b, "\ntracer: %d events, %d lost, %.0f ns per event, floor %.1f%% of the mean residence\n",
+		t.Events, t.Lost, t.PerEventNs, t.FloorPct)
+	if r.Note != "" {
+		fmt.Fprintf(&b, "note: %s\n", r.Note)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func joinInts(v []int) string {
+	s := make([]string, 0, len(v))
+	for _, i := range v {
+		s = append(s, fmt.Sprint(i))
+	}
+	if len(s) > 8 {
+		s = append(s[:8], fmt.Sprintf("… %d in all", len(v)))
+	}
+	return strings.Join(s, ",")
+}
