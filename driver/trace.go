@@ -89,6 +89,7 @@ func (t *tracing) measureFloor(ctx context.Context, argv, env []string, cpus aff
 	}
 	defer f.Close()
 	var plain, hooked []float64
+	failed := 0
 	round := func(attach bool) error {
 		if attach {
 			if err := f.Attach(); err != nil {
@@ -101,7 +102,10 @@ func (t *tracing) measureFloor(ctx context.Context, argv, env []string, cpus aff
 		case err != nil:
 			return err
 		case smp.Failed != "" || smp.Latency.P50 <= 0:
-			return fmt.Errorf("a round of the floor failed: %s", smp.Failed)
+			// A round a loaded machine stalled (a reply held past its end
+			// by a retransmission timeout) says nothing of the hooks: the
+			// other rounds of its kind carry the median.
+			failed++
 		case attach:
 			hooked = append(hooked, smp.Latency.P50)
 		default:
@@ -116,6 +120,10 @@ func (t *tracing) measureFloor(ctx context.Context, argv, env []string, cpus aff
 				return
 			}
 		}
+	}
+	if len(plain) < floorRounds-1 || len(hooked) < floorRounds-1 {
+		t.floorNote = fmt.Sprintf("tracer floor: %d of its %d rounds failed", failed, 2*floorRounds)
+		return
 	}
 	u, h := stats.Median(plain), stats.Median(hooked)
 	pct := 100 * (h - u) / u

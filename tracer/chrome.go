@@ -90,13 +90,19 @@ func (w *Waterfall) Add(label string, r *Request) {
 		}
 		w.events = append(w.events, chromeEvent{Name: g.Kind.String(), Cat: "segment", Ph: "X",
 			Ts: us(g.Start), Dur: &dur, Pid: pid, Tid: g.Tid, Args: args})
-		// A wake-up from another component: the message's arrow, from the
-		// waker's last slice to the woken one's first.
-		if i == 0 || g.By == 0 || (g.Kind != SegRunnable && g.Kind != SegIdleExit) {
+		// The message's arrow, from the last slice of the component it
+		// left to the first of the one it reached: at a wake-up from
+		// another component (the critical path), or where one CPU passes
+		// straight from one component's running to another's (the holder
+		// view of a packed request, Config.ChargeHolder).
+		if i == 0 {
 			continue
 		}
 		p := &r.Segments[i-1]
-		if p.Kind == SegRunnable || p.Kind == SegIdleExit || p.Kind == SegOther || p.Component == g.Component {
+		waiting := func(k SegmentKind) bool { return k == SegRunnable || k == SegIdleExit || k == SegOther }
+		woken := g.By != 0 && (g.Kind == SegRunnable || g.Kind == SegIdleExit)
+		handed := g.By == 0 && !waiting(g.Kind) && p.CPU == g.CPU
+		if !woken && !handed || waiting(p.Kind) || p.Component == g.Component {
 			continue
 		}
 		w.flows++

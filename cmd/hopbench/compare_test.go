@@ -72,11 +72,11 @@ func compareText(t *testing.T, args ...string) string {
 // text then says that something
 // outside the runs moved. The backend's own 20 µs per request moves every
 // direct path's round trip up, significantly, and by about those 20 µs,
-// while what the hop adds stays where it was. A set of three runs (the
-// command twice, then with --service-time) that shows either property
-// failing, or whose two runs of the command found the machine moved, is
-// logged and made again, up to five sets; the test fails when none shows
-// both. The null check tests at alpha 0.01.
+// while what the hop adds stays where it was. A set is three runs (the
+// command twice, then with --service-time): the two runs of the command
+// must compare as the same in every set (the null check, at alpha 0.01);
+// a set whose service time is not called, because a degraded side
+// withholds the call, is logged and made again, up to three sets.
 func TestIntegrationCompareRealRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real runs: about 30 s a set")
@@ -84,11 +84,19 @@ func TestIntegrationCompareRealRuns(t *testing.T) {
 	dir := t.TempDir()
 	var a, b, c string
 	var problems []string
-	for set := 1; set <= 5; set++ {
+	// Two runs of one command must compare as the same in every set: the
+	// noise rule, not a retry, keeps them apart from a change. Only the
+	// service time's call, which a degraded side withholds, may need
+	// another set.
+	for set := 1; set <= 3; set++ {
 		a = saveRun(t, dir, "a.json", shortRun...)
 		b = saveRun(t, dir, "b.json", shortRun...)
 		c = saveRun(t, dir, "svc.json", append(shortRun, "--service-time", "20us")...)
-		problems = sameCommand(t, a, b)
+		if same := sameCommand(t, a, b); len(same) > 0 {
+			t.Fatalf("set %d: two runs of one command:\n  %s\n%s", set, strings.Join(same, "\n  "),
+				compareText(t, "--alpha", "0.01", a, b))
+		}
+		problems = nil
 		// Either run of the command is the reference the service time
 		// is set against: a guest can hold one invocation in a slower
 		// state for seconds (every path's round trip a third longer on
@@ -107,7 +115,7 @@ func TestIntegrationCompareRealRuns(t *testing.T) {
 			compareText(t, "--alpha", "0.01", a, b), compareText(t, "--allow-different", a, c), compareText(t, "--allow-different", b, c))
 	}
 	if len(problems) > 0 {
-		t.Fatalf("five sets of runs, the last:\n  %s", strings.Join(problems, "\n  "))
+		t.Fatalf("three sets of runs, the last:\n  %s", strings.Join(problems, "\n  "))
 	}
 	t.Logf("same command twice:\n%s", compareText(t, "--alpha", "0.01", a, b))
 	t.Logf("against --service-time 20us:\n%s", compareText(t, "--allow-different", b, c))
@@ -179,7 +187,9 @@ func sameCommand(t *testing.T, a, b string) []string {
 // half of them.
 func serviceTime(t *testing.T, a, c string) []string {
 	var out []string
-	slow := compareRuns(t, "--allow-different", a, c)
+	// --allow-degraded: a path a loaded machine left unstable on one side
+	// would withhold the call this checks is made.
+	slow := compareRuns(t, "--allow-different", "--allow-degraded", a, c)
 	if len(slow.Differences) != 1 || slow.Differences[0].Field != "config.service_times_us" {
 		t.Errorf("differences %v, want config.service_times_us alone", slow.Differences)
 	}
@@ -231,7 +241,8 @@ func significant(c *compare.Comparison) []string {
 
 func lineOf(text, name string) string {
 	for _, l := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), name+" ") {
+		// A row a degraded side marks starts "! ".
+		if strings.HasPrefix(strings.TrimPrefix(strings.TrimSpace(l), "! "), name+" ") {
 			return l
 		}
 	}

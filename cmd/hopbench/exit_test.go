@@ -57,7 +57,8 @@ func TestIntegrationEveryRoundFails(t *testing.T) {
 	for _, tc := range []struct{ name, backend, cause string }{
 		{"wrong password", fmt.Sprintf("mysql://%s:not-the-pw-42@%s/%s", srv.User, srv.Addr, srv.DB), "ERROR 1045 (28000)"},
 	} {
-		cmd, tmp := hopbench(t, "-q", "--backend", tc.backend, "--paths", "direct", "--transports", "tcp",
+		// --verbose: the full report, whose table has the errors column.
+		cmd, tmp := hopbench(t, "-q", "--verbose", "--backend", tc.backend, "--paths", "direct", "--transports", "tcp",
 			"--time", "100ms", "--warmup", "0s", "--runs", "2", "--discard", "0", "--placement", "same-core")
 		code, out, errOut := exitOf(t, cmd)
 		noneLeft(t, tmp)
