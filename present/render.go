@@ -14,11 +14,14 @@ import (
 )
 
 // WriteJSON writes the report as hoplat.hopbench.v1, indented.
-func WriteJSON(w io.Writer, r *hop.Report) error {
+func WriteJSON(w io.Writer, r *hop.Report) error { return writeIndented(w, r) }
+
+// writeIndented writes v as indented JSON, "->" in path names as it is.
+func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // path names hold "->"
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // csvHeader names the columns of WriteCSV, one row per path result.
@@ -336,24 +339,15 @@ func writeChainTable(w io.Writer, chains []hop.Chain) {
 // and p99 request; then the p99 request of every relay path split, with
 // where its longest stretch went.
 func writeTraced(w io.Writer, r *hop.Report) error {
-	var traced []hop.PathResult
-	for _, p := range r.Paths {
-		if p.Trace != nil {
-			traced = append(traced, p)
-		}
-	}
+	traced := pathsWith(r.Paths, hasTrace)
 	if len(traced) == 0 {
-		if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
-			fmt.Fprintf(w, "\nnot traced: %s\n", r.Tracer.Note)
+		if note := notTraced(r); note != "" {
+			fmt.Fprintf(w, "\nnot traced: %s\n", note)
 		}
 		return nil
 	}
 	fmt.Fprintln(w)
-	per := ""
-	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
-		per = fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
-	}
-	fmt.Fprintf(w, "traced requests (one more round of each path, through the scheduler and the kernel%s):\n", per)
+	fmt.Fprintf(w, "traced requests (one more round of each path, through the scheduler and the kernel%s):\n", tracerCost(r))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := nameWidth(traced)
 	sweep := sweeps(traced)
@@ -391,4 +385,35 @@ func nameWidth(paths []hop.PathResult) int {
 		width = max(width, len(p.Name))
 	}
 	return width
+}
+
+// pathsWith is the paths keep holds for, in their order.
+func pathsWith(paths []hop.PathResult, keep func(*hop.PathResult) bool) []hop.PathResult {
+	var out []hop.PathResult
+	for i := range paths {
+		if keep(&paths[i]) {
+			out = append(out, paths[i])
+		}
+	}
+	return out
+}
+
+func hasTrace(p *hop.PathResult) bool         { return p.Trace != nil }
+func hasDecomposition(p *hop.PathResult) bool { return p.Decomposition != nil }
+
+// notTraced is why the run traced nothing when the tracer said so.
+func notTraced(r *hop.Report) string {
+	if r.Tracer != nil && !r.Tracer.On {
+		return r.Tracer.Note
+	}
+	return ""
+}
+
+// tracerCost is the heading's note of what was taken off each traced
+// request for the tracer's own records; empty when nothing was.
+func tracerCost(r *hop.Report) string {
+	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
+		return fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
+	}
+	return ""
 }
