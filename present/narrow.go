@@ -256,22 +256,12 @@ func (t *text) traced(r *hop.Report, groups []regimeGroup) {
 			}
 			fmt.Fprintf(tw, "%-*s\t%srequests\tident\tcover\ttraced p50\tcost\tp50 req µs\tp99 req µs\t\n", width, name, sweep.seriesHead())
 			for _, p := range rows {
-				tr := p.Trace
-				fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, shortName(p, grouped), sweep.seriesCells(p),
-					tr.Requests, tr.IdentityPct, tr.CoveragePct, hop.Us(tr.TracedP50Us), tr.OverheadPct, hop.Us(tr.P50Us), hop.Us(tr.P99Us))
+				traceRow(tw, width, shortName(p, grouped), sweep, p)
 			}
 		})
 	}
-	for _, p := range traced {
-		if p.Relay == hop.Direct {
-			continue
-		}
-		tr := p.Trace
-		line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, hop.Us(tr.P99Us), tr.P99Split)
-		if tr.P99Detail != "" {
-			line += "; " + tr.P99Detail
-		}
-		t.wrap("  "+line, "      ")
+	for _, p := range pathsWith(traced, isRelayed) {
+		t.wrap("  "+p99Request(p), "      ")
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
 		t.wrap("  "+r.Tracer.Wakes.String(), "    ")

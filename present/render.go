@@ -353,23 +353,13 @@ func writeTraced(w io.Writer, r *hop.Report) error {
 	sweep := sweeps(traced)
 	fmt.Fprintf(tw, "%-*s\t%srequests\tidentity\tcovered\ttraced p50\toverhead\tp50 request µs\tp99 request µs\t\n", width, "path", sweep.seriesHead())
 	for _, p := range traced {
-		t := p.Trace
-		fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p),
-			t.Requests, t.IdentityPct, t.CoveragePct, hop.Us(t.TracedP50Us), t.OverheadPct, hop.Us(t.P50Us), hop.Us(t.P99Us))
+		traceRow(tw, width, p.Name, sweep, p)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, p := range traced {
-		if p.Relay == hop.Direct {
-			continue
-		}
-		t := p.Trace
-		line := fmt.Sprintf("  %s: the p99 request (%s µs): %s", p.Name, hop.Us(t.P99Us), t.P99Split)
-		if t.P99Detail != "" {
-			line += "; " + t.P99Detail
-		}
-		fmt.Fprintln(w, line)
+	for _, p := range pathsWith(traced, isRelayed) {
+		fmt.Fprintln(w, "  "+p99Request(p))
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
 		fmt.Fprintln(w, "  "+r.Tracer.Wakes.String())
@@ -400,6 +390,26 @@ func pathsWith(paths []hop.PathResult, keep func(*hop.PathResult) bool) []hop.Pa
 
 func hasTrace(p *hop.PathResult) bool         { return p.Trace != nil }
 func hasDecomposition(p *hop.PathResult) bool { return p.Decomposition != nil }
+
+func isRelayed(p *hop.PathResult) bool { return p.Relay != hop.Direct }
+
+// traceRow is a traced path's row of the traced-requests table, under
+// name.
+func traceRow(tw io.Writer, width int, name string, sw sweep, p hop.PathResult) {
+	t := p.Trace
+	fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, name, sw.seriesCells(p),
+		t.Requests, t.IdentityPct, t.CoveragePct, hop.Us(t.TracedP50Us), t.OverheadPct, hop.Us(t.P50Us), hop.Us(t.P99Us))
+}
+
+// p99Request is where a traced path's p99 request went.
+func p99Request(p hop.PathResult) string {
+	t := p.Trace
+	line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, hop.Us(t.P99Us), t.P99Split)
+	if t.P99Detail != "" {
+		line += "; " + t.P99Detail
+	}
+	return line
+}
 
 // notTraced is why the run traced nothing when the tracer said so.
 func notTraced(r *hop.Report) string {
