@@ -34,12 +34,7 @@ const (
 // Everything else is in WriteText (--verbose), the JSON and report.html.
 func WriteBrief(w io.Writer, r *hop.Report) error {
 	t := &text{w: w}
-	if r.Machine != nil {
-		t.wrap(r.Machine.Summary(), "  ")
-	}
-	for _, e := range Events(r) {
-		t.wrap(e, "  ")
-	}
+	t.machine(r)
 	if r.Machine != nil {
 		t.line("")
 	}
@@ -271,5 +266,16 @@ func (t *text) trimmedTable(fill func(io.Writer)) {
 		if l != "" {
 			t.line(strings.TrimRight(l, " \n"))
 		}
+	}
+}
+
+// machine is the text reports' opening: the machine in a line and what
+// happened to it during the run.
+func (t *text) machine(r *hop.Report) {
+	if r.Machine != nil {
+		t.wrap(r.Machine.Summary(), "  ")
+	}
+	for _, e := range Events(r) {
+		t.wrap(e, "  ")
 	}
 }

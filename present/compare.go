@@ -2,7 +2,6 @@ package present
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,12 +12,7 @@ import (
 )
 
 // WriteComparisonJSON writes c as hoplat.compare.v1, indented.
-func WriteComparisonJSON(w io.Writer, c *compare.Comparison) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // path names hold "->"
-	return enc.Encode(c)
-}
+func WriteComparisonJSON(w io.Writer, c *compare.Comparison) error { return writeIndented(w, c) }
 
 // WriteDifferences prints what differs between the runs, one line each;
 // nothing when they describe the same experiment.

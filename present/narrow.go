@@ -23,12 +23,7 @@ const TextWidth = 100
 // keep them all). WriteWideText has every column.
 func WriteText(w io.Writer, r *hop.Report) error {
 	t := &text{w: w}
-	if r.Machine != nil {
-		t.wrap(r.Machine.Summary(), "  ")
-	}
-	for _, e := range Events(r) {
-		t.wrap(e, "  ")
-	}
+	t.machine(r)
 	for _, g := range r.Regimes {
 		t.wrap(fmt.Sprintf("regime %s: %s", g.Name, g.Note), "  ")
 	}
@@ -197,12 +192,7 @@ func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
 	t.wrap(fmt.Sprintf("where the added p50 goes (µs per request; code: the relay's, wake: wake-ups, ends: the endpoints' extra CPU, resid: residual; %s):", from), "  ")
 	sweep := sweeps(paths)
 	for _, g := range groups {
-		var rows []hop.PathResult
-		for _, p := range g.paths {
-			if p.Decomposition != nil {
-				rows = append(rows, p)
-			}
-		}
+		rows := pathsWith(g.paths, hasDecomposition)
 		if len(rows) == 0 {
 			continue
 		}
@@ -241,34 +231,20 @@ func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
 // traced is the traced requests per path, then each relay path's p99
 // request, wrapped.
 func (t *text) traced(r *hop.Report, groups []regimeGroup) {
-	var traced []hop.PathResult
-	for _, p := range r.Paths {
-		if p.Trace != nil {
-			traced = append(traced, p)
-		}
-	}
+	traced := pathsWith(r.Paths, hasTrace)
 	if len(traced) == 0 {
-		if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
+		if note := notTraced(r); note != "" {
 			t.line("")
-			t.wrap("not traced: "+r.Tracer.Note, "  ")
+			t.wrap("not traced: "+note, "  ")
 		}
 		return
 	}
 	t.line("")
-	per := ""
-	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
-		per = fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
-	}
-	t.wrap(fmt.Sprintf("traced requests (one more round of each path, through the scheduler and the kernel%s; ident: how far the segments are from the round trip, cover: the share the events explain, cost: the traced round's p50 against untraced rounds of half its length just before and after it):", per), "  ")
+	t.wrap(fmt.Sprintf("traced requests (one more round of each path, through the scheduler and the kernel%s; ident: how far the segments are from the round trip, cover: the share the events explain, cost: the traced round's p50 against untraced rounds of half its length just before and after it):", tracerCost(r)), "  ")
 	sweep := sweeps(traced)
 	grouped := len(groups) > 1
 	for _, g := range groups {
-		var rows []hop.PathResult
-		for _, p := range g.paths {
-			if p.Trace != nil {
-				rows = append(rows, p)
-			}
-		}
+		rows := pathsWith(g.paths, hasTrace)
 		if len(rows) == 0 {
 			continue
 		}
@@ -280,22 +256,12 @@ func (t *text) traced(r *hop.Report, groups []regimeGroup) {
 			}
 			fmt.Fprintf(tw, "%-*s\t%srequests\tident\tcover\ttraced p50\tcost\tp50 req µs\tp99 req µs\t\n", width, name, sweep.seriesHead())
 			for _, p := range rows {
-				tr := p.Trace
-				fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, shortName(p, grouped), sweep.seriesCells(p),
-					tr.Requests, tr.IdentityPct, tr.CoveragePct, hop.Us(tr.TracedP50Us), tr.OverheadPct, hop.Us(tr.P50Us), hop.Us(tr.P99Us))
+				traceRow(tw, width, shortName(p, grouped), sweep, p)
 			}
 		})
 	}
-	for _, p := range traced {
-		if p.Relay == hop.Direct {
-			continue
-		}
-		tr := p.Trace
-		line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, hop.Us(tr.P99Us), tr.P99Split)
-		if tr.P99Detail != "" {
-			line += "; " + tr.P99Detail
-		}
-		t.wrap("  "+line, "      ")
+	for _, p := range pathsWith(traced, isRelayed) {
+		t.wrap("  "+p99Request(p), "      ")
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
 		t.wrap("  "+r.Tracer.Wakes.String(), "    ")

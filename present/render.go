@@ -14,11 +14,14 @@ import (
 )
 
 // WriteJSON writes the report as hoplat.hopbench.v1, indented.
-func WriteJSON(w io.Writer, r *hop.Report) error {
+func WriteJSON(w io.Writer, r *hop.Report) error { return writeIndented(w, r) }
+
+// writeIndented writes v as indented JSON, "->" in path names as it is.
+func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // path names hold "->"
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // csvHeader names the columns of WriteCSV, one row per path result.
@@ -336,46 +339,27 @@ func writeChainTable(w io.Writer, chains []hop.Chain) {
 // and p99 request; then the p99 request of every relay path split, with
 // where its longest stretch went.
 func writeTraced(w io.Writer, r *hop.Report) error {
-	var traced []hop.PathResult
-	for _, p := range r.Paths {
-		if p.Trace != nil {
-			traced = append(traced, p)
-		}
-	}
+	traced := pathsWith(r.Paths, hasTrace)
 	if len(traced) == 0 {
-		if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
-			fmt.Fprintf(w, "\nnot traced: %s\n", r.Tracer.Note)
+		if note := notTraced(r); note != "" {
+			fmt.Fprintf(w, "\nnot traced: %s\n", note)
 		}
 		return nil
 	}
 	fmt.Fprintln(w)
-	per := ""
-	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
-		per = fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
-	}
-	fmt.Fprintf(w, "traced requests (one more round of each path, through the scheduler and the kernel%s):\n", per)
+	fmt.Fprintf(w, "traced requests (one more round of each path, through the scheduler and the kernel%s):\n", tracerCost(r))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := nameWidth(traced)
 	sweep := sweeps(traced)
 	fmt.Fprintf(tw, "%-*s\t%srequests\tidentity\tcovered\ttraced p50\toverhead\tp50 request µs\tp99 request µs\t\n", width, "path", sweep.seriesHead())
 	for _, p := range traced {
-		t := p.Trace
-		fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p),
-			t.Requests, t.IdentityPct, t.CoveragePct, hop.Us(t.TracedP50Us), t.OverheadPct, hop.Us(t.P50Us), hop.Us(t.P99Us))
+		traceRow(tw, width, p.Name, sweep, p)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, p := range traced {
-		if p.Relay == hop.Direct {
-			continue
-		}
-		t := p.Trace
-		line := fmt.Sprintf("  %s: the p99 request (%s µs): %s", p.Name, hop.Us(t.P99Us), t.P99Split)
-		if t.P99Detail != "" {
-			line += "; " + t.P99Detail
-		}
-		fmt.Fprintln(w, line)
+	for _, p := range pathsWith(traced, isRelayed) {
+		fmt.Fprintln(w, "  "+p99Request(p))
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
 		fmt.Fprintln(w, "  "+r.Tracer.Wakes.String())
@@ -391,4 +375,55 @@ func nameWidth(paths []hop.PathResult) int {
 		width = max(width, len(p.Name))
 	}
 	return width
+}
+
+// pathsWith is the paths keep holds for, in their order.
+func pathsWith(paths []hop.PathResult, keep func(*hop.PathResult) bool) []hop.PathResult {
+	var out []hop.PathResult
+	for i := range paths {
+		if keep(&paths[i]) {
+			out = append(out, paths[i])
+		}
+	}
+	return out
+}
+
+func hasTrace(p *hop.PathResult) bool         { return p.Trace != nil }
+func hasDecomposition(p *hop.PathResult) bool { return p.Decomposition != nil }
+
+func isRelayed(p *hop.PathResult) bool { return p.Relay != hop.Direct }
+
+// traceRow is a traced path's row of the traced-requests table, under
+// name.
+func traceRow(tw io.Writer, width int, name string, sw sweep, p hop.PathResult) {
+	t := p.Trace
+	fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, name, sw.seriesCells(p),
+		t.Requests, t.IdentityPct, t.CoveragePct, hop.Us(t.TracedP50Us), t.OverheadPct, hop.Us(t.P50Us), hop.Us(t.P99Us))
+}
+
+// p99Request is where a traced path's p99 request went.
+func p99Request(p hop.PathResult) string {
+	t := p.Trace
+	line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, hop.Us(t.P99Us), t.P99Split)
+	if t.P99Detail != "" {
+		line += "; " + t.P99Detail
+	}
+	return line
+}
+
+// notTraced is why the run traced nothing when the tracer said so.
+func notTraced(r *hop.Report) string {
+	if r.Tracer != nil && !r.Tracer.On {
+		return r.Tracer.Note
+	}
+	return ""
+}
+
+// tracerCost is the heading's note of what was taken off each traced
+// request for the tracer's own records; empty when nothing was.
+func tracerCost(r *hop.Report) string {
+	if r.Tracer != nil && r.Tracer.PerRecordNs > 0 {
+		return fmt.Sprintf("; the tracer's %.0f ns a record taken off", r.Tracer.PerRecordNs)
+	}
+	return ""
 }

@@ -84,12 +84,8 @@ func (c Config) withDefaults() (Config, error) {
 	if !slices.Contains(Engines, c.Engine) {
 		return c, fmt.Errorf("relay: engine %q: want %s", c.Engine, EngineNames())
 	}
-	switch c.Lock {
-	case "":
-		c.Lock = LockNone
-	case LockNone, LockConn, LockGlobal:
-	default:
-		return c, fmt.Errorf("relay: lock %q: want none, conn or global", c.Lock)
+	if err := oneOf("lock", &c.Lock, Locks); err != nil {
+		return c, err
 	}
 	if c.Workers < 0 || c.Workers > 1024 {
 		return c, fmt.Errorf("relay: workers %d: want 1..1024", c.Workers)
@@ -130,12 +126,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.BusyPoll < 0 || c.BusyPoll > time.Second {
 		return c, fmt.Errorf("relay: busy-poll %v: want 0..1s", c.BusyPoll)
 	}
-	switch c.Wake {
-	case "":
-		c.Wake = WakeAuto
-	case WakeAuto, WakeSleep, WakeAdaptive:
-	default:
-		return c, fmt.Errorf("relay: wake %q: want auto, sleep or adaptive", c.Wake)
+	if err := oneOf("wake", &c.Wake, []Wake{WakeAuto, WakeSleep, WakeAdaptive}); err != nil {
+		return c, err
 	}
 	if c.Wake != WakeAuto && (c.Spin || c.BusyPoll > 0) {
 		return c, fmt.Errorf("relay: wake %s: spin and busy-poll say how loops wait already", c.Wake)
@@ -192,6 +184,18 @@ func (c Config) checkNoLoop(why noLoop) error {
 		return fmt.Errorf("relay: lock %s: %s", c.Lock, why.lock)
 	case c.Workers != 1:
 		return fmt.Errorf("relay: workers %d: %s", c.Workers, why.workers)
+	}
+	return nil
+}
+
+// oneOf fills an empty *v with want[0], the default, and refuses a value
+// that is none of want, as the engine is refused.
+func oneOf[T ~string](option string, v *T, want []T) error {
+	if *v == "" {
+		*v = want[0]
+	}
+	if !slices.Contains(want, *v) {
+		return fmt.Errorf("relay: %s %q: want %s", option, *v, roles.OrList(want))
 	}
 	return nil
 }

@@ -209,23 +209,30 @@ func removeStaleSocket(path string) error {
 	return nil
 }
 
+// fileTypes are the kinds of file stat(1) names, tested in this order:
+// a character device carries ModeDevice too.
+var fileTypes = []struct {
+	bit  os.FileMode
+	name string
+}{
+	{os.ModeDir, "directory"},
+	{os.ModeSymlink, "symbolic link"},
+	{os.ModeNamedPipe, "fifo"},
+	{os.ModeCharDevice, "character special file"},
+	{os.ModeDevice, "block special file"},
+	{os.ModeSocket, "socket"},
+}
+
 // fileType names the kind of file m describes, as stat(1) does.
 func fileType(m os.FileMode) string {
-	switch t := m.Type(); {
-	case t == 0:
+	t := m.Type()
+	if t == 0 {
 		return "regular file"
-	case t&os.ModeDir != 0:
-		return "directory"
-	case t&os.ModeSymlink != 0:
-		return "symbolic link"
-	case t&os.ModeNamedPipe != 0:
-		return "fifo"
-	case t&os.ModeCharDevice != 0:
-		return "character special file"
-	case t&os.ModeDevice != 0:
-		return "block special file"
-	case t&os.ModeSocket != 0:
-		return "socket"
 	}
-	return "file of mode " + m.Type().String()
+	for _, ft := range fileTypes {
+		if t&ft.bit != 0 {
+			return ft.name
+		}
+	}
+	return "file of mode " + t.String()
 }

@@ -70,31 +70,41 @@ func (s *Stmt) Params() int { return s.params }
 // Exec runs the statement with COM_STMT_EXECUTE, binding args as signed
 // 64-bit integers, and reads the binary result set, returning its row count.
 func (s *Stmt) Exec(args ...int64) (rows int, err error) {
-	if len(args) != s.params {
-		return 0, fmt.Errorf("mysql: execute statement %d: %d arguments for %d parameters", s.id, len(args), s.params)
+	b, err := s.beginExecute(len(args))
+	if err != nil {
+		return 0, err
 	}
-	c := s.c
-	c.pc.ResetSeq()
-	b := append(c.pc.Begin(), wire.ComStmtExecute)
+	for range args {
+		b = append(b, wire.TypeLongLong, 0)
+	}
+	for _, a := range args {
+		b = binary.LittleEndian.AppendUint64(b, uint64(a))
+	}
+	s.c.pc.End(b)
+	return s.c.roundTrip(true)
+}
+
+// beginExecute opens a COM_STMT_EXECUTE packet for n parameters, up to
+// where the caller appends their types and values: with n above zero it
+// ends in the new-params-bound flag. Types are sent on every execution: a
+// server may forget them after COM_STMT_RESET, and eight bytes per request
+// cost nothing.
+func (s *Stmt) beginExecute(n int) ([]byte, error) {
+	if n != s.params {
+		return nil, fmt.Errorf("mysql: execute statement %d: %d arguments for %d parameters", s.id, n, s.params)
+	}
+	s.c.pc.ResetSeq()
+	b := append(s.c.pc.Begin(), wire.ComStmtExecute)
 	b = binary.LittleEndian.AppendUint32(b, s.id)
 	b = append(b, 0)          // flags: no cursor
 	b = append(b, 1, 0, 0, 0) // iteration count
-	if len(args) > 0 {
-		for range (len(args) + 7) / 8 {
+	if n > 0 {
+		for range (n + 7) / 8 {
 			b = append(b, 0) // NULL bitmap: none
 		}
-		// Types are sent on every execution: a server may forget them after
-		// COM_STMT_RESET, and eight bytes per request cost nothing.
 		b = append(b, 1)
-		for range args {
-			b = append(b, wire.TypeLongLong, 0)
-		}
-		for _, a := range args {
-			b = binary.LittleEndian.AppendUint64(b, uint64(a))
-		}
 	}
-	c.pc.End(b)
-	return c.roundTrip(true)
+	return b, nil
 }
 
 // Close sends COM_STMT_CLOSE, which has no reply.
@@ -122,35 +132,24 @@ func charValue(b []byte) bindValue { return bindValue{str: b} }
 // execValues is Exec for integers and strings together: sysbench's
 // UPDATE … SET c=? and INSERT bind CHAR values as MYSQL_TYPE_STRING.
 func (s *Stmt) execValues(vals []bindValue) (rows int, err error) {
-	if len(vals) != s.params {
-		return 0, fmt.Errorf("mysql: execute statement %d: %d arguments for %d parameters", s.id, len(vals), s.params)
+	b, err := s.beginExecute(len(vals))
+	if err != nil {
+		return 0, err
 	}
-	c := s.c
-	c.pc.ResetSeq()
-	b := append(c.pc.Begin(), wire.ComStmtExecute)
-	b = binary.LittleEndian.AppendUint32(b, s.id)
-	b = append(b, 0)          // flags: no cursor
-	b = append(b, 1, 0, 0, 0) // iteration count
-	if len(vals) > 0 {
-		for range (len(vals) + 7) / 8 {
-			b = append(b, 0) // NULL bitmap: none
-		}
-		b = append(b, 1)
-		for _, v := range vals {
-			if v.str != nil {
-				b = append(b, wire.TypeString, 0)
-			} else {
-				b = append(b, wire.TypeLongLong, 0)
-			}
-		}
-		for _, v := range vals {
-			if v.str != nil {
-				b = wire.AppendLenEncBytes(b, v.str)
-			} else {
-				b = binary.LittleEndian.AppendUint64(b, uint64(v.i))
-			}
+	for _, v := range vals {
+		if v.str != nil {
+			b = append(b, wire.TypeString, 0)
+		} else {
+			b = append(b, wire.TypeLongLong, 0)
 		}
 	}
-	c.pc.End(b)
-	return c.roundTrip(true)
+	for _, v := range vals {
+		if v.str != nil {
+			b = wire.AppendLenEncBytes(b, v.str)
+		} else {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v.i))
+		}
+	}
+	s.c.pc.End(b)
+	return s.c.roundTrip(true)
 }

@@ -123,10 +123,7 @@ func Spectrum(w io.Writer, format, title string, series []Line) error {
 	if err := check("spectrum", len(series)); err != nil {
 		return err
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "percentile"
-	p.Y.Label.Text = "round trip (µs)"
+	p := newPlot(title, "percentile", "round trip (µs)")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = percentileTicks{}
 	p.Y.Scale = plot.LogScale{}
@@ -183,10 +180,7 @@ func Added(w io.Writer, format, title, unit string, bars []Bar) error {
 	if err := check("added", len(bars)); err != nil {
 		return err
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = unit
-	p.Y.Label.Text = "path"
+	p := newPlot(title, unit, "path")
 	vals := make(plotter.Values, len(bars))
 	errs := ciBars{}
 	names := make([]string, len(bars))
@@ -231,9 +225,7 @@ func Stacked(w io.Writer, format, title, unit string, parts []string, stacks []S
 			return fmt.Errorf("plot: stacked: %s has %d parts, want %d", s.Name, len(s.Parts), len(parts))
 		}
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = unit
+	p := newPlot(title, unit, "")
 	names := make([]string, len(stacks))
 	for i, s := range stacks {
 		names[i] = s.Name
@@ -287,6 +279,15 @@ func (c ciBars) Len() int                        { return len(c.xy) }
 func (c ciBars) XY(i int) (float64, float64)     { return c.xy[i].X, c.xy[i].Y }
 func (c ciBars) XError(i int) (float64, float64) { return c.err[i][0], c.err[i][1] }
 
+// newPlot is a plot with its title and axis labels.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	return p
+}
+
 // Lines draws one line with points per series, such as throughput against
 // threads or overhead against service time. logX puts X on a log scale
 // (thread counts 1, 2, 4, … 128); it needs every X above zero.
@@ -294,10 +295,7 @@ func Lines(w io.Writer, format, title, xLabel, yLabel string, logX bool, series 
 	if err := check("lines", len(series)); err != nil {
 		return err
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
+	p := newPlot(title, xLabel, yLabel)
 	if logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -335,10 +333,7 @@ func Fits(w io.Writer, format, title, xLabel, yLabel string, fits []Fit) error {
 	if err := check("fits", len(fits)); err != nil {
 		return err
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
+	p := newPlot(title, xLabel, yLabel)
 	p.Add(plotter.NewGrid())
 	for i, f := range fits {
 		if len(f.X) == 0 {

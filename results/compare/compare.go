@@ -200,7 +200,7 @@ type entry struct {
 
 // index is the side's paths by key, each with an entry per run that
 // measured it, in the order the runs list them.
-func (s side) index(v vary) ([]key, map[key][]entry) {
+func (s side) index(v hop.Swept) ([]key, map[key][]entry) {
 	var order []key
 	out := map[key][]entry{}
 	for i, r := range s.runs {
@@ -271,39 +271,30 @@ type key struct {
 }
 
 // settingOf is r's sweep point among all, over what varies in either run.
-func settingOf(r hop.PathResult, v vary) string {
+func settingOf(r hop.PathResult, v hop.Swept) string {
 	var parts []string
-	if v.threads {
+	if v.Threads {
 		parts = append(parts, fmt.Sprintf("%d thr", r.Threads))
 	}
-	if v.service {
+	if v.Service {
 		parts = append(parts, fmt.Sprintf("svc %s µs", hop.Us(r.ServiceTimeUs)))
 	}
-	if v.size {
+	if v.Size {
 		parts = append(parts, fmt.Sprintf("%d B", r.Size))
 	}
-	if v.rows {
+	if v.Rows {
 		parts = append(parts, fmt.Sprintf("%d rows", r.Rows))
 	}
 	return strings.Join(parts, ", ")
 }
 
-type vary struct{ threads, service, size, rows bool }
-
 // varies is what takes more than one value within either run: a setting
 // each run holds at one value is the same experiment's knob, and a
 // difference of it between the runs is reported as a workload difference.
-func varies(runs ...Run) vary {
-	var v vary
+func varies(runs ...Run) hop.Swept {
+	var v hop.Swept
 	for _, r := range runs {
-		ps := r.Report.Paths
-		for _, p := range ps {
-			q := ps[0]
-			v.threads = v.threads || p.Threads != q.Threads
-			v.service = v.service || p.ServiceTimeUs != q.ServiceTimeUs
-			v.size = v.size || p.Size != q.Size
-			v.rows = v.rows || p.Rows != q.Rows
-		}
+		v = v.Or(hop.SweptOf(r.Report.Paths))
 	}
 	return v
 }
@@ -353,7 +344,7 @@ func label(k key) string {
 
 // row is k's test, old entries against new: the U test's verdict
 // before hold holds it to the noise and the sides' health.
-func row(k key, olds, ns []entry, v vary, newName string, th *benchmath.Thresholds) Row {
+func row(k key, olds, ns []entry, v hop.Swept, newName string, th *benchmath.Thresholds) Row {
 	so, sn := benchmath.NewSample(pooled(olds, keptOf), th), benchmath.NewSample(pooled(ns, keptOf), th)
 	cmp := benchmath.AssumeNothing.Compare(so, sn)
 	r := Row{Name: k.name, Regime: k.regime, Setting: k.setting, NewRun: newName,
@@ -427,7 +418,7 @@ func addedOf(es []entry) float64 {
 
 // pairedAll is every entry's per-round differences from its baseline in
 // its own run; false where a run lacks the baseline.
-func pairedAll(es []entry, v vary) ([]float64, bool) {
+func pairedAll(es []entry, v hop.Swept) ([]float64, bool) {
 	var out []float64
 	for _, e := range es {
 		b, ok := baseline(e.p, e.by, v)
@@ -474,7 +465,7 @@ func paired(p, base hop.PathResult) []float64 {
 
 // baseline is the direct path p's added latency was measured against, in
 // the same run, regime and setting.
-func baseline(p hop.PathResult, by map[key]hop.PathResult, v vary) (hop.PathResult, bool) {
+func baseline(p hop.PathResult, by map[key]hop.PathResult, v hop.Swept) (hop.PathResult, bool) {
 	for k, q := range by {
 		if q.Name == p.AddedUs.Baseline && k.regime == p.Regime && k.setting == settingOf(p, v) {
 			return q, true
@@ -517,33 +508,16 @@ func differences(a, b Run) []Difference {
 			out = append(out, Difference{Kind: kind, Field: field, Old: xs, New: ys, Run: b.Name})
 		}
 	}
-	ea, eb := a.Report.Env, b.Report.Env
-	add("machine", "env.hostname", ea.Hostname, eb.Hostname)
-	add("machine", "env.arch", ea.Arch, eb.Arch)
-	add("machine", "env.kernel", ea.Kernel, eb.Kernel)
-	add("machine", "env.cpu_model", ea.CPUModel, eb.CPUModel)
-	add("machine", "env.cores", ea.Cores, eb.Cores)
-	add("machine", "env.gomaxprocs", ea.GOMAXPROCS, eb.GOMAXPROCS)
-	add("machine", "env.clock_source", ea.ClockSource, eb.ClockSource)
-	if ma, mb := a.Report.Machine, b.Report.Machine; ma != nil && mb != nil {
-		add("machine", "machine.virtualization", ma.Virtualization, mb.Virtualization)
-		add("machine", "machine.cpuidle.governor", ma.CPUIdle.Governor, mb.CPUIdle.Governor)
-		add("machine", "machine.smt", ma.SMT, mb.SMT)
-		add("machine", "machine.isolated_cpus", ma.IsolatedCPUs, mb.IsolatedCPUs)
+	// Machine facts stand only where both runs described the machine.
+	fb := map[string]any{}
+	for _, f := range facts(b.Report) {
+		fb[f.field] = f.v
 	}
-	ca, cb := a.Report.Config, b.Report.Config
-	add("workload", "config.backend", ca.Backend, cb.Backend)
-	add("workload", "config.proto", ca.Proto, cb.Proto)
-	add("workload", "config.command", ca.Command, cb.Command)
-	add("workload", "config.threads", ca.Threads, cb.Threads)
-	add("workload", "config.service_times_us", ca.ServiceTimesUs, cb.ServiceTimesUs)
-	add("workload", "config.sizes", ca.Sizes, cb.Sizes)
-	add("workload", "config.rows", ca.Rows, cb.Rows)
-	add("workload", "config.hops", ca.Hops, cb.Hops)
-	add("workload", "config.relay_lock", ca.RelayLock, cb.RelayLock)
-	add("workload", "config.nice", ca.Nice, cb.Nice)
-	add("placement", "config.placement", ca.Placement, cb.Placement)
-	add("placement", "regimes", regimes(a.Report), regimes(b.Report))
+	for _, f := range facts(a.Report) {
+		if y, ok := fb[f.field]; ok {
+			add(f.kind, f.field, f.v, y)
+		}
+	}
 	// What each component obtained, path by path: a CPU list that moved
 	// is a different experiment even under the same spec.
 	pb := map[string]hop.PathResult{}
@@ -556,6 +530,49 @@ func differences(a, b Run) []Difference {
 		}
 	}
 	return out
+}
+
+// fact is one setting of a run that two runs must share to be the same
+// experiment: kind says whether it is the machine's, the workload's or the
+// placement's.
+type fact struct {
+	kind, field string
+	v           any
+}
+
+// facts are r's settings in the order differences lists them.
+func facts(r *hop.Report) []fact {
+	e, c := r.Env, r.Config
+	fs := []fact{
+		{"machine", "env.hostname", e.Hostname},
+		{"machine", "env.arch", e.Arch},
+		{"machine", "env.kernel", e.Kernel},
+		{"machine", "env.cpu_model", e.CPUModel},
+		{"machine", "env.cores", e.Cores},
+		{"machine", "env.gomaxprocs", e.GOMAXPROCS},
+		{"machine", "env.clock_source", e.ClockSource},
+		{"workload", "config.backend", c.Backend},
+		{"workload", "config.proto", c.Proto},
+		{"workload", "config.command", c.Command},
+		{"workload", "config.threads", c.Threads},
+		{"workload", "config.service_times_us", c.ServiceTimesUs},
+		{"workload", "config.sizes", c.Sizes},
+		{"workload", "config.rows", c.Rows},
+		{"workload", "config.hops", c.Hops},
+		{"workload", "config.relay_lock", c.RelayLock},
+		{"workload", "config.nice", c.Nice},
+		{"placement", "config.placement", c.Placement},
+		{"placement", "regimes", regimes(r)},
+	}
+	if m := r.Machine; m != nil {
+		// After the environment, before the workload, as they were listed.
+		fs = slices.Insert(fs, 7,
+			fact{"machine", "machine.virtualization", m.Virtualization},
+			fact{"machine", "machine.cpuidle.governor", m.CPUIdle.Governor},
+			fact{"machine", "machine.smt", m.SMT},
+			fact{"machine", "machine.isolated_cpus", m.IsolatedCPUs})
+	}
+	return fs
 }
 
 func regimes(r *hop.Report) string {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -124,25 +125,15 @@ func directs(k key, s sides) []key {
 	}
 	// Map order is random; the evidence named must not be.
 	slices.SortFunc(same, func(a, b key) int {
-		if c := compareStr(a.regime, b.regime); c != 0 {
+		if c := cmp.Compare(a.regime, b.regime); c != 0 {
 			return c
 		}
-		if c := compareStr(a.setting, b.setting); c != 0 {
+		if c := cmp.Compare(a.setting, b.setting); c != 0 {
 			return c
 		}
-		return compareStr(a.name, b.name)
+		return cmp.Compare(a.name, b.name)
 	})
 	return same
-}
-
-func compareStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // spread is how far values lie apart, max-min in percent of their

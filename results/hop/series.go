@@ -24,6 +24,11 @@ func SweptOf(paths []PathResult) Swept {
 	return s
 }
 
+// Or is what either s or t sweeps.
+func (s Swept) Or(t Swept) Swept {
+	return Swept{s.Threads || t.Threads, s.Service || t.Service, s.Size || t.Size, s.Rows || t.Rows}
+}
+
 // Heads are the columns' names; none when nothing is swept.
 func (s Swept) Heads() []string {
 	var h []string

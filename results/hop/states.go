@@ -37,14 +37,7 @@ func twoSpeeds(sorted []float64) (below, above []float64, ok bool) {
 	if len(sorted) < 2*minStateRounds || sorted[0] <= 0 {
 		return nil, nil, false
 	}
-	gi, gap := 0, 0.0
-	for i := 0; i+1 < len(sorted); i++ {
-		if d := sorted[i+1] - sorted[i]; d > gap {
-			gi, gap = i, d
-		}
-	}
-	below, above = sorted[:gi+1], sorted[gi+1:]
-	inside := max(below[len(below)-1]-below[0], above[len(above)-1]-above[0])
+	below, above, gap, inside := stats.WidestGap(sorted)
 	return below, above, len(below) >= minStateRounds && len(above) >= minStateRounds &&
 		gap > inside && above[0]/below[len(below)-1] >= stateRatio
 }

@@ -20,14 +20,7 @@ func Verdicts(r *Report) []string {
 	var out []string
 	// Each regime is its own experiment: its paths are compared with
 	// each other, never with another regime's.
-	var order []string
-	byRegime := map[string][]PathResult{}
-	for _, p := range r.Paths {
-		if _, ok := byRegime[p.Regime]; !ok {
-			order = append(order, p.Regime)
-		}
-		byRegime[p.Regime] = append(byRegime[p.Regime], p)
-	}
+	order, byRegime := regimesOf(r.Paths)
 	for _, regime := range order {
 		first := firstGroup(byRegime[regime])
 		var vs []string
@@ -436,19 +429,25 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// UnixLegSummary is the UNIX-leg verdicts of each regime in one line:
-// what a UNIX client leg saves on each path where it measurably does,
-// and the paths where it does not. The one-screen report prints it;
-// Verdicts keeps a sentence per path.
-func UnixLegSummary(r *Report) []string {
-	var order []string
-	byRegime := map[string][]PathResult{}
-	for _, p := range r.Paths {
+// regimesOf groups paths by regime, the regimes in the order they first
+// appear.
+func regimesOf(paths []PathResult) (order []string, byRegime map[string][]PathResult) {
+	byRegime = map[string][]PathResult{}
+	for _, p := range paths {
 		if _, ok := byRegime[p.Regime]; !ok {
 			order = append(order, p.Regime)
 		}
 		byRegime[p.Regime] = append(byRegime[p.Regime], p)
 	}
+	return order, byRegime
+}
+
+// UnixLegSummary is the UNIX-leg verdicts of each regime in one line:
+// what a UNIX client leg saves on each path where it measurably does,
+// and the paths where it does not. The one-screen report prints it;
+// Verdicts keeps a sentence per path.
+func UnixLegSummary(r *Report) []string {
+	order, byRegime := regimesOf(r.Paths)
 	var out []string
 	for _, regime := range order {
 		// A report read back from JSON knows its paths by their fields.

@@ -21,13 +21,21 @@ func TwoModes(sorted []float64) (below, above []float64, ok bool) {
 	if len(sorted) < 2 {
 		return sorted, nil, false
 	}
-	gi, gap := 0, 0.0
+	below, above, gap, inside := WidestGap(sorted)
+	inside = max(inside, 0.02*sorted[len(sorted)/2])
+	return below, above, gap > modeGap*inside && below[len(below)-1] > 0 && above[0]/below[len(below)-1] > modeRatio
+}
+
+// WidestGap splits two or more sorted values at their widest gap (the
+// first of equal ones) and returns the gap and the wider of the two sides'
+// spreads, the figures a test of two groups weighs against each other.
+func WidestGap(sorted []float64) (below, above []float64, gap, inside float64) {
+	gi := 0
 	for i := 0; i+1 < len(sorted); i++ {
 		if d := sorted[i+1] - sorted[i]; d > gap {
 			gi, gap = i, d
 		}
 	}
 	below, above = sorted[:gi+1], sorted[gi+1:]
-	inside := max(below[len(below)-1]-below[0], above[len(above)-1]-above[0], 0.02*sorted[len(sorted)/2])
-	return below, above, gap > modeGap*inside && below[len(below)-1] > 0 && above[0]/below[len(below)-1] > modeRatio
+	return below, above, gap, max(below[len(below)-1]-below[0], above[len(above)-1]-above[0])
 }
