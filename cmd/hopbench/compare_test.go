@@ -241,8 +241,8 @@ func significant(c *compare.Comparison) []string {
 
 func lineOf(text, name string) string {
 	for _, l := range strings.Split(text, "\n") {
-		// A row a degraded side marks starts "! ".
-		if strings.HasPrefix(strings.TrimPrefix(strings.TrimSpace(l), "! "), name+" ") {
+		// A row a degraded side marks starts "! ": the name may say so or not.
+		if strings.HasPrefix(strings.TrimPrefix(strings.TrimSpace(l), "! "), strings.TrimPrefix(name, "! ")+" ") {
 			return l
 		}
 	}
