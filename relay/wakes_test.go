@@ -43,9 +43,10 @@ func TestEpollWakesFromReceiveStamps(t *testing.T) {
 				}
 				return
 			}
-			// Stamping switches on a moment after the first socket asks;
-			// most of 4000 reads are stamped.
-			if w.Count < 2000 || w.MeanNs <= 0 || time.Duration(w.P50Ns) > took/2000 {
+			t.Logf("%d stamped reads of 4000, p50 %v, round trip %v", w.Count, time.Duration(w.P50Ns), took/2000)
+			// TestMain holds the stack's stamping on: every read is
+			// stamped, and a wake-up is part of the round trip.
+			if w.Count < 4000 || w.MeanNs <= 0 || time.Duration(w.P50Ns) > took/2000 {
 				t.Errorf("wakes %+v over 4000 reads taking %v", w, took)
 			}
 		})

@@ -1,6 +1,7 @@
 package sockets
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -83,32 +84,6 @@ func checkStamp(t *testing.T, i int, sent, ts, read time.Time, waited time.Durat
 	}
 }
 
-// awaitStamps exchanges messages until one arrives stamped. The kernel
-// turns receive stamping on for the whole stack from a work queue
-// (net_enable_timestamp in net/core/dev.c defers the static key switch) when
-// the first socket asks, so data sent right after the first
-// SO_TIMESTAMPING may still go unstamped.
-func awaitStamps(t *testing.T, cf, sf *FD, b *StampBuf) {
-	t.Helper()
-	msg := make([]byte, 1)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		if _, err := cf.Write(msg); err != nil {
-			t.Fatal(err)
-		}
-		if sf.Mode() != Blocking {
-			waitFD(t, sf, unix.POLLIN)
-		}
-		_, ts, err := sf.ReadStamped(msg, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ts.IsZero() {
-			return
-		}
-	}
-	t.Fatal("no receive timestamp within 5s of enabling them")
-}
-
 func TestReadStampedTCP(t *testing.T) {
 	cf, sf := fdPair(t, "tcp4", "127.0.0.1:0", Blocking)
 	if err := sf.EnableRXTimestamps(); err != nil {
@@ -117,7 +92,6 @@ func TestReadStampedTCP(t *testing.T) {
 	msg := make([]byte, 64)
 	buf := make([]byte, 256)
 	b := new(StampBuf)
-	awaitStamps(t, cf, sf, b)
 	t.Run("queued", func(t *testing.T) {
 		for i := range 20 {
 			sent := time.Now()
@@ -176,7 +150,6 @@ func TestReadStampedNonblocking(t *testing.T) {
 	}
 	buf := make([]byte, 64)
 	var b StampBuf
-	awaitStamps(t, cf, sf, &b)
 	if _, _, err := sf.ReadStamped(buf, &b); !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("empty socket: %v, want ErrWouldBlock", err)
 	}
@@ -218,7 +191,6 @@ func TestReadStampedAllocs(t *testing.T) {
 	msg := make([]byte, 64)
 	buf := make([]byte, 64)
 	b := new(StampBuf)
-	awaitStamps(t, cf, sf, b)
 	var stamped int
 	allocs := testing.AllocsPerRun(500, func() {
 		cf.Write(msg)
@@ -242,15 +214,6 @@ func TestStampedReaderConn(t *testing.T) {
 	}
 	msg := make([]byte, 64)
 	buf := make([]byte, 64)
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		c.Write(msg)
-		if _, ts, err := r.Read(buf); err != nil || !ts.IsZero() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no receive timestamp within 5s of enabling them")
-		}
-	}
 	for i := range 10 {
 		sent := time.Now()
 		if _, err := c.Write(msg); err != nil {
@@ -420,7 +383,6 @@ func TestReadStampedHeld(t *testing.T) {
 	release := HoldP()
 	defer release()
 	b := new(StampBuf)
-	awaitStamps(t, cf, sf, b)
 	msg := make([]byte, 64)
 	buf := make([]byte, 256)
 	for i := range 20 {
@@ -457,5 +419,37 @@ func TestReadStampedHeld(t *testing.T) {
 	sf.Close()
 	if _, _, err := sf.ReadStampedHeld(buf, b); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
+	}
+}
+
+// Once KeepRXStamps has returned (TestMain holds one), the first byte of
+// every fresh stamped socket is stamped, however many stamped sockets
+// came and went before it: each of them would otherwise have switched
+// stamping off at its close and on again, late, at the next one's ask.
+func TestKeepRXStampsHoldsThemOn(t *testing.T) {
+	for i := range 20 {
+		cf, sf := fdPair(t, "tcp4", "127.0.0.1:0", Blocking)
+		if err := sf.EnableRXTimestamps(); err != nil {
+			t.Fatal(err)
+		}
+		buf := []byte{byte(i)}
+		if _, err := cf.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, ts, err := sf.ReadStamped(buf, new(StampBuf)); err != nil || ts.IsZero() {
+			t.Fatalf("socket %d: first read stamped %v, %v; want a stamp", i, ts, err)
+		}
+		cf.Close()
+		sf.Close()
+	}
+}
+
+// A keeper that cannot see a stamp before its context ends says so.
+func TestKeepRXStampsContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if k, err := KeepRXStamps(ctx); err == nil {
+		k.Close()
+		t.Fatal("KeepRXStamps with an ended context: no error")
 	}
 }
