@@ -1,12 +1,16 @@
 package driver
 
 import (
-	"github.com/hoplat/hoplat/internal/peer"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/sockets"
 )
 
 // TestMain runs the stand-in components when the test binary is started
@@ -26,8 +30,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv("GORACE") == "" {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
+	// Receive stamping held on for the run (sockets.KeepRXStamps): the
+	// stack switches it on late for the first socket that asks, and a
+	// loaded machine's client would read its first responses unstamped.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	keeper, err := sockets.KeepRXStamps(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "driver:", err)
+		os.Exit(1)
+	}
 	check := leak.Start("driver")
 	code := m.Run()
 	peer.RemoveBuilt()
-	os.Exit(check.Finish(code, false))
+	code = check.Finish(code, false)
+	keeper.Close()
+	os.Exit(code)
 }
