@@ -172,9 +172,10 @@ func sameCommand(t *testing.T, a, b string) []string {
 		t.Errorf("a direct path moved: %v; the text says something outside the runs did: %v\n%s", moved, said, text)
 	}
 	if moved {
-		// The machine moved between the invocations, and the hops'
-		// added µs may have moved with it: the set proves nothing.
-		out = append(out, "same command: a direct path moved (the machine changed between the runs)")
+		// The machine moved between the invocations. That is no failure:
+		// the comparison said so, and called no hop changed, which is
+		// the null check.
+		t.Logf("same command: a direct path moved (the machine changed between the runs), and no change was called:\n%s", text)
 	}
 	return out
 }

@@ -24,12 +24,12 @@ const (
 var columnGap = regexp.MustCompile(`\s{2,}`)
 
 // TestReadmeSampleColumns checks that every table header in the README's
-// pasted output (the path table, the split, the traced requests, per
-// regime) has the columns, in order, that hopbench's text report prints
-// for the golden run: a column renamed, added or dropped in the renderer
-// fails here until the README's sample is pasted again. The optional
-// columns (errors, rounds) are matched to the sample: the golden run is
-// rendered with them shown or hidden as the pasted run had them.
+// pasted output (the default report's path table, per regime) has the
+// columns, in order, that hopbench's default text report prints for the
+// golden run: a column renamed, added or dropped in the renderer fails
+// here until the README's sample is pasted again. The optional rounds
+// column is matched to the sample: the golden run is rendered with it
+// shown or hidden as the pasted run had it.
 func TestReadmeSampleColumns(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -41,25 +41,18 @@ func TestReadmeSampleColumns(t *testing.T) {
 	}
 
 	rep := goldenRuns(t)["run"]
-	regimes := map[string]bool{}
-	for _, p := range rep.Paths {
-		regimes[p.Regime] = true
-	}
-	want := tableHeads(sample, regimes)
-	if len(want) == 0 {
-		t.Fatal("README sample holds no table header line")
-	}
-	i := slices.IndexFunc(want, func(cols []string) bool { return key(cols) == [2]string{"path", "cpus"} })
+	want := tableHeads(sample, nil)
+	i := slices.IndexFunc(want, func(cols []string) bool { return key(cols) == [2]string{"path", "added p50"} })
 	if i < 0 {
-		t.Fatalf("README sample has no path table (a header starting path, cpus); its headers: %v", joined(want))
+		t.Fatalf("README sample has no path table (a header starting path, added p50); its headers: %v", joined(want))
 	}
 	matchOptional(rep, want[i])
 
 	var out bytes.Buffer
-	if err := present.Write(&out, "text", present.Full, rep); err != nil {
+	if err := present.Write(&out, "text", present.Brief, rep); err != nil {
 		t.Fatal(err)
 	}
-	printedHeads := tableHeads(strings.Split(out.String(), "\n"), regimes)
+	printedHeads := tableHeads(strings.Split(out.String(), "\n"), nil)
 	got := map[[2]string][]string{}
 	for _, cols := range printedHeads {
 		got[key(cols)] = cols
@@ -73,13 +66,6 @@ func TestReadmeSampleColumns(t *testing.T) {
 		}
 		if !slices.Equal(cols, printed) {
 			t.Errorf("README sample's header\n\t%s\nhopbench prints\n\t%s", strings.Join(cols, " | "), strings.Join(printed, " | "))
-		}
-	}
-	// The sample shows the three tables a traced run prints.
-	for _, second := range []string{"added", "requests"} {
-		found := slices.ContainsFunc(want, func(cols []string) bool { return cols[1] == second })
-		if !found {
-			t.Errorf("README sample has no table whose second column is %q (the split, the traced requests)", second)
 		}
 	}
 }
@@ -126,31 +112,23 @@ func tableHeads(lines []string, regimes map[string]bool) [][]string {
 	return heads
 }
 
-// matchOptional shows or hides the path table's optional columns in rep
-// as the sample's path table head has them: errors (shown when some path
-// had one) and rounds (shown when some path was unstable).
+// matchOptional shows or hides the path table's optional rounds column in
+// rep as the sample's path table head has it: shown when some path was
+// unstable.
 func matchOptional(rep *hop.Report, head []string) {
-	errors, rounds := slices.Contains(head, "errors"), slices.Contains(head, "rounds")
+	rounds := slices.Contains(head, "rounds")
 	for i := range rep.Paths {
-		p := &rep.Paths[i]
-		if !errors {
-			p.Errors, p.Failed = 0, 0
-		}
 		if !rounds {
-			p.Stable, p.UnstableReason = true, ""
+			rep.Paths[i].Stable, rep.Paths[i].UnstableReason = true, ""
 		}
-	}
-	if errors {
-		rep.Paths[0].Errors++
 	}
 	if rounds {
 		rep.Paths[0].Stable, rep.Paths[0].UnstableReason = false, "round p50s disagree"
 	}
 }
 
-// key names a table by its header's first two columns: the path table
-// (path, cpus), the split (regime, added), the traced requests (regime,
-// requests).
+// key names a table by its header's first two columns: the default
+// report's path table is (path, added p50).
 func key(cols []string) [2]string { return [2]string{cols[0], cols[1]} }
 
 func joined(heads [][]string) []string {
