@@ -137,9 +137,9 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	}
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
 	for _, p := range rep.Paths {
+		// In the report only: every text style prints it.
 		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
 			rep.Warnings = append(rep.Warnings, w)
-			progress.say("warning: %s", w)
 		}
 	}
 	if len(pinning) > 0 {
@@ -342,7 +342,7 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		// (with its own untraced rounds on either side), and if that one
 		// is outside too, the split is reported as not trusted.
 		if why := b.tracing.outsideBand(sr.series[i].Trace); why != "" && ctx.Err() == nil {
-			progress.say("%s: %s; traced once more", c.Path.Name(), why)
+			progress.retrace(st, c, why)
 			if again, note := b.tracedRound(ctx, cfg, argv, besideArgv, client.Env(), clientCPUs, topo, c, placement); again != nil {
 				sr.series[i].Trace, sr.series[i].TraceNote = again, note
 			}

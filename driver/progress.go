@@ -183,6 +183,17 @@ func (p *progress) trace(st Stage, c Cell) {
 	}
 }
 
+// retrace says, with every path's figures only, that c's traced round
+// runs once more, and why.
+func (p *progress) retrace(st Stage, c Cell, why string) {
+	if p.level != ProgressPaths {
+		return
+	}
+	fmt.Fprintln(p.w, "again:")
+	p.say("  %s: %s; traced once more", c.Path.Name(), why)
+	p.trace(st, c)
+}
+
 func (p *progress) traced(t *hop.Trace, note string) {
 	if p.level == ProgressPaths {
 		if t == nil {

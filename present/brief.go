@@ -112,15 +112,38 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 	if e := errorLine(r.Paths); e != "" {
 		more = append(more, e)
 	}
-	if len(r.Skipped) > 0 {
-		var s []string
-		for _, k := range r.Skipped {
-			s = append(s, k.Path+" ("+k.Reason+")")
+	// Skipped paths, a line per reason: the paths of one missing peer
+	// share it.
+	var reasons []string
+	skipped := map[string][]string{}
+	for _, k := range r.Skipped {
+		why := strings.TrimPrefix(k.Reason, "driver: ")
+		if skipped[why] == nil {
+			reasons = append(reasons, why)
 		}
-		more = append(more, "skipped: "+strings.Join(s, ", "))
+		skipped[why] = append(skipped[why], k.Path)
+	}
+	for _, why := range reasons {
+		more = append(more, "skipped "+strings.Join(skipped[why], ", ")+": "+why)
+	}
+	// The split's disagreements with schedstat, one line for all paths.
+	var apart []string
+	split := map[string]bool{}
+	for _, p := range r.Paths {
+		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
+			split[w] = true
+			diff, _ := p.Trace.SchedstatDiffPct()
+			apart = append(apart, fmt.Sprintf("%s (%+.0f%%)", p.Name, diff))
+		}
 	}
 	for _, warn := range r.Warnings {
-		more = append(more, "warning: "+warn)
+		if !split[warn] {
+			more = append(more, "warning: "+warn)
+		}
+	}
+	if len(apart) > 0 {
+		more = append(more, fmt.Sprintf("warning: the traced split and schedstat's untraced count of the relay's CPU per request differ by more than %d%% on %s: those splits do not hold the relay's whole time",
+			hop.SchedstatTolerancePct, strings.Join(apart, ", ")))
 	}
 	if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
 		more = append(more, "not traced: "+r.Tracer.Note)

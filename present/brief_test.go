@@ -107,3 +107,54 @@ func TestWriteBriefFitsOneScreen(t *testing.T) {
 		})
 	}
 }
+
+// A run where the traced split and schedstat disagree on several paths,
+// and a peer is missing, still fits the screen: one warning names every
+// such path with its difference, one line names the paths a missing
+// peer skipped; the JSON keeps a warning per path.
+func TestWriteBriefGroupsWarnings(t *testing.T) {
+	r := defaultRun(func(int) bool { return false })
+	var named []string
+	for i := range r.Paths {
+		p := &r.Paths[i]
+		if p.Relay == hop.Direct || p.Relay == hop.Sockmap {
+			continue
+		}
+		counted := 10.0
+		p.Trace = &hop.Trace{View: hop.ViewHolder, SchedstatRelayCPUUs: &counted, RelayCPUUs: 12.5}
+		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
+			r.Warnings = append(r.Warnings, w)
+			named = append(named, p.Name+" (+25%)")
+		}
+	}
+	if len(named) < 8 {
+		t.Fatalf("%d paths warned, want every relay path but sockmap", len(named))
+	}
+	r.Warnings = append(r.Warnings, "a component did not stop cleanly")
+	for _, k := range []string{"socat tcp->tcp", "socat unix->tcp"} {
+		r.Skipped = append(r.Skipped, hop.Skip{Path: k, Reason: "driver: socat not found on PATH"})
+	}
+	var b bytes.Buffer
+	if err := WriteBrief(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	flat := strings.Join(strings.Fields(out), " ")
+	if n := strings.Count(out, "warning: "); n != 2 {
+		t.Errorf("%d warnings, want 2 (the split's, grouped, and the component's):\n%s", n, out)
+	}
+	for _, n := range named {
+		if !strings.Contains(flat, n) {
+			t.Errorf("grouped warning lacks %q:\n%s", n, out)
+		}
+	}
+	if !strings.Contains(flat, "skipped socat tcp->tcp, socat unix->tcp: socat not found on PATH") {
+		t.Errorf("skipped paths not on one line under their reason:\n%s", out)
+	}
+	if !strings.Contains(flat, "warning: a component did not stop cleanly") {
+		t.Errorf("another warning lost:\n%s", out)
+	}
+	if lines := strings.Count(out, "\n"); lines > 60 {
+		t.Errorf("%d lines, want at most 60:\n%s", lines, out)
+	}
+}

@@ -101,24 +101,36 @@ const (
 // time on CPU per request.
 const SchedstatTolerancePct = 10
 
+// SchedstatDiffPct is how far, in percent of schedstat's figure, the
+// relay parts of a holder-view split are from the relay's schedstat time
+// on CPU per request; ok is false where there is nothing to set side by
+// side (no count, another view).
+func (t *Trace) SchedstatDiffPct() (diff float64, ok bool) {
+	if t == nil || t.View != ViewHolder || t.SchedstatRelayCPUUs == nil || *t.SchedstatRelayCPUUs <= 0 {
+		return 0, false
+	}
+	want := *t.SchedstatRelayCPUUs
+	return 100 * (t.tracedRelayCPU() - want) / want, true
+}
+
+func (t *Trace) tracedRelayCPU() float64 {
+	if t.RelayCPUUs != 0 {
+		return t.RelayCPUUs
+	}
+	return t.P50Split.Relay()
+}
+
 // SchedstatWarning is the warning line for a path whose holder-view split
 // gives its relays a time on CPU more than SchedstatTolerancePct from
 // what schedstat counted untraced; "" where they agree, or where there is
-// nothing to set side by side (no count, another view).
+// nothing to set side by side.
 func (t *Trace) SchedstatWarning(path string) string {
-	if t == nil || t.View != ViewHolder || t.SchedstatRelayCPUUs == nil || *t.SchedstatRelayCPUUs <= 0 {
-		return ""
-	}
-	want, got := *t.SchedstatRelayCPUUs, t.RelayCPUUs
-	if got == 0 {
-		got = t.P50Split.Relay()
-	}
-	diff := 100 * (got - want) / want
-	if math.Abs(diff) <= SchedstatTolerancePct {
+	diff, ok := t.SchedstatDiffPct()
+	if !ok || math.Abs(diff) <= SchedstatTolerancePct {
 		return ""
 	}
 	return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request, schedstat counted %s untraced (%+.0f%%, more than %d%%): the split does not hold the relay's whole time",
-		path, Us(got), Us(want), diff, SchedstatTolerancePct)
+		path, Us(t.tracedRelayCPU()), Us(*t.SchedstatRelayCPUUs), diff, SchedstatTolerancePct)
 }
 
 // OverheadBand is the range of overhead_pct in which a traced round saw
