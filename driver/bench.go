@@ -117,6 +117,16 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	} else {
 		progress.say("not traced: %s", b.tracing.note)
 	}
+	// After its rounds each cell has a traced round (three pingpong runs
+	// and the assembly of the records) and each path a connect-only series.
+	traces, conns := 0, 0
+	if b.tracing.tr != nil {
+		traces = len(stages) * len(paths) * len(cfg.Threads)
+	}
+	if cfg.Proto == ProtoMySQL && cfg.ConnectTime >= 0 {
+		conns = len(stages) * len(paths)
+	}
+	progress.expect(traces, 3*cfg.Warmup+cfg.Time+300*time.Millisecond, conns, cfg.ConnectTime+50*time.Millisecond)
 	pinning := map[string]string{}
 	for si, st := range stages {
 		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, placements[st.Regime], si, len(stages), progress)
@@ -229,7 +239,8 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			sr.warnings = append(sr.warnings, n)
 		}
 	}
-	progress.drop((len(paths) - len(live)) * len(cfg.Threads) * cfg.Rounds)
+	gone := len(paths) - len(live)
+	progress.drop(gone*len(cfg.Threads)*cfg.Rounds, gone*len(cfg.Threads), gone)
 	if cfg.RoundRequests > 0 && len(live) > 0 {
 		// Every round of the stage, and every per-request figure taken
 		// over its rounds, runs the sized length from here on.

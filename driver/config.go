@@ -107,25 +107,26 @@ type Config struct {
 }
 
 // DefaultConfig is the default run: every path in two placement regimes
-// (packed and spread), 7 rounds of 0.25 s per path with the first
+// (packed and spread), 7 rounds of 0.2 s per path with the first
 // discarded, each after 50 ms of untimed warm-up, 1 thread, point-select on
 // the embedded MySQL responder (64-byte echo when EmbeddedProto is echo).
 // Under two minutes on two cores with a cold build before it. Six kept
 // rounds, not four of 0.5 s: a hop's figure is the median of its paired
 // rounds, and six is the fewest whose [min, max] covers that median 95% of
-// the time; a round of 0.25 s still holds several thousand round trips.
+// the time; a round of 0.2 s still holds over a thousand round trips of
+// the slowest default path (spread, 150 µs), tens of thousands packed.
 func DefaultConfig() Config {
 	return Config{
 		Command: "point-select",
 		Threads: []int{1},
-		Time:    250 * time.Millisecond,
+		Time:    200 * time.Millisecond,
 		Warmup:  50 * time.Millisecond,
 		Rounds:  7,
 		Discard: 1,
 		// A round's p50 should rest on a thousand requests: a point
-		// select through a relay is 30-150 µs, so 0.25 s holds several
-		// times that, but an oltp-ro transaction against a database is
-		// milliseconds, and rounds of 0.25 s would hold a hundred: round
+		// select through a relay is 15-150 µs, so 0.2 s holds that or
+		// more, but an oltp-ro transaction against a database is
+		// milliseconds, and rounds of 0.2 s would hold a hundred: round
 		// sizing lengthens those.
 		RoundRequests: 1000,
 		Budget:        3 * time.Minute,

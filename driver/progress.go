@@ -28,14 +28,15 @@ const (
 const progressWidth = 100
 
 // progress writes where the run is and about how long is left, from the
-// mean duration of the steps so far. Every line fits progressWidth columns.
+// mean duration of the steps so far of each kind: the rounds, and the
+// traced round and connect-only series each cell has after them. Every
+// line fits progressWidth columns.
 type progress struct {
 	w       io.Writer
 	level   ProgressLevel
-	total   int
-	done    int
-	nominal time.Duration
-	spent   time.Duration
+	rounds  phase
+	traces  phase
+	conns   phase
 	began   time.Time
 	status  bool       // a live status line is on screen, to be erased
 	round   string     // the round said last: a new one gets its line
@@ -43,8 +44,37 @@ type progress struct {
 	cell    string     // what runs now, for a failure's line
 }
 
+// phase is one kind of step: how many there are, how many ran and how
+// long those took, and how long one should take before any has run.
+type phase struct {
+	total, done int
+	spent       time.Duration
+	nominal     time.Duration
+}
+
+func (f *phase) left() time.Duration {
+	per := f.nominal
+	if f.done > 0 {
+		per = f.spent / time.Duration(f.done)
+	}
+	return time.Duration(f.total-f.done) * per
+}
+
+func (f *phase) end(began time.Time) {
+	f.done++
+	f.spent += time.Since(began)
+}
+
 func newProgress(w io.Writer, level ProgressLevel, total int, nominal time.Duration) *progress {
-	return &progress{w: w, level: level, total: total, nominal: nominal}
+	return &progress{w: w, level: level, rounds: phase{total: total, nominal: nominal}}
+}
+
+// expect counts the traced rounds and connect-only series the run will
+// have after its rounds, and how long one of each should take, into the
+// estimate of what is left.
+func (p *progress) expect(traces int, trace time.Duration, conns int, conn time.Duration) {
+	p.traces = phase{total: traces, nominal: trace}
+	p.conns = phase{total: conns, nominal: conn}
 }
 
 // say writes one message, wrapped at word boundaries to progressWidth, its
@@ -85,15 +115,16 @@ func (p *progress) clear() {
 	}
 }
 
-// drop takes steps that will not run (skipped paths) out of the estimate.
-func (p *progress) drop(steps int) { p.total -= steps }
+// drop takes steps that will not run (skipped paths' rounds, and cells
+// their traced rounds and connect-only series) out of the estimate.
+func (p *progress) drop(steps, cells, paths int) {
+	p.rounds.total -= steps
+	p.traces.total = max(p.traces.total-cells, p.traces.done)
+	p.conns.total = max(p.conns.total-paths, p.conns.done)
+}
 
 func (p *progress) left() time.Duration {
-	per := p.nominal
-	if p.done > 0 {
-		per = p.spent / time.Duration(p.done)
-	}
-	return (time.Duration(p.total-p.done) * per).Round(time.Second)
+	return (p.rounds.left() + p.traces.left() + p.conns.left()).Round(time.Second)
 }
 
 func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, cells int, c Cell) {
@@ -131,8 +162,7 @@ func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, c
 }
 
 func (p *progress) end(s hop.Sample) {
-	p.done++
-	p.spent += time.Since(p.began)
+	p.rounds.end(p.began)
 	if p.level == ProgressPaths {
 		if s.Failed != "" {
 			fmt.Fprintln(p.w, "failed")
@@ -165,13 +195,14 @@ func (p *progress) skip(s hop.Skip) {
 // left then starts from that length.
 func (p *progress) sized(rs hop.RoundSizing) {
 	p.say("%s", rs)
-	if p.done == 0 {
-		p.nominal = time.Duration(rs.TimeS * float64(time.Second))
+	if p.rounds.done == 0 {
+		p.rounds.nominal = time.Duration(rs.TimeS * float64(time.Second))
 	}
 }
 
 // trace and traced frame a cell's traced round.
 func (p *progress) trace(st Stage, c Cell) {
+	p.began = time.Now()
 	p.cell = c.Path.Name()
 	switch p.level {
 	case ProgressPaths:
@@ -191,10 +222,13 @@ func (p *progress) retrace(st Stage, c Cell, why string) {
 	}
 	fmt.Fprintln(p.w, "again:")
 	p.say("  %s: %s; traced once more", c.Path.Name(), why)
+	began := p.began
 	p.trace(st, c)
+	p.began = began // the cell's traced rounds are one step
 }
 
 func (p *progress) traced(t *hop.Trace, note string) {
+	p.traces.end(p.began)
 	if p.level == ProgressPaths {
 		if t == nil {
 			fmt.Fprintln(p.w, "not traced")
@@ -213,6 +247,7 @@ func (p *progress) warn(err error) { p.say("warning: %v", err) }
 
 // connect and connected frame a connect-only series.
 func (p *progress) connect(st Stage, path hop.Path) {
+	p.began = time.Now()
 	p.cell = path.Name()
 	switch p.level {
 	case ProgressPaths:
@@ -225,6 +260,7 @@ func (p *progress) connect(st Stage, path hop.Path) {
 }
 
 func (p *progress) connected(c *hop.Connect, err error) {
+	p.conns.end(p.began)
 	if p.level == ProgressPaths {
 		switch {
 		case err != nil:

@@ -18,7 +18,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := o.cfg
-	if c.Rounds != 7 || c.Discard != 1 || c.Time != 250*time.Millisecond || !slices.Equal(c.Threads, []int{1}) || o.format != "text" {
+	if c.Rounds != 7 || c.Discard != 1 || c.Time != 200*time.Millisecond || !slices.Equal(c.Threads, []int{1}) || o.format != "text" {
 		t.Errorf("defaults %+v", c)
 	}
 	if !c.Backend.Embedded() || len(c.Hops) != 0 || c.Progress == nil {
