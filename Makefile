@@ -43,10 +43,11 @@ endif
 test-short: build
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test -short -count=1 $(PKGS)
 
-# The fast loop beside one busy loop per CPU: timing assertions must hold on
-# a loaded machine too. CI runs it once.
+# The fast loop of the packages that time something (TIMED), beside one
+# busy loop per CPU: their timing assertions must hold on a loaded machine
+# too. CI runs it once.
 test-load: build
-	@GO=$(GO) scripts/test-load.sh
+	@GO=$(GO) scripts/test-load.sh $(TIMED)
 
 # lint is the static half of check; CI runs it, then the README's make test.
 check: lint test

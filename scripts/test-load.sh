@@ -2,7 +2,8 @@
 # make test-load: the fast loop (go test -short) on a loaded machine, one
 # busy loop per CPU beside it, as a concurrent benchmark or a noisy
 # neighbour would load it. A test whose timing assertion holds only on an
-# idle machine fails here.
+# idle machine fails here. Arguments are the packages (make test-load
+# passes those that time something); none means ./...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -18,4 +19,5 @@ for _ in $(seq "$(nproc)"); do
 	hogs+=($!)
 done
 echo "test-load: $(nproc) busy loops running (pids ${hogs[*]}); go test -short beside them"
-HOPLAT_BIN="$PWD/bin" "$GO" test -short -count=1 -timeout 10m "$@" ./...
+[ $# -gt 0 ] || set -- ./...
+HOPLAT_BIN="$PWD/bin" "$GO" test -short -count=1 -timeout 10m "$@"
