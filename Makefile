@@ -26,6 +26,13 @@ build:
 # the Galera cluster, hosts in network namespaces, the page in Chromium, the
 # statistics) time nothing, and run two at a time first.
 TIMED := ./cmd/... ./driver ./relay ./tracer/... ./probe ./pingpong ./sockets ./affinity
+# The packages that hold a benchmark, which make test runs once (PKGS
+# itself when it names packages).
+ifeq ($(PKGS),./...)
+BENCHED = $(shell find . -name '*_test.go' -not -path './.git/*' | xargs grep -l '^func Benchmark' | xargs -n1 dirname | sort -u)
+else
+BENCHED = $(PKGS)
+endif
 
 test: build
 ifeq ($(PKGS),./...)
@@ -36,7 +43,8 @@ else
 endif
 	@# Benchmarks run once so they keep compiling and working; the relay
 	@# peer comparison is cut to one short round here (make bench-relay runs it whole).
-	HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 HOPLAT_RELAY_TIME=200ms HOPLAT_RELAY_STREAM=67108864 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
+	@# Only the packages that hold a benchmark: the rest would be compiled for nothing.
+	HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 HOPLAT_RELAY_TIME=200ms HOPLAT_RELAY_STREAM=67108864 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(BENCHED)
 
 # The fast loop: every integration test (MariaDB, Galera, the tracer,
 # Chromium, the peers) sits behind -short.
