@@ -132,6 +132,11 @@ func ParsePingpong(data []byte) (hop.Sample, error) {
 	if r.Schema != results.SchemaPingpong {
 		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want %s", r.Schema, results.SchemaPingpong)
 	}
+	if r.Partial {
+		// A round cut short is shorter than its neighbours: it would
+		// weigh in a series of equal runs as if it were one of them.
+		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: a partial report (%s), not a round", r.PartialReason)
+	}
 	if len(r.Results) != 1 {
 		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: %d results, want 1 (one thread count per round)", len(r.Results))
 	}

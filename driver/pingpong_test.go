@@ -47,6 +47,8 @@ func TestParsePingpong(t *testing.T) {
 		{"bad histogram", pingpongJSON("!!!"), "decode histogram"},
 		{"wrong schema", `{"schema":"hoplat.relay.v1","results":[]}`, "schema"},
 		{"two results", `{"schema":"hoplat.pingpong.v1","results":[{},{}]}`, "2 results"},
+		{"partial", `{"schema":"hoplat.pingpong.v1","partial":true,"partial_reason":"interrupted by SIGINT after 1s of 10s","results":[{}]}`,
+			"partial report (interrupted by SIGINT after 1s of 10s)"},
 		{"not json", "pingpong: dial: refused", "parse pingpong json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

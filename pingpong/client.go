@@ -23,6 +23,13 @@ const stallGrace = 2 * time.Second
 // (the target is unreachable or refuses): that is a set-up error, not a
 // figure. Errors after that (a peer closing mid-run, a bad reply) are
 // counted, the connection re-established, and the run goes on.
+//
+// When ctx ends before the last run does, Run returns ctx's error and the
+// report of what was measured until then, marked Partial: the runs that
+// ended whole, then the run in progress with the time it did run, marked
+// Partial too; runs and thread counts not yet started are left out.
+// PartialReason is ctx's cause (a signal, say) and how much of the planned
+// measuring time had passed.
 func Run(ctx context.Context, cfg Config) (results.Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -31,7 +38,13 @@ func Run(ctx context.Context, cfg Config) (results.Report, error) {
 	rep := results.Report{Schema: results.SchemaPingpong, Config: cfg.printed(), Env: affinity.CollectEnv()}
 	for _, n := range cfg.Threads {
 		s, cpus, err := runStep(ctx, cfg, n)
+		if len(s.Runs) > 0 {
+			rep.Steps = append(rep.Steps, s)
+		}
 		if err != nil {
+			if ctx.Err() != nil {
+				rep.Partial, rep.PartialReason = true, cfg.partialReason(context.Cause(ctx), rep.Steps)
+			}
 			return rep, err
 		}
 		for w, cpu := range cpus {
@@ -42,9 +55,31 @@ func Run(ctx context.Context, cfg Config) (results.Report, error) {
 				rep.Env.Pinning["pingpong/"+strconv.Itoa(w)] = strconv.Itoa(cpu)
 			}
 		}
-		rep.Steps = append(rep.Steps, s)
 	}
 	return rep, nil
+}
+
+// partialReason says what stopped a run early and when: "interrupted by
+// SIGINT after 1.2s of 10s", the time measured (warm-ups left out) against
+// the time every run of every thread count would have taken.
+func (c Config) partialReason(cause error, steps []results.Step) string {
+	var ran time.Duration
+	for _, s := range steps {
+		for _, r := range s.Runs {
+			ran += r.Elapsed
+		}
+	}
+	planned := time.Duration(len(c.Threads)*c.Runs) * c.Time
+	return fmt.Sprintf("%v after %v of %v", cause, roundDuration(ran), roundDuration(planned))
+}
+
+// roundDuration keeps a duration's printed form short: tenths of a second
+// from one second up, milliseconds below.
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }
 
 // step is one thread count's series of runs, shared by its workers.
@@ -160,15 +195,39 @@ wait:
 			stop()
 			break wait
 		case <-ctx.Done():
+			at := now()
 			stop()
-			return results.Step{}, nil, ctx.Err()
+			return results.Step{Threads: threads, Discard: cfg.Discard, Runs: s.cut(at)}, s.cpus(workers), ctx.Err()
 		}
 	}
-	cpus := make([]int, threads)
+	return results.Step{Threads: threads, Discard: cfg.Discard, Runs: s.runs}, s.cpus(workers), nil
+}
+
+// cpus is the CPU each worker was pinned to, -1 where none.
+func (s *step) cpus(workers []*worker) []int {
+	cpus := make([]int, len(workers))
 	for i, w := range workers {
 		cpus[i] = w.cpu
 	}
-	return results.Step{Threads: threads, Discard: cfg.Discard, Runs: s.runs}, cpus, nil
+	return cpus
+}
+
+// cut is the step's runs as a stop at clock at leaves them, once every
+// worker has flushed what it had (the workers flush the phase they are in
+// when stopped): the runs that had ended, then the one in progress with
+// the time it ran and marked Partial. None while warming up.
+func (s *step) cut(at int64) []results.Run {
+	start := s.end(-1) // the first run's
+	if at < start {
+		return nil
+	}
+	p := min(int((at-start)/int64(s.cfg.Time)), len(s.runs)-1)
+	if runEnd := s.end(p); at < runEnd {
+		r := &s.runs[p]
+		r.Elapsed = time.Duration(at - s.end(p-1))
+		r.Partial = true
+	}
+	return s.runs[:p+1]
 }
 
 // progress gathers and resets every worker's interval counts.

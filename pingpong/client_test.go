@@ -488,22 +488,61 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// TestCancel: cancelling the context ends a run early with its error.
+// TestCancel: cancelling the context ends a run early with its error and
+// the report of what was measured: the runs that ended whole, the one in
+// progress cut at the time it ran and marked, none after it, and the
+// report marked partial with the cause and the time measured.
 func TestCancel(t *testing.T) {
 	tcp, _ := serve(t, pingpong.Blocking, echo.Handler{})
-	ctx, cancel := context.WithCancel(context.Background())
-	var once atomic.Bool
-	_, err := pingpong.Run(ctx, pingpong.Config{
-		Target: tcp, Protocol: echo.Protocol{}, IO: pingpong.Blocking, Time: time.Minute,
-		ReportInterval: 10 * time.Millisecond,
-		Progress: func(results.Progress) {
-			if once.CompareAndSwap(false, true) {
-				cancel()
+	for _, tc := range []struct {
+		name     string
+		runTime  time.Duration
+		cancelAt time.Duration // into the step, by its progress lines
+		minRuns  int           // runs the report must hold at least
+	}{
+		{"first run", time.Minute, 0, 1},
+		{"second run", 200 * time.Millisecond, 300 * time.Millisecond, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once atomic.Bool
+			rep, err := pingpong.Run(ctx, pingpong.Config{
+				Target: tcp, Protocol: echo.Protocol{}, IO: pingpong.Blocking, Time: tc.runTime,
+				Threads: []int{1, 2}, Runs: 3, ReportInterval: 10 * time.Millisecond,
+				Progress: func(p results.Progress) {
+					if p.Events > 0 && p.At >= tc.cancelAt && once.CompareAndSwap(false, true) {
+						cancel()
+					}
+				},
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Run = %v, want context.Canceled", err)
 			}
-		},
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run = %v, want context.Canceled", err)
+			planned := (6 * tc.runTime).String()
+			if !rep.Partial || !strings.HasPrefix(rep.PartialReason, "context canceled after ") ||
+				!strings.HasSuffix(rep.PartialReason, " of "+planned) {
+				t.Errorf("partial %v, reason %q; want partial, \"context canceled after D of %s\"", rep.Partial, rep.PartialReason, planned)
+			}
+			if len(rep.Steps) != 1 || rep.Steps[0].Threads != 1 {
+				t.Fatalf("%d steps, want the one at 1 thread: the second never started", len(rep.Steps))
+			}
+			runs := rep.Steps[0].Runs
+			if len(runs) < tc.minRuns {
+				t.Fatalf("%d runs, want at least %d", len(runs), tc.minRuns)
+			}
+			for i, r := range runs {
+				last := i == len(runs)-1
+				switch {
+				case r.Transactions() == 0:
+					t.Errorf("run %d: no transactions", i)
+				case !last && (r.Partial || r.Elapsed != tc.runTime):
+					t.Errorf("run %d: partial %v, elapsed %v; want whole, %v", i, r.Partial, r.Elapsed, tc.runTime)
+				case last && (!r.Partial || r.Elapsed <= 0 || r.Elapsed >= tc.runTime):
+					t.Errorf("last run: partial %v, elapsed %v; want partial, under %v", r.Partial, r.Elapsed, tc.runTime)
+				}
+			}
+		})
 	}
 }
 

@@ -28,7 +28,8 @@ type Relay struct {
 	batch    string     // the epoll engine's batching: "io_uring", or "off (why)"; empty for other engines
 
 	mu      sync.Mutex
-	serving bool
+	serving bool // Serve was called
+	served  bool // and has returned
 	closed  chan struct{}
 }
 
@@ -102,9 +103,15 @@ func (r *Relay) Batch() string { return r.batch }
 // Config returns the configuration in effect, defaults filled in.
 func (r *Relay) Config() Config { return r.cfg }
 
-// Stats returns the counters and the merged residence histogram now.
+// Stats returns the counters and the merged residence histogram now,
+// marked Partial while Serve runs.
 func (r *Relay) Stats() Snapshot {
 	s := r.snapshot(r.eng.recorders(), r.eng.loopStats())
+	r.mu.Lock()
+	if r.serving && !r.served {
+		s.Partial, s.PartialReason = true, "snapshot while serving: live connections counted so far"
+	}
+	r.mu.Unlock()
 	if w, ok := r.eng.(interface{ wakeRecorders() []*recorder }); ok {
 		s.Wakes = summary(w.wakeRecorders(), false)
 	}
@@ -161,6 +168,9 @@ func (r *Relay) Serve(ctx context.Context) error {
 	err := r.eng.serve(stop, force)
 	close(done)
 	wg.Wait()
+	r.mu.Lock()
+	r.served = true
+	r.mu.Unlock()
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/sockets"
 )
 
 // Schema names the JSON layout Snapshot.WriteJSON writes.
@@ -111,6 +112,9 @@ type LoopStats struct {
 
 // SnapshotConfig is the configuration a snapshot reports it ran with.
 type SnapshotConfig struct {
+	// Listen is the listen address as given, with the host and port
+	// the listener really bound (the kernel's choice for port 0, the
+	// default host when none was named): tcp4-listen:43567,bind=127.0.0.1.
 	Listen   string `json:"listen"`
 	Connect  string `json:"connect"`
 	Engine   Engine `json:"engine"`
@@ -137,11 +141,18 @@ type SnapshotConfig struct {
 
 // Snapshot is the relay's state at one instant.
 type Snapshot struct {
-	Schema      string         `json:"schema"`
-	Time        time.Time      `json:"time"`
-	Config      SnapshotConfig `json:"config"`
-	Env         affinity.Env   `json:"env"`
-	Connections ConnStats      `json:"connections"`
+	Schema string `json:"schema"`
+	// Partial marks a snapshot taken while Serve runs (hoprelay's
+	// SIGUSR1), PartialReason saying so: live connections' bytes and
+	// residence are counted so far, and more will come. One taken after
+	// Serve returned, whatever ended it (SIGINT and SIGTERM are a
+	// relay's normal stop, not a cut), is whole and leaves both out.
+	Partial       bool           `json:"partial,omitempty"`
+	PartialReason string         `json:"partial_reason,omitempty"`
+	Time          time.Time      `json:"time"`
+	Config        SnapshotConfig `json:"config"`
+	Env           affinity.Env   `json:"env"`
+	Connections   ConnStats      `json:"connections"`
 	// Directions are indexed by ClientToUpstream and UpstreamToClient.
 	Directions struct {
 		ClientToUpstream DirStats `json:"client_to_upstream"`
@@ -175,7 +186,7 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	c := &r.counters
 	s := Snapshot{Schema: Schema, Time: time.Now().UTC(), Env: affinity.CollectEnv()}
 	s.Config = SnapshotConfig{
-		Listen: r.listen.String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
+		Listen: r.boundListen().String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
 		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
 		Wake: r.wake.Strategy, WakeWhy: r.wake.Why, Batch: r.batch,
 		Buffer: r.cfg.Buffer, MaxConns: r.cfg.MaxConns, Timed: r.cfg.Stats,
@@ -196,6 +207,16 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	}
 	s.Residence = *summary(recs, true)
 	return s
+}
+
+// boundListen is the listen address as asked with the host and port the
+// listener bound; as asked before the engine has bound it.
+func (r *Relay) boundListen() sockets.Addr {
+	a := r.listen
+	if !a.IsUnix() && r.bound.Network != "" {
+		a.Host, a.Port = r.bound.Host, r.bound.Port
+	}
+	return a
 }
 
 // summary merges recorders into a Residence, with the histogram when

@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/sockets"
 )
 
 // TestSnapshotHistogramDecodes: the residence histogram of a --stats file is
@@ -103,5 +105,50 @@ func TestWakeReported(t *testing.T) {
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "wake") {
 			t.Errorf("%+v: Validate = %v, want an error naming wake", cfg, err)
 		}
+	}
+}
+
+// TestSnapshotListenBound: a relay asked for port 0 on no host reports the
+// address it bound, the kernel's port and the default host, and its
+// snapshots are partial while it serves and whole once Serve returned.
+func TestSnapshotListenBound(t *testing.T) {
+	for _, engine := range []relay.Engine{relay.EngineGoroutine, relay.EngineEpoll} {
+		t.Run(string(engine), func(t *testing.T) {
+			if engine == relay.EngineEpoll && runtime.GOOS != "linux" {
+				t.Skip("epoll: linux only")
+			}
+			up := startUpstream(t, "tcp", echo)
+			r, err := relay.New(sockets.Addr{Network: "tcp4", Role: sockets.RoleListen}, up.addr, relay.Config{Engine: engine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("tcp4-listen:%d,bind=127.0.0.1", r.Addr().Port)
+			if got := r.Stats().Config.Listen; got != want || r.Addr().Port == 0 {
+				t.Errorf("listen %q, want %q: the port bound", got, want)
+			}
+			rr := serveRelay(t, r)
+			// A round trip through the relay: Serve is under way.
+			c := dial(t, rr.Addr())
+			msg := []byte("bound")
+			if _, err := c.Write(msg); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, msg); err != nil {
+				t.Fatal(err)
+			}
+			if s := rr.Stats(); !s.Partial || s.PartialReason == "" || s.Config.Listen != want {
+				t.Errorf("while serving: partial %v %q, listen %q; want partial with a reason, %q", s.Partial, s.PartialReason, s.Config.Listen, want)
+			}
+			c.Close()
+			rr.stop(t)
+			s := rr.Stats()
+			var out bytes.Buffer
+			if err := s.WriteJSON(&out); err != nil {
+				t.Fatal(err)
+			}
+			if s.Partial || strings.Contains(out.String(), "partial") {
+				t.Errorf("after Serve returned: partial %v, want a whole snapshot without the fields:\n%s", s.Partial, out.String())
+			}
+		})
 	}
 }

@@ -47,6 +47,10 @@ type Run struct {
 	// stamp.
 	Wake      *stats.Histogram
 	Unstamped int64
+	// Partial marks a run cut short (pingpong stopped by a signal):
+	// Elapsed is then the time it did run, its counts what that time
+	// measured.
+	Partial bool
 }
 
 // Transactions is the events of every worker together.
@@ -81,6 +85,13 @@ type Report struct {
 	Config any    // the configuration the run used, printed as given
 	Env    affinity.Env
 	Steps  []Step
+	// Partial marks a report that covers less than the configuration
+	// asked for: stopped before its last run ended. Steps then hold
+	// what was measured up to the stop (the run it cut marked Partial,
+	// runs never started left out), and PartialReason says what stopped
+	// it and when ("interrupted by SIGINT after 1.2s of 10s").
+	Partial       bool
+	PartialReason string
 }
 
 // StepResult holds the figures of one step: what every reporter prints, and
@@ -145,6 +156,8 @@ type RunResult struct {
 	Reconnects int64          `json:"reconnects"`
 	Latency    stats.Latency  `json:"latency_us"`
 	Corrected  *stats.Latency `json:"latency_corrected_us,omitempty"`
+	// Partial is set on a run cut short (Run.Partial), absent otherwise.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Results computes the figures of every step.
@@ -259,6 +272,7 @@ func runResult(run Run, tps, qps float64, discarded, outlier bool) RunResult {
 		Ignored:    run.Ignored,
 		Reconnects: run.Reconnects,
 		Latency:    stats.LatencyOf(run.Latency),
+		Partial:    run.Partial,
 	}
 	if run.Corrected != nil {
 		l := stats.LatencyOf(run.Corrected)

@@ -208,7 +208,7 @@ func TestIntegrationSignals(t *testing.T) {
 		if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
 			t.Errorf("%v: exit %v, want status %d", tc.sig, err, tc.code)
 		}
-		if !strings.Contains(rest, "hopbench: interrupted (") {
+		if !strings.Contains(rest, "hopbench: interrupted by SIG") {
 			t.Errorf("%v: stderr after the signal %q", tc.sig, rest)
 		}
 		noneLeft(t, tmp)

@@ -363,3 +363,50 @@ func readStats(t *testing.T, hr *exec.Cmd, path string) relayStats {
 	}
 	return s
 }
+
+// TestHoprelayStatsBound runs the binary on port 0: --stats names the port
+// the kernel chose, as the readiness line does; the SIGUSR1 snapshot is
+// marked partial (the relay still serves) and the one SIGINT and SIGTERM
+// leave behind is whole, a signal being a relay's normal end.
+func TestHoprelayStatsBound(t *testing.T) {
+	bin := peer.Hoplat(t, "hoprelay")
+	up := startEcho(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			stats := filepath.Join(t.TempDir(), "stats.json")
+			cmd, line, err := startRelay(t, bin, "--stats", stats, "TCP4-LISTEN:0,reuseaddr", "TCP4:"+up.Addr().String())
+			addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp4:127.0.0.1:")
+			if err != nil || !ok || addr == "0" {
+				t.Fatalf("readiness line %q, %v", line, err)
+			}
+			want := "tcp4-listen:" + addr + ",reuseaddr,bind=127.0.0.1"
+			read := func() (s struct {
+				Partial       bool   `json:"partial"`
+				PartialReason string `json:"partial_reason"`
+				Config        struct {
+					Listen string `json:"listen"`
+				} `json:"config"`
+			}) {
+				t.Helper()
+				b, _ := os.ReadFile(stats)
+				if err := json.Unmarshal(b, &s); err != nil {
+					t.Fatalf("stats: %v\n%s", err, b)
+				}
+				return s
+			}
+			cmd.Process.Signal(syscall.SIGUSR1)
+			waitFile(t, stats)
+			if s := read(); s.Config.Listen != want || !s.Partial || s.PartialReason == "" {
+				t.Errorf("SIGUSR1 stats: listen %q, partial %v %q; want %q, partial with a reason", s.Config.Listen, s.Partial, s.PartialReason, want)
+			}
+			os.Remove(stats)
+			cmd.Process.Signal(sig)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("exit after %v: %v", sig, err)
+			}
+			if s := read(); s.Config.Listen != want || s.Partial || s.PartialReason != "" {
+				t.Errorf("stats at exit: listen %q, partial %v %q; want %q, whole", s.Config.Listen, s.Partial, s.PartialReason, want)
+			}
+		})
+	}
+}

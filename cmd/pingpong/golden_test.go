@@ -135,3 +135,39 @@ func TestGoldenOutputs(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("golden", "progress.txt"), progress.Bytes())
 }
+
+// goldenPartial is goldenRun stopped by SIGINT 1.25 s into the second run
+// at four threads: the step at one thread whole, the four-thread step's
+// first run whole (and discarded), its second cut short, the rest never
+// run.
+func goldenPartial() results.Report {
+	rep := goldenRun()
+	four := &rep.Steps[1]
+	four.Runs = four.Runs[:2]
+	cut := &four.Runs[1]
+	cut.Elapsed = 1250 * time.Millisecond
+	cut.Partial = true
+	rep.Partial = true
+	rep.PartialReason = "interrupted by SIGINT after 18.2s of 32s"
+	return rep
+}
+
+// TestGoldenPartial pins a partial report: marked in its first line (text)
+// and at the top and on the cut run (JSON); the four-thread step's one
+// kept run prints its CI as n/a.
+func TestGoldenPartial(t *testing.T) {
+	rep := goldenPartial()
+	for _, c := range []struct{ file, format string }{
+		{"partial.txt", "text"}, {"partial.json", "json"},
+	} {
+		write, err := load.ReporterFor(c.format, rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("golden", c.file), b.Bytes())
+	}
+}

@@ -7,7 +7,10 @@
 // It exits 1 when the target cannot be reached or a round trip failed
 // (the report still prints), 2 for flag values that make no sense (an
 // --hgrm file that cannot be created included, before any load), and 130 or
-// 143 when SIGINT or SIGTERM stops it.
+// 143 when SIGINT or SIGTERM stops it. A stopped run still prints its
+// report (and --hgrm files): what was measured up to the signal, marked
+// partial, the run in progress with the time it ran. A second signal ends
+// pingpong at once.
 package main
 
 import (
@@ -163,15 +166,30 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o.cfg.Progress = func(p results.Progress) { fmt.Fprintln(progress, p) }
 
-	ctx, stop := cli.SignalContext(context.Background())
+	// The first signal ends the load; what it had measured is still
+	// written. The second ends pingpong at once, report or not.
+	ctx, stop := cli.SignalContextForce(context.Background(), func(in cli.Interrupted) {
+		fmt.Fprintf(stderr, "pingpong: %s: writing the report of what was measured (again to quit now)\n", cli.SignalName(in.Signal))
+	})
 	defer stop()
 	rep, err := pingpong.Run(ctx, o.cfg)
 	if ctx.Err() != nil {
+		if werr := report(o, rep, stdout); werr != nil {
+			return fmt.Errorf("%w; report: %v", context.Cause(ctx), werr)
+		}
 		return context.Cause(ctx)
 	}
 	if err != nil {
 		return err
 	}
+	if err := report(o, rep, stdout); err != nil {
+		return err
+	}
+	return failures(rep.Results())
+}
+
+// report writes rep in the chosen format to stdout, and the --hgrm files.
+func report(o options, rep results.Report, stdout io.Writer) error {
 	write, err := load.ReporterFor(o.format, rep)
 	if err != nil {
 		return err
@@ -179,13 +197,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := write(stdout); err != nil {
 		return err
 	}
-	res := rep.Results()
 	if o.hgrm != "" {
-		if err := writeHgrm(o.hgrm, res); err != nil {
-			return err
-		}
+		return writeHgrm(o.hgrm, rep.Results())
 	}
-	return failures(res)
+	return nil
 }
 
 // failures turns failed round trips into the exit status: a figure with

@@ -33,8 +33,8 @@ func TestReport(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", Usage(errors.New("bad"))), "pongd: wrapped: bad\n", ExitUsage},
 		{errors.New("pongd: dial: refused"), "pongd: dial: refused\n", 1},
 		{fmt.Errorf("pongd: %w", errors.New("pongd: out dir: denied")), "pongd: out dir: denied\n", 1},
-		{fmt.Errorf("%w; stopped", Interrupted{syscall.SIGTERM}), "pongd: interrupted (terminated); stopped\n", 143},
-		{Interrupted{syscall.SIGINT}, "pongd: interrupted (interrupt)\n", 130},
+		{fmt.Errorf("%w; stopped", Interrupted{syscall.SIGTERM}), "pongd: interrupted by SIGTERM; stopped\n", 143},
+		{Interrupted{syscall.SIGINT}, "pongd: interrupted by SIGINT\n", 130},
 	} {
 		var b bytes.Buffer
 		if code := report(&b, "pongd", tc.err); code != tc.code || b.String() != tc.want {

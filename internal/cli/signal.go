@@ -16,12 +16,50 @@ import (
 // 130 for SIGINT, 143 for SIGTERM.
 type Interrupted struct{ Signal syscall.Signal }
 
-func (e Interrupted) Error() string { return fmt.Sprintf("interrupted (%v)", e.Signal) }
+func (e Interrupted) Error() string { return "interrupted by " + SignalName(e.Signal) }
+
+// SignalName is a signal's name as kill(1) and the shell's trap print it,
+// SIGINT rather than Go's "interrupt"; signals without a name here fall
+// back to Go's description.
+func SignalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGUSR1:
+		return "SIGUSR1"
+	}
+	return fmt.Sprintf("signal %d (%v)", int(s), s)
+}
 
 // SignalContext returns a context cancelled by the first SIGINT or SIGTERM,
 // with an Interrupted cause that context.Cause returns. stop releases the
 // signals (a second one then gets the default action) and the context.
+// Until stop, a second signal is swallowed: the command's own clean-up
+// (processes, namespaces) runs to its end.
 func SignalContext(parent context.Context) (ctx context.Context, stop func()) {
+	return signalContext(parent, nil)
+}
+
+// SignalContextForce is SignalContext for a command whose work after the
+// first signal (a report of what it measured) may be skipped: at the first
+// SIGINT or SIGTERM it restores both signals' default action, then calls
+// first (to say so, say) and cancels the context, so that a second signal
+// ends the process at once, killed by that signal as the shell expects
+// (128+N).
+func SignalContextForce(parent context.Context, first func(Interrupted)) (ctx context.Context, stop func()) {
+	if first == nil {
+		first = func(Interrupted) {}
+	}
+	return signalContext(parent, first)
+}
+
+func signalContext(parent context.Context, first func(Interrupted)) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
@@ -33,6 +71,12 @@ func SignalContext(parent context.Context) (ctx context.Context, stop func()) {
 		select {
 		case s := <-ch:
 			sig, _ := s.(syscall.Signal)
+			if first != nil {
+				// Reset before first: a caller that sees first's
+				// effect may count on the second signal's default.
+				signal.Reset(syscall.SIGINT, syscall.SIGTERM)
+				first(Interrupted{Signal: sig})
+			}
 			cancel(Interrupted{Signal: sig})
 		case <-done:
 		case <-ctx.Done():

@@ -10,7 +10,8 @@ import (
 
 // WriteJSON writes r as the hoplat.pingpong.v1 JSON document.
 func WriteJSON(w io.Writer, r results.Report) error {
-	doc := results.ReportJSON{Schema: r.Schema, Config: r.Config, Env: r.Env, Results: []results.StepJSON{}}
+	doc := results.ReportJSON{Schema: r.Schema, Partial: r.Partial, PartialReason: r.PartialReason,
+		Config: r.Config, Env: r.Env, Results: []results.StepJSON{}}
 	for _, s := range r.Results() {
 		enc, err := s.LatencyHist.Encode()
 		if err != nil {

@@ -19,14 +19,23 @@ import (
 // (mean, median, stddev, 95% CI, discarded and outlier runs named).
 func WriteText(w io.Writer, r results.Report) error {
 	p := &printer{w: w}
+	if line := partialLine(r); line != "" {
+		for _, l := range wrapIndent("", "    ", line) {
+			p.printf("%s\n", l)
+		}
+	}
 	if r.Config != nil {
-		cfg, err := json.Marshal(r.Config)
+		lines, err := configLines(r.Config)
 		if err != nil {
 			return fmt.Errorf("results: text report: config: %w", err)
 		}
-		p.printf("Config: %s\n", cfg)
+		for _, l := range lines {
+			p.printf("%s\n", l)
+		}
 	}
-	p.printf("Env: %s\n", envLine(r.Env))
+	for _, l := range packIndent("Env: ", "     ", envItems(r.Env)) {
+		p.printf("%s\n", l)
+	}
 	results := r.Results()
 	for _, s := range results {
 		p.printf("\n")
@@ -44,20 +53,29 @@ func WriteText(w io.Writer, r results.Report) error {
 	return p.err
 }
 
-func envLine(e affinity.Env) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "host %s, %s/%s, kernel %s, cpu %q, cores %d, GOMAXPROCS %d, %s, clock %s",
-		e.Hostname, e.OS, e.Arch, e.Kernel, e.CPUModel, e.Cores, e.GOMAXPROCS, e.GoVersion, e.ClockSource)
+// envItems are the environment's facts in the order the Env line gives
+// them.
+func envItems(e affinity.Env) []string {
+	items := []string{
+		"host " + e.Hostname, e.OS + "/" + e.Arch, "kernel " + e.Kernel, fmt.Sprintf("cpu %q", e.CPUModel),
+		fmt.Sprintf("cores %d", e.Cores), fmt.Sprintf("GOMAXPROCS %d", e.GOMAXPROCS), e.GoVersion, "clock " + e.ClockSource,
+	}
 	if len(e.Pinning) > 0 {
 		pin, _ := json.Marshal(e.Pinning) // sorted keys: stable output
-		fmt.Fprintf(&b, ", pinning %s", pin)
+		items = append(items, "pinning "+string(pin))
 	}
-	return b.String()
+	return items
 }
 
 func textStep(p *printer, s results.StepResult) {
-	p.printf("Threads: %d (%d runs, first %d discarded, figures over the %d kept)\n\n",
-		s.Threads, len(s.Runs), s.TPS.Discard, s.TPS.N)
+	cut := ""
+	for _, run := range s.Runs {
+		if run.Partial {
+			cut = fmt.Sprintf("; run %d cut short after %.2fs", run.Index, run.ElapsedS)
+		}
+	}
+	p.printf("Threads: %d (%d runs, first %d discarded, figures over the %d kept%s)\n\n",
+		s.Threads, len(s.Runs), s.TPS.Discard, s.TPS.N, cut)
 	secs := s.ElapsedS
 
 	// sysbench heads this block "SQL statistics"; echo has no SQL.
@@ -178,5 +196,15 @@ func (p *printer) latency(l stats.Latency, sum bool) {
 
 func (p *printer) series(name string, s series.Summary) {
 	p.printf("    %-31s%.2f/%.2f/%.2f\n", name+" mean/median/stddev:", s.Mean, s.Median, s.StdDev)
-	p.printf("    %-31s[%.2f, %.2f] (%d kept runs)\n", name+" 95% CI of mean:", s.CI95[0], s.CI95[1], s.N)
+	label := name + " 95% CI of mean:"
+	switch s.N {
+	case 0:
+		p.printf("    %-31sn/a (no run kept)\n", label)
+	case 1:
+		// One run has no spread to bound: an interval [x, x] would read
+		// as a certainty it is not.
+		p.printf("    %-31sn/a (one run)\n", label)
+	default:
+		p.printf("    %-31s[%.2f, %.2f] (%d kept runs)\n", label, s.CI95[0], s.CI95[1], s.N)
+	}
 }

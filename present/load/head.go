@@ -1,0 +1,190 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hoplat/hoplat/results"
+)
+
+// width is the text report's line length, as --help's (STYLE.md): a
+// report pasted into an issue or a terminal reads without scrolling.
+const width = 100
+
+// partialLine is the report's first line when it covers less than was
+// asked, or "" for a complete one: the reason, and what it means for the
+// figures below.
+func partialLine(r results.Report) string {
+	if !r.Partial {
+		return ""
+	}
+	reason := r.PartialReason
+	if reason == "" {
+		reason = "stopped early"
+	}
+	var cut bool
+	measured := false
+	for _, s := range r.Steps {
+		for _, run := range s.Runs {
+			cut = run.Partial
+			measured = true
+		}
+	}
+	switch {
+	case cut:
+		reason += "; the last run is cut short"
+	case !measured:
+		reason += "; nothing was measured"
+	default:
+		reason += "; the runs shown are whole, the rest never started"
+	}
+	return "partial: " + reason
+}
+
+// configLines lays out a report's config as "key: value" lines, in the
+// order the config marshals its fields, values aligned and wrapped to
+// width. A nested object's fields read as parent.field; other values are
+// their JSON, strings unquoted.
+func configLines(cfg any) ([]string, error) {
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var kv [][2]string
+	if err := flatten(&kv, "", raw); err != nil {
+		return nil, err
+	}
+	if len(kv) == 0 {
+		// Not an object (or an empty one): its JSON, wrapped.
+		return wrapIndent("Config: ", "    ", string(raw)), nil
+	}
+	keyWidth := 0
+	for _, p := range kv {
+		keyWidth = max(keyWidth, len(p[0])+1)
+	}
+	lines := []string{"Config:"}
+	pad := strings.Repeat(" ", 4+keyWidth+1)
+	for _, p := range kv {
+		first := fmt.Sprintf("    %-*s ", keyWidth, p[0]+":")
+		lines = append(lines, wrapIndent(first, pad, p[1])...)
+	}
+	return lines, nil
+}
+
+// flatten appends the fields of the JSON object raw to kv, in order,
+// nested objects' fields under prefix "key.". raw that is not an object
+// appends nothing.
+func flatten(kv *[][2]string, prefix string, raw json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key := prefix + tok.(string) // object keys are strings
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if len(v) > 2 && v[0] == '{' {
+			if err := flatten(kv, key+".", v); err != nil {
+				return err
+			}
+			continue
+		}
+		s := string(v) // not a string: its JSON as it stands (null too)
+		if v[0] == '"' {
+			if err := json.Unmarshal(v, &s); err != nil {
+				return err
+			}
+		}
+		*kv = append(*kv, [2]string{key, s})
+	}
+	return nil
+}
+
+// wrapIndent is s after first, wrapped to width, each further line
+// starting with indent.
+func wrapIndent(first, indent, s string) []string {
+	lines := wrap(s, max(width-len(indent), 20))
+	for i := range lines {
+		if i == 0 {
+			lines[i] = strings.TrimRight(first+lines[i], " ")
+		} else {
+			lines[i] = indent + lines[i]
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{strings.TrimRight(first, " ")}
+	}
+	return lines
+}
+
+// wrap breaks s into lines of at most n bytes: between words, else after
+// a comma (JSON lists hold no spaces), else, for one unbroken run longer
+// than n (a long path), every n bytes.
+func wrap(s string, n int) []string {
+	var pieces []string
+	for _, w := range strings.SplitAfter(s, " ") {
+		if len(w) <= n {
+			pieces = append(pieces, w)
+			continue
+		}
+		for _, c := range strings.SplitAfter(w, ",") {
+			for len(c) > n {
+				pieces = append(pieces, c[:n])
+				c = c[n:]
+			}
+			pieces = append(pieces, c)
+		}
+	}
+	var lines []string
+	var line strings.Builder
+	for _, p := range pieces {
+		if line.Len() > 0 && len(strings.TrimRight(line.String()+p, " ")) > n {
+			lines = append(lines, strings.TrimRight(line.String(), " "))
+			line.Reset()
+		}
+		line.WriteString(p)
+	}
+	if line.Len() > 0 {
+		lines = append(lines, strings.TrimRight(line.String(), " "))
+	}
+	return lines
+}
+
+// packIndent joins items with ", " after first, breaking lines between
+// items where the next would pass width (within one that alone is too
+// long, as wrap does), further lines starting with indent.
+func packIndent(first, indent string, items []string) []string {
+	var lines []string
+	line := first
+	fresh := true // nothing on line yet but its lead
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		switch {
+		case fresh:
+		case len(line)+1+len(it) <= width:
+			line += " "
+		default:
+			lines = append(lines, line)
+			line, fresh = indent, true
+		}
+		if len(line)+len(it) > width {
+			parts := wrapIndent(line, indent, it)
+			lines = append(lines, parts[:len(parts)-1]...)
+			line = parts[len(parts)-1]
+		} else {
+			line += it
+		}
+		fresh = false
+	}
+	return append(lines, line)
+}
