@@ -153,6 +153,7 @@ func summarise(s Series, discard int) PathResult {
 		}
 	}
 	r.RoundsP50Us = p50s
+	r.Unmeasured = len(p50s) == 0
 	r.Stable, r.UnstableReason = stability(p50s)
 	if s.Trace != nil {
 		t := *s.Trace
