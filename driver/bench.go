@@ -130,7 +130,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		}
 		all = append(all, sr.series...)
 		if stopped = sr.stopped; stopped != nil {
-			stopped.stage = si
+			stopped.stage, stopped.regime = si, st.Regime
 			if !keptAny(all, cfg.Discard) {
 				return nil, ctx.Err()
 			}
@@ -215,6 +215,7 @@ type stageResult struct {
 // stop is where a cancelled run stopped, for its partial report.
 type stop struct {
 	stage  int    // 0-based, among the run's stages
+	regime string // the stage's placement regime
 	rounds int    // rounds every cell of the stage completed
 	phase  string // what ran past the rounds, "" within them
 }
@@ -231,7 +232,10 @@ func (s stop) reason(cause error, stages, rounds int) string {
 	}
 	where := fmt.Sprintf("after round %d of %d", s.rounds, rounds)
 	if stages > 1 {
-		where += fmt.Sprintf(" of stage %d of %d", s.stage+1, stages)
+		where += fmt.Sprintf(" in stage %d of %d", s.stage+1, stages)
+		if s.regime != "" {
+			where += " (" + s.regime + ")"
+		}
 	}
 	if s.phase != "" {
 		where += ", in " + s.phase

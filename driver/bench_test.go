@@ -494,7 +494,7 @@ func TestRunInterruptedKeepsRounds(t *testing.T) {
 		{"mid-round", []time.Duration{0}, 8, []int{4, 3}, "interrupted by SIGTEST after round 3 of 5"},
 		{"between rounds", []time.Duration{0}, 7, []int{3, 3}, "interrupted by SIGTEST after round 3 of 5"},
 		{"second stage not reached", []time.Duration{0, 20 * time.Microsecond}, 5, []int{2, 2, 0, 0},
-			"interrupted by SIGTEST after round 2 of 5 of stage 1 of 2"},
+			"interrupted by SIGTEST after round 2 of 5 in stage 1 of 2 (none)"},
 		{"in the warm-up", []time.Duration{0}, 2, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
