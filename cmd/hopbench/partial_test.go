@@ -78,9 +78,9 @@ func statOf(pid int) (ppid int, start string, ok bool) {
 // interruptAfter starts cmd, reads its progress until the line that begins
 // round `round` (every round before it then completed on every path), lists
 // its components, sends sig, and waits up to 10 s for it to exit. It
-// returns stdout, the stderr that followed the signal, how cmd ended, and
-// the components seen.
-func interruptAfter(t *testing.T, cmd *exec.Cmd, round int, sig syscall.Signal) (stdout []byte, rest string, err error, comps []proc) {
+// returns stdout, the stderr that followed the signal, the components
+// seen, and how cmd ended.
+func interruptAfter(t *testing.T, cmd *exec.Cmd, round int, sig syscall.Signal) (stdout []byte, rest string, comps []proc, err error) {
 	t.Helper()
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -122,7 +122,7 @@ func interruptAfter(t *testing.T, cmd *exec.Cmd, round int, sig syscall.Signal) 
 		t.Fatalf("hopbench did not stop within 10 s of %v:\n%s%s", sig, seen, after.String())
 	}
 	t.Logf("%v after %s; stopped in %v:\n%s", sig, marker, time.Since(began).Round(time.Millisecond), after.String())
-	return out.Bytes(), after.String(), err, comps
+	return out.Bytes(), after.String(), comps, err
 }
 
 // noComponentLeft checks that every component seen running has ended: its
@@ -155,7 +155,7 @@ func TestIntegrationInterruptedReport(t *testing.T) {
 	out := t.TempDir()
 	cmd, tmp := hopbench(t, append([]string{"--format", "json", "--out", out}, partialRun...)...)
 	// Seeing round 3 begin, rounds 1 (the warm-up) and 2 completed.
-	stdout, rest, err, comps := interruptAfter(t, cmd, 3, syscall.SIGINT)
+	stdout, rest, comps, err := interruptAfter(t, cmd, 3, syscall.SIGINT)
 	if code := exitCode(err); code != 130 {
 		t.Errorf("exit %v (status %d), want 130", err, code)
 	}
@@ -205,7 +205,7 @@ func TestIntegrationInterruptedReport(t *testing.T) {
 // partial and why, within 100 columns, and the exit status is 143.
 func TestIntegrationInterruptedText(t *testing.T) {
 	cmd, tmp := hopbench(t, partialRun...)
-	stdout, _, err, comps := interruptAfter(t, cmd, 3, syscall.SIGTERM)
+	stdout, _, comps, err := interruptAfter(t, cmd, 3, syscall.SIGTERM)
 	if code := exitCode(err); code != 143 {
 		t.Errorf("exit %v (status %d), want 143", err, code)
 	}
