@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,8 +17,11 @@ import (
 )
 
 // Run builds each stage's topology, runs every path in interleaved rounds,
-// stops everything, and explains the result. Cancelling ctx stops the run
-// at once, every process with it; Run then returns ctx's error.
+// stops everything, and explains the result. Cancelling ctx (hopbench's
+// first SIGINT or SIGTERM) stops the run at once, every process with it:
+// the round in progress is dropped, and Run returns the report of the
+// rounds completed so far, marked Partial (paths with no kept round
+// Unmeasured); when no round was kept, it returns ctx's error.
 func Run(ctx context.Context, cfg Config) (*hop.Report, error) {
 	return (&bench{measure: RunClient}).run(ctx, cfg)
 }
@@ -128,12 +132,28 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	}
 	progress.expect(traces, 3*cfg.Warmup+cfg.Time+300*time.Millisecond, conns, cfg.ConnectTime+50*time.Millisecond)
 	pinning := map[string]string{}
+	var stopped *stop
 	for si, st := range stages {
 		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, placements[st.Regime], si, len(stages), progress)
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, sr.series...)
+		if stopped = sr.stopped; stopped != nil {
+			stopped.stage, stopped.regime = si, st.Regime
+			if !keptAny(all, cfg.Discard) {
+				return nil, ctx.Err()
+			}
+			// A stage stopped before its rounds, and the stages not
+			// reached, are the report's rows still: unmeasured.
+			later := stages[si+1:]
+			if len(sr.series) == 0 {
+				later = stages[si:]
+			}
+			for _, st := range later {
+				all = append(all, unmeasured(st, paths, cfg.Threads, slices.Concat(rep.Skipped, sr.skipped))...)
+			}
+		}
 		for _, s := range sr.skipped {
 			if !slices.Contains(rep.Skipped, s) {
 				rep.Skipped = append(rep.Skipped, s)
@@ -144,6 +164,14 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			rep.Config.RoundSizing = append(rep.Config.RoundSizing, *sr.sizing)
 		}
 		rep.Warnings = append(rep.Warnings, sr.warnings...)
+		if stopped != nil {
+			break
+		}
+	}
+	if stopped != nil {
+		rep.Partial = true
+		rep.PartialReason = stopped.reason(context.Cause(ctx), len(stages), cfg.Rounds)
+		progress.say("%s: reporting the rounds completed", rep.PartialReason)
 	}
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
 	for _, p := range rep.Paths {
@@ -191,6 +219,63 @@ type stageResult struct {
 	pinning  map[string]string
 	warnings []string // a component that failed to stop cleanly: the figures stand, the report says so
 	sizing   *hop.RoundSizing
+	stopped  *stop // the run was cancelled in this stage: series holds the rounds completed
+}
+
+// stop is where a cancelled run stopped, for its partial report.
+type stop struct {
+	stage  int    // 0-based, among the run's stages
+	regime string // the stage's placement regime
+	rounds int    // rounds every cell of the stage completed
+	phase  string // what ran past the rounds, "" within them
+}
+
+// reason says what stopped the run and where: "interrupted by SIGINT
+// after round 3 of 11", with the stage when the run has several and the
+// phase when the rounds were all done.
+func (s stop) reason(cause error, stages, rounds int) string {
+	// A cause that names its signal (cli.Interrupted) is said by it.
+	var sig interface{ SignalName() string }
+	what := fmt.Sprintf("stopped (%v)", cause)
+	if errors.As(cause, &sig) {
+		what = "interrupted by " + sig.SignalName()
+	}
+	where := fmt.Sprintf("after round %d of %d", s.rounds, rounds)
+	if stages > 1 {
+		where += fmt.Sprintf(" in stage %d of %d", s.stage+1, stages)
+		if s.regime != "" {
+			where += " (" + s.regime + ")"
+		}
+	}
+	if s.phase != "" {
+		where += ", in " + s.phase
+	}
+	return what + " " + where
+}
+
+// keptAny reports whether any series holds a kept round.
+func keptAny(all []CellRounds, discard int) bool {
+	for _, s := range all {
+		for i, smp := range s.Samples {
+			if i >= discard && smp.Failed == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unmeasured is a stage's rows with no round: the report of a run stopped
+// before them still lists them, as paths not measured.
+func unmeasured(st Stage, paths []hop.Path, threads []int, skipped []hop.Skip) []CellRounds {
+	var out []CellRounds
+	for _, c := range Cells(paths, threads) {
+		if slices.ContainsFunc(skipped, func(k hop.Skip) bool { return k.Path == c.Path.Name() }) {
+			continue
+		}
+		out = append(out, CellRounds{Stage: st, Cell: c})
+	}
+	return out
 }
 
 func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []hop.Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
@@ -213,6 +298,9 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Proxies:   cfg.Proxies,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return stageResult{stopped: &stop{phase: "starting the components"}}, nil
+		}
 		return stageResult{}, err
 	}
 	warn := func(err error) {
@@ -246,6 +334,10 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		// over its rounds, runs the sized length from here on.
 		d, rs, err := b.sizeRounds(ctx, cfg, pingpong, st, placement, topo, live, b.roundCap)
 		if err != nil {
+			if ctx.Err() != nil {
+				sr.stopped = &stop{phase: "sizing the rounds"}
+				return sr, nil
+			}
 			return stageResult{}, err
 		}
 		cfg.Time, sr.sizing = d, &rs
@@ -266,11 +358,14 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		serverPID = b.server.pid
 	}
 	ends := newEndpointRounds(len(cells), cfg.Rounds, topo, b.hosts != nil)
+	// done counts each cell's completed rounds: a cancelled run keeps
+	// those, and drops the step it cut short.
+	done := make([]int, len(cells))
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		c := cells[step.Cell]
 		relayBase := relays.snap(ctx, step.Cell, c, step.Round)
 		if ctx.Err() != nil {
-			return stageResult{}, ctx.Err()
+			break
 		}
 		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
 		argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
@@ -281,14 +376,15 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		serverBase := ends.begin()
 		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
 		if ctx.Err() != nil {
-			return stageResult{}, ctx.Err()
+			break
 		}
 		ends.end(step.Cell, step.Round, serverBase)
 		kworkers.end(step.Cell, step.Round, kwBase)
-		warn(relays.add(step.Cell, relayBase, relays.snap(ctx, step.Cell, c, step.Round)))
+		relayEnd := relays.snap(ctx, step.Cell, c, step.Round)
 		if ctx.Err() != nil {
-			return stageResult{}, ctx.Err()
+			break // before add: the relays' totals keep the rounds kept
 		}
+		warn(relays.add(step.Cell, relayBase, relayEnd))
 		if err != nil {
 			smp = hop.Sample{Failed: err.Error()}
 		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
@@ -299,10 +395,24 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			smp = hop.Sample{Failed: "no request completed in the round (a reply stalled past its end)"}
 		}
 		sr.series[step.Cell].Samples[step.Round] = smp
+		done[step.Cell]++
 		use.observe(step.Cell, c.Path, topo, serverPID, smp)
 		progress.end(smp)
 	}
-	if b.tracing.tr != nil && b.tracing.floorPct == nil && sharesOneCPU(placement) {
+	if ctx.Err() != nil {
+		for i := range sr.series {
+			sr.series[i].Samples = sr.series[i].Samples[:done[i]]
+		}
+		sr.stopped = &stop{rounds: slices.Min(append(done, cfg.Rounds))}
+	}
+	// stopIn marks the stage stopped in a phase past its rounds, which
+	// are all kept.
+	stopIn := func(phase string) {
+		if sr.stopped == nil {
+			sr.stopped = &stop{rounds: cfg.Rounds, phase: phase}
+		}
+	}
+	if sr.stopped == nil && b.tracing.tr != nil && b.tracing.floorPct == nil && sharesOneCPU(placement) {
 		// The tracer's floor, once a run, on its packed direct path.
 		for i, c := range cells {
 			if c.Path.Relay != hop.Direct {
@@ -318,7 +428,8 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			progress.say("tracer floor: hooks that return at once, on %s", c.Path.Name())
 			b.tracing.measureFloor(ctx, argv, client.Env(), clientCPUs)
 			if ctx.Err() != nil {
-				return stageResult{}, ctx.Err()
+				stopIn("the tracer's floor")
+				b.tracing.floorPct, b.tracing.floorNote = nil, "tracer floor: the run was interrupted"
 			}
 			break
 		}
@@ -326,6 +437,10 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	for i, c := range cells {
 		if b.tracing.tr == nil {
 			sr.series[i].TraceNote = b.tracing.note
+			continue
+		}
+		if sr.stopped != nil {
+			sr.series[i].TraceNote = "the run was interrupted before its traced round"
 			continue
 		}
 		progress.trace(st, c)
@@ -362,7 +477,10 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 			}
 		}
 		if ctx.Err() != nil {
-			return stageResult{}, ctx.Err()
+			// The round in progress saw part of its requests: no split.
+			sr.series[i].Trace, sr.series[i].TraceNote = nil, "the run was interrupted in its traced round"
+			stopIn("the traced rounds")
+			continue
 		}
 		progress.traced(sr.series[i].Trace, sr.series[i].TraceNote)
 	}
@@ -372,8 +490,13 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	relays.perRequest(sr.series, cfg.Time+cfg.Warmup)
 	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
 	ends.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
-	if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
-		return stageResult{}, err
+	if sr.stopped == nil {
+		if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
+			if ctx.Err() == nil {
+				return stageResult{}, err
+			}
+			stopIn("the connect-only series")
+		}
 	}
 	for i := range sr.series {
 		sr.series[i].ClientWakeUs = clientWakes(sr.series[i].Samples, cfg.Discard)

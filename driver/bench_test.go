@@ -468,3 +468,77 @@ func TestRunSaysASkipOnce(t *testing.T) {
 		t.Errorf("progress shows no second stage:\n%s", progress.String())
 	}
 }
+
+// testSignal is a cancellation cause that names its signal, as
+// cli.Interrupted does.
+type testSignal struct{}
+
+func (testSignal) Error() string      { return "interrupted (test)" }
+func (testSignal) SignalName() string { return "SIGTEST" }
+
+// Cancelled after some rounds (hopbench's first Ctrl-C), Run returns the
+// report of the rounds completed, marked partial: the step cut short is
+// dropped, each path keeps its own completed rounds, the rows not reached
+// are unmeasured, and nothing is left running. Cancelled before any round
+// was kept, it returns ctx's error.
+func TestRunInterruptedKeepsRounds(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		stages   []time.Duration
+		cancelAt int   // the measurement the signal lands in, from 1
+		rounds   []int // rounds each row keeps, in report order
+		reason   string
+	}{
+		// Two cells: measurements 1-6 are rounds 1-3; the 8th is
+		// epoll's fourth, cut short, direct's fourth already done.
+		{"mid-round", []time.Duration{0}, 8, []int{4, 3}, "interrupted by SIGTEST after round 3 of 5"},
+		{"between rounds", []time.Duration{0}, 7, []int{3, 3}, "interrupted by SIGTEST after round 3 of 5"},
+		{"second stage not reached", []time.Duration{0, 20 * time.Microsecond}, 5, []int{2, 2, 0, 0},
+			"interrupted by SIGTEST after round 2 of 5 in stage 1 of 2 (none)"},
+		{"in the warm-up", []time.Duration{0}, 2, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := shortConfig(t, hop.Direct, hop.Epoll)
+			cfg.Transports = []hop.Transport{hop.TCP}
+			cfg.Time, cfg.Rounds = 50*time.Millisecond, 5
+			cfg.ServiceTimes = tc.stages
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			calls := 0
+			b := &bench{measure: func(ctx context.Context, argv, env []string, c affinity.CPUSet) (hop.Sample, error) {
+				if calls++; calls == tc.cancelAt {
+					cancel(testSignal{})
+				}
+				return RunClient(ctx, argv, env, c)
+			}}
+			rep, err := b.run(ctx, cfg)
+			nothingLeft(t, cfg.TempRoot)
+			if tc.rounds == nil {
+				if rep != nil || !errors.Is(err, context.Canceled) {
+					t.Fatalf("no round kept: Run = %v, %v; want no report and context.Canceled", rep, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Partial || rep.PartialReason != tc.reason {
+				t.Errorf("partial %v %q, want true %q", rep.Partial, rep.PartialReason, tc.reason)
+			}
+			if len(rep.Paths) != len(tc.rounds) {
+				t.Fatalf("%d rows, want %d: %+v", len(rep.Paths), len(tc.rounds), rep.Paths)
+			}
+			for i, p := range rep.Paths {
+				if len(p.Rounds) != tc.rounds[i] {
+					t.Errorf("%s (service %v µs): %d rounds, want %d", p.Name, p.ServiceTimeUs, len(p.Rounds), tc.rounds[i])
+				}
+				if p.Unmeasured != (tc.rounds[i] <= cfg.Discard) || p.Measured() == p.Unmeasured {
+					t.Errorf("%s: unmeasured %v measured %v with %d rounds", p.Name, p.Unmeasured, p.Measured(), len(p.Rounds))
+				}
+				if p.Failed != 0 {
+					t.Errorf("%s: %d failed rounds: the cut one must be dropped, not failed", p.Name, p.Failed)
+				}
+			}
+		})
+	}
+}

@@ -80,7 +80,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 				default:
 					row += fmt.Sprintf("%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
 				}
-				row += fmt.Sprintf("%s\t%-*s\t", hop.Us(p.LatencyUs.P50), partWidth, biggestPart(p))
+				row += fmt.Sprintf("%s\t%-*s\t", p50Cell(p), partWidth, biggestPart(p))
 				if flagged > 0 {
 					row += roundsCell(p) + "\t"
 				}
@@ -175,6 +175,29 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 	t.line("")
 	t.line("(--verbose: every table and verdict; --out DIR: report.html, JSON and CSV)")
 	return t.err
+}
+
+// partialLine is a partial report's first line in every text style: the
+// figures below it are over the rounds completed, not the run asked for.
+func partialLine(r *hop.Report) string {
+	return "PARTIAL REPORT: " + r.PartialReason + "; the figures are over the rounds completed"
+}
+
+// p50Cell is a path's p50 in the text tables, or "unmeasured" where no
+// round of it was kept: its zeros are no figure.
+func p50Cell(p hop.PathResult) string {
+	if !p.Measured() {
+		return "unmeasured"
+	}
+	return hop.Us(p.LatencyUs.P50)
+}
+
+// figureCell is v for a measured path, "-" for one with no kept round.
+func figureCell(p hop.PathResult, v string) string {
+	if !p.Measured() {
+		return "-"
+	}
+	return v
 }
 
 // partWidth pads the split's column: tabwriter right-aligns every cell,
@@ -295,6 +318,9 @@ func (t *text) trimmedTable(fill func(io.Writer)) {
 // machine is the text reports' opening: the machine in a line and what
 // happened to it during the run.
 func (t *text) machine(r *hop.Report) {
+	if r.Partial {
+		t.wrap(partialLine(r), "  ")
+	}
 	if r.Machine != nil {
 		t.wrap(r.Machine.Summary(), "  ")
 	}

@@ -31,12 +31,34 @@ func WriteDifferences(w io.Writer, c *compare.Comparison) error {
 	return nil
 }
 
+// partialMark is what a side's header line says of its partial runs:
+// " (partial: interrupted by SIGINT after round 3 of 11)", each run named
+// where the side has several; "" when every run is complete.
+func partialMark(c *compare.Comparison, side, name string) string {
+	var parts []string
+	for _, p := range c.Partial {
+		if p.Side != side || p.Name != name {
+			continue
+		}
+		if p.Run != name {
+			parts = append(parts, p.Run+": "+p.Reason)
+		} else {
+			parts = append(parts, p.Reason)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (partial: " + strings.Join(parts, "; ") + ")"
+}
+
 // WriteComparison prints the differences first, then one table per new
 // run in benchstat's manner: each side's figure, the change, or "~" where
 // the U test finds none at alpha or the change is inside the noise (what
 // separates two runs of one configuration), its p value, the rounds each
 // side kept and the noise; "!" at its start marks a row a side was degraded on, and
-// the lines under the table say how, one per side and reason.
+// the lines under the table say how, one per side and reason. A side with
+// a partial run (hopbench interrupted) says so on its header line.
 func WriteComparison(w io.Writer, c *compare.Comparison) error {
 	if err := WriteDifferences(w, c); err != nil {
 		return err
@@ -55,7 +77,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 	}
 	short, unmeasured := false, false
 	for _, nw := range c.New {
-		fmt.Fprintf(w, "\nold %s\nnew %s\n", c.Old, nw)
+		fmt.Fprintf(w, "\nold %s%s\nnew %s%s\n", c.Old, partialMark(c, "old", c.Old), nw, partialMark(c, "new", nw))
 		var table bytes.Buffer
 		tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 		width := len("path")

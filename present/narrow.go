@@ -70,7 +70,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 				if sweep.placement {
 					fmt.Fprintf(&row, "%s\t", placementCell(p))
 				}
-				fmt.Fprintf(&row, "%s\t%s\t", hop.Us(p.LatencyUs.P50), hop.Us(p.LatencyUs.P99))
+				fmt.Fprintf(&row, "%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P99)))
 				switch a := p.AddedUs; {
 				case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
 					row.WriteString("baseline\t\t")
@@ -79,7 +79,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 				default:
 					fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
 				}
-				fmt.Fprintf(&row, "%.0f\t", p.TPS)
+				fmt.Fprintf(&row, "%s\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)))
 				if errorsCol {
 					fmt.Fprintf(&row, "%d\t", p.Errors+int64(p.Failed))
 				}

@@ -34,21 +34,27 @@ var csvHeader = []string{
 }
 
 // WriteCSV writes one row per path result; empty cells where a figure does
-// not exist (no baseline, no relay stats).
+// not exist (no baseline, no relay stats, no kept round: an unmeasured
+// path). CSV has no place for the report's own fields: a partial report's
+// CSV is told from a complete one by its unmeasured rows only, and the
+// JSON beside it (--out) says partial.
 func WriteCSV(w io.Writer, r *hop.Report) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-	opt := func(v *float64) string {
-		if v == nil {
-			return ""
-		}
-		return f(*v)
-	}
 	for _, p := range r.Paths {
+		f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+		if !p.Measured() {
+			f = func(float64) string { return "" }
+		}
+		opt := func(v *float64) string {
+			if v == nil {
+				return ""
+			}
+			return f(*v)
+		}
 		row := []string{
 			p.Name, string(p.Relay), string(p.ClientTransport), string(p.UpstreamTransport),
-			strconv.Itoa(p.Hops), strconv.Itoa(p.Threads), f(p.ServiceTimeUs), strconv.Itoa(p.Size), strconv.Itoa(p.Rows),
+			strconv.Itoa(p.Hops), strconv.Itoa(p.Threads), strconv.FormatFloat(p.ServiceTimeUs, 'f', 3, 64), strconv.Itoa(p.Size), strconv.Itoa(p.Rows),
 			f(p.LatencyUs.P50), f(p.LatencyUs.P95), f(p.LatencyUs.P99), f(p.LatencyUs.P999), f(p.LatencyUs.Max),
 		}
 		if a := p.AddedUs; a != nil {
@@ -83,6 +89,11 @@ func lowestCILevel(paths []hop.PathResult) float64 {
 // tables and the verdicts. Its widest lines run to 250 columns and more
 // (hopbench --wide); WriteText fits 100.
 func WriteWideText(w io.Writer, r *hop.Report) error {
+	if r.Partial {
+		for _, l := range wrapText(partialLine(r), "  ", TextWidth) {
+			fmt.Fprintln(w, l)
+		}
+	}
 	if r.Machine != nil {
 		fmt.Fprintln(w, r.Machine.Summary())
 	}
@@ -125,7 +136,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		if sweep.placement {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
-		fmt.Fprintf(&row, "%s\t%s\t%s\t", hop.Us(p.LatencyUs.P50), hop.Us(p.LatencyUs.P95), hop.Us(p.LatencyUs.P99))
+		fmt.Fprintf(&row, "%s\t%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P95)), figureCell(p, hop.Us(p.LatencyUs.P99)))
 		switch a := p.AddedUs; {
 		case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
 			row.WriteString("baseline\t\t")
@@ -134,7 +145,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		default:
 			fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
 		}
-		fmt.Fprintf(&row, "%.0f\t%d\t", p.TPS, p.Errors+int64(p.Failed))
+		fmt.Fprintf(&row, "%s\t%d\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)), p.Errors+int64(p.Failed))
 		if sweep.stats {
 			fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
 		}

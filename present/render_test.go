@@ -255,3 +255,64 @@ var probed = &machine.Machine{
 	Wake: machine.WakeUS{SameCPU: 1, CrossCPU: 40},
 	Leg:  machine.LegUS{TCP: 1.5, UNIX: 0.5},
 }
+
+// A partial report says so on its first line in every text style, within
+// TextWidth; a path with no kept round reads "unmeasured", not zeros, in
+// the text and has empty figure cells in the CSV. A complete report has
+// neither.
+func TestPartialReport(t *testing.T) {
+	rep := hoptest.Synthetic()
+	rep.Partial = true
+	rep.PartialReason = "interrupted by SIGINT after round 3 of 11"
+	last := &rep.Paths[len(rep.Paths)-1]
+	for i := range last.Rounds {
+		last.Rounds[i].Kept = false
+	}
+	last.Unmeasured = true
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"brief": func(b *bytes.Buffer) error { return WriteBrief(b, rep) },
+		"full":  func(b *bytes.Buffer) error { return WriteText(b, rep) },
+		"wide":  func(b *bytes.Buffer) error { return WriteWideText(b, rep) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(b.String(), "\n")
+		if !strings.HasPrefix(first, "PARTIAL REPORT: interrupted by SIGINT after round 3 of 11") || len([]rune(first)) > TextWidth {
+			t.Errorf("%s: first line %q, want the partial mark within %d columns", name, first, TextWidth)
+		}
+		row := ""
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), shortName(*last, false)) {
+				row = l
+				break
+			}
+		}
+		if !strings.Contains(row, "unmeasured") {
+			t.Errorf("%s: the unmeasured path's row %q does not say so", name, row)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rows[len(rows)-1]
+	for i, col := range csvHeader {
+		if (col == "p50_us" || col == "tps") && got[i] != "" {
+			t.Errorf("csv %s of the unmeasured path %q, want empty", col, got[i])
+		}
+	}
+	// Complete: no mark.
+	b.Reset()
+	if err := WriteBrief(&b, hoptest.Synthetic()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "PARTIAL") || strings.Contains(b.String(), "unmeasured") {
+		t.Errorf("a complete report says partial or unmeasured:\n%s", b.String())
+	}
+}

@@ -64,7 +64,7 @@ func runCompare(args []string, stdout io.Writer) error {
 	var (
 		alpha    = fs.Float64("alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test: a change with p above it prints as ~")
 		allow    = fs.Bool("allow-different", false, "compare runs whose machine, placement or workload differ (the differences print first)")
-		allowDeg = fs.Bool("allow-degraded", false, "call a change where a side had failed rounds, errors or an unstable path")
+		allowDeg = fs.Bool("allow-degraded", false, "call a change where a side had failed rounds, errors, an unstable path or a partial run")
 		within   = fs.String("within", "", "compare two paths, A and B, of this one run")
 		htmlOut  = fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
 		format   = fs.String("format", "text", "output")

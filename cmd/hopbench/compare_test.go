@@ -397,3 +397,76 @@ func TestCompareReadsOutDir(t *testing.T) {
 		t.Errorf("compare %s %s: %v, want a usage error %q", out, empty, err, want)
 	}
 }
+
+// A partial run (hopbench interrupted: report.json with "partial": true)
+// is named partial on its side's header line and is a degraded side on
+// every row: its rounds are fewer than asked, so no change is called on
+// it, however large, unless --allow-degraded.
+func TestComparePartialSide(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, r *hop.Report) string {
+		var b bytes.Buffer
+		if err := present.WriteJSON(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, name)
+		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	clean := write("clean.json", syntheticRun())
+	cut := syntheticRun()
+	cut.Partial, cut.PartialReason = true, "interrupted by SIGINT after round 5 of 11"
+	for i := range cut.Paths {
+		if p := &cut.Paths[i]; p.Name == "epoll tcp->tcp" {
+			// Half as slow again, far past the noise: a change the test
+			// would call on a complete run.
+			for j := range p.Rounds {
+				p.Rounds[j].P50 *= 1.5
+			}
+		}
+	}
+	partial := write("partial.json", cut)
+	var b bytes.Buffer
+	if err := runCompare([]string{clean, partial}, &b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if want := "\nnew " + partial + " (partial: interrupted by SIGINT after round 5 of 11)\n"; !strings.Contains(out, want) {
+		t.Errorf("no header line %q:\n%s", want, out)
+	}
+	if !strings.Contains(out, "\nold "+clean+"\n") {
+		t.Errorf("the complete side's header says more than its name:\n%s", out)
+	}
+	if !strings.Contains(out, "! epoll tcp->tcp: new: partial run: interrupted by SIGINT after round 5 of 11\n") {
+		t.Errorf("the partial side is not named degraded:\n%s", out)
+	}
+	rows := func(args ...string) map[string]compare.Row {
+		var js bytes.Buffer
+		if err := runCompare(append([]string{"--format", "json"}, args...), &js); err != nil {
+			t.Fatal(err)
+		}
+		var c compare.Comparison
+		if err := json.Unmarshal(js.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Partial) != 1 || c.Partial[0].Side != "new" || c.Partial[0].Run != partial {
+			t.Errorf("partial runs %+v, want the new side's %s", c.Partial, partial)
+		}
+		out := map[string]compare.Row{}
+		for _, r := range c.Rows {
+			out[r.Name] = r
+			if len(r.Degraded) == 0 {
+				t.Errorf("%s: not degraded beside a partial run", r.Name)
+			}
+		}
+		return out
+	}
+	if r := rows(clean, partial)["epoll tcp->tcp"]; r.Significant || r.DeltaPct < 40 {
+		t.Errorf("held: delta %.1f%% significant %v, want a large change not called", r.DeltaPct, r.Significant)
+	}
+	if r := rows("--allow-degraded", clean, partial)["epoll tcp->tcp"]; !r.Significant {
+		t.Errorf("--allow-degraded: delta %.1f%% p %.3f noise %.1f%%, not called", r.DeltaPct, r.PValue, r.NoisePct)
+	}
+}

@@ -23,8 +23,13 @@
 // processes and shipped binaries are removed at the end, Ctrl-C included.
 //
 // Every component is its own process in its own process group; SIGINT
-// (Ctrl-C) or SIGTERM stops them all by PID, removes their sockets, and
-// exits 130 or 143. It exits 2 for flag values that make no sense (an --out
+// (Ctrl-C) or SIGTERM stops the round in progress, stops them all by PID,
+// removes their sockets, prints the report of the rounds completed so far
+// (marked partial: "partial": true and "partial_reason" in the JSON, its
+// first line in the text; CSV has no place for it, only its unmeasured
+// paths' empty cells show), and exits 130 or 143; before any round was
+// kept there is no report, only the message. A second signal stops at
+// once, with no report. It exits 2 for flag values that make no sense (an --out
 // directory that cannot be written included, found before any load), and 1
 // when the run failed or a path had no successful round, after printing
 // the first failed round's cause.
@@ -80,12 +85,16 @@ func run(args []string) error {
 	}
 	// Components run in process groups of their own, so the terminal's
 	// Ctrl-C reaches only hopbench; cancelling ctx stops them by PID and
-	// removes the temp dir before Run returns.
-	ctx, stop := cli.SignalContext(context.Background())
+	// removes the temp dir before Run returns, with the report of the
+	// rounds completed. A second signal does not wait for that: the
+	// components forked with a Pdeathsig get SIGTERM as hopbench exits.
+	ctx, stop := cli.SignalContextHurried(context.Background(), func(in cli.Interrupted) {
+		cli.Exit("hopbench", fmt.Errorf("%w again: stopped at once, no report", in))
+	})
 	defer stop()
 	rep, err := driver.Run(ctx, opts.cfg)
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w; every component stopped", context.Cause(ctx))
+	if ctx.Err() != nil && (err != nil || rep == nil) {
+		return fmt.Errorf("%w before any round was kept: no report; every component stopped", context.Cause(ctx))
 	}
 	if err != nil {
 		return err
@@ -113,8 +122,26 @@ func run(args []string) error {
 	if f := driver.FirstFailure(rep); f != nil {
 		fmt.Fprintf(os.Stderr, "hopbench: %v\n", f)
 	}
+	if rep.Partial {
+		// The status is the signal's, as a shell reports it: the run
+		// did not finish, whatever it measured.
+		return interrupted{reason: rep.PartialReason, cause: context.Cause(ctx)}
+	}
 	return driver.Unmeasured(rep)
 }
+
+// interrupted is the end of a run a signal cut short after some rounds:
+// the report of those is printed, and the exit status is the signal's.
+type interrupted struct {
+	reason string
+	cause  error // cli.Interrupted, for the status
+}
+
+func (e interrupted) Error() string {
+	return e.reason + "; the report holds the rounds completed; every component stopped"
+}
+
+func (e interrupted) Unwrap() error { return e.cause }
 
 // ProbeRoundsEnv names the variable that sets the machine probe's rounds per
 // figure (probe.Options.Rounds, 15 unset): fewer make the probe quicker,

@@ -37,13 +37,16 @@ func SignalName(s syscall.Signal) string {
 	return fmt.Sprintf("signal %d (%v)", int(s), s)
 }
 
+// SignalName is the signal's name as kill(1) writes it: SIGINT, SIGTERM.
+func (e Interrupted) SignalName() string { return SignalName(e.Signal) }
+
 // SignalContext returns a context cancelled by the first SIGINT or SIGTERM,
 // with an Interrupted cause that context.Cause returns. stop releases the
 // signals (a second one then gets the default action) and the context.
 // Until stop, a second signal is swallowed: the command's own clean-up
 // (processes, namespaces) runs to its end.
 func SignalContext(parent context.Context) (ctx context.Context, stop func()) {
-	return signalContext(parent, nil)
+	return signalContext(parent, nil, nil)
 }
 
 // SignalContextForce is SignalContext for a command whose work after the
@@ -56,10 +59,20 @@ func SignalContextForce(parent context.Context, first func(Interrupted)) (ctx co
 	if first == nil {
 		first = func(Interrupted) {}
 	}
-	return signalContext(parent, first)
+	return signalContext(parent, first, nil)
 }
 
-func signalContext(parent context.Context, first func(Interrupted)) (ctx context.Context, stop func()) {
+// SignalContextHurried is SignalContext for a command that still has work
+// to do once interrupted (hopbench: stopping its components, then the
+// report of the rounds it measured): the first SIGINT or SIGTERM cancels
+// ctx, and a second, while that work runs, calls hurry with it. hurry is
+// to stop at once: it prints what it left undone and exits, with status
+// 128+signal as Exit would give.
+func SignalContextHurried(parent context.Context, hurry func(Interrupted)) (ctx context.Context, stop func()) {
+	return signalContext(parent, nil, hurry)
+}
+
+func signalContext(parent context.Context, first, hurry func(Interrupted)) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
@@ -79,7 +92,18 @@ func signalContext(parent context.Context, first func(Interrupted)) (ctx context
 			}
 			cancel(Interrupted{Signal: sig})
 		case <-done:
+			return
 		case <-ctx.Done():
+			return
+		}
+		if hurry == nil {
+			return
+		}
+		select {
+		case s := <-ch:
+			sig, _ := s.(syscall.Signal)
+			hurry(Interrupted{Signal: sig})
+		case <-done:
 		}
 	}()
 	var once sync.Once

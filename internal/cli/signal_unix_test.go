@@ -39,3 +39,31 @@ func TestSignalContext(t *testing.T) {
 		t.Errorf("after stop: cause %v", cause)
 	}
 }
+
+// Hurried, the first signal cancels the context and a second one, while
+// the command finishes, is handed to hurry; each is named as kill(1) names
+// it.
+func TestSignalContextHurried(t *testing.T) {
+	hurried := make(chan Interrupted, 1)
+	ctx, stop := SignalContextHurried(context.Background(), func(in Interrupted) { hurried <- in })
+	defer stop()
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	var in Interrupted
+	if !errors.As(context.Cause(ctx), &in) || in.SignalName() != "SIGINT" {
+		t.Fatalf("first: cause %v", context.Cause(ctx))
+	}
+	select {
+	case in := <-hurried:
+		t.Fatalf("hurried by the first signal alone: %v", in)
+	default:
+	}
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if in := <-hurried; in.SignalName() != "SIGTERM" {
+		t.Errorf("second: %v named %q, want SIGTERM", in, in.SignalName())
+	}
+}

@@ -108,6 +108,9 @@ func Write(w io.Writer, rep *hop.Report) error {
 	p.printf("%s\n", patternDefs())
 	regimes := regimesOf(rep)
 	p.printf(`<header><h1>What each hop costs on %s</h1>`, esc(host))
+	if rep.Partial {
+		p.printf(`<p>PARTIAL REPORT: %s; the figures are over the rounds completed.</p>`, esc(rep.PartialReason))
+	}
 	p.summary(rep)
 	p.printf(`<nav>`)
 	for _, g := range regimes {

@@ -65,6 +65,19 @@ func TestPageIsValid(t *testing.T) {
 	}
 }
 
+// A partial run's page says so under its title, and stays valid.
+func TestPagePartial(t *testing.T) {
+	rep := golden(t, "run.json")
+	rep.Partial, rep.PartialReason = true, "interrupted by SIGINT after round 3 of 11"
+	page := render(t, rep)
+	if err := checkXHTML(page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(pageText(page), "PARTIAL REPORT: interrupted by SIGINT after round 3 of 11") {
+		t.Error("the page does not say the run is partial")
+	}
+}
+
 // The checker must catch what a browser would repair in silence.
 func TestCheckXHTMLRejects(t *testing.T) {
 	ok := "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><meta charset=\"utf-8\"/><title>x</title></head><body>%s</body></html>"

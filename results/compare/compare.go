@@ -61,7 +61,8 @@ type Options struct {
 	Alpha          float64 // significance level of the U test; 0 means DefaultAlpha
 	AllowDifferent bool    // compare runs whose machine, placement or workload differ
 	// AllowDegraded calls changes on rows where either side had failed
-	// rounds, errors or an unstable path; they are named either way.
+	// rounds, errors, an unstable path or a partial run; they are named
+	// either way.
 	AllowDegraded bool
 }
 
@@ -84,6 +85,39 @@ type Comparison struct {
 	Differences []Difference `json:"differences"`
 	// Unmatched are the paths that only one side measured.
 	Unmatched []string `json:"unmatched,omitempty"`
+	// Partial are the runs of either side that were stopped before their
+	// end (hop.Report.Partial): every row of theirs is degraded.
+	Partial []PartialRun `json:"partial,omitempty"`
+}
+
+// PartialRun is a run of one side that was stopped before its end.
+type PartialRun struct {
+	Side   string `json:"side"` // old or new
+	Name   string `json:"name"` // the side's, as Old or one of New
+	Run    string `json:"run"`
+	Reason string `json:"reason"` // the report's partial_reason
+}
+
+// partialOf is s's partial runs, on the side named sideName.
+func partialOf(sideName, name string, runs []Run) []PartialRun {
+	var out []PartialRun
+	for _, r := range runs {
+		if why := partialReason(r.Report); why != "" {
+			out = append(out, PartialRun{Side: sideName, Name: name, Run: r.Name, Reason: why})
+		}
+	}
+	return out
+}
+
+// partialReason is why rep is partial, "" for a complete report.
+func partialReason(rep *hop.Report) string {
+	switch {
+	case !rep.Partial:
+		return ""
+	case rep.PartialReason == "":
+		return "stopped before its end"
+	}
+	return rep.PartialReason
 }
 
 // Row is one path at one regime (and sweep setting), old against one new
@@ -192,10 +226,11 @@ func sideOf(runs []Run) side {
 // entry is a path as one run of a side measured it, with that run's
 // paths by key, where its baseline is looked up.
 type entry struct {
-	run string
-	nth int // the run's place in its side: two sides may name one file twice
-	p   hop.PathResult
-	by  map[key]hop.PathResult
+	run     string
+	nth     int // the run's place in its side: two sides may name one file twice
+	p       hop.PathResult
+	by      map[key]hop.PathResult
+	partial string // why the run is partial; "" when complete
 }
 
 // index is the side's paths by key, each with an entry per run that
@@ -218,7 +253,7 @@ func (s side) index(v hop.Swept) ([]key, map[key][]entry) {
 			if len(es) == 0 {
 				order = append(order, k)
 			}
-			out[k] = append(es, entry{r.Name, i, p, by})
+			out[k] = append(es, entry{r.Name, i, p, by, partialReason(r.Report)})
 		}
 	}
 	return order, out
@@ -238,8 +273,10 @@ func compareSides(old side, news []side, opt Options) (*Comparison, error) {
 	for _, r := range old.runs[1:] {
 		c.Differences = append(c.Differences, differences(ref, r)...)
 	}
+	c.Partial = partialOf("old", old.name, old.runs)
 	for _, n := range news {
 		c.New = append(c.New, n.name)
+		c.Partial = append(c.Partial, partialOf("new", n.name, n.runs)...)
 		for _, r := range n.runs {
 			c.Differences = append(c.Differences, differences(ref, r)...)
 		}

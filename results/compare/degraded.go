@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// Degraded is a side's trouble on one row: failed rounds, errors or an
-// unstable path, which make its figures a different experiment's.
+// Degraded is a side's trouble on one row: failed rounds, errors, an
+// unstable path or a run stopped before its end, which make its figures a
+// different experiment's.
 type Degraded struct {
 	Side string `json:"side"` // old or new
 	Why  string `json:"why"`
@@ -31,6 +32,11 @@ func degradedOf(sideName string, es []entry) []Degraded {
 func troubles(e entry) []string {
 	p := e.p
 	var out []string
+	if e.partial != "" {
+		// Its rounds are fewer than asked, and not a sample of the
+		// whole run's time: the machine's later states are missing.
+		out = append(out, "partial run: "+e.partial)
+	}
 	failed, first, at := p.Failed, "", -1
 	var n int
 	for _, r := range p.Rounds {

@@ -26,6 +26,7 @@ func Within(run Run, a, b string, opt Options) (*Comparison, error) {
 	}
 	c := &Comparison{Schema: Schema, Old: a, New: []string{b}, Alpha: alpha, Test: testName,
 		Noise: withinNoise, Within: run.Name, Rows: []Row{}, Differences: []Difference{}}
+	c.Partial = append(partialOf("old", a, []Run{run}), partialOf("new", b, []Run{run})...)
 	v := varies(run)
 	order, by := side{run.Name, []Run{run}}.index(v)
 	th := &benchmath.Thresholds{CompareAlpha: alpha}

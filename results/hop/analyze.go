@@ -153,6 +153,10 @@ func summarise(s Series, discard int) PathResult {
 		}
 	}
 	r.RoundsP50Us = p50s
+	r.Unmeasured = len(p50s) == 0
+	if r.Rounds == nil {
+		r.Rounds = []Round{} // a row an interrupted run never reached
+	}
 	r.Stable, r.UnstableReason = stability(p50s)
 	if s.Trace != nil {
 		t := *s.Trace

@@ -15,9 +15,16 @@ const Schema = "hoplat.hopbench.v1"
 
 // Report is everything one hopbench invocation measured.
 type Report struct {
-	Schema string       `json:"schema"`
-	Config ReportConfig `json:"config"`
-	Env    affinity.Env `json:"env"` // the machine it ran on, pinning obtained included
+	Schema string `json:"schema"`
+	// Partial is set when the run was stopped before its end (SIGINT,
+	// SIGTERM): the figures are over the rounds that completed, and
+	// PartialReason says what stopped it and where ("interrupted by
+	// SIGINT after round 3 of 11"). Both are absent from a complete
+	// report.
+	Partial       bool         `json:"partial,omitempty"`
+	PartialReason string       `json:"partial_reason,omitempty"`
+	Config        ReportConfig `json:"config"`
+	Env           affinity.Env `json:"env"` // the machine it ran on, pinning obtained included
 	// Machine is what a short probe measured before the first round: the
 	// wake-up and loopback-leg constants a hop is explained with, and the
 	// environment (idle governor, virtualization, steal over the run).
@@ -160,6 +167,10 @@ type PathResult struct {
 	Resources *Resources `json:"resources,omitempty"`
 	Failed    int        `json:"failed_rounds"`
 	Rounds    []Round    `json:"rounds"`
+	// Unmeasured is set when no round of the path was kept (every one
+	// failed, was a warm-up, or never ran in an interrupted run): its
+	// figures are then zeros that stand for nothing, not a measurement.
+	Unmeasured bool `json:"unmeasured,omitempty"`
 	// RelayUs is the relay's own mean residence time per request (both
 	// directions, every hop of the path), from its --stats; KernelUs is
 	// what remains of the added latency: socket calls, loopback, wake-ups,
@@ -239,6 +250,18 @@ type StateAdded struct {
 	State string  `json:"state"` // fast or slow, as machine.states[].name
 	P50   float64 `json:"p50"`
 	Pairs int     `json:"pairs"`
+}
+
+// Measured reports whether any round of p was kept: a path with none has
+// no figures (its zeros stand for nothing), in a report read back from
+// JSON as in one just analysed.
+func (p PathResult) Measured() bool {
+	for _, r := range p.Rounds {
+		if r.Kept {
+			return true
+		}
+	}
+	return false
 }
 
 // Round is one round of one path.

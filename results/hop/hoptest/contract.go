@@ -65,9 +65,10 @@ func CheckJSON(data []byte) error {
 			if ci, ok := added["ci95_p50"].([]any); !ok || len(ci) != 2 {
 				return fmt.Errorf("hoptest: check json: %s.added_us.ci95_p50 not [lo, hi]", where)
 			}
-		} else if failed, _ := obj["failed_rounds"].(float64); obj["relay"] != string(hop.Direct) && failed == 0 {
+		} else if failed, _ := obj["failed_rounds"].(float64); obj["relay"] != string(hop.Direct) && failed == 0 && obj["unmeasured"] != true {
 			// A path none of whose rounds pairs with its baseline's has
-			// no added latency; one that ran cleanly must.
+			// no added latency, nor one an interrupted run never
+			// measured; one that ran cleanly must.
 			return fmt.Errorf("hoptest: check json: %s (%v) has no added_us", where, obj["name"])
 		}
 	}
