@@ -89,7 +89,7 @@ func noneLeft(t *testing.T, tmp string) {
 
 func TestIntegrationDefaultShort(t *testing.T) {
 	out := t.TempDir()
-	rep, _ := runJSON(t, "--time", "200ms", "--warmup", "50ms", "--runs", "3", "--discard", "1", "--out", out)
+	rep, _ := runJSON(t, "--time", "100ms", "--warmup", "20ms", "--runs", "3", "--discard", "1", "--out", out)
 	names := map[string]bool{}
 	regimes := map[string]int{}
 	for _, p := range rep.Paths {
