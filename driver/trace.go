@@ -325,6 +325,12 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 		tr.UntracedP50Us = (untraced[0] + untraced[1]) / 2
 	}
 	tr.StatementsPerEvent = smp.Statements
+	// What the records cost the round trip, from the calibrated cost of
+	// one: part of the overhead the traced round should show.
+	tr.RecordsPerRequest = float64(len(trace.Events)) / float64(len(reqs))
+	if tr.UntracedP50Us > 0 {
+		tr.RecordsPct = 100 * tr.RecordsPerRequest * float64(t.perEvent.Nanoseconds()) / (1e3 * tr.UntracedP50Us)
+	}
 	tr.View = hop.ViewCriticalPath
 	if holder {
 		tr.View = hop.ViewHolder
@@ -364,7 +370,7 @@ func (t *tracing) outsideBand(tr *hop.Trace) string {
 	if t.floorPct != nil {
 		floor, of = *t.floorPct, fmt.Sprintf("floor %.1f%%", *t.floorPct)
 	}
-	lo, hi := hop.OverheadBand(holder, floor)
+	lo, hi := hop.OverheadBand(holder, floor, tr.RecordsPct)
 	if pct >= lo && pct <= hi {
 		return ""
 	}
@@ -372,8 +378,8 @@ func (t *tracing) outsideBand(tr *hop.Trace) string {
 	if holder {
 		regime = "packed"
 	}
-	return fmt.Sprintf("overhead %+.1f%% outside [%.0f%%, %.1f%%] (%s, %s): the traced round did not see the untraced rounds' machine",
-		pct, lo, hi, regime, of)
+	return fmt.Sprintf("overhead %+.1f%% outside [%.0f%%, %.1f%%] (%s, %s, records %.1f%%): the traced round did not see the untraced rounds' machine",
+		pct, lo, hi, regime, of, tr.RecordsPct)
 }
 
 // followChildren follows, as the relay they belong to, the children that

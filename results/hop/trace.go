@@ -77,6 +77,14 @@ type Trace struct {
 	// relay's rarer, longer stays, a timer's or a runtime's, fall outside
 	// the median band); 0 where not taken.
 	RelayCPUUs float64 `json:"traced_relay_cpu_us,omitempty"`
+	// RecordsPerRequest is how many records the tracer wrote during the
+	// traced round per request it found, and RecordsPct what writing
+	// them cost the round trip: RecordsPerRequest times the calibrated
+	// cost per record (tracer.per_record_ns), in percent of
+	// UntracedP50Us. Part of the overhead the traced round is expected
+	// to show (OverheadBand).
+	RecordsPerRequest float64 `json:"records_per_request,omitempty"`
+	RecordsPct        float64 `json:"records_pct,omitempty"`
 	// NotTrusted says why the split may not describe the untraced rounds:
 	// the traced round's overhead outside its band (OverheadBand) after a
 	// repeat, so it did not see the untraced rounds' machine; "" when
@@ -134,14 +142,18 @@ func (t *Trace) SchedstatWarning(path string) string {
 }
 
 // OverheadBand is the range of overhead_pct in which a traced round saw
-// the untraced rounds' machine: from -5% to the tracer's floor plus 5%
-// where the components share a CPU (holder), -10% to floor plus 10%
-// elsewhere, where wake-ups across CPUs move more between rounds.
-func OverheadBand(holder bool, floorPct float64) (lo, hi float64) {
+// the untraced rounds' machine: from -5% to what tracing costs plus 5%
+// where the components share a CPU (holder), -10% to that cost plus 10%
+// elsewhere, where wake-ups across CPUs move more between rounds. What
+// tracing costs is the hooks' bare dispatch (floorPct, measured on the
+// packed direct path) and the records the round wrote (recordsPct,
+// Trace.RecordsPct): a path whose requests make many records pays for
+// each.
+func OverheadBand(holder bool, floorPct, recordsPct float64) (lo, hi float64) {
 	if holder {
-		return -5, floorPct + 5
+		return -5, floorPct + recordsPct + 5
 	}
-	return -10, floorPct + 10
+	return -10, floorPct + recordsPct + 10
 }
 
 // decomposeTrace splits a relay path's added p50 from its traced median

@@ -40,10 +40,10 @@ func TestSchedstatWarning(t *testing.T) {
 }
 
 func TestOverheadBand(t *testing.T) {
-	if lo, hi := OverheadBand(true, 3); lo != -5 || hi != 8 {
+	if lo, hi := OverheadBand(true, 3, 0); lo != -5 || hi != 8 {
 		t.Errorf("packed, floor 3%%: [%v, %v], want [-5, 8]", lo, hi)
 	}
-	if lo, hi := OverheadBand(false, 3); lo != -10 || hi != 13 {
+	if lo, hi := OverheadBand(false, 3, 0); lo != -10 || hi != 13 {
 		t.Errorf("spread, floor 3%%: [%v, %v], want [-10, 13]", lo, hi)
 	}
 }
