@@ -74,7 +74,7 @@ type Config struct {
 	RelayLock   string // hoprelay --lock; "" for its default
 	// ConnectTime is how long each path's connect-only series runs after
 	// its rounds (mysql): many set-ups, for a p50 and p99 of a
-	// connection's cost; 0 for 200 ms (some 300-600 set-ups of a point
+	// connection's cost; 0 for 100 ms (some 250-300 set-ups of a point
 	// select path on a 2-vCPU guest), negative for none.
 	ConnectTime time.Duration
 	Stats       bool // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
@@ -168,7 +168,7 @@ func (c Config) withDefaults() Config {
 		c.Rounds = 5
 	}
 	if c.ConnectTime == 0 {
-		c.ConnectTime = 200 * time.Millisecond
+		c.ConnectTime = 100 * time.Millisecond
 	}
 	if c.Proto == ProtoEcho && c.Sizes == nil {
 		c.Sizes = []int{64}
