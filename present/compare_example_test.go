@@ -34,13 +34,12 @@ func ExampleWriteComparison() {
 	// p50: median of the kept rounds' p50 round trips (µs); added: the runs' added p50 (µs)
 	// ~: no significant difference (Mann-Whitney U, α = 0.05); n: kept rounds old+new
 	// noise: what separates two runs of one configuration here, from the control paths (each
-	// regime's direct path, and pace) or the repeated runs of a side; a change is called only where
-	// p ≤ α and it is larger than the noise
+	// regime's direct path, and pace) or the repeated runs of a side, and 5% at least with one run
+	// a side (OLD1 OLD2 -- NEW1 NEW2 measures it); a change is called only where p ≤ α and it is
+	// larger than the noise
 	//
 	// old old.json
 	// new new.json
 	//   path        p50 old  p50 new  change      p    n  noise  added old  added new  change  p
-	//   direct tcp     21.2     41.2  +94.1%  0.002  6+6      -
-	// noise -: unmeasured (the runs differ, so their direct paths are no control, and neither pace
-	// nor repeated runs measured it): p alone decides; repeat each side (OLD1 OLD2 -- NEW1 NEW2)
+	//   direct tcp     21.2     41.2  +94.1%  0.002  6+6   5.0%
 }

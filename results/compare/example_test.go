@@ -31,5 +31,5 @@ func Example() {
 			compare.Delta(r.DeltaPct, r.Significant), r.PValue, r.NOld, r.NNew, r.NoiseFrom)
 	}
 	// Output:
-	// direct tcp: 21.25 -> 41.25 µs, +94.1%, p 0.002, 6+6 rounds, noise unmeasured
+	// direct tcp: 21.25 -> 41.25 µs, +94.1%, p 0.002, 6+6 rounds, noise one run a side: fresh processes move a path up to 5% between runs
 }

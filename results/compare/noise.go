@@ -32,6 +32,13 @@ import (
 // The added p50 is held to the same controls and pace (a machine that
 // runs a third slower runs the relay's code a third slower too) and, with
 // repeated runs, to the spread of the runs' added p50s.
+//
+// With one run a side nothing measures what each invocation's fresh
+// processes bring (where their memory and threads landed): on the quiet
+// 2-vCPU AMD guest an epoll path moved 1.4% (its added p50 2.0%) between
+// two runs of one command whose direct paths held within 0.3%, and 3.9%
+// on another guest. Such a row is held to SingleRunFloorPct at least;
+// repeated runs a side measure it instead.
 
 // evidence is one measurement of the noise, in percent, and what it was.
 type evidence struct {
@@ -52,6 +59,10 @@ type sides struct {
 }
 
 type noise struct{ p50, added evidence }
+
+// SingleRunFloorPct is the least noise a row with one run on a side is
+// held to: what fresh processes move a path by between two invocations.
+const SingleRunFloorPct = 5
 
 // Unmeasured is the noise where nothing measured it: the runs differ,
 // so their direct paths are no controls, and neither pace nor repeated
@@ -98,6 +109,11 @@ func noiseOf(k key, s sides, controls bool) noise {
 				n.added.raise(c, "%s in %s: pace %.2f", label(d), e.run, e.p.Trace.Pace)
 			}
 		}
+	}
+	if len(s.old[k]) < 2 || len(s.new[k]) < 2 {
+		const why = "one run a side: fresh processes move a path up to %d%% between runs"
+		n.p50.raise(SingleRunFloorPct, why, SingleRunFloorPct)
+		n.added.raise(SingleRunFloorPct, why, SingleRunFloorPct)
 	}
 	for _, e := range []*evidence{&n.p50, &n.added} {
 		if e.from == "" {
