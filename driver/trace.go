@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
@@ -275,6 +276,9 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 	var mu sync.Mutex
 	var kids sync.WaitGroup
 	stopKids := make(chan struct{})
+	// The relays' time on CPU over the traced round, hooks included: what
+	// tracing cost them is this less the untraced rounds' count.
+	cpuBefore := topo.relayCPUOf(c.Path)
 	smp, err := RunClientWith(ctx, argv, env, cpus, func(pid int) error {
 		mu.Lock()
 		followed = append(followed, pid)
@@ -294,6 +298,7 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 	})
 	close(stopKids)
 	kids.Wait()
+	cpuAfter := topo.relayCPUOf(c.Path)
 	trace, stopErr := t.tr.Stop()
 	if err == nil {
 		err = stopErr
@@ -325,6 +330,10 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 		tr.UntracedP50Us = (untraced[0] + untraced[1]) / 2
 	}
 	tr.StatementsPerEvent = smp.Statements
+	if d, ok := cpuSpent(cpuBefore, cpuAfter); ok {
+		us := float64(d) / 1e3 / float64(len(reqs))
+		tr.SchedstatTracedRelayCPUUs = &us
+	}
 	// What the records cost the round trip, from the calibrated cost of
 	// one: part of the overhead the traced round should show.
 	tr.RecordsPerRequest = float64(len(trace.Events)) / float64(len(reqs))
@@ -345,6 +354,19 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 	t.waterfall.Add(label+" p99", p99)
 	t.traced += 2
 	return tr, ""
+}
+
+// cpuSpent is the time on CPU the processes of before spent until after;
+// ok is false where there are none, or one was not read again.
+func cpuSpent(before, after map[*hosts.Process]time.Duration) (d time.Duration, ok bool) {
+	for p, b := range before {
+		e, found := after[p]
+		if !found || e < b {
+			return 0, false
+		}
+		d += e - b
+	}
+	return d, len(before) > 0
 }
 
 // overheadPct is a traced round's p50 against the untraced rounds beside
@@ -501,11 +523,17 @@ func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int
 		P99Us:       float64(p99.Sum()) / 1e3,
 		P99Detail:   longest(p99, name),
 	}
-	var relay float64
+	var relay, records float64
 	for i := range reqs {
 		relay += reqs[i].Split().Relay()
+		for _, g := range reqs[i].Segments {
+			if tracer.IsRelay(g.Component) && (g.Kind == tracer.SegUser || g.Kind == tracer.SegKernel || g.Kind == tracer.SegSoftirq) {
+				records += float64(g.Tracer) / 1e3
+			}
+		}
 	}
 	t.RelayCPUUs = relay / float64(len(reqs))
+	t.RelayRecordsUs = records / float64(len(reqs))
 	t.Cause = traceCause(reqs, t)
 	return t
 }

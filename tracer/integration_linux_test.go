@@ -223,7 +223,9 @@ func TestTracedRequests(t *testing.T) {
 			if io == "" {
 				io = "blocking"
 			}
-			c := runClientIO(t, tr, p.client, target, 500*time.Millisecond, io)
+			// 0.2 s: tens of thousands of requests packed, and their
+			// records' assembly (under -race) seconds, not tens.
+			c := runClientIO(t, tr, p.client, target, 200*time.Millisecond, io)
 			trace, err := tr.Stop()
 			if err != nil {
 				t.Fatal(err)

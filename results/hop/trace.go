@@ -72,11 +72,19 @@ type Trace struct {
 	// within SchedstatTolerancePct (SchedstatWarning); nil on a direct
 	// path or where it was not read.
 	SchedstatRelayCPUUs *float64 `json:"schedstat_relay_cpu_us,omitempty"`
+	// SchedstatTracedRelayCPUUs is the kernel's same count over the
+	// traced round itself, per request the tracer found: the tracer's
+	// hooks run in the relay's context, so it holds what tracing cost the
+	// relay (TracerRelayCostUs) as the split's relay parts do.
+	SchedstatTracedRelayCPUUs *float64 `json:"schedstat_traced_relay_cpu_us,omitempty"`
 	// RelayCPUUs is the split's relay parts averaged over every traced
 	// request, as schedstat's figure is a mean over every request (a
 	// relay's rarer, longer stays, a timer's or a runtime's, fall outside
 	// the median band); 0 where not taken.
 	RelayCPUUs float64 `json:"traced_relay_cpu_us,omitempty"`
+	// RelayRecordsUs is the calibrated cost of the records taken in the
+	// relay's segments, per traced request: already taken off RelayCPUUs.
+	RelayRecordsUs float64 `json:"relay_records_us,omitempty"`
 	// RecordsPerRequest is how many records the tracer wrote during the
 	// traced round per request it found, and RecordsPct what writing
 	// them cost the round trip: RecordsPerRequest times the calibrated
@@ -109,16 +117,27 @@ const (
 // time on CPU per request.
 const SchedstatTolerancePct = 10
 
-// SchedstatDiffPct is how far, in percent of schedstat's figure, the
-// relay parts of a holder-view split are from the relay's schedstat time
-// on CPU per request; ok is false where there is nothing to set side by
+// SchedstatDiffPct is how far, in percent of schedstat's untraced
+// figure, the relay parts of a holder-view split, the tracer's whole cost
+// in the relay taken out, are from the relay's schedstat time on CPU per
+// request untraced; ok is false where there is nothing to set side by
 // side (no count, another view).
 func (t *Trace) SchedstatDiffPct() (diff float64, ok bool) {
 	if t == nil || t.View != ViewHolder || t.SchedstatRelayCPUUs == nil || *t.SchedstatRelayCPUUs <= 0 {
 		return 0, false
 	}
 	want := *t.SchedstatRelayCPUUs
-	return 100 * (t.tracedRelayCPU() - want) / want, true
+	return 100 * (t.relayCPUUntraced() - want) / want, true
+}
+
+// relayCPUUntraced is the split's relay parts with the tracer's whole
+// cost in the relay taken out: the calibrated records' (already off
+// RelayCPUUs) and, where schedstat counted the traced round, what the
+// kernel counts beyond them (the hooks' dispatch, the caches the records
+// take).
+func (t *Trace) relayCPUUntraced() float64 {
+	rest := t.TracerRelayCostUs() - t.RelayRecordsUs
+	return t.tracedRelayCPU() - max(rest, 0)
 }
 
 func (t *Trace) tracedRelayCPU() float64 {
@@ -126,6 +145,16 @@ func (t *Trace) tracedRelayCPU() float64 {
 		return t.RelayCPUUs
 	}
 	return t.P50Split.Relay()
+}
+
+// TracerRelayCostUs is what tracing cost the relay per request, as the
+// kernel counts it: its time on CPU in the traced round less that in the
+// untraced ones; 0 where either count is missing.
+func (t *Trace) TracerRelayCostUs() float64 {
+	if t == nil || t.SchedstatRelayCPUUs == nil || t.SchedstatTracedRelayCPUUs == nil {
+		return 0
+	}
+	return *t.SchedstatTracedRelayCPUUs - *t.SchedstatRelayCPUUs
 }
 
 // SchedstatWarning is the warning line for a path whose holder-view split
@@ -136,6 +165,10 @@ func (t *Trace) SchedstatWarning(path string) string {
 	diff, ok := t.SchedstatDiffPct()
 	if !ok || math.Abs(diff) <= SchedstatTolerancePct {
 		return ""
+	}
+	if u := t.relayCPUUntraced(); u != t.tracedRelayCPU() {
+		return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request, %s with the rest of the tracer's cost in it taken out (schedstat's count traced less untraced, less the records'); schedstat counted %s untraced (%+.0f%%, more than %d%%): the split does not hold the relay's whole time",
+			path, Us(t.tracedRelayCPU()), Us(u), Us(*t.SchedstatRelayCPUUs), diff, SchedstatTolerancePct)
 	}
 	return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request, schedstat counted %s untraced (%+.0f%%, more than %d%%): the split does not hold the relay's whole time",
 		path, Us(t.tracedRelayCPU()), Us(*t.SchedstatRelayCPUUs), diff, SchedstatTolerancePct)
