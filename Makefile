@@ -9,8 +9,8 @@ PKGS    := ./...
 TESTFLAGS ?= -p 1 -count=1 -timeout 20m
 # The race detector runs on every package's tests but the timed ones' long
 # tests: it slows what they time (rendering a report ran 35 times slower
-# under it), and their short tests, which make test-load holds to a busy
-# machine, still run under it.
+# under it). Their short tests run under it in make test-load, beside the
+# busy loops, which CI runs after make test.
 RACEFLAGS ?= -race -count=1 -timeout 20m
 # The version hopbench records in its report (and report.html shows).
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
@@ -29,7 +29,7 @@ build:
 # at a time (TESTFLAGS' -p 1), without the race detector; the others (the
 # MySQL mock against MariaDB, the Galera cluster, hosts in network
 # namespaces, the page in Chromium, the statistics) time nothing, and run
-# two at a time first, under it, and then the timed packages' short tests.
+# two at a time first, under it.
 TIMED := ./cmd/... ./driver ./relay ./tracer/... ./probe ./pingpong ./sockets ./affinity
 # The packages that hold a benchmark, which make test runs once (PKGS
 # itself when it names packages).
@@ -42,7 +42,6 @@ endif
 test: build
 ifeq ($(PKGS),./...)
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 2 $$($(GO) list ./... | grep -vxF "$$($(GO) list $(TIMED))")
-	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 2 -short $(TIMED)
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(TIMED)
 else
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) $(PKGS)
@@ -58,8 +57,9 @@ test-short: build
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test -short -count=1 $(PKGS)
 
 # The fast loop of the packages that time something (TIMED), beside one
-# busy loop per CPU: their timing assertions must hold on a loaded machine
-# too. CI runs it once.
+# busy loop per CPU and under the race detector: their timing assertions
+# must hold on a loaded machine too, and their short tests get the race
+# detector make test leaves out. CI runs it once.
 test-load: build
 	@GO=$(GO) scripts/test-load.sh $(TIMED)
 

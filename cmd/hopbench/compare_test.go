@@ -17,11 +17,12 @@ import (
 	"github.com/hoplat/hoplat/results/hop"
 )
 
-// shortRun is a hopbench run short enough to repeat in a test (about 10
-// s) and long enough for the U test: 10 kept rounds a side reach p =
+// shortRun is a hopbench run short enough to repeat in a test (about 5
+// s; a round of 60 ms holds thousands of round trips) and long enough for
+// the U test: 10 kept rounds a side reach p =
 // 0.00001 at best, far below alpha, where 4 could never go below 0.03.
 var shortRun = []string{"--paths", "direct,epoll", "--transports", "tcp,unix", "--placement", "same-core",
-	"--runs", "11", "--discard", "1", "--time", "100ms", "--warmup", "30ms", "--trace=false"}
+	"--runs", "11", "--discard", "1", "--time", "60ms", "--warmup", "20ms", "--trace=false"}
 
 // saveRun runs hopbench with args and keeps its JSON report in dir/name.
 func saveRun(t *testing.T, dir, name string, args ...string) string {
