@@ -7,10 +7,10 @@ PKGS    := ./...
 # two CPUs another package's tests running beside them moved their figures:
 # CI failed compare's null check three sets in a row.
 TESTFLAGS ?= -p 1 -count=1 -timeout 20m
-# The race detector runs on every package's tests but the timed ones' long
-# tests: it slows what they time (rendering a report ran 35 times slower
-# under it). Their short tests run under it in make test-load, beside the
-# busy loops, which CI runs after make test.
+# The race detector runs on the tests of the packages that time nothing,
+# and on the short tests of the timed packages with concurrent code
+# (RACED), not on the timed packages' long tests: it slows what they time
+# (rendering a report ran 35 times slower under it).
 RACEFLAGS ?= -race -count=1 -timeout 20m
 # The version hopbench records in its report (and report.html shows).
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
@@ -31,25 +31,23 @@ build:
 # namespaces, the page in Chromium, the statistics) time nothing, and run
 # two at a time first, under it.
 TIMED := ./cmd/... ./driver ./relay ./tracer/... ./probe ./pingpong ./sockets ./affinity
-# The packages that hold a benchmark, which make test runs once (PKGS
-# itself when it names packages).
-ifeq ($(PKGS),./...)
-BENCHED = $(shell find . -name '*_test.go' -not -path './.git/*' | xargs grep -l '^func Benchmark' | xargs -n1 dirname | sort -u)
-else
-BENCHED = $(PKGS)
-endif
+# Benchmarks run once, beside the tests of their package (-bench .
+# -benchtime=1x), so they keep compiling and working; the relay peer
+# comparison is cut to one short round (make bench-relay runs it whole).
+BENCHONCE := -bench . -benchtime=1x
+BENCHENV := HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 HOPLAT_RELAY_TIME=200ms HOPLAT_RELAY_STREAM=67108864
+# The timed packages whose short tests make test runs a second time, under
+# the race detector: the relays' and the client's concurrent code.
+RACED := ./relay ./sockets ./pingpong
 
 test: build
 ifeq ($(PKGS),./...)
-	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 2 $$($(GO) list ./... | grep -vxF "$$($(GO) list $(TIMED))")
-	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) $(TIMED)
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) $(BENCHONCE) -p 2 $$($(GO) list ./... | grep -vxF "$$($(GO) list $(TIMED))")
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 2 -short $(RACED)
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(BENCHENV) $(GO) test $(TESTFLAGS) $(BENCHONCE) $(TIMED)
 else
-	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) $(PKGS)
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(BENCHENV) $(GO) test $(RACEFLAGS) $(BENCHONCE) $(PKGS)
 endif
-	@# Benchmarks run once so they keep compiling and working; the relay
-	@# peer comparison is cut to one short round here (make bench-relay runs it whole).
-	@# Only the packages that hold a benchmark: the rest would be compiled for nothing.
-	HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 HOPLAT_RELAY_TIME=200ms HOPLAT_RELAY_STREAM=67108864 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(BENCHED)
 
 # The fast loop: every integration test (MariaDB, Galera, the tracer,
 # Chromium, the peers) sits behind -short.
@@ -57,9 +55,8 @@ test-short: build
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test -short -count=1 $(PKGS)
 
 # The fast loop of the packages that time something (TIMED), beside one
-# busy loop per CPU and under the race detector: their timing assertions
-# must hold on a loaded machine too, and their short tests get the race
-# detector make test leaves out. CI runs it once.
+# busy loop per CPU: their timing assertions must hold on a loaded machine
+# too. CI runs it once.
 test-load: build
 	@GO=$(GO) scripts/test-load.sh $(TIMED)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test-load: the fast loop (go test -race -short) on a loaded machine, one
+# make test-load: the fast loop (go test -short) on a loaded machine, one
 # busy loop per CPU beside it, as a concurrent benchmark or a noisy
 # neighbour would load it. A test whose timing assertion holds only on an
 # idle machine fails here. Arguments are the packages (make test-load
@@ -20,7 +20,4 @@ for _ in $(seq "$(nproc)"); do
 done
 echo "test-load: $(nproc) busy loops running (pids ${hogs[*]}); go test -short beside them"
 [ $# -gt 0 ] || set -- ./...
-# -race: the detector slows the tests as a busier machine would, and these
-# short tests of the timed packages get it here (make test runs their long
-# tests without it).
-HOPLAT_BIN="$PWD/bin" "$GO" test -race -short -count=1 -timeout 10m "$@"
+HOPLAT_BIN="$PWD/bin" "$GO" test -short -count=1 -timeout 10m "$@"
