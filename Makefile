@@ -35,6 +35,9 @@ TIMED := ./cmd/... ./driver ./relay ./tracer/... ./probe ./pingpong ./sockets ./
 # -benchtime=1x), so they keep compiling and working; the relay peer
 # comparison is cut to one short round (make bench-relay runs it whole).
 BENCHONCE := -bench . -benchtime=1x
+# The packages that time nothing, and those of them that hold a benchmark.
+UNTIMED = $(shell $(GO) list ./... | grep -vxF "$$($(GO) list $(TIMED))")
+BENCHED = $(shell $(GO) list $$(find . -name '*_test.go' -not -path './.git/*' | xargs grep -l '^func Benchmark' | xargs -n1 dirname | sort -u))
 BENCHENV := HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 HOPLAT_RELAY_TIME=200ms HOPLAT_RELAY_STREAM=67108864
 # The timed packages whose short tests make test runs a second time, under
 # the race detector: the relays' and the client's concurrent code.
@@ -42,7 +45,10 @@ RACED := ./relay ./sockets ./pingpong
 
 test: build
 ifeq ($(PKGS),./...)
-	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) $(BENCHONCE) -p 2 $$($(GO) list ./... | grep -vxF "$$($(GO) list $(TIMED))")
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 2 $(UNTIMED)
+	@# With -bench, go test runs one package at a time: the untimed
+	@# packages' benchmarks run after their tests, on the build those used.
+	$(GO) test $(RACEFLAGS) -run '^$$' $(BENCHONCE) $(filter $(UNTIMED),$(BENCHED))
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 2 -short $(RACED)
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(BENCHENV) $(GO) test $(TESTFLAGS) $(BENCHONCE) $(TIMED)
 else
