@@ -134,6 +134,18 @@ func TestIntegrationNginxProxy(t *testing.T) {
 		}
 	})
 
+	// The proxies that fail to start need no real database behind them:
+	// the embedded responder keeps their errors about the proxy alone. A
+	// MariaDB that stopped answering during the runs above is said here.
+	// (Once in CI it did, and every run below failed on its dial.)
+	if c, err := net.DialTimeout("tcp", srv.Addr, time.Second); err != nil {
+		t.Logf("MariaDB at %s no longer answers after the runs through nginx: %v", srv.Addr, err)
+	} else {
+		c.Close()
+	}
+	short = []string{"--paths", "direct,haproxy", "--transports", "tcp",
+		"--time", "100ms", "--warmup", "20ms", "--runs", "2", "--discard", "0"}
+
 	t.Run("does-not-start", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "bad.conf")
 		os.WriteFile(bad, []byte("stream { server { listen {listen}; proxy_pass {upstream}; frobnicate on; } }\n"), 0o644)
