@@ -55,7 +55,7 @@ func TestIntegrationSplitMatchesSchedstat(t *testing.T) {
 			t.Logf("%s: relay parts %.1f µs (median band %.1f), schedstat %.1f untraced, %.1f traced (%+.1f%%), overhead %.1f%%",
 				p.Name, tc.RelayCPUUs, tc.P50Split.Relay(), *tc.SchedstatRelayCPUUs, *tc.SchedstatTracedRelayCPUUs, diff, tc.OverheadPct)
 			// HAProxy's split is held to twice the tolerance: on the quiet
-			// 2-vCPU AMD guest its relay parts read 8.3 µs against 7.4
+			// 2-vCPU Intel guest its relay parts read 8.3 µs against 7.4
 			// untraced and 9.0 in the traced round, the records' 1.4 µs
 			// taken off, two runs out of two (+11%): the holder view
 			// charges it about 0.7 µs a request more than the kernel

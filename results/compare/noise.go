@@ -35,7 +35,7 @@ import (
 //
 // With one run a side nothing measures what each invocation's fresh
 // processes bring (where their memory and threads landed): on the quiet
-// 2-vCPU AMD guest an epoll path moved 1.4% (its added p50 2.0%) between
+// 2-vCPU Intel guest an epoll path moved 1.4% (its added p50 2.0%) between
 // two runs of one command whose direct paths held within 0.3%, and 3.9%
 // on another guest. Such a row is held to SingleRunFloorPct at least;
 // repeated runs a side measure it instead.
