@@ -63,18 +63,8 @@ func (r *relayRounds) add(cell int, before, after *relaySnap) error {
 		return nil
 	}
 	if r.cpuOK[cell] {
-		var d time.Duration
-		for p, b := range before.cpu {
-			e, ok := after.cpu[p]
-			if !ok || e < b {
-				r.cpuOK[cell] = false
-				break
-			}
-			d += e - b
-		}
-		if len(before.cpu) == 0 {
-			r.cpuOK[cell] = false
-		}
+		d, ok := cpuSpent(before.cpu, after.cpu)
+		r.cpuOK[cell] = ok
 		r.cpu[cell] += d
 	}
 	if r.statsOK[cell] {
@@ -97,6 +87,19 @@ func (r *relayRounds) add(cell int, before, after *relaySnap) error {
 		}
 	}
 	return nil
+}
+
+// cpuSpent is the time on CPU the processes of before spent until after;
+// ok is false where there are none, or one was not read again.
+func cpuSpent(before, after map[*hosts.Process]time.Duration) (d time.Duration, ok bool) {
+	for p, b := range before {
+		e, found := after[p]
+		if !found || e < b {
+			return 0, false
+		}
+		d += e - b
+	}
+	return d, len(before) > 0
 }
 
 func firstErr(errs ...error) error {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/results/stats"
@@ -354,19 +353,6 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 	t.waterfall.Add(label+" p99", p99)
 	t.traced += 2
 	return tr, ""
-}
-
-// cpuSpent is the time on CPU the processes of before spent until after;
-// ok is false where there are none, or one was not read again.
-func cpuSpent(before, after map[*hosts.Process]time.Duration) (d time.Duration, ok bool) {
-	for p, b := range before {
-		e, found := after[p]
-		if !found || e < b {
-			return 0, false
-		}
-		d += e - b
-	}
-	return d, len(before) > 0
 }
 
 // overheadPct is a traced round's p50 against the untraced rounds beside
