@@ -221,6 +221,22 @@ func (rr *running) stop(t testing.TB) {
 	rr.cancel()
 }
 
+// end stops Serve through its context, as hoprelay's signals do: live
+// connections get Config.Grace to finish. Then stop has nothing to do.
+func (rr *running) end(t testing.TB) {
+	t.Helper()
+	rr.cancel()
+	select {
+	case err := <-rr.done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after its context ended")
+	}
+	rr.done = nil
+}
+
 func dial(t testing.TB, a sockets.Addr) net.Conn {
 	t.Helper()
 	c, err := sockets.Dial(context.Background(), a)

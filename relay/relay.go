@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hoplat/hoplat/sockets"
@@ -24,8 +25,9 @@ type Relay struct {
 	bound    sockets.Addr // dialable form of the bound listener
 	eng      engine
 	counters counters
-	wake     wakeChoice // the event loops' wait strategy; zero for engines without loops
-	batch    string     // the epoll engine's batching: "io_uring", or "off (why)"; empty for other engines
+	wake     wakeChoice   // the event loops' wait strategy; zero for engines without loops
+	batch    string       // the epoll engine's batching: "io_uring", or "off (why)"; empty for other engines
+	cut      atomic.Int64 // connections still live when Serve stopped waiting for them
 
 	mu      sync.Mutex
 	serving bool // Serve was called
@@ -104,12 +106,17 @@ func (r *Relay) Batch() string { return r.batch }
 func (r *Relay) Config() Config { return r.cfg }
 
 // Stats returns the counters and the merged residence histogram now,
-// marked Partial while Serve runs.
+// marked Partial while Serve runs and after a Serve that cut connections.
 func (r *Relay) Stats() Snapshot {
 	s := r.snapshot(r.eng.recorders(), r.eng.loopStats())
 	r.mu.Lock()
-	if r.serving && !r.served {
+	switch cut := r.cut.Load(); {
+	case r.serving && !r.served:
 		s.Partial, s.PartialReason = true, "snapshot while serving: live connections counted so far"
+	case cut == 1:
+		s.Partial, s.PartialReason = true, "stopped with 1 connection still open, closed by the relay: counted up to the stop"
+	case cut > 1:
+		s.Partial, s.PartialReason = true, fmt.Sprintf("stopped with %d connections still open, closed by the relay: counted up to the stop", cut)
 	}
 	r.mu.Unlock()
 	if w, ok := r.eng.(interface{ wakeRecorders() []*recorder }); ok {
@@ -151,18 +158,18 @@ func (r *Relay) Serve(ctx context.Context) error {
 			return
 		}
 		close(stop)
-		var grace <-chan time.Time
 		if r.cfg.Grace > 0 {
 			t := time.NewTimer(r.cfg.Grace)
 			defer t.Stop()
-			grace = t.C
+			select {
+			case <-t.C:
+			case <-r.closed:
+			case <-done:
+				return
+			}
 		}
-		select {
-		case <-grace:
-		case <-r.closed:
-		case <-done:
-			return
-		}
+		// What is live now is cut: its bytes are counted up to here.
+		r.cut.Store(r.counters.active.Load())
 		close(force)
 	}()
 	err := r.eng.serve(stop, force)

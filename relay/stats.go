@@ -143,10 +143,11 @@ type SnapshotConfig struct {
 type Snapshot struct {
 	Schema string `json:"schema"`
 	// Partial marks a snapshot taken while Serve runs (hoprelay's
-	// SIGUSR1), PartialReason saying so: live connections' bytes and
-	// residence are counted so far, and more will come. One taken after
-	// Serve returned, whatever ended it (SIGINT and SIGTERM are a
-	// relay's normal stop, not a cut), is whole and leaves both out.
+	// SIGUSR1), or after a Serve that closed connections still live when
+	// it stopped (at the end of Config.Grace, or Close), PartialReason
+	// saying which: their bytes and residence are counted up to then.
+	// One taken after Serve returned with every connection ended by its
+	// peers is whole and leaves both out.
 	Partial       bool           `json:"partial,omitempty"`
 	PartialReason string         `json:"partial_reason,omitempty"`
 	Time          time.Time      `json:"time"`

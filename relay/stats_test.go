@@ -108,6 +108,31 @@ func TestWakeReported(t *testing.T) {
 	}
 }
 
+// TestSnapshotCut: a relay closed with a connection still live says so
+// in its last snapshot, partial, counting what it relayed up to then.
+func TestSnapshotCut(t *testing.T) {
+	up := startUpstream(t, "tcp", echo)
+	r, err := relay.New(sockets.Addr{Network: "tcp4", Role: sockets.RoleListen}, up.addr, relay.Config{Engine: relay.EngineGoroutine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := serveRelay(t, r)
+	c := dial(t, rr.Addr())
+	msg := []byte("cut")
+	if _, err := c.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, msg); err != nil {
+		t.Fatal(err)
+	}
+	rr.stop(t)
+	s := rr.Stats()
+	if !s.Partial || !strings.Contains(s.PartialReason, "1 connection still open") || s.Directions.ClientToUpstream.Bytes != 3 {
+		t.Errorf("after Close with a live connection: partial %v %q, %d bytes up; want partial naming 1 connection, 3 bytes",
+			s.Partial, s.PartialReason, s.Directions.ClientToUpstream.Bytes)
+	}
+}
+
 // TestSnapshotListenBound: a relay asked for port 0 on no host reports the
 // address it bound, the kernel's port and the default host, and its
 // snapshots are partial while it serves and whole once Serve returned.
@@ -140,7 +165,7 @@ func TestSnapshotListenBound(t *testing.T) {
 				t.Errorf("while serving: partial %v %q, listen %q; want partial with a reason, %q", s.Partial, s.PartialReason, s.Config.Listen, want)
 			}
 			c.Close()
-			rr.stop(t)
+			rr.end(t)
 			s := rr.Stats()
 			var out bytes.Buffer
 			if err := s.WriteJSON(&out); err != nil {

@@ -11,9 +11,12 @@
 // one that refuses a connect is skipped for --retry while the connection
 // tries the next; --stats then lists each upstream's share ("upstreams").
 // When the listener is bound it prints `listening ADDR` on stdout.
-// SIGINT/SIGTERM stop it cleanly and write --stats, whole: a signal is a
-// relay's normal end. SIGUSR1 writes --stats now, marked "partial": true
-// with a "partial_reason", since connections still live go on counting.
+// SIGINT/SIGTERM stop it: live connections may finish for --grace, the
+// rest are closed, --stats is written, and the exit status is 130 or 143,
+// as socat's. Those stats are marked "partial": true, with a
+// "partial_reason" naming the signal, when a connection was cut; whole
+// when every connection had ended. SIGUSR1 writes --stats now, marked
+// partial, since connections still live go on counting.
 // The stats' config.listen names the address bound, with the kernel's
 // port for port 0 (tcp4-listen:43567,bind=127.0.0.1).
 package main

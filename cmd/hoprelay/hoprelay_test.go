@@ -136,12 +136,21 @@ func echoPing(t *testing.T, c net.Conn) {
 }
 
 // stopTerm stops hoprelay as a service manager would, with SIGTERM, and
-// wants a clean exit.
+// wants it to exit by itself with socat's status for that signal.
 func stopTerm(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("exit after SIGTERM: %v", err)
+	stopSignal(t, cmd, syscall.SIGTERM)
+}
+
+// stopSignal sends sig and wants the exit status 128+sig, the relay's
+// own (not the signal's default action, which would leave no stats).
+func stopSignal(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) {
+	t.Helper()
+	cmd.Process.Signal(sig)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || !exit.Exited() || exit.ExitCode() != 128+int(sig) {
+		t.Fatalf("exit after %v: %v; want exit status %d", sig, err, 128+int(sig))
 	}
 }
 
@@ -400,12 +409,63 @@ func TestHoprelayStatsBound(t *testing.T) {
 				t.Errorf("SIGUSR1 stats: listen %q, partial %v %q; want %q, partial with a reason", s.Config.Listen, s.Partial, s.PartialReason, want)
 			}
 			os.Remove(stats)
-			cmd.Process.Signal(sig)
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("exit after %v: %v", sig, err)
-			}
+			stopSignal(t, cmd, sig)
 			if s := read(); s.Config.Listen != want || s.Partial || s.PartialReason != "" {
 				t.Errorf("stats at exit: listen %q, partial %v %q; want %q, whole", s.Config.Listen, s.Partial, s.PartialReason, want)
+			}
+		})
+	}
+}
+
+// TestHoprelayInterruptedMidRun: SIGINT while a client is still connected
+// ends the relay after --grace, with the stats of what it relayed so far
+// marked partial, saying which signal and how many connections were cut,
+// and exit status 130.
+func TestHoprelayInterruptedMidRun(t *testing.T) {
+	bin := peer.Hoplat(t, "hoprelay")
+	up := startEcho(t)
+	for _, engine := range []string{"goroutine", "epoll", "splice"} {
+		t.Run(engine, func(t *testing.T) {
+			stats := filepath.Join(t.TempDir(), "stats.json")
+			cmd, line, err := startRelay(t, bin, "--engine", engine, "--grace", "50ms", "--stats", stats,
+				"TCP4-LISTEN:0", "TCP4:"+up.Addr().String())
+			addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening tcp4:")
+			if err != nil || !ok {
+				t.Fatalf("readiness line %q, %v", line, err)
+			}
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for range 3 {
+				echoPing(t, c)
+			}
+			stopSignal(t, cmd, syscall.SIGINT)
+			b, err := os.ReadFile(stats)
+			var s struct {
+				Partial       bool   `json:"partial"`
+				PartialReason string `json:"partial_reason"`
+				Connections   struct {
+					Accepted int64 `json:"accepted"`
+				} `json:"connections"`
+				Directions struct {
+					ClientToUpstream struct {
+						Bytes int64 `json:"bytes"`
+					} `json:"client_to_upstream"`
+				} `json:"directions"`
+			}
+			if err == nil {
+				err = json.Unmarshal(b, &s)
+			}
+			if err != nil {
+				t.Fatalf("stats: %v\n%s", err, b)
+			}
+			if !s.Partial || !strings.Contains(s.PartialReason, "interrupted by SIGINT") || !strings.Contains(s.PartialReason, "1 connection still open") {
+				t.Errorf("partial %v, reason %q; want partial, naming SIGINT and the 1 connection cut", s.Partial, s.PartialReason)
+			}
+			if s.Connections.Accepted != 1 || s.Directions.ClientToUpstream.Bytes != 12 {
+				t.Errorf("accepted %d, client→upstream %d bytes; want 1 and the 12 bytes of three pings", s.Connections.Accepted, s.Directions.ClientToUpstream.Bytes)
 			}
 		})
 	}

@@ -74,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	buffer := fs.String("buffer", "64K", "bytes per direction (suffix K, M)")
 	stats := fs.String("stats", "", "write JSON stats and per-chunk residence times here at exit and on SIGUSR1")
 	maxConns := fs.Int("max-conns", 0, "refuse connections beyond this many live ones (0: no bound)")
-	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT or SIGTERM, how long live connections may finish")
+	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT or SIGTERM, how long live connections may finish (0: close them at once)")
 	balance := fs.String("balance", string(relay.BalanceRoundRobin), "how each connection picks one of several CONNECT addresses")
 	retry := fs.Duration("retry", relay.DefaultRetry, "how long a CONNECT address that failed a connect is skipped")
 	done := usage.Standard(fs, &help, version)
@@ -155,7 +155,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	// The signals are caught before the readiness line: a SIGUSR1 sent
 	// as soon as it is read would otherwise meet the default action and
 	// end the relay.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
@@ -176,9 +176,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 				}
 			}
 		case err := <-served:
+			// Stopped by a signal, the status is 128+signal, as socat's
+			// and the other binaries'; the stats say whether a
+			// connection was cut (partial) or every one had ended.
+			var sig cli.Interrupted
+			if err == nil && errors.As(context.Cause(ctx), &sig) {
+				err = sig
+			}
 			if *stats != "" {
-				if serr := writeStats(*stats, r.Stats()); serr != nil && err == nil {
-					err = serr
+				s := r.Stats()
+				if s.Partial && sig.Signal != 0 {
+					s.PartialReason = sig.Error() + "; " + s.PartialReason
+				}
+				if serr := writeStats(*stats, s); serr != nil {
+					if err == error(sig) {
+						err = nil // the stats lost are the failure to report
+					}
+					err = errors.Join(err, serr)
 				}
 			}
 			return err
