@@ -72,9 +72,10 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 		fmt.Fprintf(w, "two paths of one run, %s, in interleaved rounds: no noise between runs to hold them to\n", c.Within)
 	} else {
 		fmt.Fprintf(w, "noise: what separates two runs of one configuration here, from the control paths (each\n"+
-			"regime's direct path, and pace) or the repeated runs of a side, and %d%% at least with one run\n"+
-			"a side (OLD1 OLD2 -- NEW1 NEW2 measures it); a change is called only where p ≤ α and it is\n"+
-			"larger than the noise\n", compare.SingleRunFloorPct)
+			"regime's direct path, socat's and HAProxy's hops, and pace) or the repeated runs of a side;\n"+
+			"with one run a side %d%% at least, %d%% on a relay path (OLD1 OLD2 -- NEW1 NEW2 measures it);\n"+
+			"a change is called only where p ≤ α and it is larger than the noise\n",
+			compare.SingleRunFloorPct, compare.SingleRunHopFloorPct)
 	}
 	short, unmeasured := false, false
 	for _, nw := range c.New {
