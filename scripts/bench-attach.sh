@@ -6,7 +6,8 @@
 # measured just before. Prints attach's residence (to_upstream +
 # to_client p50: a request's two crossings) beside the added p50, and
 # what attaching costs HAProxy's p50 (the median of three interleaved
-# pairs, off and on). Needs root (BPF). About 70 seconds.
+# pairs, off and on), at attach's default duty (hooks attached 20% of the
+# time) and at 100% (every chunk). Needs root (BPF). About 100 seconds.
 set -euo pipefail
 BIN=${BIN:-bin}
 T=${ATTACH_TIME:-4s}
@@ -25,6 +26,9 @@ load() { taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$1" --time "$T" --
 load "$srv" "$tmp/direct.json"
 direct=$(p50 "$tmp/direct.json")
 
+gov=$(cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null || echo none)
+echo "machine: $(uname -r), $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), $(nproc) CPUs, cpuidle $gov"
+echo "placement: pongd, each proxy and pingpong on CPU 0; hopbench attach off the proxy's CPUs where free"
 printf '%-18s %12s %12s %14s %14s %12s\n' proxy "p50 rtt µs" "added µs" "attach up µs" "attach down µs" "attach sum"
 run() { # name target port: target is --pid PID or --comm NAME
 	local name=$1 target=$2 p=$3
@@ -38,28 +42,31 @@ run() { # name target port: target is --pid PID or --comm NAME
 	printf '%-18s %12.1f %12.1f %14.1f %14.1f %12.1f\n' "$name" "$rtt" "$(echo "$rtt - $direct" | bc -l)" "$up" "$down" "$(echo "$up + $down" | bc -l)"
 }
 
-# overhead PID PORT: what attaching costs HAProxy's path, as pingpong's
-# p50 with and without attach, three pairs interleaved (off, on, off, on,
-# ...), each pair's ratio, their median. attach is up before pingpong's
-# warmup ends (its calibration takes about a second), and traces past
-# its run.
+# overhead PID PORT DUTY: what attaching costs HAProxy's path, as
+# pingpong's p50 with and without attach at --duty DUTY, three pairs
+# interleaved (off, on, off, on, ...), each pair's ratio, their median.
+# attach is up before pingpong's warmup ends (its calibration takes about
+# a second), and traces past its run.
 overhead() {
-	local pid=$1 p=$2 ratios=() i off on
+	local pid=$1 p=$2 duty=$3 ratios=() i off on
 	for i in 1 2 3; do
 		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 3s --warmup 3s --format json >"$tmp/off$i.json"
-		"$BIN/hopbench" attach --pid "$pid" --time 7s --format json >"$tmp/on$i.attach.json" & local ap=$!
+		"$BIN/hopbench" attach --pid "$pid" --time 7s --duty "$duty" --format json >"$tmp/on$i.attach.json" & local ap=$!
 		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 3s --warmup 3s --format json >"$tmp/on$i.json"
 		wait "$ap"
 		off=$(p50 "$tmp/off$i.json") on=$(p50 "$tmp/on$i.json")
 		ratios+=("$off:$on:$(jq -r '[.directions[].chunks] | join(":")' "$tmp/on$i.attach.json")")
 	done
-	python3 - "${ratios[@]}" <<'PY'
+	local own
+	own=$(jq -r '.tracer.cpus // "shared"' "$tmp/on3.attach.json")
+	python3 - "$duty" "$own" "${ratios[@]}" <<'PY'
 import statistics, sys
-pairs = [a.split(":") for a in sys.argv[1:]]
+duty, own = sys.argv[1], sys.argv[2]
+pairs = [a.split(":") for a in sys.argv[3:]]
 pct = [100 * (float(on) / float(off) - 1) for off, on, _, _ in pairs]
-print("haproxy attached: p50 %+.1f%% (median of 3 interleaved pairs: %s; chunks up/down %s)" % (
-    statistics.median(pct),
-    ", ".join("%s→%s µs" % (float(off), float(on)) for off, on, _, _ in pairs),
+print("haproxy attached, duty %s%%, attach on CPUs %s: p50 %+.1f%%" % (duty, own, statistics.median(pct)))
+print("  median of 3 interleaved pairs: %s; chunks up/down %s" % (
+    ", ".join("%.2f→%.2f µs" % (float(off), float(on)) for off, on, _, _ in pairs),
     ", ".join("%s/%s" % (up, down) for _, _, up, down in pairs)))
 PY
 }
@@ -81,7 +88,8 @@ CFG
 	taskset -c 0 haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
 	waitport "$hp"
 	run "haproxy" "--pid ${pids[-1]}" "$hp"
-	overhead "${pids[-1]}" "$hp"
+	overhead "${pids[-1]}" "$hp" 20
+	overhead "${pids[-1]}" "$hp" 100
 fi
 if command -v socat >/dev/null; then
 	sp=$(port)

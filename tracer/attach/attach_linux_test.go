@@ -133,19 +133,29 @@ func startRelay(t *testing.T, upstream net.Addr, mode string, cost time.Duration
 // measured is one relay's figures: the client's round trip and attach's
 // report over the same requests.
 type measured struct {
-	rttP50 float64 // µs
-	up     DirectionReport
-	down   DirectionReport
+	rttP50   float64 // µs
+	requests int64
+	up       DirectionReport
+	down     DirectionReport
+	tracer   TracerReport
+	wallS    float64
 }
 
 // measure attaches to a relay of known cost, loads it for d with one
 // closed-loop client and returns both views.
 func measure(t *testing.T, mode string, cost, d time.Duration) measured {
 	t.Helper()
+	return measureDuty(t, mode, cost, d, Config{Window: 500 * time.Millisecond})
+}
+
+// measureDuty is measure with the session's Window and Duty from cfg.
+func measureDuty(t *testing.T, mode string, cost, d time.Duration, cfg Config) measured {
+	t.Helper()
 	cpu0 := affinity.NewCPUSet(0)
 	pid, addr := startRelay(t, echoServer(t), mode, cost, cpu0)
 	ctx := context.Background()
-	s, err := Open(ctx, Config{PID: pid, Window: 500 * time.Millisecond})
+	cfg.PID = pid
+	s, err := Open(ctx, cfg)
 	if errors.Is(err, errors.ErrUnsupported) {
 		peer.Unavailable(t, err.Error())
 	}
@@ -191,11 +201,16 @@ func measure(t *testing.T, mode string, cost, d time.Duration) measured {
 		t.Fatal(runErr)
 	}
 	r := s.Report()
-	m := measured{rttP50: stats.Us(h.Quantile(50)), up: r.Directions[ToUpstream], down: r.Directions[ToClient]}
+	m := measured{rttP50: stats.Us(h.Quantile(50)), requests: h.Count(), up: r.Directions[ToUpstream], down: r.Directions[ToClient],
+		tracer: r.Tracer, wallS: r.DurationS}
+	duty := max(cfg.Duty, 0)
+	if duty == 0 {
+		duty = 1
+	}
 	t.Logf("%s %v: client p50 %.1f µs over %d; to_upstream %+v %+v; to_client %+v %+v; tracer %+v",
 		mode, cost, m.rttP50, h.Count(), m.up.ResidenceUs, m.up.SplitUs, m.down.ResidenceUs, m.down.SplitUs, r.Tracer)
 	for _, dr := range []DirectionReport{m.up, m.down} {
-		if dr.Chunks < h.Count()/2 {
+		if float64(dr.Chunks) < duty*float64(h.Count())/2 {
 			t.Errorf("%s %v: %s has %d chunks for %d requests", mode, cost, dr.Name, dr.Chunks, h.Count())
 		}
 		if diff := dr.SplitUs.Sum() - dr.ResidenceUs.Mean; diff > 0.05*dr.ResidenceUs.Mean || diff < -0.05*dr.ResidenceUs.Mean {
@@ -203,6 +218,21 @@ func measure(t *testing.T, mode string, cost, d time.Duration) measured {
 		}
 	}
 	return m
+}
+
+// TestDuty: at a duty of a quarter the hooks are attached a quarter of
+// the session, in windows spread over it, and see about a quarter of the
+// requests; the report says so.
+func TestDuty(t *testing.T) {
+	requireTracer(t)
+	const d = 1200 * time.Millisecond
+	m := measureDuty(t, "none", 0, d, Config{Window: 100 * time.Millisecond, Duty: 0.25})
+	if m.tracer.DutyPct != 25 || m.tracer.TracedS < 0.2 || m.tracer.TracedS > 0.45 || m.wallS < 1.1 {
+		t.Errorf("duty %.0f%%, traced %.2f s of %.2f s; want 25%%, about 0.3 s of 1.2 s", m.tracer.DutyPct, m.tracer.TracedS, m.wallS)
+	}
+	if share := float64(m.up.Chunks) / float64(m.requests); share > 0.45 {
+		t.Errorf("to_upstream: %d chunks of %d requests (%.0f%%), want about a quarter", m.up.Chunks, m.requests, 100*share)
+	}
 }
 
 // TestKnownCost: a relay that spins, and one that sleeps, a set time

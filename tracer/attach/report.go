@@ -63,12 +63,20 @@ type SplitUs struct {
 // TracerReport is the tracer's own account: its records, those lost, the
 // calibrated cost of one, and floor_pct, the share of the mean residence
 // the records per chunk cost at that price (an upper bound: a record
-// outside a chunk's residence delays no chunk).
+// outside a chunk's residence delays no chunk), paid only while the hooks
+// are attached: traced_s of the session's duration_s, duty_pct of the
+// time asked for (Config.Duty).
 type TracerReport struct {
 	Events     uint64  `json:"events"`
 	Lost       uint64  `json:"lost"`
 	PerEventNs float64 `json:"per_event_ns"`
 	FloorPct   float64 `json:"floor_pct"`
+	TracedS    float64 `json:"traced_s"`
+	DutyPct    float64 `json:"duty_pct"`
+	// CPUs are where the tracer's own process ran (reading the records,
+	// matching chunks), where it kept off the target's CPUs; empty where
+	// it shared them.
+	CPUs string `json:"cpus,omitempty"`
 }
 
 // summary sums one direction's chunks.
@@ -160,6 +168,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	t := r.Tracer
 	fmt.Fprintf(&b, "\ntracer: %d events, %d lost, %.0f ns per event, floor %.1f%% of the mean residence\n",
 		t.Events, t.Lost, t.PerEventNs, t.FloorPct)
+	if t.DutyPct > 0 && t.DutyPct < 100 {
+		fmt.Fprintf(&b, "  hooks attached %.1f s of %.1f s (duty %g%%): the chunks are a sample, and the proxy\n"+
+			"  pays the tracer's cost only while attached\n", t.TracedS, r.DurationS, t.DutyPct)
+	}
+	if t.CPUs != "" {
+		fmt.Fprintf(&b, "  the tracer's own work ran on CPUs %s, off the proxy's\n", t.CPUs)
+	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "note: %s\n", r.Note)
 	}

@@ -18,6 +18,12 @@ type Config struct {
 	// Window is how long the tracer records before its records are read
 	// and analysed; a chunk cut by a window's end is lost. 0 means 1 s.
 	Window time.Duration
+	// Duty is the share of the time the hooks are attached, in (0, 1]:
+	// after each window they stay detached for Window×(1/Duty − 1), and
+	// the proxy pays the tracer's cost per event only while attached.
+	// The chunks are then a sample of the traffic, its windows spread
+	// over the session. 0 means 1: every chunk.
+	Duty float64
 	// BufferBytes is the tracer's record buffer (tracer.Config); it must
 	// hold one window's records. 0 means the tracer's default.
 	BufferBytes int
@@ -42,8 +48,9 @@ type Session struct {
 	threads   map[int]bool
 	events    uint64
 	lost      uint64
-	elapsed   time.Duration
-	mu        sync.Mutex // guards sums for Report during Run
+	elapsed   time.Duration // in windows, the hooks attached
+	began     time.Time     // Run's start: the session's wall time runs from here
+	mu        sync.Mutex    // guards sums for Report during Run
 }
 
 // Open finds the target, checks it has sockets, loads and calibrates the
@@ -55,6 +62,12 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = time.Second
+	}
+	switch {
+	case cfg.Duty == 0:
+		cfg.Duty = 1
+	case cfg.Duty < 0 || cfg.Duty > 1:
+		return nil, fmt.Errorf("attach: duty %v: want more than 0 and at most 1", cfg.Duty)
 	}
 	pids, err := findPIDs(cfg.PID, cfg.Comm)
 	if err != nil {
@@ -110,20 +123,38 @@ func (s *Session) accepted(local, remote uint16) bool {
 	return !s.anyListen[remote]
 }
 
-// Run traces in windows until d has passed (0: until ctx is done).
+// Run traces in windows until d has passed (0: until ctx is done), each
+// followed by its gap with the hooks detached where Config.Duty is
+// below 1.
 func (s *Session) Run(ctx context.Context, d time.Duration) error {
 	begin := time.Now()
-	for ctx.Err() == nil {
-		w := s.cfg.Window
+	s.mu.Lock()
+	if s.began.IsZero() {
+		s.began = begin
+	}
+	s.mu.Unlock()
+	left := func(w time.Duration) time.Duration {
 		if d > 0 {
-			left := d - time.Since(begin)
-			if left <= 0 {
-				break
-			}
-			w = min(w, left)
+			w = min(w, d-time.Since(begin))
+		}
+		return w
+	}
+	gap := time.Duration(float64(s.cfg.Window) * (1/s.cfg.Duty - 1))
+	for ctx.Err() == nil {
+		w := left(s.cfg.Window)
+		if w <= 0 {
+			break
 		}
 		if err := s.window(ctx, w); err != nil {
 			return err
+		}
+		if g := left(gap); g > 0 {
+			t := time.NewTimer(g)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
 		}
 	}
 	return nil
@@ -202,6 +233,22 @@ func (s *Session) adopt(pids []int) error {
 	return nil
 }
 
+// wall is the session's time so far: since Run began, or what the
+// windows traced where it has not (never less than that).
+func (s *Session) wall() time.Duration {
+	if s.began.IsZero() {
+		return s.elapsed
+	}
+	return max(time.Since(s.began), s.elapsed)
+}
+
+// PIDs are the processes followed so far.
+func (s *Session) PIDs() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.pids)
+}
+
 // Report sums what the windows so far found.
 func (s *Session) Report() *Report {
 	s.mu.Lock()
@@ -209,7 +256,7 @@ func (s *Session) Report() *Report {
 	r := &Report{
 		Schema:      Schema,
 		Target:      TargetReport{PIDs: slices.Clone(s.pids), Comm: s.cfg.Comm, Threads: len(s.threads)},
-		DurationS:   round2(s.elapsed.Seconds()),
+		DurationS:   round2(s.wall().Seconds()),
 		Connections: len(s.conns),
 		Env:         affinity.CollectEnv(),
 	}
@@ -224,7 +271,8 @@ func (s *Session) Report() *Report {
 		chunks += dr.Chunks
 		meanSum += dr.ResidenceUs.Mean * float64(dr.Chunks)
 	}
-	r.Tracer = TracerReport{Events: s.events, Lost: s.lost, PerEventNs: float64(s.perEvent.Nanoseconds())}
+	r.Tracer = TracerReport{Events: s.events, Lost: s.lost, PerEventNs: float64(s.perEvent.Nanoseconds()),
+		TracedS: round2(s.elapsed.Seconds()), DutyPct: round2(100 * s.cfg.Duty)}
 	if chunks > 0 && meanSum > 0 {
 		perChunk := float64(s.events) / float64(chunks)
 		r.Tracer.FloorPct = round2(100 * perChunk * r.Tracer.PerEventNs / 1e3 / (meanSum / float64(chunks)))

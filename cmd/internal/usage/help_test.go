@@ -28,7 +28,7 @@ func TestBinaries(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"pongd"}, {"pingpong"}, {"hoprelay"}, {"hopbench"},
-		{"hopbench", "compare"}, {"hopbench", "galera"},
+		{"hopbench", "compare"}, {"hopbench", "galera"}, {"hopbench", "attach"},
 	} {
 		name := strings.Join(args, " ")
 		for _, h := range []string{"--help", "-h"} {
