@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/wordwrap"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -81,31 +82,10 @@ func (p *progress) expect(traces int, trace time.Duration, conns int, conn time.
 // continuation lines indented under the first.
 func (p *progress) say(format string, args ...any) {
 	p.clear()
-	for _, line := range wrap("hopbench: "+fmt.Sprintf(format, args...), progressWidth, "hopbench:   ") {
+	for _, line := range wordwrap.Lines("hopbench: "+fmt.Sprintf(format, args...), progressWidth, "hopbench:   ") {
 		fmt.Fprintln(p.w, line)
 	}
 }
-
-// wrap cuts s at spaces into lines of at most width columns (runes); a word
-// longer than a line stands alone on its line.
-func wrap(s string, width int, indent string) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case runeLen(line)+1+runeLen(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = indent + word
-		}
-	}
-	return append(lines, line)
-}
-
-func runeLen(s string) int { return len([]rune(s)) }
 
 // clear erases the live status line, if one is on screen.
 func (p *progress) clear() {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
+	"github.com/hoplat/hoplat/internal/wordwrap"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -298,31 +298,7 @@ func (t *text) table(fill func(io.Writer)) {
 // wrap writes s in lines of at most TextWidth columns, broken at spaces,
 // every line after the first starting with indent.
 func (t *text) wrap(s, indent string) {
-	for _, l := range wrapText(s, indent, TextWidth) {
+	for _, l := range wordwrap.Lines(s, TextWidth, indent) {
 		t.line(l)
 	}
-}
-
-func wrapText(s, indent string, width int) []string {
-	var out []string
-	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
-	cur := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case cur == "":
-			cur = lead + word
-			if len(out) > 0 {
-				cur = indent + word
-			}
-		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(word) <= width:
-			cur += " " + word
-		default:
-			out = append(out, cur)
-			cur = indent + word
-		}
-	}
-	if cur != "" || len(out) == 0 {
-		out = append(out, cur)
-	}
-	return out
 }

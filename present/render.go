@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hoplat/hoplat/internal/wordwrap"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
@@ -90,7 +91,7 @@ func lowestCILevel(paths []hop.PathResult) float64 {
 // (hopbench --wide); WriteText fits 100.
 func WriteWideText(w io.Writer, r *hop.Report) error {
 	if r.Partial {
-		for _, l := range wrapText(partialLine(r), "  ", TextWidth) {
+		for _, l := range wordwrap.Lines(partialLine(r), TextWidth, "  ") {
 			fmt.Fprintln(w, l)
 		}
 	}

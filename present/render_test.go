@@ -242,14 +242,6 @@ func TestWriteTextFits100Columns(t *testing.T) {
 	}
 }
 
-func TestWrapText(t *testing.T) {
-	got := wrapText("  one two three four", "    ", 11)
-	want := []string{"  one two", "    three", "    four"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("%q, want %q", got, want)
-	}
-}
-
 // probed is a machine with round constants: 1 µs same CPU, 40 across.
 var probed = &machine.Machine{
 	Wake: machine.WakeUS{SameCPU: 1, CrossCPU: 40},

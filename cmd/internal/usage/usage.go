@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/hoplat/hoplat/internal/wordwrap"
 )
 
 // Width is the column no line of a help may pass: a terminal's 100.
@@ -54,7 +56,7 @@ func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			for _, l := range wrap(p, Width) {
+			for _, l := range wordwrap.Lines(p, Width, "") {
 				b.WriteString(l + "\n")
 			}
 		}
@@ -127,7 +129,7 @@ func option(b *strings.Builder, f *pflag.Flag, arg string) {
 	if d := defaultText(f); d != "" {
 		desc += " (default " + d + ")"
 	}
-	lines := wrap(desc, Width-nameCol)
+	lines := wordwrap.Lines(desc, Width-nameCol, "")
 	if len(left) >= nameCol-1 {
 		b.WriteString(left + "\n")
 	} else {
@@ -161,25 +163,6 @@ func defaultText(f *pflag.Flag) string {
 		return ""
 	}
 	return f.DefValue
-}
-
-// wrap breaks s into lines of at most width columns at blanks; a word
-// longer than width gets a line of its own.
-func wrap(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case len(line)+1+len(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return append(lines, line)
 }
 
 // Version is the version a build linked in (go build -ldflags

@@ -1,0 +1,7 @@
+// Package wordwrap breaks text into lines at its blanks, for everything
+// hoplat prints to a terminal: a command's help (cmd/internal/usage),
+// hopbench's progress messages (driver) and the text report (present). One
+// rule for all three, so that they cannot drift apart.
+//
+// It is plumbing and imports only the standard library.
+package wordwrap
