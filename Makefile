@@ -17,7 +17,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test test-short test-load check lint bench report deps clean fuzz bench-fidelity bench-mysql bench-relay bench-seed bench-probe bench-hosts bench-threads bench-galera
+.PHONY: all build test test-short test-load check lint bench report deps clean fuzz
 
 all: build
 
@@ -91,40 +91,20 @@ REPORT_DIR ?= hoplat-report
 report: build
 	@scripts/bench.sh --out $(REPORT_DIR)
 
-bench-fidelity: build
-	@scripts/bench-fidelity.sh
-
-bench-mysql: build
-	@scripts/bench-mysql.sh
-
-bench-probe: build
-	@scripts/bench-probe.sh
-
-bench-relay: build
-	@scripts/bench-relay.sh
-
-# hopbench attach beside hopbench's added p50 for HAProxy, socat and
-# hoprelay on this machine (needs root).
-bench-attach: build
-	@scripts/bench-attach.sh
-
-bench-seed: build
-	@scripts/bench-seed.sh
-# MXS-1515's table with the database in a network namespace of its own
-# (needs root).
-bench-hosts: build
-	@scripts/bench-hosts.sh
-
-# mysql-proxy's thread table, 1 to 128 threads through every path, against
-# pongd's mock and a real MariaDB.
-bench-threads: build
-	@scripts/bench-threads.sh
-
-# field-notes.md §4: a three-node Galera cluster in network namespaces,
-# sysbench against one server and through HAProxy and each hoprelay engine
-# (needs root).
-bench-galera: build
-	@scripts/bench-galera.sh
+# make bench-NAME runs scripts/bench-NAME.sh on a fresh build, among them:
+#   bench-attach: hopbench attach beside hopbench's added p50 for HAProxy,
+#     socat and hoprelay on this machine (needs root);
+#   bench-hosts: MXS-1515's table with the database in a network namespace
+#     of its own (needs root);
+#   bench-threads: mysql-proxy's thread table, 1 to 128 threads through
+#     every path, against pongd's mock and a real MariaDB;
+#   bench-galera: field-notes.md §4, a three-node Galera cluster in network
+#     namespaces, sysbench against one server and through HAProxy and each
+#     hoprelay engine (needs root).
+BENCHES := fidelity mysql probe relay attach seed hosts threads galera
+.PHONY: $(addprefix bench-,$(BENCHES))
+$(addprefix bench-,$(BENCHES)): bench-%: build
+	@scripts/bench-$*.sh
 
 deps:
 	@scripts/deps.sh
