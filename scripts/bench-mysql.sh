@@ -61,7 +61,6 @@ BIN=${BIN:-bin}
 ME=bench-mysql
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
-mariadbd=$(find_prog mariadbd)
 for p in mariadbd mariadb-install-db mariadb sysbench; do
 	[ -n "$(find_prog "$p")" ] || { echo "bench-mysql: $p not installed (make deps)" >&2; exit 1; }
 done
@@ -76,16 +75,9 @@ trap cleanup EXIT
 
 port=$(free_port)
 sock=$tmp/mysqld.sock
-mariadb_install
-# Started in this shell, not in $(...), so that cleanup knows its PID.
-# shellcheck disable=SC2046 # mariadbd_opts prints several options
-"${PIN_DB[@]}" "$mariadbd" $(mariadbd_opts "$port" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
-pids+=($!)
-mariadb_wait "${pids[-1]}"
+mariadb_start "$port"
+mariadb_sbtest
 root=(mariadb --no-defaults -uroot --socket="$sock")
-"${root[@]}" -e "CREATE DATABASE sbtest;
-CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
-CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"
 
 if [ "$TRANSPORT" = unix ]; then
 	sb_via=(--mysql-socket="$sock")

@@ -62,7 +62,6 @@ for p in mariadbd mariadb-install-db mariadb sysbench socat haproxy strace tasks
 	[ -n "$(find_prog "$p")" ] || { echo "bench-seed: $p not installed (make deps)" >&2; exit 1; }
 done
 [ -x "$BIN/hoprelay" ] || { echo "bench-seed: $BIN/hoprelay missing (run via make bench-seed)" >&2; exit 1; }
-MARIADBD=$(find_prog mariadbd)
 HAPROXY=$(find_prog haproxy)
 if [ "$PLACEMENT" = spread ] && [ "$(nproc)" -lt 2 ]; then
 	echo "bench-seed: PLACEMENT=spread needs 2 CPUs, this machine has $(nproc)" >&2
@@ -76,15 +75,9 @@ trap cleanup EXIT INT TERM
 # --- MariaDB ---------------------------------------------------------------
 DBPORT=$(free_port)
 DBSOCK=$tmp/mysqld.sock
-mariadb_install
-# shellcheck disable=SC2046 # mariadbd_opts prints several options
-"${PIN_DB[@]}" "$MARIADBD" $(mariadbd_opts "$DBPORT" 127.0.0.1) >"$tmp/mariadbd.out" 2>&1 &
-pids+=($!)
-mariadb_wait "${pids[-1]}"
+mariadb_start "$DBPORT"
+mariadb_sbtest
 root=(mariadb --no-defaults -uroot --socket="$DBSOCK")
-"${root[@]}" -e "CREATE DATABASE sbtest;
-CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
-CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"
 sb_common=(--db-driver=mysql --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest
 	--tables=1 --table-size="$TABLE_SIZE" --threads=1)
 sysbench oltp_read_only "${sb_common[@]}" --mysql-socket="$DBSOCK" prepare >"$tmp/prepare.log" 2>&1 ||

@@ -54,14 +54,8 @@ for p in mariadbd mariadb-install-db mariadb sysbench; do
 done
 port=$(free_port)
 sock=$tmp/mysqld.sock
-mariadb_install
-# shellcheck disable=SC2046 # mariadbd_opts prints several options
-"$(find_prog mariadbd)" $(mariadbd_opts "$port" 127.0.0.1) --max-connections=600 >"$tmp/mariadbd.out" 2>&1 &
-pids+=($!)
-mariadb_wait "${pids[-1]}"
-mariadb --no-defaults -uroot --socket="$sock" -e "CREATE DATABASE sbtest;
-CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
-CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"
+mariadb_start "$port" --max-connections=600
+mariadb_sbtest
 sysbench oltp_read_only --db-driver=mysql --mysql-socket="$sock" --mysql-user=sbtest --mysql-password=sbtest \
 	--mysql-db=sbtest --tables=1 --table-size=10000 prepare >"$tmp/prepare.log" 2>&1 ||
 	{ echo "bench-threads: sysbench prepare failed: $(tail -5 "$tmp/prepare.log")" >&2; exit 1; }

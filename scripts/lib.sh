@@ -121,6 +121,30 @@ mariadbd_opts() {
 		"--innodb-buffer-pool-size=128M --innodb-flush-log-at-trx-commit=0"
 }
 
+# mariadb_start PORT [OPTION...] makes a fresh datadir and starts mariadbd
+# on it (mariadbd_opts PORT 127.0.0.1, then each OPTION), prefixed by the
+# script's PIN_DB (e.g. taskset -c 1) when it sets one, output in
+# $tmp/mariadbd.out; it returns once the server answers, its PID last in
+# pids. It runs in this shell, never in $(...), so that cleanup knows the
+# PID.
+mariadb_start() {
+	local port=$1
+	shift
+	mariadb_install
+	# shellcheck disable=SC2046 # mariadbd_opts prints several options
+	"${PIN_DB[@]}" "$(find_prog mariadbd)" $(mariadbd_opts "$port" 127.0.0.1) "$@" >"$tmp/mariadbd.out" 2>&1 &
+	pids+=($!)
+	mariadb_wait "${pids[-1]}"
+}
+
+# mariadb_sbtest makes the database and the user sysbench logs in as
+# (sbtest, password sbtest), from TCP and from the socket.
+mariadb_sbtest() {
+	mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock" -e "CREATE DATABASE sbtest;
+CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
+CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"
+}
+
 # mariadb_wait PID waits (bounded, 30 s) until mariadbd PID answers root on
 # $tmp/mysqld.sock, and exits the script if it dies or does not.
 mariadb_wait() {
