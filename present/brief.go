@@ -72,15 +72,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 			fmt.Fprintln(tw, head)
 			for _, p := range g.paths {
 				row := fmt.Sprintf("%-*s\t%s", width, shortName(p, grouped), sweep.seriesCells(p))
-				switch a := p.AddedUs; {
-				case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
-					row += "baseline\t\t"
-				case a == nil:
-					row += "-\t\t"
-				default:
-					row += fmt.Sprintf("%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
-				}
-				row += fmt.Sprintf("%s\t%-*s\t", p50Cell(p), partWidth, biggestPart(p))
+				row += addedCells(p) + fmt.Sprintf("%s\t%-*s\t", p50Cell(p), partWidth, biggestPart(p))
 				if flagged > 0 {
 					row += roundsCell(p) + "\t"
 				}

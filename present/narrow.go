@@ -57,12 +57,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 			if errorsCol {
 				head += "errors\t"
 			}
-			if sweep.stats {
-				head += "relay µs\tkernel µs\t"
-			}
-			if sweep.unstable {
-				head += "rounds\t"
-			}
+			head += sweep.lastHead()
 			fmt.Fprintln(tw, head)
 			for _, p := range g.paths {
 				var row strings.Builder
@@ -71,24 +66,12 @@ func WriteText(w io.Writer, r *hop.Report) error {
 					fmt.Fprintf(&row, "%s\t", placementCell(p))
 				}
 				fmt.Fprintf(&row, "%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P99)))
-				switch a := p.AddedUs; {
-				case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
-					row.WriteString("baseline\t\t")
-				case a == nil:
-					row.WriteString("-\t\t")
-				default:
-					fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
-				}
+				row.WriteString(addedCells(p))
 				fmt.Fprintf(&row, "%s\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)))
 				if errorsCol {
 					fmt.Fprintf(&row, "%d\t", p.Errors+int64(p.Failed))
 				}
-				if sweep.stats {
-					fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
-				}
-				if sweep.unstable {
-					row.WriteString(roundsCell(p) + "\t")
-				}
+				row.WriteString(sweep.lastCells(p))
 				fmt.Fprintln(tw, row.String())
 			}
 		})
@@ -210,19 +193,11 @@ func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
 			fmt.Fprintln(tw, head+"resid\texplained\tfrom\t")
 			for _, p := range rows {
 				d := p.Decomposition
-				code := hop.Us(d.RelayCode)
-				if !d.Measured() {
-					code = "-"
-				}
-				explained := "-"
-				if p.ExplainedPct != nil {
-					explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
-				}
-				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), hop.Us(p.AddedUs.P50), code, hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints))
+				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), hop.Us(p.AddedUs.P50), codeCell(d), hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints))
 				if excess {
 					row += negUs(d.MeanExcess) + "\t"
 				}
-				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, hop.Us(d.Residual), explained, d.Method)
+				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, hop.Us(d.Residual), explainedCell(p), d.Method)
 			}
 		})
 	}

@@ -122,12 +122,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		head = append(head, "cpus c/r/s\t")
 	}
 	head = append(head, "p50 µs\tp95 µs\tp99 µs\tadded p50 µs\t95% CI\ttps\terrors\t")
-	if sweep.stats {
-		head = append(head, "relay µs\tkernel µs\t")
-	}
-	if sweep.unstable {
-		head = append(head, "rounds\t")
-	}
+	head = append(head, sweep.lastHead())
 	writeHosts(w, r)
 	fmt.Fprintln(tw, strings.Join(head, ""))
 	for _, p := range r.Paths {
@@ -138,21 +133,9 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
 		fmt.Fprintf(&row, "%s\t%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P95)), figureCell(p, hop.Us(p.LatencyUs.P99)))
-		switch a := p.AddedUs; {
-		case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
-			row.WriteString("baseline\t\t")
-		case a == nil:
-			row.WriteString("-\t\t")
-		default:
-			fmt.Fprintf(&row, "%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
-		}
+		row.WriteString(addedCells(p))
 		fmt.Fprintf(&row, "%s\t%d\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)), p.Errors+int64(p.Failed))
-		if sweep.stats {
-			fmt.Fprintf(&row, "%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
-		}
-		if sweep.unstable {
-			row.WriteString(roundsCell(p) + "\t")
-		}
+		row.WriteString(sweep.lastCells(p))
 		fmt.Fprintln(tw, row.String())
 	}
 	if err := tw.Flush(); err != nil {
@@ -213,6 +196,46 @@ func sweeps(paths []hop.PathResult) sweep {
 	return s
 }
 
+// addedCells is a path's added p50 and its interval, each cell ending in
+// a tab: "baseline" on the direct path the others are paired with, "-"
+// where nothing was paired.
+func addedCells(p hop.PathResult) string {
+	switch a := p.AddedUs; {
+	case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
+		return "baseline\t\t"
+	case a == nil:
+		return "-\t\t"
+	default:
+		return fmt.Sprintf("%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
+	}
+}
+
+// lastHead is the header of the columns that end a path table, each
+// ending in a tab: the relays' own figures (--stats) and whether the
+// rounds agreed, each only when some path has them.
+func (s sweep) lastHead() string {
+	head := ""
+	if s.stats {
+		head += "relay µs\tkernel µs\t"
+	}
+	if s.unstable {
+		head += "rounds\t"
+	}
+	return head
+}
+
+// lastCells is p's cells under lastHead.
+func (s sweep) lastCells(p hop.PathResult) string {
+	cells := ""
+	if s.stats {
+		cells += fmt.Sprintf("%s\t%s\t", optUs(p.RelayUs), optUs(p.KernelUs))
+	}
+	if s.unstable {
+		cells += roundsCell(p) + "\t"
+	}
+	return cells
+}
+
 // roundsCell says whether the path's rounds agreed.
 func roundsCell(p hop.PathResult) string {
 	if p.Stable {
@@ -262,17 +285,26 @@ func writeDecomposition(w io.Writer, paths []hop.PathResult) error {
 		if d == nil {
 			continue
 		}
-		code := hop.Us(d.RelayCode)
-		if !d.Measured() {
-			code = "-"
-		}
-		explained := "-"
-		if p.ExplainedPct != nil {
-			explained = fmt.Sprintf("%.0f%%", *p.ExplainedPct)
-		}
-		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), hop.Us(p.AddedUs.P50), code, hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), hop.Us(d.Residual), explained, d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), hop.Us(p.AddedUs.P50), codeCell(d), hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), hop.Us(d.Residual), explainedCell(p), d.Method)
 	}
 	return tw.Flush()
+}
+
+// codeCell is the relay code of a split, "-" where it was not measured.
+func codeCell(d *hop.Decomposition) string {
+	if !d.Measured() {
+		return "-"
+	}
+	return hop.Us(d.RelayCode)
+}
+
+// explainedCell is how much of the path's added p50 the split explains,
+// "-" where it has no share (an added p50 not above zero).
+func explainedCell(p hop.PathResult) string {
+	if p.ExplainedPct == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", *p.ExplainedPct)
 }
 
 // seriesHead is the header of the columns that tell a sweep's series
