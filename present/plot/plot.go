@@ -20,6 +20,18 @@ type Line struct {
 	X, Y []float64
 }
 
+// points is s's points as at places them, leaving out those it rejects:
+// the ones an axis cannot show (at or below zero on a log scale, NaN).
+func (s Line) points(at func(x, y float64) (plotter.XY, bool)) plotter.XYs {
+	var xy plotter.XYs
+	for j := range s.X {
+		if pt, ok := at(s.X[j], s.Y[j]); ok {
+			xy = append(xy, pt)
+		}
+	}
+	return xy
+}
+
 // Bar is one named value with its 95% confidence interval.
 type Bar struct {
 	Name          string
@@ -130,14 +142,10 @@ func Spectrum(w io.Writer, format, title string, series []Line) error {
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
 	for i, s := range series {
-		var xy plotter.XYs
-		for j := range s.X {
-			q := min(s.X[j], maxPercentile)
-			if q < 0 || math.IsNaN(s.Y[j]) || s.Y[j] <= 0 {
-				continue
-			}
-			xy = append(xy, plotter.XY{X: 1 / (1 - q/100), Y: s.Y[j]})
-		}
+		xy := s.points(func(x, y float64) (plotter.XY, bool) {
+			q := min(x, maxPercentile)
+			return plotter.XY{X: 1 / (1 - q/100), Y: y}, !(q < 0 || math.IsNaN(y) || y <= 0)
+		})
 		if len(xy) == 0 {
 			continue
 		}
@@ -302,13 +310,9 @@ func Lines(w io.Writer, format, title, xLabel, yLabel string, logX bool, series 
 	}
 	p.Add(plotter.NewGrid())
 	for i, s := range series {
-		var xy plotter.XYs
-		for j := range s.X {
-			if logX && s.X[j] <= 0 {
-				continue
-			}
-			xy = append(xy, plotter.XY{X: s.X[j], Y: s.Y[j]})
-		}
+		xy := s.points(func(x, y float64) (plotter.XY, bool) {
+			return plotter.XY{X: x, Y: y}, !(logX && x <= 0)
+		})
 		if len(xy) == 0 {
 			continue
 		}
