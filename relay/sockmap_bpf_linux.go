@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -181,31 +182,21 @@ func verdictProgram(peers, targets, limits, gates, events *ebpf.Map) (asm.Instru
 	if err != nil {
 		return nil, err
 	}
-	insns := asm.Instructions{
+	return slices.Concat(asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1), // r6 = skb
 		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word),
 		asm.JEq.Imm(asm.R1, 0, "drop"),
 		asm.Mov.Reg(asm.R1, asm.R6),
 		asm.FnGetSocketCookie.Call(),
 		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
-		loadPeers,
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "pass"),
+	}, lookup(loadPeers, -8, "pass"), asm.Instructions{
 		asm.Mov.Reg(asm.R7, asm.R0), // r7 = v
-	}
-	insns = append(insns, seenGuard(loadEvents)...)
-	insns = append(insns,
+	}, seenGuard(loadEvents), asm.Instructions{
 		asm.LoadMem(asm.R8, asm.R7, peerOffPeer, asm.Word).WithSymbol("fresh"), // r8 = peer key
 		asm.Mov.Reg(asm.R1, asm.R8),
 		asm.Xor.Imm(asm.R1, 1),
 		asm.StoreMem(asm.RFP, -16, asm.R1, asm.Word), // src key
-		loadGates,
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -16),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "count"),
+	}, lookup(loadGates, -16, "count"), asm.Instructions{
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.JEq.Imm(asm.R1, 0, "count"),
 		asm.LoadMem(asm.R1, asm.R6, skbOffLen, asm.Word),
@@ -220,18 +211,12 @@ func verdictProgram(peers, targets, limits, gates, events *ebpf.Map) (asm.Instru
 		asm.Mov.Imm(asm.R1, 1),
 		asm.AddAtomic.Mem(asm.R7, asm.R1, asm.DWord, peerOffSkbs),
 		asm.LoadMem(asm.R9, asm.R7, peerOffBytes, asm.DWord), // r9 = bytes so far
-		loadLimits,
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -16),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "redirect"),
+	}, lookup(loadLimits, -16, "redirect"), asm.Instructions{
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.JLE.Reg(asm.R9, asm.R1, "redirect"),
 		asm.Mov.Imm(asm.R1, -1),
 		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-	)
-	insns = append(insns, tellRelay(loadEvents)...)
-	insns = append(insns,
+	}, tellRelay(loadEvents), asm.Instructions{
 		asm.Mov.Reg(asm.R1, asm.R6).WithSymbol("redirect"),
 		asm.Mov.Reg(asm.R3, asm.R8),
 		loadTargets,
@@ -242,8 +227,20 @@ func verdictProgram(peers, targets, limits, gates, events *ebpf.Map) (asm.Instru
 		asm.Return(),
 		asm.Mov.Imm(asm.R0, skDrop).WithSymbol("drop"),
 		asm.Return(),
-	)
-	return insns, nil
+	}), nil
+}
+
+// lookup is bpf_map_lookup_elem on the map loadMap points r1 at, with
+// the key on the stack at fp+key; it jumps to miss when the key is absent,
+// and leaves r0 pointing at the value otherwise.
+func lookup(loadMap asm.Instruction, key int32, miss string) asm.Instructions {
+	return asm.Instructions{
+		loadMap,
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, key),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, miss),
+	}
 }
 
 // seenGuard cuts off the bytes of an skb that the verdict has already
