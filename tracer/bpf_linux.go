@@ -679,29 +679,44 @@ func (b *builder) exitProg() (asm.Instructions, error) {
 	body := seq(asm.Instructions{
 		arg(asm.R3, 1).WithSymbol("emit"),
 		asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
-	}, b.inflightSlot(), asm.Instructions{
-		asm.JEq.Imm(asm.R0, 0, "alone"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.JEq.Imm(asm.R1, 0, "alone"),
+	}, b.inflightSlot(), paired(KindSyscall, KindSysExit, asm.Instructions{
+		// The slot's entry is this thread's.
 		asm.LoadMem(asm.R2, asm.R0, 8, asm.Word),
 		asm.LoadMem(asm.R3, asm.RFP, evBase+offTid, asm.Word),
 		asm.JNE.Reg(asm.R2, asm.R3, "alone"),
-		asm.StoreMem(asm.RFP, evBase+offArg2, asm.R1, asm.DWord),
+	}, asm.Instructions{
 		asm.LoadMem(asm.R2, asm.R0, 12, asm.Word),
 		asm.StoreMem(asm.RFP, evBase+offTid2, asm.R2, asm.Word),
 		asm.LoadMem(asm.R2, asm.R0, 16, asm.DWord),
 		asm.StoreMem(asm.RFP, evBase+offTgid2, asm.R2, asm.Word),
-		asm.Mov.Imm(asm.R1, 0),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSyscall), asm.Word),
-		asm.Ja.Label("tail"),
-		asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSysExit), asm.Word).WithSymbol("alone"),
-	})
+	}))
 	return b.done(prologue(),
 		current(),
 		b.bitSet(b.o.calls, offTgid), b.bitSet(b.o.tids, offTid),
 		asm.Instructions{asm.Ja.Label("out")},
 		body, b.emitTail())
+}
+
+// paired follows the lookup of an entry's slot (r0 the slot, or 0) in an
+// exit's program: when the slot holds an entry's time (its first word, in
+// r1) and match, which may jump to "alone", lets it through, the time goes
+// to the record's arg2, then more runs (r0 still the slot), the slot is
+// emptied so that no later exit pairs with the same entry, and the record
+// is of kind pair, ending at "tail"; else it is of kind alone.
+func paired(pair, alone Kind, match, more asm.Instructions) asm.Instructions {
+	return seq(asm.Instructions{
+		asm.JEq.Imm(asm.R0, 0, "alone"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "alone"),
+	}, match, asm.Instructions{
+		asm.StoreMem(asm.RFP, evBase+offArg2, asm.R1, asm.DWord),
+	}, more, asm.Instructions{
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.StoreImm(asm.RFP, evBase+offKind, int64(pair), asm.Word),
+		asm.Ja.Label("tail"),
+		asm.StoreImm(asm.RFP, evBase+offKind, int64(alone), asm.Word).WithSymbol("alone"),
+	})
 }
 
 // softirq_entry(unsigned int vec_nr), softirq_exit(vec_nr): recorded on
@@ -740,17 +755,7 @@ func (b *builder) softirqProg(k Kind, followed bool) (asm.Instructions, error) {
 			asm.StoreMem(asm.RFP, evBase+offArg, asm.R3, asm.DWord),
 		},
 		slot,
-		asm.Instructions{
-			asm.JEq.Imm(asm.R0, 0, "alone"),
-			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-			asm.JEq.Imm(asm.R1, 0, "alone"),
-			asm.StoreMem(asm.RFP, evBase+offArg2, asm.R1, asm.DWord),
-			asm.Mov.Imm(asm.R1, 0),
-			asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-			asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSoftirq), asm.Word),
-			asm.Ja.Label("tail"),
-			asm.StoreImm(asm.RFP, evBase+offKind, int64(KindSoftirqExit), asm.Word).WithSymbol("alone"),
-		},
+		paired(KindSoftirq, KindSoftirqExit, nil, nil),
 		b.emitTail())
 }
 
