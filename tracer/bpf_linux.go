@@ -169,22 +169,41 @@ func (o *objects) close() {
 }
 
 func (o *objects) attach() error {
-	for _, p := range o.progs {
-		l, err := link.AttachTracing(link.TracingOptions{Program: p, AttachType: ebpf.AttachTraceRawTp})
-		if err != nil {
-			o.detach()
-			return kernelError("attach "+p.String(), err)
-		}
-		o.links = append(o.links, l)
+	links, failed, err := attachAll(o.progs)
+	if err != nil {
+		o.detach()
+		return kernelError("attach "+failed.String(), err)
 	}
+	o.links = append(o.links, links...)
 	return nil
 }
 
 func (o *objects) detach() {
-	for _, l := range o.links {
+	detachAll(o.links)
+	o.links = nil
+}
+
+// attachAll attaches each of progs to its tracepoint (tp_btf) and returns
+// the links. On an error it closes the links it made, so that none of
+// progs stays attached, and names the program that failed.
+func attachAll(progs []*ebpf.Program) (_ []link.Link, failed *ebpf.Program, _ error) {
+	var links []link.Link
+	for _, p := range progs {
+		l, err := link.AttachTracing(link.TracingOptions{Program: p, AttachType: ebpf.AttachTraceRawTp})
+		if err != nil {
+			detachAll(links)
+			return nil, p, err
+		}
+		links = append(links, l)
+	}
+	return links, nil, nil
+}
+
+// detachAll takes links' programs off their tracepoints.
+func detachAll(links []link.Link) {
+	for _, l := range links {
 		l.Close()
 	}
-	o.links = nil
 }
 
 // kernelError sorts a refusal from bpf(2) into the package's sentinels.

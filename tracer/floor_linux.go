@@ -81,21 +81,16 @@ func (h *hooks) attachAll() error {
 	if len(h.links) > 0 {
 		return errors.New("already attached")
 	}
-	for _, p := range h.progs {
-		l, err := link.AttachTracing(link.TracingOptions{Program: p, AttachType: ebpf.AttachTraceRawTp})
-		if err != nil {
-			h.detach()
-			return err
-		}
-		h.links = append(h.links, l)
+	links, _, err := attachAll(h.progs)
+	if err != nil {
+		return err
 	}
+	h.links = links
 	return nil
 }
 
 func (h *hooks) detach() {
-	for _, l := range h.links {
-		l.Close()
-	}
+	detachAll(h.links)
 	h.links = nil
 }
 
