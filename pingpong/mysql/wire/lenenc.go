@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Length-encoded integers: a first byte below 0xFB is the value; 0xFC, 0xFD
@@ -61,11 +63,17 @@ func (d *Decoder) Failf(format string, args ...any) {
 }
 
 // header reads a packet's first byte, which says what the packet is, and
-// fails d unless it is want.
-func (d *Decoder) Header(want byte) {
-	if h := d.U8("header"); d.Err == nil && h != want {
-		d.Failf("header 0x%02x, want 0x%02x", h, want)
+// fails d unless it is one of want.
+func (d *Decoder) Header(want ...byte) {
+	h := d.U8("header")
+	if d.Err != nil || slices.Contains(want, h) {
+		return
 	}
+	names := make([]string, len(want))
+	for i, w := range want {
+		names[i] = fmt.Sprintf("0x%02x", w)
+	}
+	d.Failf("header 0x%02x, want %s", h, strings.Join(names, " or "))
 }
 
 func (d *Decoder) Remaining() int { return len(d.B) - d.Off }

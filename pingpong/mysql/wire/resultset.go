@@ -19,9 +19,7 @@ type OkPacket struct {
 func ParseOK(b []byte) (OkPacket, error) {
 	var ok OkPacket
 	d := Decoder{B: b, What: "OK packet"}
-	if h := d.U8("header"); d.Err == nil && h != HeaderOK && h != HeaderEOF {
-		return ok, fmt.Errorf("mysql: decode OK packet: header 0x%02x, want 0x00 or 0xfe", h)
-	}
+	d.Header(HeaderOK, HeaderEOF)
 	ok.AffectedRows, _ = d.LenEncInt("affected rows")
 	ok.LastInsertID, _ = d.LenEncInt("last insert id")
 	ok.Status = d.U16("status flags")
@@ -83,7 +81,7 @@ func ParseColumnDef(b []byte) (ColumnDef, error) {
 	var c ColumnDef
 	d := Decoder{B: b, What: "column definition"}
 	if cat, _ := d.LenEncBytes("catalog"); d.Err == nil && string(cat) != "def" {
-		return c, fmt.Errorf("mysql: decode column definition: catalog %q, want \"def\"", cat)
+		d.Failf("catalog %q, want \"def\"", cat)
 	}
 	c.Schema, _ = d.LenEncBytes("schema")
 	c.Table, _ = d.LenEncBytes("table")
@@ -92,7 +90,7 @@ func ParseColumnDef(b []byte) (ColumnDef, error) {
 	c.OrgName, _ = d.LenEncBytes("org_name")
 	fixed, _ := d.LenEncInt("fixed-fields length")
 	if d.Err == nil && fixed < 0x0C {
-		return c, fmt.Errorf("mysql: decode column definition: fixed-fields length %d, want 12", fixed)
+		d.Failf("fixed-fields length %d, want 12", fixed)
 	}
 	c.Charset = d.U16("character set")
 	c.Length = d.U32("column length")
