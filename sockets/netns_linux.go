@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hoplat/hoplat/internal/osthread"
 )
 
 // DialNamespace connects to address from inside the network namespace
@@ -19,24 +20,11 @@ import (
 // A UNIX socket path is reachable from any namespace that shares the file
 // system, so callers need this only for TCP.
 func DialNamespace(ctx context.Context, nsPath, network, address string) (net.Conn, error) {
-	type result struct {
-		c   net.Conn
-		err error
-	}
-	done := make(chan result, 1)
-	// A goroutine of its own, locked to its thread: if the thread cannot
-	// be moved back, the goroutine exits still locked and the runtime
-	// ends the thread rather than reuse it in the wrong namespace.
-	go func() {
-		runtime.LockOSThread()
-		c, err, restored := dialIn(ctx, nsPath, network, address)
-		if restored {
-			runtime.UnlockOSThread()
-		}
-		done <- result{c, err}
-	}()
-	r := <-done
-	return r.c, r.err
+	// A thread of its own: if it cannot be moved back, the runtime ends
+	// it rather than reuse it in the wrong namespace.
+	return osthread.Run(func() (net.Conn, error, bool) {
+		return dialIn(ctx, nsPath, network, address)
+	})
 }
 
 func dialIn(ctx context.Context, nsPath, network, address string) (_ net.Conn, _ error, restored bool) {

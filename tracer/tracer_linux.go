@@ -9,12 +9,13 @@ import (
 	"math"
 	"net"
 	"os"
-	"runtime"
 	"slices"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/hoplat/hoplat/internal/osthread"
 )
 
 // Tracer records the scheduler and system-call events of the followed
@@ -317,27 +318,19 @@ func (t *Tracer) Calibrate(ctx context.Context) (time.Duration, error) {
 	if t.started {
 		return 0, errStarted
 	}
-	type result struct {
-		d   time.Duration
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		// Unlocked again, not ended locked: a thread that ends takes the
+	d, err := osthread.Run(func() (time.Duration, error, bool) {
+		// Handed back, not ended: a thread that ends takes the
 		// parent-death signal of every child it forked
 		// (affinity.NewGroup's Pdeathsig), and this may be one. It is
 		// unfollowed by then, and its CPU mask is untouched.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
 		d, err := t.calibrate(ctx)
-		res <- result{d, err}
-	}()
-	r := <-res
-	if r.err != nil {
-		return 0, fmt.Errorf("tracer: calibrate: %w", r.err)
+		return d, err, true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("tracer: calibrate: %w", err)
 	}
-	t.perEvent = r.d
-	return r.d, nil
+	t.perEvent = d
+	return d, nil
 }
 
 // calibrate runs Calibrate's rounds on the calling thread, which is
