@@ -60,14 +60,7 @@ func runAttach(args []string, stdout io.Writer) error {
 		window = fs.Duration("window", 200*time.Millisecond, "how long the tracer records before a read")
 		duty   = fs.Float64("duty", 20, "percent of the time the hooks are attached (100: every chunk)")
 	)
-	done := usage.Standard(fs, &attachHelp, version)
-	if err := fs.Parse(args); err != nil {
-		return cli.Usage(err)
-	}
-	if ok, err := done(stdout); ok {
-		if err == nil {
-			err = pflag.ErrHelp
-		}
+	if err := usage.Parse(fs, &attachHelp, version, args, stdout); err != nil {
 		return err
 	}
 	if (*pid == 0) == (*comm == "") {

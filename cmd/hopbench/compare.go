@@ -70,14 +70,7 @@ func runCompare(args []string, stdout io.Writer) error {
 		format   = fs.String("format", "text", "output")
 		asJSON   = fs.Bool("json", false, "same as --format json")
 	)
-	done := usage.Standard(fs, &compareHelp, version)
-	if err := fs.Parse(args); err != nil {
-		return cli.Usage(err)
-	}
-	if ok, err := done(stdout); ok {
-		if err == nil {
-			err = pflag.ErrHelp
-		}
+	if err := usage.Parse(fs, &compareHelp, version, args, stdout); err != nil {
 		return err
 	}
 	if *asJSON {

@@ -192,14 +192,7 @@ func parseArgs(args []string, err error) (options, error) {
 		_       = fs.String("topology", "", "hosts (local, netns:NAME, ssh://user@host) and where each component "+
 			"runs, plus any of these flags as KEY=value; flags given override it")
 	)
-	done := usage.Standard(fs, &help, version)
-	if err := fs.Parse(args); err != nil {
-		return options{}, err
-	}
-	if ok, err := done(os.Stdout); ok {
-		if err == nil {
-			err = pflag.ErrHelp
-		}
+	if err := usage.Parse(fs, &help, version, args, os.Stdout); err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {

@@ -79,14 +79,7 @@ func galeraFlags(args []string) (cluster.BenchConfig, error) {
 	fs.StringVar(&c.SST, "sst", "rsync", "wsrep_sst_method of the joining nodes (rsync is the one tested)")
 	fs.StringVar(&c.BufferPool, "buffer-pool", "64M", "each node's innodb_buffer_pool_size")
 	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
-	done := usage.Standard(fs, &galeraHelp, version)
-	if err := fs.Parse(args); err != nil {
-		return c, cli.Usage(err)
-	}
-	if ok, err := done(os.Stdout); ok {
-		if err == nil {
-			err = pflag.ErrHelp
-		}
+	if err := usage.Parse(fs, &galeraHelp, version, args, os.Stdout); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {

@@ -77,11 +77,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT or SIGTERM, how long live connections may finish (0: close them at once)")
 	balance := fs.String("balance", string(relay.BalanceRoundRobin), "how each connection picks one of several CONNECT addresses")
 	retry := fs.Duration("retry", relay.DefaultRetry, "how long a CONNECT address that failed a connect is skipped")
-	done := usage.Standard(fs, &help, version)
-	if err := fs.Parse(args); err != nil {
-		return cli.Usage(err)
-	}
-	if ok, err := done(stdout); ok {
+	if err := usage.Parse(fs, &help, version, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {

@@ -88,14 +88,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.cfg.RXStamps, "rx-stamps", false, "TCP: time each reply's kernel receive stamp, report the client's wake-up (rx_wake_us)")
 	my := addMySQLFlags(fs)
 	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency histogram (microseconds) in HdrHistogram's .hgrm format")
-	done := usage.Standard(fs, &help, version)
-	if err := fs.Parse(args); err != nil {
-		return o, cli.Usage(err)
-	}
-	if ok, err := done(stdout); ok {
-		if err == nil {
-			err = pflag.ErrHelp
-		}
+	if err := usage.Parse(fs, &help, version, args, stdout); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

@@ -29,7 +29,13 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-func main() { cli.Exit("pongd", run(os.Args[1:])) }
+func main() {
+	err := run(os.Args[1:])
+	if errors.Is(err, pflag.ErrHelp) {
+		err = nil
+	}
+	cli.Exit("pongd", err)
+}
 
 // version is set at link time (go build -ldflags "-X main.version=...").
 var version string
@@ -61,11 +67,7 @@ func run(args []string) error {
 	serviceTime := fs.Duration("service-time", 0, "time spent before each reply (mysql: each statement), as a backend's own cost")
 	serviceMode := fs.String("service-mode", "busy", "busy burns CPU, as a query does; sleep sleeps")
 	my := addMySQLFlags(fs)
-	done := usage.Standard(fs, &help, version)
-	if err := fs.Parse(args); err != nil {
-		return cli.Usage(err)
-	}
-	if ok, err := done(os.Stdout); ok {
+	if err := usage.Parse(fs, &help, version, args, os.Stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/wordwrap"
 )
 
@@ -193,4 +194,22 @@ func Standard(fs *pflag.FlagSet, h *Help, version string) func(w io.Writer) (boo
 		}
 		return false, nil
 	}
+}
+
+// Parse parses args into fs with Standard's --help and --version: after
+// printing either to w it returns pflag.ErrHelp (the command's main turns
+// that into exit status 0), and a parse error comes back marked as the
+// user's (cli.Usage: exit status 2).
+func Parse(fs *pflag.FlagSet, h *Help, version string, args []string, w io.Writer) error {
+	done := Standard(fs, h, version)
+	if err := fs.Parse(args); err != nil {
+		return cli.Usage(err)
+	}
+	if ok, err := done(w); ok {
+		if err == nil {
+			err = pflag.ErrHelp
+		}
+		return err
+	}
+	return nil
 }
