@@ -6,7 +6,7 @@
 # measured just before. Prints attach's residence (to_upstream +
 # to_client p50: a request's two crossings) beside the added p50, and
 # what attaching costs HAProxy's p50 (the median of three interleaved
-# pairs, off and on), at attach's default duty (hooks attached 20% of the
+# pairs, off and on), at attach's default duty (hooks attached 10% of the
 # time) and at 100% (every chunk). Needs root (BPF). About 100 seconds.
 set -euo pipefail
 BIN=${BIN:-bin}
@@ -88,7 +88,7 @@ CFG
 	taskset -c 0 haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
 	waitport "$hp"
 	run "haproxy" "--pid ${pids[-1]}" "$hp"
-	overhead "${pids[-1]}" "$hp" 20
+	overhead "${pids[-1]}" "$hp" 10
 	overhead "${pids[-1]}" "$hp" 100
 fi
 if command -v socat >/dev/null; then

@@ -58,7 +58,7 @@ func runAttach(args []string, stdout io.Writer) error {
 		format = fs.String("format", "text", "output: text or json")
 		listen = fs.String("listen", "", "serve OpenMetrics at http://HOST:PORT/metrics until SIGINT/SIGTERM")
 		window = fs.Duration("window", 200*time.Millisecond, "how long the tracer records before a read")
-		duty   = fs.Float64("duty", 20, "percent of the time the hooks are attached (100: every chunk)")
+		duty   = fs.Float64("duty", 10, "percent of the time the hooks are attached (100: every chunk)")
 	)
 	if err := usage.Parse(fs, &attachHelp, version, args, stdout); err != nil {
 		return err
