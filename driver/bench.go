@@ -281,7 +281,7 @@ func unmeasured(st Stage, paths []hop.Path, threads []int, skipped []hop.Skip) [
 func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []hop.Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
 	// sr is a named result so that the deferred Stop's warnings reach
 	// the caller.
-	topo, err := Build(ctx, TopologySpec{
+	spec := TopologySpec{
 		TempRoot: cfg.TempRoot,
 		Backend:  cfg.Backend,
 		Responder: Responder{
@@ -296,7 +296,8 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 		Locate:    cfg.Locate,
 		Hosts:     b.hosts,
 		Proxies:   cfg.Proxies,
-	})
+	}
+	topo, err := Build(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return stageResult{stopped: &stop{phase: "starting the components"}}, nil
@@ -361,8 +362,20 @@ func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths
 	// done counts each cell's completed rounds: a cancelled run keeps
 	// those, and drops the step it cut short.
 	done := make([]int, len(cells))
+	// Relays on this machine start afresh before every cycle of rounds
+	// but the first (Topology.Respawn); a user's proxies and other hosts'
+	// relays run through the stage.
+	respawn := b.hosts == nil && len(cfg.Proxies) == 0
 	for _, step := range Schedule(len(cells), cfg.Rounds) {
 		c := cells[step.Cell]
+		if respawn && step.Round > 0 && step.Cell == 0 {
+			if err := topo.Respawn(ctx, spec); err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				return stageResult{}, err
+			}
+		}
 		relayBase := relays.snap(ctx, step.Cell, c, step.Round)
 		if ctx.Err() != nil {
 			break

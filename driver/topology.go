@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,10 +59,13 @@ type Topology struct {
 	RelayCPUs map[hop.Path]string
 
 	procs      []*hosts.Process
-	statsProcs map[string]*hosts.Process     // hoprelay by its --stats file
-	relayProcs map[hop.Path][]*hosts.Process // the relay processes of each path, one per hop (HAProxy: shared)
-	server     *hosts.Process                // the embedded responder when it runs here; nil otherwise
-	lastPinned string                        // CPUs of the process start last pinned
+	backend    map[hop.Transport]sockets.Addr // the backend's listeners, for the relays
+	nBackend   int                            // procs[:nBackend] serve the backend; the rest, the paths
+	nNotes     int                            // Notes[:nNotes] are the backend's
+	statsProcs map[string]*hosts.Process      // hoprelay by its --stats file
+	relayProcs map[hop.Path][]*hosts.Process  // the relay processes of each path, one per hop (HAProxy: shared)
+	server     *hosts.Process                 // the embedded responder when it runs here; nil otherwise
+	lastPinned string                         // CPUs of the process start last pinned
 }
 
 // Build starts the backend and every relay the paths need, each awaited by
@@ -81,10 +85,59 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 			t.Stop()
 		}
 	}()
-	backend, err := t.startBackend(ctx, spec)
-	if err != nil {
+	if t.backend, err = t.startBackend(ctx, spec); err != nil {
 		return nil, err
 	}
+	t.nBackend, t.nNotes = len(t.procs), len(t.Notes)
+	if err := t.startPaths(ctx, spec); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Respawn stops every process the paths started (hoprelays, socat,
+// HAProxy, a proxy the user's command starts) and starts each afresh, the
+// backend left running: a fresh process's memory and threads land
+// elsewhere, and that moves what its hop costs for as long as it lives
+// (on the 2-vCPU Intel guest one default run of three had socat's packed
+// hop 18-21% dearer than the other two, in every round, its direct
+// paths unmoved). Respawned between the cycles of interleaved rounds,
+// each round meets relays placed anew, and that variation shows inside
+// one run instead of between runs. The entries may change (new ports);
+// the stats files keep their names.
+func (t *Topology) Respawn(ctx context.Context, spec TopologySpec) error {
+	if spec.Locate == nil {
+		spec.Locate = Locate
+	}
+	backend, rest := t.procs[:t.nBackend], t.procs[t.nBackend:]
+	errs := make([]error, len(rest))
+	var wg sync.WaitGroup
+	for i, p := range rest {
+		wg.Go(func() { errs[i] = p.Stop() })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("driver: respawn the relays: %w", err)
+	}
+	// A relay killed past its grace leaves its UNIX socket behind, which
+	// its successor could not bind.
+	socks, _ := filepath.Glob(filepath.Join(t.Dir, "*.sock"))
+	for _, f := range socks {
+		if a, ok := t.backend[hop.UNIX]; !ok || a.Path != f {
+			os.Remove(f)
+		}
+	}
+	t.procs = slices.Clip(backend)
+	t.Notes = t.Notes[:t.nNotes]
+	t.Entries, t.Stats, t.Skipped = map[hop.Path]sockets.Addr{}, map[hop.Path][]string{}, nil
+	t.statsProcs, t.relayProcs, t.RelayCPUs = nil, nil, map[hop.Path]string{}
+	return t.startPaths(ctx, spec)
+}
+
+// startPaths starts what every path needs between the client and the
+// backend, and records where the client connects to each.
+func (t *Topology) startPaths(ctx context.Context, spec TopologySpec) error {
+	backend := t.backend
 	var viaHAProxy []hop.Path
 	for _, p := range spec.Paths {
 		up, ok := backend[p.Upstream]
@@ -101,7 +154,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 			if err := t.startProxy(ctx, spec, spec.proxyOf(p), p, up); err != nil {
 				var missing *missingError
 				if !errors.As(err, &missing) {
-					return nil, err
+					return err
 				}
 				t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: missing.Error()})
 			}
@@ -111,7 +164,7 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 			if err := t.startChain(ctx, spec, p, spec.upstreams(p, up)); err != nil {
 				var missing *missingError
 				if !errors.As(err, &missing) {
-					return nil, err
+					return err
 				}
 				t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: missing.Error()})
 			}
@@ -121,14 +174,14 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 		if err := t.startHAProxy(ctx, spec, viaHAProxy, backend); err != nil {
 			var missing *missingError
 			if !errors.As(err, &missing) {
-				return nil, err
+				return err
 			}
 			for _, p := range viaHAProxy {
 				t.Skipped = append(t.Skipped, hop.Skip{Path: p.Name(), Reason: missing.Error()})
 			}
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // missingError is a program that is not installed: its paths are skipped,

@@ -3,11 +3,14 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/hoplat/hoplat/results/hop"
@@ -113,6 +116,67 @@ func TestBuildSkipsMissingAndSetsNice(t *testing.T) {
 
 // A real backend needs nothing started; a path its sockets cannot serve is
 // skipped.
+// TestRespawn: Respawn replaces every relay process, the backend left
+// running; the entries (a new port, the same UNIX path) relay again and
+// the stats files keep their names.
+func TestRespawn(t *testing.T) {
+	spec := TopologySpec{
+		TempRoot:  t.TempDir(),
+		Responder: Responder{Proto: ProtoEcho},
+		Stats:     true,
+		Paths: []hop.Path{
+			hop.DirectPath(hop.TCP),
+			{Relay: hop.Epoll, Client: hop.TCP, Upstream: hop.TCP, Hops: 1},
+			{Relay: hop.Epoll, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1},
+		},
+		Locate: fakeLocator(fakeBin(t), false),
+	}
+	topo, err := Build(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer topo.Stop()
+	pids := func() (server int, relays []int) {
+		for _, p := range spec.Paths[1:] {
+			for _, proc := range topo.relayProcs[p] {
+				relays = append(relays, proc.PID())
+			}
+		}
+		return topo.server.PID(), relays
+	}
+	server, before := pids()
+	stats := fmt.Sprint(topo.Stats)
+	if err := topo.Respawn(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	server2, after := pids()
+	if server2 != server || len(after) != 2 || len(topo.Processes()) != 3 {
+		t.Errorf("server %d then %d, relays %v, %d processes; want the server kept, two relays, three processes", server, server2, after, len(topo.Processes()))
+	}
+	for _, old := range before {
+		if slices.Contains(after, old) || syscall.Kill(old, 0) == nil {
+			t.Errorf("relay %d still there after Respawn (relays now %v)", old, after)
+		}
+	}
+	if got := fmt.Sprint(topo.Stats); got != stats {
+		t.Errorf("stats files %s, then %s", stats, got)
+	}
+	for _, p := range spec.Paths[1:] {
+		c, err := sockets.Dial(context.Background(), topo.Entries[p])
+		if err != nil {
+			t.Fatalf("%s after Respawn: %v", p.Name(), err)
+		}
+		buf := []byte("respawned")
+		if _, err := c.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "respawned" {
+			t.Errorf("%s after Respawn: %q, %v", p.Name(), buf, err)
+		}
+		c.Close()
+	}
+}
+
 func TestBuildRealBackend(t *testing.T) {
 	b, err := ParseBackend("mysql://u:p@127.0.0.1:3306/d")
 	if err != nil {
