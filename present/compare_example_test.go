@@ -35,7 +35,7 @@ func ExampleWriteComparison() {
 	// ~: no significant difference (Mann-Whitney U, α = 0.05); n: kept rounds old+new
 	// noise: what separates two runs of one configuration here, from the control paths (each
 	// regime's direct path, socat's and HAProxy's hops, and pace) or the repeated runs of a side;
-	// with one run a side 5% at least, 10% on a relay path (OLD1 OLD2 -- NEW1 NEW2 measures it);
+	// with one run a side 5% at least, 15% on a relay path (OLD1 OLD2 -- NEW1 NEW2 measures it);
 	// a change is called only where p ≤ α and it is larger than the noise
 	//
 	// old old.json

@@ -45,9 +45,13 @@ import (
 // two runs of one command whose direct paths held within 0.3%, and 3.9%
 // on another guest; across three default runs there, the relay paths'
 // added p50s moved up to 10.9% (an epoll path 8.1% where the peers of its
-// regime moved 2.5% at most) and the direct paths' p50s 2% at most. Such
-// a row is held to SingleRunFloorPct at least, SingleRunHopFloorPct on a
-// path with a hop; repeated runs a side measure it instead.
+// regime moved 2.5% at most) and the direct paths' p50s 2% at most, and
+// with every relay started afresh before each cycle of rounds, up to
+// 12.3% (the sockmap hop, 5.7 µs against 6.4). Such a row is held to
+// SingleRunFloorPct at least, SingleRunHopFloorPct on a path with a hop:
+// the ±15% a hop's figure is meant to repeat within from one run to the
+// next (results/hop's stability rule). Repeated runs a side measure it
+// instead.
 
 // evidence is one measurement of the noise, in percent, and what it was.
 type evidence struct {
@@ -75,7 +79,7 @@ type noise struct{ p50, added evidence }
 // threads move it further.
 const (
 	SingleRunFloorPct    = 5
-	SingleRunHopFloorPct = 10
+	SingleRunHopFloorPct = 15
 )
 
 // Unmeasured is the noise where nothing measured it: the runs differ,
