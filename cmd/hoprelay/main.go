@@ -28,6 +28,11 @@ func main() {
 	if errors.Is(err, pflag.ErrHelp) {
 		err = nil
 	}
+	if in, ok := err.(cli.Interrupted); ok {
+		// A signal is how a relay ends: its status says which, quietly,
+		// as socat's does.
+		os.Exit(128 + int(in.Signal))
+	}
 	cli.Exit("hoprelay", err)
 }
 
