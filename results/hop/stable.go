@@ -260,9 +260,44 @@ func movedWithMachine(all []Series, sums []PathResult, i, discard int) string {
 		return ""
 	}
 	lo, hi := slices.Min(own), slices.Max(own)
-	if hi/lo <= maxRepeatSpread {
+	if hi/lo <= maxRepeatSpread || !followsStates(own, base.RoundsP50Us, hi/lo) {
 		return ""
 	}
 	return fmt.Sprintf("round p50s %s µs: max/min %.2f > %g while the machine changed speed under the same cycles; likely cause: the machine: %s's rounds moved (%s µs) with its client's CPU time per request, so this path's figure is a median over two states of the machine",
 		list(own), hi/lo, maxRepeatSpread, b.Path.Name(), list(base.RoundsP50Us))
+}
+
+// followsStates says whether a path's kept round p50s (own) moved with the
+// machine's states that its baseline's rounds (base, the same cycles)
+// fall in: its rounds in the baseline's slower cycles lie above those in
+// its faster ones by half its own spread or more. A path whose rounds
+// spread for their own reasons while the baseline changed speed in other
+// cycles (in one default run on the 2-vCPU Intel guest, a spread
+// goroutine hop's slowest round was not the one round both direct paths
+// ran 30% slower in) is a median over one state, held to the rules every
+// path is. Where the rounds cannot be split it says yes.
+func followsStates(own, base []float64, spread float64) bool {
+	if len(own) != len(base) || len(base) < 3 {
+		return true
+	}
+	// The states split at the baseline's widest gap: slowerCode has
+	// found them already, by the client's CPU time per request.
+	below, above, _, _ := stats.WidestGap(slices.Sorted(slices.Values(base)))
+	if len(below) == 0 || len(above) == 0 {
+		return true
+	}
+	cut := (slices.Max(below) + slices.Min(above)) / 2
+	var slow, fast []float64
+	for i, b := range base {
+		if b >= cut {
+			slow = append(slow, own[i])
+		} else {
+			fast = append(fast, own[i])
+		}
+	}
+	if len(slow) == 0 || len(fast) == 0 {
+		return true
+	}
+	moved := stats.Median(slow)/stats.Median(fast) - 1
+	return moved >= (spread-1)/2
 }

@@ -223,6 +223,17 @@ func TestAnalyzeFlagsAPathMeasuredAcrossMachineStates(t *testing.T) {
 	if e := find(t, paths, epollUNIX); !e.Stable {
 		t.Errorf("epoll within 15%%: flagged %q", e.UnstableReason)
 	}
+	// A path that spreads 1.16× for its own reasons, its slowest round in
+	// one of the machine's faster cycles, is a median over one state.
+	socat := Path{Relay: Socat, Client: UNIX, Upstream: TCP, Hops: 1}
+	wobbly := pathSeries(socat, 1, 60, 60, 57, 61, 66, 58, 62)
+	paths, _ = Analyze([]Series{direct, splice, still, stiller, wobbly}, 1, false)
+	if w := find(t, paths, socat); !w.Stable {
+		t.Errorf("socat, spread across the machine's fast cycles alone: flagged %q", w.UnstableReason)
+	}
+	if p := find(t, paths, spliceUNIX); p.Stable {
+		t.Errorf("splice, beside socat: no longer flagged")
+	}
 	steady := withCPU(pathSeries(directUNIX, 1, 20, 20, 21, 20, 19, 20, 20), 0.8)
 	paths, _ = Analyze([]Series{steady, splice}, 1, false)
 	if p := find(t, paths, spliceUNIX); !p.Stable {
