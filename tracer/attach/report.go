@@ -173,7 +173,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			"  pays the tracer's cost only while attached\n", t.TracedS, r.DurationS, t.DutyPct)
 	}
 	if t.CPUs != "" {
-		fmt.Fprintf(&b, "  the tracer's own work ran on CPUs %s, off the proxy's\n", t.CPUs)
+		cpus := "CPU"
+		if strings.ContainsAny(t.CPUs, ",-") {
+			cpus = "CPUs"
+		}
+		fmt.Fprintf(&b, "  the tracer's own work ran on %s %s, off the proxy's\n", cpus, t.CPUs)
 	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "note: %s\n", r.Note)
