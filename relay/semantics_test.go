@@ -22,8 +22,15 @@ import (
 
 // TestSemantics runs one suite of behaviours against every engine
 // configuration, on every combination of TCP and UNIX legs.
+//
+// With -short only each engine's default configuration and epoll's
+// spinning loop run (the fast loop); make test runs every variant.
 func TestSemantics(t *testing.T) {
+	short := map[string]bool{"goroutine": true, "epoll": true, "splice": true, "sockmap": true, "epoll-spin": true}
 	for _, v := range variants {
+		if testing.Short() && !short[v.name] {
+			continue
+		}
 		t.Run(v.name, func(t *testing.T) {
 			if v.cfg.Engine == relay.EngineSockmap {
 				if err := relay.CheckSockmap(); err != nil {
