@@ -169,14 +169,31 @@ func SetNice(pid, n int) error {
 	if n < -20 || n > 19 {
 		return fmt.Errorf("affinity: set nice %d on process %d: outside -20..19", n, pid)
 	}
-	err := eachThread(pid, func(tid int) error {
+	set := func(tid int) error {
 		return os.NewSyscallError("setpriority", unix.Setpriority(unix.PRIO_PROCESS, tid, n))
-	})
-	if err != nil {
-		return priorityError(fmt.Sprintf("set nice %d on process %d", n, pid), err,
-			"lowering nice needs CAP_SYS_NICE or RLIMIT_NICE")
 	}
-	return nil
+	// A thread whose clone(2) was under way during the last listing, from
+	// a thread not yet set, shows up after it with the old value (a busy
+	// machine widens that window): each pass checks every thread and sets
+	// those that differ, until a pass finds none.
+	for pass := 0; ; pass++ {
+		wrong := 0
+		err := eachThread(pid, func(tid int) error {
+			// getpriority(2) returns 20-nice, the kernel's form.
+			if prio, err := unix.Getpriority(unix.PRIO_PROCESS, tid); err == nil && 20-prio == n {
+				return nil
+			}
+			wrong++
+			return set(tid)
+		})
+		if err != nil {
+			return priorityError(fmt.Sprintf("set nice %d on process %d", n, pid), err,
+				"lowering nice needs CAP_SYS_NICE or RLIMIT_NICE")
+		}
+		if wrong == 0 || pass == 9 {
+			return nil
+		}
+	}
 }
 
 // eachThread calls fn for every thread of process pid, and lists them
