@@ -43,6 +43,17 @@ func (s CPUSet) Contains(cpu int) bool {
 	return ok
 }
 
+// Without returns the CPUs of s that none of others holds.
+func (s CPUSet) Without(others ...CPUSet) CPUSet {
+	var keep []int
+	for _, c := range s.cpus {
+		if !slices.ContainsFunc(others, func(o CPUSet) bool { return o.Contains(c) }) {
+			keep = append(keep, c)
+		}
+	}
+	return CPUSet{cpus: keep}
+}
+
 // Equal reports whether s and o hold the same CPUs.
 func (s CPUSet) Equal(o CPUSet) bool { return slices.Equal(s.cpus, o.cpus) }
 

@@ -170,3 +170,20 @@ func TestParseCPUs(t *testing.T) {
 		t.Errorf("ParseCPUs(x) = %v, %v; want ParseList's error", cpus, err)
 	}
 }
+
+func TestCPUSetWithout(t *testing.T) {
+	for _, c := range []struct {
+		s      CPUSet
+		others []CPUSet
+		want   string
+	}{
+		{NewCPUSet(0, 1, 2, 3), []CPUSet{NewCPUSet(0), NewCPUSet(2, 9)}, "1,3"},
+		{NewCPUSet(0, 1), nil, "0-1"},
+		{NewCPUSet(0, 1), []CPUSet{NewCPUSet(0, 1)}, ""},
+		{CPUSet{}, []CPUSet{NewCPUSet(1)}, ""},
+	} {
+		if got := c.s.Without(c.others...).String(); got != c.want {
+			t.Errorf("%s without %v: %q, want %q", c.s, c.others, got, c.want)
+		}
+	}
+}

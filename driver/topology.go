@@ -97,14 +97,15 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 
 // Respawn stops every process the paths started (hoprelays, socat,
 // HAProxy, a proxy the user's command starts) and starts each afresh, the
-// backend left running: a fresh process's memory and threads land
-// elsewhere, and that moves what its hop costs for as long as it lives
-// (on the 2-vCPU Intel guest one default run of three had socat's packed
-// hop 18-21% dearer than the other two, in every round, its direct
-// paths unmoved). Respawned between the cycles of interleaved rounds,
-// each round meets relays placed anew, and that variation shows inside
-// one run instead of between runs. The entries may change (new ports);
-// the stats files keep their names.
+// backend left running. A process's memory and threads land where they
+// land for as long as it lives; respawned between the cycles of
+// interleaved rounds, each round meets relays placed anew, so what that
+// placement moves shows in the run's own rounds, not between runs. (What
+// first pointed here, socat's packed hop 18-21% dearer in one default run
+// of three on the 2-vCPU Intel guest, turned out to be the machine: in a
+// later run socat and HAProxy both stepped up mid-run with respawn on,
+// and socat forks a fresh child per connection anyway.) The entries may
+// change (new ports); the stats files keep their names.
 func (t *Topology) Respawn(ctx context.Context, spec TopologySpec) error {
 	if spec.Locate == nil {
 		spec.Locate = Locate

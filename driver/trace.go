@@ -432,23 +432,15 @@ func freeCPUs(placement affinity.Placement) affinity.CPUSet {
 	if err != nil {
 		return affinity.CPUSet{}
 	}
-	used := map[int]bool{}
+	used := make([]affinity.CPUSet, 0, len(components))
 	for _, c := range components {
 		cpus, ok := placement.For(c)
 		if !ok {
 			return affinity.CPUSet{}
 		}
-		for _, n := range cpus.CPUs() {
-			used[n] = true
-		}
+		used = append(used, cpus)
 	}
-	var free []int
-	for _, n := range mine.CPUs() {
-		if !used[n] {
-			free = append(free, n)
-		}
-	}
-	return affinity.NewCPUSet(free...)
+	return mine.Without(used...)
 }
 
 // tracedRequests is how many requests a traced round should hold: enough

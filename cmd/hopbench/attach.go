@@ -159,30 +159,20 @@ func keepOff(pids []int) affinity.CPUSet {
 	if err != nil {
 		return affinity.CPUSet{}
 	}
-	taken := map[int]bool{}
-	for _, p := range pids {
-		cpus, err := affinity.ProcessCPUs(p)
-		if err != nil {
+	taken := make([]affinity.CPUSet, len(pids))
+	for i, p := range pids {
+		if taken[i], err = affinity.ProcessCPUs(p); err != nil {
 			return affinity.CPUSet{}
 		}
-		for _, c := range cpus.CPUs() {
-			taken[c] = true
-		}
 	}
-	var free []int
-	for _, c := range online.CPUs() {
-		if !taken[c] {
-			free = append(free, c)
-		}
-	}
-	if len(free) == 0 {
+	free := online.Without(taken...)
+	if free.Len() == 0 {
 		return affinity.CPUSet{}
 	}
-	set := affinity.NewCPUSet(free...)
-	if _, err := affinity.PinProcess(os.Getpid(), set); err != nil {
+	if _, err := affinity.PinProcess(os.Getpid(), free); err != nil {
 		return affinity.CPUSet{}
 	}
-	return set
+	return free
 }
 
 // attachConfig is the config of attaching to one pid, as --pid gives it.
