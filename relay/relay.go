@@ -113,10 +113,12 @@ func (r *Relay) Stats() Snapshot {
 	switch cut := r.cut.Load(); {
 	case r.serving && !r.served:
 		s.Partial, s.PartialReason = true, "snapshot while serving: live connections counted so far"
-	case cut == 1:
-		s.Partial, s.PartialReason = true, "stopped with 1 connection still open, closed by the relay: counted up to the stop"
-	case cut > 1:
-		s.Partial, s.PartialReason = true, fmt.Sprintf("stopped with %d connections still open, closed by the relay: counted up to the stop", cut)
+	case cut > 0:
+		conns := "connections"
+		if cut == 1 {
+			conns = "connection"
+		}
+		s.Partial, s.PartialReason = true, fmt.Sprintf("stopped with %d %s still open, closed by the relay: counted up to the stop", cut, conns)
 	}
 	r.mu.Unlock()
 	if w, ok := r.eng.(interface{ wakeRecorders() []*recorder }); ok {
