@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/roles"
 )
 
@@ -56,6 +57,7 @@ type Config struct {
 	Spin     bool          // loops poll with a zero timeout instead of sleeping (burns a core)
 	BusyPoll time.Duration // loops poll without sleeping for this long after each event; 0 = as Wake says
 	Wake     Wake          // how loops wait when neither Spin nor BusyPoll is set; "" = WakeAuto (wake.go)
+	Slice    time.Duration // the time slice each loop thread asks the kernel for (slice.go); 0 = DefaultSlice, <0 = the kernel's default
 	CPUs     []int         // CPUs the loop threads are pinned to, loop i on CPUs[i%len]; epoll and splice only
 	Lock     Lock          // "" = LockNone
 	Buffer   int           // bytes per direction; 0 = DefaultBuffer (sockmap: the kernel holds up to 16× this per direction; splice: the pipe a direction starts with, grown to up to 1 MiB once it streams)
@@ -123,6 +125,9 @@ func (c Config) withDefaults() (Config, error) {
 		// No chunk passes through user space to be timed.
 		c.Stats = false
 	}
+	if c.Slice > 0 && (c.Slice < affinity.MinSlice || c.Slice > affinity.MaxSlice) {
+		return c, fmt.Errorf("relay: slice %v: want 0 (the kernel's default) or %v..%v", c.Slice, affinity.MinSlice, affinity.MaxSlice)
+	}
 	if c.BusyPoll < 0 || c.BusyPoll > time.Second {
 		return c, fmt.Errorf("relay: busy-poll %v: want 0..1s", c.BusyPoll)
 	}
@@ -155,7 +160,7 @@ func (c Config) withDefaults() (Config, error) {
 
 // noLoop says, option by option, why an engine without event loops of its
 // own has no use for the options that tune a loop.
-type noLoop struct{ cpus, spin, lock, workers string }
+type noLoop struct{ cpus, spin, lock, workers, slice string }
 
 // noLoopReasons holds the engines without event loops of their own.
 var noLoopReasons = map[Engine]noLoop{
@@ -164,12 +169,14 @@ var noLoopReasons = map[Engine]noLoop{
 		spin:    "needs engine epoll or splice (the goroutine engine waits in Go's netpoller)",
 		lock:    "needs engine epoll or splice",
 		workers: "needs engine epoll or splice (the goroutine engine uses GOMAXPROCS)",
+		slice:   "needs engine epoll or splice (the goroutine engine's goroutines move between the runtime's threads)",
 	},
 	EngineSockmap: {
 		cpus:    "the sockmap engine moves bytes in the kernel, no relay thread to pin",
 		spin:    "the sockmap engine has no loop that polls per message",
 		lock:    "the sockmap engine takes no lock per message",
 		workers: "the sockmap engine runs one thread for accepts and closes",
+		slice:   "the sockmap engine moves bytes in the kernel, no relay thread to schedule",
 	},
 }
 
@@ -184,6 +191,8 @@ func (c Config) checkNoLoop(why noLoop) error {
 		return fmt.Errorf("relay: lock %s: %s", c.Lock, why.lock)
 	case c.Workers != 1:
 		return fmt.Errorf("relay: workers %d: %s", c.Workers, why.workers)
+	case c.Slice != 0:
+		return fmt.Errorf("relay: slice %v: %s", c.Slice, why.slice)
 	}
 	return nil
 }

@@ -35,10 +35,11 @@ type loopEngine struct {
 	streamPipe int
 	grown      atomic.Int64
 	loops      []*loop
-	global     sync.Mutex // LockGlobal: held by whichever loop moves a chunk
-	wake       wakeChoice // how the loops wait (wake.go)
-	batch      string     // batchOn, or why the loops make one call per message
-	waitHook   func()     // tests: called before every wait, so that a test can hold the loops while it readies sockets
+	global     sync.Mutex             // LockGlobal: held by whichever loop moves a chunk
+	wake       wakeChoice             // how the loops wait (wake.go)
+	slice      atomic.Pointer[string] // the time slice the first loop's thread obtained (slice.go)
+	batch      string                 // batchOn, or why the loops make one call per message
+	waitHook   func()                 // tests: called before every wait, so that a test can hold the loops while it readies sockets
 }
 
 // Event data: the listener and the wake-up eventfd have negative ids; a
@@ -105,6 +106,15 @@ func loopCPUs(c Config) int {
 		return runtime.NumCPU()
 	}
 	return set.Len()
+}
+
+// sliceGranted is the time slice the loops' threads obtained, once one
+// has started: "" before.
+func (e *loopEngine) sliceGranted() string {
+	if s := e.slice.Load(); s != nil {
+		return *s
+	}
+	return ""
 }
 
 func (e *loopEngine) recorders() []*recorder {
@@ -300,18 +310,17 @@ const idleWait = 5
 func (l *loop) run() (err error) {
 	release := sockets.HoldP()
 	defer release()
+	// The thread gets its own time slice (slice.go) and, pinned, its own
+	// mask: it is never handed back to the scheduler. The goroutine exits
+	// still locked and the runtime retires the thread with both.
 	runtime.LockOSThread()
+	granted := setSlice(l.e.r.cfg)
+	l.e.slice.CompareAndSwap(nil, &granted)
 	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
-		// A pinned thread is never handed back to the scheduler: the
-		// goroutine exits still locked and the runtime retires the thread
-		// with its mask.
 		cpu := cpus[l.id%len(cpus)]
 		if _, perr := affinity.PinThread(affinity.NewCPUSet(cpu)); perr != nil {
 			l.e.r.cfg.Logf("relay: loop %d: %v", l.id, perr)
-			defer runtime.UnlockOSThread()
 		}
-	} else {
-		defer runtime.UnlockOSThread()
 	}
 	defer l.ackStopAccept()
 	defer l.closeAll()

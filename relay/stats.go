@@ -127,7 +127,11 @@ type SnapshotConfig struct {
 	Wake    string `json:"wake,omitempty"`
 	WakeWhy string `json:"wake_why,omitempty"`
 	// Batch is the epoll engine's batching: "io_uring", or "off (why)".
-	Batch    string `json:"batch,omitempty"`
+	Batch string `json:"batch,omitempty"`
+	// Slice is the time slice the event loops' threads run with, as the
+	// kernel granted it ("3ms"), or "kernel default" and why; empty for
+	// engines without loops of their own, or before a loop ran.
+	Slice    string `json:"slice,omitempty"`
 	CPUs     []int  `json:"cpus"`
 	Lock     Lock   `json:"lock"`
 	Buffer   int    `json:"buffer"`
@@ -191,6 +195,9 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
 		Wake: r.wake.Strategy, WakeWhy: r.wake.Why, Batch: r.batch,
 		Buffer: r.cfg.Buffer, MaxConns: r.cfg.MaxConns, Timed: r.cfg.Stats,
+	}
+	if e, ok := r.eng.(interface{ sliceGranted() string }); ok {
+		s.Config.Slice = e.sliceGranted()
 	}
 	if s.Config.CPUs == nil {
 		s.Config.CPUs = []int{}

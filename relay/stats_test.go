@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -176,4 +178,68 @@ func TestSnapshotListenBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSliceReported: a loop's thread runs with the slice asked for (the
+// kernel's own /proc account of the process's threads shows it), the
+// snapshot says what was granted, and a negative slice leaves the kernel's
+// default.
+func TestSliceReported(t *testing.T) {
+	for _, tc := range []struct {
+		slice time.Duration
+		want  string
+	}{{0, relay.DefaultSlice.String()}, {7 * time.Millisecond, "7ms"}, {-1, "kernel default"}} {
+		up := startUpstream(t, "tcp", echo)
+		rr := startRelay(t, relay.Config{Engine: relay.EngineEpoll, Slice: tc.slice}, "tcp", up.addr)
+		c := dial(t, rr.Addr())
+		buf := make([]byte, 8)
+		if _, err := c.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			t.Fatal(err)
+		}
+		got := rr.Stats().Config.Slice
+		if strings.Contains(got, "keeps no custom slice") {
+			t.Skipf("%s", got)
+		}
+		if got != tc.want {
+			t.Errorf("slice %v: snapshot says %q, want %q", tc.slice, got, tc.want)
+		}
+		if tc.slice > 0 && !threadWithSlice(t, tc.slice) {
+			t.Errorf("slice %v: no thread of this process has se.slice %d in /proc", tc.slice, tc.slice.Nanoseconds())
+		}
+		c.Close()
+	}
+}
+
+// threadWithSlice reports whether a thread of this process runs with slice
+// d, as /proc/self/task/*/sched shows it (the kernel prints se.slice there
+// when built with scheduler debugging; without it the test skips).
+func threadWithSlice(t *testing.T, d time.Duration) bool {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/sched")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			name, v, ok := strings.Cut(line, ":")
+			if !ok || strings.TrimSpace(name) != "se.slice" {
+				continue
+			}
+			seen = true
+			if strings.TrimSpace(v) == strconv.FormatInt(d.Nanoseconds(), 10) {
+				return true
+			}
+		}
+	}
+	if !seen {
+		t.Skip("/proc/self/task/*/sched shows no se.slice on this kernel")
+	}
+	return false
 }

@@ -48,7 +48,7 @@ var help = usage.Help{
 		"skipped for --retry and the connection tries the next.",
 	Groups: []usage.Group{
 		usage.Section("Engine", "engine NAME", "workers N", "lock none|conn|global", "buffer BYTES", "cpus LIST"),
-		usage.Section("Waiting (epoll, splice)", "wake auto|adaptive|sleep", "spin", "busy-poll DUR", "no-batch"),
+		usage.Section("Waiting (epoll, splice)", "wake auto|adaptive|sleep", "spin", "busy-poll DUR", "slice DUR", "no-batch"),
 		usage.Section("Upstreams and connections", "balance roundrobin|leastconn", "retry DUR", "max-conns N", "grace DUR"),
 		usage.Section("Output", "stats FILE"),
 	},
@@ -71,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 1, "event loops (epoll, splice)")
 	spin := fs.Bool("spin", false, "poll with a zero timeout instead of sleeping: burns a core (see README, Defaults)")
 	busyPoll := fs.Duration("busy-poll", 0, "poll without sleeping for this long after each event, e.g. 50us")
+	slice := fs.Duration("slice", relay.DefaultSlice, "time slice each loop thread asks the kernel for (Linux 6.12+): "+
+		"a woken loop lets the task running finish instead of preempting it; 0: the kernel's default")
 	wake := fs.String("wake", "auto", "how loops wait without --spin or --busy-poll; auto: sleep on fewer than 4 CPUs, "+
 		"adaptive on more (stderr and --stats say which)")
 	noBatch := fs.Bool("no-batch", false, "epoll: one recvfrom and one sendto per message, not io_uring batches")
@@ -112,6 +114,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *grace == 0 {
 		cfg.Grace = -1
+	}
+	if *slice < 0 {
+		return cli.Usage(fmt.Errorf("--slice %q: want 0 (the kernel's default) or more", slice.String()))
+	}
+	if fs.Changed("slice") {
+		if cfg.Slice = *slice; *slice == 0 {
+			cfg.Slice = -1
+		}
 	}
 	if *cpus != "" {
 		if cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
