@@ -24,6 +24,10 @@ func BenchmarkProbe(b *testing.B) {
 		b.ReportMetric(m.WakeSocket.CrossCPU, "socketpair-cross-µs")
 	}
 	b.ReportMetric(m.WakeSocket.SameCPU, "socketpair-same-µs")
+	if m.WakeProcessSkipped == "" {
+		b.ReportMetric(m.WakeProcess.SameCPU, "wake-same-process-µs")
+	}
+	b.ReportMetric(m.RelayFloorUS(), "relay-floor-µs")
 	b.ReportMetric(m.Leg.TCP, "leg-tcp-µs")
 	b.ReportMetric(m.Leg.UNIX, "leg-unix-µs")
 	b.ReportMetric(m.StealPct, "steal-%")

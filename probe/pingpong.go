@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
+	"golang.org/x/sys/unix"
 )
 
 // kind is the kernel path a pair ping-pongs over.
@@ -47,6 +50,8 @@ type pair struct {
 	initEnds  ends
 	replyEnds ends
 	fds       []*sockets.FD
+
+	child *exec.Cmd // the responder, when it is another process (newProcessPair)
 
 	cmds    chan time.Duration // a round's length; closed to finish
 	results chan round
@@ -114,6 +119,56 @@ func newPair(name string, k kind, initCPU, replyCPU int) (*pair, error) {
 	return p, nil
 }
 
+// newProcessPair is a pipe pair whose responder is another process, cat,
+// pinned to cpu beside the initiator: each switch then changes address
+// spaces, as a switch to a relay process does, and pays what that costs
+// (page-table switch, and without PCID the TLB flushed and refilled) on
+// top of the wake-up a pair of threads measures. cat copies its input to
+// its output as it reads it, one read and one write a message, as the
+// threads' responder does.
+func newProcessPair(name string, cpu int) (*pair, error) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		return nil, fmt.Errorf("probe: %s: %w", name, err)
+	}
+	p, err := newPair(name, kindPipe, cpu, cpu)
+	if err != nil {
+		return nil, err
+	}
+	// The child gets its own descriptors for the responder's ends (dup:
+	// os.File closes what it owns), and the pair keeps none of them.
+	stdin, err := dupFile(p.replyEnds.r, "probe-stdin")
+	if err != nil {
+		p.closeFDs()
+		return nil, fmt.Errorf("probe: %s: %w", name, err)
+	}
+	stdout, err := dupFile(p.replyEnds.w, "probe-stdout")
+	if err != nil {
+		stdin.Close()
+		p.closeFDs()
+		return nil, fmt.Errorf("probe: %s: %w", name, err)
+	}
+	p.replyEnds.r.Close()
+	p.replyEnds.w.Close()
+	p.child = exec.Command(cat)
+	p.child.Stdin, p.child.Stdout = stdin, stdout
+	return p, nil
+}
+
+func dupFile(f *sockets.FD, name string) (*os.File, error) {
+	fd, err := unix.FcntlInt(uintptr(f.Sysfd()), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("fcntl F_DUPFD_CLOEXEC", err)
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+func (p *pair) closeFDs() {
+	for _, f := range p.fds {
+		f.Close()
+	}
+}
+
 func socketEnds(f *sockets.FD) ends {
 	return ends{r: f, w: f, done: func() { f.Shutdown(sockets.ShutWrite) }}
 }
@@ -161,14 +216,30 @@ func tcpPair() (*sockets.FD, *sockets.FD, error) {
 // start runs both threads, each pinned to its CPU, and returns once both
 // are pinned, or with the error of the one that could not be.
 func (p *pair) start() error {
+	threads := 2
+	if p.child != nil {
+		err := affinity.StartOn(p.child, affinity.NewCPUSet(p.replyCPU))
+		// The child holds its ends now, or failed to start: either way
+		// the copies made for it go.
+		p.child.Stdin.(*os.File).Close()
+		p.child.Stdout.(*os.File).Close()
+		if err != nil {
+			p.child = nil
+			p.closeFDs()
+			return fmt.Errorf("probe: %s: %w", p.name, err)
+		}
+		threads = 1
+	}
 	p.cmds = make(chan time.Duration)
 	p.results = make(chan round)
 	pinned := make(chan error, 2)
-	p.wg.Add(2)
-	go p.reply(pinned)
+	p.wg.Add(threads)
+	if p.child == nil {
+		go p.reply(pinned)
+	}
 	go p.initiate(pinned, p.cmds, p.results)
 	var errs []error
-	for range 2 {
+	for range threads {
 		if err := <-pinned; err != nil {
 			errs = append(errs, err)
 		}
@@ -275,9 +346,13 @@ func (p *pair) stop() {
 		p.cmds = nil
 	}
 	p.wg.Wait()
-	for _, f := range p.fds {
-		f.Close()
+	if p.child != nil {
+		// The initiator's done closed the child's input: cat has read
+		// EOF and exits.
+		p.child.Wait()
+		p.child = nil
 	}
+	p.closeFDs()
 }
 
 func readFull(f *sockets.FD, buf []byte) error {

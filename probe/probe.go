@@ -91,6 +91,15 @@ func Run(ctx context.Context, o Options) (machine.Machine, error) {
 		}
 		pairs = append(pairs, p)
 	}
+	// The same wake-up to another process: a relay is one. Without cat
+	// the figure is left out, with the reason.
+	if p, err := newProcessPair("pipe same-cpu process", cpus[0]); err != nil {
+		m.WakeProcessSkipped = err.Error()
+	} else if err := p.start(); err != nil {
+		m.WakeProcessSkipped = err.Error()
+	} else {
+		pairs = append(pairs, p)
+	}
 
 	// Interleaved rounds, the order rotating, so that a burst of noise
 	// lands on every figure alike and the derived differences pair rounds
@@ -136,6 +145,9 @@ func Run(ctx context.Context, o Options) (machine.Machine, error) {
 	m.Figures = append(m.Figures, legTCP, legUnix)
 	m.Wake.SameCPU = m.Figure("pipe same-cpu").MedianUS
 	m.WakeSocket.SameCPU = m.Figure("unix same-cpu").MedianUS
+	if m.WakeProcessSkipped == "" {
+		m.WakeProcess.SameCPU = m.Figure("pipe same-cpu process").MedianUS
+	}
 	m.Leg = machine.LegUS{TCP: legTCP.MedianUS, UNIX: legUnix.MedianUS}
 	if len(cpus) > 1 {
 		m.Wake.CrossCPU = m.Figure("pipe cross-cpu").MedianUS

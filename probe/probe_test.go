@@ -56,6 +56,15 @@ func TestRunSane(t *testing.T) {
 	}
 	plausible("wake same-cpu", m.Wake.SameCPU)
 	plausible("socketpair same-cpu", m.WakeSocket.SameCPU)
+	// cat is on every machine that runs these tests: the wake-up to
+	// another process is measured, and the relay floor is priced with it.
+	if m.WakeProcessSkipped != "" {
+		t.Errorf("process wake-up skipped: %s", m.WakeProcessSkipped)
+	}
+	plausible("wake same-cpu process", m.WakeProcess.SameCPU)
+	if want := 2 * (m.Leg.TCP + m.WakeProcess.SameCPU); m.RelayFloorUS() != want {
+		t.Errorf("relay floor %v µs, want 2 × (tcp leg %v + process wake-up %v)", m.RelayFloorUS(), m.Leg.TCP, m.WakeProcess.SameCPU)
+	}
 	finite("tcp leg", m.Leg.TCP)
 	finite("unix leg", m.Leg.UNIX)
 	finite("steal", m.StealPct)

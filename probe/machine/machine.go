@@ -23,14 +23,20 @@ type Machine struct {
 
 	// WakeSocket is the same wake-up over a UNIX socket pair: Wake plus a
 	// UNIX leg on one CPU, plus whatever crossing CPUs adds to it.
-	WakeSocket      WakeUS   `json:"wake_socketpair_us"`
-	Container       string   `json:"container,omitempty"`
-	VirtSource      string   `json:"virtualization_source"`
-	CPUFreqGovernor string   `json:"cpufreq_governor"` // "" without cpufreq
-	SMTSiblings     []string `json:"smt_siblings,omitempty"`
-	IsolatedCPUs    string   `json:"isolated_cpus"`
-	NoHZFullCPUs    string   `json:"nohz_full_cpus"`
-	Clocksource     string   `json:"clocksource,omitempty"`
+	WakeSocket WakeUS `json:"wake_socketpair_us"`
+	// WakeProcess is the same-CPU wake-up over a pipe to another process
+	// rather than a thread: Wake plus a switch of address space, which a
+	// relay, a process of its own, pays twice a round trip beyond its legs.
+	// WakeProcessSkipped says why it was not measured.
+	WakeProcess        WakeUS   `json:"wake_process_us"`
+	WakeProcessSkipped string   `json:"wake_process_skipped,omitempty"`
+	Container          string   `json:"container,omitempty"`
+	VirtSource         string   `json:"virtualization_source"`
+	CPUFreqGovernor    string   `json:"cpufreq_governor"` // "" without cpufreq
+	SMTSiblings        []string `json:"smt_siblings,omitempty"`
+	IsolatedCPUs       string   `json:"isolated_cpus"`
+	NoHZFullCPUs       string   `json:"nohz_full_cpus"`
+	Clocksource        string   `json:"clocksource,omitempty"`
 	// CPUs are the two the figures ran on: same-CPU figures on the first,
 	// cross-CPU ones between both, whose relation (other-core,
 	// smt-sibling, ...) a cross-CPU figure depends on.
@@ -137,6 +143,19 @@ func (m Machine) Figure(name string) Figure {
 		}
 	}
 	return Figure{}
+}
+
+// RelayFloorUS is the least a user-space relay on the client's and the
+// server's CPU can add to a TCP round trip: two more loopback legs (in to
+// the relay and out of it, each way one) and two more switches, each to or
+// from another process. Where the process wake-up was not measured it is
+// priced as a thread's, and says less than a relay pays.
+func (m Machine) RelayFloorUS() float64 {
+	wake := m.WakeProcess.SameCPU
+	if wake == 0 {
+		wake = m.Wake.SameCPU
+	}
+	return 2 * (m.Leg.TCP + wake)
 }
 
 // Summary is the machine in one line, for the head of a text report.
