@@ -147,6 +147,8 @@ func (e *loopEngine) loopStats() []LoopStats {
 		out[i].SpinMisses = l.spinMisses.Load()
 		out[i].Batches = l.batches.Load()
 		out[i].BatchedReads = l.batched.Load()
+		out[i].OwnWindows = l.owned.Load()
+		out[i].SharedWindows = l.shared.Load()
 	}
 	return out
 }
@@ -206,6 +208,8 @@ type loop struct {
 
 	spinHits   atomic.Int64 // adaptive spins that caught an event
 	spinMisses atomic.Int64 // adaptive spins that ran out
+	owned      atomic.Int64 // windows a watched CPU was the loop's own (own_linux.go)
+	shared     atomic.Int64 // and windows it was not
 	// idleOut counts EPOLLOUT events that found nothing waiting to be
 	// written: wake-ups for room nobody asked for (conn_linux.go, armOut).
 	// The loop's own; read after the loop has stopped.
@@ -334,6 +338,14 @@ func (l *loop) run() (err error) {
 	// Adaptive wake (wake.go): after an event, poll until spinUntil while
 	// the score says such spins catch the next event.
 	adaptive := l.e.wake.adaptive
+	// A loop allowed one CPU watches it, and adapts only while it is its
+	// own (wake.go, StrategyOwn); it starts asleep.
+	var watch *cpuWatch
+	if l.e.wake.watch {
+		if watch = l.watchCPU(); watch != nil {
+			defer watch.close()
+		}
+	}
 	var score spinScore
 	var spinUntil int64
 	var lastEvent int64
@@ -390,6 +402,13 @@ func (l *loop) run() (err error) {
 		if n > 0 {
 			l.now = nanotime()
 			lastEvent = l.now
+			if watch != nil && watch.due(l.now) {
+				if adaptive = watch.check(l.now); adaptive {
+					l.owned.Add(1)
+				} else {
+					l.shared.Add(1)
+				}
+			}
 			if spinUntil != 0 {
 				score.hit()
 				l.spinHits.Add(1)
@@ -415,6 +434,25 @@ func (l *loop) run() (err error) {
 			return nil
 		}
 	}
+}
+
+// watchCPU starts watching the one CPU the loop's thread may run on; nil,
+// logged, where it cannot (the loop then sleeps, as it would beside its
+// peers).
+func (l *loop) watchCPU() *cpuWatch {
+	set, err := affinity.ThreadCPUs()
+	if err == nil && set.Len() != 1 {
+		err = fmt.Errorf("the thread may run on CPUs %s, not one", set)
+	}
+	var w *cpuWatch
+	if err == nil {
+		w, err = newCPUWatch(set.CPUs()[0], nanotime())
+	}
+	if err != nil {
+		l.e.r.cfg.Logf("relay: loop %d: not watching its CPU, it sleeps: %v", l.id, err)
+		return nil
+	}
+	return w
 }
 
 func (l *loop) closeAll() {

@@ -108,6 +108,12 @@ type LoopStats struct {
 	// mean size.
 	Batches      int64 `json:"batches"`
 	BatchedReads int64 `json:"batched_reads"`
+	// OwnWindows and SharedWindows count the windows (OwnWindow) in which
+	// a loop that watches its CPU (wake "adaptive while its CPU is its
+	// own") found no other task there, and so polled in the next, or found
+	// one, and so slept.
+	OwnWindows    int64 `json:"own_windows,omitempty"`
+	SharedWindows int64 `json:"shared_windows,omitempty"`
 }
 
 // SnapshotConfig is the configuration a snapshot reports it ran with.

@@ -15,7 +15,7 @@ func TestChooseWake(t *testing.T) {
 		strategy string
 		adaptive bool
 	}{
-		{Config{}, 1, "sleep", false},
+		{Config{}, 1, StrategyOwn, false},
 		{Config{}, 2, "sleep", false},
 		{Config{}, AdaptiveCPUs - 1, "sleep", false},
 		{Config{}, AdaptiveCPUs, "adaptive", true},
@@ -30,8 +30,13 @@ func TestChooseWake(t *testing.T) {
 			t.Errorf("%+v on %d CPUs: %+v, want %s (adaptive %v) with a reason", tc.cfg, tc.cpus, w, tc.strategy, tc.adaptive)
 		}
 	}
-	if w := chooseWake(Config{}, 1); !strings.Contains(w.Why, "1 CPU") {
-		t.Errorf("auto on 1 CPU says %q: want the CPU count", w.Why)
+	if w := chooseWake(Config{}, 1); !strings.Contains(w.Why, "1 CPU") || !w.watch {
+		t.Errorf("auto on 1 CPU says %q (watch %v): want the CPU count, and the CPU watched", w.Why, w.watch)
+	}
+	for _, c := range []Config{{Wake: WakeSleep}, {Wake: WakeAdaptive}, {Spin: true}} {
+		if w := chooseWake(c, 1); w.watch {
+			t.Errorf("%+v on 1 CPU watches its CPU: only auto does", c)
+		}
 	}
 }
 

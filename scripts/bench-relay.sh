@@ -1,93 +1,83 @@
 #!/usr/bin/env bash
-# make bench-relay: what one relay hop adds, hoprelay's engines against socat
-# and HAProxy, in one run of interleaved rounds.
+# make bench-relay: what one relay hop adds, hoprelay's engines beside
+# socat, HAProxy (with and without busy-polling) and the floor, in both
+# regimes, in one run of interleaved rounds.
 #
-# Hop cost: sockperf (a client nobody here wrote) ping-pongs 64-byte messages
-# over one TCP connection to a sockperf server, directly and through each
-# relay. Round trips come from sockperf --full-rtt, so they are FULL round
-# trips (sockperf's default output is half of one). Per round each path's
-# p50/p99 minus the direct path's in the same round is its added cost; the
-# table shows the median over rounds.
+# Hop cost: sockperf (a client nobody here wrote) ping-pongs 64-byte
+# messages over one TCP connection to a sockperf server, directly and
+# through each relay. Round trips come from sockperf --full-rtt, so they
+# are FULL round trips (sockperf's default output is half of one). Per
+# round each path's p50/p99 minus the direct path's in the same round is
+# its added cost; the tables show the median over rounds.
 #
-# Then, unless QUICK=1: tps at 64 connections (the suite's pingpong against
-# pongd, default flags, with each relay's own CPU per round trip beside it),
-# a 1 GiB stream and RSS per idle connection, from `go test -bench
-# BenchmarkPeers ./relay` against the same binaries, with the same placement
-# and ROUNDS interleaved rounds.
+# One relay runs at a time: each is started afresh, pinned, for its own
+# sockperf run and stopped after it, so that no relay's idle threads (nor
+# a polling one's spin) sit on the CPUs of another's round.
 #
-# Every process is pinned with taskset (unpinned figures on a VM are
-# placement luck): PLACEMENT=packed (default) puts the sockperf client, the
-# relays and the sockperf server all on CPU 0, so a hop costs kernel path and
-# context switches only; PLACEMENT=spread puts the server on CPU 1, so every
-# message to it also pays a cross-CPU wake-up; PLACEMENT=none pins nothing
-# (the scheduler places every process, as a user runs them; hoprelay's
-# loops then choose the adaptive wake, see --wake).
+# Regimes (REGIMES, default "packed spread"):
+#   packed  sockperf client, relay and sockperf server all on CPU 0: a hop
+#           costs kernel path, system calls and context switches only;
+#   spread  the relay alone on CPU 1, client and server on CPU 0: every
+#           message also crosses CPUs twice, and a relay that sleeps pays
+#           the wake-up of an idle CPU each time;
+#   none    nothing pinned (the scheduler places every process).
 #
-# Knobs: ROUNDS (default 5), SECS per sockperf run (3), BIN (bin), QUICK,
-# PLACEMENT (packed|spread|none).
+# The floor is what the machine probe prices a user-space relay at
+# (go test -bench Probe ./probe): two more loopback TCP legs and two more
+# same-CPU switches to another process. Spread, each path's CPU per round
+# trip is CPU 1's busy time (/proc/stat, the relay's and its softirqs')
+# over its round trips.
+#
+# Then, unless QUICK=1: tps at 64 connections, a 1 GiB stream and RSS per
+# idle connection, from `go test -bench BenchmarkPeers ./relay`, packed.
+#
+# Knobs: ROUNDS (default 7), SECS per sockperf run (2), BIN (bin), QUICK,
+# REGIMES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
-ROUNDS=${ROUNDS:-5}
-SECS=${SECS:-3}
-# epoll-nobatch: the epoll engine making one call per message (--no-batch),
-# what its default batching is measured against.
-ENGINES=(goroutine epoll epoll-nobatch splice epoll-spin epoll-busy sockmap)
-PLACEMENT=${PLACEMENT:-packed}
-# client and relays on CPU 0 in both pinned placements
-PIN=(taskset -c 0)
-case $PLACEMENT in
-packed) CPU_SERVER=0 PIN_SERVER=(taskset -c 0) where="sockperf client and every relay on CPU 0, sockperf server on CPU 0 (taskset -c)" ;;
-spread) CPU_SERVER=1 PIN_SERVER=(taskset -c 1) where="sockperf client and every relay on CPU 0, sockperf server on CPU 1 (taskset -c)" ;;
-none) PIN=() PIN_SERVER=() where="UNPINNED, every process placed by the scheduler" ;;
-*) echo "bench-relay: PLACEMENT=$PLACEMENT: want packed, spread or none" >&2; exit 2 ;;
-esac
-# Unpinned, the default epoll loop is adaptive (--wake auto): epoll-sleep is
-# the loop that sleeps at once, for the comparison.
-[ "$PLACEMENT" = none ] && ENGINES=(goroutine epoll epoll-nobatch epoll-sleep splice epoll-spin epoll-busy sockmap)
-
-need() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ] || { echo "bench-relay: $1 not found (make deps)" >&2; exit 1; }; }
-for p in sockperf socat haproxy; do need "$p"; done
-[ -x "$BIN/hoprelay" ] || { echo "bench-relay: $BIN/hoprelay missing (run via make bench-relay)" >&2; exit 1; }
-HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
-
-tmp=$(mktemp -d)
+ROUNDS=${ROUNDS:-7}
+SECS=${SECS:-2}
+REGIMES=${REGIMES:-packed spread}
 ME=bench-relay
+
+need() { [ -n "$(find_prog "$1")" ] || { echo "$ME: $1 not found (make deps)" >&2; exit 1; }; }
+tmp=$(mktemp -d)
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 trap cleanup EXIT INT TERM
+for p in sockperf socat haproxy taskset; do need "$p"; done
+[ -x "$BIN/hoprelay" ] || { echo "$ME: $BIN/hoprelay missing (run via make bench-relay)" >&2; exit 1; }
+HAPROXY=$(find_prog haproxy)
+[ "$(nproc)" -ge 2 ] || REGIMES=${REGIMES//spread/}
 
-# start NAME CMD...: launch, or say why not and stop.
-start() {
-	launch "$@" && return 0
-	echo "bench-relay: $1 did not listen:" >&2
-	cat "$tmp/$1.log" >&2
-	exit 1
+# The paths of a regime. sockmap needs root (BPF); --spin only where the
+# relay has a CPU of its own (packed, it would hold the CPU its client
+# and server need, for the whole run).
+paths_of() {
+	local p=(direct goroutine epoll splice)
+	[ "$(id -u)" = 0 ] && p+=(sockmap)
+	[ "$1" = spread ] && p+=(epoll-spin)
+	p+=(socat haproxy haproxy-busy)
+	echo "${p[@]}"
 }
 
-start direct "${PIN_SERVER[@]}" sockperf server --tcp -i 127.0.0.1 -p {PORT}
-SP=${PORT[direct]}
+# cpus_of REGIME sets PIN_CS (client and server) and PIN_R (relay).
+cpus_of() {
+	case $1 in
+	packed) PIN_CS=(taskset -c 0) PIN_R=(taskset -c 0) WHERE="sockperf client, relay and sockperf server on CPU 0" ;;
+	spread) PIN_CS=(taskset -c 0) PIN_R=(taskset -c 1) WHERE="relay alone on CPU 1, sockperf client and server on CPU 0" ;;
+	none) PIN_CS=() PIN_R=() WHERE="UNPINNED, every process placed by the scheduler" ;;
+	*) echo "$ME: REGIMES: $1: want packed, spread or none" >&2; exit 2 ;;
+	esac
+}
 
-for eng in "${ENGINES[@]}"; do
-	flags=(--engine "${eng%-*}")
-	[ "$eng" = epoll-spin ] && flags+=(--spin)
-	[ "$eng" = epoll-busy ] && flags+=(--busy-poll 50us)
-	[ "$eng" = epoll-sleep ] && flags+=(--wake sleep)
-	[ "$eng" = epoll-nobatch ] && flags+=(--no-batch)
-	"${PIN[@]}" "$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$eng.out" 2>"$tmp/$eng.err" &
-	pids+=($!)
-	addr=$(wait_line "$tmp/$eng.out" "${pids[-1]}") || { echo "bench-relay: hoprelay $eng did not start: $(cat "$tmp/$eng.err")" >&2; exit 1; }
-	PORT[$eng]=${addr##*:}
-done
-
-start socat "${PIN[@]}" socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay"
-
-# HAProxy reads its port from the config: one per attempt.
-haproxy_cfg() {
-	cat >"$tmp/haproxy-$1.cfg" <<CFG
+haproxy_cfg() { # PORT UPSTREAM-PORT BUSY
+	cat <<CFG
 global
 	nbthread 1
 	maxconn 9000
+$([ "$3" = 1 ] && printf '\tbusy-polling')
 defaults
 	mode tcp
 	timeout connect 5s
@@ -95,107 +85,134 @@ defaults
 	timeout server 1h
 listen relay
 	bind 127.0.0.1:$1
-	server upstream 127.0.0.1:$SP
+	server upstream 127.0.0.1:$2
 CFG
-	exec "${PIN[@]}" "$HAPROXY" -db -f "$tmp/haproxy-$1.cfg"
 }
-start haproxy haproxy_cfg {PORT}
 
-PATHS=(direct "${ENGINES[@]}" socat haproxy)
-echo "hop cost: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds; full round trips in usec"
-echo "  machine: $(uname -r), $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), $(nproc) CPUs; placement $PLACEMENT: $where"
-for eng in "${ENGINES[@]}"; do
-	for what in wake batch; do
-		w=$(grep -m1 "^hoprelay: $what" "$tmp/$eng.err" || true)
-		[ -z "$w" ] || echo "  $eng: ${w#hoprelay: }"
+# start_path PATH: starts PATH's relay pinned as the regime says, in front
+# of the sockperf server on port $SP; sets RPID and RPORT. direct starts
+# nothing.
+start_path() {
+	RPID='' RPORT=$SP
+	local flags=()
+	case $1 in
+	direct) return 0 ;;
+	socat)
+		launch socat "${PIN_R[@]}" socat "TCP4-LISTEN:{PORT},bind=127.0.0.1,reuseaddr,fork,nodelay" "TCP4:127.0.0.1:$SP,nodelay" ||
+			{ echo "$ME: socat did not listen: $(cat "$tmp/socat.log")" >&2; exit 1; }
+		RPID=${pids[-1]} RPORT=${PORT[socat]}
+		return 0 ;;
+	haproxy | haproxy-busy)
+		local port busy=0
+		[ "$1" = haproxy-busy ] && busy=1
+		for _ in 1 2 3; do
+			port=$(free_port)
+			haproxy_cfg "$port" "$SP" "$busy" >"$tmp/$1.cfg"
+			"${PIN_R[@]}" "$HAPROXY" -db -f "$tmp/$1.cfg" >"$tmp/$1.log" 2>&1 &
+			pids+=($!)
+			if wait_ready "$port" "${pids[-1]}"; then RPID=${pids[-1]} RPORT=$port; return 0; fi
+			stop "${pids[-1]}"
+		done
+		echo "$ME: haproxy did not listen: $(cat "$tmp/$1.log")" >&2
+		exit 1 ;;
+	epoll-spin) flags=(--engine epoll --spin) ;;
+	*) flags=(--engine "$1") ;;
+	esac
+	"${PIN_R[@]}" "$BIN/hoprelay" "${flags[@]}" tcp:127.0.0.1:0 "TCP4:127.0.0.1:$SP,nodelay" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+	pids+=($!)
+	RPID=${pids[-1]}
+	local addr
+	addr=$(wait_line "$tmp/$1.out" "$RPID") || { echo "$ME: hoprelay $1 did not start: $(cat "$tmp/$1.err")" >&2; exit 1; }
+	RPORT=${addr##*:}
+	# What the loop chose, once per path.
+	grep -m1 '^hoprelay: wake' "$tmp/$1.err" | sed "s/^hoprelay: /$1: /" >>"$tmp/wake.$REGIME" || true
+}
+
+# busy_ticks CPU: the CPU's busy time so far, in USER_HZ ticks (proc(5)).
+busy_ticks() { awk -v c="cpu$1" '$1 == c { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+echo "$ME: sockperf ping-pong --tcp -m 64 -t $SECS --full-rtt, $ROUNDS interleaved rounds, one relay at a time; full round trips in µs"
+echo "  machine: $(uname -r), $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), $(nproc) CPUs," \
+	"cpuidle $(cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null || cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null || echo none)"
+# The floor, from the machine probe: one run before the rounds.
+go test -count=1 -run '^$' -bench '^BenchmarkProbe$' -benchtime 1x ./probe/ >"$tmp/probe" 2>&1 || { echo "$ME: the probe failed:" >&2; cat "$tmp/probe" >&2; exit 1; }
+read -r FLOOR LEG WAKEP WAKET < <(awk '/^BenchmarkProbe/ { for (i = 2; i <= NF; i++) m[$i] = $(i - 1)
+	print m["relay-floor-µs"], m["leg-tcp-µs"], m["wake-same-process-µs"], m["wake-same-µs"] }' "$tmp/probe")
+echo "  floor: ${FLOOR} µs = 2 × (tcp leg ${LEG} + same-CPU wake-up to another process ${WAKEP}); between threads the wake-up is ${WAKET} µs"
+
+for REGIME in $REGIMES; do
+	cpus_of "$REGIME"
+	read -r -a PATHS <<<"$(paths_of "$REGIME")"
+	: >"$tmp/rounds.$REGIME"
+	launch direct "${PIN_CS[@]}" sockperf server --tcp -i 127.0.0.1 -p {PORT} || { echo "$ME: sockperf server did not listen: $(cat "$tmp/direct.log")" >&2; exit 1; }
+	SP=${PORT[direct]} SPPID=${pids[-1]}
+	echo
+	echo "$REGIME: $WHERE"
+	for r in $(seq "$ROUNDS"); do
+		for p in "${PATHS[@]}"; do
+			start_path "$p"
+			b0=$(busy_ticks 1)
+			out=$("${PIN_CS[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "$RPORT" -m 64 -t "$SECS" --full-rtt 2>&1) || {
+				echo "$ME: sockperf via $p failed:" >&2
+				echo "$out" >&2
+				exit 1
+			}
+			b1=$(busy_ticks 1)
+			[ -z "$RPID" ] || stop "$RPID"
+			awk -v r="$r" -v p="$p" -v ticks=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" '
+				/percentile 50.000 =/ { p50 = $NF }
+				/percentile 99.000 =/ { p99 = $NF }
+				/Total Run/ { for (i = 1; i <= NF; i++) if ($i ~ /^SentMessages=/) { split($i, a, "="); n = a[2] } }
+				END { printf "%s %s %s %s %.2f\n", r, p, p50, p99, (n > 0 ? ticks / hz * 1e6 / n : 0) }' <<<"$out" >>"$tmp/rounds.$REGIME"
+		done
+		echo "  round $r/$ROUNDS done" >&2
 	done
-done
-for r in $(seq "$ROUNDS"); do
-	for p in "${PATHS[@]}"; do
-		out=$("${PIN[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "${PORT[$p]}" -m 64 -t "$SECS" --full-rtt 2>&1) || {
-			echo "bench-relay: sockperf via $p failed:" >&2
-			echo "$out" >&2
-			exit 1
+	stop "$SPPID"
+	sort -u "$tmp/wake.$REGIME" 2>/dev/null | sed 's/^/  /' || true
+	awk -v paths="${PATHS[*]}" -v regime="$REGIME" -v floor="$FLOOR" '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function verdict(ok) { return ok ? "met" : "MISSED" }
+	{ p50[$1, $2] = $3; p99[$1, $2] = $4; cpu[$1, $2] = $5; if ($1 > rounds) rounds = $1 }
+	END {
+		np = split(paths, P, " ")
+		spread = regime == "spread"
+		printf "  %-13s %8s %8s %10s %10s%s\n", "path", "p50", "p99", "added p50", "added p99", spread ? "  CPU 1 µs/rt" : ""
+		for (k = 1; k <= np; k++) {
+			p = P[k]
+			for (r = 1; r <= rounds; r++) { a[r] = p50[r, p]; b[r] = p99[r, p]; c[r] = p50[r, p] - p50[r, "direct"]; d[r] = p99[r, p] - p99[r, "direct"]; e[r] = cpu[r, p] }
+			m50[p] = median(a, rounds); m99[p] = median(b, rounds); add50[p] = median(c, rounds); add99[p] = median(d, rounds); mcpu[p] = median(e, rounds)
+			if (p == "direct") printf "  %-13s %8.2f %8.2f %10s %10s\n", p, m50[p], m99[p], "baseline", ""
+			else printf "  %-13s %8.2f %8.2f %10.2f %10.2f%s\n", p, m50[p], m99[p], add50[p], add99[p], spread ? sprintf("  %12.2f", mcpu[p]) : ""
 		}
-		p50=$(awk '/percentile 50.000 =/{print $NF}' <<<"$out")
-		p99=$(awk '/percentile 99.000 =/{print $NF}' <<<"$out")
-		echo "$r $p $p50 $p99" >>"$tmp/rounds"
-	done
-	echo "  round $r/$ROUNDS done" >&2
+		peer50 = add50["socat"] < add50["haproxy"] ? add50["socat"] : add50["haproxy"]
+		peer99 = add99["socat"] < add99["haproxy"] ? add99["socat"] : add99["haproxy"]
+		if (regime == "packed" || regime == "none") {
+			printf "  default engine (epoll): added p50 %.2f <= min(socat, haproxy) %.2f: %s; %.2fx the floor %.2f (target <= 1.05): %s\n",
+				add50["epoll"], peer50, verdict(add50["epoll"] <= peer50), add50["epoll"] / floor, floor, verdict(add50["epoll"] <= 1.05 * floor)
+			printf "  default engine (epoll): added p99 %.2f <= min(socat, haproxy) %.2f: %s\n", add99["epoll"], peer99, verdict(add99["epoll"] <= peer99)
+			if ("sockmap" in add50)
+				printf "  sockmap: added p50 %.2f, %.2fx haproxy (target <= 0.6): %s\n", add50["sockmap"], add50["sockmap"] / add50["haproxy"], verdict(add50["sockmap"] <= 0.6 * add50["haproxy"])
+		} else {
+			printf "  default engine (epoll): added p50 %.2f, %.2fx haproxy default (target <= 0.3): %s\n",
+				add50["epoll"], add50["epoll"] / add50["haproxy"], verdict(add50["epoll"] <= 0.3 * add50["haproxy"])
+			printf "  against haproxy busy-polling: p50 %.2f vs %.2f: %s; p99 %.2f vs %.2f: %s; CPU per round trip %.2f vs %.2f µs: %s\n",
+				add50["epoll"], add50["haproxy-busy"], verdict(add50["epoll"] <= add50["haproxy-busy"]),
+				add99["epoll"], add99["haproxy-busy"], verdict(add99["epoll"] <= add99["haproxy-busy"]),
+				mcpu["epoll"], mcpu["haproxy-busy"], verdict(mcpu["epoll"] <= mcpu["haproxy-busy"])
+		}
+	}' "$tmp/rounds.$REGIME"
 done
-
-# Per round, added = path - direct; then medians over rounds.
-awk -v paths="${PATHS[*]}" '
-function median(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-{ p50[$1, $2] = $3; p99[$1, $2] = $4; if ($1 > rounds) rounds = $1 }
-END {
-	np = split(paths, P, " ")
-	printf "%-13s %9s %9s %10s %10s\n", "path", "p50", "p99", "added p50", "added p99"
-	for (k = 1; k <= np; k++) {
-		p = P[k]
-		for (r = 1; r <= rounds; r++) { a[r] = p50[r, p]; b[r] = p99[r, p]; c[r] = p50[r, p] - p50[r, "direct"]; d[r] = p99[r, p] - p99[r, "direct"] }
-		m50[p] = median(a, rounds); m99[p] = median(b, rounds); add50[p] = median(c, rounds); add99[p] = median(d, rounds)
-		printf "%-13s %9.2f %9.2f %10.2f %10.2f\n", p, m50[p], m99[p], add50[p], add99[p]
-	}
-	# The target is on both tails at once: an engine whose p50 wins by
-	# busy-polling but whose p99 loses (a poller preempted mid-spin) does
-	# not meet it, so every engine is judged on both and the best is the
-	# one with the lowest added p50 among those meeting both.
-	peer = add50["socat"] < add50["haproxy"] ? "socat" : "haproxy"
-	peer99 = add99["socat"] < add99["haproxy"] ? add99["socat"] : add99["haproxy"]
-	printf "\nuser-space engines against min(socat, haproxy): added p50 ratio (target <= 0.8, against %s), added p99 (target <= %.2f)\n", peer, peer99
-	best = ""; fastest = ""
-	for (k = 1; k <= np; k++) {
-		p = P[k]; if (p == "direct" || p == "socat" || p == "haproxy" || p == "sockmap") continue
-		r = add50[p] / add50[peer]; ok50 = r <= 0.8; ok99 = add99[p] <= peer99
-		printf "  %-13s p50 %.2f (%s)  p99 %.2f (%s)\n", p, r, ok50 ? "met" : "missed", add99[p], ok99 ? "met" : "missed"
-		if (fastest == "" || add50[p] < add50[fastest]) fastest = p
-		if (ok50 && ok99 && (best == "" || add50[p] < add50[best])) best = p
-	}
-	printf "best user-space engine meeting both: %s (lowest added p50 of all: %s)\n", best == "" ? "none" : best, fastest
-	if ("sockmap" in add50) {
-		below = 1
-		for (k = 1; k <= np; k++) { p = P[k]; if (p == "direct" || p == "sockmap") continue; if (add50["sockmap"] >= add50[p]) below = 0 }
-		printf "  sockmap (the kernel-only floor) added p50 %.2f: %s every other relay (target: below)\n", add50["sockmap"], below ? "below" : "NOT below"
-	}
-}' "$tmp/rounds"
 
 [ "${QUICK:-0}" = 1 ] && exit 0
-if [ "$PLACEMENT" = none ]; then
-	echo "(concurrency, stream and idle RSS are measured pinned only: run PLACEMENT=packed or spread)"
-	exit 0
-fi
 # BenchmarkPeers starts its own client, relays and server, each pinned by
-# affinity.StartOn to the same CPUs as above (HOPLAT_RELAY_PLACEMENT), and
-# names the placement in every figure's line; ROUNDS interleaved rounds,
-# medians.
-PEERS_PLACEMENT="client=0 relay=0 server=$CPU_SERVER"
+# affinity.StartOn (HOPLAT_RELAY_PLACEMENT), and names the placement in
+# every figure's line; ROUNDS interleaved rounds, medians.
+PEERS_PLACEMENT="client=0 relay=0 server=0"
 echo
 echo "concurrency, stream, idle RSS: HOPLAT_RELAY_PLACEMENT='$PEERS_PLACEMENT' HOPLAT_RELAY_ROUNDS=$ROUNDS go test -run '^\$' -bench BenchmarkPeers -benchtime 1x ./relay"
 HOPLAT_BIN="$PWD/$BIN" HOPLAT_RELAY_PLACEMENT="$PEERS_PLACEMENT" HOPLAT_RELAY_ROUNDS="$ROUNDS" \
 	go test -run '^$' -bench BenchmarkPeers -benchtime 1x -timeout 30m ./relay >"$tmp/peers" 2>&1 || true
 grep -E '^(Benchmark|ok|FAIL|---)|peers_linux_test' "$tmp/peers" || true
-# The 64-connection verdict: the best plain engine (goroutine, epoll,
-# splice) against HAProxy in tps, and each relay's own CPU per round trip.
-awk '/tps64/ {
-	for (i = 1; i < NF; i++) {
-		if ($(i + 1) ~ /^tps-/) tps[substr($(i + 1), 5)] = $i
-		if ($(i + 1) ~ /^us-cpu\/rt-/) cpu[substr($(i + 1), 11)] = $i
-	}
-}
-END {
-	if (!("haproxy" in tps)) exit
-	best = ""
-	split("goroutine epoll splice", plain, " ")
-	for (k in plain) { e = plain[k]; if ((e in tps) && (best == "" || tps[e] > tps[best])) best = e }
-	if (best == "") exit
-	r = tps[best] / tps["haproxy"]
-	printf "\n64 connections: best plain engine %s %.0f tps against HAProxy %.0f: %.3fx (target >= 1.1: %s)\n", best, tps[best], tps["haproxy"], r, r >= 1.1 ? "met" : "missed"
-	if ((best in cpu) && ("haproxy" in cpu) && cpu["haproxy"] > 0)
-		printf "  the relay'"'"'s own CPU per round trip: %s %.2f us, HAProxy %.2f us (%.3fx HAProxy'"'"'s)\n", best, cpu[best], cpu["haproxy"], cpu[best] / cpu["haproxy"]
-	if ("epoll-nobatch" in tps)
-		printf "  epoll with --no-batch (one call per message): %.0f tps, %.3fx HAProxy, %.2f us of relay CPU per round trip\n", tps["epoll-nobatch"], tps["epoll-nobatch"] / tps["haproxy"], cpu["epoll-nobatch"]
-}' "$tmp/peers"
