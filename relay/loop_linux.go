@@ -436,18 +436,10 @@ func (l *loop) run() (err error) {
 	}
 }
 
-// watchCPU starts watching the one CPU the loop's thread may run on; nil,
-// logged, where it cannot (the loop then sleeps, as it would beside its
-// peers).
+// watchCPU starts watching whether the loop's CPU is its own; nil, logged,
+// where it cannot (the loop then sleeps, as it would beside its peers).
 func (l *loop) watchCPU() *cpuWatch {
-	set, err := affinity.ThreadCPUs()
-	if err == nil && set.Len() != 1 {
-		err = fmt.Errorf("the thread may run on CPUs %s, not one", set)
-	}
-	var w *cpuWatch
-	if err == nil {
-		w, err = newCPUWatch(set.CPUs()[0], nanotime())
-	}
+	w, err := newCPUWatch(nanotime())
 	if err != nil {
 		l.e.r.cfg.Logf("relay: loop %d: not watching its CPU, it sleeps: %v", l.id, err)
 		return nil

@@ -9,49 +9,44 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 )
 
-func TestParseCPUBusy(t *testing.T) {
-	stat := []byte("cpu  10 20 30 400 5 6 7 0 0 0\ncpu0 1 2 3 40 0 0 0 0 0 0\ncpu1 100 0 23 999 1 2 3 0 0 0\nintr 1 2 3\n")
+func TestParseRunDelay(t *testing.T) {
 	for _, tc := range []struct {
-		prefix string
-		ns     int64
-		err    string
+		in  string
+		ns  int64
+		err string
 	}{
-		{"cpu0 ", 6 * 10_000_000, ""},
-		{"cpu1 ", 123 * 10_000_000, ""},
-		{"cpu2 ", 0, "no line for cpu2"},
+		{"5737809 1234 2\n", 1234, ""},
+		{"1 0 0", 0, ""},
+		{"1\n", 0, "want three counts"},
+		{"1 -5 2", 0, `"-5" is not a count`},
 	} {
-		ns, err := parseCPUBusy(stat, []byte(tc.prefix))
+		ns, err := parseRunDelay([]byte(tc.in))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: %d, %v; want an error saying %q", tc.prefix, ns, err, tc.err)
+				t.Errorf("%q: %d, %v; want an error saying %q", tc.in, ns, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || ns != tc.ns {
-			t.Errorf("%q: %d, %v; want %d", tc.prefix, ns, err, tc.ns)
+			t.Errorf("%q: %d, %v; want %d", tc.in, ns, err, tc.ns)
 		}
 	}
-	if _, err := parseCPUBusy([]byte("cpu0 1 x 3\n"), []byte("cpu0 ")); err == nil || !strings.Contains(err.Error(), `field 2 "x"`) {
-		t.Errorf("a bad field: %v, want an error naming it", err)
-	}
-	// The real file has a line for every CPU this process may use.
-	b, err := os.ReadFile("/proc/stat")
+	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, err := parseCPUBusy(b, []byte("cpu0 ")); err != nil {
-		t.Errorf("/proc/stat: %v", err)
+	if _, err := parseRunDelay(b); err != nil {
+		t.Errorf("/proc/thread-self/schedstat: %v", err)
 	}
 }
 
-func FuzzParseCPUBusy(f *testing.F) {
-	f.Add([]byte("cpu0 1 2 3 40 0 0 0 0 0 0\n"), []byte("cpu0 "))
-	f.Add([]byte("cpu1 99999999999999999999 2 3\n"), []byte("cpu1 "))
-	f.Add([]byte("cpu0 1"), []byte("cpu0 "))
-	f.Fuzz(func(t *testing.T, b, prefix []byte) {
-		ns, err := parseCPUBusy(b, prefix)
-		if err == nil && ns < 0 {
-			t.Fatalf("negative busy time %d from %q", ns, b)
+func FuzzParseRunDelay(f *testing.F) {
+	f.Add([]byte("5737809 1234 2\n"))
+	f.Add([]byte("1 99999999999999999999 2"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if ns, err := parseRunDelay(b); err == nil && ns < 0 {
+			t.Fatalf("negative wait %d from %q", ns, b)
 		}
 	})
 }
@@ -77,7 +72,7 @@ func TestCPUWatch(t *testing.T) {
 			done <- [2]bool{}
 			return
 		}
-		w, err := newCPUWatch(cpu, nanotime())
+		w, err := newCPUWatch(nanotime())
 		if err != nil {
 			t.Error(err)
 			done <- [2]bool{}

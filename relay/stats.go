@@ -110,8 +110,8 @@ type LoopStats struct {
 	BatchedReads int64 `json:"batched_reads"`
 	// OwnWindows and SharedWindows count the windows (OwnWindow) in which
 	// a loop that watches its CPU (wake "adaptive while its CPU is its
-	// own") found no other task there, and so polled in the next, or found
-	// one, and so slept.
+	// own") did not wait for it, and so polled in the next, or waited
+	// while another task ran there, and so slept.
 	OwnWindows    int64 `json:"own_windows,omitempty"`
 	SharedWindows int64 `json:"shared_windows,omitempty"`
 }

@@ -71,7 +71,7 @@ func chooseWake(c Config, cpus int) wakeChoice {
 		return wakeChoice{Strategy: "adaptive", Why: fmt.Sprintf("--wake adaptive: polls up to %v after an event while that catches the next one", AdaptiveSpin), adaptive: true}
 	case cpus <= 1:
 		return wakeChoice{Strategy: StrategyOwn, watch: true, Why: fmt.Sprintf("auto: the loop may run on 1 CPU: it polls up to %v after an event "+
-			"(adaptive) while no other task ran on that CPU over the last %v, and sleeps while one did: polling there would hold the CPU its peers need", AdaptiveSpin, OwnWindow)}
+			"(adaptive) while it has not waited for that CPU over the last %v, and sleeps while it has: another task wants the CPU", AdaptiveSpin, OwnWindow)}
 	case cpus < AdaptiveCPUs:
 		return wakeChoice{Strategy: "sleep", Why: fmt.Sprintf("auto: the loop may run on %d CPUs, fewer than %d: polling would hold a CPU its client or server needs", cpus, AdaptiveCPUs)}
 	}

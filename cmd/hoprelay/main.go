@@ -73,8 +73,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	busyPoll := fs.Duration("busy-poll", 0, "poll without sleeping for this long after each event, e.g. 50us")
 	slice := fs.Duration("slice", relay.DefaultSlice, "time slice each loop thread asks the kernel for (Linux 6.12+): "+
 		"a woken loop lets the task running finish instead of preempting it; 0: the kernel's default")
-	wake := fs.String("wake", "auto", "how loops wait without --spin or --busy-poll; auto: sleep on fewer than 4 CPUs, "+
-		"adaptive on more (stderr and --stats say which)")
+	wake := fs.String("wake", "auto", "how loops wait without --spin or --busy-poll; auto: on one CPU adaptive while no other task "+
+		"runs there, on 2 or 3 sleep, on more adaptive (stderr and --stats say which)")
 	noBatch := fs.Bool("no-batch", false, "epoll: one recvfrom and one sendto per message, not io_uring batches")
 	cpus := fs.String("cpus", "", "CPUs to pin loop threads to, e.g. 0-3,8 or 0;2")
 	lock := fs.String("lock", "none", "locking design of the loops")
