@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -63,7 +64,7 @@ func TestCPUWatch(t *testing.T) {
 	}
 	cpu := online.CPUs()[online.Len()-1]
 	done := make(chan [2]bool)
-	stop := make(chan struct{})
+	var stop atomic.Bool
 	hog := make(chan bool)
 	go func() {
 		runtime.LockOSThread() // exits locked: the runtime retires the pinned thread
@@ -98,16 +99,11 @@ func TestCPUWatch(t *testing.T) {
 			t.Error(err)
 			return
 		}
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		for !stop.Load() {
 		}
 	}()
 	res := <-done
-	close(stop)
+	stop.Store(true)
 	if !res[0] {
 		t.Errorf("alone and spinning on CPU %d for %v: not its own", cpu, OwnWindow)
 	}
