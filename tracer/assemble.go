@@ -185,6 +185,9 @@ func (r *Request) Split() split.Split {
 			s.Runnable += us
 		case SegIdleExit:
 			s.IdleExit += us
+			if IsRelay(g.Component) {
+				s.IdleExitRelay += us
+			}
 		case SegSoftirq:
 			if IsRelay(g.Component) {
 				s.RelaySoftirq += us

@@ -252,7 +252,8 @@ func TestAssemble(t *testing.T) {
 				seg{SegUser, "relay", 100}, seg{SegLeg, "relay", 300},
 				seg{SegRunnable, "client", 700}, seg{SegKernel, "client", 100},
 			),
-			split: split.Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, Legs: 1.3, Endpoints: 0.3},
+			// Both idle exits are the relay's CPU's.
+			split: split.Split{RelayUser: 0.6, RelayKernel: 0.5, Runnable: 1.7, IdleExit: 1.2, IdleExitRelay: 1.2, Legs: 1.3, Endpoints: 0.3},
 		},
 	}
 	tests = append(tests, assembleCase{
@@ -288,7 +289,7 @@ func TestAssemble(t *testing.T) {
 			seg{SegUser, "server", 100}, seg{SegKernel, "server", 100},
 			seg{SegUser, "client", 1200}, seg{SegKernel, "client", 100},
 		),
-		split: split.Split{RelayUser: 0.4, RelayKernel: 0.3, Runnable: 0.4, IdleExit: 0.6, Legs: 0.7, Endpoints: 2.1},
+		split: split.Split{RelayUser: 0.4, RelayKernel: 0.3, Runnable: 0.4, IdleExit: 0.6, IdleExitRelay: 0.6, Legs: 0.7, Endpoints: 2.1},
 	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -332,8 +333,8 @@ func equalSegs(a, b []seg) bool {
 }
 
 func closeSplit(a, b split.Split) bool {
-	av := []float64{a.RelayUser, a.RelayKernel, a.RelaySoftirq, a.Runnable, a.IdleExit, a.Softirq, a.Legs, a.Endpoints, a.Other}
-	bv := []float64{b.RelayUser, b.RelayKernel, b.RelaySoftirq, b.Runnable, b.IdleExit, b.Softirq, b.Legs, b.Endpoints, b.Other}
+	av := []float64{a.RelayUser, a.RelayKernel, a.RelaySoftirq, a.Runnable, a.IdleExit, a.IdleExitRelay, a.Softirq, a.Legs, a.Endpoints, a.Other}
+	bv := []float64{b.RelayUser, b.RelayKernel, b.RelaySoftirq, b.Runnable, b.IdleExit, b.IdleExitRelay, b.Softirq, b.Legs, b.Endpoints, b.Other}
 	for i := range av {
 		if math.Abs(av[i]-bv[i]) > 1e-9 {
 			return false
@@ -629,5 +630,25 @@ func TestAssembleChargeHolderForeign(t *testing.T) {
 				t.Errorf("runnable behind %d, want %d", g.Behind, other)
 			}
 		}
+	}
+}
+
+// A request's idle exits are counted whole in IdleExit, and those of a
+// CPU leaving idle to run a woken relay again in IdleExitRelay: what a
+// relay polling on a CPU of its own removes.
+func TestSplitIdleExitRelay(t *testing.T) {
+	r := Request{Segments: []Segment{
+		{Start: 0, End: 1000, Kind: SegUser, Component: "client"},
+		{Start: 1000, End: 4000, Kind: SegIdleExit, Component: "relay", CPU: 1},
+		{Start: 4000, End: 5000, Kind: SegUser, Component: "relay", CPU: 1},
+		{Start: 5000, End: 7000, Kind: SegIdleExit, Component: "server", CPU: 0},
+		{Start: 7000, End: 8000, Kind: SegUser, Component: "server", CPU: 0},
+	}}
+	want := split.Split{Endpoints: 2, RelayUser: 1, IdleExit: 5, IdleExitRelay: 3}
+	if sp := r.Split(); !closeSplit(sp, want) {
+		t.Errorf("split %+v, want %+v", sp, want)
+	}
+	if got := r.Split().Total(); math.Abs(got-8) > 1e-9 {
+		t.Errorf("total %.1f µs, want the request's 8: IdleExitRelay is a part of IdleExit", got)
 	}
 }

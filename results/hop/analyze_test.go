@@ -195,6 +195,40 @@ func TestDecomposeTraceScalesStatements(t *testing.T) {
 	}
 }
 
+// A hop's idle exits are a part of its wake-ups, shared out as they are,
+// by whose CPU left idle; the verdict names them and what removes them.
+func TestDecomposeTraceIdleExits(t *testing.T) {
+	direct := PathResult{Trace: &Trace{P50Split: split.Split{Endpoints: 10, Legs: 4}}}
+	relay := PathResult{Relay: Epoll, AddedUs: &Added{P50: 60},
+		Trace: &Trace{P50Split: split.Split{RelayUser: 5, RelayKernel: 5, Endpoints: 10, Legs: 14,
+			Runnable: 10, IdleExit: 30, IdleExitRelay: 6}}}
+	d, ok := decomposeTrace(relay, &direct)
+	if !ok || d.IdleExit == nil {
+		t.Fatalf("decomposition %+v, %v: want idle exits", d, ok)
+	}
+	// 10 relay code as traced; wake-ups 40 and kernel 10 share the 50
+	// left: wake-ups 40, of which idle exits 30 (6 the relay's CPU's).
+	if math.Abs(d.Wakeups-40) > 1e-9 || math.Abs(d.IdleExit.Relay-6) > 1e-9 || math.Abs(d.IdleExit.Endpoints-24) > 1e-9 {
+		t.Errorf("decomposition %+v, idle exits %+v", d, *d.IdleExit)
+	}
+	relay.Decomposition = &d
+	lines := idleExitVerdicts(map[Path]PathResult{epollTCP: relay})
+	if len(lines) != 1 || !strings.Contains(lines[0], "epoll 30.0 of 60.0 µs (relay's CPU 6.0)") ||
+		!strings.Contains(lines[0], "client's and server's CPU") {
+		t.Errorf("verdicts %q", lines)
+	}
+	// Mostly the relay's CPU: polling there is the remedy.
+	d.IdleExit = &IdleExits{Relay: 24, Endpoints: 6}
+	if lines := idleExitVerdicts(map[Path]PathResult{epollTCP: relay}); len(lines) != 1 || !strings.Contains(lines[0], "polling on a CPU of its own") {
+		t.Errorf("verdicts %q", lines)
+	}
+	// Below a fifth of the hop, nothing is said.
+	d.IdleExit = &IdleExits{Relay: 5, Endpoints: 6}
+	if lines := idleExitVerdicts(map[Path]PathResult{epollTCP: relay}); len(lines) != 0 {
+		t.Errorf("idle exits 11 of 60 µs: verdicts %q, want none", lines)
+	}
+}
+
 // Under many threads a relay path can wait runnable less than its
 // baseline: the saving is netted out of the parts that grew, no part is
 // below 0, the parts add up to the untraced added p50, and the note names

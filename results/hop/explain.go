@@ -50,9 +50,22 @@ type Decomposition struct {
 	// without this term, while its round trips' mean ran 2.8 µs above its
 	// p50 (a p95 of 40 µs) where the direct path's mean sat on its p50.
 	MeanExcess *float64 `json:"mean_excess,omitempty"`
-	Residual   float64  `json:"residual"`
-	Method     string   `json:"method"`         // "probe": counts times the probe's constants; "timestamps": kernel receive stamps
-	Note       string   `json:"note,omitempty"` // what was not measured
+	// IdleExit is the part of Wakeups that CPUs spent leaving idle
+	// (method "trace"): on the relay's CPU, which a relay that polls on a
+	// CPU of its own removes, and on the client's and server's, which
+	// only a placement that keeps them busy or a cpuidle governor that
+	// polls removes. Absent where the trace saw none.
+	IdleExit *IdleExits `json:"idle_exit,omitempty"`
+	Residual float64    `json:"residual"`
+	Method   string     `json:"method"`         // "probe": counts times the probe's constants; "timestamps": kernel receive stamps
+	Note     string     `json:"note,omitempty"` // what was not measured
+}
+
+// IdleExits is a hop's idle exits by whose CPU left idle, in µs of the
+// added p50.
+type IdleExits struct {
+	Relay     float64 `json:"relay"`     // the relays' CPUs, to run a woken relay
+	Endpoints float64 `json:"endpoints"` // the client's and the server's CPUs
 }
 
 // Kworkers is what the kernel's per-CPU workqueue threads (kworker/N:M)

@@ -283,8 +283,16 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		// what the events do not explain.
 		residual = left
 	}
+	// The idle exits are a part of the wake-ups, shared out as they are.
+	var idle *IdleExits
+	if x.IdleExit > 0 && rest[0].v > 0 {
+		w := share(rest[0].v)
+		relayIdle := min(max(0, x.IdleExitRelay), x.IdleExit)
+		idle = &IdleExits{Relay: w * relayIdle / rest[0].v, Endpoints: w * (x.IdleExit - relayIdle) / rest[0].v}
+	}
 	d := Decomposition{
 		Method:    "trace",
+		IdleExit:  idle,
 		RelayCode: code,
 		Wakeups:   share(rest[0].v),
 		Kernel:    share(rest[1].v),

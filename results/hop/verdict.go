@@ -28,6 +28,7 @@ func Verdicts(r *Report) []string {
 		vs = append(vs, hopCostVerdicts(first)...)
 		vs = append(vs, residenceVerdicts(first)...)
 		vs = append(vs, connectVerdicts(first)...)
+		vs = append(vs, idleExitVerdicts(first)...)
 		for _, v := range vs {
 			if len(order) > 1 {
 				v = regime + ": " + v
@@ -201,6 +202,44 @@ func hopCostVerdicts(g map[Path]PathResult) []string {
 		line += fmt.Sprintf("; the dearest (%s) %.0f%%", last.Relay, last.AddedUs.P50Pct)
 	}
 	return append(out, line)
+}
+
+// idleExitMinShare is the share of a hop's added p50 its idle exits must
+// reach for the verdict to name them.
+const idleExitMinShare = 0.2
+
+// idleExitVerdicts says, for the relays whose traced hop (TCP client leg)
+// is a fifth or more idle exits, how much, on whose CPU, and what would
+// remove it: polling on the relay's CPU where the relay has one of its own,
+// and the placement or the cpuidle governor where it is the client's and
+// server's CPU that goes idle while they wait.
+func idleExitVerdicts(g map[Path]PathResult) []string {
+	var parts []string
+	var relay, ends float64
+	for _, r := range relaysIn(g) {
+		p, ok := g[Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}]
+		if !ok || p.AddedUs == nil || p.AddedUs.P50 <= 0 || p.Decomposition == nil || p.Decomposition.IdleExit == nil {
+			continue
+		}
+		x := p.Decomposition.IdleExit
+		if x.Relay+x.Endpoints < idleExitMinShare*p.AddedUs.P50 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s of %s µs (relay's CPU %s)", r, Us(x.Relay+x.Endpoints), Us(p.AddedUs.P50), Us(x.Relay)))
+		relay += x.Relay
+		ends += x.Endpoints
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	line := "idle exits, a CPU leaving idle for a woken task: " + strings.Join(parts, ", ")
+	switch {
+	case relay >= ends:
+		line += "; most on the relay's CPU: a relay polling on a CPU of its own removes them (hoprelay --wake auto or adaptive, HAProxy busy-polling)"
+	default:
+		line += "; most on the client's and server's CPU while they wait: no relay's polling removes them; a placement sharing their CPU, or a cpuidle governor that polls (haltpoll), does"
+	}
+	return []string{line}
 }
 
 // unstableVerdicts names every path whose rounds disagree, how, and the

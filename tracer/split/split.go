@@ -21,10 +21,15 @@ type Split struct {
 	RelaySoftirq float64 `json:"relay_softirq,omitempty"`
 	Runnable     float64 `json:"runnable"`  // every component's wait for its CPU
 	IdleExit     float64 `json:"idle_exit"` // woken CPUs leaving idle
-	Softirq      float64 `json:"softirq"`   // softirq time on the path, in no relay's context
-	Legs         float64 `json:"legs"`      // senders' system calls up to the next component's wake-up
-	Endpoints    float64 `json:"endpoints"` // the client's and the server's user and kernel time
-	Other        float64 `json:"other"`     // what the events do not explain
+	// IdleExitRelay is the part of IdleExit spent by relays' CPUs leaving
+	// idle to run a woken relay: what a relay that polls on a CPU of its
+	// own removes. The rest is the client's and server's CPUs'. It is a
+	// part of IdleExit, not beside it, so Total leaves it out.
+	IdleExitRelay float64 `json:"idle_exit_relay,omitempty"`
+	Softirq       float64 `json:"softirq"`   // softirq time on the path, in no relay's context
+	Legs          float64 `json:"legs"`      // senders' system calls up to the next component's wake-up
+	Endpoints     float64 `json:"endpoints"` // the client's and the server's user and kernel time
+	Other         float64 `json:"other"`     // what the events do not explain
 }
 
 // Relay is the relays' parts: their time on CPU on the request's path.
@@ -41,15 +46,17 @@ func (s Split) Minus(b Split) Split { return s.Plus(b.Scaled(-1)) }
 
 // Plus is s and b added part by part.
 func (s Split) Plus(b Split) Split {
-	return Split{s.RelayUser + b.RelayUser, s.RelayKernel + b.RelayKernel, s.RelaySoftirq + b.RelaySoftirq,
-		s.Runnable + b.Runnable, s.IdleExit + b.IdleExit, s.Softirq + b.Softirq, s.Legs + b.Legs,
-		s.Endpoints + b.Endpoints, s.Other + b.Other}
+	return Split{RelayUser: s.RelayUser + b.RelayUser, RelayKernel: s.RelayKernel + b.RelayKernel,
+		RelaySoftirq: s.RelaySoftirq + b.RelaySoftirq, Runnable: s.Runnable + b.Runnable, IdleExit: s.IdleExit + b.IdleExit,
+		IdleExitRelay: s.IdleExitRelay + b.IdleExitRelay, Softirq: s.Softirq + b.Softirq, Legs: s.Legs + b.Legs,
+		Endpoints: s.Endpoints + b.Endpoints, Other: s.Other + b.Other}
 }
 
 // Scaled is s with every part times k.
 func (s Split) Scaled(k float64) Split {
-	return Split{s.RelayUser * k, s.RelayKernel * k, s.RelaySoftirq * k, s.Runnable * k, s.IdleExit * k,
-		s.Softirq * k, s.Legs * k, s.Endpoints * k, s.Other * k}
+	return Split{RelayUser: s.RelayUser * k, RelayKernel: s.RelayKernel * k, RelaySoftirq: s.RelaySoftirq * k,
+		Runnable: s.Runnable * k, IdleExit: s.IdleExit * k, IdleExitRelay: s.IdleExitRelay * k, Softirq: s.Softirq * k,
+		Legs: s.Legs * k, Endpoints: s.Endpoints * k, Other: s.Other * k}
 }
 
 // String lists the parts of at least 0.05 µs in words, in the order of
