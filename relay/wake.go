@@ -31,9 +31,11 @@ const (
 // StrategyOwn is WakeAuto's strategy for a loop allowed one CPU: adaptive
 // while the CPU is its own, asleep at once while another task runs there.
 // Spread on a 2-vCPU AMD EPYC guest (cpuidle menu), the relay alone on
-// CPU 1 and sockperf's client and server on CPU 0, polling took the epoll
-// hop from +63.8 to +43.8 µs at the p50 (one round, --spin); packed, the
-// loop's CPU is its client's and server's, and the loop sleeps.
+// CPU 1 and sockperf's client and server on CPU 0, 7 interleaved rounds
+// (make bench-relay): the watched epoll loop added 31.4 µs at the p50 with
+// 51 µs of CPU 1 per round trip, --spin 29.9 µs with 168, and the
+// goroutine engine, which sleeps, 67.2 µs; packed, the loop's CPU is its
+// client's and server's, and the loop sleeps.
 const StrategyOwn = "adaptive while its CPU is its own"
 
 // AdaptiveCPUs is the fewest CPUs on which WakeAuto polls: room for the
