@@ -24,8 +24,8 @@ const (
 // its share is still preempted. A kernel without custom slices (before
 // 6.12) takes the call and reports 0; a thread under a real-time policy is
 // left as it is, and SetThreadSlice says so. d of 0 returns the thread to
-// the kernel's default slice, which is then what it reports. The caller locks its goroutine to its thread
-// first (runtime.LockOSThread).
+// the kernel's default slice, which is then what it reports. The caller
+// locks its goroutine to its thread first (runtime.LockOSThread).
 func SetThreadSlice(d time.Duration) (time.Duration, error) {
 	if d != 0 && (d < MinSlice || d > MaxSlice) {
 		return 0, fmt.Errorf("affinity: slice %v: want 0 (the kernel's default) or %v..%v", d, MinSlice, MaxSlice)

@@ -30,7 +30,6 @@ type cpuWatch struct {
 	buf    [128]byte
 	at     int64 // nanotime of the last reading
 	waitNs int64 // the thread's run-queue wait at it
-	own    bool
 }
 
 // newCPUWatch starts watching from the calling thread, which must be
@@ -59,12 +58,11 @@ func (w *cpuWatch) due(now int64) bool { return now-w.at >= int64(OwnWindow) }
 func (w *cpuWatch) check(now int64) bool {
 	wait, err := w.read()
 	if err != nil {
-		w.own = false
 		return false
 	}
-	w.own = float64(wait-w.waitNs) < OwnMaxWait*float64(now-w.at)
+	own := float64(wait-w.waitNs) < OwnMaxWait*float64(now-w.at)
 	w.at, w.waitNs = now, wait
-	return w.own
+	return own
 }
 
 func (w *cpuWatch) read() (int64, error) {

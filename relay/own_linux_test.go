@@ -56,7 +56,7 @@ func FuzzParseRunDelay(f *testing.F) {
 // spins; another thread running there makes it shared.
 func TestCPUWatch(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two windows of a second each")
+		t.Skip("two windows of OwnWindow each, spinning")
 	}
 	online, err := affinity.OnlineCPUs()
 	if err != nil || online.Len() < 2 {
