@@ -11,10 +11,10 @@ import (
 // when Config names none: longer than the kernel's default (0.7 ms times
 // 1 + log2 of the CPUs), so that a loop woken by its client's send waits
 // for the client to block in its read instead of preempting it there. On
-// one CPU a round trip through a relay then costs four context switches,
-// the least it can: client, relay, server, relay. With the kernel's default
-// slice the woken loop preempted its waker, which ran again only to block:
-// 4.66 switches per round trip (/proc/stat's ctxt over a sockperf run).
+// one CPU a round trip through a relay needs four context switches: client,
+// relay, server, relay. With the kernel's default slice the woken loop
+// preempted its waker, which ran again only to block: 4.66 switches per
+// round trip (/proc/stat's ctxt over a sockperf run); with this one, 4.16.
 // On a 2-vCPU AMD EPYC guest (PTI without PCID, where a switch between
 // processes costs about 6 µs), client, relay and server on CPU 0, sockperf
 // 64 B: the epoll engine's added p50 fell from 33.0-33.3 µs to 27.6-28.3,
