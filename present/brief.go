@@ -270,7 +270,7 @@ func Events(r *hop.Report) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("the host changed speed (%s): %s %s µs in rounds %s, %s µs in rounds %s, "+
-			"every path with it; each hop is paired with the control's round of the same cycle", fast.Stage,
+			"every path with it; each hop is paired with the control's round at the speed it ran at", fast.Stage,
 			fast.Control, hop.Us(fast.ControlP50Us), ints(fast.Rounds), hop.Us(slow.ControlP50Us), ints(slow.Rounds)))
 	}
 	noisy := 0

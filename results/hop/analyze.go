@@ -31,11 +31,17 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 		r.spread = spreadOf(r.RoundsP50Us)
 		h := states[groupOf(*r)]
 		if h != nil {
-			base := baselineSummary(all, sums, s)
-			r.Stable, r.UnstableReason, r.spread = pairedStability(sums, i, base, h)
+			j := baselineIndex(all, s)
+			var base *PathResult
+			var pair []int
+			if j >= 0 && j != i {
+				base = &sums[j]
+				pair = h.pairing(*r, *base, i > j)
+			}
+			var model string
+			r.Stable, r.UnstableReason, r.spread, model = pairedStability(*r, base, h, pair)
 			if r.AddedUs != nil && base != nil && !isControl(*r) {
-				r.AddedUs.Method = "paired"
-				r.AddedUs.States = stateAdded(*r, *base, h)
+				r.AddedUs = pairedAdded(*r, *base, h, pair, model, r.AddedUs)
 			}
 		}
 		if !r.Stable {
@@ -257,19 +263,19 @@ func baselineOf(all []Series, s Series) *Series {
 	return nil
 }
 
-// baselineSummary is the summary of s's baseline (baselineOf), nil when
-// it has none or is s itself.
-func baselineSummary(all []Series, sums []PathResult, s Series) *PathResult {
+// baselineIndex is the index in all of s's baseline (baselineOf), -1
+// when it has none.
+func baselineIndex(all []Series, s Series) int {
 	b := baselineOf(all, s)
-	if b == nil || b.Path == s.Path {
-		return nil
+	if b == nil {
+		return -1
 	}
 	for j := range all {
 		if all[j].Path == b.Path && all[j].Setting == b.Setting {
-			return &sums[j]
+			return j
 		}
 	}
-	return nil
+	return -1
 }
 
 // added pairs s's rounds with base's: same round, both kept.

@@ -236,12 +236,20 @@ type Added struct {
 	// with fewer (see series.Summary.MedianCI95).
 	CILevel float64 `json:"ci_level"`
 	// Method is "paired" where the host changed speed between rounds
-	// (machine.states[]): the differences are still taken against the
-	// baseline's round of the same cycle, and the path's stability is
-	// judged on its round p50 over that round's. States is then the
-	// median difference within each state of the host.
-	Method string       `json:"method,omitempty"`
-	States []StateAdded `json:"states,omitempty"`
+	// (machine.states[]): each round is paired with the baseline's round
+	// of the same cycle, or, in the cycle where the host changed, with the
+	// neighbouring one whose speed it ran at, and the path's stability is
+	// judged on the paired figure. States is then the median difference
+	// within each state of the host.
+	Method string `json:"method,omitempty"`
+	// PairedBy is which paired figure held across the host's speeds, with
+	// Method "paired": "difference" (the host added the same time to
+	// every round trip; P50 is the median paired difference) or "ratio"
+	// (it scaled them; each pair is rescaled to the baseline's speed in
+	// the fast state first). Empty where neither held: the plain
+	// differences then.
+	PairedBy string       `json:"paired_by,omitempty"`
+	States   []StateAdded `json:"states,omitempty"`
 }
 
 // StateAdded is a path's added p50 within one state of the host: the

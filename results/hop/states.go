@@ -2,11 +2,13 @@ package hop
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // A host can change speed for seconds at a time: a 2-vCPU Intel guest
@@ -284,12 +286,89 @@ func boolCmp(a, b bool) int {
 	return -1
 }
 
+// pairing maps each of r's rounds (by position) to the baseline round it
+// is judged against: its own cycle's, unless the host changed speed
+// between the baseline's round and the path's. A cycle runs its cells in
+// one order (A B C … A B C …), so a path after its baseline in that order
+// ran between the baseline's rounds k and k+1, one before it between k-1
+// and k. Where those two are in different states the change came in
+// between, and the path's round may have run at either speed: it takes
+// the state whose other rounds of the path its p50 lies nearer, when the
+// path moved with the host (its medians in the two states movedRatio
+// apart). On the 2-vCPU AMD guest direct tcp went from 19.6 to 25.8 µs
+// between cycles 4 and 5 of a default run, and the last five paths of
+// cycle 4 already ran slow: paired with cycle 4's fast control, each was
+// flagged unstable.
+func (h *hostStates) pairing(r, base PathResult, after bool) []int {
+	n := min(len(r.Rounds), len(base.Rounds))
+	pair := make([]int, n)
+	next := -1
+	if after {
+		next = 1
+	}
+	usable := func(k int) bool {
+		return k >= 0 && k < n && r.Rounds[k].Kept && base.Rounds[k].Kept && r.Rounds[k].P50 > 0 && base.Rounds[k].P50 > 0
+	}
+	var ambiguous []int
+	var settled [2][]float64 // the path's round p50s by state, away from a change
+	for k := range n {
+		pair[k] = k
+		if !usable(k) {
+			continue
+		}
+		if j := k + next; usable(j) && h.state(j) != h.state(k) {
+			ambiguous = append(ambiguous, k)
+			continue
+		}
+		settled[h.state(k)] = append(settled[h.state(k)], r.Rounds[k].P50)
+	}
+	if len(ambiguous) == 0 || len(settled[0]) == 0 || len(settled[1]) == 0 {
+		return pair
+	}
+	at := [2]float64{stats.Median(settled[0]), stats.Median(settled[1])}
+	if at[1] < movedRatio*at[0] {
+		return pair // the path did not move with the host: nothing tells its state
+	}
+	for _, k := range ambiguous {
+		x, j := r.Rounds[k].P50, k+next
+		if near := h.state(j); math.Abs(x-at[near]) < math.Abs(x-at[h.state(k)]) {
+			pair[k] = j
+		}
+	}
+	return pair
+}
+
+// movedRatio is how much slower a path's rounds in the host's slow state
+// must be than in its fast one for the path's own p50 to tell which
+// state a round ran in.
+const movedRatio = 1.1
+
+// pairs is each usable round's path and paired baseline rounds.
+func pairs(r, base PathResult, pair []int) (a, b []Round) {
+	for k, j := range pair {
+		x, y := r.Rounds[k], base.Rounds[j]
+		if x.Kept && y.Kept && x.P50 > 0 && y.P50 > 0 {
+			a, b = append(a, x), append(b, y)
+		}
+	}
+	return a, b
+}
+
+// How a paired path's rounds held on a host of two speeds: the host
+// either adds the same time to every round trip (the difference over the
+// baseline holds) or scales them all (the ratio holds).
+const (
+	byDifference = "difference"
+	byRatio      = "ratio"
+)
+
 // pairedStability judges path i of a stage whose host changed speed. A
-// relay path is judged on its round p50 over its baseline's in the same
-// cycle, which the host's speed leaves alone; a control on its rounds
-// within each state. The spread is the judged figure's max/min.
-func pairedStability(sums []PathResult, i int, base *PathResult, h *hostStates) (bool, string, float64) {
-	r := sums[i]
+// relay path is judged on its round p50 over its baseline's paired round
+// (pairing), which the host's speed leaves alone; a control on its
+// rounds within each state. The spread is the judged figure's max/min;
+// model says which figure held (byDifference, byRatio), "" where none
+// did or the path is a control.
+func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) (ok bool, why string, spread float64, model string) {
 	if isControl(r) || base == nil {
 		fast, slow := h.sides(r)
 		worst := 1.0
@@ -298,39 +377,76 @@ func pairedStability(sums []PathResult, i int, base *PathResult, h *hostStates) 
 				worst = max(worst, slices.Max(vs)/slices.Min(vs))
 			}
 			if ok, why := stability(vs); !ok {
-				return false, fmt.Sprintf("in the host's %s rounds, %s", h.stateNames[k], why), worst
+				return false, fmt.Sprintf("in the host's %s rounds, %s", h.stateNames[k], why), worst, ""
 			}
 		}
-		return true, "", worst
+		return true, "", worst, ""
 	}
 	var ratios, diffs []float64
-	for k := range min(len(r.Rounds), len(base.Rounds)) {
-		a, b := r.Rounds[k], base.Rounds[k]
-		if a.Kept && b.Kept && a.P50 > 0 && b.P50 > 0 {
-			ratios, diffs = append(ratios, a.P50/b.P50), append(diffs, a.P50-b.P50)
+	a, b := pairs(r, *base, pair)
+	for k := range a {
+		ratios, diffs = append(ratios, a[k].P50/b[k].P50), append(diffs, a[k].P50-b[k].P50)
+	}
+	// On the 2-vCPU AMD guest direct unix ran 25.7-29.4 µs and 17.6-18.2
+	// in one make bench, splice unix->tcp over it 46.9-58.1 µs more in
+	// both: the difference held.
+	if ok, _ := judge(diffs, "", "", list); ok && len(diffs) > 0 && slices.Min(diffs) > 0 {
+		return true, "", min(spreadOf(diffs), spreadOf(ratios)), byDifference
+	}
+	ok, why = judge(ratios, "round p50 over "+base.Name+"'s paired round", "", ratioList)
+	if ok {
+		model = byRatio
+	}
+	return ok, why, spreadOf(ratios), model
+}
+
+// pairedAdded is r's added latency over base on a host of two speeds,
+// from the paired rounds (pairing). Where the ratio held (model byRatio)
+// each pair is first rescaled to the baseline's median in the fast
+// state, so that the figure is the hop at one speed of the host rather
+// than a median over two: in the AMD guest's run above, HAProxy's packed
+// hop read 43.8 µs as a median of differences over both speeds, 37.6
+// rescaled, and 38.4 and 36.4 in the next two runs, which kept one
+// speed. Otherwise it is the median of the plain differences.
+func pairedAdded(r, base PathResult, h *hostStates, pair []int, model string, old *Added) *Added {
+	a, b := pairs(r, base, pair)
+	if len(a) == 0 {
+		return old
+	}
+	fast, _ := h.sides(base)
+	ref := stats.Median(fast)
+	var a50, b50, a99, b99 []float64
+	for k := range a {
+		f := 1.0
+		if model == byRatio && ref > 0 {
+			f = ref / b[k].P50
 		}
+		a50, b50 = append(a50, f*a[k].P50), append(b50, f*b[k].P50)
+		a99, b99 = append(a99, f*a[k].P99), append(b99, f*b[k].P99)
 	}
-	// A slower host either scales every round trip (the ratio holds) or
-	// adds to each the same time (the difference holds): either one
-	// holding is a steady hop on a changing machine. On the 2-vCPU AMD
-	// guest direct unix ran 25.7-29.4 µs and 17.6-18.2 in one make bench,
-	// splice unix->tcp over it 46.9-58.1 µs more in both.
-	if ok, _ := judge(diffs, "", "", list); ok && slices.Min(diffs) > 0 {
-		return true, "", min(spreadOf(diffs), spreadOf(ratios))
+	d50, _ := series.Paired(b50, a50)
+	d99, _ := series.Paired(b99, a99)
+	out := &Added{Baseline: base.Name, P50: d50.Median, P99: d99.Median, CI95P50: d50.MedianCI95,
+		CILevel: d50.MedianCILevel, Pairs: d50.N, Method: "paired", PairedBy: model}
+	if old != nil {
+		out.Baseline = old.Baseline
 	}
-	ok, why := judge(ratios, "round p50 over "+base.Name+"'s in the same cycle", "", ratioList)
-	return ok, why, spreadOf(ratios)
+	if m := stats.Median(b50); m > 0 {
+		out.P50Pct = 100 * out.P50 / m
+	}
+	out.States = stateAdded(r, base, h, pair)
+	return out
 }
 
 // stateAdded is the path's paired differences over its baseline within
 // each state of the host: what the hop cost at each speed.
-func stateAdded(r, base PathResult, h *hostStates) []StateAdded {
+func stateAdded(r, base PathResult, h *hostStates, pair []int) []StateAdded {
 	var d [2][]float64
-	for k := range min(len(r.Rounds), len(base.Rounds)) {
-		a, b := r.Rounds[k], base.Rounds[k]
-		if a.Kept && b.Kept {
-			s := h.state(a.Index)
-			d[s] = append(d[s], a.P50-b.P50)
+	for k, j := range pair {
+		x, y := r.Rounds[k], base.Rounds[j]
+		if x.Kept && y.Kept {
+			s := h.state(y.Index)
+			d[s] = append(d[s], x.P50-y.P50)
 		}
 	}
 	var out []StateAdded
