@@ -85,7 +85,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 	}
 	if flagged > 0 {
 		t.line("")
-		t.line(fmt.Sprintf("unstable (%d of %d paths: their rounds disagree; --verbose says how and the likely cause):", flagged, len(r.Paths)))
+		t.line(fmt.Sprintf("unstable (%d of %d paths: rounds disagree, or moved between runs; --verbose says how and why):", flagged, len(r.Paths)))
 		var noisy []string
 		for _, p := range r.Paths {
 			switch {
@@ -283,7 +283,24 @@ func Events(r *hop.Report) []string {
 		out = append(out, fmt.Sprintf("the machine was noisy: %d of %d paths' rounds spread beyond the stability test, "+
 			"too many to be the paths' own; a quieter machine or more rounds (--runs) steady them", noisy, len(r.Paths)))
 	}
+	if h := r.History; h != nil && h.PastRuns > 0 {
+		out = append(out, acrossRuns(*h))
+	}
 	return out
+}
+
+// acrossRuns says what the run was judged against across invocations.
+func acrossRuns(h hop.History) string {
+	runs := "runs"
+	if h.PastRuns == 1 {
+		runs = "run"
+	}
+	if h.Judged == 0 {
+		return fmt.Sprintf("across runs: %d earlier %s of this command on this machine in %s; from two on, each "+
+			"hop is judged against them", h.PastRuns, runs, h.File)
+	}
+	return fmt.Sprintf("across runs: against the last %d %s of this command on this machine, %d of %d hops "+
+		"moved more than 15%% from their median and are flagged (%s)", h.PastRuns, runs, h.Flagged, h.Judged, h.File)
 }
 
 func ints(vs []int) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/history"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -31,6 +32,38 @@ type options struct {
 	// verbose selects the full text report (every table and verdict)
 	// instead of the one-screen one.
 	verbose bool
+	// history is the file of this machine's runs ("" for none), and
+	// command the flags that set what the run measures, which the
+	// history matches runs by.
+	history, command string
+}
+
+// HistoryEnv names the variable that sets --history's default; set and
+// empty, no history is kept. The suite's tests, which run the same
+// commands many times, set it empty.
+const HistoryEnv = "HOPLAT_HISTORY"
+
+func defaultHistory() string {
+	if v, ok := os.LookupEnv(HistoryEnv); ok {
+		return v
+	}
+	return history.DefaultFile()
+}
+
+// outputFlags set how a run is shown or kept, not what it measures: two
+// runs that differ only in them are runs of the same command.
+var outputFlags = map[string]bool{"format": true, "out": true, "wide": true, "quiet": true, "verbose": true, "history": true}
+
+// measuredFlags is the flags given that set what the run measures, as
+// name=value in name order: the command the history matches runs by.
+func measuredFlags(fs *pflag.FlagSet) string {
+	var parts []string
+	fs.Visit(func(f *pflag.Flag) { // in lexical order
+		if !outputFlags[f.Name] {
+			parts = append(parts, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	return strings.Join(append([]string{"hopbench"}, parts...), " ")
 }
 
 // parseFlags reads the command line; every error is a cli usage error
@@ -133,7 +166,7 @@ var help = usage.Help{
 			"discard K"),
 		usage.Section("Placement and hosts", "placement SPEC", "backend-cpus LIST", "nice N", "topology FILE"),
 		usage.Section("Measurement", "stats", "trace"),
-		usage.Section("Output", "format text|json|csv", "out DIR", "wide", "quiet", "verbose"),
+		usage.Section("Output", "format text|json|csv", "out DIR", "wide", "quiet", "verbose", "history FILE"),
 	},
 	Examples: []string{
 		"hopbench                                    # every path on this machine, about a minute",
@@ -189,7 +222,9 @@ func parseArgs(args []string, err error) (options, error) {
 		wide    = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100")
 		quiet   = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
 		verbose = fs.BoolP("verbose", "v", false, "a line per path and round in the progress, and the full text report")
-		_       = fs.String("topology", "", "hosts (local, netns:NAME, ssh://user@host) and where each component "+
+		hist    = fs.String("history", defaultHistory(), "this machine's runs, a line each: a path more than 15% "+
+			"from the median of the same command's last runs is flagged (\"\": keep none)")
+		_ = fs.String("topology", "", "hosts (local, netns:NAME, ssh://user@host) and where each component "+
 			"runs, plus any of these flags as KEY=value; flags given override it")
 	)
 	if err := usage.Parse(fs, &help, version, args, os.Stdout); err != nil {
@@ -204,7 +239,8 @@ func parseArgs(args []string, err error) (options, error) {
 		// the user never typed.
 		*discard = 0
 	}
-	o := options{cfg: def, format: *format, out: *out, wide: *wide, verbose: *verbose}
+	o := options{cfg: def, format: *format, out: *out, wide: *wide, verbose: *verbose, history: *hist,
+		command: measuredFlags(fs)}
 	c := &o.cfg
 	if c.Backends, err = driver.ParseBackends(*backend); err != nil {
 		return o, cli.BadValue("--backend", redact(*backend), err)

@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -48,6 +49,8 @@ import (
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
+	"github.com/hoplat/hoplat/results/history"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func main() {
@@ -102,6 +105,9 @@ func run(args []string) error {
 	// What made the run, for the report's reader to repeat it.
 	rep.CommandLine = append([]string{"hopbench"}, args...)
 	rep.Version = buildVersion()
+	if opts.history != "" && !rep.Partial && rep.Sweep == nil {
+		judgeAcrossRuns(rep, opts.history, opts.command+" (version "+rep.Version+")")
+	}
 	style := present.Brief
 	switch {
 	case opts.wide:
@@ -162,4 +168,25 @@ func probeFromEnv(cfg *driver.Config) error {
 		return probe.Run(ctx, probe.Options{Rounds: n})
 	}
 	return nil
+}
+
+// judgeAcrossRuns judges rep's paths against the same command's earlier
+// runs on this machine in file, then adds rep to it. The history is a
+// help, not the run: a file that cannot be read or written is said on
+// stderr and the report stands without it.
+func judgeAcrossRuns(rep *hop.Report, file, command string) {
+	entries, bad, err := history.Load(file)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hopbench: --history %s: %v; the run is not judged against earlier ones\n", file, err)
+		return
+	}
+	if bad > 0 {
+		fmt.Fprintf(os.Stderr, "hopbench: --history %s: %d lines skipped that are not runs\n", file, bad)
+	}
+	past, n := history.Past(entries, command, history.MachineOf(rep))
+	judged, flagged := hop.JudgeAcrossRuns(rep.Paths, past)
+	rep.History = &hop.History{File: file, PastRuns: n, Judged: judged, Flagged: flagged}
+	if err := history.Append(file, history.EntryOf(rep, command, time.Now())); err != nil {
+		fmt.Fprintf(os.Stderr, "hopbench: --history %s: %v; this run is not kept\n", file, err)
+	}
 }

@@ -338,7 +338,7 @@ func (p *page) regime(rep *hop.Report, regime string) {
 		}
 	}
 	if len(unstable) > 0 {
-		p.printf(`<h3>Unstable paths: their rounds disagree</h3><ul>`)
+		p.printf(`<h3>Unstable paths: their rounds disagree, or the hop moved between runs</h3><ul>`)
 		for _, path := range unstable {
 			cause := ""
 			if path.Trace != nil && path.Trace.Cause != "" && !strings.Contains(path.UnstableReason, path.Trace.Cause) {

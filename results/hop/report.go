@@ -50,6 +50,9 @@ type Report struct {
 	// hoplat build that ran it: what a reader needs to repeat it.
 	CommandLine []string `json:"command_line,omitempty"`
 	Version     string   `json:"version,omitempty"`
+	// History is what the run was judged against across invocations
+	// (paths[].across_runs); absent when hopbench kept no history.
+	History *History `json:"history,omitempty"`
 	// Sweep is a run of several client instances or servers (sweep.go);
 	// such a run has no paths.
 	Sweep *Sweep `json:"sweep,omitempty"`
@@ -120,6 +123,15 @@ func (s RoundSizing) String() string {
 	return fmt.Sprintf("rounds %s: %.2f s each: %s", s.Stage, s.TimeS, why)
 }
 
+// History is the earlier runs of the same command on the same machine that
+// a run was judged against.
+type History struct {
+	File     string `json:"file"`
+	PastRuns int    `json:"past_runs"` // earlier runs of the same command and machine found
+	Judged   int    `json:"judged"`    // paths judged across runs
+	Flagged  int    `json:"flagged"`   // of those, flagged for moving more than 15%
+}
+
 // PathResult is one path at one thread count and backend setting, over the
 // kept rounds.
 type PathResult struct {
@@ -156,6 +168,10 @@ type PathResult struct {
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
 	LatencyUs Latency `json:"latency_us"`
 	AddedUs   *Added  `json:"added_us,omitempty"`
+	// AcrossRuns is AddedUs against the same command's earlier runs on
+	// this machine, where hopbench keeps a history and it holds two or
+	// more: a path more than 15% from their median is flagged.
+	AcrossRuns *AcrossRuns `json:"across_runs,omitempty"`
 	// ConnectUs is the mean over kept rounds of the p50 connection
 	// set-up time (TCP or UNIX connect plus the protocol's handshake):
 	// what a hop costs once per connection rather than per request.
