@@ -17,7 +17,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test test-short test-load check lint bench report deps clean fuzz
+.PHONY: all build test test-build test-short test-load check lint bench report deps clean fuzz
 
 all: build
 
@@ -54,6 +54,13 @@ ifeq ($(PKGS),./...)
 else
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(BENCHENV) $(GO) test $(RACEFLAGS) $(BENCHONCE) $(PKGS)
 endif
+
+# test-build compiles every test binary make test runs, race-detecting
+# and not, into Go's build cache, and runs none of their tests (only their
+# TestMain): CI does it while make deps installs the peers.
+test-build:
+	$(GO) test $(RACEFLAGS) -run '^$$' -p 2 $(UNTIMED) $(RACED)
+	$(GO) test -count=1 -run '^$$' $(TIMED)
 
 # The fast loop: every integration test (MariaDB, Galera, the tracer,
 # Chromium, the peers) sits behind -short.

@@ -2,6 +2,8 @@ package relay_test
 
 import (
 	"io"
+	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,5 +42,47 @@ func TestNoAllocsPerMessage(t *testing.T) {
 				t.Errorf("%.2f allocations per relayed round trip", avg)
 			}
 		})
+	}
+}
+
+// BenchmarkRelayedMessage relays one 64-byte message each way per
+// iteration through every engine and option of the suite's variants, plus
+// WakeAuto on a loop pinned to one CPU (its run-queue watch), and reports
+// allocations per round trip: the process's, so the client and the echo
+// upstream use fixed buffers. ns/op is a loopback round trip through the
+// relay with every component free to run anywhere: make bench-relay times
+// the engines pinned, beside their peers.
+func BenchmarkRelayedMessage(b *testing.B) {
+	up := startUpstream(b, "tcp", echoMessages(64))
+	all := append(slices.Clone(variants), variant{"epoll-auto-one-cpu", relay.Config{Engine: relay.EngineEpoll, CPUs: []int{0}}})
+	for _, v := range all {
+		b.Run(v.name, func(b *testing.B) {
+			if v.cfg.Engine == relay.EngineSockmap {
+				if err := relay.CheckSockmap(); err != nil {
+					b.Skip(err.Error())
+				}
+			}
+			rr := startRelay(b, v.cfg, "tcp", up.addr)
+			c := dial(b, rr.Addr())
+			c.SetDeadline(time.Now().Add(time.Minute))
+			msg := make([]byte, 64)
+			for range 100 { // warm up: pipes, pools, buffers
+				relayOne(b, c, msg)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				relayOne(b, c, msg)
+			}
+		})
+	}
+}
+
+func relayOne(b *testing.B, c net.Conn, msg []byte) {
+	if _, err := c.Write(msg); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, msg); err != nil {
+		b.Fatal(err)
 	}
 }
