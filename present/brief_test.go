@@ -158,3 +158,21 @@ func TestWriteBriefGroupsWarnings(t *testing.T) {
 		t.Errorf("%d lines, want at most 60:\n%s", lines, out)
 	}
 }
+
+// A run judged against earlier ones says so once, above the tables; a
+// first run, with nothing to be judged against, says nothing.
+func TestEventsAcrossRuns(t *testing.T) {
+	r := &hop.Report{History: &hop.History{File: "/h.jsonl", PastRuns: 3, Judged: 20, Flagged: 2}}
+	got := strings.Join(Events(r), "\n")
+	if want := "across runs: against the last 3 runs of this command on this machine, 2 of 20 hops moved more than 15% from their median and are flagged (/h.jsonl)"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	r.History = &hop.History{File: "/h.jsonl", PastRuns: 1}
+	if got := strings.Join(Events(r), "\n"); !strings.Contains(got, "1 earlier run of this command") {
+		t.Errorf("one earlier run: %q", got)
+	}
+	r.History = &hop.History{File: "/h.jsonl"}
+	if got := Events(r); len(got) != 0 {
+		t.Errorf("a first run: %q, want nothing", got)
+	}
+}
