@@ -106,6 +106,7 @@ var keyTable = []setting{
 	boolean("QUIET", "quiet", func(t *TopologyFile) *bool { return &t.Quiet }),
 	boolean("VERBOSE", "verbose", func(t *TopologyFile) *bool { return &t.Verbose }),
 	boolean("WIDE", "wide", func(t *TopologyFile) *bool { return &t.Wide }),
+	word("HISTORY", "history", func(t *TopologyFile) *string { return &t.History }, nil),
 }
 
 // FlagKeys maps each of hopbench's flags to the key that sets it in a

@@ -107,6 +107,7 @@ type TopologyFile struct {
 	Quiet         bool
 	Verbose       bool
 	Wide          bool
+	History       string // --history: the file of this machine's runs
 
 	// Proxies are the PROXY_<NAME> keys as hopbench's --proxy takes
 	// them, NAME=value (name lower-cased), in the file's order.

@@ -308,6 +308,7 @@ OUT="/tmp/out dir"
 QUIET=no
 VERBOSE=yes
 WIDE=yes
+HISTORY=/var/tmp/runs.jsonl
 SYSBENCH_INSTANCES=2
 `
 	tp, err := ParseTopology("a.conf", []byte(src))
@@ -319,7 +320,8 @@ SYSBENCH_INSTANCES=2
 		"--round-requests=500", "--budget=1m30s", "--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
 		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn",
 		`--proxy=nginx=nginx -p {dir} -c {config:/etc/stream.conf} -g "daemon off;"`, "--proxy=maxscale=tcp:127.0.0.1:4006", "--stats=true", "--trace=false", "--format=json",
-		"--out=/tmp/out dir", "--quiet=false", "--verbose=true", "--wide=true"}
+		"--out=/tmp/out dir", "--quiet=false", "--verbose=true", "--wide=true",
+		"--history=/var/tmp/runs.jsonl"}
 	if got := tp.Args(); !slices.Equal(got, want) {
 		t.Errorf("Args:\n got %q\nwant %q", got, want)
 	}
