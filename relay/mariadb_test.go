@@ -80,7 +80,8 @@ func TestMariadbClientUnixToTCP(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			upstream, _ := sockets.Parse("TCP4:" + host + ":" + port + ",nodelay")
 			listen, _ := sockets.Parse("UNIX-LISTEN:" + filepath.Join(shortTempDir(t), "mysql.sock") + ",fork")
-			r, err := relay.New(listen, upstream, relay.Config{Engine: engine})
+			lb := newLogBuf()
+			r, err := relay.New(listen, upstream, relay.Config{Engine: engine, Logf: lb.logf})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +89,11 @@ func TestMariadbClientUnixToTCP(t *testing.T) {
 			out, err := exec.Command(client, "--no-defaults", "--protocol=socket", "--socket="+rr.Addr().Path,
 				"-u", db.User, "-p"+db.Password, "-N", "-B", "-e", "SELECT 6*7, COUNT(*) FROM sbtest1", db.DB).CombinedOutput()
 			if err != nil {
-				t.Fatalf("mariadb through UNIX->TCP relay: %v\n%s", err, out)
+				// The relay's own account of the connection says which
+				// side ended it, and why.
+				lb.mu.Lock()
+				defer lb.mu.Unlock()
+				t.Fatalf("mariadb through UNIX->TCP relay: %v\n%s\nrelay log: %q\nrelay stats: %+v", err, out, lb.lines, rr.Stats().Connections)
 			}
 			if want := "42\t" + strconv.Itoa(db.TableSize); strings.TrimSpace(string(out)) != want {
 				t.Fatalf("got %q, want %q", out, want)
