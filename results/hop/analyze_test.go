@@ -326,3 +326,16 @@ func TestDecomposeTraceAtTheKeptRoundsPace(t *testing.T) {
 		t.Errorf("pace 0.3 applied: relay code %.2f, want 36 as traced", d.RelayCode)
 	}
 }
+
+// The one-screen UNIX-leg line reads as a sentence when no path shows a
+// difference either way, as in a quiet default run on the AMD guest.
+func TestUnixLegSummaryNothingMeasurable(t *testing.T) {
+	paths, _ := Analyze([]Series{
+		pathSeries(directTCP, 1, 20, 20.1, 19.9, 20.0, 20.2, 19.8),
+		pathSeries(directUNIX, 1, 20, 19.9, 20.2, 20.0, 19.8, 20.1),
+	}, 1, false)
+	got := UnixLegSummary(&Report{Paths: paths})
+	if len(got) != 1 || got[0] != "a UNIX client leg makes no measurable difference on direct" {
+		t.Errorf("got %q", got)
+	}
+}

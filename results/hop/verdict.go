@@ -526,7 +526,13 @@ func UnixLegSummary(r *Report) []string {
 			parts = append(parts, "costs "+strings.Join(costs, ", "))
 		}
 		if len(none) > 0 {
-			parts = append(parts, "no measurable difference on "+strings.Join(none, ", "))
+			// Alone, the clause needs its verb: "a UNIX client leg makes
+			// no measurable difference on …".
+			nothing := "no measurable difference on " + strings.Join(none, ", ")
+			if len(parts) == 0 {
+				nothing = "makes " + nothing
+			}
+			parts = append(parts, nothing)
 		}
 		if len(parts) == 0 {
 			continue
