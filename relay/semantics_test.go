@@ -150,13 +150,7 @@ func testHalfClose(t *testing.T, cfg relay.Config, clientNet, upNet string) {
 func testRefused(t *testing.T, cfg relay.Config, clientNet, upNet string) {
 	dead := listenAddr(t, upNet)
 	if upNet == "tcp" {
-		ln, err := sockets.Listen(t.Context(), dead)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dead = ln.Spec().FromNet(ln.Addr())
-		dead.Opts = sockets.Options{}
-		ln.Close() // nothing listens there now: connect gets RST
+		dead = deadTCP(t)
 	}
 	dead.Role = sockets.RoleAny
 	rr := startRelay(t, cfg, clientNet, dead)
@@ -181,7 +175,9 @@ func testRefused(t *testing.T, cfg relay.Config, clientNet, upNet string) {
 		c.Write([]byte("ping"))
 		closeWrite(t, c)
 		if b, err := readAllDeadline(c, 10*time.Second); string(b) != "ping" {
-			t.Fatalf("after upstream came up: %q, %v", b, err)
+			rr.log.mu.Lock()
+			defer rr.log.mu.Unlock()
+			t.Fatalf("after upstream came up: %q, %v\nrelay log: %q\nrelay stats: %+v", b, err, rr.log.lines, rr.Stats().Connections)
 		}
 	}
 }

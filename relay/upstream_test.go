@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
@@ -63,15 +65,36 @@ func startUpstreams(t *testing.T, n int) ([]*upstream, []sockets.Addr) {
 	return ups, addrs
 }
 
-// deadTCP is a loopback TCP address nothing listens on: connect gets RST.
+// deadTCP is a loopback TCP address that refuses connections for the
+// rest of the test (heldTCP).
 func deadTCP(t *testing.T) sockets.Addr {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	a, _ := heldTCP(t)
+	return a
+}
+
+// heldTCP is a loopback TCP address that refuses connections until free is
+// called (or the test ends): a socket bound to it and never listening, so
+// connect gets RST. A listener closed to free its port would not do: the
+// subtests beside this one listen on port 0 and may be given that port,
+// and a relay connecting there reaches them (CI once saw a client held
+// open 10 s so).
+func heldTCP(t *testing.T) (a sockets.Addr, free func()) {
+	t.Helper()
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return sockets.Addr{Network: "tcp4", Host: "127.0.0.1", Port: port}
+	var once sync.Once
+	free = func() { once.Do(func() { unix.Close(fd) }) }
+	t.Cleanup(free)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sockets.Addr{Network: "tcp4", Host: "127.0.0.1", Port: sa.(*unix.SockaddrInet4).Port}, free
 }
 
 func startBalanced(t *testing.T, cfg relay.Config, up []sockets.Addr) *running {
@@ -132,7 +155,7 @@ func TestRoundRobin(t *testing.T) {
 // passed; it takes connections again once it listens.
 func TestRefusedUpstreamSkipped(t *testing.T) {
 	forEachUpstreamEngine(t, func(t *testing.T, cfg relay.Config) {
-		dead := deadTCP(t)
+		dead, free := heldTCP(t)
 		_, live := startUpstreams(t, 2) // ids 0 and 1, at pool indices 1 and 2
 		cfg.Retry = 200 * time.Millisecond
 		rr := startBalanced(t, cfg, []sockets.Addr{dead, live[0], live[1]})
@@ -161,6 +184,7 @@ func TestRefusedUpstreamSkipped(t *testing.T) {
 
 		// It comes back on the same port: once its retry time passes a
 		// connection reaches it.
+		free()
 		ln, err := sockets.Listen(t.Context(), sockets.Addr{Network: "tcp4", Role: sockets.RoleListen, Host: dead.Host, Port: dead.Port, Opts: sockets.Options{ReuseAddr: true}})
 		if err != nil {
 			t.Skipf("port %d taken meanwhile: %v", dead.Port, err)
