@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,16 +147,29 @@ func (s *Server) launch(paths map[string]string) error {
 	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notifyPath)
 	s.cmd.SysProcAttr = procAttr()
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("mariadbtest: start mariadbd: %w", err)
-	}
-	s.PID = s.cmd.Process.Pid
+	// The kernel ties Pdeathsig to the thread that forks, not to the
+	// process: mariadbd is started and waited for on a thread locked for
+	// the while, which then ends. Forked from any thread of the runtime's,
+	// it got SIGTERM when that thread exited: a relay's loop goroutine,
+	// which keeps its thread locked, ends its thread with it, and the
+	// relay tests' shared server went away between two tests.
+	started := make(chan error, 1)
 	s.done = make(chan struct{})
 	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with mariadbd
+		if err := s.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		s.err = s.cmd.Wait()
 		close(s.done)
 		notify.Close() // unblock the reader below if mariadbd died
 	}()
+	if err := <-started; err != nil {
+		return fmt.Errorf("mariadbtest: start mariadbd: %w", err)
+	}
+	s.PID = s.cmd.Process.Pid
 
 	ready := make(chan error, 1)
 	go func() {
