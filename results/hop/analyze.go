@@ -41,7 +41,9 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			var model string
 			r.Stable, r.UnstableReason, r.spread, model = pairedStability(*r, base, h, pair)
 			if r.AddedUs != nil && base != nil && !isControl(*r) {
-				r.AddedUs = pairedAdded(*r, *base, h, pair, model, r.AddedUs)
+				if a := pairedAdded(*r, *base, h, pair, model, r.AddedUs.Baseline); a != nil {
+					r.AddedUs = a
+				}
 			}
 		}
 		if !r.Stable {
@@ -290,6 +292,13 @@ func added(s, base Series, discard int) *Added {
 		a99 = append(a99, s.Samples[i].Latency.P99)
 		b99 = append(b99, base.Samples[i].Latency.P99)
 	}
+	return addedFrom(base.Path.Name(), a50, b50, a99, b99)
+}
+
+// addedFrom is the added latency of paired rounds: a50 and a99 the path's
+// round figures, b50 and b99 its baseline's in the same pairs; nil when
+// there are none.
+func addedFrom(baseline string, a50, b50, a99, b99 []float64) *Added {
 	if len(a50) == 0 {
 		return nil
 	}
@@ -301,7 +310,7 @@ func added(s, base Series, discard int) *Added {
 	// meets a neighbour's burst, and the mean of four or six pairs
 	// follows that round (a 24 µs path read 26 once, and its hop 30%
 	// dearer). The median is the hop a typical round measured.
-	a := &Added{Baseline: base.Path.Name(), P50: d50.Median, P99: d99.Median, CI95P50: d50.MedianCI95,
+	a := &Added{Baseline: baseline, P50: d50.Median, P99: d99.Median, CI95P50: d50.MedianCI95,
 		CILevel: d50.MedianCILevel, Pairs: d50.N}
 	// The share is of the same statistic over the same rounds: the median
 	// of the baseline's round p50s that the differences were paired

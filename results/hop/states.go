@@ -8,7 +8,6 @@ import (
 
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/stats"
-	"github.com/hoplat/hoplat/results/stats/series"
 )
 
 // A host can change speed for seconds at a time: a 2-vCPU Intel guest
@@ -400,19 +399,17 @@ func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) 
 	return ok, why, spreadOf(ratios), model
 }
 
-// pairedAdded is r's added latency over base on a host of two speeds,
-// from the paired rounds (pairing). Where the ratio held (model byRatio)
-// each pair is first rescaled to the baseline's median in the fast
-// state, so that the figure is the hop at one speed of the host rather
-// than a median over two: in the AMD guest's run above, HAProxy's packed
-// hop read 43.8 µs as a median of differences over both speeds, 37.6
-// rescaled, and 38.4 and 36.4 in the next two runs, which kept one
-// speed. Otherwise it is the median of the plain differences.
-func pairedAdded(r, base PathResult, h *hostStates, pair []int, model string, old *Added) *Added {
+// pairedAdded is r's added latency over base (named baseline) on a host
+// of two speeds, from the paired rounds (pairing); nil when no pair is
+// usable. Where the ratio held (model byRatio) each pair is first
+// rescaled to the baseline's median in the fast state, so that the figure
+// is the hop at one speed of the host rather than a median over two: in
+// the AMD guest's run above, HAProxy's packed hop read 43.8 µs as a
+// median of differences over both speeds, 37.6 rescaled, and 38.4 and
+// 36.4 in the next two runs, which kept one speed. Otherwise it is the
+// median of the plain differences.
+func pairedAdded(r, base PathResult, h *hostStates, pair []int, model, baseline string) *Added {
 	a, b := pairs(r, base, pair)
-	if len(a) == 0 {
-		return old
-	}
 	fast, _ := h.sides(base)
 	ref := stats.Median(fast)
 	var a50, b50, a99, b99 []float64
@@ -424,30 +421,23 @@ func pairedAdded(r, base PathResult, h *hostStates, pair []int, model string, ol
 		a50, b50 = append(a50, f*a[k].P50), append(b50, f*b[k].P50)
 		a99, b99 = append(a99, f*a[k].P99), append(b99, f*b[k].P99)
 	}
-	d50, _ := series.Paired(b50, a50)
-	d99, _ := series.Paired(b99, a99)
-	out := &Added{Baseline: base.Name, P50: d50.Median, P99: d99.Median, CI95P50: d50.MedianCI95,
-		CILevel: d50.MedianCILevel, Pairs: d50.N, Method: "paired", PairedBy: model}
-	if old != nil {
-		out.Baseline = old.Baseline
+	out := addedFrom(baseline, a50, b50, a99, b99)
+	if out == nil {
+		return nil
 	}
-	if m := stats.Median(b50); m > 0 {
-		out.P50Pct = 100 * out.P50 / m
-	}
-	out.States = stateAdded(r, base, h, pair)
+	out.Method, out.PairedBy = "paired", model
+	out.States = stateAdded(a, b, h)
 	return out
 }
 
-// stateAdded is the path's paired differences over its baseline within
-// each state of the host: what the hop cost at each speed.
-func stateAdded(r, base PathResult, h *hostStates, pair []int) []StateAdded {
+// stateAdded is the differences of paired rounds (pairs) within each
+// state of the host, by the baseline round's: what the hop cost at each
+// speed.
+func stateAdded(a, b []Round, h *hostStates) []StateAdded {
 	var d [2][]float64
-	for k, j := range pair {
-		x, y := r.Rounds[k], base.Rounds[j]
-		if x.Kept && y.Kept {
-			s := h.state(y.Index)
-			d[s] = append(d[s], x.P50-y.P50)
-		}
+	for k := range a {
+		s := h.state(b[k].Index)
+		d[s] = append(d[s], a[k].P50-b[k].P50)
 	}
 	var out []StateAdded
 	for s, ds := range d {
