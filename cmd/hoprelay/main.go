@@ -8,7 +8,6 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/internal/replace"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -236,20 +236,8 @@ func flagError(fs *pflag.FlagSet, err error) error {
 
 // writeStats replaces path atomically, so a reader never sees half a file.
 func writeStats(path string, s relay.Snapshot) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".hoprelay-stats-")
-	if err != nil {
+	if err := replace.File(path, s.WriteJSON); err != nil {
 		return fmt.Errorf("stats %s: %w", path, err)
-	}
-	werr := s.WriteJSON(tmp)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("stats %s: %w", path, werr)
 	}
 	return nil
 }

@@ -10,12 +10,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/replace"
 	"github.com/hoplat/hoplat/results/hop"
 )
 
@@ -126,9 +128,9 @@ func Load(file string) ([]Entry, int, error) {
 	return entries, bad, nil
 }
 
-// Append adds e to file, keeping the newest maxLines runs: written to a
-// temporary file beside it and renamed over it, so that a run stopped
-// mid-write leaves the old history whole.
+// Append adds e to file, keeping the newest maxLines runs; the file is
+// replaced whole (replace.File), so that a run stopped mid-write leaves
+// the old history as it was.
 func Append(file string, e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -149,17 +151,8 @@ func Append(file string, e Entry) error {
 	if len(lines) > maxLines {
 		lines = lines[len(lines)-maxLines:]
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".history-*")
-	if err != nil {
+	return replace.File(file, func(w io.Writer) error {
+		_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
 		return err
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename; left by an error otherwise
-	if _, err := tmp.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
+	})
 }

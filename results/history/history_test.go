@@ -45,8 +45,8 @@ func TestAppendAndLoad(t *testing.T) {
 	if bad != 1 || entries[len(entries)-1].Added["epoll"] != -1 {
 		t.Errorf("after a cut line: %d bad, last %v; want 1 and the run appended after it", bad, entries[len(entries)-1])
 	}
-	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(file), ".history-*")); len(left) != 0 {
-		t.Errorf("temporary files left: %v", left)
+	if left, _ := os.ReadDir(filepath.Dir(file)); len(left) != 1 {
+		t.Errorf("files beside the history: %v, want it alone", left)
 	}
 }
 
