@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,6 +144,13 @@ func (l *logBuf) logf(format string, args ...any) {
 	case l.added <- struct{}{}:
 	default:
 	}
+}
+
+// all is every line logged so far.
+func (l *logBuf) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
 }
 
 // waitFor waits for a log line containing all of want.

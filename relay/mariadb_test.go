@@ -91,9 +91,7 @@ func TestMariadbClientUnixToTCP(t *testing.T) {
 			if err != nil {
 				// The relay's own account of the connection says which
 				// side ended it, and why.
-				lb.mu.Lock()
-				defer lb.mu.Unlock()
-				t.Fatalf("mariadb through UNIX->TCP relay: %v\n%s\nrelay log: %q\nrelay stats: %+v", err, out, lb.lines, rr.Stats().Connections)
+				t.Fatalf("mariadb through UNIX->TCP relay: %v\n%s\nrelay log: %q\nrelay stats: %+v", err, out, lb.all(), rr.Stats().Connections)
 			}
 			if want := "42\t" + strconv.Itoa(db.TableSize); strings.TrimSpace(string(out)) != want {
 				t.Fatalf("got %q, want %q", out, want)

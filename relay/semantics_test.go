@@ -178,9 +178,7 @@ func testRefused(t *testing.T, cfg relay.Config, clientNet, upNet string) {
 		c.Write([]byte("ping"))
 		closeWrite(t, c)
 		if b, err := readAllDeadline(c, 10*time.Second); string(b) != "ping" {
-			rr.log.mu.Lock()
-			defer rr.log.mu.Unlock()
-			t.Fatalf("after upstream came up: %q, %v\nrelay log: %q\nrelay stats: %+v", b, err, rr.log.lines, rr.Stats().Connections)
+			t.Fatalf("after upstream came up: %q, %v\nrelay log: %q\nrelay stats: %+v", b, err, rr.log.all(), rr.Stats().Connections)
 		}
 	}
 }
