@@ -414,7 +414,7 @@ func (l *loop) run() (err error) {
 				l.spinHits.Add(1)
 			}
 			if adaptive && score.spin() {
-				spinUntil = l.now + int64(AdaptiveSpin)
+				spinUntil = l.now + int64(l.e.wake.spin)
 			} else {
 				spinUntil = 0
 			}

@@ -33,6 +33,22 @@ func TestChooseWake(t *testing.T) {
 	if w := chooseWake(Config{}, 1); !strings.Contains(w.Why, "1 CPU") || !w.watch {
 		t.Errorf("auto on 1 CPU says %q (watch %v): want the CPU count, and the CPU watched", w.Why, w.watch)
 	}
+	// The poll after an event: the longer one only where the CPU is watched,
+	// and the reason names the one the loop runs.
+	for _, tc := range []struct {
+		cfg  Config
+		cpus int
+		spin time.Duration
+	}{
+		{Config{}, 1, OwnSpin},
+		{Config{}, AdaptiveCPUs, AdaptiveSpin},
+		{Config{Wake: WakeAdaptive}, 1, AdaptiveSpin},
+	} {
+		w := chooseWake(tc.cfg, tc.cpus)
+		if w.spin != tc.spin || !strings.Contains(w.Why, tc.spin.String()) {
+			t.Errorf("%+v on %d CPUs polls %v after an event (%q), want %v, said", tc.cfg, tc.cpus, w.spin, w.Why, tc.spin)
+		}
+	}
 	for _, c := range []Config{{Wake: WakeSleep}, {Wake: WakeAdaptive}, {Spin: true}} {
 		if w := chooseWake(c, 1); w.watch {
 			t.Errorf("%+v on 1 CPU watches its CPU: only auto does", c)
