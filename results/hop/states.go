@@ -28,20 +28,34 @@ const (
 )
 
 // twoSpeeds splits a control's sorted round p50s at their widest gap
-// and says whether the sides are two speeds of the host: each holds
-// minStateRounds, the gap is wider than either side's spread, and the
+// and says whether the sides are two speeds of the host: each holds at
+// least rounds, the gap is wider than either side's spread, and the
 // sides stateRatio apart. Looser than stats.TwoModes (a gap three times
 // either side's spread): a slow state scatters as the fast one does
 // not (the AMD guest's direct tcp ran 21-22 µs and 28-32), and the other
 // controls and paths moving with it confirm it.
-func twoSpeeds(sorted []float64) (below, above []float64, ok bool) {
+func twoSpeeds(sorted []float64, least int) (below, above []float64, ok bool) {
 	if len(sorted) < 2*minStateRounds || sorted[0] <= 0 {
 		return nil, nil, false
 	}
 	below, above, gap, inside := stats.WidestGap(sorted)
-	return below, above, len(below) >= minStateRounds && len(above) >= minStateRounds &&
+	return below, above, len(below) >= least && len(above) >= least &&
 		gap > inside && above[0]/below[len(below)-1] >= stateRatio
 }
+
+// A state of one round: the host may change for a few seconds only, or
+// in the run's last cycle. One control's one slow round is an outlier;
+// every control's, in the same round, with the stage's paths slower
+// there by movedRatio, is the host. The AMD guest's direct tcp ran
+// 19.2-19.6 µs in five rounds of a default run and 25.4 in the last, direct
+// unix 19.4-20.6 and 25.6, and every one of the stage's ten relay paths
+// 1.2-1.4 times its other rounds' median there.
+const (
+	// oneRoundControls is the fewest controls that must agree on it,
+	// oneRoundPaths the fewest other paths that must show it.
+	oneRoundControls = 2
+	oneRoundPaths    = 3
+)
 
 // hostStates is what one stage's control paths show of the host: the
 // rounds that ran slow, the others fast.
@@ -65,9 +79,10 @@ func (h *hostStates) state(round int) int {
 
 // detectStates finds the stages whose host ran at two speeds: the first
 // control path's kept round p50s (direct tcp, else the stage's other
-// direct path) fall in two groups of at least minStateRounds rounds,
-// every other control is slower in exactly the slow rounds, and at least
-// two in three of the stage's other paths are slower there too.
+// direct path) fall in two groups of at least minStateRounds rounds (or
+// one, as oneRoundControls and oneRoundPaths say), every other control is
+// slower in exactly the slow rounds, and at least two in three of the
+// stage's other paths are slower there too.
 func detectStates(paths []PathResult) map[group]*hostStates {
 	var order []group
 	byGroup := map[group][]PathResult{}
@@ -148,10 +163,14 @@ func stageStates(ps []PathResult) *hostStates {
 			}
 		}
 	})
-	_, above, ok := twoSpeeds(vals)
+	below, above, ok := twoSpeeds(vals, minStateRounds)
+	if !ok && len(controls) >= oneRoundControls {
+		below, above, ok = twoSpeeds(vals, 1)
+	}
 	if !ok {
 		return nil
 	}
+	oneRound := len(below) < minStateRounds || len(above) < minStateRounds
 	h := &hostStates{slow: map[int]bool{}, control: c0.Name, stateNames: [2]string{"fast", "slow"}}
 	for i, v := range kept {
 		if v >= above[0] {
@@ -187,12 +206,18 @@ func stageStates(ps []PathResult) *hostStates {
 			continue
 		}
 		others++
-		if stats.Median(slow) > stats.Median(fast) {
+		// With a state of one round, a path's round sits above its
+		// others' median half the time by chance: it must be slower by
+		// as much as a path that moved with the host.
+		if m := stats.Median(fast); stats.Median(slow) > m && (!oneRound || stats.Median(slow) >= movedRatio*m) {
 			moved++
 		}
 	}
 	if others == 0 && len(controls) == 1 {
 		return nil // one path alone cannot tell the host from itself
+	}
+	if oneRound && others < oneRoundPaths {
+		return nil
 	}
 	if others > 0 && 3*moved < 2*others {
 		return nil // the controls moved alone: the paths did not follow

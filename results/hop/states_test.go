@@ -173,3 +173,76 @@ func TestAnalyzePairsAcrossTheCycleWhereTheHostChanged(t *testing.T) {
 		t.Errorf("pairing of a path before its control %v, want every round with its own cycle's", got)
 	}
 }
+
+// amdLastCycle is the packed stage of another default run on the AMD
+// guest, as measured: the host slowed during cycle 5 (epoll tcp->tcp and
+// splice tcp->tcp already ran slow there, the paths between them did not)
+// and stayed slow for cycle 6, the last; haproxy's round 1 is its own.
+func amdLastCycle() []Series {
+	rows := []struct {
+		p    Path
+		p50s []float64
+	}{
+		{directTCP, []float64{19.6, 19.6, 19.6, 19.6, 19.6, 19.2, 25.4}},
+		{directUNIX, []float64{20.1, 19.9, 20.1, 19.9, 20.6, 19.4, 25.6}},
+		{Path{Relay: Goroutine, Client: TCP, Upstream: TCP, Hops: 1}, []float64{59.7, 60, 60.1, 60.1, 61.3, 58.6, 78}},
+		{Path{Relay: Goroutine, Client: UNIX, Upstream: TCP, Hops: 1}, []float64{58.4, 58, 60.1, 58, 59, 60.5, 79.7}},
+		{epollTCP, []float64{50.6, 50.8, 51.1, 50.8, 51, 72, 65.1}},
+		{Path{Relay: Epoll, Client: UNIX, Upstream: TCP, Hops: 1}, []float64{48.6, 48.6, 49.4, 48.9, 49.2, 49.1, 65.7}},
+		{Path{Relay: Splice, Client: TCP, Upstream: TCP, Hops: 1}, []float64{54.5, 54, 53.6, 54.1, 54.2, 70.1, 68.5}},
+		{Path{Relay: Splice, Client: UNIX, Upstream: TCP, Hops: 1}, []float64{52.2, 52.8, 53, 52.8, 53, 58.8, 70.6}},
+		{Path{Relay: Sockmap, Client: TCP, Upstream: TCP, Hops: 1}, []float64{29.6, 29.3, 29.9, 29.8, 29.6, 33.2, 37.5}},
+		{Path{Relay: Socat, Client: TCP, Upstream: TCP, Hops: 1}, []float64{63.9, 64.4, 63.6, 65.3, 67.6, 74.4, 80.1}},
+		{Path{Relay: Socat, Client: UNIX, Upstream: TCP, Hops: 1}, []float64{62.8, 63.9, 70.5, 63.2, 61.1, 76.9, 81.7}},
+		{Path{Relay: HAProxy, Client: TCP, Upstream: TCP, Hops: 1}, []float64{56.4, 71.2, 56.1, 57.4, 54, 76.8, 74.7}},
+	}
+	var all []Series
+	for _, r := range rows {
+		all = append(all, pathSeries(r.p, 1, r.p50s...))
+	}
+	return all
+}
+
+// The host slowed for the last cycle only: one round of every control,
+// and every path with it, is a state of the host. Without it the run
+// flagged 12 of 12 paths (both controls among them).
+func TestAnalyzeTakesOneRoundOfEveryControlAsAState(t *testing.T) {
+	paths, _ := Analyze(amdLastCycle(), 1, false)
+	states := States(paths)
+	if len(states) != 2 || !slices.Equal(states[1].Rounds, []int{6}) ||
+		!strings.Contains(states[0].Evidence, "10 of 10 other paths slower in the same rounds") {
+		t.Fatalf("states %+v, want round 6 slow, with every path's evidence", states)
+	}
+	var flagged []string
+	for _, p := range paths {
+		if !p.Stable {
+			flagged = append(flagged, p.Name)
+		}
+	}
+	// haproxy's round 1 (71.2 µs, its others 54-57) ran with the host fast.
+	if !slices.Equal(flagged, []string{"haproxy tcp->tcp"}) {
+		t.Errorf("flagged %v, want haproxy alone", flagged)
+	}
+	if a := find(t, paths, epollTCP).AddedUs; a == nil || a.P50 < 0.85*31.5 || a.P50 > 1.15*31.5 || a.PairedBy != byRatio {
+		t.Errorf("epoll tcp->tcp: added %+v, want about the fast rounds' 31.5 µs, paired by ratio", a)
+	}
+
+	// One control's slow round alone is an outlier, not the host.
+	all := amdLastCycle()
+	all[1].Samples[6].Latency.P50 = 20.0 // direct unix held
+	paths, _ = Analyze(all, 1, false)
+	if s := States(paths); s != nil {
+		t.Errorf("direct tcp slow in one round alone: states %+v", s)
+	}
+	// Both controls slow in one round, the paths not: not the host either.
+	all = amdLastCycle()
+	for i := 2; i < len(all); i++ {
+		all[i].Samples[6].Latency.P50 = all[i].Samples[5].Latency.P50
+	}
+	all[4].Samples[6].Latency.P50, all[6].Samples[6].Latency.P50 = 51, 54 // cycle 5's slow epoll and splice rounds left aside
+	all[4].Samples[5].Latency.P50, all[6].Samples[5].Latency.P50 = 51, 54
+	paths, _ = Analyze(all, 1, false)
+	if s := States(paths); s != nil {
+		t.Errorf("the controls slow in one round, the paths not: states %+v", s)
+	}
+}
