@@ -299,8 +299,17 @@ func acrossRuns(h hop.History) string {
 		return fmt.Sprintf("across runs: %d earlier %s of this command on this machine in %s; from two on, each "+
 			"hop is judged against them", h.PastRuns, runs, h.File)
 	}
-	return fmt.Sprintf("across runs: against the last %d %s of this command on this machine, %d of %d hops "+
+	line := fmt.Sprintf("across runs: against the last %d %s of this command on this machine, %d of %d hops "+
 		"moved more than 15%% from their median and are flagged (%s)", h.PastRuns, runs, h.Flagged, h.Judged, h.File)
+	if len(h.HostMoved) == 0 {
+		return line
+	}
+	var moved []string
+	for _, m := range h.HostMoved {
+		moved = append(moved, fmt.Sprintf("%s %s %s µs against %s", m.Stage, m.Control, hop.Us(m.P50Us), hop.Us(m.PastMedianUs)))
+	}
+	return line + "; the host ran at another speed than in them (" + strings.Join(moved, ", ") +
+		"): a hop there is flagged only if it moved at that speed too"
 }
 
 func ints(vs []int) string {

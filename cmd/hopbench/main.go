@@ -184,8 +184,8 @@ func judgeAcrossRuns(rep *hop.Report, file, command string) {
 		fmt.Fprintf(os.Stderr, "hopbench: --history %s: %d lines skipped that are not runs\n", file, bad)
 	}
 	past, n := history.Past(entries, command, history.MachineOf(rep))
-	judged, flagged := hop.JudgeAcrossRuns(rep.Paths, past)
-	rep.History = &hop.History{File: file, PastRuns: n, Judged: judged, Flagged: flagged}
+	judged, flagged, moved := hop.JudgeAcrossRuns(rep.Paths, past)
+	rep.History = &hop.History{File: file, PastRuns: n, Judged: judged, Flagged: flagged, HostMoved: moved}
 	if err := history.Append(file, history.EntryOf(rep, command, time.Now())); err != nil {
 		fmt.Fprintf(os.Stderr, "hopbench: --history %s: %v; this run is not kept\n", file, err)
 	}

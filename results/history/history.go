@@ -30,13 +30,15 @@ const (
 	recent = 4
 )
 
-// Entry is one run: the command that made it, on which machine, and each
-// path's added p50 by hop.PathKey.
+// Entry is one run: the command that made it, on which machine, each
+// relay path's added p50 and each control's (direct path's) p50, by
+// hop.PathKey. Control is absent from runs kept before it was.
 type Entry struct {
 	Time    time.Time          `json:"time"`
 	Command string             `json:"command"`
 	Machine string             `json:"machine"`
 	Added   map[string]float64 `json:"added_p50_us"`
+	Control map[string]float64 `json:"control_p50_us,omitempty"`
 }
 
 // DefaultFile is where hopbench keeps its history: hoplat/history.jsonl
@@ -61,9 +63,15 @@ func MachineOf(rep *hop.Report) string {
 
 // EntryOf is rep as the history keeps it.
 func EntryOf(rep *hop.Report, command string, now time.Time) Entry {
-	e := Entry{Time: now.UTC(), Command: command, Machine: MachineOf(rep), Added: map[string]float64{}}
+	e := Entry{Time: now.UTC(), Command: command, Machine: MachineOf(rep), Added: map[string]float64{}, Control: map[string]float64{}}
 	for _, p := range rep.Paths {
-		if p.AddedUs != nil && p.Measured() && p.Relay != hop.Direct {
+		switch {
+		case !p.Measured():
+		case p.Relay == hop.Direct && p.Hops == 0:
+			if p.LatencyUs.P50 > 0 {
+				e.Control[hop.PathKey(p)] = p.LatencyUs.P50
+			}
+		case p.AddedUs != nil && p.Relay != hop.Direct:
 			e.Added[hop.PathKey(p)] = p.AddedUs.P50
 		}
 	}
@@ -94,9 +102,9 @@ func Parse(data []byte) (entries []Entry, bad int) {
 }
 
 // Past is the latest earlier runs of command on machine in entries (at
-// most four, oldest first), as each path's added p50 by hop.PathKey, and
-// how many runs that is.
-func Past(entries []Entry, command, machine string) (map[string][]float64, int) {
+// most four, oldest first), as each path's added p50 and each control's
+// p50 by hop.PathKey, and how many runs that is.
+func Past(entries []Entry, command, machine string) (hop.Past, int) {
 	var match []Entry
 	for _, e := range entries {
 		if e.Command == command && e.Machine == machine {
@@ -106,10 +114,13 @@ func Past(entries []Entry, command, machine string) (map[string][]float64, int) 
 	if len(match) > recent {
 		match = match[len(match)-recent:]
 	}
-	out := map[string][]float64{}
+	out := hop.Past{Added: map[string][]float64{}, Control: map[string][]float64{}}
 	for _, e := range match {
 		for k, v := range e.Added {
-			out[k] = append(out[k], v)
+			out.Added[k] = append(out.Added[k], v)
+		}
+		for k, v := range e.Control {
+			out.Control[k] = append(out.Control[k], v)
 		}
 	}
 	return out, len(match)

@@ -9,10 +9,29 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 func entry(cmd, machine string, added float64) Entry {
-	return Entry{Time: time.Unix(0, 0).UTC(), Command: cmd, Machine: machine, Added: map[string]float64{"epoll": added}}
+	return Entry{Time: time.Unix(0, 0).UTC(), Command: cmd, Machine: machine, Added: map[string]float64{"epoll": added},
+		Control: map[string]float64{"direct": added / 2}}
+}
+
+// A run is kept as its relay paths' added p50s and its controls' p50s; a
+// path with no kept round is not kept.
+func TestEntryOf(t *testing.T) {
+	kept := []hop.Round{{Index: 1, Kept: true}}
+	direct := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, Regime: "spread", Threads: 1, Rounds: kept,
+		LatencyUs: hop.Latency{P50: 19.2}, AddedUs: &hop.Added{}}
+	epoll := hop.PathResult{Name: "epoll tcp->tcp", Relay: hop.Epoll, Hops: 1, Regime: "spread", Threads: 1, Rounds: kept,
+		LatencyUs: hop.Latency{P50: 51.5}, AddedUs: &hop.Added{P50: 32.3}}
+	idle := epoll
+	idle.Name, idle.Relay, idle.Rounds = "splice tcp->tcp", hop.Splice, nil
+	e := EntryOf(&hop.Report{Paths: []hop.PathResult{direct, epoll, idle}}, "hopbench", time.Unix(0, 0))
+	if len(e.Added) != 1 || e.Added[hop.PathKey(epoll)] != 32.3 || len(e.Control) != 1 || e.Control[hop.PathKey(direct)] != 19.2 {
+		t.Errorf("entry %+v: want epoll's added p50 and direct's p50 alone", e)
+	}
 }
 
 // The file keeps every run, newest last, up to maxLines; a line cut short
@@ -60,10 +79,10 @@ func TestPast(t *testing.T) {
 		entries = append(entries, entry("hopbench", "intel", 200))
 	}
 	past, n := Past(entries, "hopbench", "amd")
-	if n != 4 || !slices.Equal(past["epoll"], []float64{2, 3, 4, 5}) {
+	if n != 4 || !slices.Equal(past.Added["epoll"], []float64{2, 3, 4, 5}) || !slices.Equal(past.Control["direct"], []float64{1, 1.5, 2, 2.5}) {
 		t.Errorf("past %v from %d runs, want 2, 3, 4, 5 from 4", past, n)
 	}
-	if past, n := Past(entries, "hopbench --paths=epoll", "amd"); n != 0 || len(past) != 0 {
+	if past, n := Past(entries, "hopbench --paths=epoll", "amd"); n != 0 || len(past.Added) != 0 || len(past.Control) != 0 {
 		t.Errorf("another command: %v from %d runs, want none", past, n)
 	}
 }

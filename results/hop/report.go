@@ -130,6 +130,9 @@ type History struct {
 	PastRuns int    `json:"past_runs"` // earlier runs of the same command and machine found
 	Judged   int    `json:"judged"`    // paths judged across runs
 	Flagged  int    `json:"flagged"`   // of those, flagged for moving more than 15%
+	// HostMoved lists the stages whose control ran more than 15% from its
+	// earlier runs' p50: their hops were also judged at that speed.
+	HostMoved []HostMoved `json:"host_moved,omitempty"`
 }
 
 // PathResult is one path at one thread count and backend setting, over the
