@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +14,9 @@ import (
 // it measures (not those that set how it is shown), and a run of the same
 // command after two earlier ones is judged against them: here the earlier
 // runs are the first one's figures made ten times dearer, and the second
-// run's epoll hop is flagged as having moved between runs.
+// run's epoll hop is flagged as having moved between runs. Where the
+// earlier runs' direct path was ten times slower too, the host moved, not
+// the hop: a third run says so and keeps epoll.
 func TestIntegrationHistory(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "history.jsonl")
 	args := []string{"--paths", "direct,epoll", "--transports", "tcp", "--placement", "same-core", "--trace=false",
@@ -28,9 +31,11 @@ func TestIntegrationHistory(t *testing.T) {
 	}
 	e := entries[0]
 	if !strings.Contains(e.Command, "--paths=direct,epoll") || strings.Contains(e.Command, "history") ||
-		strings.Contains(e.Command, "format") || len(e.Added) != 1 {
-		t.Fatalf("entry %+v: want the measuring flags and epoll's figure", e)
+		strings.Contains(e.Command, "format") || len(e.Added) != 1 || len(e.Control) != 1 {
+		t.Fatalf("entry %+v: want the measuring flags, epoll's added p50 and direct's p50", e)
 	}
+	first := e
+	first.Added = maps.Clone(e.Added)
 	for k, v := range e.Added {
 		e.Added[k] = 10 * v
 	}
@@ -54,5 +59,30 @@ func TestIntegrationHistory(t *testing.T) {
 	}
 	if entries, _, _ := history.Load(file); len(entries) != 4 {
 		t.Errorf("%d runs in the history, want 4", len(entries))
+	}
+
+	// Earlier runs on a host ten times slower, direct path and hop alike:
+	// the host moved, the hop kept its share of it.
+	slow := history.Entry{Time: first.Time, Command: first.Command, Machine: first.Machine,
+		Added: map[string]float64{}, Control: map[string]float64{}}
+	for k, v := range first.Added {
+		slow.Added[k] = 10 * v
+	}
+	for k, v := range first.Control {
+		slow.Control[k] = 10 * v
+	}
+	for range 4 {
+		if err := history.Append(file, slow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, _ = runJSON(t, args...)
+	if h := rep.History; h == nil || h.Judged != 1 || h.Flagged != 0 || len(h.HostMoved) != 1 || h.HostMoved[0].Control != "direct tcp" {
+		t.Fatalf("after runs on a slower host: history %+v, want epoll judged at the host's speed and kept, the move said", rep.History)
+	}
+	for _, p := range rep.Paths {
+		if a := p.AcrossRuns; p.Relay == hop.Epoll && (!p.Stable || a == nil || a.HostScale > 0.2 || a.ScaledOffPct == nil) {
+			t.Errorf("epoll: stable %v %q, across runs %+v; want kept at the host's speed", p.Stable, p.UnstableReason, a)
+		}
 	}
 }
