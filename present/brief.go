@@ -306,7 +306,13 @@ func acrossRuns(h hop.History) string {
 	}
 	var moved []string
 	for _, m := range h.HostMoved {
-		moved = append(moved, fmt.Sprintf("%s %s %s µs against %s", m.Stage, m.Control, hop.Us(m.P50Us), hop.Us(m.PastMedianUs)))
+		// A path's name holds its regime where the run has two; the
+		// stage is said where the name does not say it all.
+		name := m.Control
+		if m.Stage != "run" && !strings.HasSuffix(name, " "+m.Stage) {
+			name += " (" + m.Stage + ")"
+		}
+		moved = append(moved, fmt.Sprintf("%s %s µs against %s", name, hop.Us(m.P50Us), hop.Us(m.PastMedianUs)))
 	}
 	return line + "; the host ran at another speed than in them (" + strings.Join(moved, ", ") +
 		"): a hop there is flagged only if it moved at that speed too"

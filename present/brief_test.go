@@ -167,9 +167,11 @@ func TestEventsAcrossRuns(t *testing.T) {
 	if want := "across runs: against the last 3 runs of this command on this machine, 2 of 20 hops moved more than 15% from their median and are flagged (/h.jsonl)"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	r.History.HostMoved = []hop.HostMoved{{Stage: "spread", Control: "direct tcp", P50Us: 25.7, PastMedianUs: 19.1}}
+	r.History.HostMoved = []hop.HostMoved{{Stage: "spread", Control: "direct tcp spread", P50Us: 25.7, PastMedianUs: 19.1},
+		{Stage: "run", Control: "direct unix", P50Us: 25, PastMedianUs: 19.5}, {Stage: "packed, 2 threads", Control: "direct tcp packed", P50Us: 30, PastMedianUs: 20}}
 	got = strings.Join(Events(r), "\n")
-	if want := "; the host ran at another speed than in them (spread direct tcp 25.7 µs against 19.1): a hop there is flagged only if it moved at that speed too"; !strings.HasSuffix(got, want) {
+	if want := "; the host ran at another speed than in them (direct tcp spread 25.7 µs against 19.1, direct unix 25.0 µs against 19.5, " +
+		"direct tcp packed (packed, 2 threads) 30.0 µs against 20.0): a hop there is flagged only if it moved at that speed too"; !strings.HasSuffix(got, want) {
 		t.Errorf("got %q\nwant it to end %q", got, want)
 	}
 	r.History = &hop.History{File: "/h.jsonl", PastRuns: 1}
