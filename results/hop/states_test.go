@@ -106,10 +106,7 @@ func TestAnalyzeMarksTheMachinesNoise(t *testing.T) {
 // 19.6 to 25.8 µs direct tcp between cycles 4 and 5, and the paths after
 // splice tcp->tcp in cycle 4's order already ran at the slow speed.
 func amdRun() []Series {
-	rows := []struct {
-		p    Path
-		p50s []float64
-	}{
+	return measured([]measuredPath{
 		{directTCP, []float64{20.1, 20.0, 19.3, 19.7, 19.5, 25.9, 25.6}},
 		{directUNIX, []float64{20.3, 20.5, 19.7, 19.9, 19.8, 25.5, 25.1}},
 		{Path{Relay: Goroutine, Client: TCP, Upstream: TCP, Hops: 1}, []float64{59.1, 59.7, 58.3, 59.5, 58.3, 79.2, 77.8}},
@@ -122,7 +119,17 @@ func amdRun() []Series {
 		{Path{Relay: Socat, Client: TCP, Upstream: TCP, Hops: 1}, []float64{63.0, 62.3, 62.1, 66.6, 82.0, 84.1, 82.9}},
 		{Path{Relay: Socat, Client: UNIX, Upstream: TCP, Hops: 1}, []float64{62.0, 61.3, 62.0, 64.7, 81.7, 84.7, 80.9}},
 		{Path{Relay: HAProxy, Client: TCP, Upstream: TCP, Hops: 1}, []float64{56.0, 55.0, 56.4, 58.1, 74.3, 76.2, 74.8}},
-	}
+	})
+}
+
+// measuredPath is one path's round p50s as a run measured them, in µs,
+// round 0 the warm-up.
+type measuredPath struct {
+	p    Path
+	p50s []float64
+}
+
+func measured(rows []measuredPath) []Series {
 	var all []Series
 	for _, r := range rows {
 		all = append(all, pathSeries(r.p, 1, r.p50s...))
@@ -179,10 +186,7 @@ func TestAnalyzePairsAcrossTheCycleWhereTheHostChanged(t *testing.T) {
 // splice tcp->tcp already ran slow there, the paths between them did not)
 // and stayed slow for cycle 6, the last; haproxy's round 1 is its own.
 func amdLastCycle() []Series {
-	rows := []struct {
-		p    Path
-		p50s []float64
-	}{
+	return measured([]measuredPath{
 		{directTCP, []float64{19.6, 19.6, 19.6, 19.6, 19.6, 19.2, 25.4}},
 		{directUNIX, []float64{20.1, 19.9, 20.1, 19.9, 20.6, 19.4, 25.6}},
 		{Path{Relay: Goroutine, Client: TCP, Upstream: TCP, Hops: 1}, []float64{59.7, 60, 60.1, 60.1, 61.3, 58.6, 78}},
@@ -195,12 +199,7 @@ func amdLastCycle() []Series {
 		{Path{Relay: Socat, Client: TCP, Upstream: TCP, Hops: 1}, []float64{63.9, 64.4, 63.6, 65.3, 67.6, 74.4, 80.1}},
 		{Path{Relay: Socat, Client: UNIX, Upstream: TCP, Hops: 1}, []float64{62.8, 63.9, 70.5, 63.2, 61.1, 76.9, 81.7}},
 		{Path{Relay: HAProxy, Client: TCP, Upstream: TCP, Hops: 1}, []float64{56.4, 71.2, 56.1, 57.4, 54, 76.8, 74.7}},
-	}
-	var all []Series
-	for _, r := range rows {
-		all = append(all, pathSeries(r.p, 1, r.p50s...))
-	}
-	return all
+	})
 }
 
 // The host slowed for the last cycle only: one round of every control,
