@@ -93,14 +93,12 @@ func hostScale(base *PathResult, past Past) (scale float64, moved bool) {
 // machine's share of the flags is marked again (machine_noise) over the
 // run's paths.
 func JudgeAcrossRuns(paths []PathResult, past Past) (judged, flagged int, moved []HostMoved) {
-	seen := map[string]bool{}
 	for i := range paths {
 		r := &paths[i]
 		if !isControl(*r) {
 			continue
 		}
-		if scale, ok := hostScale(r, past); ok && !seen[PathKey(*r)] {
-			seen[PathKey(*r)] = true
+		if scale, ok := hostScale(r, past); ok {
 			moved = append(moved, HostMoved{Stage: stageName(groupOf(*r)), Control: r.Name,
 				P50Us: r.LatencyUs.P50, PastMedianUs: r.LatencyUs.P50 / scale})
 		}
