@@ -4,15 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"time"
-)
-
-// OwnWindow is how often a pinned loop under WakeAuto judges whether its
-// CPU is its own; OwnMaxWait is the share of that window the loop's thread
-// may have spent runnable but waiting for its CPU for it still to count so.
-const (
-	OwnWindow  = 100 * time.Millisecond
-	OwnMaxWait = 0.02
 )
 
 // cpuWatch tells whether a loop's CPU is its own: whether, over the last
@@ -29,6 +20,7 @@ type cpuWatch struct {
 	stat   *os.File
 	buf    [128]byte
 	at     int64 // nanotime of the last reading
+	runNs  int64 // the thread's time on its CPU at it
 	waitNs int64 // the thread's run-queue wait at it
 }
 
@@ -40,7 +32,7 @@ func newCPUWatch(now int64) (*cpuWatch, error) {
 		return nil, err
 	}
 	w := &cpuWatch{stat: f, at: now}
-	if w.waitNs, err = w.read(); err != nil {
+	if w.runNs, w.waitNs, err = w.read(); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -56,35 +48,43 @@ func (w *cpuWatch) due(now int64) bool { return now-w.at >= int64(OwnWindow) }
 // over the window since the last reading. A failed reading counts as not
 // own.
 func (w *cpuWatch) check(now int64) bool {
-	wait, err := w.read()
+	run, wait, err := w.read()
 	if err != nil {
 		return false
 	}
-	own := float64(wait-w.waitNs) < OwnMaxWait*float64(now-w.at)
-	w.at, w.waitNs = now, wait
+	own := ownWindow(run-w.runNs, wait-w.waitNs)
+	w.at, w.runNs, w.waitNs = now, run, wait
 	return own
 }
 
-func (w *cpuWatch) read() (int64, error) {
+// ownWindow says whether a thread that ran for ran ns and waited on a run
+// queue for waited ns over a window had its CPU to itself.
+func ownWindow(ran, waited int64) bool { return float64(waited) < OwnMaxWait*float64(ran) }
+
+func (w *cpuWatch) read() (run, wait int64, err error) {
 	n, err := w.stat.ReadAt(w.buf[:], 0)
 	if n == 0 {
-		return 0, fmt.Errorf("/proc/thread-self/schedstat: %w", err)
+		return 0, 0, fmt.Errorf("/proc/thread-self/schedstat: %w", err)
 	}
-	return parseRunDelay(w.buf[:n])
+	return parseSchedstat(w.buf[:n])
 }
 
-// parseRunDelay returns the second field of a schedstat line (sched-stats
-// docs: time on CPU, time waiting on a run queue, timeslices), in ns.
-func parseRunDelay(b []byte) (int64, error) {
+// parseSchedstat returns the first two fields of a schedstat line
+// (sched-stats docs: time on CPU, time waiting on a run queue,
+// timeslices), in ns.
+func parseSchedstat(b []byte) (run, wait int64, err error) {
 	fields := bytes.Fields(b)
 	if len(fields) < 2 {
-		return 0, fmt.Errorf("schedstat %q: want three counts", b)
+		return 0, 0, fmt.Errorf("schedstat %q: want three counts", b)
 	}
-	v, ok := atoi(fields[1])
+	run, ok := atoi(fields[0])
 	if !ok {
-		return 0, fmt.Errorf("schedstat %q: run-queue wait %q is not a count", b, fields[1])
+		return 0, 0, fmt.Errorf("schedstat %q: time on CPU %q is not a count", b, fields[0])
 	}
-	return v, nil
+	if wait, ok = atoi(fields[1]); !ok {
+		return 0, 0, fmt.Errorf("schedstat %q: run-queue wait %q is not a count", b, fields[1])
+	}
+	return run, wait, nil
 }
 
 // atoi parses a non-negative decimal without allocating.

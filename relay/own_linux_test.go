@@ -10,50 +10,61 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 )
 
-func TestParseRunDelay(t *testing.T) {
+func TestParseSchedstat(t *testing.T) {
 	for _, tc := range []struct {
-		in  string
-		ns  int64
-		err string
+		in        string
+		run, wait int64
+		err       string
 	}{
-		{"5737809 1234 2\n", 1234, ""},
-		{"1 0 0", 0, ""},
-		{"1\n", 0, "want three counts"},
-		{"1 -5 2", 0, `"-5" is not a count`},
+		{"5737809 1234 2\n", 5737809, 1234, ""},
+		{"1 0 0", 1, 0, ""},
+		{"1\n", 0, 0, "want three counts"},
+		{"1 -5 2", 0, 0, `"-5" is not a count`},
+		{"x 5 2", 0, 0, `time on CPU "x" is not a count`},
 	} {
-		ns, err := parseRunDelay([]byte(tc.in))
+		run, wait, err := parseSchedstat([]byte(tc.in))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: %d, %v; want an error saying %q", tc.in, ns, err, tc.err)
+				t.Errorf("%q: %d %d, %v; want an error saying %q", tc.in, run, wait, err, tc.err)
 			}
 			continue
 		}
-		if err != nil || ns != tc.ns {
-			t.Errorf("%q: %d, %v; want %d", tc.in, ns, err, tc.ns)
+		if err != nil || run != tc.run || wait != tc.wait {
+			t.Errorf("%q: %d %d, %v; want %d %d", tc.in, run, wait, err, tc.run, tc.wait)
 		}
 	}
 	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, err := parseRunDelay(b); err != nil {
+	if _, _, err := parseSchedstat(b); err != nil {
 		t.Errorf("/proc/thread-self/schedstat: %v", err)
 	}
 }
 
-func FuzzParseRunDelay(f *testing.F) {
-	f.Add([]byte("5737809 1234 2\n"))
-	f.Add([]byte("1 99999999999999999999 2"))
-	f.Add([]byte(""))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if ns, err := parseRunDelay(b); err == nil && ns < 0 {
-			t.Fatalf("negative wait %d from %q", ns, b)
+// A window is judged against the time the loop ran, not the window's
+// length: packed, a loop that ran 1 ms of a mostly idle 100 ms window and
+// waited 0.2 ms behind its client and server did not have its CPU, though
+// 0.2 ms is 0.2% of the window. The other cases are the shares measured
+// (OwnMaxWait).
+func TestOwnWindow(t *testing.T) {
+	for _, tc := range []struct {
+		ran, waited int64
+		own         bool
+	}{
+		{1e6, 0.2e6, false},  // packed, a window mostly idle
+		{10e6, 9.5e6, false}, // packed, busy: it waits about as long as it runs
+		{99e6, 0.3e6, true},  // spread, polling alone
+		{45e6, 0.5e6, true},  // spread, asleep between messages
+		{50e6, 50e6, false},  // beside a busy thread
+		{1e6, 0, true},       // mostly idle, never waiting
+	} {
+		if got := ownWindow(tc.ran, tc.waited); got != tc.own {
+			t.Errorf("ran %d ns, waited %d: own %v, want %v", tc.ran, tc.waited, got, tc.own)
 		}
-	})
+	}
 }
 
-// TestCPUWatch: a thread alone on its CPU finds it its own, even while it
-// spins; another thread running there makes it shared.
 func TestCPUWatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two windows of OwnWindow each, spinning")
