@@ -338,6 +338,7 @@ func (l *loop) run() (err error) {
 	// Adaptive wake (wake.go): after an event, poll until spinUntil while
 	// the score says such spins catch the next event.
 	adaptive := l.e.wake.adaptive
+	spin := int64(l.e.wake.spin)
 	// A loop allowed one CPU watches it, and adapts only while it is its
 	// own (wake.go, StrategyOwn); it starts asleep.
 	var watch *cpuWatch
@@ -414,7 +415,7 @@ func (l *loop) run() (err error) {
 				l.spinHits.Add(1)
 			}
 			if adaptive && score.spin() {
-				spinUntil = l.now + int64(l.e.wake.spin)
+				spinUntil = l.now + spin
 			} else {
 				spinUntil = 0
 			}

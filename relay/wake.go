@@ -67,8 +67,8 @@ const OwnSpin = 200 * time.Microsecond
 // a window mostly idle (a relay started just before its traffic, packed
 // beside its client and server) otherwise counted as its own, however
 // often the loop waited behind them while it worked, and the loop polled
-// on their CPU for the next window. On the 2-vCPU AMD guest, sockperf
-// through epoll for 2 s, the loop thread waited 92-96% of the time it ran
+// on their CPU for the next window. On the 2-vCPU AMD EPYC guest (cpuidle
+// menu), sockperf through epoll for 2 s, the loop thread waited 92-96% of the time it ran
 // packed, 1.1% spread while it slept (--wake sleep) and 0.2-0.3% spread
 // while it polled: 10% lies nine times from both sides.
 const (

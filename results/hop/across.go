@@ -54,10 +54,11 @@ type Past struct {
 
 // HostMoved is a stage whose control ran more than 15% from its p50 in
 // the earlier runs: the host ran at another speed between invocations.
-// A three-run sequence on the AMD guest ran direct tcp spread at 19.2,
-// 25.7 and 19.0 µs, each run steady in its own rounds, and the second
-// run's sockmap, splice and socat spread hops 17-31% above the others',
-// in proportion to it.
+// Three default runs on the 2-vCPU AMD EPYC guest (cpuidle menu) ran
+// direct tcp spread (client and server on CPU 0) at 19.0, 25.8 and 19.8
+// µs, each run steady in its own rounds, and the second run's sockmap,
+// splice unix and socat spread hops 16-31% from the three runs' median,
+// in proportion to it (sockmap 13.2 µs against 10.0 and 10.1).
 type HostMoved struct {
 	Stage        string  `json:"stage"`
 	Control      string  `json:"control"`

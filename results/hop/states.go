@@ -46,7 +46,8 @@ func twoSpeeds(sorted []float64, least int) (below, above []float64, ok bool) {
 // A state of one round: the host may change for a few seconds only, or
 // in the run's last cycle. One control's one slow round is an outlier;
 // every control's, in the same round, with the stage's paths slower
-// there by movedRatio, is the host. The AMD guest's direct tcp ran
+// there by movedRatio, is the host. On the 2-vCPU AMD EPYC guest (cpuidle
+// menu), packed (client, relay and server on CPU 0), direct tcp ran
 // 19.2-19.6 µs in five rounds of a default run and 25.4 in the last, direct
 // unix 19.4-20.6 and 25.6, and every one of the stage's ten relay paths
 // 1.2-1.4 times its other rounds' median there.
