@@ -31,8 +31,9 @@
 # MySQL: a real MariaDB from a temporary datadir (TMPROOT, default /dev/shm
 # where it exists, so that the oltp mix's writes meet no disk) with
 # sysbench's table (1 table, 10,000 rows). sysbench and pingpong take turns
-# in interleaved rounds (MYSQL_ROUNDS, default 5, of MYSQL_SECS, default 2,
-# per run) over the five comparisons of issue #49, every process unpinned
+# in interleaved rounds (MYSQL_ROUNDS, default 7, of MYSQL_SECS, default 1,
+# per run: on a shared machine short adjacent pairs see the same neighbours;
+# sysbench first in odd rounds, pingpong first in even ones) over the five comparisons of issue #49, every process unpinned
 # (as a user runs them, whatever PLACEMENT says):
 #   ps-1-like  point select, 1 thread, prepared, like for like: pingpong
 #              --io blocking, one OS thread blocking in the kernel per
@@ -66,8 +67,8 @@ if [ "$PLACEMENT" != none ]; then
 	command -v taskset >/dev/null || { echo "bench-fidelity: PLACEMENT=$PLACEMENT needs taskset" >&2; exit 1; }
 fi
 FIDELITY=${FIDELITY:-echo mysql}
-MYSQL_ROUNDS=${MYSQL_ROUNDS:-5}
-MYSQL_SECS=${MYSQL_SECS:-2}
+MYSQL_ROUNDS=${MYSQL_ROUNDS:-7}
+MYSQL_SECS=${MYSQL_SECS:-1}
 want() { [[ " $FIDELITY " == *" $1 "* ]]; }
 for part in $FIDELITY; do
 	case "$part" in
@@ -274,14 +275,21 @@ fidelity_mysql() {
 		{ echo "bench-fidelity: sysbench prepare failed: $(tail -5 "$tmp/prepare.log")" >&2; exit 1; }
 	echo "bench-fidelity mysql: pingpong against sysbench, MariaDB $(mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock" -N -e 'select version()') over TCP loopback, table of 10,000 rows, UNPINNED"
 	machine_line
-	echo "  $MYSQL_ROUNDS interleaved rounds x ${MYSQL_SECS}s per run (sysbench, then pingpong, row by row); tps pingpong/sysbench per run"
+	echo "  $MYSQL_ROUNDS interleaved rounds x ${MYSQL_SECS}s per run (row by row, sysbench first in odd rounds, pingpong first in even); tps pingpong/sysbench per run"
 	for r in $(seq "$MYSQL_ROUNDS"); do
 		line="round $r:"
 		for row in "${MYSQL_ROWS[@]}"; do
 			read -r name wl mode n cmd extra <<<"$row"
-			mysql_sysbench "$name" "$wl" "$mode" "$n"
+			# Odd rounds run sysbench first, even rounds pingpong: a
+			# machine that drifts within a round favours neither.
 			# shellcheck disable=SC2086 # extra is flags, split on purpose
-			mysql_pingpong "$name" "$mode" "$n" "$cmd" $extra
+			if ((r % 2)); then
+				mysql_sysbench "$name" "$wl" "$mode" "$n"
+				mysql_pingpong "$name" "$mode" "$n" "$cmd" $extra
+			else
+				mysql_pingpong "$name" "$mode" "$n" "$cmd" $extra
+				mysql_sysbench "$name" "$wl" "$mode" "$n"
+			fi
 			sb=$(tail -1 "$tmp/my-sb-$name" | cut -d' ' -f1)
 			pp=$(tail -1 "$tmp/my-pp-$name" | cut -d' ' -f1)
 			line+=$(printf ' %s %s/%s' "$name" "$pp" "$sb")
