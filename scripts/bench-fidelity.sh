@@ -4,7 +4,8 @@
 #
 # FIDELITY (default "echo mysql") names the parts run: echo (sockperf
 # against pingpong, below) and mysql (pingpong against sysbench on a real
-# MariaDB, after the echo part's description).
+# MariaDB, after the echo part's description). With their default sizes
+# each part takes a few minutes; FIDELITY=mysql runs the second alone.
 #
 # Fidelity: sockperf (the C reference) against its own server, and pingpong
 # against pongd with their default flags (no --io: auto, as a user runs
