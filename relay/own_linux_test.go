@@ -115,6 +115,12 @@ func TestCPUWatch(t *testing.T) {
 	}()
 	res := <-done
 	stop.Store(true)
+	// The second window's busy thread is the test's: sharing the CPU
+	// with it, a thread waits about as long as it runs (the fair share),
+	// five times OwnMaxWait on any machine. The first window is alone on
+	// its CPU as far as the test goes; the machine's own tasks there are
+	// why the test is left out of -short (and so of make test-load), and
+	// make test runs the timed packages one at a time.
 	if !res[0] {
 		t.Errorf("alone and spinning on CPU %d for %v: not its own", cpu, OwnWindow)
 	}
