@@ -2,8 +2,8 @@ package mysql
 
 import (
 	"bytes"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"net"
 	"regexp"

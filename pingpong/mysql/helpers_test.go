@@ -2,8 +2,8 @@ package mysql
 
 import (
 	"errors"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/responder/mock"
 	"net"
 	"os"
 	"path/filepath"

@@ -3,8 +3,8 @@ package mysql
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"regexp"
 	"strconv"

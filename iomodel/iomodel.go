@@ -1,4 +1,4 @@
-package pingpong
+package iomodel
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// IOModel is how one end waits for the kernel.
-type IOModel uint8
+// Model is how one end waits for the kernel.
+type Model uint8
 
 const (
 	// Netpoll uses Go's net.Conn: goroutines parked on the runtime's epoll
 	// (the M:N model). A Config's or a Server's zero value.
-	Netpoll IOModel = iota
+	Netpoll Model = iota
 	// Blocking reads and writes a raw fd with blocking syscalls, one
 	// goroutine keeping one OS thread and one P (the 1:1 model, as a C
 	// client or sockperf does).
@@ -56,7 +56,7 @@ const AutoHeldMax = 512
 // unpinned on 2 CPUs, 24.6 blocking and 27.7 netpoll.
 const AutoPerCPU = 16
 
-func (m IOModel) String() string {
+func (m Model) String() string {
 	switch m {
 	case Blocking:
 		return "blocking"
@@ -69,10 +69,10 @@ func (m IOModel) String() string {
 }
 
 // MarshalText prints the model by name in JSON configs.
-func (m IOModel) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+func (m Model) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
-// ParseIO reads "auto", "netpoll", "blocking" or "spin"; "" is auto.
-func ParseIO(s string) (IOModel, error) {
+// Parse reads "auto", "netpoll", "blocking" or "spin"; "" is auto.
+func Parse(s string) (Model, error) {
 	switch s {
 	case "auto", "":
 		return Auto, nil
@@ -86,25 +86,23 @@ func ParseIO(s string) (IOModel, error) {
 	return Netpoll, fmt.Errorf("pingpong: I/O model %q: want auto, netpoll, blocking or spin", s)
 }
 
-// autoHeldMax is AutoHeldMax but where a test lowers it.
-var autoHeldMax = AutoHeldMax
+// Limit is how many connections Auto serves blocking on cpus CPUs.
+func Limit(cpus int) int { return min(AutoHeldMax, AutoPerCPU*max(cpus, 1)) }
 
-// autoLimit is how many connections Auto serves blocking on cpus CPUs.
-func autoLimit(cpus int) int { return min(autoHeldMax, AutoPerCPU*max(cpus, 1)) }
-
-// autoIO is what Auto runs for n connections held at once on cpus CPUs.
-func autoIO(n, cpus int) (IOModel, string) {
-	limit := autoLimit(cpus)
+// Choose is what Auto runs for n connections held at once on cpus CPUs,
+// and why.
+func Choose(n, cpus int) (Model, string) {
+	limit := Limit(cpus)
 	if n <= limit {
 		return Blocking, fmt.Sprintf("auto: blocking, one OS thread per connection as sysbench's and sockperf's (%d connections on %d CPUs, at most %d)", n, cpus, limit)
 	}
-	return Netpoll, fmt.Sprintf("auto: netpoll, %d connections on %d CPUs are more than the %d that may each hold an OS thread (%d per CPU, at most %d)", n, cpus, limit, AutoPerCPU, autoHeldMax)
+	return Netpoll, fmt.Sprintf("auto: netpoll, %d connections on %d CPUs are more than the %d that may each hold an OS thread (%d per CPU, at most %d)", n, cpus, limit, AutoPerCPU, AutoHeldMax)
 }
 
-// cpusFor is how many CPUs connections pinned over list may run on: the
+// CPUsFor is how many CPUs connections pinned over list may run on: the
 // distinct CPUs listed, or when none are, the calling thread's affinity
 // mask (the process's, taskset), else every CPU.
-func cpusFor(list []int) int {
+func CPUsFor(list []int) int {
 	if len(list) > 0 {
 		seen := map[int]bool{}
 		for _, c := range list {
@@ -118,28 +116,29 @@ func cpusFor(list []int) int {
 	return runtime.NumCPU()
 }
 
-// held reports whether the model's goroutine keeps its P while it waits.
-func (m IOModel) held() bool { return m != Netpoll }
+// Held reports whether the model's goroutine keeps its P while it waits.
+func (m Model) Held() bool { return m != Netpoll }
 
-func (m IOModel) fdMode() sockets.Mode {
+func (m Model) fdMode() sockets.Mode {
 	if m == Spin {
 		return sockets.Spin
 	}
 	return sockets.Blocking
 }
 
-// conn is a connection under one I/O model.
-type conn interface {
+// Conn is a connection under one I/O model.
+type Conn interface {
 	io.ReadWriter
 	Close() error
 	// Interrupt wakes a Read or Write blocked on another goroutine.
 	Interrupt()
 }
 
-type netConn struct{ net.Conn }
+// NetConn is a Netpoll connection: Go's own net.Conn.
+type NetConn struct{ net.Conn }
 
 // Interrupt closes the connection: a parked Read returns net.ErrClosed.
-func (c netConn) Interrupt() { c.Conn.Close() }
+func (c NetConn) Interrupt() { c.Conn.Close() }
 
 // A Blocking connection is a *sockets.Held: its reads and writes are raw
 // system calls, so the goroutine keeps its P asleep in the kernel and the
@@ -152,7 +151,7 @@ func (c netConn) Interrupt() { c.Conn.Close() }
 // own frame (sockets.Held says what a wrapper cost).
 
 // under wraps a raw fd for model m.
-func under(f *sockets.FD, m IOModel) (conn, error) {
+func under(f *sockets.FD, m Model) (Conn, error) {
 	if m != Blocking {
 		return f, nil
 	}
@@ -163,15 +162,15 @@ func under(f *sockets.FD, m IOModel) (conn, error) {
 	return (*sockets.Held)(f), nil
 }
 
-// dial connects to a under model m. Blocking and spin connections must then
-// be used from the calling goroutine, which holds a P (pinned).
-func dial(ctx context.Context, a sockets.Addr, m IOModel) (conn, error) {
+// Dial connects to a under model m. Blocking and spin connections must then
+// be used from the calling goroutine, which holds a P (Pin).
+func Dial(ctx context.Context, a sockets.Addr, m Model) (Conn, error) {
 	if m == Netpoll {
 		c, err := sockets.Dial(ctx, a)
 		if err != nil {
 			return nil, err
 		}
-		return netConn{c}, nil
+		return NetConn{c}, nil
 	}
 	f, err := sockets.DialFD(ctx, a, m.fdMode())
 	if err != nil {
@@ -180,10 +179,10 @@ func dial(ctx context.Context, a sockets.Addr, m IOModel) (conn, error) {
 	return under(f, m)
 }
 
-// adopt turns an accepted connection into one served under model m.
-func adopt(c net.Conn, m IOModel) (conn, error) {
+// Adopt turns an accepted connection into one served under model m.
+func Adopt(c net.Conn, m Model) (Conn, error) {
 	if m == Netpoll {
-		return netConn{c}, nil
+		return NetConn{c}, nil
 	}
 	f, err := sockets.Detach(c, m.fdMode())
 	if err != nil {
@@ -192,7 +191,7 @@ func adopt(c net.Conn, m IOModel) (conn, error) {
 	return under(f, m)
 }
 
-// pinned prepares the calling goroutine for model m: a blocking or spinning
+// Pin prepares the calling goroutine for model m: a blocking or spinning
 // goroutine gets a P of its own (sockets.HoldP), and when cpus is not empty
 // the goroutine is locked to its OS thread and that thread pinned to
 // cpus[i%len(cpus)]. It returns the CPU obtained (-1 when not pinned) and
@@ -202,9 +201,9 @@ func adopt(c net.Conn, m IOModel) (conn, error) {
 // and P anyway, and when sysmon preempts it (every 10 ms of running) an
 // unlocked goroutine simply runs on, where a locked one is handed to another
 // M and back (stoplockedm, startlockedm: futex calls each time).
-func pinned(m IOModel, cpus []int, i int) (cpu int, unlock func(), err error) {
+func Pin(m Model, cpus []int, i int) (cpu int, unlock func(), err error) {
 	release := func() {}
-	if m.held() {
+	if m.Held() {
 		release = sockets.HoldP()
 	}
 	if len(cpus) == 0 {

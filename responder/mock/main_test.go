@@ -14,7 +14,7 @@ import (
 // package starts it at most once, then fails the package if its tests
 // leave file descriptors open or goroutines running.
 func TestMain(m *testing.M) {
-	check := leak.Start("pingpong/mysql/mock")
+	check := leak.Start("responder/mock")
 	code := m.Run()
 	peer.RemoveBuilt()
 	if err := mariadbtest.StopShared(); err != nil {

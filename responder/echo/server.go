@@ -5,13 +5,14 @@ import (
 	"errors"
 	"io"
 
-	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/echo/frame"
+	"github.com/hoplat/hoplat/responder"
 )
 
 // Handler is the responder side: it sends every frame back unchanged after
 // spending Service, one write per frame.
 type Handler struct {
-	Service pingpong.Service
+	Service responder.Service
 }
 
 // initialBuf holds many default-size frames, so that a pipelining client
@@ -37,7 +38,7 @@ func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
 		// The usual case, one whole frame, answered here: reply is one
 		// more frame on a path that runs cold after the peer's turn
 		// (sockets.Held says what one cost).
-		if have >= HeaderLen && int(binary.BigEndian.Uint32(buf)) == have {
+		if have >= frame.HeaderLen && int(binary.BigEndian.Uint32(buf)) == have {
 			h.Service.Spend()
 			if _, err := rw.Write(buf[:have]); err != nil {
 				return err
@@ -56,7 +57,7 @@ func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
 		}
 		if have >= 4 {
 			// A frame larger than the buffer: grow once for it.
-			if fl, _ := frameLen(buf); fl > len(buf) {
+			if fl, _ := frame.Len(buf); fl > len(buf) {
 				nb := make([]byte, fl)
 				copy(nb, buf[:have])
 				buf = nb
@@ -69,7 +70,7 @@ func (h Handler) ServeConn(rw io.ReadWriter, unix bool) error {
 func (h Handler) reply(w io.Writer, b []byte) (int, error) {
 	done := 0
 	for len(b)-done >= 4 {
-		n, err := frameLen(b[done:])
+		n, err := frame.Len(b[done:])
 		if err != nil {
 			return done, err
 		}

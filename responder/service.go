@@ -1,4 +1,4 @@
-package pingpong
+package responder
 
 import (
 	"fmt"
@@ -55,7 +55,7 @@ func Spend(d time.Duration, m ServiceMode) {
 		time.Sleep(d)
 		return
 	}
-	start := now()
-	for now()-start < int64(d) {
+	start := time.Now()
+	for time.Since(start) < d {
 	}
 }

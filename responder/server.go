@@ -1,4 +1,4 @@
-package pingpong
+package responder
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hoplat/hoplat/iomodel"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -21,7 +22,7 @@ type Server struct {
 	Listen []sockets.Addr
 	// IO is Netpoll when zero. Auto chooses per connection: Blocking while
 	// at most AutoLimit connections are served so, Netpoll beyond.
-	IO      IOModel
+	IO      iomodel.Model
 	CPUs    []int // connection threads pinned round-robin over these; none when empty
 	Handler Handler
 	// ErrorLog receives connection errors other than a clean close; they
@@ -35,10 +36,11 @@ type Server struct {
 	mu      sync.Mutex
 	lns     []*sockets.Listener
 	addrs   []sockets.Addr
-	conns   map[conn]struct{}
-	next    int       // connections accepted, for round-robin pinning
-	held    int       // connections Auto serves blocking now
-	served  [Auto]int // connections Auto served, by the model it chose
+	conns   map[iomodel.Conn]struct{}
+	next    int               // connections accepted, for round-robin pinning
+	held    int               // connections Auto serves blocking now
+	served  [iomodel.Auto]int // connections Auto served, by the model it chose
+	heldMax int               // when > 0, lowers iomodel.AutoHeldMax (a test sets it)
 	closing bool
 	done    chan struct{} // closed by Close: wakes an accept backing off
 	wg      sync.WaitGroup
@@ -63,7 +65,7 @@ func (s *Server) Bind(ctx context.Context) error {
 	if len(s.Listen) == 0 {
 		return errors.New("pingpong: server: no listen address")
 	}
-	s.conns = map[conn]struct{}{}
+	s.conns = map[iomodel.Conn]struct{}{}
 	s.done = make(chan struct{})
 	for _, a := range s.Listen {
 		ln, err := sockets.Listen(ctx, a)
@@ -180,13 +182,13 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	defer s.wg.Done()
 	peer := nc.RemoteAddr().String()
 	m := s.IO
-	if m == Auto {
+	if m == iomodel.Auto {
 		m = s.autoHold()
-		if m == Blocking {
+		if m == iomodel.Blocking {
 			defer s.autoRelease()
 		}
 	}
-	cpu, unlock, err := pinned(m, s.CPUs, i)
+	cpu, unlock, err := iomodel.Pin(m, s.CPUs, i)
 	defer unlock()
 	if err != nil {
 		nc.Close()
@@ -196,7 +198,7 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	if cpu >= 0 && s.Pinned != nil {
 		s.Pinned(i, cpu)
 	}
-	c, err := adopt(nc, m)
+	c, err := iomodel.Adopt(nc, m)
 	if err != nil {
 		s.logf("pingpong: serve %s: %w", peer, err)
 		return
@@ -221,11 +223,12 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 
 // autoHold is the model Auto serves one more connection under, counted in
 // held when it is Blocking (autoRelease uncounts it).
-func (s *Server) autoHold() IOModel {
+func (s *Server) autoHold() iomodel.Model {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, _ := autoIO(s.held+1, cpusFor(s.CPUs))
-	if m == Blocking {
+	m := iomodel.Netpoll
+	if s.held < s.AutoLimit() {
+		m = iomodel.Blocking
 		s.held++
 	}
 	s.served[m]++
@@ -235,7 +238,13 @@ func (s *Server) autoHold() IOModel {
 // AutoLimit is how many connections at once an Auto server serves
 // blocking: AutoPerCPU per CPU its connections may run on (CPUs, else the
 // process's affinity mask), at most AutoHeldMax.
-func (s *Server) AutoLimit() int { return autoLimit(cpusFor(s.CPUs)) }
+func (s *Server) AutoLimit() int {
+	limit := iomodel.Limit(iomodel.CPUsFor(s.CPUs))
+	if s.heldMax > 0 {
+		limit = min(limit, s.heldMax)
+	}
+	return limit
+}
 
 func (s *Server) autoRelease() {
 	s.mu.Lock()

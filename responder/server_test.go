@@ -1,4 +1,4 @@
-package pingpong_test
+package responder_test
 
 import (
 	"bufio"
@@ -13,8 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/iomodel"
 	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/responder"
+	respecho "github.com/hoplat/hoplat/responder/echo"
+	"github.com/hoplat/hoplat/responder/mock"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -161,7 +165,7 @@ func emfileResponder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &pingpong.Server{
+	s := &responder.Server{
 		Listen:   []sockets.Addr{a},
 		Handler:  mock.Handler{Server: srv},
 		ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, err) },
@@ -172,4 +176,53 @@ func emfileResponder(t *testing.T) {
 	fmt.Println("listening", s.Addrs()[0].NetAddr())
 	io.Copy(io.Discard, os.Stdin)
 	s.Close()
+}
+
+// TestServerAutoBeyondHeld serves more connections at once than Auto may
+// hold blocking (the bound lowered for the test): the one beyond is served
+// over the netpoller, and every connection still round-trips.
+func TestServerAutoBeyondHeld(t *testing.T) {
+	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
+	srv := &responder.Server{Listen: []sockets.Addr{ta}, IO: iomodel.Auto, Handler: respecho.Handler{}, ErrorLog: func(err error) { t.Log(err) }}
+	srv.SetAutoHeldMax(1)
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rep, err := pingpong.Run(context.Background(), pingpong.Config{
+		Target: srv.Addrs()[0], Protocol: echo.Protocol{}, IO: pingpong.Auto, Threads: []int{3}, Time: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Results()[0]
+	if s.Transactions == 0 || s.Errors != 0 {
+		t.Fatalf("%d round trips, %d errors %v", s.Transactions, s.Errors, s.ErrorSamples)
+	}
+	srv.Close() // waits for every connection's goroutine
+	if held, served := srv.AutoCounts(); served[iomodel.Blocking] != 1 || served[iomodel.Netpoll] != 2 || held != 0 {
+		t.Errorf("auto served %v, %d held after the run: want 1 blocking, 2 netpoll, 0 held", served, held)
+	}
+}
+
+func TestParseServiceMode(t *testing.T) {
+	for _, s := range []string{"busy", "sleep"} {
+		m, err := responder.ParseServiceMode(s)
+		if err != nil || m.String() != s {
+			t.Errorf("ParseServiceMode(%q) = %v, %v", s, m, err)
+		}
+	}
+	if _, err := responder.ParseServiceMode("yield"); err == nil {
+		t.Error("ParseServiceMode(yield) succeeded")
+	}
+}
+
+func TestSpend(t *testing.T) {
+	for _, m := range []responder.ServiceMode{responder.Busy, responder.Sleep} {
+		start := time.Now()
+		responder.Service{Time: 2 * time.Millisecond, Mode: m}.Spend()
+		if d := time.Since(start); d < 2*time.Millisecond {
+			t.Errorf("%s: spent %v, want at least 2ms", m, d)
+		}
+	}
 }

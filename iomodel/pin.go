@@ -1,4 +1,4 @@
-package pingpong
+package iomodel
 
 import "github.com/hoplat/hoplat/affinity"
 

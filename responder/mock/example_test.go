@@ -3,7 +3,7 @@ package mock_test
 import (
 	"fmt"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/responder/mock"
 )
 
 // ExampleNewServer shows the defaults a zero ServerConfig gets: one

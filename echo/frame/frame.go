@@ -1,4 +1,4 @@
-package echo
+package frame
 
 import (
 	"encoding/binary"
@@ -16,23 +16,12 @@ import (
 // big-endian; the filler is a fixed pattern so that any corruption shows.
 const (
 	HeaderLen = 12
-	// DefaultSize matches sockperf's default message size, so that the two
-	// measure the same bytes.
-	DefaultSize = 64
 	// MaxSize bounds what a responder buffers for one frame.
 	MaxSize = 1 << 20
 )
 
-// CheckSize validates a frame size given by a user.
-func CheckSize(n int) error {
-	if n < HeaderLen || n > MaxSize {
-		return fmt.Errorf("echo: size %d: want %d to %d bytes", n, HeaderLen, MaxSize)
-	}
-	return nil
-}
-
-// newFrame builds a request of n bytes with sequence 0.
-func newFrame(n int) []byte {
+// New builds a request of n bytes with sequence 0.
+func New(n int) []byte {
 	b := make([]byte, n)
 	binary.BigEndian.PutUint32(b, uint32(n))
 	for i := HeaderLen; i < n; i++ {
@@ -41,8 +30,9 @@ func newFrame(n int) []byte {
 	return b
 }
 
-// frameLen reads the length a frame announces, checking it is sane.
-func frameLen(b []byte) (int, error) {
+// Len reads the length a frame announces, checking it is sane; b holds at
+// least the 4 bytes of size.
+func Len(b []byte) (int, error) {
 	n := binary.BigEndian.Uint32(b)
 	if n < HeaderLen || n > MaxSize {
 		return 0, fmt.Errorf("echo: frame length %d out of range %d..%d", n, HeaderLen, MaxSize)
@@ -50,4 +40,5 @@ func frameLen(b []byte) (int, error) {
 	return int(n), nil
 }
 
-func seqOf(b []byte) uint64 { return binary.BigEndian.Uint64(b[4:HeaderLen]) }
+// Seq is the sequence number a whole header carries.
+func Seq(b []byte) uint64 { return binary.BigEndian.Uint64(b[4:HeaderLen]) }
