@@ -37,6 +37,11 @@ func valueColumn(v sqlread.Value, name string, notNull, mariaDB bool) wire.Colum
 	switch v.Kind {
 	case sqlread.Null:
 		c.ColType = wire.TypeNull
+		if mariaDB && v.Width > 0 {
+			// An unset user variable: MariaDB types it a binary
+			// LONGBLOB of Width, decimals NOT_FIXED_DEC.
+			c.ColType, c.Length, c.Decimals = wire.TypeLongBlob, uint32(v.Width), stringDecimalsMariaDB
+		}
 	case sqlread.Int, sqlread.Uint:
 		c.ColType, c.Length = wire.TypeLongLong, 21
 		if v.Width > 0 {
@@ -44,7 +49,8 @@ func valueColumn(v sqlread.Value, name string, notNull, mariaDB bool) wire.Colum
 		}
 		if v.Kind == sqlread.Uint {
 			c.Flags |= wire.FlagUnsigned
-		} else if mariaDB && v.Narrow {
+		}
+		if mariaDB && v.Narrow {
 			c.ColType = wire.TypeLong
 		}
 	case sqlread.Decimal:
@@ -61,12 +67,19 @@ func valueColumn(v sqlread.Value, name string, notNull, mariaDB bool) wire.Colum
 		}
 	case sqlread.DateTime:
 		c.ColType, c.Length = wire.TypeDateTime, 19
+		if v.Width == dateWidth {
+			c.ColType, c.Length = wire.TypeDate, dateWidth
+		}
 	}
 	if (notNull || v.NotNull) && v.Kind != sqlread.Null {
 		c.Flags |= wire.FlagNotNull
 	}
 	return c
 }
+
+// dateWidth marks a DateTime value that is a DATE (CURDATE()): its ten
+// characters, YYYY-MM-DD.
+const dateWidth = 10
 
 // appendBinaryValue encodes a non-NULL v as a binary-protocol row value of a
 // column of type colType.
@@ -79,6 +92,11 @@ func appendBinaryValue(b []byte, v sqlread.Value, colType uint8) []byte {
 		return binary.LittleEndian.AppendUint64(b, uint64(v.I))
 	case sqlread.DateTime:
 		t := v.T
+		if colType == wire.TypeDate {
+			b = append(b, 4)
+			b = binary.LittleEndian.AppendUint16(b, uint16(t.Year()))
+			return append(b, byte(t.Month()), byte(t.Day()))
+		}
 		b = append(b, 7)
 		b = binary.LittleEndian.AppendUint16(b, uint16(t.Year()))
 		return append(b, byte(t.Month()), byte(t.Day()), byte(t.Hour()), byte(t.Minute()), byte(t.Second()))
@@ -377,10 +395,32 @@ func compare(a, b sqlread.Value, op byte) sqlread.Value {
 	case sqlread.OpGE:
 		t = c >= 0
 	}
+	return boolValue(t)
+}
+
+// boolValue is a comparison's or NOT's result: one character, which
+// MariaDB types INT.
+func boolValue(t bool) sqlread.Value {
+	v := sqlread.Value{Kind: sqlread.Int, Narrow: true, Width: 1}
 	if t {
-		return sqlread.Value{Kind: sqlread.Int, I: 1}
+		v.I = 1
 	}
-	return sqlread.Value{Kind: sqlread.Int}
+	return v
+}
+
+// intWidth is the display width of an integer operand: the literal's or
+// the computed one, else BIGINT's.
+func intWidth(v sqlread.Value) int32 {
+	if v.Width > 0 {
+		return v.Width
+	}
+	return 21
+}
+
+// intResult is an integer operator's result of width w, which MariaDB
+// types INT up to maxNarrowWidth characters (type_handler_long_or_longlong).
+func intResult(n int64, w int32) sqlread.Value {
+	return sqlread.Value{Kind: sqlread.Int, I: n, Width: w, Narrow: w <= maxNarrowWidth}
 }
 
 func toFloat(v sqlread.Value) float64 {
@@ -431,9 +471,12 @@ func (p *exprParser) product() sqlread.Value {
 }
 
 // arith follows MySQL's rules as far as the mock needs them: integer
-// operands give an integer (a BIGINT for +, -, *, DIV, %), '/' gives a
-// DECIMAL with div_precision_increment (4) more decimals, NULL or a zero
-// divisor gives NULL.
+// operands give an integer, '/' gives a DECIMAL with
+// div_precision_increment (4) more decimals, NULL or a zero divisor gives
+// NULL. An integer result's width is the operands' as mysqld derives it
+// (+ and -: the wider plus a digit and a sign; *: the sum; DIV: the
+// dividend's; %: the wider plus a sign), so MariaDB's INT or BIGINT
+// follows from it.
 func arith(a, b sqlread.Value, op byte) sqlread.Value {
 	if a.Kind == sqlread.Null || b.Kind == sqlread.Null {
 		return sqlread.Value{Kind: sqlread.Null}
@@ -441,21 +484,22 @@ func arith(a, b sqlread.Value, op byte) sqlread.Value {
 	ints := (a.Kind == sqlread.Int || a.Kind == sqlread.Uint) && (b.Kind == sqlread.Int || b.Kind == sqlread.Uint)
 	if ints && op != '/' {
 		x, y := a.I, b.I
+		wa, wb := intWidth(a), intWidth(b)
 		switch op {
 		case '+':
-			return sqlread.Value{Kind: sqlread.Int, I: x + y}
+			return intResult(x+y, max(wa, wb)+2)
 		case '-':
-			return sqlread.Value{Kind: sqlread.Int, I: x - y}
+			return intResult(x-y, max(wa, wb)+2)
 		case '*':
-			return sqlread.Value{Kind: sqlread.Int, I: x * y}
+			return intResult(x*y, wa+wb)
 		case 'd', '%':
 			if y == 0 {
 				return sqlread.Value{Kind: sqlread.Null}
 			}
 			if op == 'd' {
-				return sqlread.Value{Kind: sqlread.Int, I: x / y}
+				return intResult(x/y, wa)
 			}
-			return sqlread.Value{Kind: sqlread.Int, I: x % y}
+			return intResult(x%y, max(wa, wb)+1)
 		}
 	}
 	x, y := toFloat(a), toFloat(b)
@@ -516,10 +560,7 @@ func (p *exprParser) unary() sqlread.Value {
 		if v.Kind == sqlread.Null {
 			return v
 		}
-		if toFloat(v) == 0 {
-			return sqlread.IntValue(1)
-		}
-		return sqlread.IntValue(0)
+		return boolValue(toFloat(v) == 0)
 	}
 	return p.primary()
 }
@@ -559,9 +600,9 @@ func (p *exprParser) primary() sqlread.Value {
 	case "NULL":
 		return sqlread.Value{}
 	case "TRUE":
-		return sqlread.IntValue(1)
+		return sqlread.Value{Kind: sqlread.Int, I: 1, Narrow: true}
 	case "FALSE":
-		return sqlread.IntValue(0)
+		return sqlread.Value{Kind: sqlread.Int, Narrow: true}
 	}
 	if !p.AcceptOp('(') {
 		// The functions SQL lets one call without parentheses.
@@ -624,6 +665,10 @@ func (p *exprParser) number() sqlread.Value {
 // BIGINT: nine characters, sign included (type_handler_long_or_longlong).
 const maxNarrowWidth = 9
 
+// unsetUserVarWidth is the length MariaDB gives an unset user variable's
+// LONGBLOB column: 16 MiB.
+const unsetUserVarWidth = 1 << 24
+
 // variable reads @@[scope.]name (a system variable) or @name (a user
 // variable: the mock keeps none, so NULL as mysqld gives an unset one),
 // with nothing between the @s and the name.
@@ -640,7 +685,7 @@ func (p *exprParser) variable() sqlread.Value {
 		} else if _, ok := p.name(); !ok {
 			p.fail()
 		}
-		return sqlread.Value{}
+		return sqlread.Value{Width: unsetUserVarWidth}
 	}
 	p.Next() // the second @
 	name, ok := "", p.Adjacent()
@@ -696,7 +741,12 @@ func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
 	case "CONNECTION_ID":
 		if nargs(0) {
 			ctx.varies = true
-			return sqlread.Value{Kind: sqlread.Uint, I: int64(c.connID)}
+			v := sqlread.Value{Kind: sqlread.Uint, I: int64(c.connID)}
+			if ctx.mariaDB() {
+				// MariaDB's Item_func_connection_id: an INT of ten.
+				v.Width, v.Narrow = 10, true
+			}
+			return v
 		}
 	case "USER", "SESSION_USER", "SYSTEM_USER":
 		if nargs(0) {
@@ -724,7 +774,7 @@ func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
 	case "CURRENT_DATE", "CURDATE":
 		if nargs(0) {
 			ctx.varies = true
-			return sqlread.Value{Kind: sqlread.String, S: ctx.now.Format(time.DateOnly)}
+			return sqlread.Value{Kind: sqlread.DateTime, T: ctx.now, S: ctx.now.Format(time.DateOnly), Width: dateWidth}
 		}
 	case "UNIX_TIMESTAMP":
 		if nargs(0) {

@@ -90,6 +90,64 @@ func queryResult(t testing.TB, c *mysql.Client, sql string) (*result, error) {
 	}
 }
 
+// exprTests are SELECTs without a table, each with the column name, value
+// and type the mock gives it greeting as MySQL (its default version).
+// TestExpressionsLikeMariaDB sends every one of them, and the statements
+// below, to a real MariaDB as well.
+var exprTests = []struct {
+	sql, name, value string
+	colType          uint8
+}{
+	{"SELECT 1", "1", "1", wire.TypeLongLong},
+	{"select 1+1", "1+1", "2", wire.TypeLongLong},
+	{"SELECT 2 * (3 - 1) AS n", "n", "4", wire.TypeLongLong},
+	{"SELECT 7 DIV 2, 7 % 2", "7 DIV 2", "3", wire.TypeLongLong},
+	{"SELECT 1/4", "1/4", "0.2500", wire.TypeNewDecimal},
+	{"SELECT 1.5", "1.5", "1.5", wire.TypeNewDecimal},
+	{"SELECT -3", "-3", "-3", wire.TypeLongLong},
+	{"SELECT 'x'", "x", "x", wire.TypeVarString},
+	{`SELECT "it's"`, "it's", "it's", wire.TypeVarString},
+	{"SELECT NULL", "NULL", "NULL", wire.TypeNull},
+	{"SELECT 1 = 1", "1 = 1", "1", wire.TypeLongLong},
+	{"SELECT @@version_comment LIMIT 1", "@@version_comment", "hoplat mock mysqld", wire.TypeVarString},
+	{"SELECT @@session.autocommit", "@@session.autocommit", "1", wire.TypeLongLong},
+	{"SELECT @@GLOBAL.read_only", "@@GLOBAL.read_only", "0", wire.TypeLongLong},
+	{"SELECT @@max_allowed_packet", "@@max_allowed_packet", "1048576", wire.TypeLongLong},
+	{"SELECT @@transaction_isolation", "@@transaction_isolation", "REPEATABLE-READ", wire.TypeVarString},
+	{"SELECT @@tx_isolation", "@@tx_isolation", "REPEATABLE-READ", wire.TypeVarString},
+	{"SELECT @@character_set_client", "@@character_set_client", "utf8mb4", wire.TypeVarString},
+	{"SELECT @@collation_connection", "@@collation_connection", "utf8mb4_general_ci", wire.TypeVarString},
+	{"SELECT @@wait_timeout", "@@wait_timeout", "28800", wire.TypeLongLong},
+	{"SELECT @@version", "@@version", "8.0.36-hoplat", wire.TypeVarString},
+	{"SELECT VERSION()", "VERSION()", "8.0.36-hoplat", wire.TypeVarString},
+	{"SELECT DATABASE()", "DATABASE()", "sbtest", wire.TypeVarString},
+	{"SELECT USER()", "USER()", "u@127.0.0.1", wire.TypeVarString},
+	{"SELECT CURRENT_USER()", "CURRENT_USER()", "u@%", wire.TypeVarString},
+	{"SELECT @nope", "@nope", "NULL", wire.TypeNull},
+	{"(SELECT 1) ;", "1", "1", wire.TypeLongLong},
+	{"SELECT 1 FROM DUAL", "1", "1", wire.TypeLongLong},
+	{"/*!40101 SELECT 5 */", "5", "5", wire.TypeLongLong},
+	{"SELECT 3 -- FROM nowhere", "3", "3", wire.TypeLongLong},
+	{"(SELECT 1) UNION (SELECT 1)", "1", "1", wire.TypeLongLong},
+	{"SELECT TRUE, FALSE", "TRUE", "1", wire.TypeLongLong},
+	{"SELECT NOT 0", "NOT 0", "1", wire.TypeLongLong},
+	{"SELECT COALESCE(NULL, 7)", "COALESCE(NULL, 7)", "7", wire.TypeLongLong},
+	{"SELECT 12345 * 12345", "12345 * 12345", "152399025", wire.TypeLongLong},
+}
+
+// exprLimit0, exprNow, exprVarying and exprPrepared are the expression
+// statements whose values vary (the connection, the time, the server) or
+// that run prepared.
+const (
+	exprLimit0 = "SELECT CONNECTION_ID(), NOW(), 1 LIMIT 0"
+	exprNow    = "SELECT CONNECTION_ID() AS id, NOW()"
+)
+
+var (
+	exprVarying  = []string{exprLimit0, exprNow, "SELECT CURDATE(), UNIX_TIMESTAMP(), LAST_INSERT_ID(), ROW_COUNT(), FOUND_ROWS()"}
+	exprPrepared = []string{"SELECT 1, 'x', NULL, 2.5, @@max_allowed_packet", "SELECT NOW(), CONNECTION_ID(), DATABASE(), CURDATE()"}
+)
+
 // TestServerExpressions: SELECTs without a table get the values and the
 // column types mysqld gives them, over both result-set shapes.
 func TestServerExpressions(t *testing.T) {
@@ -106,43 +164,7 @@ func TestServerExpressions(t *testing.T) {
 		if c.DeprecateEOF() != deprecateEOF {
 			t.Fatalf("DEPRECATE_EOF negotiated %v, want %v", c.DeprecateEOF(), deprecateEOF)
 		}
-		tests := []struct {
-			sql, name, value string
-			colType          uint8
-		}{
-			{"SELECT 1", "1", "1", wire.TypeLongLong},
-			{"select 1+1", "1+1", "2", wire.TypeLongLong},
-			{"SELECT 2 * (3 - 1) AS n", "n", "4", wire.TypeLongLong},
-			{"SELECT 7 DIV 2, 7 % 2", "7 DIV 2", "3", wire.TypeLongLong},
-			{"SELECT 1/4", "1/4", "0.2500", wire.TypeNewDecimal},
-			{"SELECT 1.5", "1.5", "1.5", wire.TypeNewDecimal},
-			{"SELECT -3", "-3", "-3", wire.TypeLongLong},
-			{"SELECT 'x'", "x", "x", wire.TypeVarString},
-			{`SELECT "it's"`, "it's", "it's", wire.TypeVarString},
-			{"SELECT NULL", "NULL", "NULL", wire.TypeNull},
-			{"SELECT 1 = 1", "1 = 1", "1", wire.TypeLongLong},
-			{"SELECT @@version_comment LIMIT 1", "@@version_comment", "hoplat mock mysqld", wire.TypeVarString},
-			{"SELECT @@session.autocommit", "@@session.autocommit", "1", wire.TypeLongLong},
-			{"SELECT @@GLOBAL.read_only", "@@GLOBAL.read_only", "0", wire.TypeLongLong},
-			{"SELECT @@max_allowed_packet", "@@max_allowed_packet", "1048576", wire.TypeLongLong},
-			{"SELECT @@transaction_isolation", "@@transaction_isolation", "REPEATABLE-READ", wire.TypeVarString},
-			{"SELECT @@tx_isolation", "@@tx_isolation", "REPEATABLE-READ", wire.TypeVarString},
-			{"SELECT @@character_set_client", "@@character_set_client", "utf8mb4", wire.TypeVarString},
-			{"SELECT @@collation_connection", "@@collation_connection", "utf8mb4_general_ci", wire.TypeVarString},
-			{"SELECT @@wait_timeout", "@@wait_timeout", "28800", wire.TypeLongLong},
-			{"SELECT @@version", "@@version", "8.0.36-hoplat", wire.TypeVarString},
-			{"SELECT VERSION()", "VERSION()", "8.0.36-hoplat", wire.TypeVarString},
-			{"SELECT DATABASE()", "DATABASE()", "sbtest", wire.TypeVarString},
-			{"SELECT USER()", "USER()", "u@127.0.0.1", wire.TypeVarString},
-			{"SELECT CURRENT_USER()", "CURRENT_USER()", "u@%", wire.TypeVarString},
-			{"SELECT @nope", "@nope", "NULL", wire.TypeNull},
-			{"(SELECT 1) ;", "1", "1", wire.TypeLongLong},
-			{"SELECT 1 FROM DUAL", "1", "1", wire.TypeLongLong},
-			{"/*!40101 SELECT 5 */", "5", "5", wire.TypeLongLong},
-			{"SELECT 3 -- FROM nowhere", "3", "3", wire.TypeLongLong},
-			{"(SELECT 1) UNION (SELECT 1)", "1", "1", wire.TypeLongLong},
-		}
-		for _, tc := range tests {
+		for _, tc := range exprTests {
 			r, err := queryResult(t, c, tc.sql)
 			if err != nil {
 				t.Errorf("%q: %v", tc.sql, err)
@@ -159,12 +181,12 @@ func TestServerExpressions(t *testing.T) {
 				t.Errorf("%q: integer column in charset %d, want 63 (binary)", tc.sql, r.cols[0].Charset)
 			}
 		}
-		r, err := queryResult(t, c, "SELECT CONNECTION_ID(), NOW(), 1 LIMIT 0")
+		r, err := queryResult(t, c, exprLimit0)
 		if err != nil || len(r.cols) != 3 || len(r.rows) != 0 || r.cols[1].ColType != wire.TypeDateTime {
 			t.Errorf("LIMIT 0: %+v, %v", r, err)
 		}
 		before := time.Now().Add(-time.Second)
-		r, err = queryResult(t, c, "SELECT CONNECTION_ID() AS id, NOW()")
+		r, err = queryResult(t, c, exprNow)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +198,7 @@ func TestServerExpressions(t *testing.T) {
 		}
 		// Prepared, the same values travel in the binary protocol, checked
 		// against the column types the prepare announced.
-		for _, sql := range []string{"SELECT 1, 'x', NULL, 2.5, @@max_allowed_packet", "SELECT NOW(), CONNECTION_ID(), DATABASE()"} {
+		for _, sql := range exprPrepared {
 			st, err := c.Prepare(sql)
 			if err != nil {
 				t.Fatalf("prepare %q: %v", sql, err)
