@@ -184,11 +184,10 @@ type evalContext struct {
 func (ctx *evalContext) mariaDB() bool { return ctx.c != nil && ctx.c.s.mariaDB }
 
 // exprParser is a recursive-descent parser and evaluator of a SELECT
-// without a table, over the lexer every statement goes through.
+// without a table, on the mock's one grammar.
 type exprParser struct {
-	sqlread.Lexer
+	grammar
 	ctx *evalContext
-	err *wire.ServerError
 }
 
 // evalSelect evaluates "SELECT item[, item...] [FROM DUAL] [LIMIT n]".
@@ -203,14 +202,6 @@ func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *wire.ServerError) {
 	return r, nil
 }
 
-// end takes the statement's end: an optional ';', then nothing.
-func (p *exprParser) end() {
-	p.AcceptOp(';')
-	if p.Tok.Kind != sqlread.TokEOF {
-		p.fail()
-	}
-}
-
 // selectPart reads one SELECT, in parentheses or not, and leaves the
 // lexer on what follows it (UNION, ';' or the end).
 func (p *exprParser) selectPart() *exprResult {
@@ -222,10 +213,7 @@ func (p *exprParser) selectPart() *exprResult {
 		p.fail()
 		return nil
 	}
-	for p.Accept(sqlread.KwAll) || p.Accept(sqlread.KwDistinct) || p.Accept(sqlread.KwSqlNoCache) ||
-		p.Accept(sqlread.KwSqlCache) || p.Accept(sqlread.KwSqlCalcFoundRows) || p.Accept(sqlread.KwHighPriority) ||
-		p.Accept(sqlread.KwStraightJoin) {
-	}
+	p.selectOptions() // one row: DISTINCT changes nothing
 	r := &exprResult{}
 	for {
 		start := p.Tok.Start
@@ -239,15 +227,11 @@ func (p *exprParser) selectPart() *exprResult {
 		if v.Kind == sqlread.String && isStringLiteral(name) {
 			name = v.S // mysqld names a literal string's column by its value
 		}
-		if p.Accept(sqlread.KwAs) {
-			alias, ok := p.alias()
-			if !ok {
-				p.fail()
-				return nil
-			}
-			name = alias
-		} else if alias, ok := p.alias(); ok {
-			name = alias
+		if t, ok := p.alias(); ok {
+			name = p.aliasText(t)
+		}
+		if p.err != nil {
+			return nil
 		}
 		col := valueColumn(v, name, literal, p.ctx.mariaDB())
 		r.cols = append(r.cols, col)
@@ -260,18 +244,11 @@ func (p *exprParser) selectPart() *exprResult {
 		p.fail()
 		return nil
 	}
-	if p.Accept(sqlread.KwLimit) {
-		n, ok := p.integer()
-		if ok && p.AcceptOp(',') {
-			n, ok = p.integer()
-		} else if ok && p.Accept(sqlread.KwOffset) {
-			_, ok = p.integer()
-		}
-		if !ok {
-			p.fail()
+	if limit, _, ok := p.limit(true); ok {
+		if p.err != nil {
 			return nil
 		}
-		r.noRows = n == 0
+		r.noRows = limit.I == 0
 	}
 	for ; parens > 0 && p.AcceptOp(')'); parens-- {
 	}
@@ -304,51 +281,12 @@ func isLiteral(s []byte) bool {
 	return true
 }
 
-// fail records a syntax error at the current token.
-func (p *exprParser) fail() {
-	if p.err == nil {
-		p.err = sqlread.SyntaxError(p.Rest())
+// aliasText is an alias's text: a string's value, a name's.
+func (p *exprParser) aliasText(t sqlread.Token) string {
+	if t.Kind == sqlread.TokString {
+		return string(p.StringOf(nil, t))
 	}
-}
-
-// name reads an identifier, plain or in backquotes; a plain one does not
-// start with a digit.
-func (p *exprParser) name() (string, bool) {
-	t := p.Tok
-	if t.Kind != sqlread.TokIdent || !t.Quoted && '0' <= p.Src[t.Start] && p.Src[t.Start] <= '9' {
-		return "", false
-	}
-	p.Next()
-	return p.Ident(t), true
-}
-
-// aliasEnds are the words that end a select item rather than name it.
-var aliasEnds = [...]sqlread.Keyword{sqlread.KwFrom, sqlread.KwLimit, sqlread.KwWhere, sqlread.KwInto, sqlread.KwFor,
-	sqlread.KwUnion, sqlread.KwOrder, sqlread.KwGroup, sqlread.KwHaving}
-
-// alias reads a column alias: an identifier that is not a word ending the
-// select list, or a quoted string.
-func (p *exprParser) alias() (string, bool) {
-	if p.Tok.Kind == sqlread.TokString {
-		s := string(p.StringOf(nil, p.Tok))
-		p.Next()
-		return s, true
-	}
-	for _, kw := range aliasEnds {
-		if p.Is(kw) {
-			return "", false
-		}
-	}
-	return p.name()
-}
-
-func (p *exprParser) integer() (int64, bool) {
-	if p.Tok.Kind != sqlread.TokInt {
-		return 0, false
-	}
-	n := p.Tok.N
-	p.Next()
-	return n, true
+	return p.Ident(t)
 }
 
 // expr := sum [comparison sum]
@@ -590,11 +528,12 @@ func (p *exprParser) primary() sqlread.Value {
 		p.fail()
 		return sqlread.Value{}
 	}
-	name, ok := p.name()
+	nt, ok := p.name()
 	if !ok {
 		p.fail()
 		return sqlread.Value{}
 	}
+	name := p.Ident(nt)
 	upperName := strings.ToUpper(name)
 	switch upperName {
 	case "NULL":
@@ -682,24 +621,27 @@ func (p *exprParser) variable() sqlread.Value {
 		}
 		if t.Kind == sqlread.TokString {
 			p.Next()
-		} else if _, ok := p.name(); !ok {
+		} else if _, ok := p.word(); !ok {
 			p.fail()
 		}
 		return sqlread.Value{Width: unsetUserVarWidth}
 	}
 	p.Next() // the second @
-	name, ok := "", p.Adjacent()
+	var t sqlread.Token
+	ok := p.Adjacent()
 	if ok {
-		name, ok = p.name()
+		t, ok = p.word()
 	}
+	name := p.Ident(t)
 	if !ok {
 		p.fail()
 		return sqlread.Value{}
 	}
 	if up := strings.ToUpper(name); (up == "SESSION" || up == "GLOBAL" || up == "LOCAL") && p.AcceptOp('.') {
-		if name, ok = "", p.Adjacent(); ok {
-			name, ok = p.name()
+		if ok = p.Adjacent(); ok {
+			t, ok = p.word()
 		}
+		name = p.Ident(t)
 		if !ok {
 			p.fail()
 			return sqlread.Value{}

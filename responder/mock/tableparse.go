@@ -109,31 +109,18 @@ type tableStmt struct {
 	insCols           []colRef
 	insVals           []sqlread.Value // insRows rows of len(insCols) values
 	insRows           int
-	params            int
-	firstParam        int32         // where the first placeholder is
-	tbl               sbtable.Table // resolved
+	placeholders
+	tbl sbtable.Table // resolved
 	// header is a prepared SELECT's column count and definitions, framed
 	// from sequence id 1 once for its connection.
 	header     canned
 	tableIndex int // resolved: 0 for sbtest1
 }
 
-// reservedWords end a select item or a table reference instead of naming it.
-var reservedWords = func() (t [256]bool) {
-	for _, k := range []sqlread.Keyword{sqlread.KwFrom, sqlread.KwWhere, sqlread.KwOrder, sqlread.KwLimit, sqlread.KwFor,
-		sqlread.KwLock, sqlread.KwGroup, sqlread.KwHaving, sqlread.KwUnion, sqlread.KwSet, sqlread.KwValues, sqlread.KwValue,
-		sqlread.KwAnd, sqlread.KwOr, sqlread.KwNot, sqlread.KwBetween, sqlread.KwIn, sqlread.KwOn, sqlread.KwJoin,
-		sqlread.KwInner, sqlread.KwLeft, sqlread.KwRight, sqlread.KwCross, sqlread.KwNatural, sqlread.KwUsing,
-		sqlread.KwInto, sqlread.KwProcedure, sqlread.KwWindow, sqlread.KwOffset, sqlread.KwAsc, sqlread.KwDesc} {
-		t[k] = true
-	}
-	return t
-}()
-
+// tableParser reads the dialect above on the mock's one grammar.
 type tableParser struct {
-	sqlread.Lexer
-	st  *tableStmt
-	err *wire.ServerError
+	grammar
+	st *tableStmt
 }
 
 func (st *tableStmt) reset(src []byte) {
@@ -145,6 +132,7 @@ func (st *tableStmt) reset(src []byte) {
 func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 	st.reset(sql)
 	p := tableParser{st: st}
+	p.params = &st.placeholders
 	p.Init(sql)
 	switch {
 	case p.Accept(sqlread.KwSelect):
@@ -166,36 +154,14 @@ func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 	default:
 		p.fail()
 	}
-	p.AcceptOp(';')
-	if p.err == nil && p.Tok.Kind != sqlread.TokEOF {
-		p.fail()
+	if p.ok() {
+		p.end()
 	}
 	return p.err
 }
 
-// fail records a syntax error at the current token, as mysqld quotes the
-// text from the first token it could not take.
-func (p *tableParser) fail() {
-	if p.err == nil {
-		p.err = sqlread.SyntaxError(p.Src[p.Tok.Start:])
-	}
-}
-
-func (p *tableParser) ok() bool { return p.err == nil }
-
 func (p *tableParser) selectStmt() {
-	st := p.st
-	for {
-		switch {
-		case p.Accept(sqlread.KwDistinct), p.Accept(sqlread.KwDistinctrow):
-			st.distinct = true
-			continue
-		case p.Accept(sqlread.KwAll), p.Accept(sqlread.KwSqlNoCache), p.Accept(sqlread.KwSqlCache), p.Accept(sqlread.KwHighPriority),
-			p.Accept(sqlread.KwStraightJoin), p.Accept(sqlread.KwSqlCalcFoundRows):
-			continue
-		}
-		break
-	}
+	p.st.distinct = p.selectOptions()
 	for p.ok() {
 		p.selectItem()
 		if !p.AcceptOp(',') {
@@ -266,40 +232,23 @@ func (p *tableParser) selectItem() {
 	if !it.star && it.agg == aggNone {
 		it.name = it.col.name // mysqld names a column by itself, qualifier dropped
 	}
-	if p.Accept(sqlread.KwAs) {
-		it.name = p.alias()
-	} else if p.Tok.Kind == sqlread.TokIdent && !p.isReserved() || p.Tok.Kind == sqlread.TokString {
-		it.name = p.alias()
+	if t, ok := p.alias(); ok {
+		it.name = p.aliasSpan(t)
 	}
 	p.st.items = append(p.st.items, it)
 }
 
-func (p *tableParser) isReserved() bool {
-	return p.Tok.Kind == sqlread.TokIdent && !p.Tok.Quoted && reservedWords[p.Tok.Kw]
-}
-
-func (p *tableParser) alias() sqlread.Span {
-	t := p.Tok
-	switch {
-	case t.Kind == sqlread.TokString && !t.Quoted:
-		p.Next()
+// aliasSpan is where an alias's text lies: a string's between its quotes,
+// a name's. The statement keeps spans, not copies, so a string holding
+// escapes, whose text would need rewriting, is refused.
+func (p *tableParser) aliasSpan(t sqlread.Token) sqlread.Span {
+	if t.Kind == sqlread.TokString {
+		if t.Quoted {
+			p.err = sqlread.SyntaxError(p.Src[t.Start:])
+			return sqlread.Span{}
+		}
 		return sqlread.Span{Start: t.Start + 1, End: t.End - 1}
-	case t.Kind == sqlread.TokIdent && !p.isReserved():
-		p.Next()
-		return p.Name(t)
 	}
-	p.fail()
-	return sqlread.Span{}
-}
-
-// ident reads a name that is not a reserved word.
-func (p *tableParser) ident() sqlread.Span {
-	if p.Tok.Kind != sqlread.TokIdent || p.isReserved() {
-		p.fail()
-		return sqlread.Span{}
-	}
-	t := p.Tok
-	p.Next()
 	return p.Name(t)
 }
 
@@ -329,8 +278,8 @@ func (p *tableParser) tableRef() {
 	}
 	if p.Accept(sqlread.KwAs) {
 		st.as = p.ident()
-	} else if p.Tok.Kind == sqlread.TokIdent && !p.isReserved() {
-		st.as = p.ident()
+	} else if t, ok := p.name(); ok {
+		st.as = p.Name(t)
 	}
 }
 
@@ -365,25 +314,7 @@ func (p *tableParser) whereOrderLimit(order bool) {
 			}
 		}
 	}
-	if p.ok() && p.Accept(sqlread.KwLimit) {
-		st.hasLimit = true
-		st.limit = p.count()
-		if order && p.AcceptOp(',') {
-			st.offset, st.limit = st.limit, p.count()
-		} else if order && p.Accept(sqlread.KwOffset) {
-			st.offset = p.count()
-		}
-	}
-}
-
-// count reads a LIMIT or OFFSET: an integer or a placeholder.
-func (p *tableParser) count() sqlread.Value {
-	t := p.Tok
-	v := p.value()
-	if p.ok() && (v.Kind != sqlread.Int && v.Kind != sqlread.Param || v.Kind == sqlread.Int && v.I < 0) {
-		p.err = sqlread.SyntaxError(p.Src[t.Start:])
-	}
-	return v
+	st.limit, st.offset, st.hasLimit = p.limit(order)
 }
 
 func (p *tableParser) condition() {
@@ -470,11 +401,7 @@ func (p *tableParser) value() sqlread.Value {
 	case t.Kind == sqlread.TokString:
 		v = sqlread.Value{Kind: sqlread.String, Lit: sqlread.Span{Start: t.Start + 1, End: t.End - 1}, Escaped: t.Quoted}
 	case t.Kind == sqlread.TokParam:
-		if p.st.params == 0 {
-			p.st.firstParam = t.Start
-		}
-		v = sqlread.Value{Kind: sqlread.Param, I: int64(p.st.params)}
-		p.st.params++
+		return p.param()
 	case p.Is(sqlread.KwNull):
 		v = sqlread.Value{Kind: sqlread.Null}
 	case p.Is(sqlread.KwDefault):
