@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/wiretest"
 )
 
 // sentCommands splits what a client wrote into its commands.
 func sentCommands(t *testing.T, sent []byte) [][]byte {
 	t.Helper()
-	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(sent)})
+	r := wire.NewPacketConn(wiretest.NewPipe(sent))
 	var got [][]byte
 	for {
 		r.ResetSeq()

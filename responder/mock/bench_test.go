@@ -1,9 +1,9 @@
 package mock
 
 import (
+	"github.com/hoplat/hoplat/internal/wiretest"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 
-	"bytes"
 	"encoding/binary"
 	"strconv"
 	"testing"
@@ -37,7 +37,7 @@ func benchConn(tb testing.TB, prepared bool) *serverConn {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rw := &loopRW{data: pointSelectStream(64, prepared)}
+	rw := &wiretest.Loop{Data: pointSelectStream(64, prepared)}
 	c := &serverConn{s: srv, pc: wire.NewPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 	c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
 	return c
@@ -101,7 +101,7 @@ func BenchmarkServerRangeSelect(b *testing.B) {
 			}
 			w := wire.NewPacketConn(nil)
 			w.End(append(append(w.Begin(), wire.ComQuery), q.sql...))
-			rw := &loopRW{data: w.Wbuf}
+			rw := &wiretest.Loop{Data: w.Wbuf}
 			c := &serverConn{s: srv, pc: wire.NewPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 			b.ReportAllocs()
 			for b.Loop() {
@@ -119,12 +119,12 @@ func TestServerPointSelectAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, prepared := range []bool{true, false} {
-		rw := &pipeRW{in: bytes.NewReader(pointSelectStream(1, prepared))}
+		rw := wiretest.NewPipe(pointSelectStream(1, prepared))
 		c := &serverConn{s: srv, pc: wire.NewPacketConn(rw), rw: rw, deprecateEOF: true, db: "sbtest"}
 		c.prepare([]byte("SELECT c FROM sbtest1 WHERE id=?"))
-		rw.out.Reset()
+		rw.Out.Reset()
 		serveOne(t, c)
-		got := readServed(t, rw.out.Bytes(), prepared)
+		got := readServed(t, rw.Out.Bytes(), prepared)
 		if want := (shape{names: []string{"c"}, types: []uint8{wire.TypeString}, rows: 1}); !sameShape(got, want) {
 			t.Errorf("prepared=%v: %v, want %v", prepared, got, want)
 		}
@@ -134,7 +134,7 @@ func TestServerPointSelectAnswer(t *testing.T) {
 // readServed decodes one response as a client would.
 func readServed(t *testing.T, out []byte, binaryRows bool) shape {
 	t.Helper()
-	cl := recorded{wire.NewPacketConn(&pipeRW{in: bytes.NewReader(out)})}
+	cl := recorded{wire.NewPacketConn(wiretest.NewPipe(out))}
 	cl.pc.Seq = 1
 	return readShape(t, cl, binaryRows)
 }

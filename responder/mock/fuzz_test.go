@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/wiretest"
 	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
@@ -31,7 +32,7 @@ func FuzzServerCommands(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rw := &pipeRW{in: bytes.NewReader(in)}
+		rw := wiretest.NewPipe(in)
 		c := &serverConn{s: s, pc: wire.NewPacketConn(rw), rw: rw, deprecateEOF: len(in)%2 == 0}
 		c.pc.MaxMessage = 1 << 20
 		c.commandLoop()
@@ -42,16 +43,16 @@ func FuzzServerCommands(f *testing.F) {
 func FuzzServeConn(f *testing.F) {
 	w := wire.NewPacketConn(nil)
 	w.Seq = 1
-	w.WritePacket(unhex(f, capturedResponse))
+	w.WritePacket(wiretest.Unhex(f, wiretest.CapturedResponse))
 	f.Add(w.Wbuf)
 	s, err := NewServer(ServerConfig{User: "bench", Password: "secret"})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rw := &pipeRW{in: bytes.NewReader(in)}
+		rw := wiretest.NewPipe(in)
 		s.ServeConn(rw)
-		if bytes.Contains(rw.out.Bytes(), []byte("secret")) {
+		if bytes.Contains(rw.Out.Bytes(), []byte("secret")) {
 			t.Fatal("server wrote the password")
 		}
 	})
@@ -86,7 +87,7 @@ func FuzzServePreLogin(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c := s.newServerConn(&pipeRW{in: bytes.NewReader(in)}, false)
+		c := s.newServerConn(wiretest.NewPipe(in), false)
 		c.run()
 		limit := max(serverReadBuf, 4+handshakeLimit)
 		if c.authed {
@@ -112,7 +113,7 @@ func FuzzEvalSelect(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
-		rw := &pipeRW{in: bytes.NewReader(nil)}
+		rw := wiretest.NewPipe(nil)
 		c := &serverConn{s: s, pc: wire.NewPacketConn(rw), rw: rw, db: "d"}
 		switch sqlread.Classify([]byte(sql)).Class {
 		case sqlread.ClassShow:

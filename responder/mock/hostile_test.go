@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/wiretest"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
@@ -21,7 +22,7 @@ import (
 // TestReadBufferGrowsWithBytesNotHeader: a header declaring 16 MiB followed
 // by one byte costs the reader what arrived, not what was declared.
 func TestReadBufferGrowsWithBytesNotHeader(t *testing.T) {
-	r := wire.NewPacketConnSize(&pipeRW{in: bytes.NewReader([]byte{0xff, 0xff, 0xff, 0, 'x'})}, 4<<10, 1<<10)
+	r := wire.NewPacketConnSize(wiretest.NewPipe([]byte{0xff, 0xff, 0xff, 0, 'x'}), 4<<10, 1<<10)
 	if _, err := r.ReadPacket(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", err)
 	}
@@ -32,7 +33,7 @@ func TestReadBufferGrowsWithBytesNotHeader(t *testing.T) {
 	payload := bytes.Repeat([]byte{'y'}, 100<<10)
 	w := wire.NewPacketConn(nil)
 	w.WritePacket(payload)
-	r = wire.NewPacketConnSize(&pipeRW{in: bytes.NewReader(w.Wbuf)}, 4<<10, 1<<10)
+	r = wire.NewPacketConnSize(wiretest.NewPipe(w.Wbuf), 4<<10, 1<<10)
 	p, err := r.ReadPacket()
 	if err != nil || !bytes.Equal(p, payload) {
 		t.Fatalf("100 KiB packet: %d bytes, %v", len(p), err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/wiretest"
 )
 
 // TestServerRejectsGarbage: a desynchronised or garbage connection gets an
@@ -94,10 +96,10 @@ func TestServerMetadataQueries(t *testing.T) {
 // require_secure_transport) gets a clear error, not a protocol puzzle.
 func TestClientTLSRequired(t *testing.T) {
 	w := wire.NewPacketConn(nil)
-	w.WritePacket(unhex(t, capturedGreeting))
+	w.WritePacket(wiretest.Unhex(t, wiretest.CapturedGreeting))
 	w.Seq = 2
 	w.WritePacket(wire.AppendErr(nil, wire.ErSecureTransportNeeded, "HY000", "Connections using insecure transport are prohibited while --require_secure_transport=ON."))
-	_, err := mysql.Connect(&pipeRW{in: bytes.NewReader(w.Wbuf)}, mysql.ClientConfig{User: "u", Password: "pw"}, false)
+	_, err := mysql.Connect(wiretest.NewPipe(w.Wbuf), mysql.ClientConfig{User: "u", Password: "pw"}, false)
 	if err == nil || !strings.Contains(err.Error(), "server requires TLS") {
 		t.Fatalf("err = %v, want one saying the server requires TLS", err)
 	}
@@ -110,15 +112,15 @@ func TestClientTLSRequired(t *testing.T) {
 // would expose the password; the client refuses.
 func TestClientRefusesClearPassword(t *testing.T) {
 	w := wire.NewPacketConn(nil)
-	w.WritePacket(unhex(t, capturedGreeting))
+	w.WritePacket(wiretest.Unhex(t, wiretest.CapturedGreeting))
 	w.Seq = 2
 	w.WritePacket(wire.AppendAuthSwitch(nil, wire.PluginClear, nil))
-	rw := &pipeRW{in: bytes.NewReader(w.Wbuf)}
+	rw := wiretest.NewPipe(w.Wbuf)
 	_, err := mysql.Connect(rw, mysql.ClientConfig{User: "u", Password: "topsecret"}, false)
 	if err == nil || !strings.Contains(err.Error(), "mysql_clear_password") {
 		t.Fatalf("err = %v, want a refusal naming mysql_clear_password", err)
 	}
-	if bytes.Contains(rw.out.Bytes(), []byte("topsecret")) {
+	if bytes.Contains(rw.Out.Bytes(), []byte("topsecret")) {
 		t.Fatal("password sent in clear")
 	}
 }

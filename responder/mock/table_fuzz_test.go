@@ -1,11 +1,11 @@
 package mock
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/wiretest"
 	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
@@ -80,8 +80,8 @@ func FuzzTableExecute(f *testing.F) {
 		if st == nil || st.class != sqlread.ClassTable {
 			return
 		}
-		rw := c.rw.(*pipeRW)
-		rw.out.Reset()
+		rw := c.rw.(*wiretest.Pipe)
+		rw.Out.Reset()
 		b := binary.LittleEndian.AppendUint32([]byte{wire.ComStmtExecute}, c.nextStmt)
 		b = append(b, 0, 1, 0, 0, 0)
 		if st.params > 0 {
@@ -109,7 +109,7 @@ func FuzzTableExecute(f *testing.F) {
 }
 
 func fuzzConn(s *Server) *serverConn {
-	rw := &pipeRW{in: bytes.NewReader(nil)}
+	rw := wiretest.NewPipe(nil)
 	return &serverConn{s: s, pc: wire.NewPacketConn(rw), rw: rw, db: "sbtest", deprecateEOF: true}
 }
 
@@ -117,8 +117,8 @@ func fuzzConn(s *Server) *serverConn {
 // whose rows fit its columns.
 func checkAnswer(t *testing.T, sql string, c *serverConn, binaryRows bool) {
 	t.Helper()
-	out := c.rw.(*pipeRW).out.Bytes()
-	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(out)})
+	out := c.rw.(*wiretest.Pipe).Out.Bytes()
+	r := wire.NewPacketConn(wiretest.NewPipe(out))
 	r.Seq = 1
 	p, err := r.ReadPacket()
 	if err != nil || len(p) == 0 {
