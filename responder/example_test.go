@@ -3,36 +3,37 @@ package responder_test
 import (
 	"context"
 	"fmt"
-	"io"
+	"os"
+	"path/filepath"
 
-	"github.com/hoplat/hoplat/echo/frame"
 	"github.com/hoplat/hoplat/iomodel"
 	"github.com/hoplat/hoplat/responder"
 	"github.com/hoplat/hoplat/responder/echo"
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// A responder serving echo on a kernel-chosen port, each connection on a
-// blocking raw fd: one frame written, the same frame read back.
-func ExampleServer() {
-	listen, _ := sockets.Parse("tcp:127.0.0.1:0")
-	srv := &responder.Server{Listen: []sockets.Addr{listen}, IO: iomodel.Blocking, Handler: echo.Handler{}}
-	if err := srv.Start(context.Background()); err != nil {
+// A responder on a TCP port the kernel chooses and a UNIX path at once,
+// bound before it serves, as pongd announces its addresses in between.
+// Under Auto, its connections pinned to one CPU, it holds AutoPerCPU of
+// them blocking.
+func ExampleServer_Bind() {
+	dir, _ := os.MkdirTemp("", "responder-example-")
+	defer os.RemoveAll(dir)
+	tcp, _ := sockets.Parse("tcp:127.0.0.1:0")
+	unix, _ := sockets.Parse("unix:" + filepath.Join(dir, "pong.sock"))
+	srv := &responder.Server{Listen: []sockets.Addr{tcp, unix}, IO: iomodel.Auto, CPUs: []int{0}, Handler: echo.Handler{}}
+	if err := srv.Bind(context.Background()); err != nil {
 		fmt.Println(err)
 		return
 	}
+	srv.Serve()
 	defer srv.Close()
-
-	c, err := sockets.Dial(context.Background(), srv.Addrs()[0])
-	if err != nil {
-		fmt.Println(err)
-		return
+	for _, a := range srv.Addrs() {
+		fmt.Println(a.IsUnix(), a.Port > 0) // the kernel chose a port
 	}
-	defer c.Close()
-	req := frame.New(64)
-	c.Write(req)
-	reply := make([]byte, len(req))
-	_, err = io.ReadFull(c, reply)
-	fmt.Println(err, string(reply) == string(req))
-	// Output: <nil> true
+	fmt.Println(srv.AutoLimit())
+	// Output:
+	// false true
+	// true false
+	// 16
 }

@@ -1,15 +1,13 @@
-package results
+package reporttest
 
 import (
 	"math"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )
-
-// Synthetic, deterministic measurements for the reporter tests: the same
-// bytes on every machine, so golden files can hold the output.
 
 // lcg is Knuth's MMIX linear congruential generator: fixed, tiny, and not
 // subject to math/rand changes between Go releases.
@@ -20,9 +18,10 @@ func (l *lcg) next() uint64 {
 	return uint64(*l >> 33)
 }
 
-// synthLatency fills a histogram with n round trips around base ns, with a
-// 1% tail ten times slower, as a loopback ping-pong looks.
-func synthLatency(seed uint64, n int64, base int64) *stats.Histogram {
+// Latency fills a histogram with n round trips around base ns, with a
+// 1% tail ten times slower, as a loopback ping-pong looks; seed picks the
+// values.
+func Latency(seed uint64, n int64, base int64) *stats.Histogram {
 	h := stats.NewHistogram()
 	l := lcg(seed)
 	for range n {
@@ -35,7 +34,8 @@ func synthLatency(seed uint64, n int64, base int64) *stats.Histogram {
 	return h
 }
 
-type synthConfig struct {
+// Config is the run's configuration as a report prints it.
+type Config struct {
 	Target  string `json:"target"`
 	Proto   string `json:"proto"`
 	Threads []int  `json:"threads"`
@@ -43,44 +43,45 @@ type synthConfig struct {
 	Rate    int    `json:"rate"`
 }
 
-var synthEnv = affinity.Env{
+// Env is the machine the synthetic run names.
+var Env = affinity.Env{
 	Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
 	CPUModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", Cores: 2, GOMAXPROCS: 2,
 	GoVersion: "go1.26.0", ClockSource: "tsc",
 	Pinning: map[string]string{"pingpong": "0", "pongd": "1"},
 }
 
-// synthReport has two steps: one closed-loop echo thread over the
-// fieldNotesSeries (1 s runs, none discarded, so run 0 is an outlier), and four open-loop mysql
+// Report is a pingpong run with two steps: one closed-loop echo thread over the
+// FieldNotesSeries (1 s runs, none discarded, so run 0 is an outlier), and four open-loop mysql
 // threads with 16 statements per transaction, connect latency, errors and
 // reconnects.
-func synthReport() Report {
-	one := Step{Threads: 1, Discard: 0}
-	for i, tps := range fieldNotesSeries {
+func Report() results.Report {
+	one := results.Step{Threads: 1, Discard: 0}
+	for i, tps := range FieldNotesSeries {
 		events := int64(math.Round(tps))
-		one.Runs = append(one.Runs, Run{
+		one.Runs = append(one.Runs, results.Run{
 			Index:   i,
 			Elapsed: time.Second,
-			Latency: synthLatency(uint64(i+1), events, 100_000),
+			Latency: Latency(uint64(i+1), events, 100_000),
 			Events:  []int64{events},
 		})
 	}
-	four := Step{Threads: 4, Discard: 1}
+	four := results.Step{Threads: 4, Discard: 1}
 	for i := range 4 {
 		events := []int64{2000 + int64(i), 2010, 1990, 2005}
 		var total int64
 		for _, e := range events {
 			total += e
 		}
-		connect := synthLatency(uint64(100+i), 4, 300_000)
+		connect := Latency(uint64(100+i), 4, 300_000)
 		if i == 2 {
 			connect = nil
 		}
-		run := Run{
+		run := results.Run{
 			Index:      i,
 			Elapsed:    5 * time.Second,
-			Latency:    synthLatency(uint64(10+i), total, 900_000),
-			Corrected:  synthLatency(uint64(20+i), total, 1_100_000),
+			Latency:    Latency(uint64(10+i), total, 900_000),
+			Corrected:  Latency(uint64(20+i), total, 1_100_000),
 			Connect:    connect,
 			Events:     events,
 			Queries:    16 * total,
@@ -92,18 +93,16 @@ func synthReport() Report {
 		}
 		four.Runs = append(four.Runs, run)
 	}
-	return Report{
-		Config: synthConfig{Target: "tcp:127.0.0.1:3306", Proto: "mysql", Threads: []int{1, 4}, Time: "10s", Rate: 2000},
-		Env:    synthEnv,
-		Steps:  []Step{one, four},
+	return results.Report{
+		Config: Config{Target: "tcp:127.0.0.1:3306", Proto: "mysql", Threads: []int{1, 4}, Time: "10s", Rate: 2000},
+		Env:    Env,
+		Steps:  []results.Step{one, four},
 	}
 }
 
-// fieldNotesSeries is a queries/s series of 12 runs (FreeBSD UNIX socket
+// FieldNotesSeries is a queries/s series of 12 runs (FreeBSD UNIX socket
 // locking, 2006): run 0 is half the steady rate, run 1 overshoots.
-var fieldNotesSeries = []float64{
+var FieldNotesSeries = []float64{
 	4253.60, 8685.55, 8324.28, 8680.88, 8321.53, 8391.27,
 	8557.10, 8034.79, 7532.90, 8196.65, 7931.77, 7981.55,
 }
-
-func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
