@@ -17,11 +17,18 @@ func TestClientClassicEOF(t *testing.T) {
 	}
 	for _, cmd := range mysql.Commands {
 		for _, ps := range []bool{false, true} {
-			_, s := mustPrepare(t, c, mysql.WorkloadConfig{Command: cmd, PS: ps, Query: "SHOW WARNINGS"})
-			if _, err := s.Event(rand.New(rand.NewPCG(1, 1))); err != nil {
+			w, err := mysql.NewWorkload(mysql.WorkloadConfig{Command: cmd, PS: ps, Query: "SHOW WARNINGS"})
+			var s *mysql.Session
+			if err == nil {
+				s, err = w.Prepare(c)
+			}
+			if err == nil {
+				_, err = s.Event(rand.New(rand.NewPCG(1, 1)))
+				s.Close()
+			}
+			if err != nil {
 				t.Fatalf("%s ps=%v: %v", cmd, ps, err)
 			}
-			s.Close()
 		}
 	}
 	if n, err := c.Query("SELECT @@version_comment LIMIT 1"); err != nil || n != 1 {

@@ -53,21 +53,6 @@ func mustDial(t testing.TB, network, addr string, cfg mysql.ClientConfig) *mysql
 	return c
 }
 
-// mustPrepare builds the workload cfg describes and prepares its
-// statements on c, failing t on either error.
-func mustPrepare(t testing.TB, c *mysql.Client, cfg mysql.WorkloadConfig) (*mysql.Workload, *mysql.Session) {
-	t.Helper()
-	w, err := mysql.NewWorkload(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := w.Prepare(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, s
-}
-
 func asServerError(err error) *wire.ServerError { return mysqltest.AsServerError(err) }
 
 func dialRaw(t testing.TB, network, addr string) net.Conn { return mysqltest.DialRaw(t, network, addr) }
