@@ -67,13 +67,15 @@ func Serve(t testing.TB, serve func(io.ReadWriter) error) *Served {
 				connsMu.Unlock()
 				wg.Go(func() {
 					err := serve(c)
+					// Recorded before the close, so that a client that
+					// has seen the connection end finds its error.
+					s.mu.Lock()
+					s.errs = append(s.errs, err)
+					s.mu.Unlock()
 					c.Close()
 					connsMu.Lock()
 					delete(conns, c)
 					connsMu.Unlock()
-					s.mu.Lock()
-					s.errs = append(s.errs, err)
-					s.mu.Unlock()
 				})
 			}
 		})
@@ -92,7 +94,8 @@ func Serve(t testing.TB, serve func(io.ReadWriter) error) *Served {
 	return s
 }
 
-// Errors returns the non-nil errors connections ended with so far.
+// Errors returns the non-nil errors connections ended with so far: every
+// connection whose end a client has seen is among them.
 func (s *Served) Errors() []error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
