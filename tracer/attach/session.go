@@ -44,6 +44,8 @@ type Session struct {
 	anyListen map[uint16]bool // every listening port of its network namespace
 	sockmap   bool
 	sums      [2]*summary
+	windows   []WindowReport
+	dropped   int // windows dropped from the front of windows
 	conns     map[uint64]bool
 	threads   map[int]bool
 	events    uint64
@@ -183,7 +185,9 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	elapsed := time.Since(begin)
+	own := [2]*summary{newSummary(), newSummary()}
 	w := Analyze(tr.Events, s.accepted, func(c Chunk) {
+		own[c.Direction].add(c)
 		s.mu.Lock()
 		s.sums[c.Direction].add(c)
 		if c.Direction == ToUpstream {
@@ -198,6 +202,17 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 	s.events += uint64(len(tr.Events))
 	s.lost += tr.Lost + tr.Dropped
 	s.elapsed += elapsed
+	wr := WindowReport{Start: begin.UTC(), DurationS: round2(elapsed.Seconds())}
+	for d, sum := range own {
+		wd := sum.window(Direction(d))
+		wr.Chunks += wd.Chunks
+		wr.Directions = append(wr.Directions, wd)
+	}
+	if len(s.windows) == maxWindows {
+		s.windows = slices.Delete(s.windows, 0, 1)
+		s.dropped++
+	}
+	s.windows = append(s.windows, wr)
 	for _, tid := range w.Threads {
 		s.threads[tid] = true
 	}
@@ -254,11 +269,13 @@ func (s *Session) Report() *Report {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := &Report{
-		Schema:      Schema,
-		Target:      TargetReport{PIDs: slices.Clone(s.pids), Comm: s.cfg.Comm, Threads: len(s.threads)},
-		DurationS:   round2(s.wall().Seconds()),
-		Connections: len(s.conns),
-		Env:         affinity.CollectEnv(),
+		Schema:         Schema,
+		Target:         TargetReport{PIDs: slices.Clone(s.pids), Comm: s.cfg.Comm, Threads: len(s.threads)},
+		DurationS:      round2(s.wall().Seconds()),
+		Connections:    len(s.conns),
+		Windows:        slices.Clone(s.windows),
+		WindowsDropped: s.dropped,
+		Env:            affinity.CollectEnv(),
 	}
 	if r.Target.Comm == "" {
 		r.Target.Comm = comm(s.pids[0])
