@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +19,39 @@ import (
 	"github.com/hoplat/hoplat/tracer/attach"
 )
 
-// rulesFile is the recording-rule file docs/ ships.
-const rulesFile = "../../docs/attach-rules.yml"
+// rulesFile and dashboardFile are the recording rules and the Grafana
+// dashboard docs/ ships.
+const (
+	rulesFile     = "../../docs/attach-rules.yml"
+	dashboardFile = "../../docs/attach-dashboard.json"
+)
+
+// dashboardExprs are the dashboard's queries, its variables replaced as
+// Grafana would with every value selected.
+func dashboardExprs(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("%s: %v", dashboardFile, err)
+	}
+	r := strings.NewReplacer("$__rate_interval", "1m", "$instance", ".*", "$comm", ".*")
+	var exprs []string
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			exprs = append(exprs, r.Replace(tg.Expr))
+		}
+	}
+	return exprs
+}
 
 // promServer is one Prometheus server the test started.
 type promServer struct {
@@ -267,6 +299,19 @@ func TestAttachPrometheus(t *testing.T) {
 		t.Logf("prometheus %s: %d rules loaded, %d answer at the window's end", p.name, len(exprs), answered)
 		if answered == 0 {
 			t.Errorf("prometheus %s: none of the %d rules answers", p.name, len(exprs))
+		}
+		// Each panel has an answer from one of its queries (native or
+		// classic, whichever this server keeps).
+		panels := dashboardExprs(t)
+		answered = 0
+		for _, e := range panels {
+			if len(p.query(t, e, end)) > 0 {
+				answered++
+			}
+		}
+		t.Logf("prometheus %s: %d of the dashboard's %d queries answer", p.name, answered, len(panels))
+		if answered < 4 {
+			t.Errorf("prometheus %s: %d of the dashboard's %d queries answer, want one per panel", p.name, answered, len(panels))
 		}
 	}
 }
