@@ -139,6 +139,7 @@ type measured struct {
 	down     DirectionReport
 	tracer   TracerReport
 	wallS    float64
+	report   *Report
 }
 
 // measure attaches to a relay of known cost, loads it for d with one
@@ -202,7 +203,7 @@ func measureDuty(t *testing.T, mode string, cost, d time.Duration, cfg Config) m
 	}
 	r := s.Report()
 	m := measured{rttP50: stats.Us(h.Quantile(50)), requests: h.Count(), up: r.Directions[ToUpstream], down: r.Directions[ToClient],
-		tracer: r.Tracer, wallS: r.DurationS}
+		tracer: r.Tracer, wallS: r.DurationS, report: r}
 	duty := max(cfg.Duty, 0)
 	if duty == 0 {
 		duty = 1
