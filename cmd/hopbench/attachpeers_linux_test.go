@@ -141,17 +141,26 @@ func (w *lineWatch) Write(b []byte) (int, error) {
 // returns its report; it fails t when attach does.
 func attachJSON(t *testing.T, args ...string) *attach.Report {
 	t.Helper()
+	r, err := attachReport(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// attachReport is attachJSON for any goroutine: it returns what fails.
+func attachReport(t *testing.T, args ...string) (*attach.Report, error) {
 	cmd := exec.Command(peer.Hoplat(t, "hopbench"), append([]string{"attach", "--format", "json"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("hopbench attach %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		return nil, fmt.Errorf("hopbench attach %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	var r attach.Report
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("hopbench attach: %v\n%s", err, stdout.String())
+		return nil, fmt.Errorf("hopbench attach: %v\n%s", err, stdout.String())
 	}
-	return &r
+	return &r, nil
 }
 
 // bothDirections fails t unless r has chunks both ways.
@@ -165,5 +174,19 @@ func bothDirections(t *testing.T, shape string, r *attach.Report) {
 	}
 	if len(r.Directions) != 2 {
 		t.Errorf("%s: %d directions, want 2", shape, len(r.Directions))
+	}
+}
+
+// bothOrCannot passes r where it has chunks both ways, or where it has
+// none and its note gives the reason that starts with why; it logs which.
+func bothOrCannot(t *testing.T, shape string, r *attach.Report, why string) {
+	t.Helper()
+	if len(r.Directions) == 2 && r.Directions[0].Chunks > 0 && r.Directions[1].Chunks > 0 {
+		bothDirections(t, shape, r)
+		return
+	}
+	t.Logf("%s: cannot: %s", shape, r.Note)
+	if !strings.HasPrefix(r.Note, why) {
+		t.Errorf("%s: no chunks both ways, and the note %q does not start %q", shape, r.Note, why)
 	}
 }

@@ -204,13 +204,13 @@ func TestAttachPrometheus(t *testing.T) {
 	cpu0 := affinity.NewCPUSet(0)
 	server := startPongd(t, cpu0, "tcp:127.0.0.1:0")[0]
 	listen := freeTCP(t)
-	startHAProxy(t, haproxyConfig(listen, server, 1), listen, cpu0)
+	hp := startHAProxy(t, haproxyConfig(listen, server, 1), listen, cpu0)
 	startLoad(t, listen, 1, cpu0)
 
 	metrics := freeTCP(t).NetAddr()
 	proms := []promServer{startPrometheus(t, true, metrics), startPrometheus(t, false, metrics)}
 	began := time.Now()
-	r := attachJSON(t, "--comm", "haproxy", "--listen", metrics, "--time", "12s", "--duty", "100",
+	r := attachJSON(t, "--pid", fmt.Sprint(hp.PID()), "--listen", metrics, "--time", "12s", "--duty", "100",
 		"--label", "instance=test", "--label", "version=1")
 	bothDirections(t, "haproxy", r)
 	if len(r.Windows) < 5 {

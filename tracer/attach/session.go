@@ -35,24 +35,27 @@ type Config struct {
 // Session is one attachment: the tracer following the target, and the
 // chunks summed so far. Its methods are for one goroutine.
 type Session struct {
-	cfg       Config
-	tr        *tracer.Tracer
-	perEvent  time.Duration
-	pids      []int
-	followed  map[int]bool
-	listening map[uint16]bool // the target's listening ports
-	anyListen map[uint16]bool // every listening port of its network namespace
-	sockmap   bool
-	sums      [2]*summary
-	windows   []WindowReport
-	dropped   int // windows dropped from the front of windows
-	conns     map[uint64]bool
-	threads   map[int]bool
-	events    uint64
-	lost      uint64
-	elapsed   time.Duration // in windows, the hooks attached
-	began     time.Time     // Run's start: the session's wall time runs from here
-	mu        sync.Mutex    // guards sums for Report during Run
+	cfg        Config
+	tr         *tracer.Tracer
+	perEvent   time.Duration
+	pids       []int
+	followed   map[int]bool
+	listening  map[uint16]bool // the target's listening ports
+	anyListen  map[uint16]bool // every listening port of its network namespace
+	sockmap    bool
+	unixListen bool   // a followed process listens on a UNIX socket
+	recvs      uint64 // the followed tasks' receives seen (KindRecv)
+	sends      uint64 // and sends (KindSend)
+	sums       [2]*summary
+	windows    []WindowReport
+	dropped    int // windows dropped from the front of windows
+	conns      map[uint64]bool
+	threads    map[int]bool
+	events     uint64
+	lost       uint64
+	elapsed    time.Duration // in windows, the hooks attached
+	began      time.Time     // Run's start: the session's wall time runs from here
+	mu         sync.Mutex    // guards sums for Report during Run
 }
 
 // Open finds the target, checks it has sockets, loads and calibrates the
@@ -109,6 +112,7 @@ func (s *Session) refreshPorts() {
 	for p := range s.followed {
 		fds := readFDs(p)
 		s.sockmap = s.sockmap || fds.sockmap
+		s.unixListen = s.unixListen || unixListening(p, fds.sockets)
 		for port := range listeningPorts(p, fds.sockets) {
 			s.listening[port] = true
 		}
@@ -198,7 +202,18 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 			s.cfg.OnChunk(c)
 		}
 	})
+	var recvs, sends uint64
+	for i := range tr.Events {
+		switch tr.Events[i].Kind {
+		case tracer.KindRecv:
+			recvs++
+		case tracer.KindSend:
+			sends++
+		}
+	}
 	s.mu.Lock()
+	s.recvs += recvs
+	s.sends += sends
 	s.events += uint64(len(tr.Events))
 	s.lost += tr.Lost + tr.Dropped
 	s.elapsed += elapsed
@@ -297,6 +312,13 @@ func (s *Session) Report() *Report {
 	switch {
 	case chunks == 0 && s.sockmap:
 		r.Note = "no user-space residence: the proxy forwards in the kernel (a BPF sockmap), its bytes never reach its own code"
+	case chunks == 0 && s.unixListen:
+		r.Note = "no chunk: the proxy listens on a UNIX socket, and attach matches bytes by TCP sequence numbers, " +
+			"which UNIX sockets have not (it follows TCP only): trace the proxy on a TCP listener"
+	case chunks == 0 && s.sends > 0 && s.recvs == 0:
+		r.Note = "no chunk: the proxy sent bytes but none of its receives was seen: it reads in the kernel " +
+			"(splice's tcp_splice_read, which no hook follows), so its bytes cannot be matched; an engine that " +
+			"reads with recv(2) or read(2) can"
 	case chunks == 0:
 		r.Note = "no chunk crossed the proxy: no traffic, or bytes it does not forward as they came (TCP only)"
 	case r.Directions[ToUpstream].Chunks == 0 || r.Directions[ToClient].Chunks == 0:
