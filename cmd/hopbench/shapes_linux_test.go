@@ -176,4 +176,3 @@ func TestAttachShapeChain(t *testing.T) {
 		t.Errorf("chain: the first attach traced %q", reports[0].Target.Comm)
 	}
 }
-
