@@ -16,7 +16,7 @@
 # ATTACH_COST_RUNS repeats the cost section (default 1).
 set -euo pipefail
 BIN=${BIN:-bin}
-T=${ATTACH_TIME:-4s}
+T=${ATTACH_TIME:-3s}
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
@@ -144,10 +144,11 @@ if want prometheus && [ -n "${haproxy_pid:-}" ] && command -v prometheus >/dev/n
 	metrics="127.0.0.1:$(port)"
 	prometheus_start yes nweb
 	prometheus_start no cweb
-	taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$haproxy_port" --time 30s --format json >/dev/null & lp=$!
+	taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$haproxy_port" --time 30s --format json >/dev/null 2>&1 & lp=$!
 	began=$(date +%s.%N)
-	"$BIN/hopbench" attach --pid "$haproxy_pid" --listen "$metrics" --time 10s --duty 100 --format json 2>/dev/null >"$tmp/prom.attach.json"
+	"$BIN/hopbench" attach --pid "$haproxy_pid" --listen "$metrics" --time 8s --duty 100 --format json 2>/dev/null >"$tmp/prom.attach.json"
 	kill "$lp" 2>/dev/null || true
+	wait "$lp" 2>/dev/null || true
 	# The window's end: the last traced window's start plus its length.
 	end=$(python3 -c 'import json,sys,datetime
 w = json.load(open(sys.argv[1]))["windows"][-1]
