@@ -540,8 +540,13 @@ func TestRunInterruptedKeepsRounds(t *testing.T) {
 				if p.Unmeasured != (tc.rounds[i] <= cfg.Discard) || p.Measured() == p.Unmeasured {
 					t.Errorf("%s: unmeasured %v measured %v with %d rounds", p.Name, p.Unmeasured, p.Measured(), len(p.Rounds))
 				}
-				if p.Failed != 0 {
-					t.Errorf("%s: %d failed rounds: the cut one must be dropped, not failed", p.Name, p.Failed)
+				// The cut step would stand last among the rounds kept. A
+				// round before it that completed nothing is the machine's:
+				// on a loaded one a reply now and then waits out a
+				// retransmission timeout (200 ms), longer than these
+				// 50 ms rounds.
+				if n := len(p.Rounds); n > 0 && p.Rounds[n-1].Failed != "" {
+					t.Errorf("%s: the last round failed (%s): the cut one must be dropped, not failed", p.Name, p.Rounds[n-1].Failed)
 				}
 			}
 		})
