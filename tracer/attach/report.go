@@ -117,6 +117,12 @@ type summary struct {
 
 func newSummary() *summary { return &summary{hist: stats.NewHistogram()} }
 
+// reset empties s for the next window, its histogram kept: one is 216 KiB.
+func (s *summary) reset() {
+	s.hist.Reset()
+	s.bytes, s.split, s.residenceSums = 0, [4]time.Duration{}, 0
+}
+
 func (s *summary) add(c Chunk) {
 	s.hist.Record(int64(c.Residence()))
 	s.bytes += int64(c.Bytes)

@@ -47,6 +47,7 @@ type Session struct {
 	recvs      uint64 // the followed tasks' receives seen (KindRecv)
 	sends      uint64 // and sends (KindSend)
 	sums       [2]*summary
+	own        [2]*summary // the current window's chunks, per direction
 	windows    []WindowReport
 	dropped    int // windows dropped from the front of windows
 	conns      map[uint64]bool
@@ -80,6 +81,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, pids: pids, followed: map[int]bool{}, conns: map[uint64]bool{}, threads: map[int]bool{}}
 	s.sums = [2]*summary{newSummary(), newSummary()}
+	s.own = [2]*summary{newSummary(), newSummary()}
 	sockets := 0
 	for _, p := range pids {
 		s.followed[p] = true
@@ -189,7 +191,9 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	elapsed := time.Since(begin)
-	own := [2]*summary{newSummary(), newSummary()}
+	own := s.own
+	own[0].reset()
+	own[1].reset()
 	w := Analyze(tr.Events, s.accepted, func(c Chunk) {
 		own[c.Direction].add(c)
 		s.mu.Lock()
