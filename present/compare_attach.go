@@ -27,7 +27,7 @@ func WriteAttachComparison(w io.Writer, c *compare.AttachComparison) error {
 		"windows' mean per chunk (µs); n: windows old+new\n")
 	fmt.Fprintf(&b, "~: no change called (Mann-Whitney U, α = %g, or a change under %d%% of the old hop, both\n"+
 		"directions' mean residences summed, which two runs of one proxy move by)\n", c.Alpha, compare.AttachNoisePct)
-	fmt.Fprintf(&b, "\nold %s\nnew %s\n", c.Old, c.New)
+	fmt.Fprintf(&b, "\nold %s\nnew %s\n", c.Old, strings.Join(c.New, ", "))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := len("figure")
 	for _, r := range c.Rows {

@@ -9,7 +9,7 @@ import (
 )
 
 func TestWriteAttachComparison(t *testing.T) {
-	c := &compare.AttachComparison{Schema: compare.Schema, Old: "a.json", New: "b.json", Alpha: 0.05,
+	c := &compare.AttachComparison{Schema: compare.Schema, Old: "a.json", New: []string{"b.json"}, Alpha: 0.05,
 		Rows: []compare.AttachRow{
 			{Name: "to_upstream residence_p50", OldUs: 120.5, NewUs: 320.25, DeltaUs: 199.75, PValue: 0.0001, Significant: true, NOld: 15, NNew: 14},
 			{Name: "to_client on_cpu", OldUs: 12.5, NewUs: 12.75, DeltaUs: 0.25, PValue: 0.4, NOld: 15, NNew: 14},

@@ -73,13 +73,14 @@ func LoadAttach(file string) (AttachRun, error) {
 // AttachComparison is two attach runs side by side: per direction, its
 // residence p50 and each part of its split.
 type AttachComparison struct {
-	Schema string      `json:"schema"`
-	Old    string      `json:"old"`
-	New    string      `json:"new"`
-	Alpha  float64     `json:"alpha"`
-	Test   string      `json:"test"`
-	Noise  string      `json:"noise"`
-	Rows   []AttachRow `json:"rows"`
+	Schema string   `json:"schema"`
+	Old    string   `json:"old"`
+	New    []string `json:"new"` // one run: a list as hopbench's comparison has it
+
+	Alpha float64     `json:"alpha"`
+	Test  string      `json:"test"`
+	Noise string      `json:"noise"`
+	Rows  []AttachRow `json:"rows"`
 	// Differences are what differs in the two runs' targets and tracing
 	// (the process name, the duty): said, not refused, since an upgrade
 	// may rename what it upgrades.
@@ -131,7 +132,7 @@ func CompareAttach(old, nw AttachRun, alpha float64) *AttachComparison {
 	if alpha == 0 {
 		alpha = DefaultAlpha
 	}
-	c := &AttachComparison{Schema: Schema, Old: old.Name, New: nw.Name, Alpha: alpha,
+	c := &AttachComparison{Schema: Schema, Old: old.Name, New: []string{nw.Name}, Alpha: alpha,
 		Test:  "Mann-Whitney U (two-sided) on the windows' figures (windows[]), each side's median shown",
 		Noise: fmt.Sprintf("a change is called only where p ≤ α and it exceeds %d%% of the old side's hop (both directions' mean residences summed)", AttachNoisePct),
 		Rows:  []AttachRow{}, Differences: attachDifferences(old, nw)}

@@ -38,7 +38,7 @@ func TestCompareKnownCost(t *testing.T) {
 		for _, r := range c.Rows {
 			m[r.Name] = r
 			t.Logf("%s -> %s: %-26s %8.2f %8.2f  delta %+8.2f  p %.3f  n %d+%d  significant %v",
-				c.Old, c.New, r.Name, r.OldUs, r.NewUs, r.DeltaUs, r.PValue, r.NOld, r.NNew, r.Significant)
+				c.Old, c.New[0], r.Name, r.OldUs, r.NewUs, r.DeltaUs, r.PValue, r.NOld, r.NNew, r.Significant)
 		}
 		return m
 	}
