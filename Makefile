@@ -106,7 +106,9 @@ report: build
 
 # make bench-NAME runs scripts/bench-NAME.sh on a fresh build, among them:
 #   bench-attach: hopbench attach beside hopbench's added p50 for HAProxy,
-#     socat and hoprelay on this machine (needs root);
+#     socat and hoprelay on this machine, what attaching costs HAProxy's
+#     p50, and Debian's Prometheus's quantiles beside attach's own for the
+#     same window (needs root);
 #   bench-hosts: MXS-1515's table with the database in a network namespace
 #     of its own (needs root);
 #   bench-threads: mysql-proxy's thread table, 1 to 128 threads through

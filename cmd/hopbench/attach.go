@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,12 +33,13 @@ var attachHelp = usage.Help{
 	Groups: []usage.Group{
 		usage.Section("Target", "pid PID", "comm NAME"),
 		usage.Section("Tracing", "time DUR", "duty PCT", "window DUR"),
-		usage.Section("Output", "format text|json", "listen HOST:PORT"),
+		usage.Section("Output", "format text|json", "listen HOST:PORT", "label KEY=VALUE"),
 	},
 	Examples: []string{
 		"hopbench attach --comm haproxy --time 10s",
 		"hopbench attach --pid 4242 --format json --duty 100",
 		"hopbench attach --comm socat --listen 127.0.0.1:9464   # Prometheus scrapes /metrics",
+		"hopbench attach --comm haproxy --listen :9464 --label version=2.6 --label instance=lb1",
 	},
 }
 
@@ -46,6 +48,7 @@ type attachOptions struct {
 	cfg    attach.Config
 	time   time.Duration
 	format string
+	labels map[string]string // --label, set on every series
 }
 
 func runAttach(args []string, stdout io.Writer) error {
@@ -59,6 +62,7 @@ func runAttach(args []string, stdout io.Writer) error {
 		listen = fs.String("listen", "", "serve OpenMetrics at http://HOST:PORT/metrics until SIGINT/SIGTERM")
 		window = fs.Duration("window", 200*time.Millisecond, "how long the tracer records before a read")
 		duty   = fs.Float64("duty", 10, "percent of the time the hooks are attached (100: every chunk)")
+		labels = fs.StringArray("label", nil, "a label KEY=VALUE on every series (repeatable: instance, version)")
 	)
 	if err := usage.Parse(fs, &attachHelp, version, args, stdout); err != nil {
 		return err
@@ -79,6 +83,22 @@ func runAttach(args []string, stdout io.Writer) error {
 		return cli.Usage(fmt.Errorf("--duty %g: want a percent above 0, at most 100", *duty))
 	}
 	o := attachOptions{cfg: attach.Config{PID: *pid, Comm: *comm, Window: *window, Duty: *duty / 100}, time: *dur, format: *format}
+	for _, l := range *labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return cli.Usage(fmt.Errorf("--label %q: want KEY=VALUE", l))
+		}
+		if o.labels == nil {
+			o.labels = map[string]string{}
+		}
+		if _, dup := o.labels[k]; dup {
+			return cli.Usage(fmt.Errorf("--label %q: %s given twice", l, k))
+		}
+		o.labels[k] = v
+	}
+	if len(o.labels) > 0 && *listen == "" {
+		return cli.Usage(fmt.Errorf("--label %s: labels name the series --listen serves; give --listen too", (*labels)[0]))
+	}
 	if *listen == "" && o.time == 0 {
 		o.time = 10 * time.Second
 	}
@@ -104,9 +124,9 @@ func attachRun(ctx context.Context, o attachOptions, ln net.Listener, stdout io.
 	served := make(chan error, 1)
 	if ln != nil {
 		reg := prometheus.NewRegistry()
-		m, err := attach.NewMetrics(reg)
+		m, err := attach.NewMetrics(reg, o.labels)
 		if err != nil {
-			return err
+			return cli.Usage(err)
 		}
 		o.cfg.OnChunk = m.Observe
 		mux := http.NewServeMux()

@@ -14,6 +14,7 @@ import (
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/page"
 	"github.com/hoplat/hoplat/results/compare"
+	"github.com/hoplat/hoplat/tracer/attach"
 )
 
 // compareHelp lays out hopbench compare --help; its flags are runCompare's.
@@ -27,7 +28,8 @@ var compareHelp = usage.Help{
 		"(relay paths) the added p50 of each, the change, and ~ unless a Mann-Whitney U test on the kept " +
 		"rounds finds it significant at --alpha and the change is larger than the noise between runs of one " +
 		"configuration (noise_pct). A run is a report.json (hopbench --format json or --out), or the --out " +
-		"directory that holds one.",
+		"directory that holds one. Two hopbench attach reports (--format json, or a directory holding " +
+		"attach.json) compare per direction: residence p50 and each part of the split, over their windows.",
 	Groups: []usage.Group{
 		usage.Section("Comparison", "alpha P", "allow-different", "allow-degraded", "within RUN"),
 		usage.Section("Output", "format text|json", "json", "html FILE"),
@@ -37,6 +39,7 @@ var compareHelp = usage.Help{
 		"hopbench compare --format json before/report.json after/report.json",
 		"hopbench compare --html cmp.html base/ try1/ try2/",
 		"hopbench compare --within run/ 'epoll tcp->tcp' 'haproxy tcp->tcp'",
+		"hopbench compare haproxy-2.6.attach.json haproxy-2.8.attach.json",
 	},
 }
 
@@ -47,11 +50,30 @@ func reportFile(arg string) (string, error) {
 	if err != nil || !st.IsDir() {
 		return arg, nil // compare.Load says what is wrong with a file
 	}
-	p := filepath.Join(arg, "report.json")
-	if _, err := os.Stat(p); err != nil {
-		return "", cli.Usage(fmt.Errorf("compare %s: a directory with no report.json (hopbench --out DIR writes one)", arg))
+	for _, name := range []string{"report.json", compare.AttachFile} {
+		p := filepath.Join(arg, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
 	}
-	return p, nil
+	return "", cli.Usage(fmt.Errorf("compare %s: a directory with no report.json (hopbench --out DIR writes one) nor %s", arg, compare.AttachFile))
+}
+
+// compareAttach is hopbench compare on two hopbench attach reports.
+func compareAttach(files []string, alpha float64, format string, stdout io.Writer) error {
+	var runs [2]compare.AttachRun
+	for i, f := range files {
+		r, err := compare.LoadAttach(f)
+		if err != nil {
+			return cli.Usage(err)
+		}
+		runs[i] = r
+	}
+	c := compare.CompareAttach(runs[0], runs[1], alpha)
+	if format == "json" {
+		return present.WriteAttachComparisonJSON(stdout, c)
+	}
+	return present.WriteAttachComparison(stdout, c)
 }
 
 // runCompare is `hopbench compare OLD.json NEW.json [MORE.json...]`: each
@@ -108,6 +130,12 @@ func runCompare(args []string, stdout io.Writer) error {
 		if files[i], err = reportFile(arg); err != nil {
 			return err
 		}
+	}
+	if schema, err := compare.SchemaOf(files[0]); err == nil && schema == attach.Schema {
+		if *within != "" || dash >= 0 || len(files) != 2 {
+			return cli.Usage(fmt.Errorf("compare: attach reports compare as OLD NEW, two of them"))
+		}
+		return compareAttach(files, *alpha, *format, stdout)
 	}
 	var runs []compare.Run
 	for _, f := range files {

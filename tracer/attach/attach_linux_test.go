@@ -139,6 +139,7 @@ type measured struct {
 	down     DirectionReport
 	tracer   TracerReport
 	wallS    float64
+	report   *Report
 }
 
 // measure attaches to a relay of known cost, loads it for d with one
@@ -202,13 +203,29 @@ func measureDuty(t *testing.T, mode string, cost, d time.Duration, cfg Config) m
 	}
 	r := s.Report()
 	m := measured{rttP50: stats.Us(h.Quantile(50)), requests: h.Count(), up: r.Directions[ToUpstream], down: r.Directions[ToClient],
-		tracer: r.Tracer, wallS: r.DurationS}
+		tracer: r.Tracer, wallS: r.DurationS, report: r}
 	duty := max(cfg.Duty, 0)
 	if duty == 0 {
 		duty = 1
 	}
 	t.Logf("%s %v: client p50 %.1f µs over %d; to_upstream %+v %+v; to_client %+v %+v; tracer %+v",
 		mode, cost, m.rttP50, h.Count(), m.up.ResidenceUs, m.up.SplitUs, m.down.ResidenceUs, m.down.SplitUs, r.Tracer)
+	// windows[] partition the session's chunks: each window's own,
+	// per direction, sum to the report's.
+	var perWindow [2]int64
+	for _, w := range r.Windows {
+		var sum int64
+		for d, wd := range w.Directions {
+			perWindow[d] += wd.Chunks
+			sum += wd.Chunks
+		}
+		if sum != w.Chunks {
+			t.Errorf("window at %v: %d chunks, its directions %d", w.Start, w.Chunks, sum)
+		}
+	}
+	if perWindow[ToUpstream] != m.up.Chunks || perWindow[ToClient] != m.down.Chunks {
+		t.Errorf("windows hold %v chunks, the report %d and %d", perWindow, m.up.Chunks, m.down.Chunks)
+	}
 	for _, dr := range []DirectionReport{m.up, m.down} {
 		if float64(dr.Chunks) < duty*float64(h.Count())/2 {
 			t.Errorf("%s %v: %s has %d chunks for %d requests", mode, cost, dr.Name, dr.Chunks, h.Count())

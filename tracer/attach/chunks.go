@@ -45,6 +45,7 @@ type Chunk struct {
 	Arrival, Sent uint64 // CLOCK_MONOTONIC, ns
 	Bytes         int
 	Tid           int    // the proxy thread that sent it
+	Pid           int    // its process (tgid)
 	Inbound       uint64 // the inbound socket (its kernel address, an identity)
 	Split         Split
 }
@@ -388,7 +389,7 @@ func Analyze(events []tracer.Event, accepted func(local, remote uint16) bool, ou
 				if accepted(in.local, in.remote) {
 					dir = ToUpstream
 				}
-				chunks = append(chunks, Chunk{Direction: dir, Arrival: p.t, Sent: e.Time, Bytes: p.bytes, Tid: int(e.Tid), Inbound: out.partner})
+				chunks = append(chunks, Chunk{Direction: dir, Arrival: p.t, Sent: e.Time, Bytes: p.bytes, Tid: int(e.Tid), Pid: int(e.Tgid), Inbound: out.partner})
 			}
 			in.read = in.read[k:]
 			k = 0

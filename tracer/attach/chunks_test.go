@@ -31,11 +31,11 @@ func exchange() []tracer.Event {
 		{Time: 2000, Kind: tracer.KindRecv, Tid: proxyTid, Arg: skClient, Arg2: 100, Tid2: 1100, Tgid2: ports(8080, 40000)},
 		{Time: 2500, Kind: tracer.KindSoftirqEntry, Tid: proxyTid, CPU: 0},
 		{Time: 2700, Kind: tracer.KindSoftirqExit, Tid: proxyTid, CPU: 0},
-		{Time: 5000, Kind: tracer.KindSend, Tid: proxyTid, Arg: skServer, Arg2: 60, Tid2: 9060, Tgid2: ports(50000, 3306)},
-		{Time: 5200, Kind: tracer.KindSend, Tid: proxyTid, Arg: skServer, Arg2: 40, Tid2: 9100, Tgid2: ports(50000, 3306)},
+		{Time: 5000, Kind: tracer.KindSend, Tid: proxyTid, Tgid: 100, Arg: skServer, Arg2: 60, Tid2: 9060, Tgid2: ports(50000, 3306)},
+		{Time: 5200, Kind: tracer.KindSend, Tid: proxyTid, Tgid: 100, Arg: skServer, Arg2: 40, Tid2: 9100, Tgid2: ports(50000, 3306)},
 		{Time: 6000, Kind: tracer.KindDataReady, Arg: skServer, Tid2: 5100, Tgid2: ports(50000, 3306), Tid: 8},
 		{Time: 7000, Kind: tracer.KindRecv, Tid: proxyTid, Arg: skServer, Arg2: 50, Tid2: 5100, Tgid2: ports(50000, 3306)},
-		{Time: 8000, Kind: tracer.KindSend, Tid: proxyTid, Arg: skClient, Arg2: 50, Tid2: 2050, Tgid2: ports(8080, 40000)},
+		{Time: 8000, Kind: tracer.KindSend, Tid: proxyTid, Tgid: 100, Arg: skClient, Arg2: 50, Tid2: 2050, Tgid2: ports(8080, 40000)},
 		{Time: 9000, Kind: tracer.KindFork, Tid: proxyTid, Tgid: 100, Tid2: 200, Tgid2: 200},
 		{Time: 9100, Kind: tracer.KindFork, Tid: proxyTid, Tgid: 100, Tid2: 201, Tgid2: 100},
 	}
@@ -48,9 +48,9 @@ func TestAnalyze(t *testing.T) {
 	var got []Chunk
 	w := Analyze(events, func(p, _ uint16) bool { return p == 8080 }, func(c Chunk) { got = append(got, c) })
 	want := []Chunk{
-		{Direction: ToUpstream, Arrival: 1000, Sent: 5200, Bytes: 100, Tid: proxyTid, Inbound: skClient,
+		{Direction: ToUpstream, Arrival: 1000, Sent: 5200, Bytes: 100, Tid: proxyTid, Pid: 100, Inbound: skClient,
 			Split: Split{Runnable: 500, OnCPU: 3500, Softirq: 200}},
-		{Direction: ToClient, Arrival: 6000, Sent: 8000, Bytes: 50, Tid: proxyTid, Inbound: skServer,
+		{Direction: ToClient, Arrival: 6000, Sent: 8000, Bytes: 50, Tid: proxyTid, Pid: 100, Inbound: skServer,
 			Split: Split{OnCPU: 2000}},
 	}
 	if len(got) != len(want) {
@@ -80,7 +80,7 @@ func TestAnalyzeUnmatched(t *testing.T) {
 		{Time: 2000, Kind: tracer.KindRecv, Tid: proxyTid, Arg: skClient, Arg2: 100, Tid2: 1100},
 		{Time: 2500, Kind: tracer.KindDataReady, Arg: skClient, Tid2: 1200},
 		{Time: 2600, Kind: tracer.KindRecv, Tid: proxyTid, Arg: skClient, Arg2: 100, Tid2: 1200},
-		{Time: 3000, Kind: tracer.KindSend, Tid: proxyTid, Arg: skClient, Arg2: 100},
+		{Time: 3000, Kind: tracer.KindSend, Tid: proxyTid, Tgid: 100, Arg: skClient, Arg2: 100},
 	}
 	n := 0
 	Analyze(events, func(_, _ uint16) bool { return true }, func(Chunk) { n++ })

@@ -182,3 +182,31 @@ func strays(followed map[int]bool, comm string) []int {
 	slices.Sort(out)
 	return out
 }
+
+// unixListening reports whether one of inodes (the target's sockets) is a
+// listening UNIX socket: a line of the namespace's unix table whose flags
+// hold __SO_ACCEPTCON (net/unix/af_unix.c's unix_seq_show).
+func unixListening(pid int, inodes map[uint64]bool) bool {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "net", "unix"))
+	if err != nil {
+		return false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Scan() // the header
+	for sc.Scan() {
+		// Num RefCount Protocol Flags Type St Inode Path
+		f := strings.Fields(sc.Text())
+		if len(f) < 7 {
+			continue
+		}
+		flags, err1 := strconv.ParseUint(f[3], 16, 32)
+		ino, err2 := strconv.ParseUint(f[6], 10, 64)
+		if err1 == nil && err2 == nil && flags&soAcceptCon != 0 && inodes[ino] {
+			return true
+		}
+	}
+	return false
+}
+
+// soAcceptCon is __SO_ACCEPTCON (include/linux/net.h): a listening socket.
+const soAcceptCon = 1 << 16

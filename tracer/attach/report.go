@@ -22,8 +22,14 @@ type Report struct {
 	Connections int               `json:"connections"`
 	Directions  []DirectionReport `json:"directions"`
 	Tracer      TracerReport      `json:"tracer"`
-	Note        string            `json:"note"`
-	Env         affinity.Env      `json:"env"`
+	// Windows are each traced window's own figures, in the order traced:
+	// the samples hopbench compare tests a change on.
+	Windows []WindowReport `json:"windows"`
+	// WindowsDropped counts the earliest windows left out of Windows to
+	// keep it within maxWindows on a long session.
+	WindowsDropped int          `json:"windows_dropped,omitempty"`
+	Note           string       `json:"note"`
+	Env            affinity.Env `json:"env"`
 }
 
 // TargetReport names what was attached to.
@@ -43,6 +49,28 @@ type DirectionReport struct {
 	SplitUs     SplitUs     `json:"split_us"`
 	hist        *stats.Histogram
 }
+
+// WindowReport is one window's chunks: when it began, how long the
+// hooks were attached, and each direction's chunks, residence p50 and
+// split (means per chunk, µs).
+type WindowReport struct {
+	Start      time.Time         `json:"start"`
+	DurationS  float64           `json:"duration_s"`
+	Chunks     int64             `json:"chunks"`
+	Directions []WindowDirection `json:"directions"`
+}
+
+// WindowDirection is one direction of one window.
+type WindowDirection struct {
+	Name           string  `json:"name"`
+	Chunks         int64   `json:"chunks"`
+	ResidenceP50Us float64 `json:"residence_p50_us"`
+	SplitUs        SplitUs `json:"split_us"`
+}
+
+// maxWindows bounds Report.Windows: a day of windows at the default
+// window and duty (one every 2 s), beyond which the earliest are dropped.
+const maxWindows = 43200
 
 // ResidenceUs are quantiles and the mean, µs.
 type ResidenceUs struct {
@@ -89,6 +117,12 @@ type summary struct {
 
 func newSummary() *summary { return &summary{hist: stats.NewHistogram()} }
 
+// reset empties s for the next window, its histogram kept: one is 216 KiB.
+func (s *summary) reset() {
+	s.hist.Reset()
+	s.bytes, s.split, s.residenceSums = 0, [4]time.Duration{}, 0
+}
+
 func (s *summary) add(c Chunk) {
 	s.hist.Record(int64(c.Residence()))
 	s.bytes += int64(c.Bytes)
@@ -97,6 +131,12 @@ func (s *summary) add(c Chunk) {
 	s.split[2] += c.Split.OnCPU
 	s.split[3] += c.Split.Softirq
 	s.residenceSums += c.Residence()
+}
+
+// window is s as one window's direction.
+func (s *summary) window(d Direction) WindowDirection {
+	r := s.report(d)
+	return WindowDirection{Name: r.Name, Chunks: r.Chunks, ResidenceP50Us: r.ResidenceUs.P50, SplitUs: r.SplitUs}
 }
 
 func (s *summary) report(d Direction) DirectionReport {

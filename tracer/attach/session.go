@@ -35,22 +35,28 @@ type Config struct {
 // Session is one attachment: the tracer following the target, and the
 // chunks summed so far. Its methods are for one goroutine.
 type Session struct {
-	cfg       Config
-	tr        *tracer.Tracer
-	perEvent  time.Duration
-	pids      []int
-	followed  map[int]bool
-	listening map[uint16]bool // the target's listening ports
-	anyListen map[uint16]bool // every listening port of its network namespace
-	sockmap   bool
-	sums      [2]*summary
-	conns     map[uint64]bool
-	threads   map[int]bool
-	events    uint64
-	lost      uint64
-	elapsed   time.Duration // in windows, the hooks attached
-	began     time.Time     // Run's start: the session's wall time runs from here
-	mu        sync.Mutex    // guards sums for Report during Run
+	cfg        Config
+	tr         *tracer.Tracer
+	perEvent   time.Duration
+	pids       []int
+	followed   map[int]bool
+	listening  map[uint16]bool // the target's listening ports
+	anyListen  map[uint16]bool // every listening port of its network namespace
+	sockmap    bool
+	unixListen bool   // a followed process listens on a UNIX socket
+	recvs      uint64 // the followed tasks' receives seen (KindRecv)
+	sends      uint64 // and sends (KindSend)
+	sums       [2]*summary
+	own        [2]*summary // the current window's chunks, per direction
+	windows    []WindowReport
+	dropped    int // windows dropped from the front of windows
+	conns      map[uint64]bool
+	threads    map[int]bool
+	events     uint64
+	lost       uint64
+	elapsed    time.Duration // in windows, the hooks attached
+	began      time.Time     // Run's start: the session's wall time runs from here
+	mu         sync.Mutex    // guards sums for Report during Run
 }
 
 // Open finds the target, checks it has sockets, loads and calibrates the
@@ -75,6 +81,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, pids: pids, followed: map[int]bool{}, conns: map[uint64]bool{}, threads: map[int]bool{}}
 	s.sums = [2]*summary{newSummary(), newSummary()}
+	s.own = [2]*summary{newSummary(), newSummary()}
 	sockets := 0
 	for _, p := range pids {
 		s.followed[p] = true
@@ -107,6 +114,7 @@ func (s *Session) refreshPorts() {
 	for p := range s.followed {
 		fds := readFDs(p)
 		s.sockmap = s.sockmap || fds.sockmap
+		s.unixListen = s.unixListen || unixListening(p, fds.sockets)
 		for port := range listeningPorts(p, fds.sockets) {
 			s.listening[port] = true
 		}
@@ -183,7 +191,11 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	elapsed := time.Since(begin)
+	own := s.own
+	own[0].reset()
+	own[1].reset()
 	w := Analyze(tr.Events, s.accepted, func(c Chunk) {
+		own[c.Direction].add(c)
 		s.mu.Lock()
 		s.sums[c.Direction].add(c)
 		if c.Direction == ToUpstream {
@@ -194,10 +206,32 @@ func (s *Session) window(ctx context.Context, d time.Duration) error {
 			s.cfg.OnChunk(c)
 		}
 	})
+	var recvs, sends uint64
+	for i := range tr.Events {
+		switch tr.Events[i].Kind {
+		case tracer.KindRecv:
+			recvs++
+		case tracer.KindSend:
+			sends++
+		}
+	}
 	s.mu.Lock()
+	s.recvs += recvs
+	s.sends += sends
 	s.events += uint64(len(tr.Events))
 	s.lost += tr.Lost + tr.Dropped
 	s.elapsed += elapsed
+	wr := WindowReport{Start: begin.UTC(), DurationS: round2(elapsed.Seconds())}
+	for d, sum := range own {
+		wd := sum.window(Direction(d))
+		wr.Chunks += wd.Chunks
+		wr.Directions = append(wr.Directions, wd)
+	}
+	if len(s.windows) == maxWindows {
+		s.windows = slices.Delete(s.windows, 0, 1)
+		s.dropped++
+	}
+	s.windows = append(s.windows, wr)
 	for _, tid := range w.Threads {
 		s.threads[tid] = true
 	}
@@ -254,11 +288,13 @@ func (s *Session) Report() *Report {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := &Report{
-		Schema:      Schema,
-		Target:      TargetReport{PIDs: slices.Clone(s.pids), Comm: s.cfg.Comm, Threads: len(s.threads)},
-		DurationS:   round2(s.wall().Seconds()),
-		Connections: len(s.conns),
-		Env:         affinity.CollectEnv(),
+		Schema:         Schema,
+		Target:         TargetReport{PIDs: slices.Clone(s.pids), Comm: s.cfg.Comm, Threads: len(s.threads)},
+		DurationS:      round2(s.wall().Seconds()),
+		Connections:    len(s.conns),
+		Windows:        slices.Clone(s.windows),
+		WindowsDropped: s.dropped,
+		Env:            affinity.CollectEnv(),
 	}
 	if r.Target.Comm == "" {
 		r.Target.Comm = comm(s.pids[0])
@@ -280,6 +316,13 @@ func (s *Session) Report() *Report {
 	switch {
 	case chunks == 0 && s.sockmap:
 		r.Note = "no user-space residence: the proxy forwards in the kernel (a BPF sockmap), its bytes never reach its own code"
+	case chunks == 0 && s.unixListen:
+		r.Note = "no chunk: the proxy listens on a UNIX socket, and attach matches bytes by TCP sequence numbers, " +
+			"which UNIX sockets have not (it follows TCP only): trace the proxy on a TCP listener"
+	case chunks == 0 && s.sends > 0 && s.recvs == 0:
+		r.Note = "no chunk: the proxy sent bytes but none of its receives was seen: it reads in the kernel " +
+			"(splice's tcp_splice_read, which no hook follows), so its bytes cannot be matched; an engine that " +
+			"reads with recv(2) or read(2) can"
 	case chunks == 0:
 		r.Note = "no chunk crossed the proxy: no traffic, or bytes it does not forward as they came (TCP only)"
 	case r.Directions[ToUpstream].Chunks == 0 || r.Directions[ToClient].Chunks == 0:
