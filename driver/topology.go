@@ -100,11 +100,8 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 // backend left running. A process's memory and threads land where they
 // land for as long as it lives; respawned between the cycles of
 // interleaved rounds, each round meets relays placed anew, so what that
-// placement moves shows in the run's own rounds, not between runs. (What
-// first pointed here, socat's packed hop 18-21% dearer in one default run
-// of three on the 2-vCPU Intel guest, turned out to be the machine: in a
-// later run socat and HAProxy both stepped up mid-run with respawn on,
-// and socat forks a fresh child per connection anyway.) The entries may
+// placement moves shows in the run's own rounds, not between runs. (socat
+// forks a fresh child per connection anyway.) The entries may
 // change (new ports); the stats files keep their names.
 func (t *Topology) Respawn(ctx context.Context, spec TopologySpec) error {
 	if spec.Locate == nil {

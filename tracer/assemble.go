@@ -489,9 +489,8 @@ func (a *assembler) requests() []Request {
 // the client's read frees the server's send buffer and wakes the server,
 // asleep in its own read on the socket's one wait queue; on a shared CPU
 // the server preempts the client as it leaves the read, finds nothing,
-// and sleeps again (3.3 switches a request against TCP's 2.0, and the
-// client's p50 8 µs above the traced round trip, with pongd and
-// pingpong packed on CPU 0).
+// and sleeps again: more switches a request than TCP's, and a client's
+// p50 above the traced round trip (docs/measurements.md, "Held calls").
 func (a *assembler) backOnCPU(r *Request) {
 	x := a.tasks[r.Tid]
 	if x == nil {
