@@ -19,7 +19,7 @@ import (
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/locate"
 	"github.com/hoplat/hoplat/proxyconf"
-	"github.com/hoplat/hoplat/relay"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -32,11 +32,7 @@ const (
 
 // DefaultPaths is every path: direct, haproxy and each relay engine.
 func DefaultPaths() []string {
-	p := []string{PathDirect, PathHAProxy}
-	for _, e := range relay.Engines {
-		p = append(p, string(e))
-	}
-	return p
+	return append([]string{PathDirect, PathHAProxy}, roles.Engines...)
 }
 
 // Published are field-notes.md §4's figures (transactions per second, one
