@@ -248,7 +248,7 @@ func clientWakes(samples []hop.Sample, discard int) *float64 {
 // killGroup ends cmd's process group, or the process itself where there
 // are no process groups.
 func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil && affinity.KillGroup(cmd.Process.Pid) != nil {
+	if cmd.Process != nil && hosts.KillGroup(cmd.Process.Pid) != nil {
 		cmd.Process.Kill()
 	}
 }
