@@ -25,6 +25,11 @@ func TestProcessCPUTimeCountsChildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Reaped children count in USER_HZ ticks (10 ms), rounded down, so
+	// the child must spend more than a tick to show; 200,000 turns of a
+	// shell loop take hundreds of ms of CPU, an order of magnitude above
+	// the tick on the fastest machine. Half of what it spent leaves room
+	// for the two fields' rounding and holds on any machine.
 	if spent := sh.ProcessState.UserTime() + sh.ProcessState.SystemTime(); after-before < spent/2 || spent < 10*time.Millisecond {
 		t.Errorf("child ran %v; the parent's CPU grew %v", spent, after-before)
 	}
@@ -70,6 +75,8 @@ func TestProcessClockKeepsExitedThreads(t *testing.T) {
 		b = <-done
 	}
 	task := fmt.Sprintf("/proc/%d/task/%d", pid, b.tid)
+	// A bound on a wait, not a figure: an exiting thread leaves /proc
+	// within a scheduler slice; 5 s says it never will.
 	for deadline := time.Now().Add(5 * time.Second); ; runtime.Gosched() {
 		if _, err := os.Stat(task); os.IsNotExist(err) {
 			break
@@ -82,6 +89,8 @@ func TestProcessClockKeepsExitedThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Exact accounting, not speed: the thread's own clock read b.cpu,
+	// and the process clock keeps it after the thread has gone.
 	if after-before < b.cpu {
 		t.Errorf("a thread burnt %v and exited; the process clock grew %v", b.cpu, after-before)
 	}

@@ -50,6 +50,9 @@ func TestRunTraced(t *testing.T) {
 		}
 		// A loaded machine (the race detector, a whole suite) runs few
 		// requests in a traced round of 100 ms; a dozen still tell.
+		// Identity is whether a request's segments tile its round trip
+		// (tracer.IdentityPct), a share of the walk, not a speed: it
+		// holds within 5% on any machine.
 		if tr.Requests < 12 || tr.IdentityPct > 5 || tr.P50Us <= 0 || tr.P99Us < tr.P50Us {
 			t.Errorf("%s: trace %+v: want requests whose segments sum to their round trips within 5%%", p.Name, tr)
 		}

@@ -117,6 +117,8 @@ func TestStopEscalatesToKill(t *testing.T) {
 	}
 	began := time.Now()
 	p.Stop()
+	// A lower bound: Stop waits out the grace by its timer before it
+	// kills, so it never returns sooner, on any machine.
 	if d := time.Since(began); d < StopGrace {
 		t.Errorf("stopped after %v, before the grace period", d)
 	}
@@ -166,6 +168,9 @@ func TestProbeStopsWhenProcessExits(t *testing.T) {
 	p := start(t, "quitter", "exit 1")
 	began := time.Now()
 	err := p.Probe(context.Background(), freeTCP(t), time.Minute)
+	// A probe that polled to its timeout would take the minute; one
+	// that saw the exit, the time sh takes to start and exit (ms): 10 s
+	// parts them on any machine.
 	if err == nil || time.Since(began) > 10*time.Second {
 		t.Errorf("probe: %v after %v", err, time.Since(began))
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/responder"
+	respecho "github.com/hoplat/hoplat/responder/echo"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -25,7 +27,7 @@ func TestAllocsPerRoundTrip(t *testing.T) {
 	// enough round trips show the rate, not the start.
 	const n = 50000
 	for _, m := range models {
-		tcp, unix := serve(t, m, echo.Handler{Service: pingpong.Service{Time: time.Microsecond}})
+		tcp, unix := serve(t, m, respecho.Handler{Service: responder.Service{Time: time.Microsecond}})
 		for _, target := range []sockets.Addr{tcp, unix} {
 			allocs, _, err := pingpong.RoundTrips(context.Background(), pingpong.Config{
 				Target: target, Protocol: echo.Protocol{}, IO: m,
@@ -49,7 +51,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 	for _, m := range models {
 		for _, network := range []string{"tcp", "unix"} {
 			b.Run(fmt.Sprintf("%s/%s", m, network), func(b *testing.B) {
-				tcp, unix := serve(b, m, echo.Handler{})
+				tcp, unix := serve(b, m, respecho.Handler{})
 				target := tcp
 				if network == "unix" {
 					target = unix

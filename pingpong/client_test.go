@@ -18,17 +18,19 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/responder"
+	respecho "github.com/hoplat/hoplat/responder/echo"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
 
 // serve starts a responder on a TCP port and a UNIX path and returns their
 // dialable addresses; it is closed when the test ends.
-func serve(t testing.TB, m pingpong.IOModel, h pingpong.Handler) (tcp, unix sockets.Addr) {
+func serve(t testing.TB, m pingpong.IOModel, h responder.Handler) (tcp, unix sockets.Addr) {
 	t.Helper()
 	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
 	ua, _ := sockets.Parse("unix:" + filepath.Join(t.TempDir(), "pong.sock"))
-	srv := &pingpong.Server{
+	srv := &responder.Server{
 		Listen:   []sockets.Addr{ta, ua},
 		IO:       m,
 		Handler:  h,
@@ -55,7 +57,7 @@ func onlyStep(t *testing.T, rep results.Report) results.StepResult {
 func TestIOModels(t *testing.T) {
 	for _, m := range []pingpong.IOModel{pingpong.Netpoll, pingpong.Blocking, pingpong.Spin} {
 		t.Run(m.String(), func(t *testing.T) {
-			tcp, unix := serve(t, m, echo.Handler{})
+			tcp, unix := serve(t, m, respecho.Handler{})
 			for _, target := range []sockets.Addr{tcp, unix} {
 				rep, err := pingpong.Run(context.Background(), pingpong.Config{
 					Target: target, Protocol: echo.Protocol{}, IO: m, Time: 100 * time.Millisecond,
@@ -79,7 +81,7 @@ func TestIOModels(t *testing.T) {
 // the report says auto was asked and names the model it ran, blocking for
 // a sweep whose every step fits AutoHeldMax, netpoll for one that does not.
 func TestAutoIO(t *testing.T) {
-	tcp, unix := serve(t, pingpong.Auto, echo.Handler{})
+	tcp, unix := serve(t, pingpong.Auto, respecho.Handler{})
 	for _, target := range []sockets.Addr{tcp, unix} {
 		rep, err := pingpong.Run(context.Background(), pingpong.Config{
 			Target: target, Protocol: echo.Protocol{}, IO: pingpong.Auto, Threads: []int{1, 3}, Time: 100 * time.Millisecond,
@@ -135,37 +137,10 @@ func manyCPUs(n int) []int {
 	return l
 }
 
-// TestServerAutoBeyondHeld serves more connections at once than Auto may
-// hold blocking (the bound lowered for the test): the one beyond is served
-// over the netpoller, and every connection still round-trips.
-func TestServerAutoBeyondHeld(t *testing.T) {
-	pingpong.SetAutoHeldMax(t, 1)
-	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
-	srv := &pingpong.Server{Listen: []sockets.Addr{ta}, IO: pingpong.Auto, Handler: echo.Handler{}, ErrorLog: func(err error) { t.Log(err) }}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	rep, err := pingpong.Run(context.Background(), pingpong.Config{
-		Target: srv.Addrs()[0], Protocol: echo.Protocol{}, IO: pingpong.Auto, Threads: []int{3}, Time: 100 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := onlyStep(t, rep)
-	if s.Transactions == 0 || s.Errors != 0 {
-		t.Fatalf("%d round trips, %d errors %v", s.Transactions, s.Errors, s.ErrorSamples)
-	}
-	srv.Close() // waits for every connection's goroutine
-	if held, served := srv.AutoCounts(); served[pingpong.Blocking] != 1 || served[pingpong.Netpoll] != 2 || held != 0 {
-		t.Errorf("auto served %v, %d held after the run: want 1 blocking, 2 netpoll, 0 held", served, held)
-	}
-}
-
 // TestSeries checks a thread sweep with runs, discards and warm-up: every
 // worker reports its own events, and every run gets its share.
 func TestSeries(t *testing.T) {
-	tcp, _ := serve(t, pingpong.Netpoll, echo.Handler{})
+	tcp, _ := serve(t, pingpong.Netpoll, respecho.Handler{})
 	var lines atomic.Int64
 	rep, err := pingpong.Run(context.Background(), pingpong.Config{
 		Target: tcp, Protocol: echo.Protocol{Size: 100}, Threads: []int{1, 3},
@@ -225,7 +200,7 @@ func TestOpenLoop(t *testing.T) {
 }
 
 func testOpenLoop(t *testing.T, m pingpong.IOModel) {
-	tcp, _ := serve(t, m, echo.Handler{})
+	tcp, _ := serve(t, m, respecho.Handler{})
 	const rate, d = 2000.0, 300 * time.Millisecond
 	// How late this machine wakes a thread sleeping to deadlines as the
 	// pacer does, just before the run and just after it, the worse of the
@@ -300,7 +275,7 @@ type stallOnce struct {
 }
 
 func (h stallOnce) ServeConn(rw io.ReadWriter, unix bool) error {
-	return echo.Handler{}.ServeConn(&stalling{ReadWriter: rw, left: h.n, d: h.d}, unix)
+	return respecho.Handler{}.ServeConn(&stalling{ReadWriter: rw, left: h.n, d: h.d}, unix)
 }
 
 type stalling struct {
@@ -330,7 +305,11 @@ func TestCoordinatedOmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := onlyStep(t, rep)
-	// 120 of about 600 requests were due during the stall: a fifth.
+	// 120 of about 600 requests were due during the stall: a fifth. The
+	// stall is the test's (a sleep is never shorter than asked), so the
+	// corrected p90 and the max hold it on any machine; the uncorrected
+	// p90 is a loopback round trip's, three orders of magnitude under
+	// 10 ms loaded or not, and any scheduler's slice under it too.
 	if s.Corrected.P90 < 10000 || s.Latency.P90 > 10000 || s.Latency.Max < 50000 {
 		t.Errorf("p90 corrected %.0f us, uncorrected %.0f us, max %.0f us: want only the corrected p90 to show the 60 ms stall",
 			s.Corrected.P90, s.Latency.P90, s.Latency.Max)
@@ -341,7 +320,7 @@ func TestCoordinatedOmission(t *testing.T) {
 type closeAfter struct{ n int }
 
 func (h closeAfter) ServeConn(rw io.ReadWriter, unix bool) error {
-	return echo.Handler{}.ServeConn(&limited{rw, h.n * echo.DefaultSize}, unix)
+	return respecho.Handler{}.ServeConn(&limited{rw, h.n * echo.DefaultSize}, unix)
 }
 
 type limited struct {
@@ -371,6 +350,9 @@ func TestPeerClosesMidRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := onlyStep(t, rep)
+			// 50 round trips in 100 ms is 2 ms each: two orders of
+			// magnitude above a loopback round trip, under the race
+			// detector and beside a busy loop per CPU alike.
 			if s.Reconnects == 0 || s.Errors == 0 || s.Transactions < 50 {
 				t.Fatalf("%d round trips, %d errors, %d reconnects: want all three", s.Transactions, s.Errors, s.Reconnects)
 			}
@@ -415,7 +397,7 @@ func TestLostReply(t *testing.T) {
 // TestRefused: nothing listens, so the run fails at once, naming the
 // address.
 func TestRefused(t *testing.T) {
-	tcp, unix := serve(t, pingpong.Netpoll, echo.Handler{})
+	tcp, unix := serve(t, pingpong.Netpoll, respecho.Handler{})
 	gone := unix
 	gone.Path += ".missing"
 	// A port that was bound and released: nothing listens there now.
@@ -481,7 +463,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	// A session the protocol refuses to open fails the run as a refused
 	// connection does.
-	served, _ := serve(t, pingpong.Netpoll, echo.Handler{})
+	served, _ := serve(t, pingpong.Netpoll, respecho.Handler{})
 	_, err := pingpong.Run(context.Background(), pingpong.Config{Target: served, Protocol: echo.Protocol{Size: 5}})
 	if err == nil || !strings.Contains(err.Error(), "size 5") {
 		t.Errorf("Run with size 5 = %v", err)
@@ -493,7 +475,7 @@ func TestConfigErrors(t *testing.T) {
 // progress cut at the time it ran and marked, none after it, and the
 // report marked partial with the cause and the time measured.
 func TestCancel(t *testing.T) {
-	tcp, _ := serve(t, pingpong.Blocking, echo.Handler{})
+	tcp, _ := serve(t, pingpong.Blocking, respecho.Handler{})
 	for _, tc := range []struct {
 		name     string
 		runTime  time.Duration
@@ -546,7 +528,7 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestParseIOAndServiceMode(t *testing.T) {
+func TestParseIO(t *testing.T) {
 	for _, s := range []string{"auto", "netpoll", "blocking", "spin"} {
 		m, err := pingpong.ParseIO(s)
 		if err != nil || m.String() != s {
@@ -555,25 +537,6 @@ func TestParseIOAndServiceMode(t *testing.T) {
 	}
 	if _, err := pingpong.ParseIO("epoll"); err == nil || !strings.Contains(err.Error(), `"epoll"`) {
 		t.Errorf("ParseIO(epoll) = %v", err)
-	}
-	for _, s := range []string{"busy", "sleep"} {
-		m, err := pingpong.ParseServiceMode(s)
-		if err != nil || m.String() != s {
-			t.Errorf("ParseServiceMode(%q) = %v, %v", s, m, err)
-		}
-	}
-	if _, err := pingpong.ParseServiceMode("yield"); err == nil {
-		t.Error("ParseServiceMode(yield) succeeded")
-	}
-}
-
-func TestSpend(t *testing.T) {
-	for _, m := range []pingpong.ServiceMode{pingpong.Busy, pingpong.Sleep} {
-		start := time.Now()
-		pingpong.Service{Time: 2 * time.Millisecond, Mode: m}.Spend()
-		if d := time.Since(start); d < 2*time.Millisecond {
-			t.Errorf("%s: spent %v, want at least 2ms", m, d)
-		}
 	}
 }
 
@@ -588,7 +551,7 @@ func TestPinning(t *testing.T) {
 	cpu := allowed.CPUs()[0]
 	ta, _ := sockets.Parse("tcp:127.0.0.1:0")
 	got := make(chan int, 4)
-	srv := &pingpong.Server{Listen: []sockets.Addr{ta}, IO: pingpong.Blocking, CPUs: []int{cpu}, Handler: echo.Handler{},
+	srv := &responder.Server{Listen: []sockets.Addr{ta}, IO: pingpong.Blocking, CPUs: []int{cpu}, Handler: respecho.Handler{},
 		Pinned: func(conn, cpu int) { got <- cpu }}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)

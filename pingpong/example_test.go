@@ -7,6 +7,8 @@ import (
 
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/responder"
+	respecho "github.com/hoplat/hoplat/responder/echo"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -14,7 +16,7 @@ import (
 // I/O on both ends, two runs of which the first is discarded.
 func ExampleRun() {
 	listen, _ := sockets.Parse("tcp:127.0.0.1:0")
-	srv := &pingpong.Server{Listen: []sockets.Addr{listen}, IO: pingpong.Blocking, Handler: echo.Handler{}}
+	srv := &responder.Server{Listen: []sockets.Addr{listen}, IO: pingpong.Blocking, Handler: respecho.Handler{}}
 	if err := srv.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return

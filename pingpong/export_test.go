@@ -3,30 +3,7 @@ package pingpong
 import (
 	"context"
 	"runtime"
-	"testing"
 )
-
-// SetAutoHeldMax lowers how many connections Auto holds blocking, until
-// the test ends.
-func SetAutoHeldMax(t testing.TB, n int) {
-	old := autoHeldMax
-	autoHeldMax = n
-	t.Cleanup(func() { autoHeldMax = old })
-}
-
-// AutoCounts is how many connections an Auto server holds blocking now
-// and how many it has served under each model.
-func (s *Server) AutoCounts() (held int, served map[IOModel]int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	served = map[IOModel]int{}
-	for m, n := range s.served {
-		if n > 0 {
-			served[IOModel(m)] = n
-		}
-	}
-	return s.held, served
-}
 
 // RoundTrips connects one worker as Run does and makes n closed-loop round
 // trips through its hot path (timing, recording, progress counting),

@@ -30,12 +30,6 @@ type Retrier interface {
 	Ignored() (n int64, last error)
 }
 
-// Handler is the responder side of a protocol: ServeConn serves one
-// connection until the peer closes it (returning nil at a clean EOF).
-type Handler interface {
-	ServeConn(rw io.ReadWriter, unix bool) error
-}
-
 // ErrBadReply marks a reply that arrived but was wrong: corrupted, for
 // another request, duplicated or malformed. The client counts it as an error
 // and reconnects, since the stream can no longer be trusted.

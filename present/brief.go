@@ -134,7 +134,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 		}
 	}
 	if len(apart) > 0 {
-		more = append(more, fmt.Sprintf("warning: the traced split and schedstat's untraced count of the relay's CPU per request differ by more than %d%% on %s: those splits do not hold the relay's whole time",
+		more = append(more, fmt.Sprintf("warning: the traced split and the kernel's count of the relay's CPU per request differ by more than %d%% on %s: take those paths' relay code from the kernel's count (relay_cpu_us)",
 			hop.SchedstatTolerancePct, strings.Join(apart, ", ")))
 	}
 	if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {

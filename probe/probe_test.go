@@ -68,6 +68,7 @@ func TestRunSane(t *testing.T) {
 	finite("tcp leg", m.Leg.TCP)
 	finite("unix leg", m.Leg.UNIX)
 	finite("steal", m.StealPct)
+	// A share of the CPUs' time by its definition, on any machine.
 	if m.StealPct < 0 || m.StealPct > 100 {
 		t.Errorf("steal %v%%", m.StealPct)
 	}

@@ -238,7 +238,9 @@ func testSlowReader(t *testing.T, cfg relay.Config) {
 		return // spinning loops burn their core by design
 	}
 	// Stalled: the process should be idle. 300 ms of wall time, at most
-	// 60 ms of CPU (a busy loop would take ~300).
+	// 60 ms of CPU (a busy loop would take ~300). A share of this
+	// process's own wall time, not a speed: a loop that polls takes all of
+	// it and one that sleeps next to none, on any machine.
 	cpu0 := cpuTime(t)
 	wall := time.Now()
 	<-time.After(300 * time.Millisecond)
@@ -334,6 +336,8 @@ func testChurn(t *testing.T, cfg relay.Config, conc, total int) relay.Snapshot {
 	// package; Serve has waited for the relay's own. There is no event to
 	// wait on for the net package's, so the count gets the settling the
 	// package's leak check gives (bounded; a loaded machine takes longer).
+	// A closed connection's goroutine returns from its next read, µs to a
+	// scheduler slice later: 2 s is two orders of magnitude above that.
 	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > gor0 && time.Now().Before(deadline); {
 		runtime.Gosched()
 		time.Sleep(time.Millisecond) // polled: nothing signals a goroutine's exit

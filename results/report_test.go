@@ -1,17 +1,19 @@
-package results
+package results_test
 
 import (
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/reporttest"
+	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )
 
 func TestAnalyzeStep(t *testing.T) {
-	r := synthReport()
+	r := reporttest.Report()
 
-	one := AnalyzeStep(r.Steps[0])
+	one := results.AnalyzeStep(r.Steps[0])
 	if !slices.Equal(one.OutlierRuns, []int{0}) || !one.Runs[0].Outlier || one.Runs[1].Outlier {
 		t.Errorf("threads 1: outlier runs %v, want [0] flagged on run 0 only", one.OutlierRuns)
 	}
@@ -19,7 +21,7 @@ func TestAnalyzeStep(t *testing.T) {
 		t.Errorf("threads 1: qps, corrected, connect = %v, %v, %v; want none in closed-loop echo", one.QPS, one.Corrected, one.Connect)
 	}
 
-	four := AnalyzeStep(r.Steps[1])
+	four := results.AnalyzeStep(r.Steps[1])
 	kept := r.Steps[1].Runs[1:]
 	var events, queries, errs, reconn int64
 	workers := make([]int64, 4)
@@ -42,8 +44,8 @@ func TestAnalyzeStep(t *testing.T) {
 	if four.Latency.Count != events {
 		t.Errorf("threads 4: merged latency count %d, want %d", four.Latency.Count, events)
 	}
-	if four.Fairness != FairnessOf(workers) {
-		t.Errorf("threads 4: fairness %+v, want %+v over summed workers", four.Fairness, FairnessOf(workers))
+	if four.Fairness != results.FairnessOf(workers) {
+		t.Errorf("threads 4: fairness %+v, want %+v over summed workers", four.Fairness, results.FairnessOf(workers))
 	}
 	if four.QPS == nil || four.QPS.Mean != 16*four.TPS.Mean {
 		t.Errorf("threads 4: qps %+v, want 16 × tps", four.QPS)
@@ -65,33 +67,23 @@ func TestAnalyzeStep(t *testing.T) {
 
 func TestAnalyzeStepRunIndex(t *testing.T) {
 	// Outlier runs are reported by the runs' own Index, as printed.
-	s := Step{}
+	s := results.Step{}
 	for i, v := range []float64{100, 100, 101, 99, 100, 10} {
-		s.Runs = append(s.Runs, Run{Index: 10 + i, Elapsed: time.Second, Events: []int64{int64(v)}})
+		s.Runs = append(s.Runs, results.Run{Index: 10 + i, Elapsed: time.Second, Events: []int64{int64(v)}})
 	}
-	res := AnalyzeStep(s)
+	res := results.AnalyzeStep(s)
 	if !slices.Equal(res.OutlierRuns, []int{15}) || !res.Runs[5].Outlier {
 		t.Errorf("outlier runs %v, want [15]", res.OutlierRuns)
-	}
-}
-
-func TestErrorSamplesBounded(t *testing.T) {
-	s := Step{Runs: []Run{
-		{ErrorSamples: []string{"a", "b", "a", "c"}},
-		{ErrorSamples: []string{"d", "e", "f", "g"}},
-	}}
-	if got := AnalyzeStep(s).ErrorSamples; !slices.Equal(got, []string{"a", "b", "c", "d", "e"}) {
-		t.Errorf("error samples %q, want the first %d distinct", got, maxErrorSamples)
 	}
 }
 
 // mysql ping: one statement per transaction. Queries equal events, so no
 // qps series (package present/load still heads the counters as SQL's).
 func TestNoQPSWhenQueriesAreEvents(t *testing.T) {
-	run := Run{Elapsed: time.Second, Latency: stats.NewHistogram(), Events: []int64{10}, Queries: 10}
+	run := results.Run{Elapsed: time.Second, Latency: stats.NewHistogram(), Events: []int64{10}, Queries: 10}
 	for _, queries := range []int64{10, 0} {
 		run.Queries = queries
-		r := Report{Steps: []Step{{Threads: 1, Runs: []Run{run}}}}
+		r := results.Report{Steps: []results.Step{{Threads: 1, Runs: []results.Run{run}}}}
 		if res := r.Results()[0]; res.QPS != nil {
 			t.Errorf("%d queries: qps %+v, want none when queries equal events or are not counted", queries, res.QPS)
 		}

@@ -1,8 +1,12 @@
 package results
 
 import (
+	"math"
+	"slices"
 	"testing"
 )
+
+func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 
 func TestFairnessOf(t *testing.T) {
 	for _, c := range []struct {
@@ -19,5 +23,15 @@ func TestFairnessOf(t *testing.T) {
 		if !near(f.EventsAvg, c.avg, 1e-9) || !near(f.EventsStdDev, c.sd, 1e-9) {
 			t.Errorf("FairnessOf(%v) = %+v, want %v/%v", c.events, f, c.avg, c.sd)
 		}
+	}
+}
+
+func TestErrorSamplesBounded(t *testing.T) {
+	s := Step{Runs: []Run{
+		{ErrorSamples: []string{"a", "b", "a", "c"}},
+		{ErrorSamples: []string{"d", "e", "f", "g"}},
+	}}
+	if got := AnalyzeStep(s).ErrorSamples; !slices.Equal(got, []string{"a", "b", "c", "d", "e"}) {
+		t.Errorf("error samples %q, want the first %d distinct", got, maxErrorSamples)
 	}
 }

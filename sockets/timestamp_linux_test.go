@@ -69,7 +69,8 @@ func spinFor(d time.Duration) {
 }
 
 // checkStamp says whether ts lies between the send and the read, and that
-// the data waited at least waited in the socket.
+// the data waited at least waited in the socket. Order and a lower bound
+// the test sets (a spin of waited before the read), on any machine.
 func checkStamp(t *testing.T, i int, sent, ts, read time.Time, waited time.Duration) {
 	t.Helper()
 	switch {

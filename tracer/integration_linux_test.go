@@ -273,10 +273,25 @@ func TestTracedRequests(t *testing.T) {
 			w.Add(p.name+" p99", &p99)
 			// The client times a round trip from before its send to after
 			// its receive; the trace, from the send's entry to the
-			// receive's return: a little less, never far off.
-			if rtt, p50 := float64(med.RTT())/1e3, c.p50(t); math.Abs(rtt-p50) > 0.1*p50 {
-				t.Errorf("median traced round trip %.1f µs, the client's p50 %.1f µs", rtt, p50)
+			// receive's return: a little less (a clock read and Go's
+			// system call wrapper, a small share of a round trip of two
+			// system calls and a wake-up each way on any machine), never
+			// far off. The traced requests are those the trace could
+			// assemble, not every one the client counted: their median
+			// may sit apart from the client's by as much as the round
+			// trips spread here, half their interquartile range.
+			q25, _ := Quantile(reqs, 0.25)
+			q75, _ := Quantile(reqs, 0.75)
+			spread := float64(q75.RTT()-q25.RTT()) / 2e3
+			if rtt, p50 := float64(med.RTT())/1e3, c.p50(t); math.Abs(rtt-p50) > max(0.1*p50, spread) {
+				t.Errorf("median traced round trip %.1f µs, the client's p50 %.1f µs (half the traced IQR %.1f µs)", rtt, p50, spread)
 			}
+			// Identity and coverage are shares of the walk, not speeds:
+			// whether the segments tile each round trip (a segment's
+			// tracer time is clamped to its span, so Duration + Tracer
+			// is the span) and how much of it the followed wake-ups
+			// explain (a lost record or an unfollowed waker leaves
+			// SegOther). Neither scales with the machine.
 			if !(id <= 5) {
 				t.Errorf("identity %.2f%% > 5%%", id)
 			}

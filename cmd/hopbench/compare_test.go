@@ -102,9 +102,10 @@ func TestIntegrationCompareRealRuns(t *testing.T) {
 		// is set against: a guest can hold one invocation in a slower
 		// state for seconds (every path's round trip a third longer on
 		// the 2-vCPU AMD guest), the hop's added µs with them.
-		slow := serviceTime(t, a, c)
+		drift := driftOf(t, a, b)
+		slow := serviceTime(t, a, c, drift)
 		if len(slow) > 0 {
-			if fromB := serviceTime(t, b, c); len(fromB) < len(slow) {
+			if fromB := serviceTime(t, b, c, drift); len(fromB) < len(slow) {
 				slow = fromB
 			}
 		}
@@ -186,8 +187,9 @@ func sameCommand(t *testing.T, a, b string) []string {
 // significantly higher, by about those 20 µs, every relay path's higher
 // (a relay's rounds can be bimodal on a shared guest, which a U test of
 // 10 rounds may not see past), every added p50 "~" or moved by less than
-// half of them.
-func serviceTime(t *testing.T, a, c string) []string {
+// half of them. Each bound widens by drift: how far the same figure moved
+// between two runs of one command, on this machine, in this set.
+func serviceTime(t *testing.T, a, c string, drift map[string]float64) []string {
 	var out []string
 	// --allow-degraded: a path a loaded machine left unstable on one side
 	// would withhold the call this checks is made.
@@ -203,17 +205,32 @@ func serviceTime(t *testing.T, a, c string) []string {
 			out = append(out, fmt.Sprintf("%s: p50 %.1f -> %.1f µs (p %.4f): not significantly higher; kept rounds %v against %v",
 				r.Name, r.OldP50Us, r.NewP50Us, r.PValue, keptOf(t, a, r.Name), keptOf(t, c, r.Name)))
 		}
-		if d := r.NewP50Us - r.OldP50Us; r.OldAddedP50Us == nil && (d < 10 || d > 40) {
-			out = append(out, fmt.Sprintf("%s: p50 moved %.1f µs for 20 µs of service time", r.Name, d))
+		if d, w := r.NewP50Us-r.OldP50Us, drift[r.Name]; r.OldAddedP50Us == nil && (d < 10-w || d > 40+w) {
+			out = append(out, fmt.Sprintf("%s: p50 moved %.1f µs for 20 µs of service time (drift %.1f µs between two runs of one command)", r.Name, d, w))
 		}
 		if r.OldAddedP50Us == nil {
 			continue
 		}
-		if d := math.Abs(*r.NewAddedP50Us - *r.OldAddedP50Us); r.AddedSignificant != nil && *r.AddedSignificant && d >= 10 {
-			out = append(out, fmt.Sprintf("%s: added p50 %.1f -> %.1f µs, significant", r.Name, *r.OldAddedP50Us, *r.NewAddedP50Us))
+		if d, w := math.Abs(*r.NewAddedP50Us-*r.OldAddedP50Us), drift[r.Name+" added"]; r.AddedSignificant != nil && *r.AddedSignificant && d >= 10+w {
+			out = append(out, fmt.Sprintf("%s: added p50 %.1f -> %.1f µs, significant (drift %.1f µs between two runs of one command)", r.Name, *r.OldAddedP50Us, *r.NewAddedP50Us, w))
 		}
 	}
 	return out
+}
+
+// driftOf is how far each path's p50, and each hop's added p50 (its name
+// and " added"), moved between a and b, two runs of one command: the
+// machine's own movement between invocations, which the service time's
+// bounds allow beside its own 20 µs.
+func driftOf(t *testing.T, a, b string) map[string]float64 {
+	drift := map[string]float64{}
+	for _, r := range compareRuns(t, "--alpha", "0.01", a, b).Rows {
+		drift[r.Name] = math.Abs(r.NewP50Us - r.OldP50Us)
+		if r.OldAddedP50Us != nil && r.NewAddedP50Us != nil {
+			drift[r.Name+" added"] = math.Abs(*r.NewAddedP50Us - *r.OldAddedP50Us)
+		}
+	}
+	return drift
 }
 
 // keptOf is the sample compare tests for the path name in file.

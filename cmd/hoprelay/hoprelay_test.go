@@ -74,6 +74,7 @@ func TestHoprelayEndToEnd(t *testing.T) {
 // place, so its appearance is the answer.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
+	// A bound on a wait: the file is written in ms; 5 s says never.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := await.File(ctx, path, nil); err != nil {
@@ -275,6 +276,9 @@ func TestHoprelayFailoverUnderLoad(t *testing.T) {
 			if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && strings.Contains(stderr.String(), "reconnects")) {
 				t.Fatalf("pingpong: %v\n%s", err, stderr.String())
 			}
+			// pingpong's run is 3 s by its own clock whatever the machine;
+			// the rest is starting and stopping processes, tens of ms.
+			// 15 s says it hung on the killed upstream instead.
 			if took > 15*time.Second {
 				t.Errorf("a 3 s run took %v", took)
 			}

@@ -140,7 +140,7 @@ func signalMidRun(t *testing.T, sig syscall.Signal, args ...string) (stdout, std
 	}()
 	select {
 	case err = <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(5 * time.Second): // a bound on a wait: the report is written in ms
 		cmd.Process.Kill()
 		<-done
 		t.Fatalf("%v: pingpong still running 5s later\n%s", sig, errBuf.String())
@@ -214,6 +214,9 @@ func checkPartialJSON(t *testing.T, out, reason string) {
 		t.Fatalf("results %+v, want one step of one run", doc.Results)
 	}
 	s, r := doc.Results[0], doc.Results[0].Runs[0]
+	// The signal comes at the first progress line that shows round trips
+	// (every 10 ms): a run cut there measured less than the 10 s asked, by
+	// construction, unless the signal took seconds to arrive.
 	if !r.Partial || r.Events <= 0 || r.ElapsedS <= 0 || r.ElapsedS >= 10 || s.Transactions != r.Events || s.ElapsedS != r.ElapsedS {
 		t.Errorf("step %d events in %v s, run %+v; want the run partial, some events, under 10 s", s.Transactions, s.ElapsedS, r)
 	}
@@ -265,7 +268,7 @@ func TestSecondSignal(t *testing.T) {
 	}()
 	select {
 	case err = <-done:
-	case <-time.After(3 * time.Second):
+	case <-time.After(3 * time.Second): // a bound on a wait: SIGINT's default action is at once
 		cmd.Process.Kill()
 		<-done
 		t.Fatal("pingpong still running 3s after the second SIGINT")

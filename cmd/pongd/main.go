@@ -25,7 +25,8 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/iomodel"
+	"github.com/hoplat/hoplat/responder"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -76,7 +77,7 @@ func run(args []string) error {
 	if len(*listen) == 0 {
 		return cli.Usage(errors.New("--listen: at least one address is required"))
 	}
-	srv := &pingpong.Server{
+	srv := &responder.Server{
 		ErrorLog: func(err error) { fmt.Fprintln(os.Stderr, "pongd:", err) },
 		Pinned:   func(conn, cpu int) { fmt.Fprintf(os.Stderr, "pongd: connection %d on cpu %d\n", conn, cpu) },
 	}
@@ -88,7 +89,7 @@ func run(args []string) error {
 		srv.Listen = append(srv.Listen, a)
 	}
 	var err error
-	if srv.IO, err = pingpong.ParseIO(*ioModel); err != nil {
+	if srv.IO, err = iomodel.Parse(*ioModel); err != nil {
 		return cli.BadValue("--io", *ioModel, err)
 	}
 	if *cpus != "" {
@@ -99,11 +100,11 @@ func run(args []string) error {
 	if *serviceTime < 0 {
 		return cli.Usage(fmt.Errorf("--service-time %q: want 0 or more", serviceTime.String()))
 	}
-	mode, err := pingpong.ParseServiceMode(*serviceMode)
+	mode, err := responder.ParseServiceMode(*serviceMode)
 	if err != nil {
 		return cli.BadValue("--service-mode", *serviceMode, err)
 	}
-	if srv.Handler, err = handler(fs, *proto, my, pingpong.Service{Time: *serviceTime, Mode: mode}); err != nil {
+	if srv.Handler, err = handler(fs, *proto, my, responder.Service{Time: *serviceTime, Mode: mode}); err != nil {
 		return cli.Usage(err)
 	}
 
@@ -114,8 +115,8 @@ func run(args []string) error {
 	}
 	// Said once every flag is known good and the addresses bound: a
 	// notice before an error would be read as its cause.
-	if srv.IO == pingpong.Auto {
-		fmt.Fprintf(os.Stderr, "pongd: --io auto: each connection blocking on an OS thread of its own while at most %d are (%d per CPU), netpoll beyond\n", srv.AutoLimit(), pingpong.AutoPerCPU)
+	if srv.IO == iomodel.Auto {
+		fmt.Fprintf(os.Stderr, "pongd: --io auto: each connection blocking on an OS thread of its own while at most %d are (%d per CPU), netpoll beyond\n", srv.AutoLimit(), iomodel.AutoPerCPU)
 	}
 	out := bufio.NewWriter(os.Stdout)
 	for _, a := range srv.Addrs() {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/echo"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/responder"
+	"github.com/hoplat/hoplat/responder/echo"
+	"github.com/hoplat/hoplat/responder/mock"
 )
 
 // mysqlFlags shape the mock mysqld. The account defaults to sysbench's
@@ -47,7 +47,7 @@ func addMySQLFlags(fs *pflag.FlagSet) *mysqlFlags {
 
 // handler builds the responder --proto names, spending svc per echo
 // request or per MySQL statement.
-func handler(fs *pflag.FlagSet, proto string, m *mysqlFlags, svc pingpong.Service) (pingpong.Handler, error) {
+func handler(fs *pflag.FlagSet, proto string, m *mysqlFlags, svc responder.Service) (responder.Handler, error) {
 	switch proto {
 	case "echo":
 		for _, f := range mysqlOnly {
@@ -62,7 +62,7 @@ func handler(fs *pflag.FlagSet, proto string, m *mysqlFlags, svc pingpong.Servic
 	return nil, fmt.Errorf("--proto %q: want echo or mysql", proto)
 }
 
-func (m *mysqlFlags) handler(fs *pflag.FlagSet, svc pingpong.Service) (pingpong.Handler, error) {
+func (m *mysqlFlags) handler(fs *pflag.FlagSet, svc responder.Service) (responder.Handler, error) {
 	switch {
 	case m.auth != "mysql_native_password" && m.auth != "caching_sha2_password":
 		return nil, fmt.Errorf("--auth %q: want mysql_native_password or caching_sha2_password", m.auth)

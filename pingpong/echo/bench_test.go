@@ -26,17 +26,3 @@ func BenchmarkSession(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkHandlerReply is the responder's framing cost per request.
-func BenchmarkHandlerReply(b *testing.B) {
-	frame := newFrame(DefaultSize)
-	var sink loop
-	sink.buf = make([]byte, DefaultSize)
-	b.SetBytes(DefaultSize)
-	b.ReportAllocs()
-	for b.Loop() {
-		if n, err := (Handler{}).reply(&sink, frame); err != nil || n != len(frame) {
-			b.Fatal(n, err)
-		}
-	}
-}

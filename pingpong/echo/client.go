@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hoplat/hoplat/echo/frame"
 	"github.com/hoplat/hoplat/pingpong"
 )
 
@@ -28,7 +29,7 @@ func (p Protocol) Open(rw io.ReadWriter, unix bool) (pingpong.Session, error) {
 	if err := CheckSize(n); err != nil {
 		return nil, err
 	}
-	return &Session{rw: rw, req: newFrame(n), reply: make([]byte, n)}, nil
+	return &Session{rw: rw, req: frame.New(n), reply: make([]byte, n)}, nil
 }
 
 // Session is one connection's request loop.
@@ -45,7 +46,7 @@ type Session struct {
 // a duplicated or earlier reply, a short read a peer that closed mid-reply.
 func (s *Session) Event() (int, error) {
 	s.seq++
-	binary.BigEndian.PutUint64(s.req[4:HeaderLen], s.seq)
+	binary.BigEndian.PutUint64(s.req[4:frame.HeaderLen], s.seq)
 	if _, err := s.rw.Write(s.req); err != nil {
 		return 0, fmt.Errorf("echo: send #%d: %w", s.seq, err)
 	}
@@ -70,7 +71,7 @@ func (s *Session) Event() (int, error) {
 
 // mismatch says how a reply differs from the request (off the hot path).
 func (s *Session) mismatch() error {
-	got := seqOf(s.reply)
+	got := frame.Seq(s.reply)
 	switch {
 	case binary.BigEndian.Uint32(s.reply) != uint32(len(s.req)):
 		return fmt.Errorf("echo: reply to #%d announces %d bytes, want %d: %w",

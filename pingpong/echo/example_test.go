@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/responder"
+	respecho "github.com/hoplat/hoplat/responder/echo"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -17,7 +18,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "echo-example-")
 	defer os.RemoveAll(dir)
 	a, _ := sockets.Parse("unix:" + filepath.Join(dir, "echo.sock"))
-	srv := &pingpong.Server{Listen: []sockets.Addr{a}, Handler: echo.Handler{}}
+	srv := &responder.Server{Listen: []sockets.Addr{a}, Handler: respecho.Handler{}}
 	if err := srv.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return

@@ -2,14 +2,16 @@ package mysql
 
 import (
 	"bytes"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"net"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/wiretest"
 )
 
 func TestClientAgainstMock(t *testing.T) {
@@ -166,7 +168,7 @@ func TestOLTPReadOnlyStatements(t *testing.T) {
 	if _, err := s.Event(rand.New(rand.NewPCG(9, 9))); err != nil {
 		t.Fatal(err)
 	}
-	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(rc.sent.Bytes())})
+	r := wire.NewPacketConn(wiretest.NewPipe(rc.sent.Bytes()))
 	var got []string
 	for {
 		r.ResetSeq()

@@ -6,7 +6,7 @@ import (
 	"net"
 
 	"github.com/hoplat/hoplat/pingpong/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/responder/mock"
 )
 
 // A mock mysqld and a client over a loopback connection: the client logs

@@ -1,25 +1,25 @@
 package mysql
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/internal/wiretest"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 func FuzzClient(f *testing.F) {
 	w := wire.NewPacketConn(nil)
-	w.WritePacket(unhex(f, capturedGreeting))
-	w.WritePacket(unhex(f, "00 00 00 0200 0000"))
+	w.WritePacket(wiretest.Unhex(f, wiretest.CapturedGreeting))
+	w.WritePacket(wiretest.Unhex(f, "00 00 00 0200 0000"))
 	w.ResetSeq()
 	w.Seq = 1
 	for _, p := range []string{"01", "03646566 00 00 00 01 31 00 0c 3f00 01000000 03 8100 00 0000", "01 31", "fe 00 00 0200 0000"} {
-		w.WritePacket(unhex(f, p))
+		w.WritePacket(wiretest.Unhex(f, p))
 	}
 	f.Add(w.Wbuf)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rw := &pipeRW{in: bytes.NewReader(in)}
+		rw := wiretest.NewPipe(in)
 		c, err := Connect(rw, ClientConfig{User: "u", Password: "hunter2", MaxMessage: 1 << 20}, len(in)%2 == 0)
 		if err != nil {
 			if strings.Contains(err.Error(), "hunter2") {

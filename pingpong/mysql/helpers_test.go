@@ -1,13 +1,10 @@
 package mysql
 
 import (
-	"errors"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/internal/mysqltest"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/responder/mock"
 	"net"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 )
 
@@ -15,11 +12,8 @@ import (
 // socket for one test.
 type mockServer struct {
 	*mock.Server
-	tcpAddr string
-	sock    string
-
-	mu   sync.Mutex
-	errs []error // what ServeConn returned, per connection
+	tcpAddr, sock string
+	served        *mysqltest.Served
 }
 
 func startMock(t testing.TB, cfg mock.ServerConfig) *mockServer {
@@ -37,86 +31,17 @@ func startMockWith(t testing.TB, cfg mock.ServerConfig, tweak func(*mock.Server)
 	if tweak != nil {
 		tweak(srv)
 	}
-	m := &mockServer{Server: srv}
-	tl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A short directory: sun_path holds 108 bytes and t.TempDir() can be
-	// longer.
-	dir, err := os.MkdirTemp("", "hoplat-mysql-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.sock = filepath.Join(dir, "mysqld.sock")
-	ul, err := net.Listen("unix", m.sock)
-	if err != nil {
-		tl.Close()
-		t.Fatal(err)
-	}
-	m.tcpAddr = tl.Addr().String()
-	var wg sync.WaitGroup
-	var connsMu sync.Mutex
-	conns := map[net.Conn]bool{}
-	for _, l := range []net.Listener{tl, ul} {
-		wg.Go(func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				connsMu.Lock()
-				conns[c] = true
-				connsMu.Unlock()
-				wg.Go(func() {
-					err := srv.ServeConn(c)
-					c.Close()
-					connsMu.Lock()
-					delete(conns, c)
-					connsMu.Unlock()
-					m.mu.Lock()
-					m.errs = append(m.errs, err)
-					m.mu.Unlock()
-				})
-			}
-		})
-	}
-	t.Cleanup(func() {
-		tl.Close()
-		ul.Close()
-		connsMu.Lock()
-		for c := range conns {
-			c.Close()
-		}
-		connsMu.Unlock()
-		wg.Wait()
-		os.RemoveAll(dir)
-	})
-	return m
+	s := mysqltest.Serve(t, srv.ServeConn)
+	return &mockServer{Server: srv, tcpAddr: s.TCPAddr, sock: s.Sock, served: s}
 }
 
 // serveErrors returns the non-nil errors connections ended with so far.
-func (m *mockServer) serveErrors() []error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []error
-	for _, e := range m.errs {
-		if e != nil {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func (m *mockServer) serveErrors() []error { return m.served.Errors() }
 
 // dial connects a Client to the mock (or any server) over network.
 func dial(t testing.TB, network, addr string, cfg ClientConfig) (*Client, error) {
 	t.Helper()
-	nc, err := net.Dial(network, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return Connect(nc, cfg, network == "unix")
+	return Connect(dialRaw(t, network, addr), cfg, network == "unix")
 }
 
 func mustDial(t testing.TB, network, addr string, cfg ClientConfig) *Client {
@@ -143,23 +68,9 @@ func mustPrepare(t testing.TB, c *Client, cfg WorkloadConfig) (*Workload, *Sessi
 	return w, s
 }
 
-func asServerError(err error) *wire.ServerError {
-	var se *wire.ServerError
-	if errors.As(err, &se) {
-		return se
-	}
-	return nil
-}
+func asServerError(err error) *wire.ServerError { return mysqltest.AsServerError(err) }
 
-func dialRaw(t testing.TB, network, addr string) net.Conn {
-	t.Helper()
-	nc, err := net.Dial(network, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return nc
-}
+func dialRaw(t testing.TB, network, addr string) net.Conn { return mysqltest.DialRaw(t, network, addr) }
 
 // connectOffering is Connect with the first auth response computed for
 // plugin, whatever the greeting announced.

@@ -1,25 +1,13 @@
 package mysql
 
 import (
-	"fmt"
-	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
-	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/internal/mysqltest"
 )
 
 // TestMain stops the MariaDB that the integration tests share, so the
 // package starts it at most once, then fails the package if its tests
 // leave file descriptors open or goroutines running.
-func TestMain(m *testing.M) {
-	check := leak.Start("pingpong/mysql")
-	code := m.Run()
-	peer.RemoveBuilt()
-	if err := mariadbtest.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(check.Finish(code, true))
-}
+func TestMain(m *testing.M) { os.Exit(mysqltest.Main(m, "pingpong/mysql")) }

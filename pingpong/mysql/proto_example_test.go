@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
+	"github.com/hoplat/hoplat/responder"
+	"github.com/hoplat/hoplat/responder/mock"
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// The mock mysqld behind pingpong's responder, and a load-client session
+// The mock mysqld behind the responder, and a load-client session
 // on it, as pongd and pingpong --proto mysql wire them: each Event is one
 // sysbench oltp_read_only transaction of 16 statements.
 func ExampleProtocol() {
@@ -24,12 +24,12 @@ func ExampleProtocol() {
 		return
 	}
 	a, _ := sockets.Parse("unix:" + filepath.Join(dir, "mysqld.sock"))
-	responder := &pingpong.Server{Listen: []sockets.Addr{a}, Handler: mock.Handler{Server: srv}}
-	if err := responder.Start(context.Background()); err != nil {
+	rsp := &responder.Server{Listen: []sockets.Addr{a}, Handler: mock.Handler{Server: srv}}
+	if err := rsp.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer responder.Close()
+	defer rsp.Close()
 
 	w, err := mysql.NewWorkload(mysql.WorkloadConfig{Command: mysql.CommandOLTPRO, PS: true})
 	if err != nil {
@@ -37,7 +37,7 @@ func ExampleProtocol() {
 		return
 	}
 	p := &mysql.Protocol{Client: mysql.ClientConfig{User: "sbtest", Password: "sbtest", DB: "sbtest"}, Workload: w}
-	c, err := sockets.Dial(context.Background(), responder.Addrs()[0])
+	c, err := sockets.Dial(context.Background(), rsp.Addrs()[0])
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -53,7 +53,7 @@ func ExampleProtocol() {
 	}
 
 	wrong := &mysql.Protocol{Client: mysql.ClientConfig{User: "sbtest", Password: "nope"}, Workload: w}
-	c2, _ := sockets.Dial(context.Background(), responder.Addrs()[0])
+	c2, _ := sockets.Dial(context.Background(), rsp.Addrs()[0])
 	defer c2.Close()
 	_, err = wrong.Open(c2, true)
 	fmt.Println(err)

@@ -16,8 +16,9 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/responder"
+	"github.com/hoplat/hoplat/responder/mock"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -108,7 +109,7 @@ func TestProtocolThroughPingpong(t *testing.T) {
 	var statements atomic.Int64
 	srv, err := mock.NewServer(mock.ServerConfig{User: "sbtest", Password: "sbtest", Service: func() {
 		statements.Add(1)
-		pingpong.Spend(time.Microsecond, pingpong.Busy)
+		responder.Spend(time.Microsecond, responder.Busy)
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func TestProtocolThroughPingpong(t *testing.T) {
 		t.Run(model.String(), func(t *testing.T) {
 			var mu sync.Mutex
 			var logged []error
-			ps := &pingpong.Server{Listen: []sockets.Addr{tcp, unix}, IO: model, Handler: mock.Handler{Server: srv},
+			ps := &responder.Server{Listen: []sockets.Addr{tcp, unix}, IO: model, Handler: mock.Handler{Server: srv},
 				ErrorLog: func(err error) {
 					mu.Lock()
 					logged = append(logged, err)

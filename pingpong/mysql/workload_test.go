@@ -3,19 +3,21 @@ package mysql
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/hoplat/hoplat/pingpong/mysql/mock"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/wiretest"
 )
 
 // sentCommands splits what a client wrote into its commands.
 func sentCommands(t *testing.T, sent []byte) [][]byte {
 	t.Helper()
-	r := wire.NewPacketConn(&pipeRW{in: bytes.NewReader(sent)})
+	r := wire.NewPacketConn(wiretest.NewPipe(sent))
 	var got [][]byte
 	for {
 		r.ResetSeq()

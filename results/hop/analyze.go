@@ -188,6 +188,9 @@ func summarise(s Series, discard int) PathResult {
 			}
 			t.SchedstatRelayCPUUs = &us
 		}
+		if d, ok := t.SchedstatDiffPct(); ok {
+			t.SchedstatDiff = &d
+		}
 		r.Trace = &t
 	}
 	r.tps = tps

@@ -8,20 +8,28 @@ import (
 )
 
 // The warning line appears where a packed split's relay parts and the
-// relay's schedstat time on CPU differ by more than 10%, and only there.
+// relay's schedstat time on CPU differ by more than 10%, and only there;
+// where the kernel counted the traced round, the split (its records put
+// back) is set against that round's count, not the untraced rounds'.
 func TestSchedstatWarning(t *testing.T) {
 	count := func(v float64) *float64 { return &v }
-	// The packed epoll hop: 17.0 µs of relay parts against
-	// schedstat's 23.7.
+	// 17.0 µs of relay parts.
 	short := split.Split{RelayUser: 5, RelayKernel: 10, RelaySoftirq: 2, Runnable: 6, Endpoints: 10}
 	tests := []struct {
 		name string
 		tr   *Trace
 		want string // "" for no warning
 	}{
-		{"disagree", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(23.7)}, "17.0 µs on CPU per request, schedstat counted 23.7 untraced (-28%"},
+		{"disagree", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(23.7)}, "17.0 µs on CPU per request and the kernel counted 23.7 untraced (-28%"},
 		{"agree within 10%", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(18.5)}, ""},
 		{"more than schedstat", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(15)}, "(+13%"},
+		// The host ran slower in the untraced rounds (23.7) than in the
+		// traced one, whose count (18.0) the split with its records (1.0)
+		// matches exactly: no warning.
+		{"same round agrees", &Trace{View: ViewHolder, RelayCPUUs: 17, RelayRecordsUs: 1, SchedstatRelayCPUUs: count(23.7), SchedstatTracedRelayCPUUs: count(18)}, ""},
+		// Agreeing with the untraced count (17.0) is not enough where the
+		// traced round's count says otherwise.
+		{"same round disagrees", &Trace{View: ViewHolder, RelayCPUUs: 17, RelayRecordsUs: 1, SchedstatRelayCPUUs: count(17), SchedstatTracedRelayCPUUs: count(15)}, "18.0 µs on CPU per request and the kernel counted 15.0 over the same round (+20%"},
 		{"critical path", &Trace{View: ViewCriticalPath, P50Split: short, SchedstatRelayCPUUs: count(23.7)}, ""},
 		{"no count", &Trace{View: ViewHolder, P50Split: short}, ""},
 		{"no trace", nil, ""},
@@ -35,6 +43,8 @@ func TestSchedstatWarning(t *testing.T) {
 			t.Errorf("%s: warning %q, want it to hold %q", tc.name, got, tc.want)
 		case tc.want != "" && !strings.HasPrefix(got, "epoll tcp->tcp packed: "):
 			t.Errorf("%s: warning %q does not name the path", tc.name, got)
+		case tc.want != "" && !strings.HasSuffix(got, "for this path"):
+			t.Errorf("%s: warning %q does not say what to do", tc.name, got)
 		}
 	}
 }

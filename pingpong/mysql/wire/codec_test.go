@@ -10,26 +10,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/wiretest"
 )
 
-// unhex decodes hex with spaces and newlines, as protocol captures
-// are printed.
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// Captured from MariaDB 10.11.19 on loopback (Protocol::HandshakeV10).
-const capturedGreeting = `0a 352e352e352d31302e31312e31392d4d6172696144422d302b6465623132753100 05000000
-2a3a295a6d345a4b 00 fef7 08 0200 ff81 15 000000000000 1d000000
-455a73563239646e79394d57 00 6d7973716c5f6e61746976655f70617373776f726400`
-
 func TestParseGreetingCaptured(t *testing.T) {
-	g, err := ParseGreeting(unhex(t, capturedGreeting))
+	g, err := ParseGreeting(wiretest.Unhex(t, wiretest.CapturedGreeting))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +27,13 @@ func TestParseGreetingCaptured(t *testing.T) {
 		t.Fatalf("nonce %s", got)
 	}
 	// Re-encoding the parsed greeting gives back the captured bytes.
-	if out := AppendGreeting(nil, &g); !bytes.Equal(out, unhex(t, capturedGreeting)) {
-		t.Fatalf("round trip:\n got %x\nwant %x", out, unhex(t, capturedGreeting))
+	if out := AppendGreeting(nil, &g); !bytes.Equal(out, wiretest.Unhex(t, wiretest.CapturedGreeting)) {
+		t.Fatalf("round trip:\n got %x\nwant %x", out, wiretest.Unhex(t, wiretest.CapturedGreeting))
 	}
 }
 
 func TestParseGreetingErrors(t *testing.T) {
-	full := unhex(t, capturedGreeting)
+	full := wiretest.Unhex(t, wiretest.CapturedGreeting)
 	tests := []struct {
 		name string
 		in   []byte
@@ -73,12 +59,8 @@ func TestParseGreetingErrors(t *testing.T) {
 	}
 }
 
-// Captured accepted response of user bench, password secret (Protocol::HandshakeResponse41).
-const capturedResponse = `04a22a01 00000001 2d 0000000000000000000000000000000000000000000000 62656e636800
-14 e637cee3a4faa27ec811ff0e2e241ee3ecfb20dc 6d7973716c5f6e61746976655f70617373776f726400`
-
 func TestHandshakeResponseCaptured(t *testing.T) {
-	in := unhex(t, capturedResponse)
+	in := wiretest.Unhex(t, wiretest.CapturedResponse)
 	r, err := ParseHandshakeResponse(in)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +70,7 @@ func TestHandshakeResponseCaptured(t *testing.T) {
 	}
 	// The client's encoder, fed what Connect would compute against the
 	// captured greeting, produces the captured bytes.
-	g, _ := ParseGreeting(unhex(t, capturedGreeting))
+	g, _ := ParseGreeting(wiretest.Unhex(t, wiretest.CapturedGreeting))
 	auth := NativeToken(nil, g.Nonce[:], "secret")
 	mine := HandshakeResponse{Caps: ClientWantedCaps & g.Caps, MaxPacket: MaxPayload + 1, Charset: 45,
 		User: []byte("bench"), Auth: auth, Plugin: []byte(PluginNative)}
@@ -114,7 +96,7 @@ func TestAuthTokenVectors(t *testing.T) {
 		{"empty sha2", PluginCachingSHA2, "0102030405060708090a0b0c0d0e0f1011121314", "", ""},
 	}
 	for _, tc := range tests {
-		got, err := AuthToken(nil, tc.plugin, unhex(t, tc.nonce), tc.password)
+		got, err := AuthToken(nil, tc.plugin, wiretest.Unhex(t, tc.nonce), tc.password)
 		if err != nil || hex.EncodeToString(got) != tc.want {
 			t.Errorf("%s: token %x, %v; want %s", tc.name, got, err, tc.want)
 		}
@@ -125,7 +107,7 @@ func TestAuthTokenVectors(t *testing.T) {
 }
 
 func TestRSAFullAuthRoundTrip(t *testing.T) {
-	nonce := unhex(t, "0102030405060708090a0b0c0d0e0f1011121314")
+	nonce := wiretest.Unhex(t, "0102030405060708090a0b0c0d0e0f1011121314")
 	if got := hex.EncodeToString(XorNonce("password", nonce)); got != "716370777269756c09" {
 		t.Fatalf("plaintext %s, want 716370777269756c09 (password+NUL XOR nonce)", got)
 	}
@@ -152,24 +134,24 @@ func TestRSAFullAuthRoundTrip(t *testing.T) {
 
 func TestOKErrEOF(t *testing.T) {
 	// COM_PING reply captured from MariaDB: 07000001 00 00 00 0200 0000.
-	ok, err := ParseOK(unhex(t, "00 00 00 0200 0000"))
+	ok, err := ParseOK(wiretest.Unhex(t, "00 00 00 0200 0000"))
 	if err != nil || ok.Status != ServerStatusAutocommit || ok.AffectedRows != 0 {
 		t.Fatalf("OK = %+v, %v", ok, err)
 	}
-	if out := AppendOK(nil, HeaderOK, 0, ServerStatusAutocommit); !bytes.Equal(out, unhex(t, "00 00 00 0200 0000")) {
+	if out := AppendOK(nil, HeaderOK, 0, ServerStatusAutocommit); !bytes.Equal(out, wiretest.Unhex(t, "00 00 00 0200 0000")) {
 		t.Fatalf("appendOK = %x", out)
 	}
-	ok, err = ParseOK(unhex(t, "00 fc1027 05 0300 0100 696e666f"))
+	ok, err = ParseOK(wiretest.Unhex(t, "00 fc1027 05 0300 0100 696e666f"))
 	if err != nil || ok.AffectedRows != 10000 || ok.LastInsertID != 5 || ok.Status != 3 || ok.Warnings != 1 {
 		t.Fatalf("OK with info = %+v, %v", ok, err)
 	}
-	if _, err := ParseOK(unhex(t, "00 fd0102")); err == nil || !strings.Contains(err.Error(), "affected rows truncated") {
+	if _, err := ParseOK(wiretest.Unhex(t, "00 fd0102")); err == nil || !strings.Contains(err.Error(), "affected rows truncated") {
 		t.Fatalf("short lenenc: %v", err)
 	}
-	if st, err := ParseEOF(unhex(t, "fe 0000 0200")); err != nil || st != 2 {
+	if st, err := ParseEOF(wiretest.Unhex(t, "fe 0000 0200")); err != nil || st != 2 {
 		t.Fatalf("EOF = %d, %v", st, err)
 	}
-	if out := AppendEOF(nil, 2); !bytes.Equal(out, unhex(t, "fe 0000 0200")) {
+	if out := AppendEOF(nil, 2); !bytes.Equal(out, wiretest.Unhex(t, "fe 0000 0200")) {
 		t.Fatalf("appendEOF = %x", out)
 	}
 	errTests := []struct {
@@ -181,12 +163,12 @@ func TestOKErrEOF(t *testing.T) {
 		{"ff 1504 6f6c64", ServerError{1045, "", "old"}}, // pre-4.1: no SQLSTATE
 	}
 	for _, tc := range errTests {
-		se := asServerError(ParseErr(unhex(t, tc.in)))
+		se := asServerError(ParseErr(wiretest.Unhex(t, tc.in)))
 		if se == nil || *se != tc.want {
 			t.Errorf("parseErr(%s) = %+v, want %+v", tc.in, se, tc.want)
 		}
 	}
-	if out := AppendErr(nil, 1047, "08S01", "Unknown command"); !bytes.Equal(out, unhex(t, errTests[0].in)) {
+	if out := AppendErr(nil, 1047, "08S01", "Unknown command"); !bytes.Equal(out, wiretest.Unhex(t, errTests[0].in)) {
 		t.Errorf("appendErr = %x", out)
 	}
 	if err := ParseErr([]byte{0xff, 1}); err == nil || !strings.Contains(err.Error(), "error code truncated") {
@@ -196,7 +178,7 @@ func TestOKErrEOF(t *testing.T) {
 
 // SELECT 1 with DEPRECATE_EOF, captured (Text Resultset).
 func TestColumnDefAndRowsCaptured(t *testing.T) {
-	def := unhex(t, "03646566 00 00 00 01 31 00 0c 3f00 01000000 03 8100 00 0000")
+	def := wiretest.Unhex(t, "03646566 00 00 00 01 31 00 0c 3f00 01000000 03 8100 00 0000")
 	c, err := ParseColumnDef(def)
 	if err != nil {
 		t.Fatal(err)
@@ -207,10 +189,10 @@ func TestColumnDefAndRowsCaptured(t *testing.T) {
 	if out := AppendColumnDef(nil, &c); !bytes.Equal(out, def) {
 		t.Fatalf("round trip %x", out)
 	}
-	if err := CheckTextRow(unhex(t, "01 31"), 1); err != nil {
+	if err := CheckTextRow(wiretest.Unhex(t, "01 31"), 1); err != nil {
 		t.Fatal(err)
 	}
-	if !IsTerminator(unhex(t, "fe 00 00 0200 0000")) || IsTerminator(unhex(t, "01 31")) {
+	if !IsTerminator(wiretest.Unhex(t, "fe 00 00 0200 0000")) || IsTerminator(wiretest.Unhex(t, "01 31")) {
 		t.Fatal("isTerminator")
 	}
 	rowTests := []struct {
@@ -232,9 +214,9 @@ func TestColumnDefAndRowsCaptured(t *testing.T) {
 	for _, tc := range rowTests {
 		var err error
 		if tc.types == nil {
-			err = CheckTextRow(unhex(t, tc.row), 2)
+			err = CheckTextRow(wiretest.Unhex(t, tc.row), 2)
 		} else {
-			err = CheckBinaryRow(unhex(t, tc.row), tc.types)
+			err = CheckBinaryRow(wiretest.Unhex(t, tc.row), tc.types)
 		}
 		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
@@ -246,7 +228,7 @@ func TestColumnDefAndRowsCaptured(t *testing.T) {
 		{"03646566 00 00 00 01 31 00 0c 3f00", "column length truncated"},
 		{"03646566 00 00 00 fe ffffffffffffff7f", "declared length"},
 	} {
-		if _, err := ParseColumnDef(unhex(t, bad.in)); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := ParseColumnDef(wiretest.Unhex(t, bad.in)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("parseColumnDef(%s) = %v, want %q", bad.in, err, bad.want)
 		}
 	}
@@ -272,7 +254,7 @@ func TestLenEnc(t *testing.T) {
 }
 
 func TestPrepareOKCaptured(t *testing.T) {
-	in := unhex(t, "00 01000000 0100 0100 00 0000")
+	in := wiretest.Unhex(t, "00 01000000 0100 0100 00 0000")
 	p, err := ParseStmtPrepareOK(in)
 	if err != nil || p.Id != 1 || p.Columns != 1 || p.Params != 1 {
 		t.Fatalf("prepare OK = %+v, %v", p, err)

@@ -74,6 +74,7 @@ const (
 	TypeVarchar    = 0x0F
 	TypeBit        = 0x10
 	TypeNewDecimal = 0xF6
+	TypeLongBlob   = 0xFB
 	TypeVarString  = 0xFD
 	TypeString     = 0xFE
 )

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/wiretest"
 )
 
 // Every decoder of peer bytes gets a fuzz target: malformed input must give
@@ -17,7 +19,7 @@ func FuzzReadPacket(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 3, 0x0e})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		const limit = 1 << 20
-		r := NewPacketConn(&pipeRW{in: bytes.NewReader(in)})
+		r := NewPacketConn(wiretest.NewPipe(in))
 		r.MaxMessage = limit
 		for {
 			p, err := r.ReadPacket()
@@ -32,8 +34,8 @@ func FuzzReadPacket(f *testing.F) {
 }
 
 func FuzzParseGreeting(f *testing.F) {
-	f.Add(unhex(f, capturedGreeting))
-	g, _ := ParseGreeting(unhex(f, capturedGreeting))
+	f.Add(wiretest.Unhex(f, wiretest.CapturedGreeting))
+	g, _ := ParseGreeting(wiretest.Unhex(f, wiretest.CapturedGreeting))
 	g.Caps |= CapLongPassword
 	f.Add(AppendGreeting(nil, &g))
 	f.Add([]byte{10, 0})
@@ -49,7 +51,7 @@ func FuzzParseGreeting(f *testing.F) {
 }
 
 func FuzzParseHandshakeResponse(f *testing.F) {
-	f.Add(unhex(f, capturedResponse))
+	f.Add(wiretest.Unhex(f, wiretest.CapturedResponse))
 	r := HandshakeResponse{Caps: ClientWantedCaps | CapConnectWithDB | CapConnectAttrs, User: []byte("u"), Auth: []byte("x"), Db: []byte("db"), Plugin: []byte(PluginNative)}
 	b := AppendHandshakeResponse(nil, &r)
 	f.Add(append(b, 4, 1, 'k', 1, 'v'))
@@ -63,11 +65,11 @@ func FuzzParseHandshakeResponse(f *testing.F) {
 }
 
 func FuzzParseOKErr(f *testing.F) {
-	f.Add(unhex(f, "00 00 00 0200 0000"))
-	f.Add(unhex(f, "fe 00 00 0200 0000"))
-	f.Add(unhex(f, "fe 0000 0200"))
-	f.Add(unhex(f, "ff 1704 233038533031 556e6b6e6f776e20636f6d6d616e64"))
-	f.Add(unhex(f, "00 01000000 0100 0100 00 0000"))
+	f.Add(wiretest.Unhex(f, "00 00 00 0200 0000"))
+	f.Add(wiretest.Unhex(f, "fe 00 00 0200 0000"))
+	f.Add(wiretest.Unhex(f, "fe 0000 0200"))
+	f.Add(wiretest.Unhex(f, "ff 1704 233038533031 556e6b6e6f776e20636f6d6d616e64"))
+	f.Add(wiretest.Unhex(f, "00 01000000 0100 0100 00 0000"))
 	f.Add(AppendAuthSwitch(nil, PluginNative, []byte("01234567890123456789")))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ParseOK(in)
@@ -84,7 +86,7 @@ func FuzzParseOKErr(f *testing.F) {
 }
 
 func FuzzParseColumnDef(f *testing.F) {
-	f.Add(unhex(f, "03646566 00 00 00 01 31 00 0c 3f00 01000000 03 8100 00 0000"))
+	f.Add(wiretest.Unhex(f, "03646566 00 00 00 01 31 00 0c 3f00 01000000 03 8100 00 0000"))
 	c := ColumnDef{Schema: []byte("sbtest"), Table: []byte("sbtest1"), OrgTable: []byte("sbtest1"), Name: []byte("c"), OrgName: []byte("c"),
 		Charset: ClientCharsetUTF8MB4, Length: 480, ColType: TypeString, Flags: FlagNotNull}
 	f.Add(AppendColumnDef(nil, &c))
@@ -102,10 +104,10 @@ func FuzzParseColumnDef(f *testing.F) {
 }
 
 func FuzzCheckRow(f *testing.F) {
-	f.Add(byte(1), []byte{TypeString}, unhex(f, "01 31"))
-	f.Add(byte(2), []byte{TypeLong, TypeLongLong}, unhex(f, "00 00 01000000 0200000000000000"))
-	f.Add(byte(1), []byte{TypeDateTime}, unhex(f, "00 00 04 e8070b1d"))
-	f.Add(byte(2), []byte{TypeVarString, TypeNull}, unhex(f, "fb fc0100 61"))
+	f.Add(byte(1), []byte{TypeString}, wiretest.Unhex(f, "01 31"))
+	f.Add(byte(2), []byte{TypeLong, TypeLongLong}, wiretest.Unhex(f, "00 00 01000000 0200000000000000"))
+	f.Add(byte(1), []byte{TypeDateTime}, wiretest.Unhex(f, "00 00 04 e8070b1d"))
+	f.Add(byte(2), []byte{TypeVarString, TypeNull}, wiretest.Unhex(f, "fb fc0100 61"))
 	f.Fuzz(func(t *testing.T, cols byte, types []byte, row []byte) {
 		CheckTextRow(row, int(cols))
 		CheckBinaryRow(row, types)

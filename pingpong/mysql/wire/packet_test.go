@@ -6,30 +6,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/wiretest"
 )
-
-// pipeRW is an in-memory stream: reads drain in, writes append to out.
-type pipeRW struct {
-	in  *bytes.Reader
-	out bytes.Buffer
-}
-
-func (p *pipeRW) Read(b []byte) (int, error)  { return p.in.Read(b) }
-func (p *pipeRW) Write(b []byte) (int, error) { return p.out.Write(b) }
-
-// loopRW replays the same input forever and discards writes: a steady
-// stream for allocation and speed checks.
-type loopRW struct {
-	data []byte
-	off  int
-}
-
-func (l *loopRW) Read(b []byte) (int, error) {
-	n := copy(b, l.data[l.off:])
-	l.off = (l.off + n) % len(l.data)
-	return n, nil
-}
-func (l *loopRW) Write(b []byte) (int, error) { return len(b), nil }
 
 func TestPacketSplitRule(t *testing.T) {
 	for _, size := range []int{0, 1, MaxPayload - 1, MaxPayload, MaxPayload + 1, 2 * MaxPayload} {
@@ -54,7 +33,7 @@ func TestPacketSplitRule(t *testing.T) {
 				t.Fatalf("exact multiple: head % x tail % x", frames[:4], frames[len(frames)-4:])
 			}
 		}
-		r := NewPacketConn(&pipeRW{in: bytes.NewReader(frames)})
+		r := NewPacketConn(wiretest.NewPipe(frames))
 		r.Seq = 7
 		got, err := r.ReadPacket()
 		if err != nil || !bytes.Equal(got, payload) {
@@ -81,7 +60,7 @@ func TestPacketReadErrors(t *testing.T) {
 		{"reassembly over limit", append(append([]byte{0xff, 0xff, 0xff, 0}, make([]byte, MaxPayload)...), 0xff, 0xff, 0xff, 1), MaxPayload + 10, nil, "reassembled length"},
 	}
 	for _, tc := range tests {
-		r := NewPacketConn(&pipeRW{in: bytes.NewReader(tc.in)})
+		r := NewPacketConn(wiretest.NewPipe(tc.in))
 		if tc.limit > 0 {
 			r.MaxMessage = tc.limit
 		}
@@ -98,7 +77,7 @@ func TestPacketReaderAllocs(t *testing.T) {
 		w.ResetSeq()
 		w.WritePacket([]byte("\x03SELECT c FROM sbtest1 WHERE id=42"))
 	}
-	r := NewPacketConn(&loopRW{data: w.Wbuf})
+	r := NewPacketConn(&wiretest.Loop{Data: w.Wbuf})
 	allocs := testing.AllocsPerRun(1000, func() {
 		r.ResetSeq()
 		if _, err := r.ReadPacket(); err != nil {
@@ -118,7 +97,7 @@ func TestPacketReaderAllocs(t *testing.T) {
 func TestUnsolicitedErr(t *testing.T) {
 	w := NewPacketConn(nil)
 	w.WritePacket(AppendErr(nil, 4031, "HY000", "The client was disconnected by the server because of inactivity."))
-	r := NewPacketConn(&pipeRW{in: bytes.NewReader(w.Wbuf)})
+	r := NewPacketConn(wiretest.NewPipe(w.Wbuf))
 	r.Seq = 1
 	_, err := r.ReadPacket()
 	se := asServerError(err)

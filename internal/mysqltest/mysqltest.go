@@ -1,0 +1,146 @@
+package mysqltest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+)
+
+// Served is a server listening on loopback TCP and a temp-dir UNIX socket
+// for one test.
+type Served struct {
+	TCPAddr string // host:port
+	Sock    string // the UNIX socket's path
+
+	mu   sync.Mutex
+	errs []error // what serve returned, per connection
+}
+
+// Serve listens on loopback TCP and on a UNIX socket and serves each
+// connection with serve on a goroutine of its own. When the test ends it
+// closes the listeners and every open connection, waits for every
+// goroutine it started, and removes the socket's directory.
+func Serve(t testing.TB, serve func(io.ReadWriter) error) *Served {
+	t.Helper()
+	s := &Served{}
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A short directory: sun_path holds 108 bytes and t.TempDir() can be
+	// longer.
+	dir, err := os.MkdirTemp("", "hoplat-mysql-")
+	if err != nil {
+		tl.Close()
+		t.Fatal(err)
+	}
+	s.Sock = filepath.Join(dir, "mysqld.sock")
+	ul, err := net.Listen("unix", s.Sock)
+	if err != nil {
+		tl.Close()
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	s.TCPAddr = tl.Addr().String()
+	var wg sync.WaitGroup
+	var connsMu sync.Mutex
+	conns := map[net.Conn]bool{}
+	for _, l := range []net.Listener{tl, ul} {
+		wg.Go(func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				connsMu.Lock()
+				conns[c] = true
+				connsMu.Unlock()
+				wg.Go(func() {
+					err := serve(c)
+					// Recorded before the close, so that a client that
+					// has seen the connection end finds its error.
+					s.mu.Lock()
+					s.errs = append(s.errs, err)
+					s.mu.Unlock()
+					c.Close()
+					connsMu.Lock()
+					delete(conns, c)
+					connsMu.Unlock()
+				})
+			}
+		})
+	}
+	t.Cleanup(func() {
+		tl.Close()
+		ul.Close()
+		connsMu.Lock()
+		for c := range conns {
+			c.Close()
+		}
+		connsMu.Unlock()
+		wg.Wait()
+		os.RemoveAll(dir)
+	})
+	return s
+}
+
+// Errors returns the non-nil errors connections ended with so far: every
+// connection whose end a client has seen is among them.
+func (s *Served) Errors() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []error
+	for _, e := range s.errs {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// DialRaw connects over network, closing the connection when the test
+// ends.
+func DialRaw(t testing.TB, network, addr string) net.Conn {
+	t.Helper()
+	nc, err := net.Dial(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return nc
+}
+
+// AsServerError is the server's error err carries, or nil.
+func AsServerError(err error) *wire.ServerError {
+	var se *wire.ServerError
+	if errors.As(err, &se) {
+		return se
+	}
+	return nil
+}
+
+// Main runs a package's tests as the MySQL packages do: then it removes
+// the binaries peer built, stops the MariaDB the integration tests share
+// (so the package starts it at most once), and fails the package if its
+// tests left file descriptors open or goroutines running. It returns the
+// exit code.
+func Main(m *testing.M, pkg string) int {
+	check := leak.Start(pkg)
+	code := m.Run()
+	peer.RemoveBuilt()
+	if err := mariadbtest.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	return check.Finish(code, true)
+}

@@ -1,0 +1,21 @@
+package iomodel_test
+
+import (
+	"fmt"
+
+	"github.com/hoplat/hoplat/iomodel"
+)
+
+// Auto holds a connection blocking on an OS thread of its own while the
+// connections held at once fit AutoPerCPU per CPU, and takes the netpoller
+// beyond.
+func ExampleChoose() {
+	for _, n := range []int{1, iomodel.AutoPerCPU, iomodel.AutoPerCPU + 1} {
+		m, _ := iomodel.Choose(n, 1)
+		fmt.Println(n, m)
+	}
+	// Output:
+	// 1 blocking
+	// 16 blocking
+	// 17 netpoll
+}

@@ -1,0 +1,13 @@
+package mock
+
+import (
+	"os"
+	"testing"
+
+	"github.com/hoplat/hoplat/internal/mysqltest"
+)
+
+// TestMain stops the MariaDB that the integration tests share, so the
+// package starts it at most once, then fails the package if its tests
+// leave file descriptors open or goroutines running.
+func TestMain(m *testing.M) { os.Exit(mysqltest.Main(m, "responder/mock")) }
