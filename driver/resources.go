@@ -96,6 +96,9 @@ func (r *resourceRounds) perRequest(series []CellRounds, _ int, _ time.Duration)
 	}
 }
 
+// observe keeps the peaks of cell's processes after one of its rounds:
+// the client's from smp, the relays' of p and the server's from /proc;
+// serverPID is a backend's that hopbench did not start, 0 when unknown.
 func (r *resourceRounds) observe(cell int, p hop.Path, topo *Topology, serverPID int, smp hop.Sample) {
 	res := &r.cells[cell]
 	r.seen[cell] = true
