@@ -97,34 +97,13 @@ func StartLocked(cmd *exec.Cmd, cpus CPUSet, nice int) error {
 }
 
 // NewGroup makes cmd, once started, the leader of a process group of its
-// own (setpgid(2)), so that TerminateGroup and KillGroup reach it and
+// own (setpgid(2)), so that hosts.TerminateGroup and KillGroup reach it and
 // everything it forks, and a terminal's Ctrl-C reaches only the parent. It
 // also asks the kernel to send the child SIGTERM when the thread that
 // forked it exits (prctl(2), PR_SET_PDEATHSIG): a parent killed outright
 // does not leave its children running. NewGroup replaces cmd.SysProcAttr.
 func NewGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-}
-
-// TerminateGroup sends SIGTERM to the process group that pid leads (kill(2)
-// with -pid), or to pid alone if that fails: pid did not start its own
-// group.
-func TerminateGroup(pid int) error { return signalGroup(pid, unix.SIGTERM) }
-
-// KillGroup sends SIGKILL as TerminateGroup sends SIGTERM.
-func KillGroup(pid int) error { return signalGroup(pid, unix.SIGKILL) }
-
-func signalGroup(pid int, sig unix.Signal) error {
-	if pid <= 0 {
-		return fmt.Errorf("affinity: signal %v to process group %d: not a process id", sig, pid)
-	}
-	if unix.Kill(-pid, sig) == nil {
-		return nil
-	}
-	if err := unix.Kill(pid, sig); err != nil {
-		return fmt.Errorf("affinity: signal %v to process %d: %w", sig, pid, os.NewSyscallError("kill", err))
-	}
-	return nil
 }
 
 // ProcessCPUs returns the CPUs process pid may run on: the mask of its main

@@ -307,61 +307,6 @@ func TestNanosleep(t *testing.T) {
 	}
 }
 
-// TerminateGroup and KillGroup reach what the leader forked: a shell's
-// background child dies with it.
-func TestSignalGroup(t *testing.T) {
-	for name, signal := range map[string]func(int) error{"terminate": TerminateGroup, "kill": KillGroup} {
-		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command("sh", "-c", "sleep 600 & echo $!; wait")
-			NewGroup(cmd)
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := StartOn(cmd, CPUSet{}); err != nil {
-				t.Fatal(err)
-			}
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			if err != nil {
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("shell printed %q, %v", line, err)
-			}
-			child, err := strconv.Atoi(strings.TrimSpace(line))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A pidfd polls readable once the process has exited
-			// (pidfd_open(2)), reaped or not.
-			pidfd, err := unix.PidfdOpen(child, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer unix.Close(pidfd)
-			if err := signal(cmd.Process.Pid); err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Wait(); err == nil {
-				t.Error("shell exited 0 after the group signal")
-			}
-			pfd := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-			for {
-				n, err := unix.Poll(pfd, 10000)
-				if err == unix.EINTR {
-					continue
-				}
-				if err != nil || n != 1 {
-					t.Fatalf("background child %d still running 10s after the group signal (%d, %v)", child, n, err)
-				}
-				break
-			}
-		})
-	}
-	if err := TerminateGroup(0); err == nil {
-		t.Error("TerminateGroup(0) succeeded")
-	}
-}
-
 // PinProcess moves a running process's threads, all of them, and hands
 // back the mask it had so that it can be put back.
 func TestPinProcess(t *testing.T) {

@@ -31,18 +31,6 @@ func StartLocked(cmd *exec.Cmd, cpus CPUSet, nice int) error {
 // facilities here.
 func NewGroup(cmd *exec.Cmd) {}
 
-// TerminateGroup needs Linux process groups; the caller signals the process
-// itself.
-func TerminateGroup(pid int) error {
-	return fmt.Errorf("affinity: terminate process group %d: %w", pid, errors.ErrUnsupported)
-}
-
-// KillGroup needs Linux process groups; the caller kills the process
-// itself.
-func KillGroup(pid int) error {
-	return fmt.Errorf("affinity: kill process group %d: %w", pid, errors.ErrUnsupported)
-}
-
 // ProcessCPUs needs Linux's sched_getaffinity(2).
 func ProcessCPUs(pid int) (CPUSet, error) {
 	return CPUSet{}, fmt.Errorf("affinity: CPUs of process %d: %w", pid, errors.ErrUnsupported)

@@ -19,7 +19,7 @@ import (
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/locate"
 	"github.com/hoplat/hoplat/proxyconf"
-	"github.com/hoplat/hoplat/relay"
+	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -32,11 +32,7 @@ const (
 
 // DefaultPaths is every path: direct, haproxy and each relay engine.
 func DefaultPaths() []string {
-	p := []string{PathDirect, PathHAProxy}
-	for _, e := range relay.Engines {
-		p = append(p, string(e))
-	}
-	return p
+	return append([]string{PathDirect, PathHAProxy}, roles.Engines...)
 }
 
 // Published are field-notes.md §4's figures (transactions per second, one
@@ -199,25 +195,9 @@ func Bench(ctx context.Context, cfg BenchConfig) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("galera: %w (install sysbench, or run make deps)", err)
 	}
-	var haproxy, hoprelay string
-	for _, p := range cfg.Paths {
-		switch p {
-		case PathDirect:
-		case PathHAProxy:
-			if haproxy, err = locate.Find("haproxy"); err != nil {
-				return nil, fmt.Errorf("galera: %w (install haproxy, or run make deps)", err)
-			}
-		default:
-			if hoprelay != "" {
-				continue
-			}
-			hoprelay = cfg.Hoprelay
-			if hoprelay == "" {
-				if hoprelay, err = locate.Program("hoprelay"); err != nil {
-					return nil, fmt.Errorf("galera: %w (run make build)", err)
-				}
-			}
-		}
+	haproxy, hoprelay, err := proxyPrograms(cfg)
+	if err != nil {
+		return nil, err
 	}
 	hs := []hosts.Host{{Name: appHost, Kind: hosts.NetNS, Namespace: appHost}}
 	var nodes []string
@@ -237,6 +217,53 @@ func Bench(ctx context.Context, cfg BenchConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep := newReport(ctx, cfg, cl)
+	b := &bench{cfg: cfg, tb: tb, cl: cl, sysbench: sysbench}
+	if err := b.prepare(ctx); err != nil {
+		return nil, err
+	}
+	targets, err := b.startPaths(ctx, haproxy, hoprelay)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Workloads {
+		rows, err := b.workload(ctx, w, targets)
+		if err != nil {
+			return nil, err
+		}
+		rep.Rows = append(rep.Rows, rows...)
+	}
+	return rep, nil
+}
+
+// proxyPrograms finds the programs cfg's paths run: HAProxy for its path,
+// hoprelay for the engines' ("" where no path needs it).
+func proxyPrograms(cfg BenchConfig) (haproxy, hoprelay string, err error) {
+	for _, p := range cfg.Paths {
+		switch p {
+		case PathDirect:
+		case PathHAProxy:
+			if haproxy, err = locate.Find("haproxy"); err != nil {
+				return "", "", fmt.Errorf("galera: %w (install haproxy, or run make deps)", err)
+			}
+		default:
+			if hoprelay != "" {
+				continue
+			}
+			hoprelay = cfg.Hoprelay
+			if hoprelay == "" {
+				if hoprelay, err = locate.Program("hoprelay"); err != nil {
+					return "", "", fmt.Errorf("galera: %w (run make build)", err)
+				}
+			}
+		}
+	}
+	return haproxy, hoprelay, nil
+}
+
+// newReport is the table's heading: the configuration, the nodes, and the
+// server's and the provider's versions where the cluster says them.
+func newReport(ctx context.Context, cfg BenchConfig, cl *Cluster) *Report {
 	rep := &Report{Config: cfg}
 	for _, n := range cl.Nodes() {
 		rep.Nodes = append(rep.Nodes, n.Endpoint())
@@ -247,54 +274,49 @@ func Bench(ctx context.Context, cfg BenchConfig) (*Report, error) {
 	if m, err := cl.GlobalStatus(ctx, 0, "wsrep_provider_version"); err == nil {
 		rep.Wsrep = m["wsrep_provider_version"]
 	}
-	b := &bench{cfg: cfg, tb: tb, cl: cl, sysbench: sysbench}
-	if err := b.prepare(ctx); err != nil {
-		return nil, err
+	return rep
+}
+
+// workload runs one workload on every path. Its paths run in interleaved
+// rounds (direct, haproxy, goroutine, …, then again), so that a drift of
+// the machine over the rounds falls on every path alike; each row keeps
+// its median run.
+func (b *bench) workload(ctx context.Context, w string, targets map[string]target) ([]Row, error) {
+	cfg := b.cfg
+	rows := make([]Row, len(cfg.Paths))
+	for i, p := range cfg.Paths {
+		rows[i] = Row{Workload: w, Path: p, Threads: cfg.ProxyThreads}
+		if p == PathDirect {
+			rows[i].Threads = cfg.DirectThreads
+		}
+		rows[i].Err = targets[p].err
 	}
-	targets, err := b.startPaths(ctx, haproxy, hoprelay)
-	if err != nil {
-		return nil, err
-	}
-	// Each workload's paths run in interleaved rounds (direct, haproxy,
-	// goroutine, …, then again), so that a drift of the machine over the
-	// rounds falls on every path alike.
-	for _, w := range cfg.Workloads {
-		rows := make([]Row, len(cfg.Paths))
+	for round := range cfg.Runs {
+		if cfg.Runs > 1 {
+			fmt.Fprintf(cfg.Progress, "galera: %s: round %d of %d\n", w, round+1, cfg.Runs)
+		}
 		for i, p := range cfg.Paths {
-			rows[i] = Row{Workload: w, Path: p, Threads: cfg.ProxyThreads}
-			if p == PathDirect {
-				rows[i].Threads = cfg.DirectThreads
+			row := &rows[i]
+			if row.Err != nil {
+				continue
 			}
-			rows[i].Err = targets[p].err
-		}
-		for round := range cfg.Runs {
-			if cfg.Runs > 1 {
-				fmt.Fprintf(cfg.Progress, "galera: %s: round %d of %d\n", w, round+1, cfg.Runs)
+			res, conns, err := b.run(ctx, w, p, targets[p], row.Threads)
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
 			}
-			for i, p := range cfg.Paths {
-				row := &rows[i]
-				if row.Err != nil {
-					continue
-				}
-				res, conns, err := b.run(ctx, w, p, targets[p], row.Threads)
-				if err := ctx.Err(); err != nil {
-					return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
-				}
-				if err != nil {
-					row.Err = err
-					fmt.Fprintf(cfg.Progress, "galera: %s %s: %v\n", w, p, err)
-					continue
-				}
-				row.Runs = append(row.Runs, res)
-				row.runConns = append(row.runConns, conns)
+			if err != nil {
+				row.Err = err
+				fmt.Fprintf(cfg.Progress, "galera: %s %s: %v\n", w, p, err)
+				continue
 			}
+			row.Runs = append(row.Runs, res)
+			row.runConns = append(row.runConns, conns)
 		}
-		for i := range rows {
-			rows[i].pickMedian()
-		}
-		rep.Rows = append(rep.Rows, rows...)
 	}
-	return rep, nil
+	for i := range rows {
+		rows[i].pickMedian()
+	}
+	return rows, nil
 }
 
 // pickMedian sets Result and NodeConnections from the run of median tps

@@ -55,7 +55,6 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	if cfg.Sweeping() {
 		return b.sweep(ctx, cfg, pingpong, began) // sweep.go
 	}
-	paths := cfg.Paths()
 	regimes, err := cfg.regimes()
 	if err != nil {
 		return nil, err
@@ -75,22 +74,65 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			}
 		}()
 	}
-	// Regimes outermost: each is a topology of its own, pinned as it
-	// starts, and its paths are compared with each other only.
-	var stages []Stage
-	placements := map[string]affinity.Placement{}
+	pl := newPlan(cfg, pingpong, regimes)
+	b.roundCap = roundCap(cfg, pl.steps())
+	pl.progress = newProgress(cfg.Progress, cfg.ProgressLevel, pl.steps(), cfg.Time+cfg.Warmup)
+	defer pl.progress.finish()
+	rep := b.newReport(cfg, pl.paths, regimes)
+	// Steal is the run's, probe included: a vCPU the hypervisor did not
+	// run for a while makes every figure of that while slower.
+	steal := probe.StartSteal()
+	if err := b.probeMachine(ctx, cfg, rep, pl.progress); err != nil {
+		return nil, err
+	}
+	b.tracing = openTracing(ctx, cfg, b.hosts != nil)
+	defer b.tracing.close()
+	b.expect(pl, rep)
+	all, err := b.runStages(ctx, pl, rep)
+	if err != nil {
+		return nil, err
+	}
+	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
+		rep.Machine.StealPct = pct
+	}
+	b.explain(cfg, rep, all)
+	rep.Elapsed = time.Since(began).Seconds()
+	return rep, nil
+}
+
+// plan is what a run's stages are built from: its paths, and its stages
+// with the placement of each stage's regime. Regimes are outermost: each
+// is a topology of its own, pinned as it starts, and its paths are
+// compared with each other only.
+type plan struct {
+	cfg        Config
+	pingpong   string
+	paths      []hop.Path
+	stages     []Stage
+	placements map[string]affinity.Placement
+	progress   *progress
+}
+
+func newPlan(cfg Config, pingpong string, regimes []Regime) *plan {
+	pl := &plan{cfg: cfg, pingpong: pingpong, paths: cfg.Paths(), placements: map[string]affinity.Placement{}}
 	for _, g := range regimes {
-		placements[g.Name] = g.Placement
+		pl.placements[g.Name] = g.Placement
 		for _, st := range Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows) {
 			st.Regime = g.Name
-			stages = append(stages, st)
+			pl.stages = append(pl.stages, st)
 		}
 	}
-	steps := len(stages) * cfg.Rounds * len(paths) * len(cfg.Threads)
-	b.roundCap = roundCap(cfg, steps)
-	progress := newProgress(cfg.Progress, cfg.ProgressLevel, steps, cfg.Time+cfg.Warmup)
-	defer progress.finish()
-	var all []CellRounds
+	return pl
+}
+
+// steps is how many rounds the run's stages hold.
+func (pl *plan) steps() int {
+	return len(pl.stages) * pl.cfg.Rounds * len(pl.paths) * len(pl.cfg.Threads)
+}
+
+// newReport is the run's report before any figure: its configuration,
+// environment and regimes.
+func (b *bench) newReport(cfg Config, paths []hop.Path, regimes []Regime) *hop.Report {
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
 		note := g.Note()
@@ -99,61 +141,64 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 		}
 		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: note})
 	}
-	// Steal is the run's, probe included: a vCPU the hypervisor did not
-	// run for a while makes every figure of that while slower.
-	steal := probe.StartSteal()
+	return rep
+}
+
+// probeMachine measures the machine's constants into rep; a probe that
+// fails is a warning, unless the run was cancelled.
+func (b *bench) probeMachine(ctx context.Context, cfg Config, rep *hop.Report, progress *progress) error {
 	progress.say("probing the machine: wake-ups and loopback legs, pinned")
-	if m, err := cfg.Probe(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	m, err := cfg.Probe(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
 		rep.Warnings = append(rep.Warnings, err.Error())
 		progress.warn(err)
-	} else {
+	default:
 		rep.Machine = &m
 		progress.say("%s", m.Summary())
 	}
-	b.tracing = openTracing(ctx, cfg, b.hosts != nil)
-	defer b.tracing.close()
+	return nil
+}
+
+// expect says whether the run is traced and tells the progress what
+// follows the rounds: after its rounds each cell has a traced round
+// (three pingpong runs and the assembly of the records) and each path a
+// connect-only series.
+func (b *bench) expect(pl *plan, rep *hop.Report) {
+	cfg := pl.cfg
 	rep.Tracer = b.tracing.info()
 	if b.tracing.tr != nil {
-		progress.say("tracer on: %.0f ns per record, taken off the traced segments", rep.Tracer.PerRecordNs)
+		pl.progress.say("tracer on: %.0f ns per record, taken off the traced segments", rep.Tracer.PerRecordNs)
 	} else {
-		progress.say("not traced: %s", b.tracing.note)
+		pl.progress.say("not traced: %s", b.tracing.note)
 	}
-	// After its rounds each cell has a traced round (three pingpong runs
-	// and the assembly of the records) and each path a connect-only series.
 	traces, conns := 0, 0
 	if b.tracing.tr != nil {
-		traces = len(stages) * len(paths) * len(cfg.Threads)
+		traces = len(pl.stages) * len(pl.paths) * len(cfg.Threads)
 	}
 	if cfg.Proto == ProtoMySQL && cfg.ConnectTime >= 0 {
-		conns = len(stages) * len(paths)
+		conns = len(pl.stages) * len(pl.paths)
 	}
-	progress.expect(traces, 3*cfg.Warmup+cfg.Time+300*time.Millisecond, conns, cfg.ConnectTime+50*time.Millisecond)
+	pl.progress.expect(traces, 3*cfg.Warmup+cfg.Time+300*time.Millisecond, conns, cfg.ConnectTime+50*time.Millisecond)
+}
+
+// runStages runs the plan's stages in order and gathers their series,
+// skips, pinning, sizing and warnings into rep. A cancelled run stops at
+// the stage it was in: the report is partial, the stages not reached its
+// rows still, unmeasured; with no kept round at all it is ctx's error.
+func (b *bench) runStages(ctx context.Context, pl *plan, rep *hop.Report) ([]CellRounds, error) {
+	cfg := pl.cfg
+	var all []CellRounds
 	pinning := map[string]string{}
-	var stopped *stop
-	for si, st := range stages {
-		sr, err := b.runStage(ctx, cfg, pingpong, paths, st, placements[st.Regime], si, len(stages), progress)
+	for si, st := range pl.stages {
+		sr, err := b.runStage(ctx, &stageRun{cfg: cfg, pingpong: pl.pingpong, paths: pl.paths, st: st,
+			placement: pl.placements[st.Regime], index: si, of: len(pl.stages), progress: pl.progress})
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, sr.series...)
-		if stopped = sr.stopped; stopped != nil {
-			stopped.stage, stopped.regime = si, st.Regime
-			if !keptAny(all, cfg.Discard) {
-				return nil, ctx.Err()
-			}
-			// A stage stopped before its rounds, and the stages not
-			// reached, are the report's rows still: unmeasured.
-			later := stages[si+1:]
-			if len(sr.series) == 0 {
-				later = stages[si:]
-			}
-			for _, st := range later {
-				all = append(all, unmeasured(st, paths, cfg.Threads, slices.Concat(rep.Skipped, sr.skipped))...)
-			}
-		}
 		for _, s := range sr.skipped {
 			if !slices.Contains(rep.Skipped, s) {
 				rep.Skipped = append(rep.Skipped, s)
@@ -164,27 +209,42 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 			rep.Config.RoundSizing = append(rep.Config.RoundSizing, *sr.sizing)
 		}
 		rep.Warnings = append(rep.Warnings, sr.warnings...)
-		if stopped != nil {
+		if stopped := sr.stopped; stopped != nil {
+			stopped.stage, stopped.regime = si, st.Regime
+			if !keptAny(all, cfg.Discard) {
+				return nil, ctx.Err()
+			}
+			// A stage stopped before its rounds, and the stages not
+			// reached, are the report's rows still: unmeasured.
+			later := pl.stages[si+1:]
+			if len(sr.series) == 0 {
+				later = pl.stages[si:]
+			}
+			for _, st := range later {
+				all = append(all, unmeasured(st, pl.paths, cfg.Threads, slices.Concat(rep.Skipped, sr.skipped))...)
+			}
+			rep.Partial = true
+			rep.PartialReason = stopped.reason(context.Cause(ctx), len(pl.stages), cfg.Rounds)
+			pl.progress.say("%s: reporting the rounds completed", rep.PartialReason)
 			break
 		}
 	}
-	if stopped != nil {
-		rep.Partial = true
-		rep.PartialReason = stopped.reason(context.Cause(ctx), len(stages), cfg.Rounds)
-		progress.say("%s: reporting the rounds completed", rep.PartialReason)
+	if len(pinning) > 0 {
+		rep.Env.Pinning = pinning
 	}
+	return all, nil
+}
+
+// explain analyses the run's series into rep: its paths and chains, the
+// machine's states, the tracer's findings, the explanation of each hop and
+// the verdicts.
+func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
 	for _, p := range rep.Paths {
 		// In the report only: every text style prints it.
 		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
 			rep.Warnings = append(rep.Warnings, w)
 		}
-	}
-	if len(pinning) > 0 {
-		rep.Env.Pinning = pinning
-	}
-	if pct, err := steal.Pct(); err == nil && rep.Machine != nil {
-		rep.Machine.StealPct = pct
 	}
 	if rep.Machine != nil {
 		rep.Machine.States = hop.States(rep.Paths)
@@ -208,8 +268,6 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	hop.Explain(rep.Paths, rep.Machine)
 	b.hosts.describe(rep, cfg.Backend)
 	rep.Verdicts = hop.Verdicts(rep)
-	rep.Elapsed = time.Since(began).Seconds()
-	return rep, nil
 }
 
 // stageResult is what one stage measured and noticed.
@@ -276,298 +334,6 @@ func unmeasured(st Stage, paths []hop.Path, threads []int, skipped []hop.Skip) [
 		out = append(out, CellRounds{Stage: st, Cell: c})
 	}
 	return out
-}
-
-func (b *bench) runStage(ctx context.Context, cfg Config, pingpong string, paths []hop.Path, st Stage, placement affinity.Placement, si, nstages int, progress *progress) (sr stageResult, err error) {
-	// sr is a named result so that the deferred Stop's warnings reach
-	// the caller.
-	spec := TopologySpec{
-		TempRoot: cfg.TempRoot,
-		Backend:  cfg.Backend,
-		Responder: Responder{
-			Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(placement, roles.Server),
-		},
-		Nice:      cfg.Nice,
-		Paths:     paths,
-		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(placement, roles.Relay)},
-		Stats:     cfg.Stats,
-		Placement: placement,
-		Locate:    cfg.Locate,
-		Hosts:     b.hosts,
-		Proxies:   cfg.Proxies,
-	}
-	topo, err := Build(ctx, spec)
-	if err != nil {
-		if ctx.Err() != nil {
-			return stageResult{stopped: &stop{phase: "starting the components"}}, nil
-		}
-		return stageResult{}, err
-	}
-	warn := func(err error) {
-		if err != nil && ctx.Err() == nil {
-			sr.warnings = append(sr.warnings, err.Error())
-			progress.warn(err)
-		}
-	}
-	defer func() { warn(topo.Stop()) }()
-	if b.server != nil {
-		topo.Pinning[roles.Server] = b.server.cpus
-	}
-	var live []hop.Path
-	for _, p := range paths {
-		if _, ok := topo.Entries[p]; ok {
-			live = append(live, p)
-		}
-	}
-	for _, s := range topo.Skipped {
-		progress.skip(s)
-	}
-	for _, n := range topo.Notes {
-		if !slices.Contains(sr.warnings, n) {
-			sr.warnings = append(sr.warnings, n)
-		}
-	}
-	gone := len(paths) - len(live)
-	progress.drop(gone*len(cfg.Threads)*cfg.Rounds, gone*len(cfg.Threads), gone)
-	if cfg.RoundRequests > 0 && len(live) > 0 {
-		// Every round of the stage, and every per-request figure taken
-		// over its rounds, runs the sized length from here on.
-		d, rs, err := b.sizeRounds(ctx, cfg, pingpong, st, placement, topo, live, b.roundCap)
-		if err != nil {
-			if ctx.Err() != nil {
-				sr.stopped = &stop{phase: "sizing the rounds"}
-				return sr, nil
-			}
-			return stageResult{}, err
-		}
-		cfg.Time, sr.sizing = d, &rs
-		progress.sized(rs)
-	}
-	cells := Cells(live, cfg.Threads)
-	sr.series = make([]CellRounds, len(cells))
-	for i, c := range cells {
-		sr.series[i] = CellRounds{Stage: st, Cell: c, Series: hop.Series{Samples: make([]hop.Sample, cfg.Rounds)}}
-	}
-	client := clientFor(cfg, st, placement)
-	clientCPUs, _ := placement.For(roles.Client)
-	relays := newRelayRounds(cells, topo, cfg.Stats, cfg.Discard)
-	kworkers := newKworkerRounds(cells, cfg.Rounds, placement, b.hosts != nil)
-	use := newResourceRounds(len(cells)) // resources.go
-	serverPID := 0
-	if b.server != nil {
-		serverPID = b.server.pid
-	}
-	ends := newEndpointRounds(len(cells), cfg.Rounds, topo, b.hosts != nil)
-	// done counts each cell's completed rounds: a cancelled run keeps
-	// those, and drops the step it cut short.
-	done := make([]int, len(cells))
-	// Relays on this machine start afresh before every cycle of rounds
-	// but the first (Topology.Respawn); a user's proxies and other hosts'
-	// relays run through the stage.
-	respawn := b.hosts == nil && len(cfg.Proxies) == 0
-	for _, step := range Schedule(len(cells), cfg.Rounds) {
-		c := cells[step.Cell]
-		if respawn && step.Round > 0 && step.Cell == 0 {
-			if err := topo.Respawn(ctx, spec); err != nil {
-				if ctx.Err() != nil {
-					break
-				}
-				return stageResult{}, err
-			}
-		}
-		relayBase := relays.snap(ctx, step.Cell, c, step.Round)
-		if ctx.Err() != nil {
-			break
-		}
-		progress.begin(st, si, nstages, step, cfg.Rounds, cfg.Discard, len(cells), c)
-		argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, topo.Entries[c.Path], c.Threads))
-		if err != nil {
-			return stageResult{}, err
-		}
-		kwBase := kworkers.begin(step.Cell)
-		serverBase := ends.begin()
-		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
-		if ctx.Err() != nil {
-			break
-		}
-		ends.end(step.Cell, step.Round, serverBase)
-		kworkers.end(step.Cell, step.Round, kwBase)
-		relayEnd := relays.snap(ctx, step.Cell, c, step.Round)
-		if ctx.Err() != nil {
-			break // before add: the relays' totals keep the rounds kept
-		}
-		warn(relays.add(step.Cell, relayBase, relayEnd))
-		if err != nil {
-			smp = hop.Sample{Failed: err.Error()}
-		} else if smp.TPS == 0 && (smp.Hist == nil || smp.Hist.Count() == 0) {
-			// A round in which no reply came back has no figures, and a
-			// p50 of 0 must not pair with its baseline's. On loopback this
-			// is a reply held past the round's end, as a retransmission
-			// after the 200 ms minimum RTO would hold it.
-			smp = hop.Sample{Failed: "no request completed in the round (a reply stalled past its end)"}
-		}
-		sr.series[step.Cell].Samples[step.Round] = smp
-		done[step.Cell]++
-		use.observe(step.Cell, c.Path, topo, serverPID, smp)
-		progress.end(smp)
-	}
-	if ctx.Err() != nil {
-		for i := range sr.series {
-			sr.series[i].Samples = sr.series[i].Samples[:done[i]]
-		}
-		sr.stopped = &stop{rounds: slices.Min(append(done, cfg.Rounds))}
-	}
-	// stopIn marks the stage stopped in a phase past its rounds, which
-	// are all kept.
-	stopIn := func(phase string) {
-		if sr.stopped == nil {
-			sr.stopped = &stop{rounds: cfg.Rounds, phase: phase}
-		}
-	}
-	if sr.stopped == nil && b.tracing.tr != nil && b.tracing.floorPct == nil && sharesOneCPU(placement) {
-		// The tracer's floor, once a run, on its packed direct path.
-		for i, c := range cells {
-			if c.Path.Relay != hop.Direct {
-				continue
-			}
-			// Rounds as long as the untraced ones beside a traced round.
-			floor := client
-			floor.Time = max(tracedTime(cfg.Time, sr.series[i].Samples, cfg.Discard)/2, 50*time.Millisecond)
-			argv, err := b.hosts.argv(roles.Client, floor.Args(pingpong, topo.Entries[c.Path], c.Threads))
-			if err != nil {
-				return stageResult{}, err
-			}
-			progress.say("tracer floor: hooks that return at once, on %s", c.Path.Name())
-			b.tracing.measureFloor(ctx, argv, client.Env(), clientCPUs)
-			if ctx.Err() != nil {
-				stopIn("the tracer's floor")
-				b.tracing.floorPct, b.tracing.floorNote = nil, "tracer floor: the run was interrupted"
-			}
-			break
-		}
-	}
-	for i, c := range cells {
-		if b.tracing.tr == nil {
-			sr.series[i].TraceNote = b.tracing.note
-			continue
-		}
-		if sr.stopped != nil {
-			sr.series[i].TraceNote = "the run was interrupted before its traced round"
-			continue
-		}
-		progress.trace(st, c)
-		traced := client
-		traced.Time = tracedTime(cfg.Time, sr.series[i].Samples, cfg.Discard)
-		argv, err := b.hosts.argv(roles.Client, traced.Args(pingpong, topo.Entries[c.Path], c.Threads))
-		if err != nil {
-			return stageResult{}, err
-		}
-		// The untraced rounds beside it are half as long: a thousand
-		// requests give their p50, and the run its time back.
-		beside := traced
-		beside.Time = max(traced.Time/2, 50*time.Millisecond)
-		besideArgv, err := b.hosts.argv(roles.Client, beside.Args(pingpong, topo.Entries[c.Path], c.Threads))
-		if err != nil {
-			return stageResult{}, err
-		}
-		// A traced round that found no request (its records of the
-		// client missing) runs once more before the path goes untraced.
-		for try := 0; try < 2 && sr.series[i].Trace == nil && ctx.Err() == nil; try++ {
-			sr.series[i].Trace, sr.series[i].TraceNote = b.tracedRound(ctx, cfg, argv, besideArgv, client.Env(), clientCPUs, topo, c, placement)
-		}
-		// A traced round whose overhead is outside its band saw another
-		// machine than the untraced rounds beside it: it runs once more
-		// (with its own untraced rounds on either side), and if that one
-		// is outside too, the split is reported as not trusted.
-		if why := b.tracing.outsideBand(sr.series[i].Trace); why != "" && ctx.Err() == nil {
-			progress.retrace(st, c, why)
-			if again, note := b.tracedRound(ctx, cfg, argv, besideArgv, client.Env(), clientCPUs, topo, c, placement); again != nil {
-				sr.series[i].Trace, sr.series[i].TraceNote = again, note
-			}
-			if why := b.tracing.outsideBand(sr.series[i].Trace); why != "" {
-				sr.series[i].Trace.NotTrusted = why + ", twice"
-			}
-		}
-		if ctx.Err() != nil {
-			// The round in progress saw part of its requests: no split.
-			sr.series[i].Trace, sr.series[i].TraceNote = nil, "the run was interrupted in its traced round"
-			stopIn("the traced rounds")
-			continue
-		}
-		progress.traced(sr.series[i].Trace, sr.series[i].TraceNote)
-	}
-	for i := range sr.series {
-		sr.series[i].Resources = use.of(i)
-	}
-	relays.perRequest(sr.series, cfg.Time+cfg.Warmup)
-	kworkers.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
-	ends.perRequest(sr.series, cfg.Discard, cfg.Time+cfg.Warmup)
-	if sr.stopped == nil {
-		if err := b.connectSeries(ctx, cfg, pingpong, st, placement, topo, sr.series, progress); err != nil {
-			if ctx.Err() == nil {
-				return stageResult{}, err
-			}
-			stopIn("the connect-only series")
-		}
-	}
-	for i := range sr.series {
-		sr.series[i].ClientWakeUs = clientWakes(sr.series[i].Samples, cfg.Discard)
-	}
-	for _, s := range sr.series {
-		for _, smp := range s.Samples {
-			if smp.CPUs != "" {
-				topo.Pinning[roles.Client] = smp.CPUs
-			}
-			for k, v := range smp.Pinning {
-				topo.Pinning["client "+k] = v
-			}
-		}
-	}
-	for i := range sr.series {
-		sr.series[i].Placement = obtained(st.Regime, sr.series[i], topo, cfg.Discard)
-	}
-	sr.skipped, sr.pinning = topo.Skipped, topo.Pinning
-	return sr, nil
-}
-
-// connectSeries runs, for every path of the stage, one connect-only
-// pingpong: a series of whole connection set-ups, from which the p50 and
-// p99 of what a connection costs through the path. It runs after the
-// rounds, whose relay CPU is counted by then, and at the stage's first
-// thread count. mysql only: echo has no handshake to speak of.
-func (b *bench) connectSeries(ctx context.Context, cfg Config, pingpong string, st Stage, placement affinity.Placement, topo *Topology, series []CellRounds, progress *progress) error {
-	if cfg.Proto != ProtoMySQL || cfg.ConnectTime < 0 {
-		return nil
-	}
-	client := clientFor(cfg, st, placement)
-	client.ConnectOnly, client.Time, client.Warmup = true, cfg.ConnectTime, 0
-	clientCPUs, _ := placement.For(roles.Client)
-	done := map[hop.Path]*hop.Connect{}
-	for i := range series {
-		s := &series[i]
-		if c, ok := done[s.Cell.Path]; ok {
-			s.Connect = c
-			continue
-		}
-		progress.connect(st, s.Cell.Path)
-		argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, topo.Entries[s.Cell.Path], 1))
-		if err != nil {
-			return err
-		}
-		smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		var c *hop.Connect
-		if err == nil && smp.Hist != nil && smp.Hist.Count() > 0 {
-			c = &hop.Connect{P50Us: smp.Latency.P50, P99Us: smp.Latency.P99, N: smp.Hist.Count()}
-		}
-		progress.connected(c, err)
-		done[s.Cell.Path] = c
-		s.Connect = c
-	}
-	return nil
 }
 
 // obtained is the placement a series' components got, per component: the

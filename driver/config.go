@@ -74,8 +74,8 @@ type Config struct {
 	RelayLock   string // hoprelay --lock; "" for its default
 	// ConnectTime is how long each path's connect-only series runs after
 	// its rounds (mysql): many set-ups, for a p50 and p99 of a
-	// connection's cost; 0 for 100 ms (some 250-300 set-ups of a point
-	// select path on a 2-vCPU guest), negative for none.
+	// connection's cost; 0 for 100 ms (a few hundred set-ups of a point
+	// select path), negative for none.
 	ConnectTime time.Duration
 	Stats       bool // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
 	// Trace runs one more round of every path traced (package tracer),
@@ -114,7 +114,8 @@ type Config struct {
 // rounds, not four of 0.5 s: a hop's figure is the median of its paired
 // rounds, and six is the fewest whose [min, max] covers that median 95% of
 // the time; a round of 0.2 s still holds over a thousand round trips of
-// the slowest default path (spread, 150 µs), tens of thousands packed.
+// the slowest default path spread over two CPUs, tens of thousands packed
+// (docs/measurements.md, "Default round length").
 func DefaultConfig() Config {
 	return Config{
 		Command: "point-select",
@@ -124,8 +125,9 @@ func DefaultConfig() Config {
 		Rounds:  7,
 		Discard: 1,
 		// A round's p50 should rest on a thousand requests: a point
-		// select through a relay is 15-150 µs, so 0.2 s holds that or
-		// more, but an oltp-ro transaction against a database is
+		// select through a relay is tens to a hundred and some
+		// microseconds, so 0.2 s holds that or more, but an oltp-ro
+		// transaction against a database is
 		// milliseconds, and rounds of 0.2 s would hold a hundred: round
 		// sizing lengthens those.
 		RoundRequests: 1000,

@@ -3,9 +3,13 @@
 // path.go); build each stage's topology — a responder, relays in front of
 // it, socat and HAProxy when installed — as separate OS processes
 // (topology.go, components.go); run the load client over every path in
-// interleaved rounds (bench.go, pingpong.go); and collect the rounds'
-// samples and the relays' stats for results/hop, which explains what each
-// hop adds and writes the report (results.go, relaystats.go).
+// interleaved rounds (bench.go, stage.go, pingpong.go); and collect the
+// rounds' samples, and what the stage's observers (the relays' CPU and
+// stats, kworkers, the responder's CPU, resource peaks) read as each round
+// begins and ends, for results/hop, which explains what each hop adds and
+// writes the report (results.go, relayrounds.go, kworkers.go,
+// endpoints.go, resources.go). The tracer runs rounds of its own after a
+// stage's (trace.go).
 //
 // It measures nothing itself: every figure comes from a pingpong process, so
 // the driver's own scheduling never sits on a measured path.

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -24,9 +25,10 @@ import (
 // keeps them but counts 10 ms ticks, of the order of a µs per request over
 // a round.
 type endpointRounds struct {
-	pid int
-	err error            // the first failed reading, or why there is none
-	ran [][]serverSample // by cell, by round
+	pid  int
+	err  error            // the first failed reading, or why there is none
+	ran  [][]serverSample // by cell, by round
+	base time.Duration    // the responder's clock as the round in progress began
 }
 
 type serverSample struct {
@@ -52,27 +54,29 @@ func newEndpointRounds(cells, rounds int, topo *Topology, remote bool) *endpoint
 
 // begin reads the responder before a round; end after it, and keeps the
 // difference for the round.
-func (e *endpointRounds) begin() time.Duration {
+func (e *endpointRounds) begin(context.Context, int, int) {
+	e.base = 0
 	if e.err != nil {
-		return 0
+		return
 	}
 	g, err := affinity.ProcessClock(e.pid)
 	if err != nil {
 		e.err = err
 	}
-	return g
+	e.base = g
 }
 
-func (e *endpointRounds) end(cell, round int, base time.Duration) {
+func (e *endpointRounds) end(_ context.Context, cell, round int, _ hop.Sample) error {
 	if e.err != nil {
-		return
+		return nil
 	}
 	g, err := affinity.ProcessClock(e.pid)
 	if err != nil {
 		e.err = err
-		return
+		return nil
 	}
-	e.ran[cell][round] = serverSample{cpu: g - base, ok: true}
+	e.ran[cell][round] = serverSample{cpu: g - e.base, ok: true}
+	return nil
 }
 
 // perRequest sets every series' Endpoints: the client's and the server's

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -24,6 +25,7 @@ type kworkerRounds struct {
 	err  error               // the first failed reading: then no path gets kworker figures
 	ran  [][]kworkerSample   // by cell, by round
 	want func(cell int) bool // whether a cell is read
+	base affinity.Kworkers   // as the round in progress began
 }
 
 type kworkerSample struct {
@@ -75,28 +77,33 @@ func newKworkerRounds(cells []Cell, rounds int, placement affinity.Placement, re
 
 // begin reads the workers before cell's sample; end reads them after it
 // and keeps the difference for the cell's round.
-func (k *kworkerRounds) begin(cell int) affinity.Kworkers {
-	if k == nil || k.err != nil || !k.want(cell) {
-		return affinity.Kworkers{}
+func (k *kworkerRounds) begin(_ context.Context, cell, _ int) {
+	if k == nil {
+		return
+	}
+	k.base = affinity.Kworkers{}
+	if k.err != nil || !k.want(cell) {
+		return
 	}
 	r, err := affinity.ReadKworkers(k.cpus)
 	if err != nil {
 		k.err = err
 	}
-	return r
+	k.base = r
 }
 
-func (k *kworkerRounds) end(cell, round int, base affinity.Kworkers) {
+func (k *kworkerRounds) end(_ context.Context, cell, round int, _ hop.Sample) error {
 	if k == nil || k.err != nil || !k.want(cell) {
-		return
+		return nil
 	}
 	r, err := affinity.ReadKworkers(k.cpus)
 	if err != nil {
 		k.err = err
-		return
+		return nil
 	}
-	cpu, runs := r.Since(base)
+	cpu, runs := r.Since(k.base)
 	k.ran[cell][round] = kworkerSample{cpu: cpu, runs: runs, ok: true}
+	return nil
 }
 
 // perRequest sets each sockmap series' Kworkers and adds their CPU to its

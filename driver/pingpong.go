@@ -61,11 +61,10 @@ func (c Client) Args(bin string, target sockets.Addr, threads int) []string {
 		// Blocking, for client and responder alike: each connection's
 		// goroutine sleeps in the kernel's recvfrom holding its P, so a
 		// message costs the Go runtime no hand-off. With netpoll, on one
-		// CPU, every hop's round trips had two humps and each round's p50
-		// fell on one or the other (haproxy tcp->tcp, packed: rounds 25.9,
-		// 26.3, 35.5, 24.8, 25.1, 40.4 µs; direct tcp 13.8); blocking, in
-		// the same minutes, 13.6, 13.7, 13.2, 13.6, 13.5, 13.5 (direct 5.2),
-		// and the load generator no longer stands in the hop's figure.
+		// CPU, the netpoller's hand-off gave every hop's round trips two
+		// humps, and each round's p50 fell on one or the other; blocking,
+		// the load generator no longer stands in the hop's figure
+		// (docs/measurements.md, "Blocking load").
 		"--io", "blocking",
 	}
 	switch c.Proto {
@@ -249,7 +248,7 @@ func clientWakes(samples []hop.Sample, discard int) *float64 {
 // killGroup ends cmd's process group, or the process itself where there
 // are no process groups.
 func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil && affinity.KillGroup(cmd.Process.Pid) != nil {
+	if cmd.Process != nil && hosts.KillGroup(cmd.Process.Pid) != nil {
 		cmd.Process.Kill()
 	}
 }

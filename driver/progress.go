@@ -107,7 +107,18 @@ func (p *progress) left() time.Duration {
 	return (p.rounds.left() + p.traces.left() + p.conns.left()).Round(time.Second)
 }
 
-func (p *progress) begin(st Stage, stage, stages int, s Step, rounds, discard, cells int, c Cell) {
+// roundAt places a step in the run, for the progress line: its stage
+// (0-based) of stages, the run's rounds and discarded ones, and the
+// stage's cells.
+type roundAt struct {
+	st                     Stage
+	stage, stages          int
+	step                   Step
+	rounds, discard, cells int
+}
+
+func (p *progress) begin(at roundAt, c Cell) {
+	st, stage, stages, s, rounds, discard, cells := at.st, at.stage, at.stages, at.step, at.rounds, at.discard, at.cells
 	p.began = time.Now()
 	var round strings.Builder
 	if stages > 1 {

@@ -20,9 +20,9 @@ func TestProgressFitsTheWidth(t *testing.T) {
 		p := newProgress(&out, level, 4, time.Second)
 		p.say("machine: %s", long)
 		c := Cell{Path: hop.Path{Relay: hop.Goroutine, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1}, Threads: 128}
-		p.begin(Stage{Regime: RegimeSpread}, 1, 2, Step{Round: 0, Cell: 11}, 7, 1, 12, c)
+		p.begin(roundAt{st: Stage{Regime: RegimeSpread}, stage: 1, stages: 2, step: Step{Round: 0, Cell: 11}, rounds: 7, discard: 1, cells: 12}, c)
 		p.end(hop.Sample{TPS: 1234567, Latency: stats.Latency{P50: 12345.6, P95: 123456.7}, Errors: 1234})
-		p.begin(Stage{Regime: RegimeSpread}, 1, 2, Step{Round: 0, Cell: 10}, 7, 1, 12, c)
+		p.begin(roundAt{st: Stage{Regime: RegimeSpread}, stage: 1, stages: 2, step: Step{Round: 0, Cell: 10}, rounds: 7, discard: 1, cells: 12}, c)
 		p.end(hop.Sample{Failed: long})
 		p.finish()
 		text := strings.ReplaceAll(out.String(), "\r\033[K", "\n")

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
@@ -367,14 +366,14 @@ func reapDaemon(listen sockets.Addr, dir string) string {
 	if err != nil || !strings.Contains(string(cmdline), dir) {
 		return ""
 	}
-	affinity.TerminateGroup(pid)
+	hosts.TerminateGroup(pid)
 	for range 300 { // up to 3 s, as Process.Stop's grace
 		if !running(pid) {
 			return fmt.Sprintf("it left process %d listening on %s after it exited (stopped now)", pid, listen)
 		}
 		time.Sleep(10 * time.Millisecond) // a process we did not fork cannot be waited for
 	}
-	affinity.KillGroup(pid)
+	hosts.KillGroup(pid)
 	return fmt.Sprintf("it left process %d listening on %s after it exited (stopped now)", pid, listen)
 }
 

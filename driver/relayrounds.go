@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/hosts"
+	"github.com/hoplat/hoplat/results/hop"
 )
 
 // relayRounds measures what each cell's relays did over the cell's own kept
@@ -15,8 +16,10 @@ import (
 // HAProxy's one process had to be shared out among its paths.
 type relayRounds struct {
 	topo    *Topology
+	cells   []Cell
 	stats   bool
 	discard int
+	base    *relaySnap // as the round in progress began
 	cpu     []time.Duration
 	cpuOK   []bool
 	totals  []map[string]relayTotals // per cell, per stats file: summed over its kept rounds
@@ -31,7 +34,7 @@ type relaySnap struct {
 }
 
 func newRelayRounds(cells []Cell, topo *Topology, stats bool, discard int) *relayRounds {
-	r := &relayRounds{topo: topo, stats: stats, discard: discard,
+	r := &relayRounds{topo: topo, cells: cells, stats: stats, discard: discard,
 		cpu: make([]time.Duration, len(cells)), cpuOK: make([]bool, len(cells)),
 		totals: make([]map[string]relayTotals, len(cells)), statsOK: make([]bool, len(cells))}
 	for i, c := range cells {
@@ -42,15 +45,31 @@ func newRelayRounds(cells []Cell, topo *Topology, stats bool, discard int) *rela
 	return r
 }
 
+// begin reads the cell's relays as a round begins.
+func (r *relayRounds) begin(ctx context.Context, cell, round int) {
+	r.base = r.snap(ctx, cell, round)
+}
+
+// end reads them again as the round ends and adds the difference, unless
+// the run was cancelled meanwhile: the relays' totals keep the rounds kept.
+func (r *relayRounds) end(ctx context.Context, cell, round int, _ hop.Sample) error {
+	after := r.snap(ctx, cell, round)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return r.add(cell, r.base, after)
+}
+
 // snap reads the cell's relays, on a kept round; nil on a warm-up round or
 // a direct path.
-func (r *relayRounds) snap(ctx context.Context, cell int, c Cell, round int) *relaySnap {
+func (r *relayRounds) snap(ctx context.Context, cell, round int) *relaySnap {
 	if round < r.discard || (!r.cpuOK[cell] && !r.statsOK[cell]) {
 		return nil
 	}
-	s := &relaySnap{cpu: r.topo.relayCPUOf(c.Path)}
+	p := r.cells[cell].Path
+	s := &relaySnap{cpu: r.topo.relayCPUOf(p)}
 	if r.statsOK[cell] {
-		s.stats, s.err = r.topo.snapshotStatsOf(ctx, r.topo.Stats[c.Path])
+		s.stats, s.err = r.topo.snapshotStatsOf(ctx, r.topo.Stats[p])
 	}
 	return s
 }
@@ -113,14 +132,15 @@ func firstErr(errs ...error) error {
 
 // perRequest sets each relay series' RelayCPUUs, RelayUs and RelayWakeUs
 // from its own kept rounds. A round's requests are its rate times its
-// length with its warm-up, since the relay served the warm-up too.
-func (r *relayRounds) perRequest(series []CellRounds, round time.Duration) {
+// length with its warm-up, since the relay served the warm-up too; the
+// rounds before discard, which snap did not read, are not counted.
+func (r *relayRounds) perRequest(series []CellRounds, discard int, round time.Duration) {
 	for i := range series {
 		s := &series[i]
 		if r.cpuOK[i] {
 			n := 0.0
 			for j, smp := range s.Samples {
-				if j >= r.discard && smp.Failed == "" {
+				if j >= discard && smp.Failed == "" {
 					n += smp.TPS * round.Seconds()
 				}
 			}

@@ -2,8 +2,10 @@ package driver
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/hoplat/hoplat/results/hop"
 )
@@ -57,18 +59,46 @@ func statusNumber(v []byte) int64 {
 // memory, threads or descriptors grow with the connections, and by how
 // much per component.
 type resourceRounds struct {
-	cells []hop.Resources
-	seen  []bool
+	topo      *Topology
+	paths     []hop.Path // by cell
+	serverPID int        // a backend's that hopbench did not start, 0 when unknown
+	cells     []hop.Resources
+	seen      []bool
 }
 
-func newResourceRounds(cells int) *resourceRounds {
-	return &resourceRounds{cells: make([]hop.Resources, cells), seen: make([]bool, cells)}
+func newResourceRounds(cells []Cell, topo *Topology, serverPID int) *resourceRounds {
+	r := &resourceRounds{topo: topo, serverPID: serverPID,
+		cells: make([]hop.Resources, len(cells)), seen: make([]bool, len(cells))}
+	for _, c := range cells {
+		r.paths = append(r.paths, c.Path)
+	}
+	return r
 }
 
-// observe records cell's processes after one of its rounds: the client's
-// peak from the round's sample, the relays' and the server's from /proc
-// while they still run. serverPID is a backend's that hopbench did not
-// start, 0 when unknown.
+// begin has nothing to read: peaks are read as a round ends.
+func (r *resourceRounds) begin(context.Context, int, int) {}
+
+// end records cell's processes after one of its rounds, unless the run was
+// cancelled in it: the client's peak from the round's sample, the relays'
+// and the server's from /proc while they still run.
+func (r *resourceRounds) end(ctx context.Context, cell, _ int, smp hop.Sample) error {
+	if ctx.Err() == nil {
+		r.observe(cell, r.paths[cell], r.topo, r.serverPID, smp)
+	}
+	return nil
+}
+
+// perRequest sets each series' Resources; peaks are per round, not per
+// request, and every observed round counts.
+func (r *resourceRounds) perRequest(series []CellRounds, _ int, _ time.Duration) {
+	for i := range series {
+		series[i].Resources = r.of(i)
+	}
+}
+
+// observe keeps the peaks of cell's processes after one of its rounds:
+// the client's from smp, the relays' of p and the server's from /proc;
+// serverPID is a backend's that hopbench did not start, 0 when unknown.
 func (r *resourceRounds) observe(cell int, p hop.Path, topo *Topology, serverPID int, smp hop.Sample) {
 	res := &r.cells[cell]
 	r.seen[cell] = true

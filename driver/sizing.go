@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
@@ -48,7 +47,8 @@ func calibrationPath(live []hop.Path) hop.Path {
 // a round would be, and returns the stage's round length: long enough that
 // a round of that path holds cfg.RoundRequests requests. A calibration that
 // fails leaves cfg.Time, and says why.
-func (b *bench) sizeRounds(ctx context.Context, cfg Config, pingpong string, st Stage, placement affinity.Placement, topo *Topology, live []hop.Path, cap time.Duration) (time.Duration, hop.RoundSizing, error) {
+func (b *bench) sizeRounds(ctx context.Context, s *stageRun, live []hop.Path) (time.Duration, hop.RoundSizing, error) {
+	cfg, st, placement := s.cfg, s.st, s.placement
 	p := calibrationPath(live)
 	threads := cfg.Threads[0]
 	rs := hop.RoundSizing{Stage: stageLabel(cfg, st), Path: p.Name(), Target: cfg.RoundRequests, TimeS: cfg.Time.Seconds()}
@@ -56,7 +56,7 @@ func (b *bench) sizeRounds(ctx context.Context, cfg Config, pingpong string, st 
 		rs.BudgetS = cfg.Budget.Seconds()
 	}
 	client := clientFor(cfg, st, placement)
-	argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, topo.Entries[p], threads))
+	argv, err := b.hosts.argv(roles.Client, client.Args(s.pingpong, s.topo.Entries[p], threads))
 	if err != nil {
 		return 0, rs, err
 	}
@@ -79,7 +79,7 @@ func (b *bench) sizeRounds(ctx context.Context, cfg Config, pingpong string, st 
 	// The first thread count has the lowest rate, so every count of a
 	// sweep holds at least the target.
 	perRequest := time.Duration(float64(time.Second) / smp.TPS)
-	d, capped := sizedTime(cfg.Time, perRequest, cfg.RoundRequests, cap)
+	d, capped := sizedTime(cfg.Time, perRequest, cfg.RoundRequests, b.roundCap)
 	rs.RequestUs = float64(perRequest.Nanoseconds()) / 1e3
 	rs.TimeS, rs.Capped = d.Seconds(), capped
 	rs.Expected = int(smp.TPS * d.Seconds())

@@ -65,6 +65,22 @@ func (hb *hostBed) withServer(h string) *hostBed {
 	return &c
 }
 
+// sweepRun is one sweep: what it runs, on which regime's placement, and
+// the servers (targets) whose topologies it started (topos, stopped when it
+// ends).
+type sweepRun struct {
+	cfg       Config
+	pingpong  string
+	st        Stage
+	regime    Regime
+	instances int
+	targets   []sweepTarget
+	topos     []*Topology
+}
+
+// sweepPath is the one path a sweep runs.
+var sweepPath = hop.Path{Relay: hop.Direct, Client: hop.TCP, Upstream: hop.TCP}
+
 // sweep runs cfg as a sweep and reports it.
 func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began time.Time) (_ *hop.Report, err error) {
 	if err := cfg.checkSweep(); err != nil {
@@ -74,147 +90,33 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 	if err != nil {
 		return nil, err
 	}
-	g := regimes[0]
-	st := Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)[0]
-	st.Regime = g.Name
-	direct := hop.Path{Relay: hop.Direct, Client: hop.TCP, Upstream: hop.TCP}
-	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, []hop.Path{direct}), Env: cfg.Env(), Skipped: []hop.Skip{}, Paths: []hop.PathResult{}}
+	sr := &sweepRun{cfg: cfg, pingpong: pingpong, regime: regimes[0], instances: max(1, cfg.Instances)}
+	sr.st = Stages(cfg.ServiceTimes, cfg.Sizes, cfg.Rows)[0]
+	sr.st.Regime = sr.regime.Name
+	g := sr.regime
+	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, []hop.Path{sweepPath}), Env: cfg.Env(), Skipped: []hop.Skip{}, Paths: []hop.PathResult{}}
 	rep.Regimes = []hop.RegimeInfo{{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()}}
-
-	var targets []sweepTarget
-	var topos []*Topology
 	defer func() {
-		for _, t := range topos {
+		for _, t := range sr.topos {
 			if serr := t.Stop(); serr != nil && ctx.Err() == nil {
 				rep.Warnings = append(rep.Warnings, serr.Error())
 			}
 		}
 	}()
-	build := func(be Backend, hb *hostBed) (*Topology, error) {
-		t, err := Build(ctx, TopologySpec{
-			TempRoot: cfg.TempRoot,
-			Backend:  be,
-			Responder: Responder{
-				Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
-				User: cfg.User, Password: cfg.Password, CPUs: cpusOf(g.Placement, roles.Server),
-			},
-			Nice: cfg.Nice, Paths: []hop.Path{direct}, Placement: g.Placement, Locate: cfg.Locate, Hosts: hb,
-		})
-		if err != nil {
-			return nil, err
-		}
-		topos = append(topos, t)
-		if _, ok := t.Entries[direct]; !ok {
-			return nil, fmt.Errorf("driver: sweep: server %s has no TCP address", be)
-		}
-		return t, nil
+	if err := b.sweepTargets(ctx, sr); err != nil {
+		return nil, err
 	}
-	switch {
-	case len(cfg.Backends) > 1:
-		for i, be := range cfg.Backends {
-			hb := b.hosts
-			if i > 0 && hb != nil && len(hb.tp.BackendStart) > 0 {
-				hb = nil // checkSweep refused this; never start it twice
-			}
-			t, err := build(be, hb)
-			if err != nil {
-				return nil, err
-			}
-			targets = append(targets, sweepTarget{info: hop.SweepServer{Name: be.String(), Address: t.Entries[direct].String()}, addr: t.Entries[direct], backend: be})
-		}
-	case cfg.Backend.Embedded() && b.hosts != nil:
-		for _, h := range b.hosts.tp.Servers {
-			t, err := build(cfg.Backend, b.hosts.withServer(h))
-			if err != nil {
-				return nil, err
-			}
-			targets = append(targets, sweepTarget{info: hop.SweepServer{Name: "embedded on " + h, Address: t.Entries[direct].String(), Host: h}, addr: t.Entries[direct], backend: cfg.Backend})
-		}
-	default:
-		t, err := build(cfg.Backend, b.hosts)
-		if err != nil {
-			return nil, err
-		}
-		name := cfg.Backend.String()
-		if cfg.Backend.Embedded() {
-			name = "embedded"
-		}
-		targets = append(targets, sweepTarget{info: hop.SweepServer{Name: name, Address: t.Entries[direct].String()}, addr: t.Entries[direct], backend: cfg.Backend})
-	}
-	instances := max(1, cfg.Instances)
-	sw := &hop.Sweep{Instances: instances}
-	for _, t := range targets {
+	sw := &hop.Sweep{Instances: sr.instances}
+	for _, t := range sr.targets {
 		sw.Servers = append(sw.Servers, t.info)
 	}
 	rep.Sweep = sw
-	clientCPUs, _ := g.Placement.For(roles.Client)
 	fmt.Fprintf(cfg.Progress, "hopbench: sweep of %d client instances against %d servers, threads %v, %d runs of %v each\n",
-		instances, len(targets), cfg.Threads, cfg.Rounds, cfg.Time)
+		sr.instances, len(sr.targets), cfg.Threads, cfg.Rounds, cfg.Time)
 	for _, threads := range cfg.Threads {
-		row := hop.SweepRow{Threads: threads, Instances: make([]hop.SweepInstance, instances)}
-		samples := make([][]hop.Sample, instances)
-		for run := range cfg.Rounds {
-			// Lock-step: every instance of this run starts together and
-			// the next run waits for the last of them.
-			var wg sync.WaitGroup
-			got := make([]hop.Sample, instances)
-			for i := range instances {
-				tg := targets[i%len(targets)]
-				client := clientFor(cfg, st, g.Placement)
-				if !tg.backend.Embedded() {
-					client.User, client.Password, client.DB = tg.backend.User, tg.backend.Password, tg.backend.DB
-				}
-				client.RXStamps = false
-				argv, err := b.hosts.argv(roles.Client, client.Args(pingpong, tg.addr, threads))
-				if err != nil {
-					return nil, err
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
-					if err != nil {
-						smp = hop.Sample{Failed: err.Error()}
-					}
-					got[i] = smp
-				}()
-			}
-			wg.Wait()
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			sum := 0.0
-			for i, smp := range got {
-				samples[i] = append(samples[i], smp)
-				sum += smp.TPS
-			}
-			row.RunsTPS = append(row.RunsTPS, sum)
-			fmt.Fprintf(cfg.Progress, "hopbench: threads %d, run %d/%d: %.1f tps summed over %d instances\n", threads, run+1, cfg.Rounds, sum, instances)
-		}
-		for i := range instances {
-			in := hop.SweepInstance{Instance: i + 1, Server: i % len(targets)}
-			kept := 0
-			for r, smp := range samples[i] {
-				if smp.Failed != "" && in.Failed == "" {
-					in.Failed = fmt.Sprintf("run %d: %s", r+1, smp.Failed)
-				}
-				if r < cfg.Discard {
-					continue
-				}
-				kept++
-				in.TPS += smp.TPS
-				in.P95Us += smp.Latency.P95
-				in.Errors += smp.Errors
-				in.Ignored += smp.Ignored
-			}
-			if kept > 0 {
-				in.TPS /= float64(kept)
-				in.P95Us /= float64(kept)
-			}
-			row.MeanTPS += in.TPS
-			row.Errors += in.Errors
-			row.Ignored += in.Ignored
-			row.Instances[i] = in
+		row, err := b.sweepRow(ctx, sr, threads)
+		if err != nil {
+			return nil, err
 		}
 		sw.Rows = append(sw.Rows, row)
 	}
@@ -229,4 +131,155 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 	}
 	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
+}
+
+// sweepTargets starts a topology for each server of the sweep: each
+// backend named, the embedded responder on each server host, or the one
+// backend.
+func (b *bench) sweepTargets(ctx context.Context, sr *sweepRun) error {
+	cfg := sr.cfg
+	add := func(be Backend, hb *hostBed, name, host string) error {
+		t, err := b.sweepTopology(ctx, sr, be, hb)
+		if err != nil {
+			return err
+		}
+		addr := t.Entries[sweepPath]
+		sr.targets = append(sr.targets, sweepTarget{info: hop.SweepServer{Name: name, Address: addr.String(), Host: host}, addr: addr, backend: be})
+		return nil
+	}
+	switch {
+	case len(cfg.Backends) > 1:
+		for i, be := range cfg.Backends {
+			hb := b.hosts
+			if i > 0 && hb != nil && len(hb.tp.BackendStart) > 0 {
+				hb = nil // checkSweep refused this; never start it twice
+			}
+			if err := add(be, hb, be.String(), ""); err != nil {
+				return err
+			}
+		}
+	case cfg.Backend.Embedded() && b.hosts != nil:
+		for _, h := range b.hosts.tp.Servers {
+			if err := add(cfg.Backend, b.hosts.withServer(h), "embedded on "+h, h); err != nil {
+				return err
+			}
+		}
+	default:
+		name := cfg.Backend.String()
+		if cfg.Backend.Embedded() {
+			name = "embedded"
+		}
+		return add(cfg.Backend, b.hosts, name, "")
+	}
+	return nil
+}
+
+// sweepTopology starts one server's topology: the direct TCP path to be.
+func (b *bench) sweepTopology(ctx context.Context, sr *sweepRun, be Backend, hb *hostBed) (*Topology, error) {
+	cfg, st, g := sr.cfg, sr.st, sr.regime
+	t, err := Build(ctx, TopologySpec{
+		TempRoot: cfg.TempRoot,
+		Backend:  be,
+		Responder: Responder{
+			Proto: cfg.Proto, ServiceTime: st.ServiceTime, Rows: st.Rows, RowBytes: rowBytes(cfg, st),
+			User: cfg.User, Password: cfg.Password, CPUs: cpusOf(g.Placement, roles.Server),
+		},
+		Nice: cfg.Nice, Paths: []hop.Path{sweepPath}, Placement: g.Placement, Locate: cfg.Locate, Hosts: hb,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sr.topos = append(sr.topos, t)
+	if _, ok := t.Entries[sweepPath]; !ok {
+		return nil, fmt.Errorf("driver: sweep: server %s has no TCP address", be)
+	}
+	return t, nil
+}
+
+// sweepRow runs the sweep's runs at one thread count and sums them.
+func (b *bench) sweepRow(ctx context.Context, sr *sweepRun, threads int) (hop.SweepRow, error) {
+	cfg := sr.cfg
+	row := hop.SweepRow{Threads: threads, Instances: make([]hop.SweepInstance, sr.instances)}
+	samples := make([][]hop.Sample, sr.instances)
+	for run := range cfg.Rounds {
+		got, err := b.sweepOnce(ctx, sr, threads)
+		if err != nil {
+			return row, err
+		}
+		sum := 0.0
+		for i, smp := range got {
+			samples[i] = append(samples[i], smp)
+			sum += smp.TPS
+		}
+		row.RunsTPS = append(row.RunsTPS, sum)
+		fmt.Fprintf(cfg.Progress, "hopbench: threads %d, run %d/%d: %.1f tps summed over %d instances\n", threads, run+1, cfg.Rounds, sum, sr.instances)
+	}
+	for i := range sr.instances {
+		in := sweepInstance(samples[i], cfg.Discard)
+		in.Instance, in.Server = i+1, i%len(sr.targets)
+		row.MeanTPS += in.TPS
+		row.Errors += in.Errors
+		row.Ignored += in.Ignored
+		row.Instances[i] = in
+	}
+	return row, nil
+}
+
+// sweepOnce runs every instance once, in lock-step: every instance of this
+// run starts together and the next run waits for the last of them.
+func (b *bench) sweepOnce(ctx context.Context, sr *sweepRun, threads int) ([]hop.Sample, error) {
+	clientCPUs, _ := sr.regime.Placement.For(roles.Client)
+	var wg sync.WaitGroup
+	got := make([]hop.Sample, sr.instances)
+	for i := range sr.instances {
+		tg := sr.targets[i%len(sr.targets)]
+		client := clientFor(sr.cfg, sr.st, sr.regime.Placement)
+		if !tg.backend.Embedded() {
+			client.User, client.Password, client.DB = tg.backend.User, tg.backend.Password, tg.backend.DB
+		}
+		client.RXStamps = false
+		argv, err := b.hosts.argv(roles.Client, client.Args(sr.pingpong, tg.addr, threads))
+		if err != nil {
+			wg.Wait()
+			return nil, err
+		}
+		wg.Go(func() {
+			smp, err := b.measure(ctx, argv, client.Env(), clientCPUs)
+			if err != nil {
+				smp = hop.Sample{Failed: err.Error()}
+			}
+			got[i] = smp
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return got, nil
+}
+
+// sweepInstance is one instance's figures at a thread count: the mean of
+// its kept runs' tps and p95, its errors and ignored statements summed,
+// and its first failed run.
+func sweepInstance(samples []hop.Sample, discard int) hop.SweepInstance {
+	var in hop.SweepInstance
+	kept := 0
+	for r, smp := range samples {
+		if smp.Failed != "" && in.Failed == "" {
+			in.Failed = fmt.Sprintf("run %d: %s", r+1, smp.Failed)
+		}
+		if r < discard {
+			continue
+		}
+		kept++
+		in.TPS += smp.TPS
+		in.P95Us += smp.Latency.P95
+		in.Errors += smp.Errors
+		in.Ignored += smp.Ignored
+	}
+	if kept > 0 {
+		in.TPS /= float64(kept)
+		in.P95Us /= float64(kept)
+	}
+	return in
 }

@@ -100,11 +100,8 @@ func Build(ctx context.Context, spec TopologySpec) (_ *Topology, err error) {
 // backend left running. A process's memory and threads land where they
 // land for as long as it lives; respawned between the cycles of
 // interleaved rounds, each round meets relays placed anew, so what that
-// placement moves shows in the run's own rounds, not between runs. (What
-// first pointed here, socat's packed hop 18-21% dearer in one default run
-// of three on the 2-vCPU Intel guest, turned out to be the machine: in a
-// later run socat and HAProxy both stepped up mid-run with respawn on,
-// and socat forks a fresh child per connection anyway.) The entries may
+// placement moves shows in the run's own rounds, not between runs. (socat
+// forks a fresh child per connection anyway.) The entries may
 // change (new ports); the stats files keep their names.
 func (t *Topology) Respawn(ctx context.Context, spec TopologySpec) error {
 	if spec.Locate == nil {
@@ -327,18 +324,18 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path
 		if h == 1 {
 			tr = p.Client
 		}
-		name := p.Name()
+		at := chainHop{p: p, nth: h, name: p.Name(), tr: tr}
 		if p.Hops > 1 {
-			name = fmt.Sprintf("%s hop %d", name, h)
+			at.name = fmt.Sprintf("%s hop %d", at.name, h)
 		}
 		var err error
 		switch {
 		case p.Relay.IsEngine() && h == p.Hops:
-			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, servers...)
+			upstream, err = t.startHopRelay(ctx, spec, at, servers...)
 		case p.Relay.IsEngine():
-			upstream, err = t.startHopRelay(ctx, spec, p, h, name, tr, upstream)
+			upstream, err = t.startHopRelay(ctx, spec, at, upstream)
 		case p.Relay == hop.Socat:
-			upstream, err = t.startSocat(ctx, spec, p, h, name, tr, upstream)
+			upstream, err = t.startSocat(ctx, spec, at, upstream)
 		default:
 			err = fmt.Errorf("driver: %s: relay %q cannot be chained", p.Name(), p.Relay)
 		}
@@ -350,11 +347,22 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path
 	return nil
 }
 
+// chainHop is one hop of a path's chain: the path, the hop's place in it
+// (1 next to the client), its process's name, and the transport it
+// listens on.
+type chainHop struct {
+	p    hop.Path
+	nth  int
+	name string
+	tr   hop.Transport
+}
+
 func (t *Topology) sockPath(p hop.Path, nth int) string {
 	return filepath.Join(t.Dir, fmt.Sprintf("%s-%d.sock", proxyconf.SectionName(p.Name()), nth))
 }
 
-func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream ...sockets.Addr) (sockets.Addr, error) {
+func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, at chainHop, upstream ...sockets.Addr) (sockets.Addr, error) {
+	p, nth, name, tr := at.p, at.nth, at.name, at.tr
 	bin, err := t.locate(spec, "hoprelay")
 	if err != nil {
 		return sockets.Addr{}, err
@@ -399,7 +407,8 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, p hop.P
 // process may take it before the component binds it.
 const startAttempts = 3
 
-func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, p hop.Path, nth int, name string, tr hop.Transport, upstream sockets.Addr) (sockets.Addr, error) {
+func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, at chainHop, upstream sockets.Addr) (sockets.Addr, error) {
+	p, nth, name, tr := at.p, at.nth, at.name, at.tr
 	bin, err := t.locate(spec, "socat")
 	if err != nil {
 		return sockets.Addr{}, err

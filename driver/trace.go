@@ -215,97 +215,144 @@ func (b *bench) components(topo *Topology, p hop.Path) map[int]string {
 	return out
 }
 
-// tracedRound runs one traced round of cell c and summarises what the
-// tracer saw of its requests.
-func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, env []string, cpus affinity.CPUSet, topo *Topology, c Cell, placement affinity.Placement) (*hop.Trace, string) {
-	t := b.tracing
-	comps := b.components(topo, c.Path)
-	var followed []int
-	defer func() {
-		for _, pid := range followed {
-			t.tr.Unfollow(pid)
-		}
-	}()
-	for pid, name := range comps {
-		if err := t.tr.Follow(pid, name); err != nil {
-			return nil, err.Error()
-		}
-		followed = append(followed, pid)
-	}
-	if c.Path.Relay == hop.Sockmap {
-		// A sockmap hop's bytes are carried by the kworkers of the CPU
-		// that ran the verdict, the sender's (see kworkerRounds): those
-		// of every CPU of the path, their time the relay's.
-		var cpus []int
-		for _, comp := range components {
-			if set, ok := placement.For(comp); ok {
-				cpus = append(cpus, set.CPUs()...)
-			}
-		}
-		if kw, err := affinity.ReadKworkers(affinity.NewCPUSet(cpus...)); err == nil {
-			for _, tid := range kw.PIDs() {
-				t.tr.FollowThread(tid, roles.Relay)
-			}
-		}
+// tracedRound runs one traced round of cell c (argv), with an untraced
+// round (besideArgv, half its length) on either side, and summarises what
+// the tracer saw of its requests; without a summary it says why.
+func (b *bench) tracedRound(ctx context.Context, s *stageRun, c Cell, argv, besideArgv []string) (*hop.Trace, string) {
+	f := &follower{tr: b.tracing.tr, comps: b.components(s.topo, c.Path)}
+	defer f.unfollowAll()
+	if err := f.path(c.Path, s.placement); err != nil {
+		return nil, err.Error()
 	}
 	// The tracer reads its records only when the round ends, but this
 	// process still works during it (it follows socat's children and
 	// waits on the client): for the traced round it moves to a CPU the
 	// path leaves free, when there is one.
-	if free := freeCPUs(placement); free.Len() > 0 {
+	if free := freeCPUs(s.placement); free.Len() > 0 {
 		if prev, err := affinity.PinProcess(os.Getpid(), free); err == nil {
 			defer affinity.PinProcess(os.Getpid(), prev)
 		}
 	}
-	// Untraced rounds (besideArgv: half the traced one's length) on
-	// either side of it, with this process where it is during it, price
-	// the tracer's cost like with like (hop.Trace.UntracedP50Us).
+	// Untraced rounds on either side of it, with this process where it
+	// is during it, price the tracer's cost like with like
+	// (hop.Trace.UntracedP50Us).
 	var untraced []float64
 	companion := func() {
-		if smp, err := RunClient(ctx, besideArgv, env, cpus); err == nil && smp.Failed == "" && smp.Latency.P50 > 0 {
+		if smp, err := RunClient(ctx, besideArgv, s.client.Env(), s.clientCPUs); err == nil && smp.Failed == "" && smp.Latency.P50 > 0 {
 			untraced = append(untraced, smp.Latency.P50)
 		}
 	}
 	companion()
-	if err := t.tr.Start(); err != nil {
-		return nil, err.Error()
-	}
-	// socat forks a process per connection: its children relay, and are
-	// followed as they appear, during the client's warm-up.
-	var mu sync.Mutex
-	var kids sync.WaitGroup
-	stopKids := make(chan struct{})
-	// The relays' time on CPU over the traced round, hooks included: what
-	// tracing cost them is this less the untraced rounds' count.
-	cpuBefore := topo.relayCPUOf(c.Path)
-	smp, err := RunClientWith(ctx, argv, env, cpus, func(pid int) error {
-		mu.Lock()
-		followed = append(followed, pid)
-		mu.Unlock()
-		// A user's proxy may run its work in children too (nginx's
-		// workers, forked before the round: followed as found).
-		if c.Path.Relay == hop.Socat || !slices.Contains(hop.Relays, c.Path.Relay) {
-			kids.Go(func() {
-				for _, kid := range followChildren(t.tr, comps, stopKids, cfg.Warmup+100*time.Millisecond) {
-					mu.Lock()
-					followed = append(followed, kid)
-					mu.Unlock()
-				}
-			})
-		}
-		return t.tr.Follow(pid, roles.Client)
-	})
-	close(stopKids)
-	kids.Wait()
-	cpuAfter := topo.relayCPUOf(c.Path)
-	trace, stopErr := t.tr.Stop()
-	if err == nil {
-		err = stopErr
-	}
+	run, err := b.tracedRun(ctx, s, c, argv, f)
 	if err != nil {
 		return nil, err.Error()
 	}
 	companion()
+	return b.tracing.summarise(run, c, s.placement, untraced)
+}
+
+// follower is what a traced round follows: the path's components by PID
+// (comps), and the processes it followed, to unfollow when it is done.
+type follower struct {
+	tr       *tracer.Tracer
+	comps    map[int]string
+	mu       sync.Mutex
+	followed []int
+}
+
+func (f *follower) add(pid int) {
+	f.mu.Lock()
+	f.followed = append(f.followed, pid)
+	f.mu.Unlock()
+}
+
+func (f *follower) unfollowAll() {
+	for _, pid := range f.followed {
+		f.tr.Unfollow(pid)
+	}
+}
+
+// path follows the path's components and, for a sockmap hop, the
+// kworkers that carry its bytes.
+func (f *follower) path(p hop.Path, placement affinity.Placement) error {
+	for pid, name := range f.comps {
+		if err := f.tr.Follow(pid, name); err != nil {
+			return err
+		}
+		f.add(pid)
+	}
+	if p.Relay != hop.Sockmap {
+		return nil
+	}
+	// A sockmap hop's bytes are carried by the kworkers of the CPU that
+	// ran the verdict, the sender's (see kworkerRounds): those of every
+	// CPU of the path, their time the relay's.
+	var cpus []int
+	for _, comp := range components {
+		if set, ok := placement.For(comp); ok {
+			cpus = append(cpus, set.CPUs()...)
+		}
+	}
+	if kw, err := affinity.ReadKworkers(affinity.NewCPUSet(cpus...)); err == nil {
+		for _, tid := range kw.PIDs() {
+			f.tr.FollowThread(tid, roles.Relay)
+		}
+	}
+	return nil
+}
+
+// tracedRun is what the traced pingpong gave: its sample, the tracer's
+// records, and the relays' time on CPU over it, hooks included (what
+// tracing cost them is this less the untraced rounds' count).
+type tracedRun struct {
+	smp        hop.Sample
+	trace      *tracer.Trace
+	relayCPU   time.Duration
+	relayCPUOK bool
+}
+
+// tracedRun runs the traced pingpong, following the client and, for socat
+// and a user's proxy, the children the relay forks.
+func (b *bench) tracedRun(ctx context.Context, s *stageRun, c Cell, argv []string, f *follower) (tracedRun, error) {
+	if err := f.tr.Start(); err != nil {
+		return tracedRun{}, err
+	}
+	// socat forks a process per connection: its children relay, and are
+	// followed as they appear, during the client's warm-up.
+	var kids sync.WaitGroup
+	stopKids := make(chan struct{})
+	cpuBefore := s.topo.relayCPUOf(c.Path)
+	smp, err := RunClientWith(ctx, argv, s.client.Env(), s.clientCPUs, func(pid int) error {
+		f.add(pid)
+		// A user's proxy may run its work in children too (nginx's
+		// workers, forked before the round: followed as found).
+		if c.Path.Relay == hop.Socat || !slices.Contains(hop.Relays, c.Path.Relay) {
+			kids.Go(func() {
+				for _, kid := range followChildren(f.tr, f.comps, stopKids, s.cfg.Warmup+100*time.Millisecond) {
+					f.add(kid)
+				}
+			})
+		}
+		return f.tr.Follow(pid, roles.Client)
+	})
+	close(stopKids)
+	kids.Wait()
+	cpuAfter := s.topo.relayCPUOf(c.Path)
+	trace, stopErr := f.tr.Stop()
+	if err == nil {
+		err = stopErr
+	}
+	if err != nil {
+		return tracedRun{}, err
+	}
+	d, ok := cpuSpent(cpuBefore, cpuAfter)
+	return tracedRun{smp: smp, trace: trace, relayCPU: d, relayCPUOK: ok}, nil
+}
+
+// summarise is the traced round's figures, its median and p99 requests
+// added to the waterfall; without a request it says why.
+func (t *tracing) summarise(run tracedRun, c Cell, placement affinity.Placement, untraced []float64) (*hop.Trace, string) {
+	trace, smp := run.trace, run.smp
 	reqs := trace.Requests()
 	if len(reqs) == 0 {
 		return nil, fmt.Sprintf("the traced round found no request in %d events", len(trace.Events))
@@ -329,8 +376,8 @@ func (b *bench) tracedRound(ctx context.Context, cfg Config, argv, besideArgv, e
 		tr.UntracedP50Us = (untraced[0] + untraced[1]) / 2
 	}
 	tr.StatementsPerEvent = smp.Statements
-	if d, ok := cpuSpent(cpuBefore, cpuAfter); ok {
-		us := float64(d) / 1e3 / float64(len(reqs))
+	if run.relayCPUOK {
+		us := float64(run.relayCPU) / 1e3 / float64(len(reqs))
 		tr.SchedstatTracedRelayCPUUs = &us
 	}
 	// What the records cost the round trip, from the calibrated cost of

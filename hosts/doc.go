@@ -47,7 +47,8 @@
 // Testbed.Start runs a component on a host, and Start on this machine
 // without a testbed, each as a Process: forked from a locked thread that
 // carries its CPUs and nice value, read for its readiness lines (or probed
-// until it accepts), stopped by PID with its process group (Testbed.Argv
+// until it accepts), stopped by PID with its process group
+// (TerminateGroup, KillGroup: signalling lives here) (Testbed.Argv
 // gives the command line for a caller that runs a local or netns command
 // itself, as the driver runs its load client); Testbed.Hosts describes
 // the hosts for the report. Testbed.Close removes everything Up and Start

@@ -417,7 +417,7 @@ func TestTopologyFileUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		affinity.TerminateGroup(relay.Process.Pid)
+		TerminateGroup(relay.Process.Pid)
 		relay.Wait()
 	}()
 	line, err := bufio.NewReader(out).ReadString('\n')

@@ -481,14 +481,14 @@ func (p *Process) stopLeft() error {
 // terminate asks cmd's process group to stop; where there are no process
 // groups, the process itself.
 func terminate(cmd *exec.Cmd) {
-	if cmd.Process != nil && affinity.TerminateGroup(cmd.Process.Pid) != nil {
+	if cmd.Process != nil && TerminateGroup(cmd.Process.Pid) != nil {
 		cmd.Process.Signal(os.Interrupt)
 	}
 }
 
 // kill ends cmd's process group, or the process itself.
 func kill(cmd *exec.Cmd) {
-	if cmd.Process != nil && affinity.KillGroup(cmd.Process.Pid) != nil {
+	if cmd.Process != nil && KillGroup(cmd.Process.Pid) != nil {
 		cmd.Process.Kill()
 	}
 }

@@ -268,7 +268,7 @@ func (c *sshConn) closeMaster(ctx context.Context) error {
 	if await.Poll(wait, nil, 10*time.Millisecond, gone) != nil {
 		// It did not answer: it is this process's grandchild (ssh -f
 		// forked it), so end it by PID.
-		affinity.KillGroup(c.master)
+		KillGroup(c.master)
 		return fmt.Errorf("ssh -O exit: %s: %v (killed pid %d)", strings.TrimSpace(string(out)), err, c.master)
 	}
 	return nil

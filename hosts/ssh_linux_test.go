@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
 )
 
@@ -183,7 +182,7 @@ func TestSSHHost(t *testing.T) {
 	// process running, without a terminal to hang up; Stop connects again
 	// and ends it.
 	p, _ = startPongd(t, ctx, tb, "remote", bin, "10.77.0.2")
-	affinity.KillGroup(tb.hosts["remote"].conn.master)
+	KillGroup(tb.hosts["remote"].conn.master)
 	<-p.Done()
 	if !pidAlive(p.PID()) {
 		t.Fatal("remote pongd ended with its session: this test shows nothing")

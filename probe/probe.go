@@ -55,75 +55,73 @@ func Run(ctx context.Context, o Options) (machine.Machine, error) {
 		return machine.Machine{}, err
 	}
 	m.CPUs, m.CrossRelation, m.CrossCPUSkipped = cpus, relation, skip
-
-	specs := []struct {
-		name      string
-		kind      kind
-		init, rep int
-	}{
-		{"pipe same-cpu", kindPipe, cpus[0], cpus[0]},
-		{"unix same-cpu", kindUnix, cpus[0], cpus[0]},
-		{"tcp same-cpu", kindTCP, cpus[0], cpus[0]},
-	}
-	if len(cpus) > 1 {
-		specs = append(specs, []struct {
-			name      string
-			kind      kind
-			init, rep int
-		}{
-			{"pipe cross-cpu", kindPipe, cpus[0], cpus[1]},
-			{"unix cross-cpu", kindUnix, cpus[0], cpus[1]},
-		}...)
-	}
-	var pairs []*pair
+	pairs, skipped, err := startPairs(cpus)
 	defer func() {
 		for _, p := range pairs {
 			p.stop()
 		}
 	}()
+	if err != nil {
+		return machine.Machine{}, err
+	}
+	m.WakeProcessSkipped = skipped
+	rounds, samples, err := measure(ctx, pairs, o)
+	if err != nil {
+		return machine.Machine{}, err
+	}
+	setFigures(&m, pairs, rounds, samples, cpus)
+	if pct, err := steal.Pct(); err == nil {
+		m.StealPct = pct
+	}
+	m.DurationMS = us(time.Since(begin)) / 1000
+	return m, nil
+}
+
+// startPairs starts the probe's pairs on cpus: pipe, UNIX and TCP on the
+// first CPU, pipe and UNIX across to the second where there is one, and
+// the pipe's wake-up to another process (a relay is one). Each pair is
+// kept as it starts. Without cat the
+// process pair is left out, and skipped says why. On an error it returns
+// the pairs started so far, for the caller to stop.
+func startPairs(cpus []int) (pairs []*pair, skipped string, err error) {
+	type spec struct {
+		name      string
+		kind      kind
+		init, rep int
+	}
+	specs := []spec{
+		{"pipe same-cpu", kindPipe, cpus[0], cpus[0]},
+		{"unix same-cpu", kindUnix, cpus[0], cpus[0]},
+		{"tcp same-cpu", kindTCP, cpus[0], cpus[0]},
+	}
+	if len(cpus) > 1 {
+		specs = append(specs,
+			spec{"pipe cross-cpu", kindPipe, cpus[0], cpus[1]},
+			spec{"unix cross-cpu", kindUnix, cpus[0], cpus[1]})
+	}
 	for _, s := range specs {
 		p, err := newPair(s.name, s.kind, s.init, s.rep)
 		if err != nil {
-			return machine.Machine{}, err
+			return pairs, "", err
 		}
 		if err := p.start(); err != nil {
-			return machine.Machine{}, err // start has closed p
+			return pairs, "", err // start has closed p
 		}
 		pairs = append(pairs, p)
 	}
-	// The same wake-up to another process: a relay is one. Without cat
-	// the figure is left out, with the reason.
 	if p, err := newProcessPair("pipe same-cpu process", cpus[0]); err != nil {
-		m.WakeProcessSkipped = err.Error()
+		skipped = err.Error()
 	} else if err := p.start(); err != nil {
-		m.WakeProcessSkipped = err.Error()
+		skipped = err.Error()
 	} else {
 		pairs = append(pairs, p)
 	}
+	return pairs, skipped, nil
+}
 
-	// Interleaved rounds, the order rotating, so that a burst of noise
-	// lands on every figure alike and the derived differences pair rounds
-	// measured moments apart. Round 0 warms caches and wakes the CPUs'
-	// governors and is dropped.
-	rounds := make([][]float64, len(pairs))
-	samples := make([]int, len(pairs))
-	for r := 0; r <= o.Rounds; r++ {
-		for i := range pairs {
-			if err := ctx.Err(); err != nil {
-				return machine.Machine{}, fmt.Errorf("probe: %w", err)
-			}
-			j := (i + r) % len(pairs)
-			res := pairs[j].run(o.RoundTime)
-			if res.err != nil {
-				return machine.Machine{}, res.err
-			}
-			if r > 0 {
-				rounds[j] = append(rounds[j], us(res.oneWay))
-				samples[j] += res.samples
-			}
-		}
-	}
-
+// setFigures derives m's figures from the pairs' rounds: each pair's, the
+// TCP and UNIX legs over the pipe, the wake-ups, and the cross-CPU extra.
+func setFigures(m *machine.Machine, pairs []*pair, rounds [][]float64, samples []int, cpus []int) {
 	for i, p := range pairs {
 		cpuList := fmt.Sprint(p.initCPU)
 		if p.replyCPU != p.initCPU {
@@ -155,11 +153,33 @@ func Run(ctx context.Context, o Options) (machine.Machine, error) {
 		m.Figures = append(m.Figures, figure("cross-cpu extra", fmt.Sprintf("%d,%d", cpus[0], cpus[1]),
 			diff(byName("pipe cross-cpu"), byName("pipe same-cpu")), 0))
 	}
-	if pct, err := steal.Pct(); err == nil {
-		m.StealPct = pct
+}
+
+// measure runs the pairs in interleaved rounds, the order rotating, so
+// that a burst of noise lands on every figure alike and the derived
+// differences pair rounds measured moments apart. Round 0 warms caches
+// and wakes the CPUs' governors and is dropped. It returns each pair's
+// kept one-way times (µs) and its samples.
+func measure(ctx context.Context, pairs []*pair, o Options) ([][]float64, []int, error) {
+	rounds := make([][]float64, len(pairs))
+	samples := make([]int, len(pairs))
+	for r := 0; r <= o.Rounds; r++ {
+		for i := range pairs {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, fmt.Errorf("probe: %w", err)
+			}
+			j := (i + r) % len(pairs)
+			res := pairs[j].run(o.RoundTime)
+			if res.err != nil {
+				return nil, nil, res.err
+			}
+			if r > 0 {
+				rounds[j] = append(rounds[j], us(res.oneWay))
+				samples[j] += res.samples
+			}
+		}
 	}
-	m.DurationMS = us(time.Since(begin)) / 1000
-	return m, nil
+	return rounds, samples, nil
 }
 
 func figure(name, cpus string, rounds []float64, samples int) machine.Figure {

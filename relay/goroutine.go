@@ -277,18 +277,15 @@ const spliceAfter = 4
 // EAGAIN that ends the drain), each taking and releasing page references
 // and pipe slots for a hundred bytes that one copy moves cheaper; copied,
 // it costs a read(2), a write(2) and the EAGAIN read that parks the
-// goroutine in the netpoller. strace -c -f of the relay under a pingpong
-// round trip (64 B): before, 48,479 splice and 18,362 epoll_pwait for
-// 16,160 messages; after, 65,572 read, 32,791 write and 39,987 epoll_pwait
-// for 32,791 messages in the same two seconds. What pays for splice is a
+// goroutine in the netpoller: fewer calls a message, and more messages in
+// the same time (docs/measurements.md, "Splice pipes"). What pays for splice is a
 // stream: a source that keeps the buffer full, read after read. Reads that
 // fill the buffer spliceAfter times in a row say so; a request/response
 // protocol does not fill a 64 KiB buffer, a bulk transfer does at once.
 // Once it splices, Go's poller moves up to 1 MiB per call through 1 MiB
-// pipes (internal/poll's maxSpliceSize): strace -c -f over a 1 GiB stream
-// (client, relay and sink on one CPU) counted 2,073 splice, the count the
-// splice engine reaches only with its pipes grown (splice_linux.go), so
-// nothing is left to tune here.
+// pipes (internal/poll's maxSpliceSize): a call a MiB, what the splice
+// engine reaches only with its pipes grown (splice_linux.go), so nothing
+// is left to tune here.
 func (e *goroutineEngine) copyThenSplice(dst, src net.Conn, dir int) error {
 	bp := e.bufs.Get().(*[]byte)
 	full := 0

@@ -279,19 +279,21 @@ const idleWait = 5
 // run is the loop's thread. It returns when shutdown is forced, or once
 // accepting has stopped and its last connection has ended.
 //
+// It is the relay's hot loop, kept in one function over 100 lines on
+// purpose: every relayed message passes through it, and its wait, its
+// dispatch of each event and its poll strategy share locals (the event
+// slice, the clock read once per wake-up, the spin's score) that a split
+// would pass through calls on every message.
+//
 // Every system call on the steady-state path (epoll_wait, read, write,
 // splice) is made raw, so that the runtime never sees this goroutine enter
 // a syscall, and the goroutine keeps its P while it sleeps in epoll_wait,
 // with a P of its own reserved (sockets.HoldP). Through syscall.Syscall,
-// sysmon took the P away on nearly every wake-up (sockets/rawio_linux.go
-// says why): strace -c -f of the relay over 19,026 messages of a pingpong
-// --io blocking round trip (2 s) counted 19,026 each of read, write and
-// epoll_pwait, plus 8,029 futex and 6,607 nanosleep; raw, the same load
-// counted 22,874 of each of the three, plus 344 futex, 195 nanosleep and
-// 104 tgkill in all: sysmon's preemption every 10 ms, which ends
-// epoll_wait with EINTR (0.04 extra calls per message instead of 0.77).
-// Under sysbench oltp_read_only through MariaDB (make bench-seed) the
-// relay made 3.23 system calls per message, HAProxy 5.18.
+// sysmon would take the P away on nearly every wake-up, a futex and a
+// nanosleep or so per message (sockets/rawio_linux.go says why); raw, the
+// runtime's only calls are sysmon's preemption every 10 ms, which ends
+// epoll_wait with EINTR (docs/measurements.md, "Relay loop" has strace's
+// counts of both).
 //
 // A raw wait is bounded by idleWait: a loop that saw nothing for that long
 // is idle, and waits through the scheduler until its next event, so that an
@@ -300,17 +302,14 @@ const idleWait = 5
 //
 // The goroutine is locked to its thread, pinned or not. Unlocked, each
 // preemption by sysmon (every 10 ms of raw waiting, which looks to the
-// runtime like running) put it on the run queue with wakep, and the thread
-// woken took it about as often as its own: unpinned under sysbench
-// oltp_point_select through MariaDB, the loop's work spread over three
-// threads and the relay made 0.26-0.70 CPU migrations per transaction
-// (perf stat, 10,000 transactions a round, 4 rounds; HAProxy 0.01-0.15);
-// locked, one thread did it all, with 0.01-0.11, at 2.05-2.07 context
-// switches per transaction against 2.04-2.06 unlocked. A locked goroutine's preemption hands its P to another M and
-// back (stoplockedm, startlockedm), which costs the same switches the hop did.
-// A Gosched every 5 ms, to keep sysmon from preempting at all, made it
-// worse: 2.21-2.31 switches per transaction, the loop still on three
-// threads (goschedImpl wakes a spare M, which races for the goroutine).
+// runtime like running) puts it on the run queue with wakep, and the
+// thread woken takes it about as often as its own, so the loop's work
+// spreads over several threads and migrates between CPUs; locked, one
+// thread does it all. A locked goroutine's preemption hands its P to
+// another M and back (stoplockedm, startlockedm), which costs the same
+// switches the hop does. A Gosched every few ms, to keep sysmon from
+// preempting at all, is worse: goschedImpl wakes a spare M, which races
+// for the goroutine (docs/measurements.md, "Relay loop").
 func (l *loop) run() (err error) {
 	release := sockets.HoldP()
 	defer release()

@@ -13,13 +13,11 @@ import (
 // for the client to block in its read instead of preempting it there. On
 // one CPU a round trip through a relay needs four context switches: client,
 // relay, server, relay. With the kernel's default slice the woken loop
-// preempted its waker, which ran again only to block: 4.66 switches per
-// round trip (/proc/stat's ctxt over a sockperf run); with this one, 4.16.
-// On a 2-vCPU AMD EPYC guest (PTI without PCID, where a switch between
-// processes costs about 6 µs), client, relay and server on CPU 0, sockperf
-// 64 B: the epoll engine's added p50 fell from 33.0-33.3 µs to 27.6-28.3,
-// as SCHED_BATCH's would, and beside a busy loop on the same CPU its p99
-// fell from 1.8 ms to 0.5 ms, where SCHED_BATCH's did not move. A task
+// preempts its waker, which runs again only to block: a fifth switch on
+// part of the round trips, each a whole switch between processes where PTI
+// runs without PCID. A longer slice removes it, as SCHED_BATCH would, and
+// unlike SCHED_BATCH it also shortens the loop's wait beside a busy task on
+// the same CPU (docs/measurements.md, "Time slice"). A task
 // that has run past its share is still preempted by the woken loop; only
 // one that has not (the waker, mid-send) is left to finish.
 const DefaultSlice = 3 * time.Millisecond

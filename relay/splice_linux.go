@@ -29,15 +29,10 @@ const maxPipes = 64
 // costs two splice(2) whatever its size, and each splice out is one
 // tcp_sendmsg with its skb allocation, loopback transmit and the
 // receiver's wake-up; a 64 KiB pipe (16 slots, the default capacity)
-// makes a 1 GiB stream 32,768 of them. strace -c -f of the relay over one
-// 1 GiB stream (make bench-relay's stream, client, relay and sink on one
-// CPU): with 64 KiB pipes 32,791 splice (17 EAGAIN) and 18 epoll_pwait,
-// 64 KiB per call; with 256 KiB pipes 8,201 splice; with 1 MiB pipes
-// 2,094 (28 EAGAIN), 1 MiB per call, and the relay's CPU time per GiB fell
-// from ~0.37 s to ~0.2 s (utime+stime, a noisy machine). HAProxy moved
-// the same GiB with 67,650 recvfrom and as many sendto (16 KiB each) and
-// 5,658 epoll_wait; Go's own splice (the goroutine engine) already uses
-// 1 MiB pipes and made 2,073. The splice loop already drains the pipe and
+// makes a 1 GiB stream 32,768 of them; a pipe sixteen times larger makes
+// it sixteen times fewer, each call moving a whole pipe, as Go's own
+// splice (the goroutine engine) does with its 1 MiB pipes
+// (docs/measurements.md, "Splice pipes"). The splice loop already drains the pipe and
 // the source to EAGAIN before it polls again (edge-triggered), so
 // readiness costs nothing more per chunk; SPLICE_F_MOVE is a no-op since
 // Linux 2.6.21 (splice(2)), and SPLICE_F_MORE would cork the last segment

@@ -14,9 +14,8 @@ const (
 	// WakeAdaptive on AdaptiveCPUs or more, WakeSleep on fewer, where the
 	// loop shares its CPU with its client and server (packed, a loop that
 	// polls keeps the peer whose reply it waits for off the CPU) or, on 2
-	// or 3, polls on the CPU one of them needs: unpinned on a 2-vCPU guest
-	// a sockperf round trip through an adaptive loop added 37.2 us, 31.8
-	// through one that slept (make bench-relay PLACEMENT=none).
+	// or 3, polls on the CPU one of them needs, and every spin is a turn
+	// that peer waits for (docs/measurements.md, "Wake strategies").
 	WakeAuto Wake = "auto"
 	// WakeSleep sleeps in epoll_wait as soon as no event is ready.
 	WakeSleep Wake = "sleep"
@@ -30,12 +29,11 @@ const (
 
 // StrategyOwn is WakeAuto's strategy for a loop allowed one CPU: adaptive
 // while the CPU is its own, asleep at once while another task runs there.
-// Spread on a 2-vCPU AMD EPYC guest (cpuidle menu), the relay alone on
-// CPU 1 and sockperf's client and server on CPU 0, 7 interleaved rounds
-// (make bench-relay): the watched epoll loop added 31.4 µs at the p50 with
-// 51 µs of CPU 1 per round trip, --spin 29.9 µs with 168, and the
-// goroutine engine, which sleeps, 67.2 µs; packed, the loop's CPU is its
-// client's and server's, and the loop sleeps.
+// Spread, the relay alone on its CPU, the watched loop takes most of what
+// spinning saves in wake-ups at a fraction of spinning's CPU, since it
+// stops polling once a poll no longer catches the next event; packed, the
+// loop's CPU is its client's and server's, and the loop sleeps
+// (docs/measurements.md, "Wake strategies").
 const StrategyOwn = "adaptive while its CPU is its own"
 
 // AdaptiveCPUs is the fewest CPUs on which WakeAuto polls: room for the
@@ -52,12 +50,10 @@ const AdaptiveSpin = 50 * time.Microsecond
 // OwnSpin is how long a loop polls after an event while its CPU is its
 // own (StrategyOwn). Nothing else wants that CPU, so a longer poll costs
 // no other task its turn: it only keeps the loop awake through the slower
-// turnarounds of its peers, where a 50 µs poll ran out and the next
-// message paid an idle exit. Spread on a 2-vCPU AMD EPYC guest (cpuidle
-// menu), sockperf through epoll, 7 interleaved rounds, three runs: added
-// p99 40.8-41.6 µs polling 200 µs after each event against 40.1-44.4
-// polling 50, at the same CPU per round trip (51-53 µs, the poll ends
-// with the run), where HAProxy with busy-polling added 43.6-44.3.
+// turnarounds of its peers, where an AdaptiveSpin poll ran out and the
+// next message paid an idle exit. The CPU per round trip does not grow
+// with it: the poll ends with the message it catches (docs/measurements.md,
+// "Wake strategies").
 const OwnSpin = 200 * time.Microsecond
 
 // OwnWindow is how often a pinned loop under WakeAuto judges whether its
@@ -67,10 +63,9 @@ const OwnSpin = 200 * time.Microsecond
 // a window mostly idle (a relay started just before its traffic, packed
 // beside its client and server) otherwise counted as its own, however
 // often the loop waited behind them while it worked, and the loop polled
-// on their CPU for the next window. On the 2-vCPU AMD EPYC guest (cpuidle
-// menu), sockperf through epoll for 2 s, the loop thread waited 92-96% of the time it ran
-// packed, 1.1% spread while it slept (--wake sleep) and 0.2-0.3% spread
-// while it polled: 10% lies nine times from both sides.
+// on their CPU for the next window. Packed, a loop waits for its CPU most
+// of the time it runs; spread, hardly at all, whether it sleeps or polls:
+// OwnMaxWait sits far from both (docs/measurements.md, "Wake strategies").
 const (
 	OwnWindow  = 100 * time.Millisecond
 	OwnMaxWait = 0.1
@@ -78,7 +73,7 @@ const (
 
 // wakeChoice is the strategy a relay's loops run, and why.
 type wakeChoice struct {
-	Strategy string // "sleep", "spin", "busy-poll 50µs", "adaptive" or "adaptive while its CPU is its own"
+	Strategy string // "sleep", "spin", "busy-poll " and its duration, "adaptive" or "adaptive while its CPU is its own"
 	Why      string
 	adaptive bool
 	// spin is how long an adaptive loop polls after an event: AdaptiveSpin,

@@ -8,9 +8,9 @@ package sockets
 // EAGAIN), never parked to wait for readiness. The caller keeps waiting for
 // readiness with epoll, as before; only the calls per message change.
 //
-// Why: on a 2-vCPU KVM guest (AMD EPYC, cpuidle menu, Linux 6.18) a system
-// call's entry and exit cost about 1 µs (getppid, untraced: 1,000-1,100 ns
-// in the tracer's BenchmarkSystemCallCost), and an epoll relay at 64
+// Why: under a hypervisor a system call's entry and exit can cost as much
+// as the work it does (the tracer's BenchmarkSystemCallCost measures it;
+// docs/measurements.md, "Batched calls"), and an epoll relay at many
 // connections makes a recvfrom and a sendto per message; a
 // wake-up that finds k sockets readable makes 2k calls where a Batch makes
 // two io_uring_enter (one for the k receives, one for the k sends).

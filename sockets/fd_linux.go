@@ -113,7 +113,7 @@ func ignoringEINTR(fn func() (int, error)) (int, error) {
 
 // rw makes one read(2) or write(2). A Spin FD never sleeps in the kernel,
 // so it skips the scheduler's syscall bookkeeping (entersyscall and
-// exitsyscall, about 100 ns a call) with RawSyscall: its goroutine keeps its
+// exitsyscall, paid on every call) with RawSyscall: its goroutine keeps its
 // P either way while it spins, and stays preemptible between calls. A
 // Blocking FD must tell the scheduler, or a thread asleep in read(2) would
 // hold a P that other goroutines need.

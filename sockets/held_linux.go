@@ -46,10 +46,9 @@ func (f *FD) SetHeld() error {
 // shared CPU the sleeping reader is woken for nothing, preempts the peer on
 // its way out of that read, finds nothing and sleeps again. poll's waits
 // are keyed: a wake-up for room to write passes a reader waiting for bytes
-// (pollwake). Traced with pingpong and pongd, both --io blocking and on
-// CPU 0 over a UNIX stream: 3.3 context switches and 2.0 wake-ups a round
-// trip, against TCP's 2.0 and 1.1, the wasted turn 4.6 µs on the 2-vCPU
-// AMD guest (tracer's TestTracedRequests); TCP wakes for room only a
+// (pollwake). The tracer's TestTracedRequests counts the extra context
+// switch and wake-up a round trip that a recvfrom wait costs on a UNIX
+// stream (docs/measurements.md, "Held calls"); TCP wakes for room only a
 // writer that found none (sk_stream_write_space), so it keeps the one call.
 
 // waitIn sleeps in ppoll(2) until f has bytes, an end or an error to read,
@@ -77,12 +76,11 @@ func (f *FD) waitIn() (bool, unix.Errno) {
 //
 // A process pinned to one CPU (taskset -c 0) starts with GOMAXPROCS 1, and
 // HoldP raises it to 2, so a P is spare and the raw path is the one taken
-// there too. Measured with pingpong --io blocking against pongd --io
-// blocking, both on CPU 0, strace -c -f over 50,396 round trips: each side
-// made 1.00 read and 1.00 write (as they were then) per round trip, beside
-// 0.005 futex, 0.005 nanosleep and 0.002 tgkill (sysmon's preemption, every
-// 10 ms), as sockperf makes 1 recvfrom and 1 sendto; perf record shows
-// syscall.RawSyscall6 and no entersyscall.
+// there too: each side then makes one receive and one send per round trip,
+// as sockperf does, and the runtime's own calls (futex, nanosleep, tgkill)
+// come only from sysmon's preemption every 10 ms; perf record shows
+// syscall.RawSyscall6 and no entersyscall (docs/measurements.md, "Held
+// calls").
 
 // What the held path cannot shed, because a Go program is multithreaded:
 // every recvfrom(2) and sendto(2) looks its descriptor up with fdget,
@@ -90,27 +88,22 @@ func (f *FD) waitIn() (bool, unix.Errno) {
 // table has one user (__fget_light, fs/file.c); in a process whose threads
 // share the table it takes a reference and drops it (fput) on every call.
 // perf record -a -C 0 -e cpu-clock of pingpong against pongd, both on CPU 0,
-// shows fput at about 20 ns per round trip on each side where a
-// single-threaded C pair doing the same calls shows none. Measured alone (a
-// loop of sendto, recvfrom, sendto, recvfrom over TCP loopback, raw calls,
-// 15 interleaved runs on CPU 0, medians): a single-threaded C process
-// 2,503 ns a loop, the same with four idle threads 2,579 ns (~19 ns a call),
-// and with those threads after unshare(CLONE_FILES) on the calling one
-// 2,499 ns; a Go program 2,450 ns, and 2,411 ns after unshare(CLONE_FILES)
-// on its locked thread. A private file table is not taken here: the held
+// shows fput on each side where a single-threaded C pair doing the same
+// calls shows none, and unshare(CLONE_FILES) on the calling thread takes it
+// away again (docs/measurements.md, "Held calls"). A private file table is
+// not taken here: the held
 // thread would keep every other descriptor of the moment open (a
 // connection closed elsewhere would send no FIN while it lived), would not
 // see descriptors opened since (a reconnect dials on another thread's
 // table), and its copy of the socket would need closing on that thread as
-// well as the shared one; about 40 ns a round trip for both Go sides is
-// left to the kernel instead.
+// well as the shared one; the reference is left to the kernel instead.
 
 // spareP reports, from seenProcs, whether a held FD may wait raw.
 func spareP() bool { return seenProcs.Load() > procs.held.Load() }
 
 // heldRW is a held FD's call when no P is spare: through the scheduler
 // (entersyscall), so that a goroutine asleep in it leaves its P to others.
-// That costs ~100 ns anyway, so the exact check is cheap beside it, and it
+// That bookkeeping costs more than the exact check, and it
 // lets the raw path back once a P is spare again.
 func (f *FD) heldRW(trap uintptr, p []byte) (int, unix.Errno) {
 	refreshProcs()
@@ -124,11 +117,9 @@ func (f *FD) heldRW(trap uintptr, p []byte) (int, unix.Errno) {
 
 // seenProcs is GOMAXPROCS as a held FD last read it, so that the hot path
 // compares two atomics instead of calling runtime.GOMAXPROCS(0), which takes
-// the scheduler's lock: 13 ns a call here, twice per message per side. A
-// build that skipped the check measured a p50 round trip 0.05 us shorter
-// (pingpong --io blocking against pongd --io blocking, both on one CPU:
-// 4.687 us against 4.735 and 4.751 for two series with the check, medians
-// of 7 interleaved rounds on a shared 2-CPU VM; sockperf 4.438).
+// the scheduler's lock, twice per message per side. The comparison of two
+// atomics is what a held call pays for knowing whether it may wait raw
+// (docs/measurements.md, "Held calls").
 //
 // A stale value is safe either way. Too low (HoldP has just raised
 // GOMAXPROCS), the call goes through the scheduler, which refreshes it.
@@ -150,11 +141,9 @@ func refreshProcs() { seenProcs.Store(int32(runtime.GOMAXPROCS(0))) }
 // (ReadHeld and WriteHeld), so that a caller holding it as an interface
 // reaches the system call in two frames, this method and sockcall, with no
 // wrapper method between. Every frame of a round trip runs cold after the
-// peer's turn (sockcall_linux.go): wrapped as pingpong wrapped it (its own
-// Read calling FD.ReadHeld calling the loop), the wrapper methods took 8-11
-// ns a call each in pingpong and 5-11 ns in pongd when CPU 0 was sampled at
-// 10 kHz while the two ran there (perf record -a -C 0 -e cpu-clock -c
-// 100000).
+// peer's turn (sockcall_linux.go), and each wrapper method between the
+// caller and the call is one more cold frame a message pays for
+// (docs/measurements.md, "Held calls").
 //
 // A held call is made with rawSock while a P is spare (spareP) and through
 // heldRW otherwise; it refreshes seenProcs and yields on EINTR (how

@@ -21,12 +21,12 @@ import (
 // on every sysmon tick that finds it asleep in the kernel sysmon takes the P
 // away and hands it off: handoffp → startm wakes an M (futex), which finds
 // nothing and sleeps again (futex), and because retake reported work sysmon
-// resets its sleep to 20 µs (nanosleep). On its way out of the syscall the
+// resets its sleep to its shortest (nanosleep). On its way out of the syscall the
 // goroutine must get a P back (exitsyscallTryGetP, which wakes sysmon out of
 // its deep sleep: futex). perf record -g on raw_syscalls:sys_enter names
-// exactly these stacks, and strace -c -f over 19,026 relayed messages
-// counted 8,029 futex and 6,607 nanosleep in the relay (0.77 per message)
-// beside 1 read, 1 write and 1 epoll_pwait each.
+// exactly these stacks, and strace -c -f of a relay counts those futex and
+// nanosleep calls in the same order as its reads and writes
+// (docs/measurements.md, "Raw system calls").
 //
 // Made as raw system calls, the waits are invisible to the scheduler: the
 // goroutine counts as running, keeps its P and M, and costs the runtime
@@ -40,14 +40,12 @@ import (
 // rawSock makes one recvfrom(2) or sendto(2) (trap) with flags and no
 // address without telling the scheduler: on a connected stream socket the
 // same as read(2) or write(2) (recv(2), send(2)), minus the file layer. A
-// held FD's calls go this way, which is how sockperf makes them: on this
-// 2-CPU VM (Linux 6.18), a Go client pinned with its echo peer to one CPU
-// measured a p50 round trip of 4.41 us with raw recvfrom and sendto against
-// 4.54 us with raw read and write (9 interleaved 1 s rounds, medians; a C
-// client 4.32), about 30 ns a call spent in vfs_read/vfs_write, fdget_pos
+// held FD's calls go this way, which is how sockperf makes them: read(2)
+// and write(2) on a socket also pass through vfs_read/vfs_write, fdget_pos
 // and its fput (a multithreaded process takes a reference on every call)
 // and sock_read_iter/sock_write_iter, which perf record shows on the
-// read/write side only.
+// read/write side only; recvfrom and sendto go to the socket directly
+// (docs/measurements.md, "Raw system calls").
 //
 // It is small enough to be inlined into Held.Read, Held.Write and the
 // non-blocking calls, as is the spare-P test before it (spareP): the held

@@ -15,13 +15,9 @@ import (
 // own place in the binary (x/sys's assembly jumps to syscall.RawSyscall6's
 // ABI0 wrapper, which calls syscall.RawSyscall6, which calls the runtime's
 // Syscall6, which traps), and a round trip that runs with the peer and the
-// kernel's TCP path between two calls of it runs them cold. Sampling CPU 0
-// at 10 kHz (perf record -a -C 0 -e cpu-clock -c 100000) while pingpong
-// --io blocking loaded pongd --io blocking, both on CPU 0, 4 s per run,
-// two runs each: user time per round trip fell from 375-378 to 303-310 ns
-// in pongd and from 519-556 to 442-455 ns in pingpong with this stub, and
-// round trips per run rose from 571-577k to 604-606k (p50 5.24-5.31 us
-// against 5.04-5.06; a shared 2-CPU VM).
+// kernel's TCP path between two calls of it runs them cold: one frame is
+// one cold return address and one cold stretch of code instead of four
+// (docs/measurements.md, "Held calls", has perf's count of the difference).
 //
 //go:noescape
 func sockcall(trap uintptr, fd int, p unsafe.Pointer, n int, flags uintptr) (r int, errno unix.Errno)

@@ -17,10 +17,9 @@ import (
 // rises; the first asker, though, only queues netstamp_work, and the key
 // is flipped when a kworker runs it: within a millisecond on an idle
 // machine, but that kworker waits for a CPU like any thread, and under
-// load the wait grows: beside a busy loop per CPU on the 2-vCPU guest a
-// fresh process saw up to 2 ms and 172 reads go unstamped, and a
-// pingpong --rx-stamps run of 100 ms inside go test 2,647 responses and
-// not one stamp. The last socket to close queues the same work to switch
+// load the wait grows, beside a busy loop per CPU long enough for a
+// short run to see no stamp at all (docs/measurements.md, "Receive
+// stamps"). The last socket to close queues the same work to switch
 // the key off again, so each test that opens and closes its own stamped
 // sockets can meet the delay anew.
 //

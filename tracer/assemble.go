@@ -489,9 +489,8 @@ func (a *assembler) requests() []Request {
 // the client's read frees the server's send buffer and wakes the server,
 // asleep in its own read on the socket's one wait queue; on a shared CPU
 // the server preempts the client as it leaves the read, finds nothing,
-// and sleeps again (3.3 switches a request against TCP's 2.0, and the
-// client's p50 8 µs above the traced round trip, with pongd and
-// pingpong packed on CPU 0).
+// and sleeps again: more switches a request than TCP's, and a client's
+// p50 above the traced round trip (docs/measurements.md, "Held calls").
 func (a *assembler) backOnCPU(r *Request) {
 	x := a.tasks[r.Tid]
 	if x == nil {
@@ -523,113 +522,147 @@ const maxSteps = 4096
 // walk fills r.Segments with r's critical path, going back from the
 // client's receive return through whoever made each task runnable.
 func (a *assembler) walk(r *Request) {
-	var rev []Segment // built backwards, from End
-	t, stop := r.End, r.Start
-	x := a.tasks[r.Tid]
-	from := ""       // the component x just woke, when x is a waker
-	var legAt uint64 // when x woke another component, if it did (see running)
-	other := func(lo, hi uint64) {
-		if hi > lo {
-			rev = append(rev, Segment{Start: lo, End: hi, Kind: SegOther, CPU: -1})
+	w := walker{a: a, t: r.End, stop: r.Start, x: a.tasks[r.Tid]}
+	for steps := 0; w.t > w.stop; steps++ {
+		if w.x == nil || w.x.component == "" || steps == maxSteps {
+			w.other(w.stop, w.t)
+			break
+		}
+		if !w.step() {
+			break
 		}
 	}
-	for steps := 0; t > stop; steps++ {
-		if x == nil || x.component == "" || steps == maxSteps {
-			other(stop, t)
-			break
-		}
-		i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].in >= t }) - 1
-		if i < 0 {
-			other(stop, t)
-			break
-		}
-		rn := &x.runs[i]
-		if rn.out < t {
-			// Off CPU at t by its own switches, though t says it ran (a
-			// record lost, or two CPUs' clocks a hair apart).
-			other(max(rn.out, stop), t)
-			if t = rn.out; t <= stop {
-				break
-			}
-		}
-		lo := max(rn.in, stop)
-		if from != "" && from != x.component {
-			legAt = t
-		}
-		rev = a.running(rev, x, rn.cpu, lo, t, legAt)
-		from, legAt = "", 0
-		if rn.in <= stop {
-			break
-		}
-		t = rn.in
-		var after uint64 // the wake-up is after the previous stay on CPU
-		if i > 0 {
-			p := &x.runs[i-1]
-			after = p.out
-			if p.ready {
-				if n, ok := a.handedTo(x, rn.cpu, max(p.out, stop), t); ok {
-					// Preempted, and the last to run before x came back
-					// was the next component on the path: the request
-					// was in its hands, and the walk follows it back to
-					// whoever woke it (the relay that forwarded the
-					// request), not to x's own previous stay.
-					x, from = n, ""
-					continue
-				}
-				rev = a.displaced(rev, x, rn.cpu, max(p.out, stop), t)
-				t = p.out
-				// What ran meanwhile may have been the next component,
-				// woken by x before it was preempted: x's system call
-				// then is the leg to it.
-				legAt = a.lastWake(x, p.in, p.out)
-				continue
-			}
-		}
-		j := sort.Search(len(x.wakes), func(j int) bool { return x.wakes[j].t > t }) - 1
-		if j < 0 || x.wakes[j].t <= after {
-			other(stop, t)
-			break
-		}
-		w := x.wakes[j]
-		lo = max(w.t, stop)
-		mid := lo
-		if e, ok := a.idleExit(rn.cpu, w.t, t); ok && e > lo {
-			mid = e
-		}
-		if t > mid {
-			rev = append(rev, Segment{Start: mid, End: t, Kind: SegRunnable,
-				Component: x.component, Tid: x.tid, CPU: rn.cpu, By: w.waker, Behind: rn.behind})
-		}
-		if mid > lo {
-			rev = append(rev, Segment{Start: lo, End: mid, Kind: SegIdleExit,
-				Component: x.component, Tid: x.tid, CPU: rn.cpu, By: w.waker})
-		}
-		t = lo
-		if w.waker == 0 && i > 0 && IsRelay(x.component) {
-			// A relay woken by the idle task: an interrupt on an idle
-			// CPU, a timer the relay set itself (a sleep, a wait with a
-			// timeout, as the Go runtime's monitor thread sleeps between
-			// its polls of the network). The wait since it blocked is
-			// its own system call, and the walk goes on from its
-			// previous stay. An endpoint's such wait stays other: its
-			// time is the endpoints' either way, and the client's
-			// request is not the relay's to explain.
-			p := &x.runs[i-1]
-			kind := SegKernel
-			if !a.cfg.syscalls(x.component) {
-				kind = SegUser // as running counts such a component's time
-			}
-			if s := max(p.out, stop); lo > s {
-				rev = append(rev, Segment{Start: s, End: lo, Kind: kind,
-					Component: x.component, Tid: x.tid, CPU: p.cpu})
-			}
-			t = p.out
-			continue
-		}
-		from = x.component
-		x = a.tasks[w.waker]
+	a.finish(r, w.rev)
+}
+
+// walker is one walk back along a request's critical path: the segments
+// so far (rev, built backwards from the request's end), the time t it has
+// reached (never before stop, the request's start), and the task x it is
+// in at t.
+type walker struct {
+	a       *assembler
+	rev     []Segment
+	t, stop uint64
+	x       *task
+	from    string // the component x just woke, when x is a waker
+	legAt   uint64 // when x woke another component, if it did (see running)
+}
+
+// other adds a stretch the walk cannot give to a component.
+func (w *walker) other(lo, hi uint64) {
+	if hi > lo {
+		w.rev = append(w.rev, Segment{Start: lo, End: hi, Kind: SegOther, CPU: -1})
 	}
-	a.finish(r, rev)
+}
+
+// step goes back through x's stay on CPU that ends at t and then through
+// what put x there: a preemption (preempted) or a wake-up (woken). It
+// reports whether the walk goes on.
+func (w *walker) step() bool {
+	a, x := w.a, w.x
+	i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].in >= w.t }) - 1
+	if i < 0 {
+		w.other(w.stop, w.t)
+		return false
+	}
+	rn := &x.runs[i]
+	if rn.out < w.t {
+		// Off CPU at t by its own switches, though t says it ran (a
+		// record lost, or two CPUs' clocks a hair apart).
+		w.other(max(rn.out, w.stop), w.t)
+		if w.t = rn.out; w.t <= w.stop {
+			return false
+		}
+	}
+	lo := max(rn.in, w.stop)
+	if w.from != "" && w.from != x.component {
+		w.legAt = w.t
+	}
+	w.rev = a.running(w.rev, x, rn.cpu, lo, w.t, w.legAt)
+	w.from, w.legAt = "", 0
+	if rn.in <= w.stop {
+		return false
+	}
+	w.t = rn.in
+	var after uint64 // the wake-up is after the previous stay on CPU
+	if i > 0 {
+		p := &x.runs[i-1]
+		after = p.out
+		if p.ready {
+			w.preempted(p, rn)
+			return true
+		}
+	}
+	return w.woken(i, rn, after)
+}
+
+// preempted goes back from x's return to CPU (rn) to the stay before it
+// (p), which ended in a preemption.
+func (w *walker) preempted(p, rn *run) {
+	a, x := w.a, w.x
+	if n, ok := a.handedTo(x, rn.cpu, max(p.out, w.stop), w.t); ok {
+		// Preempted, and the last to run before x came back was the
+		// next component on the path: the request was in its hands, and
+		// the walk follows it back to whoever woke it (the relay that
+		// forwarded the request), not to x's own previous stay.
+		w.x, w.from = n, ""
+		return
+	}
+	w.rev = a.displaced(w.rev, x, rn.cpu, max(p.out, w.stop), w.t)
+	w.t = p.out
+	// What ran meanwhile may have been the next component, woken by x
+	// before it was preempted: x's system call then is the leg to it.
+	w.legAt = a.lastWake(x, p.in, p.out)
+}
+
+// woken goes back from x's stay i (rn) through the wake-up that made it
+// runnable, after the previous stay ended (after), to its waker. It
+// reports whether the walk goes on.
+func (w *walker) woken(i int, rn *run, after uint64) bool {
+	a, x := w.a, w.x
+	j := sort.Search(len(x.wakes), func(j int) bool { return x.wakes[j].t > w.t }) - 1
+	if j < 0 || x.wakes[j].t <= after {
+		w.other(w.stop, w.t)
+		return false
+	}
+	wk := x.wakes[j]
+	lo := max(wk.t, w.stop)
+	mid := lo
+	if e, ok := a.idleExit(rn.cpu, wk.t, w.t); ok && e > lo {
+		mid = e
+	}
+	if w.t > mid {
+		w.rev = append(w.rev, Segment{Start: mid, End: w.t, Kind: SegRunnable,
+			Component: x.component, Tid: x.tid, CPU: rn.cpu, By: wk.waker, Behind: rn.behind})
+	}
+	if mid > lo {
+		w.rev = append(w.rev, Segment{Start: lo, End: mid, Kind: SegIdleExit,
+			Component: x.component, Tid: x.tid, CPU: rn.cpu, By: wk.waker})
+	}
+	w.t = lo
+	if wk.waker == 0 && i > 0 && IsRelay(x.component) {
+		// A relay woken by the idle task: an interrupt on an idle CPU, a
+		// timer the relay set itself (a sleep, a wait with a timeout, as
+		// the Go runtime's monitor thread sleeps between its polls of the
+		// network). The wait since it blocked is its own system call, and
+		// the walk goes on from its previous stay. An endpoint's such
+		// wait stays other: its time is the endpoints' either way, and
+		// the client's request is not the relay's to explain.
+		p := &x.runs[i-1]
+		kind := SegKernel
+		if !a.cfg.syscalls(x.component) {
+			kind = SegUser // as running counts such a component's time
+		}
+		if s := max(p.out, w.stop); lo > s {
+			w.rev = append(w.rev, Segment{Start: s, End: lo, Kind: kind,
+				Component: x.component, Tid: x.tid, CPU: p.cpu})
+		}
+		w.t = p.out
+		return true
+	}
+	w.from = x.component
+	w.x = a.tasks[wk.waker]
+	return true
 }
 
 // finish sets r's segments from rev (built backwards), charging each one

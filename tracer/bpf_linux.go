@@ -228,48 +228,78 @@ func newObjects(bufferBytes int, hooks Hooks) (*objects, error) {
 		return nil, err
 	}
 	o := &objects{}
-	fail := func(op string, err error) (*objects, error) {
+	if op, err := o.createMaps(bufferBytes); err != nil {
 		o.close()
 		return nil, kernelError(op, err)
 	}
+	b := builder{o: o, off: off}
+	progs := b.requestPrograms()
+	if hooks == ProxyHooks {
+		if o.sock, err = sockOffsets(); err != nil {
+			o.close()
+			return nil, err
+		}
+		b.sock = o.sock
+		if o.socks, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_socks", Type: ebpf.LRUHash, KeySize: 8, ValueSize: 8, MaxEntries: sockSlots}); err != nil {
+			o.close()
+			return nil, kernelError("create hash socks", err)
+		}
+		progs = b.proxyPrograms()
+	}
+	if op, err := o.loadPrograms(b, progs); err != nil {
+		o.close()
+		return nil, kernelError(op, err)
+	}
+	return o, nil
+}
+
+// createMaps creates the maps every hook set uses and maps the two the
+// reader reads in place; on failure it says which operation failed.
+func (o *objects) createMaps(bufferBytes int) (op string, err error) {
 	bitmap := func(name string) (*ebpf.Map, error) {
 		return ebpf.NewMap(&ebpf.MapSpec{Name: name, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: pidLimit / 64})
 	}
 	if o.tgids, err = bitmap("hoplat_tgids"); err != nil {
-		return fail("create array tgids", err)
+		return "create array tgids", err
 	}
 	if o.tids, err = bitmap("hoplat_tids"); err != nil {
-		return fail("create array tids", err)
+		return "create array tids", err
 	}
 	if o.calls, err = bitmap("hoplat_calls"); err != nil {
-		return fail("create array calls", err)
+		return "create array calls", err
 	}
 	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
-		return fail("possible CPUs", err)
+		return "possible CPUs", err
 	}
 	if o.cpus, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_cpus", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: uint32(ncpu)}); err != nil {
-		return fail("create array cpus", err)
+		return "create array cpus", err
 	}
 	if o.next, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_next", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
-		return fail("create array next", err)
+		return "create array next", err
 	}
 	if o.inflight, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_inflight", Type: ebpf.Array, KeySize: 4, ValueSize: 24, MaxEntries: inflightSlots}); err != nil {
-		return fail("create array inflight", err)
+		return "create array inflight", err
 	}
 	if o.softirqs, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_softirqs", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(ncpu)}); err != nil {
-		return fail("create array softirqs", err)
+		return "create array softirqs", err
 	}
 	o.perCPU = slotsPerCPU(bufferBytes, ncpu)
 	if o.events, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_events", Type: ebpf.Array, KeySize: 4, ValueSize: EventSize, MaxEntries: uint32(o.perCPU * ncpu), Flags: unix_BPF_F_MMAPABLE}); err != nil {
-		return fail("create array events", err)
+		return "create array events", err
 	}
 	if o.nextMem, err = o.next.Memory(); err != nil {
-		return fail("map array next", err)
+		return "map array next", err
 	}
 	if o.eventsMem, err = o.events.Memory(); err != nil {
-		return fail("map array events", err)
+		return "map array events", err
 	}
+	return "", nil
+}
+
+// loadPrograms assembles and loads progs and the wake-up's program; on
+// failure it says which operation failed.
+func (o *objects) loadPrograms(b builder, progs []program) (op string, err error) {
 	load := func(tp string, insns asm.Instructions) error {
 		p, err := ebpf.NewProgram(&ebpf.ProgramSpec{
 			Name: "hoplat_" + tp, Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: tp,
@@ -282,26 +312,13 @@ func newObjects(bufferBytes int, hooks Hooks) (*objects, error) {
 		o.tracepoints = append(o.tracepoints, tp)
 		return nil
 	}
-	b := builder{o: o, off: off}
-	progs := b.requestPrograms()
-	if hooks == ProxyHooks {
-		if o.sock, err = sockOffsets(); err != nil {
-			o.close()
-			return nil, err
-		}
-		b.sock = o.sock
-		if o.socks, err = ebpf.NewMap(&ebpf.MapSpec{Name: "hoplat_socks", Type: ebpf.LRUHash, KeySize: 8, ValueSize: 8, MaxEntries: sockSlots}); err != nil {
-			return fail("create hash socks", err)
-		}
-		progs = b.proxyPrograms()
-	}
 	for _, p := range progs {
 		insns, err := p.insns()
 		if err != nil {
-			return fail("assemble "+p.tp, err)
+			return "assemble " + p.tp, err
 		}
 		if err := load(p.tp, insns); err != nil {
-			return fail("load tp_btf/"+p.tp, err)
+			return "load tp_btf/" + p.tp, err
 		}
 	}
 	// sched_waking fires in the waker's context; sched_wakeup, on a
@@ -310,19 +327,19 @@ func newObjects(bufferBytes int, hooks Hooks) (*objects, error) {
 	// waker only where sched_waking is missing.
 	insns, err := b.wakeProg(KindWaking)
 	if err != nil {
-		return fail("assemble sched_waking", err)
+		return "assemble sched_waking", err
 	}
 	o.wakeup = "sched_waking"
 	if err := load(o.wakeup, insns); err != nil {
 		if errors.Is(err, os.ErrPermission) {
-			return fail("load tp_btf/sched_waking", err)
+			return "load tp_btf/sched_waking", err
 		}
 		o.wakeup = "sched_wakeup"
 		if err := load(o.wakeup, insns); err != nil {
-			return fail("load tp_btf/sched_wakeup", err)
+			return "load tp_btf/sched_wakeup", err
 		}
 	}
-	return o, nil
+	return "", nil
 }
 
 // program is one tracepoint's program, written by insns.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/peer"
 )
 
@@ -65,11 +66,11 @@ func start(t testing.TB, cpus affinity.CPUSet, listens bool, name string, args .
 		p.done <- cmd.Wait()
 	}()
 	t.Cleanup(func() {
-		affinity.TerminateGroup(p.pid)
+		hosts.TerminateGroup(p.pid)
 		select {
 		case <-p.done:
 		case <-time.After(5 * time.Second):
-			affinity.KillGroup(p.pid)
+			hosts.KillGroup(p.pid)
 			select {
 			case <-p.done:
 			case <-time.After(5 * time.Second):

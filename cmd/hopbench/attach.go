@@ -169,9 +169,8 @@ func attachRun(ctx context.Context, o attachOptions, ln net.Listener, stdout io.
 
 // keepOff moves this process off the CPUs the target may run on, where
 // it leaves some: reading a window's records and matching its chunks
-// would otherwise preempt the proxy it measures (on the 2-vCPU Intel
-// guest, a HAProxy pinned to CPU 0 with its client and server paid 6.1%
-// of its p50 at duty 20% with hopbench attach free to run there). It
+// would otherwise preempt the proxy it measures (docs/measurements.md,
+// "Attach"). It
 // returns the CPUs taken, or none where the target may run on every
 // CPU, or the masks cannot be read or set.
 func keepOff(pids []int) affinity.CPUSet {

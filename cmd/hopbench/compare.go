@@ -118,18 +118,13 @@ func runCompare(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	// Every report is found before any is read: an argument names a file,
-	// or an --out directory holding report.json.
 	named := fs.Args()
 	if *within != "" {
 		named = []string{*within}
 	}
-	files := make([]string, len(named))
-	for i, arg := range named {
-		var err error
-		if files[i], err = reportFile(arg); err != nil {
-			return err
-		}
+	files, err := reportFiles(named)
+	if err != nil {
+		return err
 	}
 	if schema, err := compare.SchemaOf(files[0]); err == nil && schema == attach.Schema {
 		if *within != "" || dash >= 0 || len(files) != 2 {
@@ -137,17 +132,12 @@ func runCompare(args []string, stdout io.Writer) error {
 		}
 		return compareAttach(files, *alpha, *format, stdout)
 	}
-	var runs []compare.Run
-	for _, f := range files {
-		r, err := compare.Load(f)
-		if err != nil {
-			return cli.Usage(err)
-		}
-		runs = append(runs, r)
+	runs, err := loadRuns(files)
+	if err != nil {
+		return err
 	}
 	opt := compare.Options{Alpha: *alpha, AllowDifferent: *allow, AllowDegraded: *allowDeg}
 	var c *compare.Comparison
-	var err error
 	switch {
 	case *within != "":
 		c, err = compare.Within(runs[0], fs.Arg(0), fs.Arg(1), opt)
@@ -176,18 +166,52 @@ func runCompare(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *htmlOut != "" {
-		f, err := os.Create(*htmlOut)
-		if err != nil {
-			return err
-		}
-		if err := page.WriteCompare(f, c); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", *htmlOut, err)
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "hopbench: wrote %s\n", *htmlOut)
+		return writeCompareHTML(*htmlOut, c)
 	}
+	return nil
+}
+
+// loadRuns reads the reports named. Every report is found before any is
+// read: an argument names a file, or an --out directory holding
+// report.json.
+func loadRuns(files []string) ([]compare.Run, error) {
+	var runs []compare.Run
+	for _, f := range files {
+		r, err := compare.Load(f)
+		if err != nil {
+			return nil, cli.Usage(err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// reportFiles is each argument's report file: the argument, or the
+// report a folder holds (reportFile).
+func reportFiles(named []string) ([]string, error) {
+	files := make([]string, len(named))
+	for i, arg := range named {
+		var err error
+		if files[i], err = reportFile(arg); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// writeCompareHTML writes the comparison's page to path.
+func writeCompareHTML(path string, c *compare.Comparison) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := page.WriteCompare(f, c); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "hopbench: wrote %s\n", path)
 	return nil
 }

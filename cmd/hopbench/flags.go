@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -176,13 +177,43 @@ var help = usage.Help{
 	},
 }
 
-func parseArgs(args []string, err error) (options, error) {
-	if err != nil {
-		return options{}, err
-	}
-	def := driver.DefaultConfig()
-	fs := pflag.NewFlagSet("hopbench", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+// flagValues are hopbench's flags as pflag fills them.
+type flagValues struct {
+	backend    *string
+	instances  *int
+	proto      *string
+	command    *string
+	paths      *string
+	transports *string
+	threads    *string
+	duration   *time.Duration
+	roundReqs  *int
+	budget     *time.Duration
+	warmup     *time.Duration
+	runs       *int
+	discard    *int
+	hops       *string
+	service    *string
+	size       *string
+	rows       *string
+	placement  *string
+	backendCPU *string
+	nice       *int
+	relayLock  *string
+	proxies    *[]string
+	stats      *bool
+	trace      *bool
+	format     *string
+	out        *string
+	wide       *bool
+	quiet      *bool
+	verbose    *bool
+	hist       *string
+	_          *string
+}
+
+// defineFlags defines hopbench's flags on fs, their defaults def's.
+func defineFlags(fs *pflag.FlagSet, def driver.Config) *flagValues {
 	var (
 		backend = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB "+
 			"(?socket=/path for its UNIX socket); several separated by ; for a --client-instances sweep")
@@ -227,150 +258,65 @@ func parseArgs(args []string, err error) (options, error) {
 		_ = fs.String("topology", "", "hosts (local, netns:NAME, ssh://user@host) and where each component "+
 			"runs, plus any of these flags as KEY=value; flags given override it")
 	)
+	return &flagValues{backend: backend, instances: instances, proto: proto, command: command, paths: paths, transports: transports, threads: threads, duration: duration, roundReqs: roundReqs, budget: budget, warmup: warmup, runs: runs, discard: discard, hops: hops, service: service, size: size, rows: rows, placement: placement, backendCPU: backendCPU, nice: nice, relayLock: relayLock, proxies: proxies, stats: stats, trace: trace, format: format, out: out, wide: wide, quiet: quiet, verbose: verbose, hist: hist}
+}
+
+func parseArgs(args []string, err error) (options, error) {
+	if err != nil {
+		return options{}, err
+	}
+	def := driver.DefaultConfig()
+	fs := pflag.NewFlagSet("hopbench", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := defineFlags(fs, def)
 	if err := usage.Parse(fs, &help, version, args, os.Stdout); err != nil {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q (hopbench takes only flags)", fs.Arg(0))
 	}
-	if !fs.Changed("discard") && *discard >= *runs && *runs >= 1 {
+	if !fs.Changed("discard") && *f.discard >= *f.runs && *f.runs >= 1 {
 		// The default warm-up round needs a second round to keep: a
 		// single --runs 1 is kept whole rather than refused over a flag
 		// the user never typed.
-		*discard = 0
+		*f.discard = 0
 	}
-	o := options{cfg: def, format: *format, out: *out, wide: *wide, verbose: *verbose, history: *hist,
+	o := options{cfg: def, format: *f.format, out: *f.out, wide: *f.wide, verbose: *f.verbose, history: *f.hist,
 		command: measuredFlags(fs)}
 	c := &o.cfg
-	if c.Backends, err = driver.ParseBackends(*backend); err != nil {
-		return o, cli.BadValue("--backend", redact(*backend), err)
+	if err := f.workload(c); err != nil {
+		return o, err
 	}
-	c.Backend = c.Backends[0]
-	if len(c.Backends) == 1 {
-		c.Backends = nil
+	if err := f.matrix(c); err != nil {
+		return o, err
 	}
-	if *instances < 1 {
-		return o, fmt.Errorf("--client-instances \"%d\": want at least 1", *instances)
+	if err := f.rounds(fs, c); err != nil {
+		return o, err
 	}
-	c.Instances = *instances
-	if *proto != "" && *proto != driver.ProtoEcho && *proto != driver.ProtoMySQL {
-		return o, fmt.Errorf("--proto %q: want echo or mysql", *proto)
+	if err := f.sweeps(c); err != nil {
+		return o, err
 	}
-	c.Proto, c.Command = *proto, *command
-	if _, err := mysql.ParseCommand(*command); err != nil {
-		return o, cli.BadValue("--command", *command, err)
+	c.Nice = *f.nice
+	if _, err := relay.ParseLock(*f.relayLock); err != nil {
+		return o, cli.BadValue("--relay-lock", *f.relayLock, err)
 	}
-	if *paths != "" {
-		items, err := list.Items(*paths)
-		if err != nil {
-			return o, cli.BadList("--paths", *paths, err)
-		}
-		for _, it := range items {
-			r, err := hop.ParseRelay(it)
-			if err != nil {
-				return o, cli.BadValue("--paths", *paths, err)
-			}
-			c.Relays = append(c.Relays, r)
-		}
-	}
-	items, err := list.Items(*transports)
-	if err != nil {
-		return o, cli.BadList("--transports", *transports, err)
-	}
-	c.Transports = nil
-	for _, it := range items {
-		t, err := hop.ParseTransport(it)
-		if err != nil {
-			return o, cli.BadValue("--transports", *transports, err)
-		}
-		c.Transports = append(c.Transports, t)
-	}
-	if c.Threads, err = list.Ints(*threads, 1); err != nil {
-		return o, cli.BadList("--threads", *threads, err)
-	}
-	if *duration <= 0 {
-		return o, fmt.Errorf("--time %q: want a positive duration", duration.String())
-	}
-	if *warmup < 0 {
-		return o, fmt.Errorf("--warmup %q: want 0 or more", warmup.String())
-	}
-	c.Time, c.Warmup = *duration, *warmup
-	if *roundReqs < 0 {
-		return o, fmt.Errorf("--round-requests \"%d\": want 0 or more", *roundReqs)
-	}
-	if *budget < 0 {
-		return o, fmt.Errorf("--budget %q: want 0 or more", budget.String())
-	}
-	c.RoundRequests, c.Budget = *roundReqs, *budget
-	if fs.Changed("time") && !fs.Changed("round-requests") {
-		// A length the user gives is every round's length.
-		c.RoundRequests = 0
-	}
-	if *runs < 1 {
-		return o, fmt.Errorf("--runs \"%d\": want at least 1", *runs)
-	}
-	if *discard < 0 || *discard >= *runs {
-		if *runs == 1 {
-			return o, fmt.Errorf("--discard \"%d\": want 0: one round has none to spare", *discard)
-		}
-		return o, fmt.Errorf("--discard \"%d\": want 0 to %d, fewer than the %d rounds", *discard, *runs-1, *runs)
-	}
-	c.Rounds, c.Discard = *runs, *discard
-	if *hops != "" {
-		if c.Hops, err = list.Ints(*hops, 0); err != nil {
-			return o, cli.BadList("--hops", *hops, err)
-		}
-	}
-	if *service != "" {
-		if c.ServiceTimes, err = list.Durations(*service); err != nil {
-			return o, cli.BadList("--service-time", *service, err)
-		}
-	}
-	if *size != "" {
-		if c.Sizes, err = list.Ints(*size, 1); err != nil {
-			return o, cli.BadList("--size", *size, err)
-		}
-	}
-	if *rows != "" {
-		if c.Rows, err = list.Ints(*rows, 0); err != nil {
-			return o, cli.BadList("--rows", *rows, err)
-		}
-	}
-	if *placement != "" {
-		if err := applyPlacement(c, *placement); err != nil {
-			return o, err
-		}
-	}
-	if *backendCPU != "" {
-		online, err := affinity.OnlineCPUs()
-		if err != nil {
-			return o, cli.BadValue("--backend-cpus", *backendCPU, err)
-		}
-		if c.BackendCPUs, err = affinity.ParseListFor(*backendCPU, online); err != nil {
-			return o, cli.BadList("--backend-cpus", *backendCPU, err)
-		}
-	}
-	c.Nice = *nice
-	if _, err := relay.ParseLock(*relayLock); err != nil {
-		return o, cli.BadValue("--relay-lock", *relayLock, err)
-	}
-	c.RelayLock = *relayLock
-	for _, spec := range *proxies {
+	c.RelayLock = *f.relayLock
+	for _, spec := range *f.proxies {
 		x, err := driver.ParseProxy(spec)
 		if err != nil {
 			return o, cli.BadValue("--proxy", spec, err)
 		}
 		c.Proxies = append(c.Proxies, x)
 	}
-	c.Stats, c.Trace = *stats, *trace
+	c.Stats, c.Trace = *f.stats, *f.trace
 	// hopbench's reports come in the formats pingpong's do.
-	if _, err := load.ReporterFor(*format, results.Report{}); err != nil {
-		return o, cli.BadValue("--format", *format, err)
+	if _, err := load.ReporterFor(*f.format, results.Report{}); err != nil {
+		return o, cli.BadValue("--format", *f.format, err)
 	}
-	if !*quiet {
+	if !*f.quiet {
 		c.Progress = os.Stderr
 		switch {
-		case *verbose:
+		case *f.verbose:
 			c.ProgressLevel = driver.ProgressPaths
 		case isTerminal(os.Stderr):
 			c.ProgressLevel = driver.ProgressLive
@@ -381,6 +327,140 @@ func parseArgs(args []string, err error) (options, error) {
 		return o, checkError(fs, err)
 	}
 	return o, nil
+}
+
+// workload reads the backend, the client instances, the protocol and the
+// mysql command into c.
+func (f *flagValues) workload(c *driver.Config) error {
+	var err error
+	if c.Backends, err = driver.ParseBackends(*f.backend); err != nil {
+		return cli.BadValue("--backend", redact(*f.backend), err)
+	}
+	c.Backend = c.Backends[0]
+	if len(c.Backends) == 1 {
+		c.Backends = nil
+	}
+	if *f.instances < 1 {
+		return fmt.Errorf("--client-instances \"%d\": want at least 1", *f.instances)
+	}
+	c.Instances = *f.instances
+	if *f.proto != "" && *f.proto != driver.ProtoEcho && *f.proto != driver.ProtoMySQL {
+		return fmt.Errorf("--proto %q: want echo or mysql", *f.proto)
+	}
+	c.Proto, c.Command = *f.proto, *f.command
+	if _, err := mysql.ParseCommand(*f.command); err != nil {
+		return cli.BadValue("--command", *f.command, err)
+	}
+	return nil
+}
+
+// matrix reads the paths, transports and thread counts into c.
+func (f *flagValues) matrix(c *driver.Config) error {
+	var err error
+	if *f.paths != "" {
+		items, err := list.Items(*f.paths)
+		if err != nil {
+			return cli.BadList("--paths", *f.paths, err)
+		}
+		for _, it := range items {
+			r, err := hop.ParseRelay(it)
+			if err != nil {
+				return cli.BadValue("--paths", *f.paths, err)
+			}
+			c.Relays = append(c.Relays, r)
+		}
+	}
+	items, err := list.Items(*f.transports)
+	if err != nil {
+		return cli.BadList("--transports", *f.transports, err)
+	}
+	c.Transports = nil
+	for _, it := range items {
+		t, err := hop.ParseTransport(it)
+		if err != nil {
+			return cli.BadValue("--transports", *f.transports, err)
+		}
+		c.Transports = append(c.Transports, t)
+	}
+	if c.Threads, err = list.Ints(*f.threads, 1); err != nil {
+		return cli.BadList("--threads", *f.threads, err)
+	}
+	return nil
+}
+
+// rounds reads the rounds' length, warm-up, sizing, count and discarded
+// ones into c.
+func (f *flagValues) rounds(fs *pflag.FlagSet, c *driver.Config) error {
+	if *f.duration <= 0 {
+		return fmt.Errorf("--time %q: want a positive duration", f.duration.String())
+	}
+	if *f.warmup < 0 {
+		return fmt.Errorf("--warmup %q: want 0 or more", f.warmup.String())
+	}
+	c.Time, c.Warmup = *f.duration, *f.warmup
+	if *f.roundReqs < 0 {
+		return fmt.Errorf("--round-requests \"%d\": want 0 or more", *f.roundReqs)
+	}
+	if *f.budget < 0 {
+		return fmt.Errorf("--budget %q: want 0 or more", f.budget.String())
+	}
+	c.RoundRequests, c.Budget = *f.roundReqs, *f.budget
+	if fs.Changed("time") && !fs.Changed("round-requests") {
+		// A length the user gives is every round's length.
+		c.RoundRequests = 0
+	}
+	if *f.runs < 1 {
+		return fmt.Errorf("--runs \"%d\": want at least 1", *f.runs)
+	}
+	if *f.discard < 0 || *f.discard >= *f.runs {
+		if *f.runs == 1 {
+			return fmt.Errorf("--discard \"%d\": want 0: one round has none to spare", *f.discard)
+		}
+		return fmt.Errorf("--discard \"%d\": want 0 to %d, fewer than the %d rounds", *f.discard, *f.runs-1, *f.runs)
+	}
+	c.Rounds, c.Discard = *f.runs, *f.discard
+	return nil
+}
+
+// sweeps reads the chain lengths, the backend settings swept, the
+// placement and the backend's CPUs into c.
+func (f *flagValues) sweeps(c *driver.Config) error {
+	var err error
+	if *f.hops != "" {
+		if c.Hops, err = list.Ints(*f.hops, 0); err != nil {
+			return cli.BadList("--hops", *f.hops, err)
+		}
+	}
+	if *f.service != "" {
+		if c.ServiceTimes, err = list.Durations(*f.service); err != nil {
+			return cli.BadList("--service-time", *f.service, err)
+		}
+	}
+	if *f.size != "" {
+		if c.Sizes, err = list.Ints(*f.size, 1); err != nil {
+			return cli.BadList("--size", *f.size, err)
+		}
+	}
+	if *f.rows != "" {
+		if c.Rows, err = list.Ints(*f.rows, 0); err != nil {
+			return cli.BadList("--rows", *f.rows, err)
+		}
+	}
+	if *f.placement != "" {
+		if err := applyPlacement(c, *f.placement); err != nil {
+			return err
+		}
+	}
+	if *f.backendCPU != "" {
+		online, err := affinity.OnlineCPUs()
+		if err != nil {
+			return cli.BadValue("--backend-cpus", *f.backendCPU, err)
+		}
+		if c.BackendCPUs, err = affinity.ParseListFor(*f.backendCPU, online); err != nil {
+			return cli.BadList("--backend-cpus", *f.backendCPU, err)
+		}
+	}
+	return nil
 }
 
 // checkError is the driver's error about a Config field, said of the flag

@@ -60,6 +60,26 @@ var help = usage.Help{
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseArgs(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	return serve(o, stdout, stderr)
+}
+
+// options are hoprelay's command line, checked: what it relays, how, and
+// where its stats go ("" for none).
+type options struct {
+	listen  sockets.Addr
+	connect []sockets.Addr
+	cfg     relay.Config
+	stats   string
+	logger  *log.Logger
+}
+
+// parseArgs reads and checks the command line; --help and --version are
+// printed to stdout and returned as usage.Parse returns them.
+func parseArgs(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs := pflag.NewFlagSet("hoprelay", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
 	defaultEngine := "epoll"
@@ -85,28 +105,28 @@ func run(args []string, stdout, stderr io.Writer) error {
 	balance := fs.String("balance", string(relay.BalanceRoundRobin), "how each connection picks one of several CONNECT addresses")
 	retry := fs.Duration("retry", relay.DefaultRetry, "how long a CONNECT address that failed a connect is skipped")
 	if err := usage.Parse(fs, &help, version, args, stdout); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() < 2 {
-		return cli.Usage(fmt.Errorf("want LISTEN CONNECT [CONNECT...], got %d (hoprelay --help)", fs.NArg()))
+		return nil, cli.Usage(fmt.Errorf("want LISTEN CONNECT [CONNECT...], got %d (hoprelay --help)", fs.NArg()))
 	}
 	listen, err := sockets.Parse(fs.Arg(0))
 	if err != nil {
-		return cli.BadAddress("LISTEN", fs.Arg(0), err)
+		return nil, cli.BadAddress("LISTEN", fs.Arg(0), err)
 	}
 	var connect []sockets.Addr
 	for _, arg := range fs.Args()[1:] {
 		a, err := sockets.Parse(arg)
 		if err != nil {
-			return cli.BadAddress("CONNECT", arg, err)
+			return nil, cli.BadAddress("CONNECT", arg, err)
 		}
 		if a.Role == sockets.RoleListen {
-			return cli.Usage(fmt.Errorf("CONNECT %q: a listen address; want one to connect to", arg))
+			return nil, cli.Usage(fmt.Errorf("CONNECT %q: a listen address; want one to connect to", arg))
 		}
 		connect = append(connect, a)
 	}
 	if *retry <= 0 {
-		return cli.Usage(fmt.Errorf("--retry %q: want more than 0", retry.String()))
+		return nil, cli.Usage(fmt.Errorf("--retry %q: want more than 0", retry.String()))
 	}
 	cfg := relay.Config{
 		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, NoBatch: *noBatch, BusyPoll: *busyPoll, Wake: relay.Wake(*wake), Lock: relay.Lock(*lock),
@@ -116,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cfg.Grace = -1
 	}
 	if *slice < 0 {
-		return cli.Usage(fmt.Errorf("--slice %q: want 0 (the kernel's default) or more", slice.String()))
+		return nil, cli.Usage(fmt.Errorf("--slice %q: want 0 (the kernel's default) or more", slice.String()))
 	}
 	if fs.Changed("slice") {
 		if cfg.Slice = *slice; *slice == 0 {
@@ -125,34 +145,41 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *cpus != "" {
 		if cfg.CPUs, err = affinity.ParseCPUs(*cpus); err != nil {
-			return cli.BadList("--cpus", *cpus, err)
+			return nil, cli.BadList("--cpus", *cpus, err)
 		}
 	}
 	if cfg.Buffer, err = parseBytes(*buffer); err != nil {
-		return cli.BadValue("--buffer", *buffer, err)
+		return nil, cli.BadValue("--buffer", *buffer, err)
 	}
 	if *workers < 1 {
-		return cli.Usage(fmt.Errorf("--workers \"%d\": want 1 or more", *workers))
+		return nil, cli.Usage(fmt.Errorf("--workers \"%d\": want 1 or more", *workers))
 	}
 	if *maxConns < 0 {
-		return cli.Usage(fmt.Errorf("--max-conns \"%d\": want 0 (no bound) or more", *maxConns))
+		return nil, cli.Usage(fmt.Errorf("--max-conns \"%d\": want 0 (no bound) or more", *maxConns))
 	}
 	if *grace < 0 {
-		return cli.Usage(fmt.Errorf("--grace %q: want 0 or more", grace.String()))
+		return nil, cli.Usage(fmt.Errorf("--grace %q: want 0 or more", grace.String()))
 	}
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
 	cfg.Logf = logger.Printf
 
 	if err := cfg.Validate(); err != nil {
-		return flagError(fs, err)
+		return nil, flagError(fs, err)
 	}
 	// Found now, not at the first SIGUSR1 or at exit, after the run.
 	if *stats != "" {
 		if err := cli.CheckOutputFile("stats", *stats); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	r, err := relay.NewUpstreams(listen, connect, cfg)
+	return &options{listen: listen, connect: connect, cfg: cfg, stats: *stats, logger: logger}, nil
+}
+
+// serve runs the relay until a signal stops it or it fails, writing its
+// stats on SIGUSR1 and at the end.
+func serve(o *options, stdout, stderr io.Writer) error {
+	stats, logger := &o.stats, o.logger
+	r, err := relay.NewUpstreams(o.listen, o.connect, o.cfg)
 	if err != nil {
 		return err
 	}

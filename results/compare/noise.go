@@ -40,14 +40,11 @@ import (
 // (peersMoved).
 //
 // With one run a side nothing measures what each invocation's fresh
-// processes bring (where their memory and threads landed): on the quiet
-// 2-vCPU Intel guest an epoll path moved 1.4% (its added p50 2.0%) between
-// two runs of one command whose direct paths held within 0.3%, and 3.9%
-// on another guest; across three default runs there, the relay paths'
-// added p50s moved up to 10.9% (an epoll path 8.1% where the peers of its
-// regime moved 2.5% at most) and the direct paths' p50s 2% at most, and
-// with every relay started afresh before each cycle of rounds, up to
-// 12.3% (the sockmap hop, 5.7 µs against 6.4). Such a row is held to
+// processes bring (where their memory and threads landed): a relay path's
+// added p50 moves between runs of one command by several times what the
+// direct paths move, more than its regime's peers, and more again with
+// every relay started afresh before each cycle of rounds
+// (docs/measurements.md, "Across runs"). Such a row is held to
 // SingleRunFloorPct at least, SingleRunHopFloorPct on a path with a hop:
 // the ±15% a hop's figure is meant to repeat within from one run to the
 // next (results/hop's stability rule). Repeated runs a side measure it
@@ -156,9 +153,8 @@ func noiseOf(k key, s sides, controls bool) noise {
 // in both runs of one experiment, so what moved them moved what a hop
 // costs on this machine (the host's other tenants, where fresh processes
 // landed), and every relay path of the regime with it, while the direct
-// path, with no hop, may not move at all: on the 2-vCPU Intel guest one
-// default run of three had every packed relay path 1-11% dearer, socat's
-// and HAProxy's among them, its direct paths within 2%. A peer's own row
+// path, with no hop, may not move at all (docs/measurements.md, "Across
+// runs"). A peer's own row
 // is held to its own move too: between runs of one experiment, nothing
 // of it changed.
 func peersMoved(k key, s sides) (moved float64, from string, ok bool) {

@@ -9,9 +9,9 @@ import (
 )
 
 // A run's rounds show what moves within it, not what moves between
-// invocations: on the 2-vCPU AMD guest three default runs, each steady in
-// its own rounds, put goroutine's spread hop at 55.7, 99.4 and 87.8 µs.
-// The same command's earlier runs on the same machine show it.
+// invocations: runs each steady in their own rounds can put one hop far
+// apart (docs/measurements.md, "Across runs"). The same command's earlier
+// runs on the same machine show it.
 
 const (
 	// maxAcrossRuns is how far a path's added p50 may lie from the median
@@ -53,12 +53,9 @@ type Past struct {
 }
 
 // HostMoved is a stage whose control ran more than 15% from its p50 in
-// the earlier runs: the host ran at another speed between invocations.
-// Three default runs on the 2-vCPU AMD EPYC guest (cpuidle menu) ran
-// direct tcp spread (client and server on CPU 0) at 19.0, 25.8 and 19.8
-// µs, each run steady in its own rounds, and the second run's sockmap,
-// splice unix and socat spread hops 16-31% from the three runs' median,
-// in proportion to it (sockmap 13.2 µs against 10.0 and 10.1).
+// the earlier runs: the host ran at another speed between invocations,
+// and a run's hops then move from the runs' median in proportion to its
+// control (docs/measurements.md, "Across runs").
 type HostMoved struct {
 	Stage        string  `json:"stage"`
 	Control      string  `json:"control"`

@@ -311,8 +311,7 @@ func addedFrom(baseline string, a50, b50, a99, b99 []float64) *Added {
 	// The median of the paired differences, with its order-statistic
 	// interval: on a VM one round in a few lands in another placement or
 	// meets a neighbour's burst, and the mean of four or six pairs
-	// follows that round (a 24 µs path read 26 once, and its hop 30%
-	// dearer). The median is the hop a typical round measured.
+	// follows that round. The median is the hop a typical round measured.
 	a := &Added{Baseline: baseline, P50: d50.Median, P99: d99.Median, CI95P50: d50.MedianCI95,
 		CILevel: d50.MedianCILevel, Pairs: d50.N}
 	// The share is of the same statistic over the same rounds: the median

@@ -43,12 +43,9 @@ type Decomposition struct {
 	// endpoints counted. CPU time per request is a mean, so where a hop's
 	// tail is long its CPU figures overstate the median request by that
 	// much: it comes off them, and the residual is what the CPU time does
-	// not hold of the mean (idle waits, steal). Measured packed on a
-	// 2-vCPU KVM guest, the goroutine engine's unix->tcp path added 9.7
-	// µs at the p50 against 12.6 µs of CPU per request (relay code 4.9,
-	// wake-ups 2.1, kernel 2.4, endpoints 3.2): a residual of -3.0 µs
-	// without this term, while its round trips' mean ran 2.8 µs above its
-	// p50 (a p95 of 40 µs) where the direct path's mean sat on its p50.
+	// not hold of the mean (idle waits, steal). Without this term a hop
+	// with a long tail and a direct path without one leaves a negative
+	// residual (docs/measurements.md, "Explaining a hop").
 	MeanExcess *float64 `json:"mean_excess,omitempty"`
 	// IdleExit is the part of Wakeups that CPUs spent leaving idle
 	// (method "trace"): on the relay's CPU, which a relay that polls on a
@@ -244,9 +241,9 @@ func decompose(p PathResult, base *PathResult, m *machine.Machine) Decomposition
 // that runs on a CPU it shares carries one whole switch per run (the
 // second half of the switch into it, the first half of the switch out of
 // it) and its wake-up of the next (try_to_wake_up): on one CPU the tasks'
-// CPU time is all of its time. Measured with the path packed on one CPU of
-// a 2-vCPU KVM guest, client, server and relay (processes, and the
-// kworkers for sockmap) summed to the wall time per request within 1%. A
+// CPU time is all of its time: packed on one CPU, client, server and
+// relay (processes, and the kworkers for sockmap) sum to the wall time
+// per request (docs/measurements.md, "Explaining a hop"). A
 // same-CPU wake-up is such a switch, and is carved from the relay's time.
 // A cross-CPU one is mostly not CPU time (the IPI, the idle exit of the
 // woken CPU) and is added on top; so are the stamped wake-ups
@@ -278,12 +275,11 @@ func carved(p PathResult, method string, m *machine.Machine) float64 {
 // stays on one CPU, as a sockmap hop's do. A cross-CPU wake-up is priced
 // at the probe's constant, which is wall time: the woken thread's way out
 // of its wait is in it, and that is CPU time the woken thread is charged.
-// Measured spread on a 2-vCPU KVM guest (relay on CPU 1, client and
-// server on CPU 0), the endpoints ran some 40 µs more per request than
-// direct, 20 µs for each of the two wake-ups that now cross CPUs, as
-// the relay's CPU did for its two (about 45 µs against 7 µs packed),
-// within the probe's 34 µs cross-CPU wake-up: adding them on top would
-// count them twice.
+// Spread, the endpoints' CPU per request grows by about one cross-CPU
+// wake-up for each of the two wake-ups that now cross CPUs, as the relay's
+// does for its two, and each lies within the probe's cross-CPU wake-up:
+// adding them on top would count them twice (docs/measurements.md,
+// "Explaining a hop").
 func endpoints(p PathResult, base *PathResult, method string) (float64, string) {
 	switch {
 	case p.Relay != Sockmap && (method != "probe" || !sameCPU(p)):
@@ -368,11 +364,9 @@ func crosses(a, b string) bool { return singleCPU(a) && singleCPU(b) && a != b }
 // in wake-ups proper is the 2s alone, and no stamp tells s from a tail:
 // on a shared CPU the probe's same-CPU constant (a waker with no tail to
 // speak of) prices it, and the tails stay where they belong, in the
-// relay's code or in both round trips. (hopbench's packed regime on a
-// 2-vCPU KVM guest, epoll tcp->tcp: relay_wake_us 17.4, client_wake_us 6.1
-// on the path and 8.3 direct, for a 12.8 µs hop; the stamped sum, 15.2 µs,
-// against 2.1 µs of same-CPU wake-ups at the probe's constant, left a
-// residual of -11.7 µs: the tails counted twice.)
+// relay's code or in both round trips. (Priced by the stamped sum, a
+// packed hop left a negative residual as large as itself: the tails
+// counted twice; docs/measurements.md, "Explaining a hop".)
 //
 // Across CPUs the tails drop out of the stamps, which are the wake-ups
 // the hop adds: the relay woken twice, the client woken by the relay

@@ -22,10 +22,9 @@ const (
 	// maxRoundSpread bounds the slowest kept round p50 against the
 	// fastest even when they form no two groups: a hop's figure is meant
 	// to repeat within ±15% from one run to the next, which rounds spread
-	// wider than this cannot promise. Measured on a quiet 2-vCPU guest,
-	// every component pinned to CPU 0: epoll tcp->tcp's round p50s 32.5,
-	// 35.9, 24.1, 25.0, 33.8, 24.5 µs in one run (its added p50 14.3 µs)
-	// and 25.6, 24.1, 34.0, 23.5, 24.2, 23.6 in the next (10.4 µs).
+	// wider than this cannot promise: a run whose round p50s spread wider
+	// gave an added p50 that the next run did not repeat
+	// (docs/measurements.md, "Round spread").
 	maxRoundSpread = 1.3
 	// steadyTPS is how closely rounds' throughput agrees when only the
 	// p50 moves: the mean round trip held, the median jumped between the
@@ -33,19 +32,18 @@ const (
 	steadyTPS = 1.1
 	// maxStateRatio bounds how far a path's round p50 over a figure that
 	// moved with it (its client's CPU time per request, a direct path's
-	// round p50) may spread for the machine to be named: the real run on
-	// the AMD guest held within 5-16%, a client moved between CPUs in
-	// alternate rounds 26%.
+	// round p50) may spread for the machine to be named: between what a
+	// real run of a slower machine holds and what a client moved between
+	// CPUs in alternate rounds gives (docs/measurements.md, "Round
+	// spread").
 	maxStateRatio = 1.2
 	// maxRepeatSpread is how far a path's kept round p50s may spread
 	// while its direct baseline's rounds show the machine changing speed
 	// under the same cycles: a hop's figure is meant to repeat within
 	// ±15%, and rounds taken in two states of the machine repeat only as
-	// well as the share of rounds each state got. On the 2-vCPU AMD
-	// guest one make bench held direct tcp at 26.8-27.1 µs for three
-	// rounds and 20.1-20.9 for the next three, with splice unix->tcp at
-	// 78.9-83.8 and 64.5-68.3 (1.299×, under maxRoundSpread): its added
-	// p50 was 50.9 µs there and 42.7 in the next run.
+	// well as the share of rounds each state got, even where their
+	// spread stays under maxRoundSpread (docs/measurements.md, "Round
+	// spread").
 	maxRepeatSpread = 1.15
 )
 
@@ -145,10 +143,10 @@ func list(vs []float64) string {
 // reference path measured in the same interleaved cycles (s's direct
 // baseline, or for a direct path the other direct one) whose rounds moved
 // with s's, so that s's round p50 over the reference's agrees where s's
-// own round p50s do not. On a 2-vCPU AMD guest every socket round trip,
-// direct paths included, can run a third longer for seconds at a time
-// while a CPU-bound loop keeps its speed: the rounds then disagree because
-// the machine did, not the hop. Empty when no reference explains it.
+// own round p50s do not. On a guest every socket round trip, direct
+// paths included, can run longer for seconds at a time while a CPU-bound
+// loop keeps its speed (docs/measurements.md, "Host states"): the rounds
+// then disagree because the machine did, not the hop. Empty when no reference explains it.
 func sharedState(all []Series, s Series, discard int) string {
 	if c := slowerCode(s, discard); c != "" {
 		return c
@@ -196,10 +194,8 @@ func references(all []Series, s Series) []Series {
 
 // slowerCode names the machine when s's client spent CPU time per request
 // in proportion to its rounds' p50s: the same code ran slower in the slow
-// rounds, and the round trip with it. Measured on the 2-vCPU AMD guest
-// (cpuidle menu), make bench with every component on CPU 0: direct tcp's
-// round p50 26.9 µs at 22.8 µs of client CPU per request for three
-// rounds, 20.1 µs at 16.2 for the next three. The client's time
+// rounds, and the round trip with it (docs/measurements.md, "Round
+// spread"). The client's time
 // includes its start-up and warm-up, which dampen the ratio and never
 // create one. Empty when the rounds carry no CPU time or it did not move
 // with them.
@@ -272,10 +268,8 @@ func movedWithMachine(all []Series, sums []PathResult, i, discard int) string {
 // fall in: its rounds in the baseline's slower cycles lie above those in
 // its faster ones by half its own spread or more. A path whose rounds
 // spread for their own reasons while the baseline changed speed in other
-// cycles (in one default run on the 2-vCPU Intel guest, a spread
-// goroutine hop's slowest round was not the one round both direct paths
-// ran 30% slower in) is a median over one state, held to the rules every
-// path is. Where the rounds cannot be split it says yes.
+// cycles (its slowest round not the one both direct paths ran slower in)
+// is a median over one state, held to the rules every path is. Where the rounds cannot be split it says yes.
 func followsStates(own, base []float64, spread float64) bool {
 	if len(own) != len(base) || len(base) < 3 {
 		return true

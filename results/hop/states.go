@@ -10,9 +10,9 @@ import (
 	"github.com/hoplat/hoplat/results/stats"
 )
 
-// A host can change speed for seconds at a time: a 2-vCPU Intel guest
-// (cpuidle haltpoll) ran direct tcp's rounds at 7.5, 7.5, 7.7 µs and
-// 11.0, 11.3, 11.3 µs inside one run, and every path moved with it. The
+// A host can change speed for seconds at a time, a guest's vCPUs most of
+// all, and every path moves with it inside one run (docs/measurements.md,
+// "Host states"). The
 // machine's state is then the control's, not the path's: each path is
 // paired with the control round of the same interleaved cycle, its
 // stability judged on the ratio of the two, and the change is said once.
@@ -32,7 +32,7 @@ const (
 // least rounds, the gap is wider than either side's spread, and the
 // sides stateRatio apart. Looser than stats.TwoModes (a gap three times
 // either side's spread): a slow state scatters as the fast one does
-// not (the AMD guest's direct tcp ran 21-22 µs and 28-32), and the other
+// not (a slow state's rounds spread wider than the fast one's), and the other
 // controls and paths moving with it confirm it.
 func twoSpeeds(sorted []float64, least int) (below, above []float64, ok bool) {
 	if len(sorted) < 2*minStateRounds || sorted[0] <= 0 {
@@ -46,11 +46,8 @@ func twoSpeeds(sorted []float64, least int) (below, above []float64, ok bool) {
 // A state of one round: the host may change for a few seconds only, or
 // in the run's last cycle. One control's one slow round is an outlier;
 // every control's, in the same round, with the stage's paths slower
-// there by movedRatio, is the host. On the 2-vCPU AMD EPYC guest (cpuidle
-// menu), packed (client, relay and server on CPU 0), direct tcp ran
-// 19.2-19.6 µs in five rounds of a default run and 25.4 in the last, direct
-// unix 19.4-20.6 and 25.6, and every one of the stage's ten relay paths
-// 1.2-1.4 times its other rounds' median there.
+// there by movedRatio, is the host: the controls and every relay path of
+// the stage slow in the same round (docs/measurements.md, "Host states").
 const (
 	// oneRoundControls is the fewest controls that must agree on it,
 	// oneRoundPaths the fewest other paths that must show it.
@@ -320,10 +317,9 @@ func boolCmp(a, b bool) int {
 // between, and the path's round may have run at either speed: it takes
 // the state whose other rounds of the path its p50 lies nearer, when the
 // path moved with the host (its medians in the two states movedRatio
-// apart). On the 2-vCPU AMD guest direct tcp went from 19.6 to 25.8 µs
-// between cycles 4 and 5 of a default run, and the last five paths of
-// cycle 4 already ran slow: paired with cycle 4's fast control, each was
-// flagged unstable.
+// apart). A change between two controls' rounds leaves the paths run after
+// it slow beside a fast control: paired with that control alone, each
+// would be flagged unstable (docs/measurements.md, "Host states").
 func (h *hostStates) pairing(r, base PathResult, after bool) []int {
 	n := min(len(r.Rounds), len(base.Rounds))
 	pair := make([]int, n)
@@ -412,9 +408,9 @@ func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) 
 	for k := range a {
 		ratios, diffs = append(ratios, a[k].P50/b[k].P50), append(diffs, a[k].P50-b[k].P50)
 	}
-	// On the 2-vCPU AMD guest direct unix ran 25.7-29.4 µs and 17.6-18.2
-	// in one make bench, splice unix->tcp over it 46.9-58.1 µs more in
-	// both: the difference held.
+	// A hop that costs the same at either speed of the host holds its
+	// difference while the ratio moves (docs/measurements.md, "Host
+	// states").
 	if ok, _ := judge(diffs, "", "", list); ok && len(diffs) > 0 && slices.Min(diffs) > 0 {
 		return true, "", min(spreadOf(diffs), spreadOf(ratios)), byDifference
 	}
@@ -429,10 +425,9 @@ func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) 
 // of two speeds, from the paired rounds (pairing); nil when no pair is
 // usable. Where the ratio held (model byRatio) each pair is first
 // rescaled to the baseline's median in the fast state, so that the figure
-// is the hop at one speed of the host rather than a median over two: in
-// the AMD guest's run above, HAProxy's packed hop read 43.8 µs as a
-// median of differences over both speeds, 37.6 rescaled, and 38.4 and
-// 36.4 in the next two runs, which kept one speed. Otherwise it is the
+// is the hop at one speed of the host rather than a median over two, and
+// reads as it does in runs that kept one speed (docs/measurements.md,
+// "Host states"). Otherwise it is the
 // median of the plain differences.
 func pairedAdded(r, base PathResult, h *hostStates, pair []int, model, baseline string) *Added {
 	a, b := pairs(r, base, pair)
@@ -475,9 +470,8 @@ func stateAdded(a, b []Round, h *hostStates) []StateAdded {
 }
 
 // maxFlaggedShare is one path in so many: a run that flags more has
-// met the machine's noise, not each path's. On a 2-vCPU Intel guest a
-// default run flagged 18 of 18 paths, three runs 17, 20 and 14 of 20
-// relay paths: a flag every row carries tells a reader nothing.
+// met the machine's noise, not each path's (docs/measurements.md, "Host
+// states"): a flag every row carries tells a reader nothing.
 const (
 	maxFlaggedShare = 5
 	minFlagged      = 2

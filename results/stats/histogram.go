@@ -7,7 +7,7 @@ import (
 )
 
 // The recordable range: 1 ns up to 60 s, with 3 significant digits, so a value
-// is kept within 0.1% (1 µs at 1 ms, 60 ms at 60 s). A round trip that takes
+// is kept within 0.1% of itself at any size. A round trip that takes
 // longer than a minute is a stall, not a latency; it is clamped, and counted.
 const (
 	lowestNs        = 1
@@ -24,15 +24,15 @@ type Histogram struct {
 	clamped int64
 }
 
-// NewHistogram returns an empty histogram covering 1 ns .. 60 s at 3
-// significant digits.
+// NewHistogram returns an empty histogram covering the recordable range
+// (lowestNs .. highestNs) at significantDigs significant digits.
 func NewHistogram() *Histogram {
 	return &Histogram{h: hdrhistogram.New(lowestNs, highestNs, significantDigs)}
 }
 
 // clamp brings v inside the recordable range. Values above it are counted in
 // clamped so a report can say how many stalls were cut short; values below 1
-// (a clock that went backwards, or a zero-length measurement) become 1 ns.
+// (a clock that went backwards, or a zero-length measurement) become lowestNs.
 func (h *Histogram) clamp(v int64) int64 {
 	if v > highestNs {
 		h.clamped++
