@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/internal/reporttest"
+	"github.com/hoplat/hoplat/results/reporttest"
 	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/results/stats"
 )

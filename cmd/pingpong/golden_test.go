@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/golden"
-	"github.com/hoplat/hoplat/internal/reporttest"
+	"github.com/hoplat/hoplat/results/reporttest"
 	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/results"
 )

@@ -1,7 +1,7 @@
 package mysql
 
 import (
-	"github.com/hoplat/hoplat/internal/mysqltest"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"github.com/hoplat/hoplat/responder/mock"
 	"net"

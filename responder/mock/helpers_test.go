@@ -1,7 +1,7 @@
 package mock
 
 import (
-	"github.com/hoplat/hoplat/internal/mysqltest"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"net"

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/mysqltest"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // TestMain stops the MariaDB that the integration tests share, so the

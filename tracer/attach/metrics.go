@@ -39,7 +39,7 @@ type series struct {
 // quantile interpolated inside one bucket is off by less than 5%.
 const NativeBucketFactor = 1.05
 
-// ClassicBuckets are the classic histogram's upper bounds, seconds: 1 µs
+// ClassicBuckets are the classic histogram's upper bounds, seconds: a microsecond
 // to 20 ms in 130 buckets of equal ratio (about 1.08). histogram_quantile
 // interpolates linearly inside the bucket holding the quantile, so its
 // answer is off by at most that bucket's width, 8%, anywhere in the range.

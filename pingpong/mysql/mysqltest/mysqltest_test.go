@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/mysqltest"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 

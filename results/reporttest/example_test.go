@@ -3,7 +3,7 @@ package reporttest_test
 import (
 	"fmt"
 
-	"github.com/hoplat/hoplat/internal/reporttest"
+	"github.com/hoplat/hoplat/results/reporttest"
 )
 
 // The synthetic run: a closed-loop step of one thread over twelve runs and
