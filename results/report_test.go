@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/reporttest"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/reporttest"
 	"github.com/hoplat/hoplat/results/stats"
 )
 

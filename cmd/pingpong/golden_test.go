@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/golden"
-	"github.com/hoplat/hoplat/results/reporttest"
 	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/results/reporttest"
 )
 
 // The outputs of a pingpong run, pinned byte for byte: --format text, json

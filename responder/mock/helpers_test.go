@@ -1,8 +1,8 @@
 package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"net"
 	"testing"
