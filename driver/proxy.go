@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/hosts"
+	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
@@ -82,7 +83,14 @@ func ParseProxy(s string) (Proxy, error) {
 	}
 	p := Proxy{Name: name, Spec: strings.TrimSpace(spec)}
 	if !strings.ContainsAny(p.Spec, " \t{") {
-		if a, err := sockets.Parse(p.Spec); err == nil {
+		a, err := sockets.Parse(p.Spec)
+		if err != nil && sockets.Typed(p.Spec) {
+			// Meant as an address (tcp:localhost): its own fault, not a
+			// command's missing {listen}.
+			return fail("address %s: %s, where the proxy listens (a command would say {listen} and {upstream})",
+				p.Spec, cli.Detail(p.Spec, err))
+		}
+		if err == nil {
 			if a.Role == sockets.RoleListen {
 				return fail("%s is a listen address: give where the proxy listens, as a client dials it", p.Spec)
 			}

@@ -38,6 +38,8 @@ func TestParseProxy(t *testing.T) {
 		{in: "epoll=tcp:1.2.3.4:5", err: "hopbench's own"},
 		{in: "direct=tcp:1.2.3.4:5", err: "hopbench's own"},
 		{in: "x=TCP-LISTEN:5", err: "listen address"},
+		{in: "maxscale=tcp:localhost", err: `proxy "maxscale": address tcp:localhost: the port is missing; want tcp:localhost:PORT, where the proxy listens`},
+		{in: "x=tcp:1.2.3.4:http", err: `address tcp:1.2.3.4:http: bad port "http"`},
 		{in: "x=run --port {listen_port}", err: "{upstream}"},
 		{in: "x=run --to {upstream}", err: "{listen}"},
 		{in: "x=run {listen} {upstream} {lisen}", err: "unknown placeholder {lisen}"},

@@ -1,6 +1,7 @@
 package sockets
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -153,6 +154,9 @@ func Parse(s string) (Addr, error) {
 	} else {
 		a.Host, a.Port, err = splitHostPort(rest, a.Role)
 	}
+	if errors.Is(err, errNoPort) {
+		return fail("the port is missing; want %s:%s:PORT", kw, rest)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -160,6 +164,19 @@ func Parse(s string) (Addr, error) {
 		return fail("bad host %q", a.Host)
 	}
 	return a, a.checkOptions(s)
+}
+
+// errNoPort is splitHostPort's error for a host without its port, which
+// Parse says in the words typed (tcp:localhost wants tcp:localhost:PORT).
+var errNoPort = errors.New("no port")
+
+// Typed reports whether s begins with an address type Parse knows (tcp:,
+// unix:, TCP4-LISTEN:, ...), supported or not: whether it was meant as an
+// address, however its rest reads.
+func Typed(s string) bool {
+	kw, _, ok := strings.Cut(s, ":")
+	_, known := keywords[strings.ToLower(strings.TrimSpace(kw))]
+	return ok && known
 }
 
 func splitHostPort(s string, role Role) (string, int, error) {
@@ -172,6 +189,10 @@ func splitHostPort(s string, role Role) (string, int, error) {
 		if role == RoleAny && isDigits(s) {
 			p, err := parsePort(s, true)
 			return "", p, err
+		}
+		var ae *net.AddrError
+		if errors.As(err, &ae) && ae.Err == "missing port in address" {
+			return "", 0, errNoPort
 		}
 		return "", 0, fmt.Errorf("bad HOST:PORT %q", s)
 	}

@@ -37,7 +37,9 @@ func TestParse(t *testing.T) {
 		{in: "TCP4-LISTEN:65536", err: `bad port "65536"`},
 		{in: "TCP4-LISTEN:1.2.3.4:80", err: "port only"},
 		{in: "TCP4-CONNECT:127.0.0.1:0", err: `bad port "0"`},
-		{in: "TCP4:127.0.0.1", err: "bad HOST:PORT"},
+		{in: "TCP4:127.0.0.1", err: `parse "TCP4:127.0.0.1": the port is missing; want TCP4:127.0.0.1:PORT`},
+		{in: "tcp:localhost", err: "the port is missing; want tcp:localhost:PORT"},
+		{in: "tcp:::1", err: "bad HOST:PORT"},
 		{in: "TCP4-CONNECT::3306", err: "missing host"},
 		{in: "tcp:", err: "missing HOST:PORT"},
 		{in: "TCP4-LISTEN:4008,nodelya", err: `unknown option "nodelya"`},
@@ -118,4 +120,17 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v -> %q -> %+v", s, a, a.String(), back)
 		}
 	})
+}
+
+// Typed tells an address whose rest is wrong from a word that is no
+// address at all, so that a caller says the address's fault.
+func TestTyped(t *testing.T) {
+	for s, want := range map[string]bool{
+		"tcp:localhost": true, "TCP4-LISTEN:x": true, "udp:1.2.3.4:5": true, "unix:": true,
+		"localhost:3306": false, "haproxy": false, "mysql://u@h:1/d": false, "": false,
+	} {
+		if got := Typed(s); got != want {
+			t.Errorf("Typed(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
