@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,25 +155,28 @@ func fileError(tp *hosts.TopologyFile, err error) error {
 var help = usage.Help{
 	Usage: []string{
 		"hopbench [options]",
-		"hopbench compare [options] OLD NEW [MORE...]   (hopbench compare --help)",
-		"hopbench galera [options]                      (hopbench galera --help)",
+		"hopbench attach (--pid PID | --comm NAME) [options]",
+		"hopbench compare [options] OLD NEW [MORE...]",
+		"hopbench galera [options]",
+		"hopbench help [attach|compare|galera|all]",
 	},
-	About: "Builds a topology of a responder, relays, socat and HAProxy on this machine, runs the load " +
-		"client over every path in interleaved rounds, and prints what each hop adds.",
+	About: "Builds a responder, relays, socat and HAProxy on this machine, runs the load client over " +
+		"every path in interleaved rounds, and prints what each hop adds to a round trip, in µs.",
+	First: []string{"backend URL", "command CMD", "paths LIST", "threads LIST", "runs N", "time DUR",
+		"placement SPEC", "proxy NAME=ADDR", "format text|json|csv", "out DIR", "verbose"},
 	Groups: []usage.Group{
-		usage.Section("Backend and workload", "backend URL", "proto echo|mysql", "command CMD", "service-time LIST",
-			"size LIST", "rows LIST", "client-instances N"),
-		usage.Section("Paths", "paths LIST", "transports LIST", "hops LIST", "proxy NAME=ADDR", "relay-lock MODE"),
-		usage.Section("Rounds", "threads LIST", "time DUR", "round-requests N", "budget DUR", "warmup DUR", "runs N",
-			"discard K"),
-		usage.Section("Placement and hosts", "placement SPEC", "backend-cpus LIST", "nice N", "topology FILE"),
+		usage.Section("Backend and workload", "proto echo|mysql", "service-time LIST", "size LIST", "rows LIST",
+			"client-instances N"),
+		usage.Section("Paths", "transports LIST", "hops LIST", "relay-lock MODE"),
+		usage.Section("Rounds", "round-requests N", "budget DUR", "warmup DUR", "discard K"),
+		usage.Section("Placement and hosts", "backend-cpus LIST", "nice N", "topology FILE"),
 		usage.Section("Measurement", "stats", "trace"),
-		usage.Section("Output", "format text|json|csv", "out DIR", "wide", "quiet", "verbose", "history FILE"),
+		usage.Section("Output", "wide", "quiet", "history FILE"),
 	},
 	Examples: []string{
 		"hopbench                                    # every path on this machine, about a minute",
-		"hopbench --hops 0,1,2,3 --paths direct,epoll --transports tcp",
-		"hopbench --backend mysql://bench:pw@127.0.0.1:3306/sbtest --threads 1,8 --out after/",
+		"hopbench --backend mysql://bench:pw@127.0.0.1:3306/sbtest --command oltp-ro --out after/",
+		"hopbench --proxy mine='./myproxy --listen {listen} --to {upstream}' --paths direct,haproxy",
 		"hopbench compare before/ after/             # what moved, and whether it is more than noise",
 	},
 }
@@ -216,16 +220,16 @@ type flagValues struct {
 func defineFlags(fs *pflag.FlagSet, def driver.Config) *flagValues {
 	var (
 		backend = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB "+
-			"(?socket=/path for its UNIX socket); several separated by ; for a --client-instances sweep")
-		instances = fs.Int("client-instances", 1, "clients at once through the thread sweep, summed per thread count "+
-			"as RonDB's autobench does; direct paths only")
+			"(?socket=PATH); A;B: a --client-instances sweep")
+		instances = fs.Int("client-instances", 1, "clients at once through the thread sweep, their tps summed per "+
+			"thread count; direct paths only")
 		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
 		command    = fs.String("command", def.Command, "mysql workload: "+commandNames())
 		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
 		transports = fs.String("transports", "tcp,unix", "client legs")
 		threads    = fs.String("threads", "1", "client connections: 1,2,4 or 1;2;4 (a thread sweep)")
-		duration   = fs.Duration("time", def.Time, "each path's run per round; unset, lengthened until a round holds "+
-			"--round-requests requests")
+		duration   = fs.Duration("time", def.Time, "each path's run per round: at least this, longer to hold "+
+			"--round-requests requests; typed alone, exactly this")
 		roundReqs = fs.Int("round-requests", def.RoundRequests, "requests of the direct path each round should hold "+
 			"(0: every round runs --time)")
 		budget    = fs.Duration("budget", def.Budget, "longest all rounds may take when sizing lengthens them (0: no bound)")
@@ -236,19 +240,18 @@ func defineFlags(fs *pflag.FlagSet, def driver.Config) *flagValues {
 		service   = fs.String("service-time", "", "embedded backend's own time per request, such as 0,20us,100us,1ms")
 		size      = fs.String("size", "", "payload bytes: echo message size, or bytes per row for mysql")
 		rows      = fs.String("rows", "", "mysql rows per result (large results stream)")
-		placement = fs.String("placement", "", "client=0 relay=1 server=1, same-core, spread, or none (unpinned); "+
-			"default: packed and spread side by side")
+		placement = fs.String("placement", "", "packed (all on one CPU; same-core), spread, none (unpinned), or "+
+			"client=0 relay=1 server=1; default: packed and spread side by side")
 		backendCPU = fs.String("backend-cpus", "", "pin a real backend on this machine to these CPUs for the run "+
 			"(its mask is put back at the end)")
 		nice      = fs.Int("nice", 0, "niceness of the embedded server")
 		relayLock = fs.String("relay-lock", "", "hoprelay --lock: "+relay.LockNames())
-		proxies   = fs.StringArray("proxy", nil, "a proxy of yours as a path, repeatable: NAME=ADDR, one running "+
-			"already in front of --backend, or NAME=COMMAND, started from a template with {listen} and {upstream} "+
-			"(see README)")
+		proxies   = fs.StringArray("proxy", nil, "a proxy of yours as a path, repeatable: NAME=ADDR of one running "+
+			"in front of --backend, or NAME=COMMAND with {listen} and {upstream} in it")
 		stats = fs.Bool("stats", true, "collect hoprelay --stats: the relay-code part of each hop's split")
 		trace = fs.Bool("trace", def.Trace, "one more round of every path traced by BPF (root or CAP_BPF, BTF), "+
 			"splitting each hop from its requests' critical paths")
-		format  = fs.String("format", "text", "output")
+		format  = fs.String("format", "text", "report on stdout; hopbench compare reads json")
 		out     = fs.String("out", "", "directory for report.html, report.json, .csv, .txt, one .hgrm per path and plots")
 		wide    = fs.Bool("wide", false, "text report with every column (up to 250 wide) instead of fitting 100")
 		quiet   = fs.BoolP("quiet", "q", false, "no progress lines on stderr")
@@ -273,7 +276,7 @@ func parseArgs(args []string, err error) (options, error) {
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
-		return options{}, fmt.Errorf("unexpected argument %q (hopbench takes only flags)", fs.Arg(0))
+		return options{}, fmt.Errorf("unexpected argument %q: %s", fs.Arg(0), unknownSubcommand(fs.Arg(0)))
 	}
 	if !fs.Changed("discard") && *f.discard >= *f.runs && *f.runs >= 1 {
 		// The default warm-up round needs a second round to keep: a
@@ -494,17 +497,31 @@ var password = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
 // redact hides the passwords of the URLs in s, as the report does.
 func redact(s string) string { return password.ReplaceAllString(s, "${1}xxxxx@") }
 
+// placementPresets are the --placement values that name a regime rather
+// than CPUs: packed is the report's name for same-core.
+var placementPresets = []string{driver.RegimePacked, "same-core", driver.RegimeSpread, driver.RegimeNone}
+
 // applyPlacement reads --placement against the CPUs online now.
 func applyPlacement(c *driver.Config, spec string) error {
-	if strings.TrimSpace(spec) == driver.RegimeNone {
+	s := strings.TrimSpace(spec)
+	switch {
+	case s == driver.RegimeNone:
 		c.Regimes = []driver.Regime{{Name: driver.RegimeNone}}
 		return nil
+	case s == driver.RegimePacked:
+		s = "same-core"
+	case !strings.ContainsAny(s, "=, \t") && !slices.Contains(placementPresets, s):
+		want := "want packed (or same-core), spread, none, or CPUs per component: client=0 relay=1 server=1"
+		if near := usage.Nearest(s, placementPresets); near != "" {
+			want = "did you mean " + near + "? " + want
+		}
+		return cli.Usage(fmt.Errorf("--placement %q: %s", spec, want))
 	}
 	online, err := affinity.OnlineCPUs()
 	if err != nil {
 		return cli.BadValue("--placement", spec, err)
 	}
-	if c.Placement, err = affinity.ParsePlacement(spec, online); err != nil {
+	if c.Placement, err = affinity.ParsePlacement(s, online); err != nil {
 		return cli.BadValue("--placement", spec, err)
 	}
 	return nil

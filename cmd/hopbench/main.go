@@ -39,11 +39,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/present"
@@ -61,15 +63,21 @@ func main() {
 	cli.Exit("hopbench", err)
 }
 
+// subcommands are hopbench's, in the order its usage lists them.
+var subcommands = []string{"attach", "compare", "galera", "help"}
+
 func run(args []string) error {
-	if len(args) > 0 && args[0] == "compare" {
-		return runCompare(args[1:], os.Stdout)
-	}
-	if len(args) > 0 && args[0] == "attach" {
-		return runAttach(args[1:], os.Stdout)
-	}
-	if len(args) > 0 && args[0] == "galera" {
-		return runGalera(args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "compare":
+			return runCompare(args[1:], os.Stdout)
+		case "attach":
+			return runAttach(args[1:], os.Stdout)
+		case "galera":
+			return runGalera(args[1:])
+		case "help":
+			return runHelp(args[1:])
+		}
 	}
 	opts, err := parseFlags(args)
 	if err != nil {
@@ -134,6 +142,28 @@ func run(args []string) error {
 		return interrupted{reason: rep.PartialReason, cause: context.Cause(ctx)}
 	}
 	return driver.Unmeasured(rep)
+}
+
+// runHelp is `hopbench help [SUBCOMMAND] [all]`: the help --help prints,
+// of hopbench or of the subcommand named.
+func runHelp(args []string) error {
+	if len(args) > 0 && args[0] != "all" {
+		sub, rest := args[0], args[1:]
+		if sub == "help" || !slices.Contains(subcommands, sub) {
+			return cli.Usage(fmt.Errorf("help %q: %s", sub, unknownSubcommand(sub)))
+		}
+		return run(append([]string{sub, "--help"}, rest...))
+	}
+	return run(append([]string{"--help"}, args...))
+}
+
+// unknownSubcommand says what hopbench takes instead of word: the nearest
+// subcommand, or the list of them.
+func unknownSubcommand(word string) string {
+	if s := usage.Nearest(word, subcommands); s != "" {
+		return "did you mean hopbench " + s + "?"
+	}
+	return "hopbench's subcommands are attach, compare, galera and help; everything else is an option"
 }
 
 // interrupted is the end of a run a signal cut short after some rounds:

@@ -46,11 +46,12 @@ var help = usage.Help{
 		"(TCP4-LISTEN:PORT,reuseaddr,fork; TCP4:HOST:PORT,nodelay; UNIX-LISTEN:PATH).\n\n" +
 		"Several CONNECT addresses: each connection goes to one (--balance); one that refuses is " +
 		"skipped for --retry and the connection tries the next.",
+	First: []string{"engine NAME", "workers N", "cpus LIST", "wake auto|adaptive|sleep", "balance roundrobin|leastconn",
+		"stats FILE"},
 	Groups: []usage.Group{
-		usage.Section("Engine", "engine NAME", "workers N", "lock none|conn|global", "buffer BYTES", "cpus LIST"),
-		usage.Section("Waiting (epoll, splice)", "wake auto|adaptive|sleep", "spin", "busy-poll DUR", "slice DUR", "no-batch"),
-		usage.Section("Upstreams and connections", "balance roundrobin|leastconn", "retry DUR", "max-conns N", "grace DUR"),
-		usage.Section("Output", "stats FILE"),
+		usage.Section("Engine", "lock none|conn|global", "buffer BYTES"),
+		usage.Section("Waiting (epoll, splice)", "spin", "busy-poll DUR", "slice DUR", "no-batch"),
+		usage.Section("Upstreams and connections", "retry DUR", "max-conns N", "grace DUR"),
 	},
 	Examples: []string{
 		"hoprelay TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3306,nodelay",
@@ -89,7 +90,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*options, error) {
 	engine := fs.String("engine", defaultEngine, relay.EngineList(", ")+"; sockmap forwards in the kernel (BPF, "+
 		"TCP legs only, no residence timing; see relay/doc.go)")
 	workers := fs.Int("workers", 1, "event loops (epoll, splice)")
-	spin := fs.Bool("spin", false, "poll with a zero timeout instead of sleeping: burns a core (see README, Defaults)")
+	spin := fs.Bool("spin", false, "poll with a zero timeout instead of sleeping: burns a core")
 	busyPoll := fs.Duration("busy-poll", 0, "poll without sleeping for this long after each event, e.g. 50us")
 	slice := fs.Duration("slice", relay.DefaultSlice, "time slice each loop thread asks the kernel for (Linux 6.12+): "+
 		"a woken loop lets the task running finish instead of preempting it; 0: the kernel's default")

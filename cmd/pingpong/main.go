@@ -51,18 +51,22 @@ var version string
 // help lays out pingpong --help; its flags are parse's.
 var help = usage.Help{
 	Usage: []string{"pingpong --target ADDR [options]"},
+	About: "Each thread holds one connection to --target and times every round trip, closed loop or at " +
+		"--rate; the report reads like sysbench's.",
+	First: []string{"target ADDR", "proto echo|mysql", "command CMD", "threads LIST", "time DUR", "runs N",
+		"discard K", "rate R", "format text|json|csv"},
 	Groups: []usage.Group{
-		usage.Section("Connection", "target ADDR", "proto echo|mysql", "connect-timeout DUR"),
-		usage.Section("Load", "threads LIST", "time DUR", "warmup DUR", "runs N", "discard K", "rate R", "size BYTES"),
+		usage.Section("Connection", "connect-timeout DUR"),
+		usage.Section("Load", "warmup DUR", "size BYTES"),
 		usage.Section("Client threads", "io MODEL", "cpus LIST", "rx-stamps"),
-		usage.Section("MySQL (--proto mysql)", "user NAME", "password PW", "db NAME", "command CMD", "query SQL", "ps",
+		usage.Section("MySQL (--proto mysql)", "user NAME", "password PW", "db NAME", "query SQL", "ps",
 			"table-size N", "tables N", "range-selects", "in-statement N", "skip-trx", "ignore-errors LIST", "connect-only"),
-		usage.Section("Output", "format text|json|csv", "hgrm FILE", "report-interval DUR"),
+		usage.Section("Output", "hgrm FILE", "report-interval DUR"),
 	},
 	Examples: []string{
 		"pingpong --target tcp:127.0.0.1:7000 --threads 1,2,4 --time 10s --runs 5 --discard 1",
 		"pingpong --target unix:/tmp/p.sock --rate 10000 --format json",
-		"pingpong --target tcp:127.0.0.1:3306 --proto mysql --command oltp-ro --threads 8",
+		"pingpong --target mysql://sbtest:sbtest@127.0.0.1:3306/sbtest --command oltp-ro --threads 8",
 	},
 }
 
@@ -80,7 +84,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.cfg.Discard, "discard", 0, "leave the first K runs out of the figures")
 	fs.Float64Var(&o.cfg.Rate, "rate", 0, "open loop: total requests per second (0: closed loop)")
 	ioModel := fs.String("io", "auto", "auto, netpoll, blocking or spin; auto: blocking, one OS thread per connection, "+
-		"up to 16 per CPU, netpoll beyond (see README, Defaults)")
+		"up to 16 per CPU, netpoll beyond")
 	cpus := fs.String("cpus", "", "pin worker threads round-robin over these CPUs (0-3,8)")
 	fs.DurationVar(&o.cfg.ReportInterval, "report-interval", 0, "print a progress line this often (0: off)")
 	fs.DurationVar(&o.cfg.ConnectTimeout, "connect-timeout", 5*time.Second, "bound on each connection's set-up, handshake included")

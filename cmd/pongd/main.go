@@ -44,9 +44,11 @@ var version string
 // help lays out pongd --help; its flags are run's.
 var help = usage.Help{
 	Usage: []string{"pongd --listen ADDR [--listen ADDR ...] [options]"},
+	About: "Serves the echo protocol, or MySQL's as a mock mysqld, on every --listen address at once, " +
+		"and prints a line \"listening ADDR\" for each once it is bound.",
+	First: []string{"listen ADDR", "proto echo|mysql", "service-time DUR", "service-mode busy|sleep", "io MODEL",
+		"cpus LIST"},
 	Groups: []usage.Group{
-		usage.Section("Serving", "listen ADDR", "proto echo|mysql", "io MODEL", "cpus LIST"),
-		usage.Section("Service time", "service-time DUR", "service-mode busy|sleep"),
 		usage.Section("MySQL (--proto mysql)", "user NAME", "password PW", "auth PLUGIN", "tables N", "table-size N", "seed N",
 			"rows N", "row-bytes N", "connect-timeout DUR", "max-allowed-packet BYTES"),
 	},
@@ -63,7 +65,7 @@ func run(args []string) error {
 	listen := fs.StringArray("listen", nil, "address to serve, repeatable: tcp:HOST:PORT, unix:/path or socat's TCP4-LISTEN:PORT,...")
 	proto := fs.String("proto", "echo", "protocol; mysql is a mock mysqld (account sbtest/sbtest unless --user, --password)")
 	ioModel := fs.String("io", "auto", "auto, netpoll, blocking or spin; auto: blocking, an OS thread per connection, "+
-		"up to 16 per CPU, netpoll beyond (see README, Defaults)")
+		"up to 16 per CPU, netpoll beyond")
 	cpus := fs.String("cpus", "", "pin connection threads round-robin over these CPUs (0-3,8)")
 	serviceTime := fs.Duration("service-time", 0, "time spent before each reply (mysql: each statement), as a backend's own cost")
 	serviceMode := fs.String("service-mode", "busy", "busy burns CPU, as a query does; sleep sleeps")

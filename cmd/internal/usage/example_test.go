@@ -14,24 +14,21 @@ func ExampleHelp() {
 	fs.String("proto", "echo", "protocol")
 	fs.Duration("service-time", 0, "time spent before each reply, as a backend's own cost")
 	h := usage.Help{
-		Usage: []string{"pongd --listen ADDR [options]"},
-		Groups: []usage.Group{
-			usage.Section("Serving", "listen ADDR", "proto echo|mysql"),
-			usage.Section("Service time", "service-time"),
-		},
+		Usage:    []string{"pongd --listen ADDR [options]"},
+		First:    []string{"listen ADDR", "proto echo|mysql"},
+		Groups:   []usage.Group{usage.Section("Service time", "service-time")},
 		Examples: []string{"pongd --listen tcp:127.0.0.1:7000"},
 	}
-	h.Write(os.Stdout, fs)
+	h.Write(os.Stdout, fs) // --help; WriteAll, --help all, adds the groups
 	// Output:
 	// usage: pongd --listen ADDR [options]
 	//
-	// Serving:
+	// Options:
 	//       --listen ADDR           address to serve, repeatable
 	//       --proto echo|mysql      protocol (default echo)
 	//
-	// Service time:
-	//       --service-time DUR      time spent before each reply, as a backend's own cost
-	//
 	// Examples:
 	//   pongd --listen tcp:127.0.0.1:7000
+	//
+	// More options (pongd --help all): Service time.
 }

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,9 +18,17 @@ const Width = 100
 // Help is a command's help. Its options come from the FlagSet the command
 // parses, in the order and groups Groups names, so that the help cannot
 // describe a flag the command does not take.
+//
+// --help prints one screen: the synopses, About, the options First names
+// and the examples, then a line naming the groups of the rest. --help all
+// prints that screen followed by every other option in its group.
 type Help struct {
-	Usage    []string // synopses, each printed after "usage: "
-	About    string   // a paragraph under the synopses, wrapped; optional
+	Usage []string // synopses, each printed after "usage: "
+	About string   // a paragraph under the synopses, wrapped; optional
+	// First names the options people reach for first, as a Group's
+	// entries do; --help shows them under "Options". Empty, --help shows
+	// every group, as --help all does.
+	First    []string
 	Groups   []Group
 	Examples []string // command lines; a "  # comment" tail is kept
 }
@@ -39,10 +48,16 @@ func Section(title string, flags ...string) Group { return Group{Title: title, F
 // its description on the next line.
 const nameCol = 30
 
-// Write prints h for the flags of fs. A flag no group names is printed
-// under "Other options", so that it is never hidden; the test of every
-// command's help fails on that heading.
-func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
+// Write prints h's one screen (--help) for the flags of fs.
+func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error { return h.write(w, fs, false) }
+
+// WriteAll prints h whole (--help all): the one screen, then every other
+// option by group. A flag no group names is printed under "Other
+// options", so that it is never hidden; the test of every command's help
+// fails on that heading.
+func (h Help) WriteAll(w io.Writer, fs *pflag.FlagSet) error { return h.write(w, fs, true) }
+
+func (h Help) write(w io.Writer, fs *pflag.FlagSet, all bool) error {
 	var b strings.Builder
 	for i, u := range h.Usage {
 		lead := "usage: "
@@ -62,13 +77,17 @@ func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
 			}
 		}
 	}
-	// --help and --version (Standard's) make a group of their own
-	// unless a group names them.
+	// --help and --version (Standard's) close the first screen's options,
+	// or make a group of their own unless a group names them.
+	var first []Group
+	if len(h.First) > 0 {
+		first = []Group{Section("Options", h.First...)}
+	}
 	groups := append([]Group(nil), h.Groups...)
 	var std, other []string
 	fs.VisitAll(func(f *pflag.Flag) {
 		switch {
-		case f.Hidden || named(groups, f.Name):
+		case f.Hidden || named(first, f.Name) || named(groups, f.Name):
 		case f.Name == "help" || f.Name == "version":
 			std = append(std, f.Name)
 		default:
@@ -78,9 +97,46 @@ func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
 	if len(other) > 0 {
 		groups = append(groups, Section("Other options", other...))
 	}
-	if len(std) > 0 {
+	switch {
+	case len(first) > 0:
+		first[0].Flags = append(first[0].Flags, std...)
+	case len(std) > 0:
 		groups = append(groups, Section("Help", std...))
 	}
+	if len(first) == 0 {
+		first, groups = groups, nil
+	}
+	if err := writeGroups(&b, fs, first); err != nil {
+		return err
+	}
+	if len(h.Examples) > 0 {
+		b.WriteString("\nExamples:\n")
+		for _, e := range h.Examples {
+			b.WriteString("  " + e + "\n")
+		}
+	}
+	if len(groups) > 0 && !all {
+		titles := make([]string, len(groups))
+		for i, g := range groups {
+			titles[i] = g.Title
+		}
+		more := "More options (" + fs.Name() + " --help all): " + strings.Join(titles, ", ") + "."
+		b.WriteString("\n")
+		for _, l := range wordwrap.Lines(more, Width, "") {
+			b.WriteString(l + "\n")
+		}
+	}
+	if all {
+		if err := writeGroups(&b, fs, groups); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeGroups writes each group's heading and options.
+func writeGroups(b *strings.Builder, fs *pflag.FlagSet, groups []Group) error {
 	for _, g := range groups {
 		b.WriteString("\n" + g.Title + ":\n")
 		for _, entry := range g.Flags {
@@ -89,17 +145,10 @@ func (h Help) Write(w io.Writer, fs *pflag.FlagSet) error {
 			if f == nil {
 				return fmt.Errorf("usage: help names --%s, which %s does not take", name, fs.Name())
 			}
-			option(&b, f, arg)
+			option(b, f, arg)
 		}
 	}
-	if len(h.Examples) > 0 {
-		b.WriteString("\nExamples:\n")
-		for _, e := range h.Examples {
-			b.WriteString("  " + e + "\n")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
 }
 
 func named(groups []Group, name string) bool {
@@ -175,15 +224,39 @@ func Version(linked string) string {
 	return linked
 }
 
+// helpValue is --help's value: "" (not asked), "true" (one screen) or
+// "all". Given without a value it is "true", so -h and --help take no
+// argument, as a bool's; "--help all" is read from the first argument.
+type helpValue string
+
+func (h *helpValue) String() string { return string(*h) }
+func (h *helpValue) Type() string   { return "bool" } // shown with no value name
+
+func (h *helpValue) Set(s string) error {
+	switch s {
+	case "true", "all":
+		*h = helpValue(s)
+	case "false":
+		*h = ""
+	default:
+		return errors.New("want all, or no value")
+	}
+	return nil
+}
+
 // Standard adds the flags every command takes, --help (-h) and --version,
 // and returns a function that, after fs.Parse, prints the help or the
-// version to w when one was asked for and reports whether it did.
+// version to w when one was asked for and reports whether it did. --help
+// all (or --help=all) prints every option.
 func Standard(fs *pflag.FlagSet, h *Help, version string) func(w io.Writer) (bool, error) {
-	help := fs.BoolP("help", "h", false, "print this help and exit")
+	var help helpValue
+	fs.VarPF(&help, "help", "h", "print this help and exit; --help all: every option").NoOptDefVal = "true"
 	ver := fs.Bool("version", false, "print the version and exit")
 	return func(w io.Writer) (bool, error) {
 		switch {
-		case *help:
+		case help == "all" || help != "" && fs.NArg() > 0 && fs.Arg(0) == "all":
+			return true, h.WriteAll(w, fs)
+		case help != "":
 			return true, h.Write(w, fs)
 		case *ver:
 			// The binary's name, also from a subcommand's FlagSet
@@ -199,11 +272,11 @@ func Standard(fs *pflag.FlagSet, h *Help, version string) func(w io.Writer) (boo
 // Parse parses args into fs with Standard's --help and --version: after
 // printing either to w it returns pflag.ErrHelp (the command's main turns
 // that into exit status 0), and a parse error comes back marked as the
-// user's (cli.Usage: exit status 2).
+// user's (cli.Usage: exit status 2), said as ParseError says it.
 func Parse(fs *pflag.FlagSet, h *Help, version string, args []string, w io.Writer) error {
 	done := Standard(fs, h, version)
 	if err := fs.Parse(args); err != nil {
-		return cli.Usage(err)
+		return ParseError(fs, err)
 	}
 	if ok, err := done(w); ok {
 		if err == nil {
@@ -212,4 +285,115 @@ func Parse(fs *pflag.FlagSet, h *Help, version string, args []string, w io.Write
 		return err
 	}
 	return nil
+}
+
+// ParseError is the usage error for fs.Parse's err, in the words of every
+// other bad value (`--runs "x": must be an integer`): an unknown flag
+// comes with the nearest one fs takes ("did you mean --runs?"), and a long
+// option typed with one dash with the two it needs.
+func ParseError(fs *pflag.FlagSet, err error) error {
+	var (
+		notExist *pflag.NotExistError
+		invalid  *pflag.InvalidValueError
+	)
+	switch {
+	case errors.As(err, &notExist):
+		return cli.Usage(unknownFlag(fs, notExist))
+	case errors.As(err, &invalid):
+		why := err.Error()
+		if c := errors.Unwrap(invalid); c != nil {
+			why = c.Error()
+		}
+		return cli.Usage(fmt.Errorf("--%s %q: %s", invalid.GetFlag().Name, invalid.GetValue(), why))
+	}
+	return cli.Usage(err)
+}
+
+// unknownFlag says which flag typed fs does not take, and what to type.
+func unknownFlag(fs *pflag.FlagSet, e *pflag.NotExistError) error {
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	lists := fs.Name() + " --help all lists every option"
+	if group := e.GetSpecifiedShortnames(); group != "" {
+		// -runs: pflag reads shorthands r, u, n, s.
+		if f := fs.Lookup(group); f != nil && len(group) > 1 {
+			return fmt.Errorf("-%s: a long option takes two dashes: --%s", group, group)
+		}
+		if s := Nearest(group, names); s != "" && len(group) > 1 {
+			return fmt.Errorf("unknown option -%s; did you mean --%s?", group, s)
+		}
+		if len(group) == 1 {
+			return fmt.Errorf("unknown option -%s (%s)", group, lists)
+		}
+		return fmt.Errorf("unknown option -%s in -%s (%s)", e.GetSpecifiedName(), group, lists)
+	}
+	typed := e.GetSpecifiedName()
+	if s := Nearest(typed, names); s != "" {
+		return fmt.Errorf("unknown option --%s; did you mean --%s?", typed, s)
+	}
+	return fmt.Errorf("unknown option --%s (%s)", typed, lists)
+}
+
+// Nearest is the one of names closest to typed: a name typed begins
+// (--run for --runs, when it begins no other), else the name fewest edits
+// away (a letter added, dropped, changed, or two swapped) when the edits are
+// few beside typed's length. It is "" when none is near, or when two are
+// equally near.
+func Nearest(typed string, names []string) string {
+	typed = strings.ToLower(typed)
+	var prefixed []string
+	for _, n := range names {
+		if n == typed {
+			return n
+		}
+		if strings.HasPrefix(n, typed) && len(typed) >= 2 {
+			prefixed = append(prefixed, n)
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	best, bestD, tie := "", max(1, len(typed)/3)+1, false
+	for _, n := range names {
+		switch d := distance(typed, n); {
+		case d < bestD:
+			best, bestD, tie = n, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// distance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours, one each.
+func distance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
