@@ -2,11 +2,10 @@ package driver
 
 import (
 	"fmt"
-	"net"
 	"net/url"
-	"strconv"
 	"strings"
 
+	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -80,88 +79,15 @@ func ParseBackend(s string) (Backend, error) {
 	if s == "" || s == "embedded" {
 		return Backend{}, nil
 	}
-	fail := func(format string, args ...any) (Backend, error) {
-		return Backend{}, fmt.Errorf("driver: parse backend %q: %s", mask(s), fmt.Sprintf(format, args...))
+	if !strings.HasPrefix(s, "mysql://") {
+		return Backend{}, fmt.Errorf("driver: parse backend %q: want embedded or mysql://USER:PASS@HOST:PORT/DB", s)
 	}
-	rest, ok := strings.CutPrefix(s, "mysql://")
-	if !ok {
-		return fail("want embedded or mysql://USER:PASS@HOST:PORT/DB")
-	}
-	b := Backend{URL: s}
-	unixOnly := false
-	// unix(/path) holds slashes that url.Parse would read as the URL path.
-	if at := strings.LastIndex(rest, "@unix("); at >= 0 {
-		end := strings.Index(rest[at:], ")")
-		if end < 0 {
-			return fail("unix( without )")
-		}
-		p := UNIXAddr(rest[at+len("@unix(") : at+end])
-		b.UNIX = &p
-		rest = rest[:at+1] + "localhost" + rest[at+end+1:]
-		unixOnly = true
-	}
-	var hosts []string
-	if at := strings.LastIndex(rest, "@"); !unixOnly && at >= 0 {
-		end := strings.IndexAny(rest[at:], "/?")
-		if end < 0 {
-			end = len(rest) - at
-		}
-		if list := rest[at+1 : at+end]; strings.Contains(list, ",") {
-			hosts = strings.Split(list, ",")
-			rest = rest[:at+1] + hosts[0] + rest[at+end:]
-		}
-	}
-	u, err := url.Parse("mysql://" + rest)
+	u, err := mysql.ParseURL(s)
 	if err != nil {
-		return fail("%v", err)
+		return Backend{}, fmt.Errorf("driver: parse backend %q: %v", mysql.Mask(s), err)
 	}
-	b.CheckUser = u.Query().Get("check_user")
-	if u.User != nil {
-		b.User = u.User.Username()
-		b.Password, _ = u.User.Password()
-	}
-	if b.User == "" {
-		return fail("no user")
-	}
-	b.DB = strings.TrimPrefix(u.Path, "/")
-	if sock := u.Query().Get("socket"); sock != "" {
-		p := UNIXAddr(sock)
-		b.UNIX = &p
-	}
-	if unixOnly {
-		return b, nil
-	}
-	if hosts == nil {
-		hosts = []string{u.Host}
-	}
-	for _, h := range hosts {
-		a, err := serverAddr(h)
-		if err != nil {
-			return fail("%v", err)
-		}
-		b.Servers = append(b.Servers, a)
-	}
-	b.TCP = &b.Servers[0]
-	if len(b.Servers) == 1 {
-		b.Servers = nil
-	}
-	return b, nil
-}
-
-// serverAddr reads one HOST[:PORT] of a backend URL, 3306 when no port.
-func serverAddr(hostPort string) (sockets.Addr, error) {
-	host, portStr, err := net.SplitHostPort(hostPort)
-	if err != nil {
-		host, portStr = hostPort, "3306"
-	}
-	if host == "" {
-		return sockets.Addr{}, fmt.Errorf("no host")
-	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil || port <= 0 || port > 65535 {
-		return sockets.Addr{}, fmt.Errorf("bad port %q", portStr)
-	}
-	return sockets.Addr{Network: "tcp", Host: host, Port: port}, nil
+	return Backend{URL: s, TCP: u.TCP, UNIX: u.UNIX, User: u.User, Password: u.Password, DB: u.DB,
+		Servers: u.Servers, CheckUser: u.CheckUser}, nil
 }
 
 // Cluster is the backend's TCP servers: Servers, or TCP alone; nil when it
@@ -174,18 +100,4 @@ func (b Backend) Cluster() []sockets.Addr {
 		return []sockets.Addr{*b.TCP}
 	}
 	return nil
-}
-
-// mask hides the password of a URL in error messages.
-func mask(s string) string {
-	at := strings.LastIndex(s, "@")
-	rest, ok := strings.CutPrefix(s, "mysql://")
-	if at < 0 || !ok {
-		return s
-	}
-	creds := rest[:at-len("mysql://")]
-	if user, _, ok := strings.Cut(creds, ":"); ok {
-		return "mysql://" + user + ":***" + s[at:]
-	}
-	return s
 }

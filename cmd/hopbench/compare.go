@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,7 +66,7 @@ func compareAttach(files []string, alpha float64, format string, stdout io.Write
 	for i, f := range files {
 		r, err := compare.LoadAttach(f)
 		if err != nil {
-			return cli.Usage(err)
+			return notJSON(f, err)
 		}
 		runs[i] = r
 	}
@@ -179,11 +180,23 @@ func loadRuns(files []string) ([]compare.Run, error) {
 	for _, f := range files {
 		r, err := compare.Load(f)
 		if err != nil {
-			return nil, cli.Usage(err)
+			return nil, notJSON(f, err)
 		}
 		runs = append(runs, r)
 	}
 	return runs, nil
+}
+
+// notJSON is the usage error for a report compare could not load: when
+// the file is no JSON at all (the text report, most likely), what compare
+// reads and how to get it.
+func notJSON(file string, err error) error {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return cli.Usage(fmt.Errorf("compare %s: not JSON (a text report?): compare reads the JSON of "+
+			"hopbench --format json, or the report.json that hopbench --out DIR writes", file))
+	}
+	return cli.Usage(err)
 }
 
 // reportFiles is each argument's report file: the argument, or the
