@@ -4,9 +4,12 @@
 //
 //	pingpong --target tcp:127.0.0.1:7000 --threads 1,2,4 --time 10s --runs 5 --discard 1
 //
-// It exits 1 when the target cannot be reached or a round trip failed
-// (the report still prints), 2 for flag values that make no sense (an
-// --hgrm file that cannot be created included, before any load), and 130 or
+//	pingpong --target mysql://sbtest:sbtest@127.0.0.1:3306/sbtest --command oltp-ro
+//
+// It exits 1 when a round trip failed (the report still prints), 2 for
+// flag values that make no sense (an --hgrm file that cannot be created
+// included, before any load) and for a --target where nothing listens
+// (refused, no such socket or host), and 130 or
 // 143 when SIGINT or SIGTERM stops it. A stopped run still prints its
 // report (and --hgrm files): what was measured up to the signal, marked
 // partial, the run in progress with the time it ran. A second signal ends
@@ -18,9 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -31,6 +36,7 @@ import (
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/present/hgrm"
 	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/results"
@@ -43,6 +49,7 @@ type options struct {
 	cfg    pingpong.Config
 	format string
 	hgrm   string
+	target string // --target as typed, its password masked
 }
 
 // version is set at link time (go build -ldflags "-X main.version=...").
@@ -74,7 +81,8 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := pflag.NewFlagSet("pingpong", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned and printed once, by main
-	target := fs.String("target", "", "address to load: tcp:HOST:PORT, unix:/path or socat's TCP4:HOST:PORT,...")
+	target := fs.String("target", "", "address to load: tcp:HOST:PORT, unix:/path, socat's TCP4:HOST:PORT,..., "+
+		"or mysql://USER:PASS@HOST:PORT/DB as hopbench --backend takes it (then --proto mysql)")
 	proto := fs.String("proto", "echo", "protocol")
 	size := fs.Int("size", echo.DefaultSize, "echo: bytes per request and per reply")
 	threads := fs.String("threads", "1", "thread counts, one connection each: 1,2,4 or 1;2;4")
@@ -101,14 +109,14 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	if *target == "" {
 		return o, cli.Usage(errors.New("--target: an address is required"))
 	}
-	a, err := sockets.Parse(*target)
+	a, err := targetAddr(fs, *target, proto, my)
 	if err != nil {
-		return o, cli.BadAddress("--target", *target, err)
+		return o, err
 	}
 	if a.Role == sockets.RoleListen {
 		return o, cli.Usage(fmt.Errorf("--target %q: a listen address; want one to connect to", *target))
 	}
-	o.cfg.Target = a
+	o.cfg.Target, o.target = a, mysql.Mask(*target)
 	if o.cfg.Threads, err = list.Ints(*threads, 1); err != nil {
 		return o, cli.BadList("--threads", *threads, err)
 	}
@@ -170,6 +178,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	})
 	defer stop()
 	rep, err := pingpong.Run(ctx, o.cfg)
+	if err != nil && ctx.Err() == nil {
+		err = unreachable(o.target, err)
+	}
 	if ctx.Err() != nil {
 		if werr := report(o, rep, stdout); werr != nil {
 			return fmt.Errorf("%w; report: %v", context.Cause(ctx), werr)
@@ -183,6 +194,60 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return failures(rep.Results())
+}
+
+// targetAddr reads --target: an address, or a mysql:// URL, which names
+// the server as hopbench --backend does and sets --proto mysql, --user,
+// --password and --db; a flag that says otherwise is refused.
+func targetAddr(fs *pflag.FlagSet, target string, proto *string, my *mysqlFlags) (sockets.Addr, error) {
+	if !strings.HasPrefix(target, "mysql://") {
+		a, err := sockets.Parse(target)
+		if err != nil {
+			return a, cli.BadAddress("--target", target, err)
+		}
+		return a, nil
+	}
+	masked := mysql.Mask(target)
+	u, err := mysql.ParseURL(target)
+	if err != nil {
+		return sockets.Addr{}, cli.Usage(fmt.Errorf("--target %q: %v", masked, err))
+	}
+	if len(u.Servers) > 1 {
+		return sockets.Addr{}, cli.Usage(fmt.Errorf("--target %q: pingpong loads one server; name one host", masked))
+	}
+	if fs.Changed("proto") && *proto != "mysql" {
+		return sockets.Addr{}, cli.Usage(fmt.Errorf("--proto %q: a mysql:// --target speaks mysql; leave --proto out", *proto))
+	}
+	*proto = "mysql"
+	if err := my.fromURL(fs, u); err != nil {
+		return sockets.Addr{}, cli.Usage(fmt.Errorf("--target %q: %w", masked, err))
+	}
+	if u.TCP != nil {
+		return *u.TCP, nil
+	}
+	return *u.UNIX, nil
+}
+
+// unreachable is the usage error for a --target no connection reached at
+// the start of a step: the address typed and what the kernel said, in
+// words rather than the dialing layers' names, and what to do. Any other
+// error is err.
+func unreachable(target string, err error) error {
+	var dns *net.DNSError
+	var why string
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		why = "connection refused: nothing listens there; start the server first (pongd --listen ADDR), or fix --target"
+	case errors.Is(err, syscall.ENOENT):
+		why = "no such socket: nothing listens there; start the server first (pongd --listen ADDR), or fix --target"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		why = "host unreachable from this machine"
+	case errors.As(err, &dns) && dns.IsNotFound:
+		why = fmt.Sprintf("no such host %q", dns.Name)
+	default:
+		return err
+	}
+	return cli.Usage(fmt.Errorf("--target %q: %s", target, why))
 }
 
 // report writes rep in the chosen format to stdout, and the --hgrm files.

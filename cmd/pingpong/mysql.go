@@ -30,6 +30,34 @@ type mysqlFlags struct {
 	tables, inStatement   int
 	rangeSelects, skipTrx bool
 	ignoreErrors          string
+
+	// urlPassword: a mysql:// --target gave the password, so neither
+	// $MYSQL_PWD nor pongd's default stands in.
+	urlPassword bool
+}
+
+// fromURL takes the user, password and schema a mysql:// --target names;
+// one also given as a flag is refused, whichever was meant.
+func (m *mysqlFlags) fromURL(fs *pflag.FlagSet, u mysql.URL) error {
+	for _, f := range []struct {
+		flag, value string
+		set         bool
+		dst         *string
+	}{
+		{"user", u.User, true, &m.user},
+		{"password", u.Password, u.HasPass, &m.password},
+		{"db", u.DB, u.DB != "", &m.db},
+	} {
+		if !f.set {
+			continue
+		}
+		if fs.Changed(f.flag) {
+			return fmt.Errorf("names the %s already; leave --%s out", f.flag, f.flag)
+		}
+		*f.dst = f.value
+	}
+	m.urlPassword = u.HasPass
+	return nil
 }
 
 // names of the flags that only --proto mysql takes.
@@ -84,7 +112,7 @@ func protocol(fs *pflag.FlagSet, proto string, size int, m *mysqlFlags, target s
 
 func (m *mysqlFlags) protocol(fs *pflag.FlagSet, target sockets.Addr, model pingpong.IOModel) (pingpong.Protocol, error) {
 	client := mysql.ClientConfig{User: m.user, Password: m.password, DB: m.db}
-	if !fs.Changed("password") {
+	if !fs.Changed("password") && !m.urlPassword {
 		client.Password = defaultPassword
 		if pw, ok := os.LookupEnv("MYSQL_PWD"); ok {
 			client.Password = pw
