@@ -517,7 +517,7 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 // published tps beside it.
 func (r *Report) WriteText(w io.Writer) error {
 	c := r.Config
-	fmt.Fprintf(w, "Galera behind proxies (field-notes.md §4): %d nodes, MariaDB %s, wsrep %s, one network namespace each (%s)\n",
+	fmt.Fprintf(w, "Galera behind proxies: %d nodes, MariaDB %s, wsrep %s, one network namespace each (%s)\n",
 		len(r.Nodes), orDash(r.Version), orDash(r.Wsrep), strings.Join(r.Nodes, ", "))
 	fmt.Fprintf(w, "sysbench --tables=%d --table-size=%d --time=%d --range_selects=off --db-ps-mode=disable --mysql-ignore-errors=%s\n",
 		c.Tables, c.TableSize, int(c.Time/time.Second), c.IgnoreErrors)
@@ -568,7 +568,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "%s %s: %v\n", row.Workload, row.Path, row.Err)
 		}
 	}
-	_, err := fmt.Fprintln(w, "\npublished: field-notes.md §4, another machine and table size, one run each: context, not a target.")
+	_, err := fmt.Fprintln(w, "\npublished: a Galera cluster behind HAProxy measured on another machine, with another table size, "+
+		"one run each: context, not a target.")
 	return err
 }
 

@@ -42,4 +42,10 @@ func TestWriteText(t *testing.T) {
 			t.Errorf("%q missing from\n%s", want, out)
 		}
 	}
+	// The reader has the repository, not the notes it grew from.
+	for _, outside := range []string{"field-notes", "../shared"} {
+		if strings.Contains(out, outside) {
+			t.Errorf("the table cites %s, which the repository lacks:\n%s", outside, out)
+		}
+	}
 }

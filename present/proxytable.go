@@ -67,7 +67,7 @@ func WriteProxyTable(w io.Writer, r *hop.Report) error {
 		}
 	}
 	for _, b := range blocks {
-		head := "\nThread sweep (field-notes §2, mysql-proxy's table)"
+		head := "\nThread sweep by client connections"
 		if b.regime != "" {
 			head += ", regime " + b.regime
 		}

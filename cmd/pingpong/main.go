@@ -3,14 +3,13 @@
 // fixed rate, and the report reads like sysbench's.
 //
 //	pingpong --target tcp:127.0.0.1:7000 --threads 1,2,4 --time 10s --runs 5 --discard 1
-//
 //	pingpong --target mysql://sbtest:sbtest@127.0.0.1:3306/sbtest --command oltp-ro
 //
 // It exits 1 when a round trip failed (the report still prints), 2 for
 // flag values that make no sense (an --hgrm file that cannot be created
 // included, before any load) and for a --target where nothing listens
-// (refused, no such socket or host), and 130 or
-// 143 when SIGINT or SIGTERM stops it. A stopped run still prints its
+// (refused, no such socket or host), and 130 or 143 when SIGINT or SIGTERM
+// stops it. A stopped run still prints its
 // report (and --hgrm files): what was measured up to the signal, marked
 // partial, the run in progress with the time it ran. A second signal ends
 // pingpong at once.
