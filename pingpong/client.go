@@ -253,10 +253,23 @@ func (s *step) progress(workers []*worker, at, interval int64) results.Progress 
 	return p
 }
 
-// connectError names the worker and the target.
+// ConnectError is a worker's failure to connect to the target (dial or
+// log in); at the start of a step it ends the run.
+type ConnectError struct {
+	Worker int
+	Err    error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("pingpong: worker %d: connect: %v", e.Worker, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// connectError names the worker.
 func connectError(i int, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return fmt.Errorf("pingpong: worker %d: connect: %w", i, err)
+	return &ConnectError{Worker: i, Err: err}
 }

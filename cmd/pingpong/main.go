@@ -229,8 +229,9 @@ func targetAddr(fs *pflag.FlagSet, target string, proto *string, my *mysqlFlags)
 
 // unreachable is the usage error for a --target no connection reached at
 // the start of a step: the address typed and what the kernel said, in
-// words rather than the dialing layers' names, and what to do. Any other
-// error is err.
+// words rather than the dialing layers' names, and what to do. Another
+// failure to connect (a login refused) is said of --target too, and stays
+// the run's failure (exit 1); any other error is err.
 func unreachable(target string, err error) error {
 	var dns *net.DNSError
 	var why string
@@ -244,6 +245,12 @@ func unreachable(target string, err error) error {
 	case errors.As(err, &dns) && dns.IsNotFound:
 		why = fmt.Sprintf("no such host %q", dns.Name)
 	default:
+		// Reached, and refused otherwise (a login): the server's words,
+		// without the layers' names.
+		var ce *pingpong.ConnectError
+		if errors.As(err, &ce) {
+			return fmt.Errorf("--target %q: %s", target, cli.Detail(target, ce.Err))
+		}
 		return err
 	}
 	return cli.Usage(fmt.Errorf("--target %q: %s", target, why))
