@@ -174,7 +174,7 @@ var help = usage.Help{
 		usage.Section("Output", "wide", "quiet", "history FILE"),
 	},
 	Examples: []string{
-		"hopbench                                    # every path on this machine, about a minute",
+		"hopbench                                    # every path on this machine, default rounds",
 		"hopbench --backend mysql://bench:pw@127.0.0.1:3306/sbtest --command oltp-ro --out after/",
 		"hopbench --proxy mine='./myproxy --listen {listen} --to {upstream}' --paths direct,haproxy",
 		"hopbench compare before/ after/             # what moved, and whether it is more than noise",
