@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hoplat/hoplat/hosts"
@@ -510,71 +509,4 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 		l.buf = l.buf[i+1:]
 	}
 	return len(p), nil
-}
-
-// WriteText prints the table: per workload and path, this machine's tps,
-// qps, p95, ignored errors, reconnects and connections per node, with the
-// published tps beside it.
-func (r *Report) WriteText(w io.Writer) error {
-	c := r.Config
-	fmt.Fprintf(w, "Galera behind proxies (field-notes.md §4): %d nodes, MariaDB %s, wsrep %s, one network namespace each (%s)\n",
-		len(r.Nodes), orDash(r.Version), orDash(r.Wsrep), strings.Join(r.Nodes, ", "))
-	fmt.Fprintf(w, "sysbench --tables=%d --table-size=%d --time=%d --range_selects=off --db-ps-mode=disable --mysql-ignore-errors=%s\n",
-		c.Tables, c.TableSize, int(c.Time/time.Second), c.IgnoreErrors)
-	fmt.Fprintf(w, "direct: one server (the first node); the proxies balance roundrobin over all %d; %d interleaved round(s) per workload\n\n", len(r.Nodes), c.Runs)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	tps := "tps"
-	if c.Runs > 1 {
-		tps = "tps (median run)"
-	}
-	fmt.Fprintf(tw, "workload\tpath\tthreads\t%s\tqps\tp95 ms\tignored errors\treconnects\tconnections per node\tpublished tps\t", tps)
-	if c.Runs > 1 {
-		fmt.Fprint(tw, "tps per run\t")
-	}
-	fmt.Fprintln(tw)
-	for _, row := range r.Rows {
-		pub := "-"
-		if v, ok := Published[row.Workload][row.Path]; ok {
-			pub = strconv.FormatFloat(v, 'f', -1, 64)
-			if n := PublishedNote[row.Workload][row.Path]; n != "" {
-				pub += " (" + n + ")"
-			}
-		}
-		if row.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%d\tfailed\t\t\t\t\t\t%s\t\n", row.Workload, row.Path, row.Threads, pub)
-			continue
-		}
-		res := row.Result
-		var conns []string
-		for _, n := range row.NodeConnections {
-			conns = append(conns, strconv.FormatInt(n, 10))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%d\t%d\t%s\t%s\t", row.Workload, row.Path, row.Threads,
-			res.TPS, res.QPS, res.LatencyMS.P95, res.IgnoredErrors, res.Reconnects, orDash(strings.Join(conns, "/")), pub)
-		if c.Runs > 1 {
-			var runs []string
-			for _, r := range row.Runs {
-				runs = append(runs, strconv.FormatFloat(r.TPS, 'f', 1, 64))
-			}
-			fmt.Fprintf(tw, "%s\t", strings.Join(runs, " "))
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, row := range r.Rows {
-		if row.Err != nil {
-			fmt.Fprintf(w, "%s %s: %v\n", row.Workload, row.Path, row.Err)
-		}
-	}
-	_, err := fmt.Fprintln(w, "\npublished: field-notes.md §4, another machine and table size, one run each: context, not a target.")
-	return err
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

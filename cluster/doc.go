@@ -10,8 +10,9 @@
 // once every node reports wsrep_local_state_comment=Synced in a cluster of
 // the full size, read over the client protocol; Cluster.Close stops the
 // nodes. Bench builds the namespaces, the cluster, the proxies and the
-// sysbench runs, prints per-second progress and the table, and removes it
-// all at the end, on error and when its context is cancelled (Ctrl-C).
+// sysbench runs, writes per-second progress, returns the table as data
+// (present.WriteGalera says it in words), and removes it all at the end,
+// on error and when its context is cancelled (Ctrl-C).
 // ParseSysbench reads sysbench 1.0's report. Its messages and progress
 // lines say "galera:", the cluster's kind, as hopbench galera prints them.
 //

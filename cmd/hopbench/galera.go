@@ -13,6 +13,7 @@ import (
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
+	"github.com/hoplat/hoplat/present"
 )
 
 // runGalera is `hopbench galera`: the sysbench table against a
@@ -32,7 +33,7 @@ func runGalera(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteText(os.Stdout); err != nil {
+	if err := present.WriteGalera(os.Stdout, rep); err != nil {
 		return err
 	}
 	for _, r := range rep.Rows {
