@@ -30,7 +30,7 @@ func WriteGalera(w io.Writer, r *cluster.Report) error {
 			fmt.Fprintf(w, "%s %s: %v\n", row.Workload, row.Path, row.Err)
 		}
 	}
-	_, err := fmt.Fprintln(w, "\npublished: field-notes.md §4, another machine and table size, one run each: context, not a target.")
+	_, err := fmt.Fprintln(w, "\npublished: a Galera-behind-HAProxy run published on another machine, its own table size, one run each: context, not a target.")
 	return err
 }
 
@@ -38,7 +38,7 @@ func WriteGalera(w io.Writer, r *cluster.Report) error {
 // paths were run.
 func writeGaleraHead(w io.Writer, r *cluster.Report) {
 	c := r.Config
-	fmt.Fprintf(w, "Galera behind proxies (field-notes.md §4): %d nodes, MariaDB %s, wsrep %s, one network namespace each (%s)\n",
+	fmt.Fprintf(w, "Galera behind proxies: %d nodes, MariaDB %s, wsrep %s, one network namespace each (%s)\n",
 		len(r.Nodes), orDash(r.Version), orDash(r.Wsrep), strings.Join(r.Nodes, ", "))
 	fmt.Fprintf(w, "sysbench --tables=%d --table-size=%d --time=%d --range_selects=off --db-ps-mode=disable --mysql-ignore-errors=%s\n",
 		c.Tables, c.TableSize, int(c.Time/time.Second), c.IgnoreErrors)
