@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -372,65 +371,90 @@ func (b *bench) prepare(ctx context.Context) error {
 // startPaths starts HAProxy and one hoprelay per engine in the app
 // namespace, each in front of every node, and waits until a client gets
 // through each; a path that does not come up is recorded, not fatal.
+// Their command lines and HAProxy's configuration are proxyconf's, as the
+// driver's paths have them.
 func (b *bench) startPaths(ctx context.Context, haproxy, hoprelay string) (map[string]target, error) {
 	nodes := b.cl.Nodes()
+	upstreams := make([]sockets.Addr, len(nodes))
+	for i, n := range nodes {
+		a, err := sockets.Parse("tcp:" + n.Endpoint())
+		if err != nil {
+			return nil, err
+		}
+		a.Opts.NoDelay = sockets.On
+		upstreams[i] = a
+	}
 	targets := map[string]target{}
 	for i, p := range b.cfg.Paths {
-		var argv []string
-		t := target{host: "127.0.0.1"}
-		switch p {
-		case PathDirect:
+		if p == PathDirect {
 			targets[p] = target{host: nodes[0].Addr, port: nodes[0].Port}
 			continue
-		case PathHAProxy:
+		}
+		t := target{host: "127.0.0.1", port: relayPort + i}
+		if p == PathHAProxy {
 			t.port = haproxyPort
-			route := proxyconf.HAProxyRoute{Name: "galera", MySQL: true, CheckUser: "haproxy"}
-			var err error
-			if route.Listen, err = sockets.Parse("tcp:127.0.0.1:" + strconv.Itoa(t.port)); err != nil {
-				return nil, err
-			}
-			for _, n := range nodes {
-				a, err := sockets.Parse("tcp:" + n.Endpoint())
-				if err != nil {
-					return nil, err
-				}
-				route.Connect = append(route.Connect, a)
-			}
-			dir, err := b.tb.Dir(ctx, appHost)
-			if err != nil {
-				return nil, err
-			}
-			conf := filepath.Join(dir, "haproxy.cfg")
-			if err := os.WriteFile(conf, []byte(proxyconf.HAProxy([]proxyconf.HAProxyRoute{route})), 0o600); err != nil {
-				return nil, fmt.Errorf("galera: %w", err)
-			}
-			argv = []string{haproxy, "-db", "-f", conf}
-		default:
-			t.port = relayPort + i
-			argv = []string{hoprelay, "--engine", p, "TCP4-LISTEN:" + strconv.Itoa(t.port) + ",reuseaddr"}
-			for _, n := range nodes {
-				argv = append(argv, "TCP4:"+n.Endpoint()+",nodelay")
-			}
 		}
-		proc, err := b.tb.Start(ctx, appHost, hosts.Command{Name: p, Argv: argv})
-		if err == nil {
-			err = b.cl.WaitLogin(ctx, appHost, t.host, t.port, proc)
-		}
+		argv, err := b.pathArgv(ctx, p, t, haproxy, hoprelay, upstreams)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
-			}
-			if proc != nil {
-				proc.Stop()
-			}
-			t.err = fmt.Errorf("did not start: %w", err)
-			fmt.Fprintf(b.cfg.Progress, "galera: %s %v\n", p, t.err)
-		} else {
-			fmt.Fprintf(b.cfg.Progress, "galera: %s listening on %s:%d in front of %d nodes\n", p, t.host, t.port, len(nodes))
+			return nil, err
+		}
+		t.err = b.startPath(ctx, p, t, argv)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
 		}
 		targets[p] = t
 	}
 	return targets, nil
+}
+
+// pathArgv is the command line of path p's proxy listening at t: HAProxy
+// with its configuration written into the app host's directory, or
+// hoprelay with p's engine.
+func (b *bench) pathArgv(ctx context.Context, p string, t target, haproxy, hoprelay string, upstreams []sockets.Addr) ([]string, error) {
+	if p != PathHAProxy {
+		return relayArgs(hoprelay, p, t.port, upstreams), nil
+	}
+	route := proxyconf.HAProxyRoute{Name: "galera", MySQL: true, CheckUser: "haproxy", Connect: upstreams,
+		Listen: sockets.Addr{Network: "tcp", Host: t.host, Port: t.port}}
+	dir, err := b.tb.Dir(ctx, appHost)
+	if err != nil {
+		return nil, err
+	}
+	conf := filepath.Join(dir, "haproxy.cfg")
+	if err := proxyconf.WriteHAProxy(conf, []proxyconf.HAProxyRoute{route}); err != nil {
+		return nil, fmt.Errorf("galera: %w", err)
+	}
+	return proxyconf.HAProxyArgs(haproxy, conf), nil
+}
+
+// relayArgs is hoprelay's command line for engine: listening on port on
+// every address of the app namespace, connecting round-robin to the nodes.
+func relayArgs(hoprelay, engine string, port int, nodes []sockets.Addr) []string {
+	listen := sockets.Addr{Network: "tcp4", Role: sockets.RoleListen, Port: port, Opts: sockets.Options{ReuseAddr: true}}
+	return proxyconf.HopRelay{Engine: engine}.Args(hoprelay, listen, nodes...)
+}
+
+// startPath starts path p's proxy in the app namespace and waits until a
+// login gets through it to a node; it returns why the path did not come
+// up, its process stopped, or nil.
+func (b *bench) startPath(ctx context.Context, p string, t target, argv []string) error {
+	proc, err := b.tb.Start(ctx, appHost, hosts.Command{Name: p, Argv: argv})
+	if err == nil {
+		err = b.cl.WaitLogin(ctx, appHost, t.host, t.port, proc)
+	}
+	if err != nil {
+		if proc != nil {
+			proc.Stop()
+		}
+		if ctx.Err() != nil {
+			return err // the caller returns the cancellation's cause
+		}
+		err = fmt.Errorf("did not start: %w", err)
+		fmt.Fprintf(b.cfg.Progress, "galera: %s %v\n", p, err)
+		return err
+	}
+	fmt.Fprintf(b.cfg.Progress, "galera: %s listening on %s:%d in front of %d nodes\n", p, t.host, t.port, len(b.cl.Nodes()))
+	return nil
 }
 
 // run runs one sysbench and reads its report, echoing its per-second lines

@@ -16,7 +16,8 @@
 // ParseSysbench reads sysbench 1.0's report. Its messages and progress
 // lines say "galera:", the cluster's kind, as hopbench galera prints them.
 //
-// It sits beside hosts: it imports hosts (the namespaces), sockets,
-// proxyconf (HAProxy's configuration) and relay's list of engines, never
-// the driver.
+// It sits beside hosts: it imports hosts (the namespaces and the
+// processes), sockets, proxyconf (hoprelay's and HAProxy's command lines
+// and HAProxy's configuration, the ones the driver's paths run) and roles
+// (the engines), never the driver.
 package cluster
