@@ -5,9 +5,8 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// HopRelay is one hoprelay process as hoplat starts it: the driver for a
-// path's hop, the Galera bench in front of the cluster. Both build its
-// command line here, so that a relay is started one way.
+// HopRelay is one hoprelay process as hoplat starts it: a hop of one of
+// the driver's paths, a path in front of a Galera cluster included.
 type HopRelay struct {
 	Engine string // one of roles.Engines
 	Lock   string // --lock none|conn|global; empty leaves hoprelay's default

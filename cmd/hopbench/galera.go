@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
+	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/present"
@@ -18,7 +19,8 @@ import (
 
 // runGalera is `hopbench galera`: the sysbench table against a
 // Galera cluster built in network namespaces on this machine (package
-// cluster). Progress goes to stderr, the table to stdout.
+// cluster, run by driver.Galera). Progress goes to stderr, the table to
+// stdout.
 func runGalera(args []string) error {
 	cfg, err := galeraFlags(args)
 	if err != nil {
@@ -26,7 +28,7 @@ func runGalera(args []string) error {
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	rep, err := cluster.Bench(ctx, cfg)
+	rep, err := driver.Galera(ctx, cfg)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w; every node, proxy and namespace removed", context.Cause(ctx))
 	}
