@@ -1,29 +1,18 @@
 package cluster
 
 import (
-	"bytes"
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"text/tabwriter"
 	"time"
 
-	"github.com/hoplat/hoplat/hosts"
-	"github.com/hoplat/hoplat/internal/locate"
-	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/roles"
-	"github.com/hoplat/hoplat/sockets"
 )
 
-// Paths a Bench runs: the one server (the first node, directly), HAProxy
+// Paths the bench runs: the one server (the first node, directly), HAProxy
 // in front of the three, and each hoprelay engine in front of the three.
 const (
 	PathDirect  = "direct"
@@ -35,7 +24,7 @@ func DefaultPaths() []string {
 	return append([]string{PathDirect, PathHAProxy}, roles.Engines...)
 }
 
-// Published are field-notes.md §4's figures (transactions per second, one
+// Published are the Galera runs' figures (docs/galera.md) (transactions per second, one
 // run each on another machine with its own table size): printed beside
 // this machine's as context, never compared with them.
 var Published = map[string]map[string]float64{
@@ -49,9 +38,9 @@ var PublishedNote = map[string]map[string]string{
 	ReadWrite: {PathHAProxy: "118 ignored errors"},
 }
 
-// BenchConfig tunes Bench. The zero value runs §4 as published, sized for
-// this machine where the notes give no size: 10 tables of 10000 rows, 10 s
-// per run.
+// BenchConfig tunes the bench (driver.Galera). The zero value runs §4 as
+// published, sized for this machine where the notes give no size: 10
+// tables of 10000 rows, 10 s per run.
 type BenchConfig struct {
 	Workloads []string // nil for Workloads
 	Paths     []string // nil for DefaultPaths()
@@ -77,6 +66,12 @@ type BenchConfig struct {
 	// Progress receives the steps and sysbench's per-second lines; nil for
 	// none.
 	Progress io.Writer
+}
+
+// WithDefaults is c with every zero field at its documented default.
+func (c BenchConfig) WithDefaults() BenchConfig {
+	c.defaults()
+	return c
 }
 
 func (c *BenchConfig) defaults() {
@@ -115,7 +110,7 @@ func (c *BenchConfig) defaults() {
 	}
 }
 
-// Check reports a config Bench would refuse.
+// Check reports a config the bench (driver.Galera) would refuse.
 func (c BenchConfig) Check() error {
 	c.defaults()
 	for _, w := range c.Workloads {
@@ -160,7 +155,7 @@ type Row struct {
 	Err      error
 }
 
-// Report is a Bench's table and what it ran on.
+// Report is the bench's table (driver.Galera runs it) and what it ran on.
 type Report struct {
 	Config  BenchConfig
 	Version string // the nodes' MariaDB
@@ -169,160 +164,17 @@ type Report struct {
 	Rows    []Row
 }
 
-// The app host holds the client and the proxies; the nodes are galera1…
-const appHost = "app"
-
-func nodeHost(i int) string { return "galera" + strconv.Itoa(i+1) }
-
-// Ports of the proxies inside the app namespace, which is new and empty,
-// so fixed ports cannot be taken.
-const (
-	haproxyPort = 4000
-	relayPort   = 4001 // + the engine's index
-)
-
-// Bench builds the cluster in namespaces (app for sysbench and the
-// proxies, galera1… for the nodes, on one bridge), prepares sysbench's
-// tables once, runs every workload on every path in turn, and returns the
-// table. Everything it started and made is stopped and removed before it
-// returns, ctx's cancellation included.
-func Bench(ctx context.Context, cfg BenchConfig) (*Report, error) {
-	cfg.defaults()
-	if err := cfg.Check(); err != nil {
-		return nil, err
-	}
-	sysbench, err := locate.Find("sysbench")
-	if err != nil {
-		return nil, fmt.Errorf("galera: %w (install sysbench, or run make deps)", err)
-	}
-	haproxy, hoprelay, err := proxyPrograms(cfg)
-	if err != nil {
-		return nil, err
-	}
-	hs := []hosts.Host{{Name: appHost, Kind: hosts.NetNS, Namespace: appHost}}
-	var nodes []string
-	for i := range cfg.Nodes {
-		hs = append(hs, hosts.Host{Name: nodeHost(i), Kind: hosts.NetNS, Namespace: nodeHost(i)})
-		nodes = append(nodes, nodeHost(i))
-	}
-	tb, err := hosts.Up(ctx, hs, hosts.Options{Log: cfg.Progress})
-	if err != nil {
-		return nil, err
-	}
-	defer tb.Close()
-	cl, err := Start(ctx, tb, Config{Nodes: nodes, CheckUser: "haproxy", SST: cfg.SST, BufferPool: cfg.BufferPool, Log: cfg.Progress})
-	if cl != nil {
-		defer cl.Close()
-	}
-	if err != nil {
-		return nil, err
-	}
-	rep := newReport(ctx, cfg, cl)
-	b := &bench{cfg: cfg, tb: tb, cl: cl, sysbench: sysbench}
-	if err := b.prepare(ctx); err != nil {
-		return nil, err
-	}
-	targets, err := b.startPaths(ctx, haproxy, hoprelay)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range cfg.Workloads {
-		rows, err := b.workload(ctx, w, targets)
-		if err != nil {
-			return nil, err
-		}
-		rep.Rows = append(rep.Rows, rows...)
-	}
-	return rep, nil
+// AddRun records one round's result on the row with each node's
+// connections during it.
+func (r *Row) AddRun(res Result, nodeConnections []int64) {
+	r.Runs = append(r.Runs, res)
+	r.runConns = append(r.runConns, nodeConnections)
 }
 
-// proxyPrograms finds the programs cfg's paths run: HAProxy for its path,
-// hoprelay for the engines' ("" where no path needs it).
-func proxyPrograms(cfg BenchConfig) (haproxy, hoprelay string, err error) {
-	for _, p := range cfg.Paths {
-		switch p {
-		case PathDirect:
-		case PathHAProxy:
-			if haproxy, err = locate.Find("haproxy"); err != nil {
-				return "", "", fmt.Errorf("galera: %w (install haproxy, or run make deps)", err)
-			}
-		default:
-			if hoprelay != "" {
-				continue
-			}
-			hoprelay = cfg.Hoprelay
-			if hoprelay == "" {
-				if hoprelay, err = locate.Program("hoprelay"); err != nil {
-					return "", "", fmt.Errorf("galera: %w (run make build)", err)
-				}
-			}
-		}
-	}
-	return haproxy, hoprelay, nil
-}
-
-// newReport is the table's heading: the configuration, the nodes, and the
-// server's and the provider's versions where the cluster says them.
-func newReport(ctx context.Context, cfg BenchConfig, cl *Cluster) *Report {
-	rep := &Report{Config: cfg}
-	for _, n := range cl.Nodes() {
-		rep.Nodes = append(rep.Nodes, n.Endpoint())
-	}
-	if rows, err := cl.Query(ctx, 0, "SELECT VERSION()"); err == nil && len(rows) == 1 && len(rows[0]) == 1 {
-		rep.Version = rows[0][0]
-	}
-	if m, err := cl.GlobalStatus(ctx, 0, "wsrep_provider_version"); err == nil {
-		rep.Wsrep = m["wsrep_provider_version"]
-	}
-	return rep
-}
-
-// workload runs one workload on every path. Its paths run in interleaved
-// rounds (direct, haproxy, goroutine, …, then again), so that a drift of
-// the machine over the rounds falls on every path alike; each row keeps
-// its median run.
-func (b *bench) workload(ctx context.Context, w string, targets map[string]target) ([]Row, error) {
-	cfg := b.cfg
-	rows := make([]Row, len(cfg.Paths))
-	for i, p := range cfg.Paths {
-		rows[i] = Row{Workload: w, Path: p, Threads: cfg.ProxyThreads}
-		if p == PathDirect {
-			rows[i].Threads = cfg.DirectThreads
-		}
-		rows[i].Err = targets[p].err
-	}
-	for round := range cfg.Runs {
-		if cfg.Runs > 1 {
-			fmt.Fprintf(cfg.Progress, "galera: %s: round %d of %d\n", w, round+1, cfg.Runs)
-		}
-		for i, p := range cfg.Paths {
-			row := &rows[i]
-			if row.Err != nil {
-				continue
-			}
-			res, conns, err := b.run(ctx, w, p, targets[p], row.Threads)
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
-			}
-			if err != nil {
-				row.Err = err
-				fmt.Fprintf(cfg.Progress, "galera: %s %s: %v\n", w, p, err)
-				continue
-			}
-			row.Runs = append(row.Runs, res)
-			row.runConns = append(row.runConns, conns)
-		}
-	}
-	for i := range rows {
-		rows[i].pickMedian()
-	}
-	return rows, nil
-}
-
-// pickMedian sets Result and NodeConnections from the run of median tps
+// PickMedian sets Result and NodeConnections from the run of median tps
 // (the lower middle of an even count): one real run's figures, not a mix
 // of several.
-func (r *Row) pickMedian() {
+func (r *Row) PickMedian() {
 	if len(r.Runs) == 0 {
 		return
 	}
@@ -333,249 +185,4 @@ func (r *Row) pickMedian() {
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(r.Runs[a].TPS, r.Runs[b].TPS) })
 	m := idx[(len(idx)-1)/2]
 	r.Result, r.NodeConnections = r.Runs[m], r.runConns[m]
-}
-
-type bench struct {
-	cfg      BenchConfig
-	tb       *hosts.Testbed
-	cl       *Cluster
-	sysbench string
-}
-
-// target is where a path's client connects, inside the app namespace.
-type target struct {
-	host string
-	port int
-	err  error // the path could not be started
-}
-
-func (b *bench) sysbenchFor(test string, t target, threads int) Sysbench {
-	user, pw, db := b.cl.Account()
-	return Sysbench{Test: test, Host: t.host, Port: t.port, User: user, Password: pw, DB: db,
-		Tables: b.cfg.Tables, TableSize: b.cfg.TableSize, Threads: threads, Time: b.cfg.Time,
-		IgnoreErrors: b.cfg.IgnoreErrors}
-}
-
-// prepare creates and loads sysbench's tables once, through the first
-// node; Galera replicates them to the others.
-func (b *bench) prepare(ctx context.Context) error {
-	n := b.cl.Nodes()[0]
-	s := b.sysbenchFor(ReadWrite, target{host: n.Addr, port: n.Port}, min(b.cfg.Tables, 4))
-	fmt.Fprintf(b.cfg.Progress, "galera: preparing %d tables of %d rows through %s\n", b.cfg.Tables, b.cfg.TableSize, n.Name)
-	start := time.Now()
-	if _, err := b.tb.Run(ctx, appHost, append([]string{b.sysbench}, s.Args("prepare")...)...); err != nil {
-		return fmt.Errorf("galera: sysbench prepare: %w", err)
-	}
-	fmt.Fprintf(b.cfg.Progress, "galera: prepared in %.1fs\n", time.Since(start).Seconds())
-	return nil
-}
-
-// startPaths starts HAProxy and one hoprelay per engine in the app
-// namespace, each in front of every node, and waits until a client gets
-// through each; a path that does not come up is recorded, not fatal.
-func (b *bench) startPaths(ctx context.Context, haproxy, hoprelay string) (map[string]target, error) {
-	nodes := b.cl.Nodes()
-	targets := map[string]target{}
-	for i, p := range b.cfg.Paths {
-		var argv []string
-		t := target{host: "127.0.0.1"}
-		switch p {
-		case PathDirect:
-			targets[p] = target{host: nodes[0].Addr, port: nodes[0].Port}
-			continue
-		case PathHAProxy:
-			t.port = haproxyPort
-			route := proxyconf.HAProxyRoute{Name: "galera", MySQL: true, CheckUser: "haproxy"}
-			var err error
-			if route.Listen, err = sockets.Parse("tcp:127.0.0.1:" + strconv.Itoa(t.port)); err != nil {
-				return nil, err
-			}
-			for _, n := range nodes {
-				a, err := sockets.Parse("tcp:" + n.Endpoint())
-				if err != nil {
-					return nil, err
-				}
-				route.Connect = append(route.Connect, a)
-			}
-			dir, err := b.tb.Dir(ctx, appHost)
-			if err != nil {
-				return nil, err
-			}
-			conf := filepath.Join(dir, "haproxy.cfg")
-			if err := os.WriteFile(conf, []byte(proxyconf.HAProxy([]proxyconf.HAProxyRoute{route})), 0o600); err != nil {
-				return nil, fmt.Errorf("galera: %w", err)
-			}
-			argv = []string{haproxy, "-db", "-f", conf}
-		default:
-			t.port = relayPort + i
-			argv = []string{hoprelay, "--engine", p, "TCP4-LISTEN:" + strconv.Itoa(t.port) + ",reuseaddr"}
-			for _, n := range nodes {
-				argv = append(argv, "TCP4:"+n.Endpoint()+",nodelay")
-			}
-		}
-		proc, err := b.tb.Start(ctx, appHost, hosts.Command{Name: p, Argv: argv})
-		if err == nil {
-			err = b.cl.WaitLogin(ctx, appHost, t.host, t.port, proc)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("galera: %w", context.Cause(ctx))
-			}
-			if proc != nil {
-				proc.Stop()
-			}
-			t.err = fmt.Errorf("did not start: %w", err)
-			fmt.Fprintf(b.cfg.Progress, "galera: %s %v\n", p, t.err)
-		} else {
-			fmt.Fprintf(b.cfg.Progress, "galera: %s listening on %s:%d in front of %d nodes\n", p, t.host, t.port, len(nodes))
-		}
-		targets[p] = t
-	}
-	return targets, nil
-}
-
-// run runs one sysbench and reads its report, echoing its per-second lines
-// to Progress under the run's name.
-func (b *bench) run(ctx context.Context, test, path string, t target, threads int) (Result, []int64, error) {
-	name := fmt.Sprintf("%s through %s (%s:%d), %d threads", test, path, t.host, t.port, threads)
-	fmt.Fprintf(b.cfg.Progress, "galera: %s, %v\n", name, b.cfg.Time)
-	before := b.connections(ctx)
-	var out bytes.Buffer
-	lw := &lineWriter{w: b.cfg.Progress, prefix: "  " + test + " " + path + " "}
-	s := b.sysbenchFor(test, t, threads)
-	proc, err := b.tb.Start(ctx, appHost, hosts.Command{Name: "sysbench " + test,
-		Argv: append([]string{b.sysbench}, s.Args("run")...), Stdout: io.MultiWriter(&out, lw)})
-	if err != nil {
-		return Result{}, nil, err
-	}
-	select {
-	case <-proc.Done():
-	case <-ctx.Done():
-		proc.Stop()
-		return Result{}, nil, context.Cause(ctx)
-	}
-	werr := proc.Wait()
-	res, err := ParseSysbench(out.Bytes())
-	if err != nil {
-		if werr != nil {
-			err = fmt.Errorf("%w (%v)", err, werr)
-		}
-		return res, nil, err
-	}
-	after := b.connections(ctx)
-	var delta []int64
-	if before != nil && after != nil {
-		for i := range before {
-			delta = append(delta, after[i]-before[i])
-		}
-	}
-	return res, delta, nil
-}
-
-// connections reads every node's Connections counter (connection
-// attempts, successful or not), nil if any node does not answer.
-func (b *bench) connections(ctx context.Context) []int64 {
-	out := make([]int64, len(b.cl.Nodes()))
-	for i := range b.cl.Nodes() {
-		m, err := b.cl.GlobalStatus(ctx, i, "Connections")
-		if err != nil {
-			return nil
-		}
-		out[i], _ = strconv.ParseInt(m["connections"], 10, 64)
-	}
-	return out
-}
-
-// lineWriter writes each whole line it is given to w after prefix.
-type lineWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	prefix string
-	buf    []byte
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := l.buf[:i+1]
-		if len(bytes.TrimSpace(line)) > 0 && line[0] == '[' {
-			fmt.Fprintf(l.w, "%s%s", l.prefix, line)
-		}
-		l.buf = l.buf[i+1:]
-	}
-	return len(p), nil
-}
-
-// WriteText prints the table: per workload and path, this machine's tps,
-// qps, p95, ignored errors, reconnects and connections per node, with the
-// published tps beside it.
-func (r *Report) WriteText(w io.Writer) error {
-	c := r.Config
-	fmt.Fprintf(w, "Galera behind proxies: %d nodes, MariaDB %s, wsrep %s, one network namespace each (%s)\n",
-		len(r.Nodes), orDash(r.Version), orDash(r.Wsrep), strings.Join(r.Nodes, ", "))
-	fmt.Fprintf(w, "sysbench --tables=%d --table-size=%d --time=%d --range_selects=off --db-ps-mode=disable --mysql-ignore-errors=%s\n",
-		c.Tables, c.TableSize, int(c.Time/time.Second), c.IgnoreErrors)
-	fmt.Fprintf(w, "direct: one server (the first node); the proxies balance roundrobin over all %d; %d interleaved round(s) per workload\n\n", len(r.Nodes), c.Runs)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	tps := "tps"
-	if c.Runs > 1 {
-		tps = "tps (median run)"
-	}
-	fmt.Fprintf(tw, "workload\tpath\tthreads\t%s\tqps\tp95 ms\tignored errors\treconnects\tconnections per node\tpublished tps\t", tps)
-	if c.Runs > 1 {
-		fmt.Fprint(tw, "tps per run\t")
-	}
-	fmt.Fprintln(tw)
-	for _, row := range r.Rows {
-		pub := "-"
-		if v, ok := Published[row.Workload][row.Path]; ok {
-			pub = strconv.FormatFloat(v, 'f', -1, 64)
-			if n := PublishedNote[row.Workload][row.Path]; n != "" {
-				pub += " (" + n + ")"
-			}
-		}
-		if row.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%d\tfailed\t\t\t\t\t\t%s\t\n", row.Workload, row.Path, row.Threads, pub)
-			continue
-		}
-		res := row.Result
-		var conns []string
-		for _, n := range row.NodeConnections {
-			conns = append(conns, strconv.FormatInt(n, 10))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.2f\t%d\t%d\t%s\t%s\t", row.Workload, row.Path, row.Threads,
-			res.TPS, res.QPS, res.LatencyMS.P95, res.IgnoredErrors, res.Reconnects, orDash(strings.Join(conns, "/")), pub)
-		if c.Runs > 1 {
-			var runs []string
-			for _, r := range row.Runs {
-				runs = append(runs, strconv.FormatFloat(r.TPS, 'f', 1, 64))
-			}
-			fmt.Fprintf(tw, "%s\t", strings.Join(runs, " "))
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, row := range r.Rows {
-		if row.Err != nil {
-			fmt.Fprintf(w, "%s %s: %v\n", row.Workload, row.Path, row.Err)
-		}
-	}
-	_, err := fmt.Fprintln(w, "\npublished: a Galera cluster behind HAProxy measured on another machine, with another table size, "+
-		"one run each: context, not a target.")
-	return err
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -21,6 +21,16 @@ import (
 	"github.com/hoplat/hoplat/internal/peer"
 )
 
+// The tests' hosts: app holds the clients and the relay, the nodes are
+// galera1…; the relay listens on a fixed port of the app namespace, which
+// is new and empty.
+const (
+	appHost   = "app"
+	relayPort = 4001
+)
+
+func nodeHost(i int) string { return "galera" + strconv.Itoa(i+1) }
+
 // requireCluster skips (fails, under HOPLAT_REQUIRE_INTEGRATION) unless
 // this process may make namespaces and the cluster's programs are here.
 func requireCluster(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The sysbench tests of field-notes.md §4.
+// The sysbench tests of the published Galera runs (docs/galera.md).
 const (
 	ReadOnly  = "oltp_read_only"
 	WriteOnly = "oltp_write_only"

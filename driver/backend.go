@@ -20,7 +20,7 @@ type Backend struct {
 	DB       string
 	// Servers are every server of a cluster, TCP first among them: the
 	// relay and HAProxy paths balance over them, round-robin, where the
-	// direct path (one server, as the field notes' Galera table has it)
+	// direct path (one server, as the published Galera table has it (docs/galera.md))
 	// dials TCP alone. Nil for one server.
 	Servers []sockets.Addr
 	// CheckUser is the account HAProxy's option mysql-check logs in as

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -50,36 +49,6 @@ func (r Responder) Args(bin string, listen []sockets.Addr) []string {
 	}
 	if r.CPUs != "" {
 		argv = append(argv, "--cpus", r.CPUs)
-	}
-	return argv
-}
-
-// HopRelay is how hopbench starts one hoprelay process.
-type HopRelay struct {
-	Engine hop.Relay
-	Lock   string // --lock none|conn|global; empty leaves hoprelay's default
-	Stats  string // --stats FILE; empty for none
-	CPUs   string // --cpus, the placement's relay CPUs (also applied at fork)
-}
-
-// Args is hoprelay's command line relaying listen to connect: to one of
-// several upstreams (a cluster), round-robin, when connect lists more.
-func (h HopRelay) Args(bin string, listen sockets.Addr, connect ...sockets.Addr) []string {
-	argv := []string{bin, "--engine", string(h.Engine)}
-	if h.Lock != "" {
-		argv = append(argv, "--lock", h.Lock)
-	}
-	if h.Stats != "" {
-		argv = append(argv, "--stats", h.Stats)
-	}
-	// The goroutine engine has no threads of its own to pin and refuses
-	// --cpus; the mask it inherits at fork (startOn) places it whole.
-	if h.CPUs != "" && h.Engine != hop.Goroutine && h.Engine != hop.Sockmap {
-		argv = append(argv, "--cpus", h.CPUs)
-	}
-	argv = append(argv, listen.String())
-	for _, c := range connect {
-		argv = append(argv, c.String())
 	}
 	return argv
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // socat's command lines, to the byte, as socat(1) reads them.
@@ -26,14 +24,6 @@ func TestSocatArgsMatchFieldNotes(t *testing.T) {
 	}
 }
 
-func TestHopRelayArgsCluster(t *testing.T) {
-	h := HopRelay{Engine: hop.Epoll}
-	got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3306), TCPAddr(3307)), " ")
-	if want := "hoprelay --engine epoll tcp:127.0.0.1:0 tcp:127.0.0.1:3306 tcp:127.0.0.1:3307"; got != want {
-		t.Errorf("\n got %s\nwant %s", got, want)
-	}
-}
-
 func TestResponderArgs(t *testing.T) {
 	r := Responder{Proto: ProtoMySQL, ServiceTime: 20 * time.Microsecond, Rows: 10, RowBytes: 100, User: "u", Password: "p", CPUs: "1"}
 	got := strings.Join(r.Args("pongd", []addrT{TCPAddr(0), UNIXAddr("/w/p.sock")}), " ")
@@ -44,20 +34,6 @@ func TestResponderArgs(t *testing.T) {
 	echo := Responder{Proto: ProtoEcho, Rows: 10}
 	if got := strings.Join(echo.Args("pongd", []addrT{TCPAddr(0)}), " "); got != "pongd --proto echo --io blocking --listen tcp:127.0.0.1:0" {
 		t.Errorf("echo: %s", got)
-	}
-}
-
-func TestHopRelayArgs(t *testing.T) {
-	h := HopRelay{Engine: hop.Epoll, Lock: "global", Stats: "/w/s.json", CPUs: "1"}
-	got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " ")
-	want := "hoprelay --engine epoll --lock global --stats /w/s.json --cpus 1 tcp:127.0.0.1:0 tcp:127.0.0.1:3000"
-	if got != want {
-		t.Errorf("\n got %s\nwant %s", got, want)
-	}
-	// The goroutine engine refuses --cpus: its fork-time mask places it.
-	h = HopRelay{Engine: hop.Goroutine, CPUs: "1"}
-	if got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " "); strings.Contains(got, "--cpus") {
-		t.Errorf("goroutine engine given --cpus: %s", got)
 	}
 }
 

@@ -9,12 +9,14 @@
 // begins and ends, for results/hop, which explains what each hop adds and
 // writes the report (results.go, relayrounds.go, kworkers.go,
 // endpoints.go, resources.go). The tracer runs rounds of its own after a
-// stage's (trace.go).
+// stage's (trace.go). hopbench galera's bench (galera.go) starts its
+// proxies through the same Build, in front of a Galera cluster's nodes.
 //
 // It measures nothing itself: every figure comes from a pingpong process, so
 // the driver's own scheduling never sits on a measured path.
 //
 // It may import every room below it: sockets, affinity, roles, relay, probe
 // and probe/machine, tracer, results, results/stats, results/hop, hosts,
-// proxyconf, internal/locate and internal/tailbuf. Only cmd/ imports it.
+// cluster, proxyconf, internal/locate and internal/tailbuf. Only cmd/
+// imports it.
 package driver

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
@@ -120,7 +121,7 @@ func (b *bench) topologySpec(s *stageRun) TopologySpec {
 		},
 		Nice:      cfg.Nice,
 		Paths:     s.paths,
-		Relay:     HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(s.placement, roles.Relay)},
+		Relay:     proxyconf.HopRelay{Lock: cfg.RelayLock, CPUs: cpusOf(s.placement, roles.Relay)},
 		Stats:     cfg.Stats,
 		Placement: s.placement,
 		Locate:    cfg.Locate,

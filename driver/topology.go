@@ -26,14 +26,14 @@ const ReadyTimeout = 10 * time.Second
 
 // TopologySpec says what to start for one stage.
 type TopologySpec struct {
-	TempRoot  string     // parent of the run's temp dir; "" for os.TempDir
-	Backend   Backend    // zero: start pongd with Responder
-	Responder Responder  // the embedded backend
-	Nice      int        // niceness of the embedded backend; 0 leaves it
-	Paths     []hop.Path // direct paths need nothing started
-	Relay     HopRelay   // template for every hoprelay (Lock); Engine is set per path
-	Stats     bool       // give every hoprelay a --stats file
-	Locate    Locator    // nil: Locate
+	TempRoot  string             // parent of the run's temp dir; "" for os.TempDir
+	Backend   Backend            // zero: start pongd with Responder
+	Responder Responder          // the embedded backend
+	Nice      int                // niceness of the embedded backend; 0 leaves it
+	Paths     []hop.Path         // direct paths need nothing started
+	Relay     proxyconf.HopRelay // template for every hoprelay (Lock); Engine is set per path
+	Stats     bool               // give every hoprelay a --stats file
+	Locate    Locator            // nil: Locate
 	// Placement gives the CPUs of the "server" and of every "relay"
 	// process; the zero value pins nothing.
 	Placement affinity.Placement
@@ -379,7 +379,7 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, at chai
 		listen = UNIXAddr(t.sockPath(p, nth))
 	}
 	h := spec.Relay
-	h.Engine = p.Relay
+	h.Engine = string(p.Relay)
 	if spec.Stats {
 		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", proxyconf.SectionName(p.Name()), nth))
 		t.Stats[p] = append(t.Stats[p], h.Stats)
@@ -439,8 +439,7 @@ func (t *Topology) startSocat(ctx context.Context, spec TopologySpec, at chainHo
 }
 
 // startHAProxy runs one HAProxy process with a frontend/backend pair per
-// path, in the foreground (-db) so that it stays the process hopbench
-// started and stops by its PID.
+// path, in the foreground (proxyconf.HAProxyArgs).
 func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []hop.Path, backend map[hop.Transport]sockets.Addr) error {
 	bin, err := t.locate(spec, "haproxy")
 	if err != nil {
@@ -461,10 +460,10 @@ func (t *Topology) startHAProxy(ctx context.Context, spec TopologySpec, paths []
 			routes[i] = proxyconf.HAProxyRoute{Name: p.Name(), Listen: listen, Connect: spec.upstreams(p, backend[p.Upstream]),
 				MySQL: !spec.Backend.Embedded(), CheckUser: spec.Backend.CheckUser}
 		}
-		if err := os.WriteFile(cfgPath, []byte(proxyconf.HAProxy(routes)), 0o600); err != nil {
-			return fmt.Errorf("driver: write %s: %w", cfgPath, err)
+		if err := proxyconf.WriteHAProxy(cfgPath, routes); err != nil {
+			return fmt.Errorf("driver: %w", err)
 		}
-		proc, err := t.start(spec, roles.Relay, "haproxy", []string{bin, "-db", "-f", cfgPath})
+		proc, err := t.start(spec, roles.Relay, "haproxy", proxyconf.HAProxyArgs(bin, cfgPath))
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/hoplat/hoplat/results/hop"
 )
 
-// MXS-1515's set-up, field-notes.md §1: the client and the proxy on one
+// MXS-1515's set-up (docs/hopbench.md): the client and the proxy on one
 // host, the database on another, here two namespaces of this machine.
 func ExampleParseTopology() {
 	tp, err := hosts.ParseTopology("mxs.conf", []byte(`

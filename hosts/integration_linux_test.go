@@ -372,7 +372,7 @@ func TestCancelLeavesNothing(t *testing.T) {
 
 // MXS-1515's example file brought up as hopbench will: the server where
 // the file puts it, a relay beside the client with the client's leg on a
-// UNIX socket (field-notes.md §1, `socat UNIX-LISTEN:… TCP4:…`), the relay's
+// UNIX socket (docs/hopbench.md, MXS-1515: `socat UNIX-LISTEN:… TCP4:…`), the relay's
 // upstream crossing the veth, and processes started from Argv by the
 // caller itself, as the driver starts its own.
 func TestTopologyFileUp(t *testing.T) {

@@ -44,16 +44,11 @@ const AutoHeldMax = 512
 
 // AutoPerCPU is how many blocking connections per CPU Auto allows. Beyond
 // it every connection's thread wakes on its own for each reply where the
-// netpoller's threads take several per wake-up. 16 pingpong threads and
-// MariaDB on one CPU (taskset -c 0), point-selects, medians of 3
-// interleaved rounds of 3 s on a quiet 2-vCPU AMD EPYC guest: blocking
-// 19,013 tps prepared at 16.8 us of client CPU per query and 15,647 text
-// at 18.5, netpoll 15,809 at 22.1 and 14,245 at 22.0, sysbench 20,251
-// and 14,576 (PLACEMENT=packed THREADS=16 IO="default blocking"
-// scripts/bench-mysql.sh, when the limit was 8 and auto took netpoll).
-// Measured earlier on the same guest loaded (load average 15-20) the
-// CPU per query had gone the other way, 42.8 blocking and 28.2 netpoll;
-// unpinned on 2 CPUs, 24.6 blocking and 27.7 netpoll.
+// netpoller's threads take several per wake-up; below it a blocked thread
+// is woken by its reply directly, without the netpoller's hand-off to a
+// goroutine. Which of the two costs the client less CPU per query depends
+// on the machine and its load: scripts/bench-mysql.sh (PLACEMENT=packed
+// THREADS=16 IO="default blocking") compares them at this limit.
 const AutoPerCPU = 16
 
 func (m Model) String() string {

@@ -190,11 +190,10 @@ func (w *worker) loop(ctx context.Context) {
 // failed. It loops itself, rather than loop calling it once per round trip,
 // so that the frames a round trip returns through after its wait are only
 // this one's and the session's: a context switch refills the CPU's return
-// predictor, so every return up the stack after the peer's turn is a
-// mispredicted one, and perf annotate of loop put 68% of its samples on the
-// instruction after its call of the one-round-trip function (18 ns a round
-// trip sampled at 10 kHz, pingpong --io blocking against pongd --io
-// blocking both on CPU 0). closed is one round trip, for tests.
+// predictor with the other task's calls, so every return up the stack
+// after the peer's turn is a mispredicted one, and each frame between the
+// wait and the loop costs one more such return per round trip. closed is
+// one round trip, for tests.
 func (w *worker) closedUntil(end int64) int64 {
 	for {
 		t1 := now()

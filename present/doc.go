@@ -1,9 +1,10 @@
 // Package present is the presentation room: every output of a hopbench
 // run goes out through it (text, --wide text, JSON, CSV, a workload
 // sweep's and mysql-proxy's tables, the --out directory with its .hgrm
-// files, plots and report.html) and so does hopbench compare's text and
-// JSON, so that cmd/ only wires flags to it. Its subpackages draw the
+// files, plots and report.html) and so do hopbench compare's text and
+// JSON, hopbench attach's report (WriteAttach) and hopbench galera's table
+// (WriteGalera), so that cmd/ only wires flags to it. Its subpackages draw the
 // figures (plot) and the self-contained page (page). It imports the
-// analysis (results/hop, results/compare) and the statistics leaf; the
-// analysis never imports it.
+// analysis (results/hop, results/compare), the statistics leaf, and the
+// reports of tracer/attach and cluster as data; none of them imports it.
 package present

@@ -10,8 +10,8 @@ import (
 )
 
 // WriteProxyTable prints a thread sweep in the shape of the mysql-proxy
-// measurements (field-notes.md §2): per thread count, the direct path and
-// each relay path, its tps and p95 round trip, its tps against the direct
+// measurements (docs/hopbench.md, "The experiments hoplat reproduces"):
+// per thread count, the direct path and each relay path, its tps and p95 round trip, its tps against the direct
 // path's, and the relay's share of the latency: the path's p50 less the
 // direct path's, over the path's p50; then what its processes held at most (Resources): peak
 // RSS of client, relay and server in MiB, the relay's and the server's

@@ -1,6 +1,9 @@
-// Package proxyconf writes the configuration of third-party proxies that
-// hoplat starts itself: HAProxy's, for the driver's haproxy paths and for
-// the Galera cluster's balancer alike, so that both run the same set-up.
+// Package proxyconf writes the command lines and configuration of the
+// proxies hoplat starts itself: hoprelay's (HopRelay) and HAProxy's, which
+// the driver's components start for every path, hopbench galera's in
+// front of a cluster's nodes included. Starting the process is hosts'
+// (Start, Testbed.Start).
 //
-// It imports sockets (the addresses it writes) and nothing else of hoplat's.
+// It imports sockets (the addresses it writes) and roles (the engines),
+// nothing else of hoplat's.
 package proxyconf

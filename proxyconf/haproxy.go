@@ -2,6 +2,7 @@ package proxyconf
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/hoplat/hoplat/sockets"
@@ -26,7 +27,7 @@ type HAProxyRoute struct {
 // frontend/backend pair per route. Timeouts are set because HAProxy warns
 // without them; they are far longer than any round.
 //
-// A route to several servers is the field notes' Galera set-up: balance
+// A route to several servers is the published Galera set-up (docs/galera.md): balance
 // roundrobin, each server checked every 2 s (hoprelay's --retry default,
 // so that both skip a dead server for as long), with option mysql-check
 // for MySQL servers, and option redispatch so that a refused connect is
@@ -78,3 +79,18 @@ func SectionName(s string) string {
 		return '_'
 	}, s)
 }
+
+// WriteHAProxy writes HAProxy(routes) to path, readable by its owner
+// only: a check user's name is in it.
+func WriteHAProxy(path string, routes []HAProxyRoute) error {
+	if err := os.WriteFile(path, []byte(HAProxy(routes)), 0o600); err != nil {
+		return fmt.Errorf("proxyconf: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// HAProxyArgs is HAProxy's command line with the configuration at
+// config, in the foreground (-db): it stays the process hoplat started,
+// so that its PID is the one measured and its process group the one
+// stopped.
+func HAProxyArgs(bin, config string) []string { return []string{bin, "-db", "-f", config} }

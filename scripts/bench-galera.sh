@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-galera: field-notes.md §4 on this machine. hopbench galera
+# make bench-galera: the published Galera runs (docs/galera.md) on this machine. hopbench galera
 # builds a three-node MariaDB Galera cluster, one node per network
 # namespace on one bridge, with sysbench, HAProxy and hoprelay in a
 # namespace of their own; bootstraps the first node, joins the others and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-hosts: MXS-1515's table (field-notes.md §1) with the database
+# make bench-hosts: MXS-1515's table (docs/hopbench.md, "The experiments hoplat reproduces") with the database
 # on a host of its own. The topology file puts the client and every relay
 # (direct, hoprelay's epoll engine, socat, HAProxy: those installed) in one
 # network namespace, app, and the database in another, db, joined by a veth

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-threads: mysql-proxy's table (field-notes.md §2) through every
+# make bench-threads: mysql-proxy's table (docs/hopbench.md, "The experiments hoplat reproduces") through every
 # path: one hopbench command sweeps THREADS (default 1,2,4,8,16,32,64,128)
 # on the direct path and through every relay, first against pongd's MySQL
 # mock, then against a real MariaDB from a temporary datadir (sysbench's

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/tracer/attach"
 )
 
@@ -160,11 +160,9 @@ func attachRun(ctx context.Context, o attachOptions, ln net.Listener, stdout io.
 		rep.Tracer.CPUs = own.String()
 	}
 	if o.format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return present.WriteAttachJSON(stdout, rep)
 	}
-	return rep.WriteText(stdout)
+	return present.WriteAttach(stdout, rep)
 }
 
 // keepOff moves this process off the CPUs the target may run on, where

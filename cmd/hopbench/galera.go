@@ -11,13 +11,16 @@ import (
 
 	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
+	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
+	"github.com/hoplat/hoplat/present"
 )
 
 // runGalera is `hopbench galera`: the sysbench table against a
 // Galera cluster built in network namespaces on this machine (package
-// cluster). Progress goes to stderr, the table to stdout.
+// cluster, run by driver.Galera). Progress goes to stderr, the table to
+// stdout.
 func runGalera(args []string) error {
 	cfg, err := galeraFlags(args)
 	if err != nil {
@@ -25,14 +28,14 @@ func runGalera(args []string) error {
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	rep, err := cluster.Bench(ctx, cfg)
+	rep, err := driver.Galera(ctx, cfg)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w; every node, proxy and namespace removed", context.Cause(ctx))
 	}
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteText(os.Stdout); err != nil {
+	if err := present.WriteGalera(os.Stdout, rep); err != nil {
 		return err
 	}
 	for _, r := range rep.Rows {

@@ -253,7 +253,8 @@ func splitOf(d *hop.Decomposition) []float64 {
 
 // regime is one regime's path table: round trips, the added p50 with its
 // interval and its split drawn as a bar on one scale for the whole table,
-// the method, and whether the rounds agreed.
+// the method, and whether the rounds agreed; then why the unstable paths
+// are, and the decompositions' notes.
 func (p *page) regime(rep *hop.Report, regime string) {
 	var paths []hop.PathResult
 	for _, path := range rep.Paths {
@@ -261,6 +262,27 @@ func (p *page) regime(rep *hop.Report, regime string) {
 			paths = append(paths, path)
 		}
 	}
+	p.regimeHead(rep, regime)
+	lo, hi := barScale(paths)
+	p.printf(`<p class="legend">Each hop's added p50 split (µs per request; bar scale 0 to %s µs):`, trim(hi))
+	for _, pt := range parts {
+		p.printf(`%s%s`, swatch(pt), esc(pt.name))
+	}
+	p.printf("</p>\n")
+	sw := sweptOf(rep.Paths)
+	p.printf(`<div class="scroll"><table class="paths"><tr><th>path</th>%s<th>p50 µs</th>`, sw.head())
+	p.printf(`<th>p99 µs</th><th>added p50 µs</th><th>95%% CI</th><th>split of the added p50</th><th>method</th><th>tps</th><th>rounds</th></tr>` + "\n")
+	for _, path := range paths {
+		p.pathRow(path, sw, lo, hi)
+	}
+	p.printf("</table></div>\n")
+	p.unstable(paths)
+	p.decompositionNotes(paths)
+	p.printf("</section>\n")
+}
+
+// regimeHead opens the regime's section with its title and note.
+func (p *page) regimeHead(rep *hop.Report, regime string) {
 	info := ""
 	for _, r := range rep.Regimes {
 		if r.Name == regime {
@@ -272,7 +294,11 @@ func (p *page) regime(rep *hop.Report, regime string) {
 		p.printf(`: %s`, esc(info))
 	}
 	p.printf("</h2>\n")
-	lo, hi := 0.0, 0.0
+}
+
+// barScale is the split bars' one scale for paths: from the most negative
+// part to the largest added p50 or sum of positive parts, rounded up.
+func barScale(paths []hop.PathResult) (lo, hi float64) {
 	for _, path := range paths {
 		if a := path.AddedUs; a != nil && path.Relay != hop.Direct {
 			hi = max(hi, a.P50)
@@ -290,65 +316,71 @@ func (p *page) regime(rep *hop.Report, regime string) {
 			hi, lo = max(hi, pos), min(lo, neg)
 		}
 	}
-	hi = barCeil(hi)
-	p.printf(`<p class="legend">Each hop's added p50 split (µs per request; bar scale 0 to %s µs):`, trim(hi))
-	for _, pt := range parts {
-		p.printf(`%s%s`, swatch(pt), esc(pt.name))
-	}
-	p.printf("</p>\n")
-	sw := sweptOf(rep.Paths)
-	p.printf(`<div class="scroll"><table class="paths"><tr><th>path</th>%s<th>p50 µs</th>`, sw.head())
-	p.printf(`<th>p99 µs</th><th>added p50 µs</th><th>95%% CI</th><th>split of the added p50</th><th>method</th><th>tps</th><th>rounds</th></tr>` + "\n")
-	for _, path := range paths {
-		p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), hop.Us(path.LatencyUs.P50), hop.Us(path.LatencyUs.P99))
-		a := path.AddedUs
-		switch {
-		case path.Relay == hop.Direct:
-			p.printf(`<td>baseline</td><td></td><td class="split"></td><td></td>`)
-		case a == nil:
-			p.printf(`<td>-</td><td></td><td class="split"></td><td></td>`)
-		default:
-			p.printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
-			if d := path.Decomposition; d != nil {
-				vals := splitOf(d)
-				var words []string
-				for i, v := range vals {
-					if v != 0 || i == len(vals)-1 {
-						words = append(words, fmt.Sprintf("%s %s", parts[i].short, hop.Us(v)))
-					}
+	return lo, barCeil(hi)
+}
+
+// pathRow is one path's row: its round trip, the added p50 with its
+// interval and split bar (the direct path is the baseline), tps and
+// whether its rounds agreed.
+func (p *page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
+	p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), hop.Us(path.LatencyUs.P50), hop.Us(path.LatencyUs.P99))
+	a := path.AddedUs
+	switch {
+	case path.Relay == hop.Direct:
+		p.printf(`<td>baseline</td><td></td><td class="split"></td><td></td>`)
+	case a == nil:
+		p.printf(`<td>-</td><td></td><td class="split"></td><td></td>`)
+	default:
+		p.printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
+		if d := path.Decomposition; d != nil {
+			vals := splitOf(d)
+			var words []string
+			for i, v := range vals {
+				if v != 0 || i == len(vals)-1 {
+					words = append(words, fmt.Sprintf("%s %s", parts[i].short, hop.Us(v)))
 				}
-				label := strings.Join(words, " · ")
-				p.printf(`<td class="split">%s<small>%s</small></td><td>%s</td>`, stackBar(vals, lo, hi, path.Name+": "+label), esc(label), esc(d.Method))
-			} else {
-				p.printf(`<td class="split">%s<small>not split</small></td><td>-</td>`, plainBar(a.P50, lo, hi, path.Name))
 			}
-		}
-		p.printf(`<td>%.0f</td>`, path.TPS)
-		if path.Stable {
-			p.printf(`<td>agree</td></tr>` + "\n")
+			label := strings.Join(words, " · ")
+			p.printf(`<td class="split">%s<small>%s</small></td><td>%s</td>`, stackBar(vals, lo, hi, path.Name+": "+label), esc(label), esc(d.Method))
 		} else {
-			p.printf(`<td class="unstable">unstable</td></tr>` + "\n")
+			p.printf(`<td class="split">%s<small>not split</small></td><td>-</td>`, plainBar(a.P50, lo, hi, path.Name))
 		}
 	}
-	p.printf("</table></div>\n")
+	p.printf(`<td>%.0f</td>`, path.TPS)
+	if path.Stable {
+		p.printf(`<td>agree</td></tr>` + "\n")
+	} else {
+		p.printf(`<td class="unstable">unstable</td></tr>` + "\n")
+	}
+}
+
+// unstable lists the paths whose rounds disagreed, each with why and the
+// tracer's cause where the reason does not already say it.
+func (p *page) unstable(paths []hop.PathResult) {
 	var unstable []hop.PathResult
 	for _, path := range paths {
 		if !path.Stable {
 			unstable = append(unstable, path)
 		}
 	}
-	if len(unstable) > 0 {
-		p.printf(`<h3>Unstable paths: their rounds disagree, or the hop moved between runs</h3><ul>`)
-		for _, path := range unstable {
-			cause := ""
-			if path.Trace != nil && path.Trace.Cause != "" && !strings.Contains(path.UnstableReason, path.Trace.Cause) {
-				cause = "; cause: " + path.Trace.Cause
-			}
-			p.printf(`<li><span class="unstable">%s</span>: %s%s</li>`, esc(path.Name), esc(path.UnstableReason), esc(cause))
-		}
-		p.printf("</ul>\n")
+	if len(unstable) == 0 {
+		return
 	}
-	// A note that several paths share is said once, naming them.
+	p.printf(`<h3>Unstable paths: their rounds disagree, or the hop moved between runs</h3><ul>`)
+	for _, path := range unstable {
+		cause := ""
+		if path.Trace != nil && path.Trace.Cause != "" && !strings.Contains(path.UnstableReason, path.Trace.Cause) {
+			cause = "; cause: " + path.Trace.Cause
+		}
+		p.printf(`<li><span class="unstable">%s</span>: %s%s</li>`, esc(path.Name), esc(path.UnstableReason), esc(cause))
+	}
+	p.printf("</ul>\n")
+}
+
+// decompositionNotes says the notes of the paths' decompositions (a
+// traced one's excepted): a note that several paths share once, naming
+// them.
+func (p *page) decompositionNotes(paths []hop.PathResult) {
 	var notes []string
 	on := map[string][]string{}
 	for _, path := range paths {
@@ -362,7 +394,6 @@ func (p *page) regime(rep *hop.Report, regime string) {
 	for _, n := range notes {
 		p.printf(`<p><small>%s: %s</small></p>`, esc(strings.Join(on[n], ", ")), esc(n))
 	}
-	p.printf("</section>\n")
 }
 
 // swept is hop.Swept in table cells.

@@ -64,103 +64,122 @@ func (p *page) sweeps(rep *hop.Report) {
 	}
 	p.printf(`<section id="sweeps"><h2>Sweeps</h2>`)
 	if th := distinct(rep.Paths, threadsOf); len(th) > 1 {
-		lines := sweepLines(rep.Paths, threadsOf, func(a, b hop.PathResult) bool {
-			return a.ServiceTimeUs == b.ServiceTimeUs && a.Size == b.Size && a.Rows == b.Rows
-		})
-		var tps, lat []line
-		maxTPS, maxLat := 0.0, 0.0
-		for _, l := range lines {
-			var yt, yl []float64
-			for _, r := range l.rows {
-				yt, yl = append(yt, r.TPS), append(yl, r.LatencyUs.P50)
-				maxTPS, maxLat = max(maxTPS, r.TPS), max(maxLat, r.LatencyUs.P50)
-			}
-			tps = append(tps, plotLine(l, yt))
-			lat = append(lat, plotLine(l, yl))
-		}
-		xa := axis{label: "client threads (log)", lo: th[0], hi: th[len(th)-1], log: th[0] > 0, ticks: valueTicks(th)}
-		if !xa.log {
-			xa.ticks = linearTicks(th[0], th[len(th)-1], "")
-		}
-		p.printf(`<h3>Client threads</h3><div class="pair"><figure>%s</figure><figure>%s</figure>`,
-			figure("Throughput by client threads", xa, axis{label: "requests/s", lo: 0, hi: niceCeil(maxTPS), ticks: linearTicks(0, niceCeil(maxTPS), "")}, tps),
-			figure("p50 round trip by client threads", xa, axis{label: "p50 round trip (µs)", lo: 0, hi: niceCeil(maxLat), ticks: linearTicks(0, niceCeil(maxLat), "")}, lat))
-		p.table(lines, "threads", func(r hop.PathResult) string {
-			return fmt.Sprintf("%.0f tps, %s µs", r.TPS, hop.Us(r.LatencyUs.P50))
-		})
-		p.printf(`</div>`)
+		p.threadSweep(rep, th)
 	}
 	if svc := distinct(rep.Paths, serviceOf); len(svc) > 1 {
-		var relays []hop.PathResult
-		for _, r := range rep.Paths {
-			if r.Relay != hop.Direct && r.AddedUs != nil && r.LatencyUs.P50 > 0 {
-				relays = append(relays, r)
-			}
-		}
-		lines := sweepLines(relays, serviceOf, func(a, b hop.PathResult) bool {
-			return a.Threads == b.Threads && a.Size == b.Size && a.Rows == b.Rows
-		})
-		var over []line
-		top, bottom := 0.0, 0.0
-		for _, l := range lines {
-			var y []float64
-			for _, r := range l.rows {
-				v := 100 * r.AddedUs.P50 / r.LatencyUs.P50
-				y = append(y, v)
-				top, bottom = max(top, v), min(bottom, v)
-			}
-			over = append(over, plotLine(l, y))
-		}
-		lo := svc[0]
-		xa := axis{label: "backend service time (µs, log)", lo: max(lo, 1), hi: svc[len(svc)-1], log: true}
-		xa.ticks = valueTicks(svc)
-		if lo <= 0 {
-			// 0 has no place on a log axis: it is drawn at 1 µs and says so.
-			xa.label = "backend service time (µs, log; 0 drawn at 1)"
-			xa.ticks = append(xa.ticks, tick{1, "0"})
-			for i := range over {
-				for j := range over[i].x {
-					over[i].x[j] = max(over[i].x[j], 1)
-				}
-			}
-		}
-		p.printf(`<h3>Backend service time</h3><div class="pair"><figure>%s</figure>`,
-			figure("Added p50 as a share of the round trip", xa, axis{label: "added p50 (% of round trip)", lo: floorOf(bottom), hi: niceCeil(top), ticks: linearTicks(floorOf(bottom), niceCeil(top), "%")}, over))
-		p.table(lines, "service µs", func(r hop.PathResult) string {
-			return fmt.Sprintf("%s µs (%.0f%%)", signed(r.AddedUs.P50), 100*r.AddedUs.P50/r.LatencyUs.P50)
-		})
-		p.printf(`</div>`)
+		p.serviceSweep(rep, svc)
 	}
 	if len(rep.Chains) > 0 {
-		var lines []line
-		top, most := 0.0, 0
-		for _, c := range rep.Chains {
-			var x []float64
-			for _, h := range c.Hops {
-				x = append(x, float64(h))
-				most = max(most, h)
-			}
-			name := fmt.Sprintf("%s %s: %s µs/hop", c.Relay, c.Transport, hop.Us(c.PerHopUs))
-			lines = append(lines, line{name: name, colour: colourOf(string(c.Relay)), width: 1.6, x: x, y: c.P50Us, marks: true})
-			for _, v := range c.P50Us {
-				top = max(top, v)
-			}
-		}
-		p.printf(`<h3>Chain length</h3><div class="pair"><figure>%s</figure>`,
-			figure("p50 round trip by relay hops", axis{label: "relay hops", lo: 0, hi: float64(max(most, 1)), ticks: linearTicks(0, float64(max(most, 1)), "")},
-				axis{label: "p50 round trip (µs)", lo: 0, hi: niceCeil(top), ticks: linearTicks(0, niceCeil(top), "")}, lines))
-		p.printf(`<div class="scroll"><table><tr><th>chain</th><th>hops</th><th>p50 µs</th><th>per hop µs</th><th>95%% CI</th><th>intercept µs</th><th>r²</th></tr>`)
-		for _, c := range rep.Chains {
-			var hs, ps []string
-			for i, h := range c.Hops {
-				hs, ps = append(hs, fmt.Sprint(h)), append(ps, hop.Us(c.P50Us[i]))
-			}
-			p.printf(`<tr><td>%s %s</td><td>%s</td><td>%s</td><td>%s</td><td>[%s, %s]</td><td>%s</td><td>%.3f</td></tr>`, esc(string(c.Relay)), esc(string(c.Transport)),
-				strings.Join(hs, ", "), strings.Join(ps, ", "), hop.Us(c.PerHopUs), hop.Us(c.PerHopCI95[0]), hop.Us(c.PerHopCI95[1]), hop.Us(c.InterceptUs), c.R2)
-		}
-		p.printf(`</table></div></div>`)
+		p.chainSweep(rep)
 	}
 	p.printf("</section>\n")
+}
+
+// threadSweep draws throughput and p50 against client threads th, one
+// line per path at the first service time, size and rows, with its table.
+func (p *page) threadSweep(rep *hop.Report, th []float64) {
+	lines := sweepLines(rep.Paths, threadsOf, func(a, b hop.PathResult) bool {
+		return a.ServiceTimeUs == b.ServiceTimeUs && a.Size == b.Size && a.Rows == b.Rows
+	})
+	var tps, lat []line
+	maxTPS, maxLat := 0.0, 0.0
+	for _, l := range lines {
+		var yt, yl []float64
+		for _, r := range l.rows {
+			yt, yl = append(yt, r.TPS), append(yl, r.LatencyUs.P50)
+			maxTPS, maxLat = max(maxTPS, r.TPS), max(maxLat, r.LatencyUs.P50)
+		}
+		tps = append(tps, plotLine(l, yt))
+		lat = append(lat, plotLine(l, yl))
+	}
+	xa := axis{label: "client threads (log)", lo: th[0], hi: th[len(th)-1], log: th[0] > 0, ticks: valueTicks(th)}
+	if !xa.log {
+		xa.ticks = linearTicks(th[0], th[len(th)-1], "")
+	}
+	p.printf(`<h3>Client threads</h3><div class="pair"><figure>%s</figure><figure>%s</figure>`,
+		figure("Throughput by client threads", xa, axis{label: "requests/s", lo: 0, hi: niceCeil(maxTPS), ticks: linearTicks(0, niceCeil(maxTPS), "")}, tps),
+		figure("p50 round trip by client threads", xa, axis{label: "p50 round trip (µs)", lo: 0, hi: niceCeil(maxLat), ticks: linearTicks(0, niceCeil(maxLat), "")}, lat))
+	p.table(lines, "threads", func(r hop.PathResult) string {
+		return fmt.Sprintf("%.0f tps, %s µs", r.TPS, hop.Us(r.LatencyUs.P50))
+	})
+	p.printf(`</div>`)
+}
+
+// serviceSweep draws each relay path's added p50 as a share of its round
+// trip against the backend's service times svc, with its table.
+func (p *page) serviceSweep(rep *hop.Report, svc []float64) {
+	var relays []hop.PathResult
+	for _, r := range rep.Paths {
+		if r.Relay != hop.Direct && r.AddedUs != nil && r.LatencyUs.P50 > 0 {
+			relays = append(relays, r)
+		}
+	}
+	lines := sweepLines(relays, serviceOf, func(a, b hop.PathResult) bool {
+		return a.Threads == b.Threads && a.Size == b.Size && a.Rows == b.Rows
+	})
+	var over []line
+	top, bottom := 0.0, 0.0
+	for _, l := range lines {
+		var y []float64
+		for _, r := range l.rows {
+			v := 100 * r.AddedUs.P50 / r.LatencyUs.P50
+			y = append(y, v)
+			top, bottom = max(top, v), min(bottom, v)
+		}
+		over = append(over, plotLine(l, y))
+	}
+	lo := svc[0]
+	xa := axis{label: "backend service time (µs, log)", lo: max(lo, 1), hi: svc[len(svc)-1], log: true}
+	xa.ticks = valueTicks(svc)
+	if lo <= 0 {
+		// 0 has no place on a log axis: it is drawn at 1 µs and says so.
+		xa.label = "backend service time (µs, log; 0 drawn at 1)"
+		xa.ticks = append(xa.ticks, tick{1, "0"})
+		for i := range over {
+			for j := range over[i].x {
+				over[i].x[j] = max(over[i].x[j], 1)
+			}
+		}
+	}
+	p.printf(`<h3>Backend service time</h3><div class="pair"><figure>%s</figure>`,
+		figure("Added p50 as a share of the round trip", xa, axis{label: "added p50 (% of round trip)", lo: floorOf(bottom), hi: niceCeil(top), ticks: linearTicks(floorOf(bottom), niceCeil(top), "%")}, over))
+	p.table(lines, "service µs", func(r hop.PathResult) string {
+		return fmt.Sprintf("%s µs (%.0f%%)", signed(r.AddedUs.P50), 100*r.AddedUs.P50/r.LatencyUs.P50)
+	})
+	p.printf(`</div>`)
+}
+
+// chainSweep draws p50 against chain length, one line per relay and
+// transport, with a table of each chain's fit: per hop, its interval, the
+// intercept and r².
+func (p *page) chainSweep(rep *hop.Report) {
+	var lines []line
+	top, most := 0.0, 0
+	for _, c := range rep.Chains {
+		var x []float64
+		for _, h := range c.Hops {
+			x = append(x, float64(h))
+			most = max(most, h)
+		}
+		name := fmt.Sprintf("%s %s: %s µs/hop", c.Relay, c.Transport, hop.Us(c.PerHopUs))
+		lines = append(lines, line{name: name, colour: colourOf(string(c.Relay)), width: 1.6, x: x, y: c.P50Us, marks: true})
+		for _, v := range c.P50Us {
+			top = max(top, v)
+		}
+	}
+	p.printf(`<h3>Chain length</h3><div class="pair"><figure>%s</figure>`,
+		figure("p50 round trip by relay hops", axis{label: "relay hops", lo: 0, hi: float64(max(most, 1)), ticks: linearTicks(0, float64(max(most, 1)), "")},
+			axis{label: "p50 round trip (µs)", lo: 0, hi: niceCeil(top), ticks: linearTicks(0, niceCeil(top), "")}, lines))
+	p.printf(`<div class="scroll"><table><tr><th>chain</th><th>hops</th><th>p50 µs</th><th>per hop µs</th><th>95%% CI</th><th>intercept µs</th><th>r²</th></tr>`)
+	for _, c := range rep.Chains {
+		var hs, ps []string
+		for i, h := range c.Hops {
+			hs, ps = append(hs, fmt.Sprint(h)), append(ps, hop.Us(c.P50Us[i]))
+		}
+		p.printf(`<tr><td>%s %s</td><td>%s</td><td>%s</td><td>%s</td><td>[%s, %s]</td><td>%s</td><td>%.3f</td></tr>`, esc(string(c.Relay)), esc(string(c.Transport)),
+			strings.Join(hs, ", "), strings.Join(ps, ", "), hop.Us(c.PerHopUs), hop.Us(c.PerHopCI95[0]), hop.Us(c.PerHopCI95[1]), hop.Us(c.InterceptUs), c.R2)
+	}
+	p.printf(`</table></div></div>`)
 }
 
 // floorOf is 0, or below a negative v the round value niceCeil gives.

@@ -658,99 +658,21 @@ func (p *exprParser) variable() sqlread.Value {
 // call evaluates the functions clients and monitors ask a server about
 // itself; any other function is unknown, as in a schema without it.
 func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
-	ctx := p.ctx
-	c := ctx.c
-	nargs := func(n int) bool {
-		if len(args) != n {
-			p.err = &wire.ServerError{Code: 1582, State: "42000", Message: fmt.Sprintf("Incorrect parameter count in the call to native function '%s'", name)}
-			return false
-		}
-		return true
-	}
 	switch name {
-	case "VERSION":
-		if nargs(0) {
-			return sqlread.Value{Kind: sqlread.String, S: c.s.cfg.Version}
-		}
-	case "DATABASE", "SCHEMA":
-		if nargs(0) {
-			ctx.varies = true
-			if c.db == "" {
-				return sqlread.Value{Kind: sqlread.Null}
-			}
-			return sqlread.Value{Kind: sqlread.String, S: c.db}
-		}
-	case "CONNECTION_ID":
-		if nargs(0) {
-			ctx.varies = true
-			v := sqlread.Value{Kind: sqlread.Uint, I: int64(c.connID)}
-			if ctx.mariaDB() {
-				// MariaDB's Item_func_connection_id: an INT of ten.
-				v.Width, v.Narrow = 10, true
-			}
-			return v
-		}
-	case "USER", "SESSION_USER", "SYSTEM_USER":
-		if nargs(0) {
-			ctx.varies = true
-			return sqlread.Value{Kind: sqlread.String, S: c.user + "@" + c.peerHost()}
-		}
-	case "CURRENT_USER":
-		if nargs(0) {
-			ctx.varies = true
-			return sqlread.Value{Kind: sqlread.String, S: c.user + "@%"}
+	case "VERSION", "DATABASE", "SCHEMA", "CONNECTION_ID", "USER", "SESSION_USER", "SYSTEM_USER",
+		"CURRENT_USER", "LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS":
+		if p.arity(name, args, 0) {
+			return p.session(name)
 		}
 	case "NOW", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "SYSDATE", "UTC_TIMESTAMP":
-		if len(args) > 1 || !(len(args) == 0 || args[0].Kind == sqlread.Int && args[0].I == 0) {
-			// Fractional seconds are not kept.
-			p.err = &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: "This version of MySQL doesn't yet support 'fractional seconds in " + name + "()'"}
-			return sqlread.Value{}
-		}
-		ctx.varies = true
-		t := ctx.now
-		if name == "UTC_TIMESTAMP" {
-			t = t.UTC()
-		}
-		t = t.Truncate(time.Second)
-		return sqlread.Value{Kind: sqlread.DateTime, T: t, S: t.Format(time.DateTime)}
-	case "CURRENT_DATE", "CURDATE":
-		if nargs(0) {
-			ctx.varies = true
-			return sqlread.Value{Kind: sqlread.DateTime, T: ctx.now, S: ctx.now.Format(time.DateOnly), Width: dateWidth}
-		}
-	case "UNIX_TIMESTAMP":
-		if nargs(0) {
-			ctx.varies = true
-			return sqlread.Value{Kind: sqlread.Uint, I: ctx.now.Unix()}
-		}
-	case "LAST_INSERT_ID":
-		if nargs(0) {
-			ctx.varies = true
-			return sqlread.Value{Kind: sqlread.Uint, I: int64(c.lastInsertID)}
-		}
-	case "ROW_COUNT", "FOUND_ROWS":
-		if nargs(0) {
-			return sqlread.Value{Kind: sqlread.Int}
+		return p.timestamp(name, args)
+	case "CURRENT_DATE", "CURDATE", "UNIX_TIMESTAMP":
+		if p.arity(name, args, 0) {
+			return p.today(name)
 		}
 	case "SLEEP":
-		// mysqld sleeps on the connection's thread and returns 0; so does
-		// the mock, on the connection's goroutine.
-		if nargs(1) {
-			ctx.varies = true
-			if args[0].Kind != sqlread.Null {
-				if d := time.Duration(toFloat(args[0]) * float64(time.Second)); d > 0 {
-					if ctx.sleep != nil {
-						ctx.sleep(d)
-					} else {
-						time.Sleep(d)
-					}
-				}
-			}
-			v := sqlread.Value{Kind: sqlread.Int, Narrow: true, NotNull: args[0].Kind != sqlread.Null}
-			if ctx.mariaDB() {
-				v.Width = 1 // MariaDB's Item_func_sleep: one character
-			}
-			return v
+		if p.arity(name, args, 1) {
+			return p.sleep(args[0])
 		}
 	case "COALESCE", "IFNULL":
 		for _, a := range args {
@@ -760,12 +682,113 @@ func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
 		}
 		return sqlread.Value{Kind: sqlread.Null}
 	default:
-		db := c.db
-		if db == "" {
-			p.err = &wire.ServerError{Code: 1046, State: "3D000", Message: "No database selected"}
-		} else {
-			p.err = &wire.ServerError{Code: wire.ErFunctionNotDefined, State: "42000", Message: fmt.Sprintf("FUNCTION %s.%s does not exist", db, strings.ToLower(name))}
-		}
+		p.unknownFunction(name)
 	}
 	return sqlread.Value{}
+}
+
+// arity reports whether function name was given n arguments, and sets
+// the server's error when not.
+func (p *exprParser) arity(name string, args []sqlread.Value, n int) bool {
+	if len(args) != n {
+		p.err = &wire.ServerError{Code: 1582, State: "42000", Message: fmt.Sprintf("Incorrect parameter count in the call to native function '%s'", name)}
+		return false
+	}
+	return true
+}
+
+// session evaluates a function of no arguments that tells about the
+// server or the connection: its version, database, id, user and last
+// statement. All but VERSION and the row counts vary by connection.
+func (p *exprParser) session(name string) sqlread.Value {
+	ctx := p.ctx
+	c := ctx.c
+	switch name {
+	case "VERSION":
+		return sqlread.Value{Kind: sqlread.String, S: c.s.cfg.Version}
+	case "ROW_COUNT", "FOUND_ROWS":
+		return sqlread.Value{Kind: sqlread.Int}
+	}
+	ctx.varies = true
+	switch name {
+	case "DATABASE", "SCHEMA":
+		if c.db == "" {
+			return sqlread.Value{Kind: sqlread.Null}
+		}
+		return sqlread.Value{Kind: sqlread.String, S: c.db}
+	case "CONNECTION_ID":
+		v := sqlread.Value{Kind: sqlread.Uint, I: int64(c.connID)}
+		if ctx.mariaDB() {
+			// MariaDB's Item_func_connection_id: an INT of ten.
+			v.Width, v.Narrow = 10, true
+		}
+		return v
+	case "CURRENT_USER":
+		return sqlread.Value{Kind: sqlread.String, S: c.user + "@%"}
+	case "LAST_INSERT_ID":
+		return sqlread.Value{Kind: sqlread.Uint, I: int64(c.lastInsertID)}
+	}
+	// USER, SESSION_USER, SYSTEM_USER: the account as the client connected.
+	return sqlread.Value{Kind: sqlread.String, S: c.user + "@" + c.peerHost()}
+}
+
+// timestamp is NOW and its synonyms: the statement's clock to the second,
+// UTC for UTC_TIMESTAMP. Fractional seconds are not kept, so a precision
+// other than 0 is refused.
+func (p *exprParser) timestamp(name string, args []sqlread.Value) sqlread.Value {
+	if len(args) > 1 || !(len(args) == 0 || args[0].Kind == sqlread.Int && args[0].I == 0) {
+		p.err = &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: "This version of MySQL doesn't yet support 'fractional seconds in " + name + "()'"}
+		return sqlread.Value{}
+	}
+	ctx := p.ctx
+	ctx.varies = true
+	t := ctx.now
+	if name == "UTC_TIMESTAMP" {
+		t = t.UTC()
+	}
+	t = t.Truncate(time.Second)
+	return sqlread.Value{Kind: sqlread.DateTime, T: t, S: t.Format(time.DateTime)}
+}
+
+// today is CURRENT_DATE (CURDATE) or UNIX_TIMESTAMP of the statement's
+// clock.
+func (p *exprParser) today(name string) sqlread.Value {
+	ctx := p.ctx
+	ctx.varies = true
+	if name == "UNIX_TIMESTAMP" {
+		return sqlread.Value{Kind: sqlread.Uint, I: ctx.now.Unix()}
+	}
+	return sqlread.Value{Kind: sqlread.DateTime, T: ctx.now, S: ctx.now.Format(time.DateOnly), Width: dateWidth}
+}
+
+// sleep is SLEEP(secs): mysqld sleeps on the connection's thread and returns
+// 0; so does the mock, on the connection's goroutine.
+func (p *exprParser) sleep(secs sqlread.Value) sqlread.Value {
+	ctx := p.ctx
+	ctx.varies = true
+	if secs.Kind != sqlread.Null {
+		if d := time.Duration(toFloat(secs) * float64(time.Second)); d > 0 {
+			if ctx.sleep != nil {
+				ctx.sleep(d)
+			} else {
+				time.Sleep(d)
+			}
+		}
+	}
+	v := sqlread.Value{Kind: sqlread.Int, Narrow: true, NotNull: secs.Kind != sqlread.Null}
+	if ctx.mariaDB() {
+		v.Width = 1 // MariaDB's Item_func_sleep: one character
+	}
+	return v
+}
+
+// unknownFunction sets the error a server gives for a function it does
+// not have: one looked up in the current database, or none selected.
+func (p *exprParser) unknownFunction(name string) {
+	db := p.ctx.c.db
+	if db == "" {
+		p.err = &wire.ServerError{Code: 1046, State: "3D000", Message: "No database selected"}
+		return
+	}
+	p.err = &wire.ServerError{Code: wire.ErFunctionNotDefined, State: "42000", Message: fmt.Sprintf("FUNCTION %s.%s does not exist", db, strings.ToLower(name))}
 }

@@ -385,14 +385,24 @@ type aggAcc struct {
 
 // aggregateRow computes the one row of a SELECT with aggregates, where a
 // plain column takes the first matching row's value (as MariaDB and MySQL
-// without ONLY_FULL_GROUP_BY answer).
+// without ONLY_FULL_GROUP_BY answer), and writes it unless offset or
+// limit leaves it out.
 func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset, limit int64, binaryRows bool) {
+	first := c.accumulate(st, cols, sc)
+	if offset > 0 || limit == 0 {
+		return
+	}
+	c.writeAggregateRow(st, cols, first, binaryRows)
+}
+
+// accumulate folds every row the scan matches into c.accs, one aggAcc
+// per column, and returns the first such row's id (0 for none).
+func (c *serverConn) accumulate(st *tableStmt, cols []outCol, sc *scan) int64 {
 	accs := c.accs[:0]
 	for range cols {
 		accs = append(accs, aggAcc{})
 	}
 	c.accs = accs
-	t := &st.tbl
 	first := int64(0)
 	var key [sbtable.CLen]byte
 	for id, ok := sc.next(); ok; id, ok = sc.next() {
@@ -403,38 +413,49 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 			first = id
 		}
 		for i := range cols {
-			o, a := &cols[i], &accs[i]
-			if o.item.agg == aggNone || o.item.star {
-				a.n++
-				continue
-			}
-			if o.item.distinct {
-				if a.seen == nil {
-					a.seen = map[string]bool{}
-				}
-				k := string(t.AppendText(key[:0], id, o.col))
-				if a.seen[k] {
-					continue
-				}
-				a.seen[k] = true
-			}
-			if a.n == 0 || c.compareRows(st, id, a.min, o.col) < 0 {
-				a.min = id
-			}
-			if a.n == 0 || c.compareRows(st, id, a.max, o.col) > 0 {
-				a.max = id
-			}
-			a.n++
-			if isStringColumn(o.col) {
-				a.sum += float64(t.Prefix(id, o.col))
-			} else {
-				a.isum += t.Int(id, o.col)
-			}
+			c.fold(st, &cols[i], &accs[i], id, key[:0])
 		}
 	}
-	if offset > 0 || limit == 0 {
+	return first
+}
+
+// fold adds row id to column o's accumulator: a count for a plain column
+// or COUNT(*), else (a DISTINCT value once) the extreme rows and the sum;
+// key is scratch space for a DISTINCT value.
+func (c *serverConn) fold(st *tableStmt, o *outCol, a *aggAcc, id int64, key []byte) {
+	if o.item.agg == aggNone || o.item.star {
+		a.n++
 		return
 	}
+	t := &st.tbl
+	if o.item.distinct {
+		if a.seen == nil {
+			a.seen = map[string]bool{}
+		}
+		k := string(t.AppendText(key, id, o.col))
+		if a.seen[k] {
+			return
+		}
+		a.seen[k] = true
+	}
+	if a.n == 0 || c.compareRows(st, id, a.min, o.col) < 0 {
+		a.min = id
+	}
+	if a.n == 0 || c.compareRows(st, id, a.max, o.col) > 0 {
+		a.max = id
+	}
+	a.n++
+	if isStringColumn(o.col) {
+		a.sum += float64(t.Prefix(id, o.col))
+	} else {
+		a.isum += t.Int(id, o.col)
+	}
+}
+
+// writeAggregateRow writes the one row from c.accs: COUNT's count, SUM's
+// and AVG's figure, MIN's, MAX's and a plain column's row value, NULL
+// where no row matched.
+func (c *serverConn) writeAggregateRow(st *tableStmt, cols []outCol, first int64, binaryRows bool) {
 	b := c.pc.Begin()
 	bitmap := len(b) + 1
 	if binaryRows {
@@ -444,10 +465,8 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 		}
 	}
 	num := c.scratch[:0]
-	defer func() { c.scratch = num[:0] }()
 	for i := range cols {
-		o, a := &cols[i], &accs[i]
-		id := first
+		o, a := &cols[i], &c.accs[i]
 		switch o.item.agg {
 		case aggCount:
 			if binaryRows {
@@ -456,41 +475,13 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 				b = appendLenEncInt64Text(b, a.n)
 			}
 			continue
-		case aggMin:
-			id = a.min
-		case aggMax:
-			id = a.max
 		case aggSum, aggAvg:
-			if a.n == 0 {
-				id = 0
-				break
-			}
-			num = num[:0]
-			switch {
-			case o.typ == wire.TypeDouble && binaryRows:
-				v := a.sum
-				if o.item.agg == aggAvg {
-					v /= float64(a.n)
-				}
-				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+			if a.n > 0 {
+				b, num = appendSumAvg(b, num[:0], o, a, binaryRows)
 				continue
-			case o.typ == wire.TypeDouble:
-				v := a.sum
-				if o.item.agg == aggAvg {
-					v /= float64(a.n)
-				}
-				num = strconv.AppendFloat(num, v, 'g', -1, 64)
-			case o.item.agg == aggSum:
-				num = strconv.AppendInt(num, a.isum, 10)
-			default:
-				// AVG of an INT: a DECIMAL with div_precision_increment (4)
-				// decimals, rounded half away from zero.
-				q := (a.isum*10000*2/a.n + sign(a.isum)) / 2
-				num = appendScaled(num, q, 4)
 			}
-			b = wire.AppendLenEncBytes(b, num)
-			continue
 		}
+		id := a.row(o.item.agg, first)
 		if id == 0 {
 			// No rows: NULL.
 			if binaryRows {
@@ -501,17 +492,61 @@ func (c *serverConn) aggregateRow(st *tableStmt, cols []outCol, sc *scan, offset
 			}
 			continue
 		}
-		switch col := o.col; {
-		case isStringColumn(col):
-			num = t.AppendText(num[:0], id, col)
-			b = wire.AppendLenEncBytes(b, num)
-		case binaryRows:
-			b = binary.LittleEndian.AppendUint32(b, uint32(t.Int(id, col)))
-		default:
-			b = appendLenEncInt64Text(b, t.Int(id, col))
-		}
+		b, num = appendRowValue(b, num, &st.tbl, o.col, id, binaryRows)
 	}
+	c.scratch = num[:0]
 	c.pc.End(b)
+}
+
+// row is the row whose value an aggregate of kind agg answers with: MIN's
+// and MAX's extreme, a plain column's first; 0 for SUM and AVG, which
+// answer with no row's value, and where no row matched.
+func (a *aggAcc) row(agg aggKind, first int64) int64 {
+	switch agg {
+	case aggMin:
+		return a.min
+	case aggMax:
+		return a.max
+	case aggSum, aggAvg:
+		return 0
+	}
+	return first
+}
+
+// appendSumAvg appends SUM's or AVG's figure over a's rows, as MariaDB
+// types it: a DOUBLE for a string column's, a DECIMAL for an INT's (AVG
+// with div_precision_increment's 4 decimals, rounded half away from
+// zero); num is scratch space.
+func appendSumAvg(b, num []byte, o *outCol, a *aggAcc, binaryRows bool) ([]byte, []byte) {
+	switch {
+	case o.typ == wire.TypeDouble:
+		v := a.sum
+		if o.item.agg == aggAvg {
+			v /= float64(a.n)
+		}
+		if binaryRows {
+			return binary.LittleEndian.AppendUint64(b, math.Float64bits(v)), num
+		}
+		num = strconv.AppendFloat(num, v, 'g', -1, 64)
+	case o.item.agg == aggSum:
+		num = strconv.AppendInt(num, a.isum, 10)
+	default:
+		q := (a.isum*10000*2/a.n + sign(a.isum)) / 2
+		num = appendScaled(num, q, 4)
+	}
+	return wire.AppendLenEncBytes(b, num), num
+}
+
+// appendRowValue appends row id's value of col; num is scratch space.
+func appendRowValue(b, num []byte, t *sbtable.Table, col sbtable.Column, id int64, binaryRows bool) ([]byte, []byte) {
+	switch {
+	case isStringColumn(col):
+		num = t.AppendText(num[:0], id, col)
+		return wire.AppendLenEncBytes(b, num), num
+	case binaryRows:
+		return binary.LittleEndian.AppendUint32(b, uint32(t.Int(id, col))), num
+	}
+	return appendLenEncInt64Text(b, t.Int(id, col)), num
 }
 
 func sign(n int64) int64 {

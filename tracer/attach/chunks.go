@@ -217,194 +217,247 @@ func Analyze(events []tracer.Event, accepted func(local, remote uint16) bool, ou
 		}
 		return 0
 	})
-	var w Window
-	threads := map[uint32]*thread{}
-	get := func(tid uint32) *thread {
-		th := threads[tid]
-		if th == nil {
-			th = &thread{}
-			threads[tid] = th
-			w.Threads = append(w.Threads, int(tid))
-		}
-		return th
-	}
-	timelines := map[uint32]*timeline{}
-	timeline := func(tid uint32) *timeline {
-		tl := timelines[tid]
-		if tl == nil {
-			tl = &timeline{}
-			timelines[tid] = tl
-		}
-		return tl
-	}
-	socks := map[uint64]*sock{}
-	unpair := func(st *sock) {
-		if p := socks[st.partner]; st.partner != 0 && p != nil && p.partner != 0 {
-			// Its bytes were for the connection gone.
-			*p = sock{local: p.local, remote: p.remote, lastEnd: p.lastEnd, arrived: p.arrived,
-				arrivals: p.arrivals, readEnd: p.readEnd, hasRead: p.hasRead}
-		}
-	}
-	// sockOf is the state of the socket of a socket record; a record of
-	// other ports is a new connection's socket at the address of a closed
-	// one, which starts afresh.
-	sockOf := func(e *tracer.Event) *sock {
-		local, remote := e.SockPorts()
-		st := socks[e.Arg]
-		if st == nil || st.local != local || st.remote != remote {
-			if st != nil {
-				unpair(st)
-			}
-			st = &sock{local: local, remote: remote}
-			socks[e.Arg] = st
-		}
-		return st
-	}
-	softirqAt := map[uint32][2]uint64{} // CPU -> entry time, interrupted tid
-	var chunks []Chunk
+	a := &analysis{accepted: accepted, threads: map[uint32]*thread{}, timelines: map[uint32]*timeline{},
+		socks: map[uint64]*sock{}, softirqAt: map[uint32][2]uint64{}}
 	for i := range events {
-		e := &events[i]
-		switch e.Kind {
-		case tracer.KindFork:
-			if e.Tgid2 != e.Tgid {
-				w.Forks = append(w.Forks, int(e.Tgid2))
-			}
-		case tracer.KindSwitch:
-			// Recorded when either task is followed; a timeline of one
-			// that is not is never read.
-			s := blocked
-			if e.Arg == 0 || e.Arg2 != 0 { // still runnable, or preempted
-				s = runnable
-			}
-			timeline(e.Tid).move(e.Time, onCPU, s)
-			timeline(e.Tid2).move(e.Time, runnable, onCPU)
-		case tracer.KindWaking, tracer.KindWakeupNew:
-			// A task woken while still on its CPU (before it switched
-			// out) never blocked.
-			if tl := timeline(e.Tid2); !tl.seen || tl.cur == blocked {
-				tl.move(e.Time, blocked, runnable)
-			}
-		case tracer.KindSoftirqEntry:
-			softirqAt[e.CPU] = [2]uint64{e.Time, uint64(e.Tid)}
-		case tracer.KindSoftirqExit:
-			if at, ok := softirqAt[e.CPU]; ok && at[1] == uint64(e.Tid) {
-				tl := timeline(e.Tid)
-				tl.softirq = append(tl.softirq, [2]uint64{at[0], e.Time})
-			}
-			delete(softirqAt, e.CPU)
-		case tracer.KindDataReady:
-			st := sockOf(e)
-			if len(st.arrivals) >= maxArrivals {
-				st.arrivals = st.arrivals[1:]
-			}
-			bytes := 0
-			if st.arrived && seqBefore(st.lastEnd, e.Tid2) {
-				bytes = int(e.Tid2 - st.lastEnd)
-			}
-			st.lastEnd, st.arrived = e.Tid2, true
-			st.arrivals = append(st.arrivals, arrival{t: e.Time, end: e.Tid2, bytes: bytes})
-		case tracer.KindRecv:
-			n := int(int64(e.Arg2))
-			if n <= 0 {
-				break // nothing read: EOF, EAGAIN, an error
-			}
-			th := get(e.Tid)
-			st := sockOf(e)
-			end := e.Tid2
-			start := end - uint32(n)
-			k := 0
-			for ; k < len(st.arrivals); k++ {
-				a := st.arrivals[k]
-				if seqBefore(end, a.end) {
-					break // not read yet
-				}
-				if !seqBefore(start, a.end) {
-					continue // read by a receive before the window
-				}
-				bytes := a.bytes
-				if off := int(a.end - start); bytes == 0 || bytes > off {
-					bytes = off
-				}
-				if len(st.read) >= maxSegments {
-					st.read = st.read[1:]
-				}
-				st.read = append(st.read, pending{t: a.t, end: a.end, bytes: bytes})
-			}
-			st.arrivals = st.arrivals[k:]
-			if len(st.spans) >= maxSegments {
-				st.spans = st.spans[1:]
-			}
-			st.spans = append(st.spans, span{start, end})
-			st.readEnd, st.hasRead = end, true
-			st.reader, st.lastN = e.Tid, n
-			if st.partner == 0 {
-				th.unpaired = slices.DeleteFunc(th.unpaired, func(sk uint64) bool { return sk == e.Arg })
-				if len(th.unpaired) >= maxSegments {
-					th.unpaired = th.unpaired[1:]
-				}
-				th.unpaired = append(th.unpaired, e.Arg)
-			}
-		case tracer.KindSend:
-			n := int(int64(e.Arg2))
-			if n <= 0 {
-				break
-			}
-			th := get(e.Tid)
-			out := sockOf(e)
-			in := socks[out.partner]
-			if out.partner == 0 || in == nil || in.partner != e.Arg {
-				out.partner, out.anchored = 0, false
-				sk := pair(th, socks, e.Arg, e.Tid, n)
-				if sk == 0 {
-					break // no bytes to forward: an answer the proxy makes itself
-				}
-				in = socks[sk]
-				in.partner, out.partner = e.Arg, sk
-				in.anchored = false
-			}
-			if !in.hasRead {
-				break
-			}
-			w := e.Tid2
-			if !out.anchored {
-				out.delta, out.anchored = w-in.anchor(n), true
-			}
-			upTo := w - out.delta
-			if seqBefore(in.readEnd, upTo) {
-				// No proxy sends bytes it has not read: the anchor was
-				// ahead of a backlog. The send ends at the last read.
-				out.delta, upTo = w-in.readEnd, in.readEnd
-			}
-			from := upTo - uint32(n)
-			k := 0
-			for ; k < len(in.read); k++ {
-				p := in.read[k]
-				if seqBefore(upTo, p.end) {
-					break // its last byte is not sent yet
-				}
-				if !seqBefore(from, p.end) {
-					continue // sent by a send not seen
-				}
-				dir := ToClient
-				if accepted(in.local, in.remote) {
-					dir = ToUpstream
-				}
-				chunks = append(chunks, Chunk{Direction: dir, Arrival: p.t, Sent: e.Time, Bytes: p.bytes, Tid: int(e.Tid), Pid: int(e.Tgid), Inbound: out.partner})
-			}
-			in.read = in.read[k:]
-			k = 0
-			for k < len(in.spans) && !seqBefore(upTo, in.spans[k].end) {
-				k++
-			}
-			in.spans = in.spans[k:]
-		}
+		a.event(&events[i])
 	}
-	for i := range chunks {
-		c := &chunks[i]
-		c.Split = timeline(uint32(c.Tid)).split(c.Arrival, c.Sent)
+	// A chunk's split needs its thread's timeline up to its send, which
+	// later events may still extend: it is taken once the window is read.
+	for i := range a.chunks {
+		c := &a.chunks[i]
+		c.Split = a.timeline(uint32(c.Tid)).split(c.Arrival, c.Sent)
 		out(*c)
 	}
-	return w
+	return a.w
+}
+
+// analysis is one window's state while Analyze reads its events in time
+// order: the threads' timelines, each socket's arrivals, reads and
+// partner, and the chunks matched so far.
+type analysis struct {
+	accepted  func(local, remote uint16) bool
+	w         Window
+	threads   map[uint32]*thread
+	timelines map[uint32]*timeline
+	socks     map[uint64]*sock
+	softirqAt map[uint32][2]uint64 // CPU -> entry time, interrupted tid
+	chunks    []Chunk
+}
+
+// event reads one event: a scheduler or softirq event moves a thread's
+// timeline, a socket event moves bytes.
+func (a *analysis) event(e *tracer.Event) {
+	switch e.Kind {
+	case tracer.KindFork:
+		if e.Tgid2 != e.Tgid {
+			a.w.Forks = append(a.w.Forks, int(e.Tgid2))
+		}
+	case tracer.KindSwitch:
+		// Recorded when either task is followed; a timeline of one that
+		// is not is never read.
+		s := blocked
+		if e.Arg == 0 || e.Arg2 != 0 { // still runnable, or preempted
+			s = runnable
+		}
+		a.timeline(e.Tid).move(e.Time, onCPU, s)
+		a.timeline(e.Tid2).move(e.Time, runnable, onCPU)
+	case tracer.KindWaking, tracer.KindWakeupNew:
+		// A task woken while still on its CPU (before it switched out)
+		// never blocked.
+		if tl := a.timeline(e.Tid2); !tl.seen || tl.cur == blocked {
+			tl.move(e.Time, blocked, runnable)
+		}
+	case tracer.KindSoftirqEntry:
+		a.softirqAt[e.CPU] = [2]uint64{e.Time, uint64(e.Tid)}
+	case tracer.KindSoftirqExit:
+		if at, ok := a.softirqAt[e.CPU]; ok && at[1] == uint64(e.Tid) {
+			tl := a.timeline(e.Tid)
+			tl.softirq = append(tl.softirq, [2]uint64{at[0], e.Time})
+		}
+		delete(a.softirqAt, e.CPU)
+	case tracer.KindDataReady:
+		a.arrived(e)
+	case tracer.KindRecv:
+		if n := int(int64(e.Arg2)); n > 0 { // else nothing read: EOF, EAGAIN, an error
+			a.received(e, n)
+		}
+	case tracer.KindSend:
+		if n := int(int64(e.Arg2)); n > 0 {
+			a.sent(e, n)
+		}
+	}
+}
+
+// thread is the state of proxy thread tid, counted among the window's
+// threads when first seen.
+func (a *analysis) thread(tid uint32) *thread {
+	th := a.threads[tid]
+	if th == nil {
+		th = &thread{}
+		a.threads[tid] = th
+		a.w.Threads = append(a.w.Threads, int(tid))
+	}
+	return th
+}
+
+func (a *analysis) timeline(tid uint32) *timeline {
+	tl := a.timelines[tid]
+	if tl == nil {
+		tl = &timeline{}
+		a.timelines[tid] = tl
+	}
+	return tl
+}
+
+// sockOf is the state of the socket of a socket record; a record of
+// other ports is a new connection's socket at the address of a closed
+// one, which starts afresh.
+func (a *analysis) sockOf(e *tracer.Event) *sock {
+	local, remote := e.SockPorts()
+	st := a.socks[e.Arg]
+	if st == nil || st.local != local || st.remote != remote {
+		if st != nil {
+			a.unpair(st)
+		}
+		st = &sock{local: local, remote: remote}
+		a.socks[e.Arg] = st
+	}
+	return st
+}
+
+// unpair forgets st's partner's pairing: its bytes were for the
+// connection gone.
+func (a *analysis) unpair(st *sock) {
+	if p := a.socks[st.partner]; st.partner != 0 && p != nil && p.partner != 0 {
+		*p = sock{local: p.local, remote: p.remote, lastEnd: p.lastEnd, arrived: p.arrived,
+			arrivals: p.arrivals, readEnd: p.readEnd, hasRead: p.hasRead}
+	}
+}
+
+// arrived queues an arrival (sk_data_ready) on its socket: its bytes are
+// those since the socket's last arrival, unknown (0) for the first.
+func (a *analysis) arrived(e *tracer.Event) {
+	st := a.sockOf(e)
+	if len(st.arrivals) >= maxArrivals {
+		st.arrivals = st.arrivals[1:]
+	}
+	bytes := 0
+	if st.arrived && seqBefore(st.lastEnd, e.Tid2) {
+		bytes = int(e.Tid2 - st.lastEnd)
+	}
+	st.lastEnd, st.arrived = e.Tid2, true
+	st.arrivals = append(st.arrivals, arrival{t: e.Time, end: e.Tid2, bytes: bytes})
+}
+
+// received moves the arrivals a receive of n bytes read (those whose last
+// byte it holds) to the socket's read list, records its span, and offers
+// a socket paired with none to the reading thread's candidates.
+func (a *analysis) received(e *tracer.Event, n int) {
+	th := a.thread(e.Tid)
+	st := a.sockOf(e)
+	end := e.Tid2
+	start := end - uint32(n)
+	k := 0
+	for ; k < len(st.arrivals); k++ {
+		ar := st.arrivals[k]
+		if seqBefore(end, ar.end) {
+			break // not read yet
+		}
+		if !seqBefore(start, ar.end) {
+			continue // read by a receive before the window
+		}
+		bytes := ar.bytes
+		if off := int(ar.end - start); bytes == 0 || bytes > off {
+			bytes = off
+		}
+		if len(st.read) >= maxSegments {
+			st.read = st.read[1:]
+		}
+		st.read = append(st.read, pending{t: ar.t, end: ar.end, bytes: bytes})
+	}
+	st.arrivals = st.arrivals[k:]
+	if len(st.spans) >= maxSegments {
+		st.spans = st.spans[1:]
+	}
+	st.spans = append(st.spans, span{start, end})
+	st.readEnd, st.hasRead = end, true
+	st.reader, st.lastN = e.Tid, n
+	if st.partner == 0 {
+		th.unpaired = slices.DeleteFunc(th.unpaired, func(sk uint64) bool { return sk == e.Arg })
+		if len(th.unpaired) >= maxSegments {
+			th.unpaired = th.unpaired[1:]
+		}
+		th.unpaired = append(th.unpaired, e.Arg)
+	}
+}
+
+// sent matches a send of n bytes to the inbound socket it forwards (its
+// partner, paired now if it has none) and makes a chunk of each read
+// arrival whose last byte the send carries.
+func (a *analysis) sent(e *tracer.Event, n int) {
+	in, inbound, upTo, ok := a.forwarded(e, n)
+	if !ok {
+		return
+	}
+	from := upTo - uint32(n)
+	k := 0
+	for ; k < len(in.read); k++ {
+		p := in.read[k]
+		if seqBefore(upTo, p.end) {
+			break // its last byte is not sent yet
+		}
+		if !seqBefore(from, p.end) {
+			continue // sent by a send not seen
+		}
+		dir := ToClient
+		if a.accepted(in.local, in.remote) {
+			dir = ToUpstream
+		}
+		a.chunks = append(a.chunks, Chunk{Direction: dir, Arrival: p.t, Sent: e.Time, Bytes: p.bytes,
+			Tid: int(e.Tid), Pid: int(e.Tgid), Inbound: inbound})
+	}
+	in.read = in.read[k:]
+	k = 0
+	for k < len(in.spans) && !seqBefore(upTo, in.spans[k].end) {
+		k++
+	}
+	in.spans = in.spans[k:]
+}
+
+// forwarded is the inbound socket a send of n bytes forwards, its
+// address, and the offset in its stream the send reaches; false for a
+// send that forwards nothing read in the window (an answer the proxy makes
+// itself). The first send on a pair anchors the offset between the two
+// streams.
+func (a *analysis) forwarded(e *tracer.Event, n int) (in *sock, inbound uint64, upTo uint32, ok bool) {
+	th := a.thread(e.Tid)
+	out := a.sockOf(e)
+	in = a.socks[out.partner]
+	if out.partner == 0 || in == nil || in.partner != e.Arg {
+		out.partner, out.anchored = 0, false
+		sk := pair(th, a.socks, e.Arg, e.Tid, n)
+		if sk == 0 {
+			return nil, 0, 0, false // no bytes to forward
+		}
+		in = a.socks[sk]
+		in.partner, out.partner = e.Arg, sk
+		in.anchored = false
+	}
+	if !in.hasRead {
+		return nil, 0, 0, false
+	}
+	w := e.Tid2
+	if !out.anchored {
+		out.delta, out.anchored = w-in.anchor(n), true
+	}
+	upTo = w - out.delta
+	if seqBefore(in.readEnd, upTo) {
+		// No proxy sends bytes it has not read: the anchor was ahead of
+		// a backlog. The send ends at the last read.
+		out.delta, upTo = w-in.readEnd, in.readEnd
+	}
+	return in, out.partner, upTo, true
 }
 
 // pair finds the socket whose bytes a thread's send of n bytes on out,

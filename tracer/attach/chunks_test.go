@@ -102,9 +102,6 @@ func TestReportSplitSums(t *testing.T) {
 	if diff := r.SplitUs.Sum() - r.ResidenceUs.Mean; diff > 0.02 || diff < -0.02 {
 		t.Errorf("split sums to %v, mean %v", r.SplitUs.Sum(), r.ResidenceUs.Mean)
 	}
-	if b := r.SplitUs.bar(); len(b) != barWidth {
-		t.Errorf("bar %q is %d wide, want %d", b, len(b), barWidth)
-	}
 }
 
 // The connection of the tests below: a client's socket the proxy accepted

@@ -8,6 +8,8 @@
 // Analyze, portable and pure, turns a window's events into Chunks; a
 // Session finds the target's processes and sockets in /proc, runs the
 // tracer in windows, and sums the chunks per Direction into a Report;
-// Metrics exports them through prometheus/client_golang. It imports the
-// tracer, the statistics leaf, affinity (the environment) and Prometheus.
+// Metrics exports them through prometheus/client_golang. The Report is
+// structured data only: present.WriteAttach says it in words. It imports
+// the tracer, the statistics leaf, affinity (the environment) and
+// Prometheus, never present.
 package attach

@@ -2,7 +2,6 @@ package attach
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
@@ -161,71 +160,7 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // Sum is the split's total, which is the mean residence.
 func (s SplitUs) Sum() float64 { return s.Blocked + s.Runnable + s.OnCPU + s.Softirq }
 
-// barWidth is the split bar's width in columns.
-const barWidth = 40
-
-// bar draws the split: one character per part, in proportion.
-func (s SplitUs) bar() string {
-	total := s.Sum()
-	if total <= 0 {
-		return ""
-	}
-	var b strings.Builder
-	used := 0
-	parts := []float64{s.Blocked, s.Runnable, s.OnCPU, s.Softirq}
-	for i, v := range parts {
-		n := int(math.Round(v / total * barWidth))
-		if i == len(parts)-1 {
-			n = barWidth - used
-		}
-		n = max(0, min(n, barWidth-used))
-		b.WriteString(strings.Repeat(string(".-#~"[i]), n))
-		used += n
-	}
-	return b.String()
-}
-
-// WriteText writes the report as hoplat's other text reports do: a head
-// line, one table per direction, the tracer's cost, the note.
-func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	name := r.Target.Comm
-	fmt.Fprintf(&b, "attach: %s (pid %s), threads %d, %.1f s, connections %d\n",
-		name, joinInts(r.Target.PIDs), r.Target.Threads, r.DurationS, r.Connections)
-	for _, d := range r.Directions {
-		fmt.Fprintf(&b, "\n%s: %d chunks, %d bytes\n", d.Name, d.Chunks, d.Bytes)
-		if d.Chunks == 0 {
-			continue
-		}
-		res := d.ResidenceUs
-		fmt.Fprintf(&b, "  %-14s %10s %10s %10s %10s\n", "residence µs", "p50", "p99", "p99.9", "mean")
-		fmt.Fprintf(&b, "  %-14s %10.2f %10.2f %10.2f %10.2f\n", "", res.P50, res.P99, res.P999, res.Mean)
-		s := d.SplitUs
-		fmt.Fprintf(&b, "  %-14s %10s %10s %10s %10s\n", "split µs", "blocked", "runnable", "on_cpu", "softirq")
-		fmt.Fprintf(&b, "  %-14s %10.2f %10.2f %10.2f %10.2f\n", "", s.Blocked, s.Runnable, s.OnCPU, s.Softirq)
-		fmt.Fprintf(&b, "  %-14s [%s]  . blocked  - runnable  # on_cpu  ~ softirq\n", "", s.bar())
-	}
-	t := r.Tracer
-	fmt.Fprintf(&b, "\ntracer: %d events, %d lost, %.0f ns per event, floor %.1f%% of the mean residence\n",
-		t.Events, t.Lost, t.PerEventNs, t.FloorPct)
-	if t.DutyPct > 0 && t.DutyPct < 100 {
-		fmt.Fprintf(&b, "  hooks attached %.1f s of %.1f s (duty %g%%): the chunks are a sample, and the proxy\n"+
-			"  pays the tracer's cost only while attached\n", t.TracedS, r.DurationS, t.DutyPct)
-	}
-	if t.CPUs != "" {
-		cpus := "CPU"
-		if strings.ContainsAny(t.CPUs, ",-") {
-			cpus = "CPUs"
-		}
-		fmt.Fprintf(&b, "  the tracer's own work ran on %s %s, off the proxy's\n", cpus, t.CPUs)
-	}
-	if r.Note != "" {
-		fmt.Fprintf(&b, "note: %s\n", r.Note)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
+// joinInts names the PIDs in an error: the first eight, then the count.
 func joinInts(v []int) string {
 	s := make([]string, 0, len(v))
 	for _, i := range v {
