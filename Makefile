@@ -17,7 +17,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 # make fuzz runs every Fuzz target in the tree for this long each.
 FUZZTIME ?= 10s
 
-.PHONY: all build test test-build test-short test-load check lint bench report deps clean fuzz
+.PHONY: all build test test-build test-short test-load check lint tidy static bench report deps clean fuzz
 
 all: build
 
@@ -39,24 +39,34 @@ BENCHONCE := -bench . -benchtime=1x
 UNTIMED = $(shell $(GO) list ./... | grep -vxF "$$($(GO) list $(TIMED))")
 BENCHED = $(shell $(GO) list $$(find . -name '*_test.go' -not -path './.git/*' | xargs grep -l '^func Benchmark' | xargs -n1 dirname | sort -u))
 BENCHENV := HOPLAT_RELAY_ROUNDS=1 HOPLAT_RELAY_CONNS=500 HOPLAT_RELAY_TIME=200ms HOPLAT_RELAY_STREAM=67108864
+# hopbench's end-to-end tests that time nothing (they assert which paths
+# ran, the report's shape, a proxy's errors, an attached process's chunks):
+# make test runs them beside the untimed packages, not in the timed lane.
+CMD_UNTIMED := ^(TestIntegrationNginxProxy|TestIntegrationRealBackend|TestIntegrationChainSweep|TestIntegrationThreadSweep|TestIntegrationSweepTwoBackends|TestIntegrationTraceJSON|TestIntegrationEveryRoundFails|TestAttachShape.*)$$
 # The timed packages whose short tests make test runs a second time, under
 # the race detector: the relays' and the client's concurrent code.
 RACED := ./relay ./sockets ./pingpong
 
 test: build
 ifeq ($(PKGS),./...)
-	@# The timed packages' short tests under the race detector run beside
-	@# the untimed packages' tests: make test-load holds those short tests
-	@# to their figures beside a busy loop per CPU, and the untimed
-	@# packages time nothing. Those mostly wait for MariaDB, Galera and
-	@# SSH to start, so three of them run at a time.
+	@# Four lanes at once, none of which times anything: the timed
+	@# packages' short tests under the race detector (make test-load holds
+	@# those to their figures beside a busy loop per CPU), the untimed
+	@# packages' tests (they mostly wait for MariaDB, Galera and SSH to
+	@# start, so three run at a time), hopbench's end-to-end tests that
+	@# assert only shapes and counts (CMD_UNTIMED), and the static checks,
+	@# which use the CPU those waits leave idle.
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 2 -short $(RACED) & raced=$$!; \
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(TESTFLAGS) -run '$(CMD_UNTIMED)' ./cmd/hopbench & cmd=$$!; \
+	{ $(GO) vet $(PKGS) && $(GO) tool staticcheck $(PKGS); } & static=$$!; \
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(GO) test $(RACEFLAGS) -p 3 $(UNTIMED); untimed=$$?; \
-	wait $$raced && [ $$untimed -eq 0 ]
+	ok=0; for pid in $$raced $$cmd $$static; do wait $$pid || ok=1; done; \
+	[ $$untimed -eq 0 ] && [ $$ok -eq 0 ]
 	@# With -bench, go test runs one package at a time: the untimed
 	@# packages' benchmarks run after their tests, on the build those used.
 	$(GO) test $(RACEFLAGS) -run '^$$' $(BENCHONCE) $(filter $(UNTIMED),$(BENCHED))
-	HOPLAT_BIN=$(CURDIR)/$(BIN) $(BENCHENV) $(GO) test $(TESTFLAGS) $(BENCHONCE) $(TIMED)
+	@# Then the timed packages alone, one at a time.
+	HOPLAT_BIN=$(CURDIR)/$(BIN) $(BENCHENV) $(GO) test $(TESTFLAGS) -skip '$(CMD_UNTIMED)' $(BENCHONCE) $(TIMED)
 else
 	HOPLAT_BIN=$(CURDIR)/$(BIN) $(BENCHENV) $(GO) test $(RACEFLAGS) $(BENCHONCE) $(PKGS)
 endif
@@ -79,10 +89,14 @@ test-short: build
 test-load: build
 	@GO=$(GO) scripts/test-load.sh $(TIMED)
 
-# lint is the static half of check; CI runs it, then the README's make test.
+# lint is the static half of check: the quick checks, then static.
 check: lint test
 
-lint:
+lint: tidy static
+
+# tidy: formatting, go.mod, and no binary linking testing; quick, so CI
+# runs it first.
+tidy:
 	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt: $$fmt"; exit 1; fi
 	@# go.mod must say what the code imports: direct dependencies not marked
 	@# indirect, nothing missing, nothing stale.
@@ -90,9 +104,12 @@ lint:
 	@# The binaries must not link the testing package (peer-finding for tests
 	@# lives in internal/peer, production lookup in internal/locate).
 	@if $(GO) list -deps ./cmd/... | grep -qx testing; then echo "a binary under cmd/ links testing:"; $(GO) list -f '{{.ImportPath}} {{.Imports}}' -deps ./cmd/... | grep -w testing; exit 1; fi
+
+# static: go vet and staticcheck, pinned in go.mod as a tool: the same
+# version runs on every machine, with nothing to install first. make test
+# runs it too, beside the untimed tests.
+static:
 	$(GO) vet $(PKGS)
-	@# staticcheck is pinned in go.mod as a tool: the same version runs on
-	@# every machine, with nothing to install first.
 	$(GO) tool staticcheck $(PKGS)
 
 bench: build
