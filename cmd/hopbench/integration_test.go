@@ -7,7 +7,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -187,45 +186,10 @@ func TestIntegrationThreadSweep(t *testing.T) {
 	}
 }
 
-// pingpongSpeaksMySQL reports whether the pingpong on PATH for cmd has its
-// mysql protocol wired: asked to load a closed port, it fails on the dial
-// (status 1), not on its flags (status 2).
-func pingpongSpeaksMySQL(t *testing.T, cmd *exec.Cmd) bool {
-	t.Helper()
-	var path string
-	for _, kv := range cmd.Env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = p
-		}
-	}
-	bin, err := lookPathIn("pingpong", path)
-	if err != nil {
-		return false
-	}
-	probe := exec.Command(bin, "--proto", "mysql", "--target", "tcp:127.0.0.1:1", "--time", "10ms", "--user", "x", "--command", "ping")
-	err = probe.Run()
-	var exit *exec.ExitError
-	return errors.As(err, &exit) && exit.ExitCode() != 2
-}
-
-func lookPathIn(name, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", os.ErrNotExist
-}
-
 // A real MariaDB behind the same paths: direct over TCP and its UNIX
 // socket, and through a relay.
 func TestIntegrationRealBackend(t *testing.T) {
 	peer.Require(t, "mariadbd")
-	probe, _ := hopbench(t)
-	if !pingpongSpeaksMySQL(t, probe) {
-		peer.Unavailable(t, "pingpong's mysql protocol is not wired yet")
-	}
 	srv := mariadbtest.Start(t)
 	backend := fmt.Sprintf("mysql://%s:%s@%s/%s?socket=%s", srv.User, srv.Password, srv.Addr, srv.DB, srv.Socket)
 	rep, _ := runJSON(t, "--backend", backend, "--command", "point-select", "--paths", "direct,epoll", "--placement", "same-core",
