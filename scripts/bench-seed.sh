@@ -349,7 +349,7 @@ END {
 				p = P[y]; k = w SUBSEP p
 				if (p !~ ("-" leg "$")) continue
 				name = leg " " label[p]
-				if (!(k in mt)) { printf "%-26s %s\n", name, why[p] == "-" ? "no figures" : why[p]; continue }
+				if (!(k in mt)) { printf "%-26s %-35s %12s\n", name, why[p] == "-" ? "no figures" : why[p], seed[p]; continue }
 				dt = dk in mt ? mt[dk] : 0
 				if (p ~ /^direct-/) { a50 = "-"; a99 = "-" }
 				else if (dk in mt) {
@@ -360,7 +360,7 @@ END {
 					seed[p], mc[k], counted[k] ? sprintf("%.2f", sys[k]) : "-", counted[k] ? sprintf("%.3f", rt[k]) : "-"
 			}
 			if (dk in mt)
-				printf "  %s direct: p50 %.3f ms, p99 %.3f ms per transaction, %g statements per transaction\n", leg, m50[dk], m99[dk], ms[dk]
+				printf "  %s direct: p50 %.3f ms, p99 %.3f ms per transaction; statements per transaction: %g\n", leg, m50[dk], m99[dk], ms[dk]
 			# The byte relays against socat and HAProxy; the router against
 			# the first byte relay (the issue: conn >= 0.95x, rw with one
 			# backend >= 0.90x, both >= HAProxy).
