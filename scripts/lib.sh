@@ -104,54 +104,101 @@ launch() {
 	return 1
 }
 
-# mariadb_install makes a fresh MariaDB datadir in $tmp/data.
+# The MariaDB functions below keep a server's files in DBDIR, $tmp unless
+# the caller sets it (mariadb_pair sets it to $tmp/replica for the
+# replica): DBDIR/data, DBDIR/mysqld.sock, DBDIR/error.log.
+
+# mariadb_install makes a fresh MariaDB datadir in $DBDIR/data.
 mariadb_install() {
-	"$(find_prog mariadb-install-db)" --no-defaults --datadir="$tmp/data" --auth-root-authentication-method=normal \
-		--skip-test-db --user=root --skip-name-resolve >"$tmp/install.log" 2>&1 ||
-		{ echo "$ME: mariadb-install-db failed: $(tail -5 "$tmp/install.log")" >&2; exit 1; }
+	local dir=${DBDIR:-$tmp}
+	mkdir -p "$dir"
+	# --tmpdir of its own: two bootstraps sharing /tmp remove each
+	# other's temporary tables.
+	"$(find_prog mariadb-install-db)" --no-defaults --datadir="$dir/data" --auth-root-authentication-method=normal \
+		--skip-test-db --user=root --skip-name-resolve --tmpdir="$dir" >"$dir/install.log" 2>&1 ||
+		{ echo "$ME: mariadb-install-db failed: $(tail -5 "$dir/install.log")" >&2; exit 1; }
 }
 
-# mariadbd_opts PORT BIND prints mariadbd's options for $tmp/data, served
-# on $tmp/mysqld.sock and BIND:PORT, for a short-query benchmark (no binary
+# mariadbd_opts PORT BIND prints mariadbd's options for $DBDIR/data, served
+# on $DBDIR/mysqld.sock and BIND:PORT, for a short-query benchmark (no binary
 # log, no performance schema, no flush per commit).
 mariadbd_opts() {
-	echo "--no-defaults --datadir=$tmp/data --socket=$tmp/mysqld.sock --port=$1" \
-		"--bind-address=$2 --user=root --pid-file=$tmp/mysqld.pid --log-error=$tmp/error.log" \
-		"--skip-name-resolve --skip-log-bin --performance-schema=OFF" \
+	local dir=${DBDIR:-$tmp}
+	echo "--no-defaults --datadir=$dir/data --socket=$dir/mysqld.sock --port=$1" \
+		"--bind-address=$2 --user=root --pid-file=$dir/mysqld.pid --log-error=$dir/error.log" \
+		"--tmpdir=$dir --skip-name-resolve --skip-log-bin --performance-schema=OFF" \
 		"--innodb-buffer-pool-size=128M --innodb-flush-log-at-trx-commit=0"
 }
 
 # mariadb_start PORT [OPTION...] makes a fresh datadir and starts mariadbd
 # on it (mariadbd_opts PORT 127.0.0.1, then each OPTION), prefixed by the
 # script's PIN_DB (e.g. taskset -c 1) when it sets one, output in
-# $tmp/mariadbd.out; it returns once the server answers, its PID last in
+# $DBDIR/mariadbd.out; it returns once the server answers, its PID last in
 # pids. It runs in this shell, never in $(...), so that cleanup knows the
 # PID.
 mariadb_start() {
-	local port=$1
+	local port=$1 dir=${DBDIR:-$tmp}
 	shift
 	mariadb_install
 	# shellcheck disable=SC2046 # mariadbd_opts prints several options
-	"${PIN_DB[@]}" "$(find_prog mariadbd)" $(mariadbd_opts "$port" 127.0.0.1) "$@" >"$tmp/mariadbd.out" 2>&1 &
+	"${PIN_DB[@]}" "$(find_prog mariadbd)" $(mariadbd_opts "$port" 127.0.0.1) "$@" >"$dir/mariadbd.out" 2>&1 &
 	pids+=($!)
 	mariadb_wait "${pids[-1]}"
+}
+
+# mariadb_pair PORT REPLICA_PORT starts a primary on PORT (mariadb_start,
+# files in $tmp, a binary log in row format, server_id 1) and a replica of
+# it on REPLICA_PORT (files in $tmp/replica, server_id 2, read_only) that
+# follows it by GTID from the log's first event: what the caller then makes
+# on the primary (mariadb_sbtest, sysbench prepare) reaches the replica
+# through replication; mariadb_sync waits for it. Both PIDs go into pids,
+# the replica's last.
+mariadb_pair() {
+	local port=$1 rport=$2
+	# A later --log-bin overrides mariadbd_opts' --skip-log-bin.
+	mariadb_start "$port" --server-id=1 --log-bin="$tmp/binlog" --binlog-format=ROW
+	mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock" -e "CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'repl';
+GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1';"
+	DBDIR=$tmp/replica mariadb_start "$rport" --server-id=2 --relay-log="$tmp/replica/relay" --read-only=ON
+	mariadb --no-defaults -uroot --socket="$tmp/replica/mysqld.sock" -e "CHANGE MASTER TO MASTER_HOST='127.0.0.1',
+MASTER_PORT=$port, MASTER_USER='repl', MASTER_PASSWORD='repl', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1;
+START SLAVE;"
+}
+
+# mariadb_sync waits (bounded, 60 s) until mariadb_pair's replica has
+# applied every transaction the primary had logged, and exits the script
+# as soon as a replication thread reports an error, or at 60 s.
+mariadb_sync() {
+	local pos i got st
+	pos=$(mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock" -N -e 'SELECT @@gtid_binlog_pos')
+	for i in $(seq 60); do
+		# MASTER_GTID_WAIT blocks in the replica until it has applied
+		# pos (0) or a second has passed (-1).
+		got=$(mariadb --no-defaults -uroot --socket="$tmp/replica/mysqld.sock" -N -e "SELECT MASTER_GTID_WAIT('$pos', 1)")
+		[ "$got" = 0 ] && return 0
+		st=$(mariadb --no-defaults -uroot --socket="$tmp/replica/mysqld.sock" -e 'SHOW SLAVE STATUS\G' |
+			awk -F': ' '/Last_(IO|SQL)_Error:/ && $2 != "" {print}')
+		[ -z "$st" ] || { echo "$ME: replication stopped: $st" >&2; exit 1; }
+	done
+	echo "$ME: replica has not applied the primary's GTID $pos after 60 s" >&2
+	exit 1
 }
 
 # mariadb_sbtest makes the database and the user sysbench logs in as
 # (sbtest, password sbtest), from TCP and from the socket.
 mariadb_sbtest() {
-	mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock" -e "CREATE DATABASE sbtest;
+	mariadb --no-defaults -uroot --socket="${DBDIR:-$tmp}/mysqld.sock" -e "CREATE DATABASE sbtest;
 CREATE USER 'sbtest'@'%' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'%';
 CREATE USER 'sbtest'@'localhost' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'localhost';"
 }
 
 # mariadb_wait PID waits (bounded, 30 s) until mariadbd PID answers root on
-# $tmp/mysqld.sock, and exits the script if it dies or does not.
+# $DBDIR/mysqld.sock, and exits the script if it dies or does not.
 mariadb_wait() {
-	local i
+	local i dir=${DBDIR:-$tmp}
 	for i in $(seq 300); do
-		mariadb --no-defaults -uroot --socket="$tmp/mysqld.sock" -e 'select 1' >/dev/null 2>&1 && return 0
-		kill -0 "$1" 2>/dev/null || { echo "$ME: mariadbd exited: $(tail -5 "$tmp/error.log")" >&2; exit 1; }
+		mariadb --no-defaults -uroot --socket="$dir/mysqld.sock" -e 'select 1' >/dev/null 2>&1 && return 0
+		kill -0 "$1" 2>/dev/null || { echo "$ME: mariadbd exited: $(tail -5 "$dir/error.log")" >&2; exit 1; }
 		[ "$i" = 300 ] && { echo "$ME: mariadbd not ready after 30 s" >&2; exit 1; }
 		sleep 0.1
 	done

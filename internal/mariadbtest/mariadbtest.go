@@ -35,10 +35,13 @@ type Server struct {
 	// server has no such plugin (MariaDB 10.11 has none).
 	SHA2User string
 
-	dir  string
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
-	err  error         // the process's exit status, once done
+	dir   string
+	paths map[string]string // the programs, by name
+	port  int
+	role  role // what the server is to a replication pair
+	cmd   *exec.Cmd
+	done  chan struct{} // closed when the process has exited
+	err   error         // the process's exit status, once done
 }
 
 // Options tunes Launch; the zero value loads 10000 rows (sysbench's
@@ -46,6 +49,16 @@ type Server struct {
 type Options struct {
 	TableSize int
 }
+
+// role is what a server is to replication: alone (no binary log), a
+// primary (binary log in row format), or a replica of one.
+type role int
+
+const (
+	alone role = iota
+	primary
+	replica
+)
 
 // Programs Launch needs.
 var programs = []string{"mariadbd", "mariadb-install-db", "mariadb", "sysbench"}
@@ -56,6 +69,24 @@ const startTimeout = 90 * time.Second
 
 // Launch starts MariaDB. The caller must Stop it.
 func Launch(opts Options) (*Server, error) {
+	s, err := newServer(opts, alone)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.start(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := s.setUp(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newServer finds the programs and makes the temporary directory of a
+// server that is not started yet.
+func newServer(opts Options, r role) (*Server, error) {
 	if opts.TableSize == 0 {
 		opts.TableSize = 10000
 	}
@@ -72,19 +103,10 @@ func Launch(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mariadbtest: %w", err)
 	}
-	s := &Server{
+	return &Server{
 		Socket: filepath.Join(dir, "mysqld.sock"), User: "bench", Password: "bench-pw-7Qx",
-		DB: "sbtest", TableSize: opts.TableSize, dir: dir,
-	}
-	if err := s.start(paths); err != nil {
-		s.Stop()
-		return nil, err
-	}
-	if err := s.setUp(paths); err != nil {
-		s.Stop()
-		return nil, err
-	}
-	return s, nil
+		DB: "sbtest", TableSize: opts.TableSize, dir: dir, paths: paths, role: r,
+	}, nil
 }
 
 func run(name string, args ...string) error {
@@ -106,30 +128,34 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func (s *Server) start(paths map[string]string) error {
+func (s *Server) start() error {
 	data := filepath.Join(s.dir, "data")
-	if err := run(paths["mariadb-install-db"], "--no-defaults", "--datadir="+data,
+	// --tmpdir of its own: the bootstrap's temporary tables are named by
+	// PID and thread, and two bootstraps sharing /tmp (a Pair makes its
+	// two datadirs at once) have removed each other's.
+	if err := run(s.paths["mariadb-install-db"], "--no-defaults", "--datadir="+data,
 		"--auth-root-authentication-method=normal", "--skip-test-db", "--user=root",
-		"--skip-name-resolve"); err != nil {
+		"--skip-name-resolve", "--tmpdir="+s.dir); err != nil {
 		return err
 	}
 	// freePort's port can be taken by another process before mariadbd
 	// binds it (a suite starts many servers): mariadbd then exits saying
 	// so, and starts again on another.
 	for attempt := 1; ; attempt++ {
-		err := s.launch(paths)
+		port, err := freePort()
+		if err != nil {
+			return fmt.Errorf("mariadbtest: free port: %w", err)
+		}
+		err = s.launch(port)
 		if err == nil || attempt == 3 || !strings.Contains(s.logTail(), "Address already in use") {
 			return err
 		}
 	}
 }
 
-// launch starts mariadbd on a free port and waits until it is ready.
-func (s *Server) launch(paths map[string]string) error {
-	port, err := freePort()
-	if err != nil {
-		return fmt.Errorf("mariadbtest: free port: %w", err)
-	}
+// launch starts mariadbd on port and waits until it is ready.
+func (s *Server) launch(port int) error {
+	s.port = port
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 
 	// mariadbd is built with systemd support: it writes READY=1 to the
@@ -143,7 +169,7 @@ func (s *Server) launch(paths map[string]string) error {
 	}
 	defer notify.Close()
 
-	argv := s.argv(paths["mariadbd"], "127.0.0.1", port)
+	argv := s.argv(s.paths["mariadbd"], "127.0.0.1", port)
 	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notifyPath)
 	s.cmd.SysProcAttr = procAttr()
@@ -203,15 +229,16 @@ func (s *Server) launch(paths map[string]string) error {
 
 // argv is mariadbd's command line serving s's files on bind:port.
 func (s *Server) argv(mariadbd, bind string, port int) []string {
-	return []string{mariadbd, "--no-defaults",
+	argv := []string{mariadbd, "--no-defaults",
 		"--datadir=" + filepath.Join(s.dir, "data"), "--socket=" + s.Socket, "--port=" + strconv.Itoa(port),
 		"--bind-address=" + bind, "--user=root",
 		"--pid-file=" + filepath.Join(s.dir, "mysqld.pid"),
 		"--log-error=" + filepath.Join(s.dir, "error.log"),
-		"--skip-name-resolve", "--skip-log-bin", "--performance-schema=OFF",
+		"--skip-name-resolve", "--performance-schema=OFF", "--tmpdir=" + s.dir,
 		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
 		"--innodb-flush-log-at-trx-commit=0", "--max-connections=200",
 	}
+	return append(argv, s.role.options(s.dir)...)
 }
 
 // Halt stops mariadbd but keeps its files, and returns the command line
@@ -255,7 +282,8 @@ func (s *Server) logTail() string {
 	return string(b)
 }
 
-func (s *Server) setUp(paths map[string]string) error {
+func (s *Server) setUp() error {
+	paths := s.paths
 	sql := fmt.Sprintf(`CREATE DATABASE %[1]s;
 CREATE USER '%[2]s'@'%%' IDENTIFIED VIA mysql_native_password USING PASSWORD('%[3]s');
 CREATE USER '%[2]s'@'localhost' IDENTIFIED VIA mysql_native_password USING PASSWORD('%[3]s');
@@ -265,6 +293,18 @@ GRANT ALL ON *.* TO '%[2]s'@'localhost';`, s.DB, s.User, s.Password)
 		return err
 	}
 	// caching_sha2_password exists only on servers that ship the plugin.
+	// A primary gets no such account: INSTALL PLUGIN is not replicated,
+	// and the account's CREATE USER would stop its replica.
+	if s.role == primary {
+		// Without READ ONLY ADMIN (in ALL PRIVILEGES) the account obeys
+		// the replica's read_only: a write a router sends the replica
+		// fails there instead of forking the data.
+		if err := run(paths["mariadb"], "--no-defaults", "-uroot", "--socket="+s.Socket, "-e", fmt.Sprintf(
+			"REVOKE READ_ONLY ADMIN ON *.* FROM '%[1]s'@'%%', '%[1]s'@'localhost'", s.User)); err != nil {
+			return err
+		}
+		return s.prepareSysbench()
+	}
 	out, err := exec.Command(paths["mariadb"], "--no-defaults", "-uroot", "--socket="+s.Socket, "-N", "-e",
 		"SELECT COUNT(*) FROM information_schema.ALL_PLUGINS WHERE PLUGIN_NAME='caching_sha2_password'").Output()
 	if err == nil && strings.TrimSpace(string(out)) != "0" {
@@ -276,8 +316,13 @@ GRANT ALL ON *.* TO '%[1]s'@'%%';`, user, s.Password)
 			s.SHA2User = user
 		}
 	}
+	return s.prepareSysbench()
+}
+
+// prepareSysbench loads sysbench's table, with sysbench itself.
+func (s *Server) prepareSysbench() error {
 	args := append([]string{"oltp_read_only"}, s.SysbenchArgs(true)...)
-	return run(paths["sysbench"], append(args, "--tables=1", "--table-size="+strconv.Itoa(s.TableSize), "prepare")...)
+	return run(s.paths["sysbench"], append(args, "--tables=1", "--table-size="+strconv.Itoa(s.TableSize), "prepare")...)
 }
 
 // Stop ends mariadbd with SIGTERM, waits for it and removes its files.
@@ -293,9 +338,7 @@ func (s *Server) Stop() error {
 // (fails it under HOPLAT_REQUIRE_INTEGRATION) when a program is missing.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	for _, p := range programs {
-		peer.Require(t, p)
-	}
+	requirePrograms(t)
 	s, err := Launch(Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -318,9 +361,7 @@ var shared struct {
 // A package that calls it stops the server from TestMain with StopShared.
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	for _, p := range programs {
-		peer.Require(t, p)
-	}
+	requirePrograms(t)
 	shared.once.Do(func() { shared.srv, shared.err = Launch(Options{}) })
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -328,12 +369,26 @@ func Shared(t testing.TB) *Server {
 	return shared.srv
 }
 
-// StopShared stops the server Shared started, if any.
-func StopShared() error {
-	if shared.srv == nil {
-		return nil
+// requirePrograms skips t (fails it under HOPLAT_REQUIRE_INTEGRATION)
+// when a program Launch needs is missing, and under -short.
+func requirePrograms(t testing.TB) {
+	t.Helper()
+	for _, p := range programs {
+		peer.Require(t, p)
 	}
-	return shared.srv.Stop()
+}
+
+// StopShared stops the server Shared started and the pair SharedPair
+// started, if any.
+func StopShared() error {
+	var err error
+	if shared.srv != nil {
+		err = shared.srv.Stop()
+	}
+	if sharedPair.pair != nil {
+		err = errors.Join(err, sharedPair.pair.Stop())
+	}
+	return err
 }
 
 // Probe dials the server's TCP port, proving it accepts connections.
