@@ -28,9 +28,10 @@ build:
 # The packages whose tests time real round trips, or count CPU time, run one
 # at a time (TESTFLAGS' -p 1), without the race detector; the others (the
 # MySQL mock against MariaDB, the Galera cluster, hosts in network
-# namespaces, the page in Chromium, the statistics) time nothing, and run
-# two at a time first, under it.
-TIMED := ./cmd/... ./driver ./relay ./tracer/... ./probe ./pingpong ./sockets ./affinity
+# namespaces, the page in Chromium, the statistics, the router's acceptance
+# tests in cmd/hoprelay/routecheck) time nothing, and run three at a time
+# first, under it.
+TIMED := ./cmd/hopbench ./cmd/hoprelay ./cmd/pingpong ./cmd/pongd ./cmd/internal/... ./driver ./relay ./tracer/... ./probe ./pingpong ./sockets ./affinity
 # Benchmarks run once, beside the tests of their package (-bench .
 # -benchtime=1x), so they keep compiling and working; the relay peer
 # comparison is cut to one short round (make bench-relay runs it whole).
