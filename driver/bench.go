@@ -249,6 +249,7 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	if rep.Machine != nil {
 		rep.Machine.States = hop.States(rep.Paths)
 	}
+	rep.HostNoise = hop.HostNoiseOf(rep.Paths)
 	if b.tracing.traced > 0 {
 		var buf bytes.Buffer
 		if _, err := b.tracing.waterfall.WriteTo(&buf); err == nil {

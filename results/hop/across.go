@@ -42,6 +42,9 @@ type AcrossRuns struct {
 	// its share of the host's speed and is not flagged.
 	HostScale    float64  `json:"host_scale,omitempty"`
 	ScaledOffPct *float64 `json:"scaled_off_pct,omitempty"`
+	// Flagged is set where this moved the path's flag: its rounds
+	// agreed, its added p50 did not repeat.
+	Flagged bool `json:"flagged,omitempty"`
 }
 
 // Past is what the same command's earlier runs on the same machine
@@ -130,6 +133,7 @@ func JudgeAcrossRuns(paths []PathResult, past Past) (judged, flagged int, moved 
 			}
 		}
 		flagged++
+		a.Flagged = true
 		r.Stable = false
 		r.UnstableReason = fmt.Sprintf("added p50 %s µs, %+.0f%% from %s µs, the median of this run and the last %d of the same command on this machine (%s µs): its rounds agreed, but the hop moved between runs",
 			Us(r.AddedUs.P50), 100*off, Us(med), len(prev), list(prev))

@@ -53,6 +53,10 @@ type Report struct {
 	// History is what the run was judged against across invocations
 	// (paths[].across_runs); absent when hopbench kept no history.
 	History *History `json:"history,omitempty"`
+	// HostNoise is, per stage, how far the direct paths' rounds spread:
+	// the host's own noise, which a relay path's spread is judged
+	// against (noise.go); absent where no stage has a direct path.
+	HostNoise []HostNoise `json:"host_noise,omitempty"`
 	// Sweep is a run of several client instances or servers (sweep.go);
 	// such a run has no paths.
 	Sweep *Sweep `json:"sweep,omitempty"`
@@ -167,6 +171,12 @@ type PathResult struct {
 	// likely the machine's, which the text report says once for the run
 	// instead of a line per path. The path stays flagged.
 	MachineNoise string `json:"machine_noise,omitempty"`
+	// RoundSpreadPct is the spread Stable was judged on, (max/min - 1) in
+	// percent: of the kept round p50s, or where the host changed speed
+	// (machine.states[]) of each round over its paired direct round. A
+	// relay path is flagged where it exceeds its stage's
+	// host_noise[].limit_pct.
+	RoundSpreadPct float64 `json:"round_spread_pct"`
 	// LatencyUs is read from the merged histogram of the kept rounds when
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
 	LatencyUs Latency `json:"latency_us"`

@@ -1,0 +1,156 @@
+package hop
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The direct paths are the yardstick every hop is measured against, and
+// they run in the same interleaved cycles as the relay paths: how far
+// their rounds spread is how far the host itself moved the rounds of every
+// path in that stage. A relay path is flagged only for disagreeing beyond
+// that: a path whose rounds spread no wider than the direct paths' shares
+// the host's noise, which the report states once, and its added p50 (a
+// median of paired differences) is no less repeatable for it
+// (docs/measurements.md, "Flags against the host's noise").
+const (
+	// noiseMargin is how much wider than the direct paths' spread (both as
+	// max/min of kept round p50s) a relay path's must be to be its own:
+	// a hop's rounds carry the host's spread and the hop's own wake-ups.
+	noiseMargin = 1.25
+	// minOwnSpread is the least spread that flags a relay path however
+	// quiet its direct paths were: rounds within it give an added p50
+	// that repeats within the report's 15% (maxRoundSpread).
+	minOwnSpread = maxRoundSpread
+)
+
+// HostNoise is how much one stage's direct paths' rounds spread: the
+// host's own noise in that stage, which the report states once and each
+// relay path's spread is judged against.
+type HostNoise struct {
+	Stage string `json:"stage"`
+	// Control is the direct path whose kept round p50s spread widest,
+	// and SpreadPct that spread, (max/min - 1) in percent; where the host
+	// changed speed between rounds (States), within each speed.
+	Control   string  `json:"control"`
+	SpreadPct float64 `json:"spread_pct"`
+	// RangeUs is that control's slowest kept round p50 less its fastest,
+	// over all its rounds.
+	RangeUs float64 `json:"range_us"`
+	// States is set where the host ran at two speeds in the stage
+	// (machine.states[]): each hop was paired with the control's round at
+	// the speed it ran at.
+	States bool `json:"states,omitempty"`
+	// LimitPct is the widest spread a relay path of the stage may have
+	// unflagged, (max/min - 1) in percent: noiseMargin times the direct
+	// paths' spread, and never under minOwnSpread's.
+	LimitPct float64 `json:"limit_pct"`
+	// Flagged is how many of the stage's relay paths spread wider.
+	Flagged int `json:"flagged"`
+	Relays  int `json:"relays"`
+}
+
+// HostNoiseOf is each stage's host noise over paths, in the order the
+// stages ran; nil where no stage has a direct path with rounds.
+func HostNoiseOf(paths []PathResult) []HostNoise {
+	states := detectStates(paths)
+	var out []HostNoise
+	index := map[group]int{}
+	for _, p := range paths {
+		g := groupOf(p)
+		i, seen := index[g]
+		if !seen {
+			n, ok := stageNoise(paths, g, states[g])
+			if !ok {
+				index[g] = -1
+				continue
+			}
+			out = append(out, n)
+			i = len(out) - 1
+			index[g] = i
+		}
+		if i < 0 || isControl(p) || !p.Measured() {
+			continue
+		}
+		out[i].Relays++
+		if !p.Stable {
+			out[i].Flagged++
+		}
+	}
+	return out
+}
+
+// stageNoise is stage g's host noise: its widest-spread control, within
+// each speed of the host where h found two.
+func stageNoise(paths []PathResult, g group, h *hostStates) (HostNoise, bool) {
+	n := HostNoise{Stage: stageName(g), States: h != nil}
+	worst, found := 1.0, false
+	for _, p := range paths {
+		if groupOf(p) != g || !isControl(p) || len(p.RoundsP50Us) < 2 {
+			continue
+		}
+		s := spreadOf(p.RoundsP50Us)
+		if h != nil {
+			fast, slow := h.sides(p)
+			s = max(spreadOf(fast), spreadOf(slow))
+		}
+		if !found || s > worst {
+			worst, found = s, true
+			n.Control = p.Name
+			n.RangeUs = slices.Max(p.RoundsP50Us) - slices.Min(p.RoundsP50Us)
+		}
+	}
+	if !found {
+		return n, false
+	}
+	n.SpreadPct = 100 * (worst - 1)
+	n.LimitPct = 100 * (noiseLimit(worst) - 1)
+	return n, true
+}
+
+// noiseLimit is the widest max/min a relay path's judged figure may
+// spread where the direct paths spread by direct.
+func noiseLimit(direct float64) float64 {
+	return max(minOwnSpread, 1+noiseMargin*(direct-1))
+}
+
+// judgeAgainstNoise makes the direct paths the yardstick, never flagged,
+// and keeps a relay path flagged only where its spread (the figure its
+// stability was judged on) exceeds what its stage's direct paths showed;
+// the reason then opens with both spreads.
+func judgeAgainstNoise(sums []PathResult) {
+	states := detectStates(sums)
+	limits := map[group]HostNoise{}
+	for _, p := range sums {
+		g := groupOf(p)
+		if _, ok := limits[g]; !ok {
+			if n, ok := stageNoise(sums, g, states[g]); ok {
+				limits[g] = n
+			}
+		}
+	}
+	for i := range sums {
+		r := &sums[i]
+		r.RoundSpreadPct = 100 * (r.spread - 1)
+		if r.Stable {
+			continue
+		}
+		n, ok := limits[groupOf(*r)]
+		switch {
+		case isControl(*r):
+			r.Stable, r.UnstableReason = true, ""
+		case !ok:
+			// No direct path to judge against: the path's own tests stand.
+		case r.spread <= 1+n.LimitPct/100:
+			r.Stable, r.UnstableReason = true, ""
+		default:
+			r.UnstableReason = fmt.Sprintf("rounds spread %.0f%% (max/min), the direct paths' %.0f%% (%s): ",
+				100*(r.spread-1), n.SpreadPct, n.Control) + r.UnstableReason
+		}
+		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
+			t := *r.Trace
+			t.Cause = "" // it names what moved an unstable path's rounds
+			r.Trace = &t
+		}
+	}
+}
