@@ -218,7 +218,7 @@ func largestParts(p hop.PathResult) string {
 // without the tail's mean excess), so that the five add up to it.
 type split struct {
 	code, wake, kernel, ends, other float64
-	codeMeasured, endsMeasured    bool
+	codeMeasured, endsMeasured      bool
 }
 
 // splitParts is p's split, nil where the hop was not split.

@@ -19,10 +19,23 @@ const (
 	// a hop's rounds carry the host's spread and the hop's own wake-ups.
 	noiseMargin = 1.25
 	// minOwnSpread is the least spread that flags a relay path however
-	// quiet its direct paths were: rounds within it give an added p50
-	// that repeats within the report's 15% (maxRoundSpread).
-	minOwnSpread = maxRoundSpread
+	// quiet its direct paths were: middle rounds within 35% of each other
+	// hold their median within about half that, the report's ±15%.
+	minOwnSpread = 1.35
 )
+
+// trimmedSpread is the max/min of round figures without the fastest and
+// the slowest where there are five or more: one odd round moves neither a
+// median of paired differences nor the judgement, two clusters of rounds
+// (a path whose rounds fall on one mode or the other) still do. 1 where
+// it cannot say.
+func trimmedSpread(vs []float64) float64 {
+	s := slices.Sorted(slices.Values(vs))
+	if len(s) >= 5 {
+		s = s[1 : len(s)-1]
+	}
+	return spreadOf(s)
+}
 
 // HostNoise is how much one stage's direct paths' rounds spread: the
 // host's own noise in that stage, which the report states once and each
@@ -30,8 +43,10 @@ const (
 type HostNoise struct {
 	Stage string `json:"stage"`
 	// Control is the direct path whose kept round p50s spread widest,
-	// and SpreadPct that spread, (max/min - 1) in percent; where the host
-	// changed speed between rounds (States), within each speed.
+	// and SpreadPct that spread, (max/min - 1) in percent, without its
+	// fastest and slowest round where it has five or more
+	// (trimmedSpread); where the host changed speed between rounds
+	// (States), within each speed, all rounds.
 	Control   string  `json:"control"`
 	SpreadPct float64 `json:"spread_pct"`
 	// RangeUs is that control's slowest kept round p50 less its fastest,
@@ -89,7 +104,7 @@ func stageNoise(paths []PathResult, g group, h *hostStates) (HostNoise, bool) {
 		if groupOf(p) != g || !isControl(p) || len(p.RoundsP50Us) < 2 {
 			continue
 		}
-		s := spreadOf(p.RoundsP50Us)
+		s := trimmedSpread(p.RoundsP50Us)
 		if h != nil {
 			fast, slow := h.sides(p)
 			s = max(spreadOf(fast), spreadOf(slow))
@@ -115,9 +130,10 @@ func noiseLimit(direct float64) float64 {
 }
 
 // judgeAgainstNoise makes the direct paths the yardstick, never flagged,
-// and keeps a relay path flagged only where its spread (the figure its
-// stability was judged on) exceeds what its stage's direct paths showed;
-// the reason then opens with both spreads.
+// and keeps a relay path flagged only where its spread exceeds what its
+// stage's direct paths showed: its kept round p50s' trimmedSpread, or
+// where the host changed speed, the spread of the paired figure its
+// stability was judged on. The reason then opens with both spreads.
 func judgeAgainstNoise(sums []PathResult) {
 	states := detectStates(sums)
 	limits := map[group]HostNoise{}
@@ -131,7 +147,11 @@ func judgeAgainstNoise(sums []PathResult) {
 	}
 	for i := range sums {
 		r := &sums[i]
-		r.RoundSpreadPct = 100 * (r.spread - 1)
+		own := trimmedSpread(r.RoundsP50Us)
+		if _, ok := states[groupOf(*r)]; ok && !isControl(*r) {
+			own = r.spread
+		}
+		r.RoundSpreadPct = 100 * (own - 1)
 		if r.Stable {
 			continue
 		}
@@ -141,11 +161,11 @@ func judgeAgainstNoise(sums []PathResult) {
 			r.Stable, r.UnstableReason = true, ""
 		case !ok:
 			// No direct path to judge against: the path's own tests stand.
-		case r.spread <= 1+n.LimitPct/100:
+		case own <= 1+n.LimitPct/100:
 			r.Stable, r.UnstableReason = true, ""
 		default:
-			r.UnstableReason = fmt.Sprintf("rounds spread %.0f%% (max/min), the direct paths' %.0f%% (%s): ",
-				100*(r.spread-1), n.SpreadPct, n.Control) + r.UnstableReason
+			r.UnstableReason = fmt.Sprintf("rounds spread %.0f%% (max/min but the extremes), the direct paths' %.0f%% (%s): ",
+				r.RoundSpreadPct, n.SpreadPct, n.Control) + r.UnstableReason
 		}
 		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
 			t := *r.Trace
