@@ -405,3 +405,25 @@ func cpusOf(p hop.PathResult) string {
 	}
 	return fmt.Sprintf("client on CPU %s, relay on %s, server on %s", orDash(c), orDash(r), orDash(s))
 }
+
+// resolutionLine says how a run against a real backend lengthened its
+// rounds to resolve every hop, and where it ran out of time, the smallest
+// hop it could resolve and what would resolve the rest; "" for a run
+// that did not.
+func resolutionLine(r *hop.Report) string {
+	res := r.Resolution
+	if res == nil {
+		return ""
+	}
+	ran := fmt.Sprintf("%s of rounds of %.2f s, %.0f s of the %.0f s bound", plural(res.Attempts, "run"),
+		res.TimeS, res.SpentS, res.BoundS)
+	if res.Unresolved == 0 {
+		return "resolved: every relay path's interval excludes zero after " + ran
+	}
+	line := fmt.Sprintf("unresolved: %d relay paths' intervals hold zero after %s; the smallest hop this run "+
+		"could resolve is %s µs", res.Unresolved, ran, hop.Us(res.SmallestUs))
+	if res.SuggestTimeS > 0 {
+		line += fmt.Sprintf("; --time %.0fs, or more --runs, would resolve them", res.SuggestTimeS)
+	}
+	return line
+}

@@ -62,6 +62,9 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 	for _, l := range noiseLines(r) {
 		t.wrap(l, "  ")
 	}
+	if l := resolutionLine(r); l != "" {
+		t.wrap(l, "  ")
+	}
 	sweep := sweeps(r.Paths)
 	mysql := r.Config.Proto == "mysql"
 	for _, g := range groups {

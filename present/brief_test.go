@@ -2,6 +2,7 @@ package present
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -180,5 +181,79 @@ func TestEventsAcrossRuns(t *testing.T) {
 	r.History = &hop.History{File: "/h.jsonl"}
 	if got := Events(r); len(got) != 0 {
 		t.Errorf("a first run: %q, want nothing", got)
+	}
+}
+
+// The first ten lines say what ran and answer per regime, in µs; every
+// row's split columns add up to its added p50; no line is cut; a direct
+// path is never marked, however its rounds spread.
+func TestWriteBriefOpensWithTheAnswer(t *testing.T) {
+	r := defaultRun(func(int) bool { return false })
+	r.Config = hop.ReportConfig{Backend: "embedded", Proto: "mysql", Command: "point-select", Threads: []int{1}, Rounds: 7, Discard: 1}
+	for i := range r.Paths {
+		if r.Paths[i].Relay == hop.Direct {
+			r.Paths[i].Stable, r.Paths[i].UnstableReason = false, "round p50s spread" // as a report before host_noise
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteBrief(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	head := strings.Join(lines[:10], "\n")
+	for _, want := range []string{"workload: pingpong point-select to pongd's MySQL mock, 1 connection",
+		"packed: HAProxy adds ", "spread: HAProxy adds ", " µs per round trip"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("first 10 lines lack %q:\n%s", want, head)
+		}
+	}
+	rows := 0
+	for _, l := range lines {
+		if strings.HasSuffix(l, "…") {
+			t.Errorf("a line cut: %q", l)
+		}
+		if strings.HasPrefix(l, "!") && strings.Contains(l, "direct") {
+			t.Errorf("a direct path marked: %q", l)
+		}
+		f := strings.Fields(l)
+		if len(f) < 12 || !strings.HasPrefix(f[len(f)-7], "+") {
+			continue // not a split relay row
+		}
+		rows++
+		added := parse(t, f[len(f)-7])
+		sum := 0.0
+		for _, c := range f[len(f)-5:] {
+			if c != "-" {
+				sum += parse(t, c)
+			}
+		}
+		if d := sum - added; d > 0.1*added || d < -0.1*added {
+			t.Errorf("split %v adds to %.1f, added p50 %.1f: %q", f[len(f)-5:], sum, added, l)
+		}
+	}
+	if rows != 20 {
+		t.Errorf("%d relay rows checked, want 20:\n%s", rows, out)
+	}
+}
+
+func parse(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return v
+}
+
+// A run against a real backend that ran out of its bound says the
+// smallest hop it could resolve and what would resolve the rest.
+func TestResolutionLine(t *testing.T) {
+	r := &hop.Report{Resolution: &hop.Resolution{BoundS: 600, SpentS: 410, Attempts: 3, TimeS: 0.8, Rounds: 7,
+		Unresolved: 2, SmallestUs: 41.5, SuggestTimeS: 12}}
+	want := "unresolved: 2 relay paths' intervals hold zero after 3 runs of rounds of 0.80 s, 410 s of the 600 s bound; " +
+		"the smallest hop this run could resolve is 41.5 µs; --time 12s, or more --runs, would resolve them"
+	if got := resolutionLine(r); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
