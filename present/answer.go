@@ -263,7 +263,7 @@ func noiseLines(r *hop.Report) []string {
 			spread = append(spread, fmt.Sprintf("%.0f%%%s", n.SpreadPct, stage))
 			limit = append(limit, fmt.Sprintf("%.0f%%%s", n.LimitPct, stage))
 		}
-		out = append(out, fmt.Sprintf("host noise: the direct paths' rounds spread %s (max/min of round p50s); "+
+		out = append(out, fmt.Sprintf("host noise: the direct paths' rounds spread %s (max/min of the middle round p50s); "+
 			"a relay path is flagged (!) only past %s", strings.Join(spread, ", "), strings.Join(limit, ", ")))
 	}
 	var states []machine.State
@@ -331,16 +331,16 @@ func flagReason(p hop.PathResult, noise []hop.HostNoise) string {
 		return s
 	}
 	spread := p.RoundSpreadPct
-	if spread == 0 && len(p.RoundsP50Us) > 0 && slices.Min(p.RoundsP50Us) > 0 {
-		spread = 100 * (slices.Max(p.RoundsP50Us)/slices.Min(p.RoundsP50Us) - 1) // a report that predates the field
+	if spread == 0 {
+		spread = hop.TrimmedSpreadPct(p.RoundsP50Us) // a report that predates the field
 	}
-	s := fmt.Sprintf("rounds spread %.0f%%", spread)
+	s := fmt.Sprintf("middle rounds %.0f%% apart", spread)
 	if len(p.RoundsP50Us) > 0 {
 		s += fmt.Sprintf(" (round p50s %s-%s µs)", hop.Us(slices.Min(p.RoundsP50Us)), hop.Us(slices.Max(p.RoundsP50Us)))
 	}
 	for _, n := range noise {
 		if n.Stage == p.Regime || len(noise) == 1 {
-			s += fmt.Sprintf(", the direct paths' %.0f%%", n.SpreadPct)
+			s += fmt.Sprintf("; direct paths' %.0f%%", n.SpreadPct)
 		}
 	}
 	return s

@@ -24,6 +24,10 @@ const (
 	minOwnSpread = 1.35
 )
 
+// TrimmedSpreadPct is trimmedSpread as paths[].round_spread_pct gives
+// it: (max/min - 1) in percent.
+func TrimmedSpreadPct(vs []float64) float64 { return 100 * (trimmedSpread(vs) - 1) }
+
 // trimmedSpread is the max/min of round figures without the fastest and
 // the slowest where there are five or more: one odd round moves neither a
 // median of paired differences nor the judgement, two clusters of rounds
