@@ -254,7 +254,7 @@ func hostNoise(r *hop.Report) []hop.HostNoise {
 func noiseLines(r *hop.Report) []string {
 	var out []string
 	if noise := hostNoise(r); len(noise) > 0 {
-		var spread, limit []string
+		var spread, limit, slow []string
 		for _, n := range noise {
 			stage := ""
 			if len(noise) > 1 {
@@ -262,9 +262,16 @@ func noiseLines(r *hop.Report) []string {
 			}
 			spread = append(spread, fmt.Sprintf("%.0f%%%s", n.SpreadPct, stage))
 			limit = append(limit, fmt.Sprintf("%.0f%%%s", n.LimitPct, stage))
+			if len(n.SlowRounds) > 0 {
+				slow = append(slow, "rounds "+ints(n.SlowRounds)+stage)
+			}
 		}
 		out = append(out, fmt.Sprintf("host noise: the direct paths' rounds spread %s (max/min of the middle round p50s); "+
 			"a relay path is flagged (!) only past %s", strings.Join(spread, ", "), strings.Join(limit, ", ")))
+		if len(slow) > 0 {
+			out = append(out, "the host slowed "+strings.Join(slow, "; ")+" on a third or more of the relay "+
+				"paths, not the direct ones: those rounds are left out of each path's spread")
+		}
 	}
 	var states []machine.State
 	if r.Machine != nil {

@@ -3,6 +3,8 @@ package hop
 import (
 	"fmt"
 	"slices"
+
+	"github.com/hoplat/hoplat/results/stats"
 )
 
 // The direct paths are the yardstick every hop is measured against, and
@@ -64,6 +66,11 @@ type HostNoise struct {
 	// unflagged, (max/min - 1) in percent: noiseMargin times the direct
 	// paths' spread, and never under minOwnSpread's.
 	LimitPct float64 `json:"limit_pct"`
+	// SlowRounds are the rounds that ran slow on a third or more of the
+	// stage's relay paths (slowRounds) while the direct paths held: the
+	// host's, left out of each relay path's spread. Not looked for where
+	// the host changed speed (States).
+	SlowRounds []int `json:"slow_rounds,omitempty"`
 	// Flagged is how many of the stage's relay paths spread wider.
 	Flagged int `json:"flagged"`
 	Relays  int `json:"relays"`
@@ -124,7 +131,58 @@ func stageNoise(paths []PathResult, g group, h *hostStates) (HostNoise, bool) {
 	}
 	n.SpreadPct = 100 * (worst - 1)
 	n.LimitPct = 100 * (noiseLimit(worst) - 1)
+	if h == nil {
+		n.SlowRounds = slowRounds(paths, g, noiseLimit(worst))
+	}
 	return n, true
+}
+
+// minSlowPaths is the fewest relay paths a round must have run slow on
+// to be the host's.
+const minSlowPaths = 3
+
+// slowRounds are the kept rounds of stage g in which a third or more of
+// its relay paths (and minSlowPaths) ran slower than limit times their
+// own median round, in index order: a burst of the host's that the
+// direct paths, measured at other moments of the same cycles, missed.
+func slowRounds(paths []PathResult, g group, limit float64) []int {
+	slow := map[int]int{}
+	relays := 0
+	for _, p := range paths {
+		if groupOf(p) != g || isControl(p) || !p.Measured() {
+			continue
+		}
+		relays++
+		med := stats.Median(p.RoundsP50Us)
+		for _, rd := range p.Rounds {
+			if rd.Kept && med > 0 && rd.P50 > limit*med {
+				slow[rd.Index]++
+			}
+		}
+	}
+	var out []int
+	for i, n := range slow {
+		if n >= minSlowPaths && 3*n >= relays {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// outside is p's kept round p50s but those of the host's slow rounds,
+// all of them where that would leave fewer than four.
+func outside(p PathResult, slow []int) []float64 {
+	var vs []float64
+	for _, rd := range p.Rounds {
+		if rd.Kept && rd.P50 > 0 && !slices.Contains(slow, rd.Index) {
+			vs = append(vs, rd.P50)
+		}
+	}
+	if len(vs) < 4 {
+		return p.RoundsP50Us
+	}
+	return vs
 }
 
 // noiseLimit is the widest max/min a relay path's judged figure may
@@ -152,6 +210,9 @@ func judgeAgainstNoise(sums []PathResult) {
 	for i := range sums {
 		r := &sums[i]
 		own := trimmedSpread(r.RoundsP50Us)
+		if n, ok := limits[groupOf(*r)]; ok && !isControl(*r) {
+			own = trimmedSpread(outside(*r, n.SlowRounds))
+		}
 		if _, ok := states[groupOf(*r)]; ok && !isControl(*r) {
 			own = r.spread
 		}

@@ -2,6 +2,7 @@ package hop
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,32 @@ func TestAnalyzeJudgesRelaysAgainstTheDirectPaths(t *testing.T) {
 	noise = HostNoiseOf(paths)
 	if noise[0].Flagged != 1 || noise[0].Relays != 3 || math.Abs(noise[0].LimitPct-35) > 1e-9 {
 		t.Errorf("host noise %+v, want 1 of 3 relays flagged past 35%%", noise[0])
+	}
+}
+
+// A burst of the host's that slowed two rounds of most relay paths, and
+// missed the direct paths measured at other moments of the same cycles,
+// is the host's: those rounds are left out of each relay path's spread,
+// and none is flagged for them.
+func TestAnalyzeLeavesOutTheHostsSlowRounds(t *testing.T) {
+	all := []Series{
+		pathSeries(directTCP, 1, 6, 5.7, 5.8, 5.7, 5.9, 5.8, 5.7),
+		pathSeries(directUNIX, 1, 5, 4.6, 4.6, 4.7, 4.6, 4.6, 4.5),
+	}
+	relays := []Relay{Goroutine, Epoll, Splice, Sockmap}
+	for i, r := range relays {
+		v := 10 + float64(i)
+		all = append(all, pathSeries(Path{Relay: r, Client: TCP, Upstream: TCP, Hops: 1}, 1, v, v, v, 6*v, v, 6*v, v))
+	}
+	all = append(all, pathSeries(Path{Relay: Socat, Client: TCP, Upstream: TCP, Hops: 1}, 1, 15, 15, 15.1, 15.2, 15, 14.9, 15))
+	paths, _ := Analyze(all, 1, false)
+	for _, p := range paths {
+		if !p.Stable {
+			t.Errorf("%s flagged: %q", p.Name, p.UnstableReason)
+		}
+	}
+	noise := HostNoiseOf(paths)
+	if len(noise) != 1 || !slices.Equal(noise[0].SlowRounds, []int{3, 5}) {
+		t.Errorf("host noise %+v, want rounds 3 and 5 slow", noise)
 	}
 }

@@ -199,8 +199,10 @@ type PathResult struct {
 	// instead of a line per path. The path stays flagged.
 	MachineNoise string `json:"machine_noise,omitempty"`
 	// RoundSpreadPct is the spread Stable was judged on, (max/min - 1) in
-	// percent: of the kept round p50s, or where the host changed speed
-	// (machine.states[]) of each round over its paired direct round. A
+	// percent: of the kept round p50s without the fastest and slowest
+	// where five or more, and without the host's slow rounds
+	// (host_noise[].slow_rounds); where the host changed speed
+	// (machine.states[]), of each round over its paired direct round. A
 	// relay path is flagged where it exceeds its stage's
 	// host_noise[].limit_pct.
 	RoundSpreadPct float64 `json:"round_spread_pct"`
