@@ -23,6 +23,11 @@ import (
 // rounds completed so far, marked Partial (paths with no kept round
 // Unmeasured); when no round was kept, it returns ctx's error.
 func Run(ctx context.Context, cfg Config) (*hop.Report, error) {
+	if resolving(cfg) {
+		return resolve(ctx, cfg, func(ctx context.Context, cfg Config) (*hop.Report, error) {
+			return (&bench{measure: RunClient}).run(ctx, cfg)
+		})
+	}
 	return (&bench{measure: RunClient}).run(ctx, cfg)
 }
 
@@ -249,6 +254,7 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	if rep.Machine != nil {
 		rep.Machine.States = hop.States(rep.Paths)
 	}
+	rep.HostNoise = hop.HostNoiseOf(rep.Paths)
 	if b.tracing.traced > 0 {
 		var buf bytes.Buffer
 		if _, err := b.tracing.waterfall.WriteTo(&buf); err == nil {

@@ -77,7 +77,11 @@ type Config struct {
 	// connection's cost; 0 for 100 ms (a few hundred set-ups of a point
 	// select path), negative for none.
 	ConnectTime time.Duration
-	Stats       bool // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
+	// Resolve bounds the time a run against a real backend spends
+	// lengthening its rounds until every relay path's added p50 interval
+	// excludes zero (resolve.go); 0 runs once, as asked.
+	Resolve time.Duration
+	Stats   bool // collect hoprelay --stats, the relay code of a hop's split (DefaultConfig does)
 	// Trace runs one more round of every path traced (package tracer),
 	// whose requests' critical paths split each hop (method "trace").
 	// Where the tracer cannot run (no BTF, no CAP_BPF) the run says why

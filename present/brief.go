@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/results/hop"
@@ -26,126 +26,59 @@ const (
 	Wide
 )
 
-// WriteBrief writes the one-screen report: the machine, and what
-// happened to the whole machine during the run (the host changing speed,
-// rounds spread on every path) said once; then per regime each path's
-// added p50 with its interval and the biggest part of its split; then
-// the paths flagged unstable, a line each, and the grouped verdicts.
-// Everything else is in WriteText (--verbose), the JSON and report.html.
+// WriteBrief writes the one-screen report: what ran (the workload, the
+// machine, the placement of each regime), one sentence per regime with the
+// answer, the host's own noise said once; then per regime a table of each
+// path's p50, p99 and added p50 with its interval and its split in
+// columns that add up to it; then the flagged paths, a whole line each,
+// and what a reader can act on. Everything else is in WriteText
+// (--verbose), the JSON and report.html.
 func WriteBrief(w io.Writer, r *hop.Report) error {
 	t := &text{w: w}
-	t.machine(r)
+	if r.Partial {
+		t.wrap(partialLine(r), "  ")
+	}
+	if r.Config.Rounds > 0 {
+		t.wrap(workloadLine(r), "  ")
+	}
 	if r.Machine != nil {
-		t.line("")
+		t.wrap(r.Machine.Summary(), "  ")
 	}
 	writeHosts(t, r)
 	groups := regimeGroups(r.Paths)
-	notes := map[string]string{}
-	for _, g := range r.Regimes {
-		notes[g.Name] = g.Note
+	grouped := len(groups) > 1
+	if l := placementLine(groups); l != "" {
+		t.wrap(l, "  ")
+	}
+	for _, g := range groups {
+		name := ""
+		if grouped {
+			name = g.name
+		}
+		if a := answer(name, firstStage(g.paths)); a != "" {
+			t.wrap(a, "  ")
+		}
+	}
+	for _, l := range noiseLines(r) {
+		t.wrap(l, "  ")
+	}
+	if l := resolutionLine(r); l != "" {
+		t.wrap(l, "  ")
 	}
 	sweep := sweeps(r.Paths)
-	flagged := 0
-	for _, p := range r.Paths {
-		if !p.Stable && p.UnstableReason != "" {
-			flagged++
-		}
-	}
-	grouped := len(groups) > 1
-	for i, g := range groups {
+	mysql := r.Config.Proto == "mysql"
+	for _, g := range groups {
+		t.line("")
 		if grouped {
-			if i > 0 {
-				t.line("")
-			}
-			head := g.name
-			if n := notes[g.name]; n != "" {
-				head += " (" + n + ")"
-			}
-			t.wrap(head+":", "  ")
+			t.line(g.name + ":")
 		}
-		t.trimmedTable(func(tw io.Writer) {
-			width := shortWidth(g.paths, grouped)
-			head := fmt.Sprintf("%-*s\t%sadded p50\t95%% CI\tp50 µs\t%-*s\t", width, "path", sweep.seriesHead(), partWidth, "biggest part of the split")
-			if flagged > 0 {
-				head += "rounds\t"
-			}
-			fmt.Fprintln(tw, head)
-			for _, p := range g.paths {
-				row := fmt.Sprintf("%-*s\t%s", width, shortName(p, grouped), sweep.seriesCells(p))
-				row += addedCells(p) + fmt.Sprintf("%s\t%-*s\t", p50Cell(p), partWidth, biggestPart(p))
-				if flagged > 0 {
-					row += roundsCell(p) + "\t"
-				}
-				fmt.Fprintln(tw, row)
-			}
-		})
+		t.briefTable(g.paths, grouped, sweep, mysql)
 	}
 	if low := lowestCILevel(r.Paths); low < 0.95 {
 		t.wrap(fmt.Sprintf("(with this few rounds an interval [min, max] covers %.0f%%, not 95%%: 7 rounds with one discarded reach 95%%)", 100*low), " ")
 	}
-	if flagged > 0 {
-		t.line("")
-		t.line(fmt.Sprintf("unstable (%d of %d paths: rounds disagree, or moved between runs; --verbose says how and why):", flagged, len(r.Paths)))
-		var noisy []string
-		for _, p := range r.Paths {
-			switch {
-			case p.Stable || p.UnstableReason == "":
-			case p.MachineNoise != "":
-				noisy = append(noisy, p.Name)
-			default:
-				t.line(clip("  "+p.Name+": "+shortReason(p.UnstableReason), TextWidth))
-			}
-		}
-		if len(noisy) > 0 {
-			t.wrap(fmt.Sprintf("  and, with the machine's noise: %s", strings.Join(noisy, ", ")), "    ")
-		}
-	}
-	var more []string
-	if e := errorLine(r.Paths); e != "" {
-		more = append(more, e)
-	}
-	// Skipped paths, a line per reason: the paths of one missing peer
-	// share it.
-	var reasons []string
-	skipped := map[string][]string{}
-	for _, k := range r.Skipped {
-		why := strings.TrimPrefix(k.Reason, "driver: ")
-		if skipped[why] == nil {
-			reasons = append(reasons, why)
-		}
-		skipped[why] = append(skipped[why], k.Path)
-	}
-	for _, why := range reasons {
-		more = append(more, "skipped "+strings.Join(skipped[why], ", ")+": "+why)
-	}
-	// The split's disagreements with schedstat, one line for all paths.
-	var apart []string
-	split := map[string]bool{}
-	for _, p := range r.Paths {
-		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
-			split[w] = true
-			diff, _ := p.Trace.SchedstatDiffPct()
-			apart = append(apart, fmt.Sprintf("%s (%+.0f%%)", p.Name, diff))
-		}
-	}
-	for _, warn := range r.Warnings {
-		if !split[warn] {
-			more = append(more, "warning: "+warn)
-		}
-	}
-	if len(apart) > 0 {
-		more = append(more, fmt.Sprintf("warning: the traced split and the kernel's count of the relay's CPU per request differ by more than %d%% on %s: take those paths' relay code from the kernel's count (relay_cpu_us)",
-			hop.SchedstatTolerancePct, strings.Join(apart, ", ")))
-	}
-	if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
-		more = append(more, "not traced: "+r.Tracer.Note)
-	}
-	if len(more) > 0 {
-		t.line("")
-		for _, m := range more {
-			t.wrap(m, "  ")
-		}
-	}
+	t.flaggedLines(r)
+	t.notes(r)
 	if sweep.Threads {
 		writeThreadTable(t, r.Paths)
 	}
@@ -165,8 +98,165 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 		}
 	}
 	t.line("")
-	t.line("(--verbose: every table and verdict; --out DIR: report.html, JSON and CSV)")
+	t.line("(--verbose: every table, verdict and flag's evidence; --out DIR: report.html, JSON and CSV)")
 	return t.err
+}
+
+// briefHead is the path table's header: units in it, the split's parts
+// each a column.
+func briefHead(width int, sweep sweep, mysql bool) string {
+	head := fmt.Sprintf("%-*s\t%sp50 µs\tp99 µs\t", width, "path", sweep.seriesHead())
+	if mysql {
+		head += "tps\t"
+	}
+	return head + "added µs\t95% CI\tcode\twake\tkernel\tends\tother\t"
+}
+
+// briefTable is one regime's path table; a flagged path's row opens
+// with "!".
+func (t *text) briefTable(paths []hop.PathResult, grouped bool, sweep sweep, mysql bool) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := shortWidth(paths, grouped)
+	fmt.Fprintln(tw, briefHead(width, sweep, mysql))
+	for _, p := range paths {
+		row := fmt.Sprintf("%-*s\t%s%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P99)))
+		if mysql {
+			row += figureCell(p, tpsCell(p.TPS)) + "\t"
+		}
+		row += briefAdded(p) + splitCells(p)
+		fmt.Fprintln(tw, row)
+	}
+	tw.Flush()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		if i > 0 && flagged(paths[i-1]) {
+			l = "!" + strings.TrimPrefix(l, " ")
+		}
+		t.line(l)
+	}
+}
+
+// briefAdded is a path's added p50 and interval cells, in µs.
+func briefAdded(p hop.PathResult) string {
+	switch a := p.AddedUs; {
+	case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
+		return "baseline\t\t"
+	case a == nil:
+		return "-\t\t"
+	default:
+		return fmt.Sprintf("%+.1f\t[%s,%s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
+	}
+}
+
+// tpsCell is a throughput in a cell no wider than five: thousands past
+// 99999.
+func tpsCell(v float64) string {
+	if v >= 99999.5 {
+		return fmt.Sprintf("%.0fk", v/1000)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// splitCells is p's split under code, wake, kernel, ends and other; "-"
+// for a part not measured (other then holds it), blank where the hop was
+// not split.
+func splitCells(p hop.PathResult) string {
+	s := splitParts(p)
+	if s == nil {
+		return "\t\t\t\t\t"
+	}
+	code, ends := "-", "-"
+	if s.codeMeasured {
+		code = hop.Us(s.code)
+	}
+	if s.endsMeasured {
+		ends = hop.Us(s.ends)
+	}
+	other := s.other
+	if math.Abs(other) < 0.05 {
+		other = 0 // no "-0.0"
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", code, hop.Us(s.wake), hop.Us(s.kernel), ends, hop.Us(other))
+}
+
+// flagged says whether the brief marks p: a relay path whose rounds
+// disagreed beyond the host's noise, or that moved between runs. A
+// direct path is the yardstick, never marked: its spread is the host's
+// noise, said once at the top.
+func flagged(p hop.PathResult) bool {
+	return !p.Stable && p.UnstableReason != "" && p.Relay != hop.Direct
+}
+
+// flaggedLines counts the flagged paths once, then gives each a whole
+// line: how far its rounds spread against the direct paths', or how far
+// it moved from its earlier runs.
+func (t *text) flaggedLines(r *hop.Report) {
+	var ps []hop.PathResult
+	relays := 0
+	for _, p := range r.Paths {
+		if p.Relay != hop.Direct && p.Measured() {
+			relays++
+		}
+		if flagged(p) {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		return
+	}
+	t.line("")
+	t.wrap(fmt.Sprintf("flagged (!) %d of %d relay paths: their figure may not repeat; "+
+		"repeat with more --runs, or on a quieter host (--verbose: the rounds and the likely cause)", len(ps), relays), "  ")
+	noise := hostNoise(r)
+	for _, p := range ps {
+		t.wrap("! "+p.Name+": "+flagReason(p, noise), "    ")
+	}
+}
+
+// notes are the lines a reader can act on: errors, skipped paths, a run
+// not traced, and the run's other warnings. The split's disagreement
+// with the kernel's count is in --verbose: nothing follows from it here.
+func (t *text) notes(r *hop.Report) {
+	var more []string
+	if e := errorLine(r.Paths); e != "" {
+		more = append(more, e+": see the server's log, or --verbose for the rounds")
+	}
+	// Skipped paths, a line per reason: the paths of one missing peer
+	// share it.
+	var reasons []string
+	skipped := map[string][]string{}
+	for _, k := range r.Skipped {
+		why := strings.TrimPrefix(k.Reason, "driver: ")
+		if skipped[why] == nil {
+			reasons = append(reasons, why)
+		}
+		skipped[why] = append(skipped[why], k.Path)
+	}
+	for _, why := range reasons {
+		more = append(more, "skipped "+strings.Join(skipped[why], ", ")+": "+why)
+	}
+	split := map[string]bool{}
+	for _, p := range r.Paths {
+		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
+			split[w] = true
+		}
+	}
+	for _, warn := range r.Warnings {
+		if !split[warn] {
+			more = append(more, "warning: "+warn)
+		}
+	}
+	if r.Tracer != nil && !r.Tracer.On && r.Tracer.Note != "" {
+		more = append(more, "not traced: "+r.Tracer.Note)
+	}
+	if len(more) > 0 {
+		t.line("")
+		for _, m := range more {
+			t.wrap(m, "  ")
+		}
+	}
 }
 
 // partialLine is a partial report's first line in every text style: the
@@ -190,51 +280,6 @@ func figureCell(p hop.PathResult, v string) string {
 		return "-"
 	}
 	return v
-}
-
-// partWidth pads the split's column: tabwriter right-aligns every cell,
-// and a left-aligned phrase reads better.
-const partWidth = 22
-
-// biggestPart is the largest part of p's split and its share of the
-// added p50, "" where the hop was not split.
-func biggestPart(p hop.PathResult) string {
-	d := p.Decomposition
-	if d == nil || p.AddedUs == nil || p.AddedUs.P50 <= 0 {
-		return ""
-	}
-	name, v := "wake-ups", d.Wakeups
-	if d.Measured() && d.RelayCode > v {
-		name, v = "relay code", d.RelayCode
-	}
-	if d.Kernel > v {
-		name, v = "kernel legs", d.Kernel
-	}
-	if d.Endpoints != nil && *d.Endpoints > v {
-		name, v = "endpoints", *d.Endpoints
-	}
-	return fmt.Sprintf("%s %s (%.0f%%)", name, hop.Us(v), 100*v/p.AddedUs.P50)
-}
-
-// shortReason is how a path's rounds disagreed, and the likely cause.
-func shortReason(reason string) string {
-	how, cause, ok := strings.Cut(reason, "; likely cause: ")
-	if !ok {
-		return reason
-	}
-	if _, after, ok := strings.Cut(how, ": "); ok {
-		how = after // the figures are in the JSON; the test that failed is here
-	}
-	return how + "; " + cause
-}
-
-// clip cuts s to width columns, marking the cut.
-func clip(s string, width int) string {
-	if utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	rs := []rune(s)
-	return string(rs[:width-1]) + "…"
 }
 
 // errorLine names the paths with errors or failed rounds in one line.
@@ -324,19 +369,6 @@ func ints(vs []int) string {
 		parts[i] = fmt.Sprint(v)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// trimmedTable is table without the spaces a padded last cell leaves.
-func (t *text) trimmedTable(fill func(io.Writer)) {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fill(tw)
-	tw.Flush()
-	for _, l := range strings.SplitAfter(buf.String(), "\n") {
-		if l != "" {
-			t.line(strings.TrimRight(l, " \n"))
-		}
-	}
 }
 
 // machine is the text reports' opening: the machine in a line and what

@@ -422,8 +422,17 @@ func (f *flagValues) rounds(fs *pflag.FlagSet, c *driver.Config) error {
 		return fmt.Errorf("--discard \"%d\": want 0 to %d, fewer than the %d rounds", *f.discard, *f.runs-1, *f.runs)
 	}
 	c.Rounds, c.Discard = *f.runs, *f.discard
+	if !fs.Changed("time") && !fs.Changed("runs") {
+		// A default run against a real backend lengthens its rounds
+		// until every hop resolves, within this bound (driver/resolve.go).
+		c.Resolve = resolveBound
+	}
 	return nil
 }
+
+// resolveBound is how long a default run against a real backend may spend
+// lengthening its rounds until every hop resolves: a few default runs.
+const resolveBound = 10 * time.Minute
 
 // sweeps reads the chain lengths, the backend settings swept, the
 // placement and the backend's CPUs into c.

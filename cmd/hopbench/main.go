@@ -216,6 +216,7 @@ func judgeAcrossRuns(rep *hop.Report, file, command string) {
 	past, n := history.Past(entries, command, history.MachineOf(rep))
 	judged, flagged, moved := hop.JudgeAcrossRuns(rep.Paths, past)
 	rep.History = &hop.History{File: file, PastRuns: n, Judged: judged, Flagged: flagged, HostMoved: moved}
+	rep.HostNoise = hop.HostNoiseOf(rep.Paths) // its counts of flagged paths, across runs' flags among them
 	if err := history.Append(file, history.EntryOf(rep, command, time.Now())); err != nil {
 		fmt.Fprintf(os.Stderr, "hopbench: --history %s: %v; this run is not kept\n", file, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // The README pastes a real make bench output between these markers; its
@@ -27,9 +26,7 @@ var columnGap = regexp.MustCompile(`\s{2,}`)
 // pasted output (the default report's path table, per regime) has the
 // columns, in order, that hopbench's default text report prints for the
 // golden run: a column renamed, added or dropped in the renderer fails
-// here until the README's sample is pasted again. The optional rounds
-// column is matched to the sample: the golden run is rendered with it
-// shown or hidden as the pasted run had it.
+// here until the README's sample is pasted again.
 func TestReadmeSampleColumns(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -42,11 +39,10 @@ func TestReadmeSampleColumns(t *testing.T) {
 
 	rep := goldenRuns(t)["run"]
 	want := tableHeads(sample, nil)
-	i := slices.IndexFunc(want, func(cols []string) bool { return cols[0] == "path" })
+	i := slices.IndexFunc(want, func(cols []string) bool { return key(cols) == [2]string{"path", "p50 µs"} })
 	if i < 0 {
-		t.Fatalf("README sample has no path table (a header starting with path); its headers: %v", joined(want))
+		t.Fatalf("README sample has no path table (a header starting path, p50 µs); its headers: %v", joined(want))
 	}
-	matchOptional(rep, want[i])
 
 	var out bytes.Buffer
 	if err := present.Write(&out, "text", present.Brief, rep); err != nil {
@@ -112,23 +108,8 @@ func tableHeads(lines []string, regimes map[string]bool) [][]string {
 	return heads
 }
 
-// matchOptional shows or hides the path table's optional rounds column in
-// rep as the sample's path table head has it: shown when some path was
-// unstable.
-func matchOptional(rep *hop.Report, head []string) {
-	rounds := slices.Contains(head, "rounds")
-	for i := range rep.Paths {
-		if !rounds {
-			rep.Paths[i].Stable, rep.Paths[i].UnstableReason = true, ""
-		}
-	}
-	if rounds {
-		rep.Paths[0].Stable, rep.Paths[0].UnstableReason = false, "round p50s disagree"
-	}
-}
-
 // key names a table by its header's first two columns: the default
-// report's path table starts with path, then its first figure.
+// report's path table is (path, p50 µs).
 func key(cols []string) [2]string { return [2]string{cols[0], cols[1]} }
 
 func joined(heads [][]string) []string {

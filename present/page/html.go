@@ -193,9 +193,29 @@ func (p *page) summary(rep *hop.Report) {
 	for _, h := range rep.Hosts {
 		p.printf(`<p>host %s: %s %s</p>`, esc(h.Name), esc(h.Kind), esc(h.Address))
 	}
+	split := splitWarnings(rep)
 	for _, w := range rep.Warnings {
-		p.printf(`<p class="unstable">warning: %s</p>`, esc(w))
+		if !split[w] {
+			p.printf(`<p class="unstable">warning: %s</p>`, esc(w))
+		}
 	}
+	for _, n := range rep.HostNoise {
+		p.printf(`<p>host noise, %s: the direct paths' rounds spread %.0f%% (%s, max/min of round p50s); a relay path is flagged past %.0f%%: %d of %d are.</p>`,
+			esc(n.Stage), n.SpreadPct, esc(n.Control), n.LimitPct, n.Flagged, n.Relays)
+	}
+}
+
+// splitWarnings are rep's warnings that the traced split and the
+// kernel's count of the relay's CPU differ: a caveat on the split, said
+// beside the verdicts, not above the tables.
+func splitWarnings(rep *hop.Report) map[string]bool {
+	out := map[string]bool{}
+	for _, path := range rep.Paths {
+		if w := path.Trace.SchedstatWarning(path.Name); w != "" {
+			out[w] = true
+		}
+	}
+	return out
 }
 
 func joinInts(v []int) string {
@@ -602,6 +622,12 @@ func (p *page) verdicts(rep *hop.Report) {
 	p.printf("</ul>\n")
 	for _, s := range rep.Skipped {
 		p.printf(`<p>skipped %s: %s</p>`, esc(s.Path), esc(s.Reason))
+	}
+	split := splitWarnings(rep)
+	for _, w := range rep.Warnings {
+		if split[w] {
+			p.printf(`<p>note: %s</p>`, esc(w))
+		}
 	}
 	p.printf("</section>\n")
 }

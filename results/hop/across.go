@@ -17,6 +17,10 @@ const (
 	// maxAcrossRuns is how far a path's added p50 may lie from the median
 	// of its runs: a hop's figure is meant to repeat within ±15%.
 	maxAcrossRuns = 0.15
+	// minAcrossUs is the least move flagged however small the hop: a
+	// few-µs hop moves by 15% with a tenth of a wake-up, which no reader
+	// acts on.
+	minAcrossUs = 1.5
 	// minPastRuns is the fewest earlier runs a path is judged against:
 	// with one, the median of two cannot say which of them moved.
 	minPastRuns = 2
@@ -42,6 +46,9 @@ type AcrossRuns struct {
 	// its share of the host's speed and is not flagged.
 	HostScale    float64  `json:"host_scale,omitempty"`
 	ScaledOffPct *float64 `json:"scaled_off_pct,omitempty"`
+	// Flagged is set where this moved the path's flag: its rounds
+	// agreed, its added p50 did not repeat.
+	Flagged bool `json:"flagged,omitempty"`
 }
 
 // Past is what the same command's earlier runs on the same machine
@@ -82,8 +89,8 @@ func hostScale(base *PathResult, past Past) (scale float64, moved bool) {
 }
 
 // JudgeAcrossRuns sets each measured relay path's AcrossRuns from past and
-// flags a path whose added p50 lies more than 15% from the median of this
-// run and the earlier ones, where at least two earlier runs measured it.
+// flags a path whose added p50 lies more than 15% (and minAcrossUs) from
+// the median of this run and the earlier ones, where at least two earlier runs measured it.
 // Where the path's control moved more than 15% from its own earlier p50s
 // (the host ran at another speed), the path is flagged only if its added
 // p50 divided by the control's move is off by as much too. It returns how
@@ -116,7 +123,7 @@ func JudgeAcrossRuns(paths []PathResult, past Past) (judged, flagged int, moved 
 		off := (r.AddedUs.P50 - med) / med
 		a := &AcrossRuns{Runs: len(all), PastUs: prev, MedianUs: med, OffPct: 100 * off}
 		r.AcrossRuns = a
-		if math.Abs(off) <= maxAcrossRuns || !r.Stable {
+		if math.Abs(off) <= maxAcrossRuns || math.Abs(r.AddedUs.P50-med) <= minAcrossUs || !r.Stable {
 			continue
 		}
 		base := baselineResult(paths, *r)
@@ -125,11 +132,12 @@ func JudgeAcrossRuns(paths []PathResult, past Past) (judged, flagged int, moved 
 			sm := stats.Median(append(slices.Clone(prev), scaled))
 			soff := 100 * (scaled - sm) / sm
 			a.HostScale, a.ScaledOffPct = scale, &soff
-			if math.Abs(soff) <= 100*maxAcrossRuns {
+			if math.Abs(soff) <= 100*maxAcrossRuns || math.Abs(scaled-sm) <= minAcrossUs {
 				continue
 			}
 		}
 		flagged++
+		a.Flagged = true
 		r.Stable = false
 		r.UnstableReason = fmt.Sprintf("added p50 %s µs, %+.0f%% from %s µs, the median of this run and the last %d of the same command on this machine (%s µs): its rounds agreed, but the hop moved between runs",
 			Us(r.AddedUs.P50), 100*off, Us(med), len(prev), list(prev))

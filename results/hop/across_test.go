@@ -110,3 +110,18 @@ func TestJudgeAcrossRunsAtTheHostsSpeed(t *testing.T) {
 		t.Errorf("one earlier control figure: flagged %d, host moved %v; want sockmap flagged, no move said", flagged, moved)
 	}
 }
+
+// A hop of a few µs that moved by more than 15% but less than minAcrossUs
+// between runs is not flagged: a tenth of a wake-up moves it that far.
+func TestJudgeAcrossRunsSmallHop(t *testing.T) {
+	paths, _ := Analyze([]Series{
+		pathSeries(directTCP, 1, 6, 6.0, 6.1, 5.9, 6.0),
+		pathSeries(epollTCP, 1, 13, 13.0, 13.1, 12.9, 13.0),
+	}, 1, false)
+	epoll := find(t, paths, epollTCP)
+	past := Past{Added: map[string][]float64{PathKey(epoll): {8.2, 8.4}}}
+	judged, flagged, _ := JudgeAcrossRuns(paths, past)
+	if judged != 1 || flagged != 0 {
+		t.Errorf("judged %d, flagged %d; want 1 and 0: 7.0 µs against 8.2 is 1.2 µs", judged, flagged)
+	}
+}

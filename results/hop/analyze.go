@@ -73,6 +73,7 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			r.Trace = &t
 		}
 	}
+	judgeAgainstNoise(sums)
 	limitFlagged(sums)
 	for i, s := range all {
 		r := &sums[i]

@@ -53,9 +53,40 @@ type Report struct {
 	// History is what the run was judged against across invocations
 	// (paths[].across_runs); absent when hopbench kept no history.
 	History *History `json:"history,omitempty"`
+	// Resolution is how a run against a real backend lengthened its
+	// rounds until each relay path's added p50 interval excluded zero;
+	// absent where it did not (the embedded backend, --time or --runs
+	// given).
+	Resolution *Resolution `json:"resolution,omitempty"`
+	// HostNoise is, per stage, how far the direct paths' rounds spread:
+	// the host's own noise, which a relay path's spread is judged
+	// against (noise.go); absent where no stage has a direct path.
+	HostNoise []HostNoise `json:"host_noise,omitempty"`
 	// Sweep is a run of several client instances or servers (sweep.go);
 	// such a run has no paths.
 	Sweep *Sweep `json:"sweep,omitempty"`
+}
+
+// Resolution is how a run lengthened its rounds to resolve every hop:
+// the bound and the time spent, the attempts made, the last one's round
+// length and count, and where some hop stayed unresolved, the smallest
+// hop the run could have told from none and the round length that would
+// resolve those measured.
+type Resolution struct {
+	BoundS     float64 `json:"bound_s"`
+	SpentS     float64 `json:"spent_s"`
+	Attempts   int     `json:"attempts"`
+	TimeS      float64 `json:"time_s"` // the last attempt's --time
+	Rounds     int     `json:"rounds"`
+	Unresolved int     `json:"unresolved"` // relay paths whose interval still holds zero
+	// SmallestUs is the widest distance from an unresolved path's added
+	// p50 to its interval's end toward zero: a hop that size or larger
+	// this run's rounds would have resolved. SuggestTimeS is a round
+	// length that would resolve the unresolved paths as measured, were
+	// the interval to narrow with the square root of the round's length;
+	// 0 where none would.
+	SmallestUs   float64 `json:"smallest_us,omitempty"`
+	SuggestTimeS float64 `json:"suggest_time_s,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
@@ -167,6 +198,14 @@ type PathResult struct {
 	// likely the machine's, which the text report says once for the run
 	// instead of a line per path. The path stays flagged.
 	MachineNoise string `json:"machine_noise,omitempty"`
+	// RoundSpreadPct is the spread Stable was judged on, (max/min - 1) in
+	// percent: of the kept round p50s without the fastest and slowest
+	// where five or more, and without the host's slow rounds
+	// (host_noise[].slow_rounds); where the host changed speed
+	// (machine.states[]), of each round over its paired direct round. A
+	// relay path is flagged where it exceeds its stage's
+	// host_noise[].limit_pct.
+	RoundSpreadPct float64 `json:"round_spread_pct"`
 	// LatencyUs is read from the merged histogram of the kept rounds when
 	// pingpong sent histograms, else it is the mean of the rounds' figures.
 	LatencyUs Latency `json:"latency_us"`

@@ -72,7 +72,7 @@ func TestAnalyzeMarksTheMachinesNoise(t *testing.T) {
 	all = append(all, pathSeries(directTCP, 1, 20, 20, 20.5, 20.2, 20.1))
 	for i := range 19 {
 		p := Path{Relay: Relay("proxy" + string(rune('a'+i))), Client: TCP, Upstream: TCP, Hops: 1}
-		spread := 1.35 + 0.05*float64(i)
+		spread := 1.4 + 0.05*float64(i)
 		s := pathSeries(p, 1, 60, 60, 60*spread, 62, 61)
 		s.Placement = map[string]string{"client": "0", "relay": "0", "server": "0"}
 		if i == 0 {
@@ -218,9 +218,11 @@ func TestAnalyzeTakesOneRoundOfEveryControlAsAState(t *testing.T) {
 			flagged = append(flagged, p.Name)
 		}
 	}
-	// haproxy's round 1 (71.2 µs, its others 54-57) ran with the host fast.
-	if !slices.Equal(flagged, []string{"haproxy tcp->tcp"}) {
-		t.Errorf("flagged %v, want haproxy alone", flagged)
+	// haproxy's round 1 (71.2 µs, its others 54-57) ran with the host
+	// fast: one odd round, within what the host's noise allows a path
+	// (judgeAgainstNoise), and its median of paired rounds holds.
+	if len(flagged) != 0 {
+		t.Errorf("flagged %v, want none", flagged)
 	}
 	if a := find(t, paths, epollTCP).AddedUs; a == nil || a.P50 < 0.85*31.5 || a.P50 > 1.15*31.5 || a.PairedBy != byRatio {
 		t.Errorf("epoll tcp->tcp: added %+v, want about the fast rounds' 31.5 µs, paired by ratio", a)
