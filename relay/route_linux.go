@@ -444,6 +444,10 @@ func (p *pconn) fill(hup bool, limit int) {
 		n, err := sockets.RecvNonblock(p.fd.Sysfd(), p.in[p.w:])
 		if n > 0 {
 			p.w += n
+			if p.headNeeds() > limit {
+				p.eof, p.err = true, errFrameTooLarge
+				return
+			}
 			if n < room && !hup {
 				return
 			}
