@@ -362,7 +362,7 @@ func TestRouteRefusesBadClients(t *testing.T) {
 	b := startMockBackend(t, "u", "pw")
 	rr := startRouter(t, relay.RouteRW, users, b)
 	for _, junk := range [][]byte{
-		{0xff, 0xff, 0xff, 0x01, 1, 2, 3},                     // a 16 MiB handshake claimed
+		{0xff, 0xff, 0xff, 0x01, 1, 2, 3},                      // a 16 MiB handshake claimed
 		{0x01, 0x00, 0x00, 0x05, 0x00},                         // wrong sequence id
 		{0x05, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00}, // a truncated handshake response
 	} {
@@ -382,4 +382,3 @@ func TestRouteRefusesBadClients(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
