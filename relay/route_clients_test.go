@@ -183,9 +183,9 @@ func TestRouteSysbench(t *testing.T) {
 					if strings.Contains(workload, "write") {
 						threads = "1"
 					}
-					args := append(strings.Fields(workload), "--db-driver=mysql", "--mysql-host=" + rr.Addr().Host, "--mysql-port=" + strconv.Itoa(rr.Addr().Port),
-						"--mysql-user=" + db.User, "--mysql-password=" + db.Password, "--mysql-db=" + db.DB,
-						"--tables=1", "--table-size=" + strconv.Itoa(db.TableSize), "--db-ps-mode=" + ps,
+					args := append(strings.Fields(workload), "--db-driver=mysql", "--mysql-host="+rr.Addr().Host, "--mysql-port="+strconv.Itoa(rr.Addr().Port),
+						"--mysql-user="+db.User, "--mysql-password="+db.Password, "--mysql-db="+db.DB,
+						"--tables=1", "--table-size="+strconv.Itoa(db.TableSize), "--db-ps-mode="+ps,
 						"--threads="+threads, "--events=300", "--time=0", "run")
 					out, err := exec.Command(sysbench, args...).CombinedOutput()
 					if err != nil {
