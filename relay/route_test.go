@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -381,4 +382,56 @@ func TestRouteRefusesBadClients(t *testing.T) {
 	if err := c.Ping(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzRouteClient sends what a client may send, logged in or not, to an rw
+// router in front of the mock: the router answers or drops the client,
+// never hangs on it (the connection ends once the client has ended its
+// side), and serves the next client.
+func FuzzRouteClient(f *testing.F) {
+	users := map[string]string{"u": "pw"}
+	primary, replica := startMockBackend(f, "u", "pw"), startMockBackend(f, "u", "pw")
+	rr := startRouter(f, relay.RouteRW, users, primary, replica)
+	frame := func(seq byte, p ...byte) []byte {
+		return append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), seq}, p...)
+	}
+	query := func(q string) []byte { return frame(0, append([]byte{wire.ComQuery}, q...)...) }
+	f.Add(true, query("SELECT c FROM sbtest1 WHERE id=1"))
+	f.Add(true, append(query("BEGIN"), query("SELECT 1")...))
+	f.Add(true, frame(0, wire.ComStmtPrepare, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '?'))
+	f.Add(true, append(frame(0, append([]byte{wire.ComStmtPrepare}, "SELECT c FROM sbtest1 WHERE id=?"...)...),
+		frame(0, wire.ComStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0)...))
+	f.Add(true, frame(0, wire.ComStmtExecute, 9, 0, 0, 0, 0, 1, 0, 0, 0))
+	f.Add(true, frame(0, wire.ComStmtClose, 1, 0, 0, 0))
+	f.Add(true, frame(0, wire.ComStmtReset, 1))
+	f.Add(true, frame(0, wire.ComChangeUser, 'u', 0, 3, 1, 2))
+	f.Add(true, frame(0, wire.ComInitDB, 's'))
+	f.Add(true, frame(0, wire.ComPing))
+	f.Add(true, frame(3, wire.ComQuery, 'x'))
+	f.Add(true, []byte{0xff, 0xff, 0xff, 0, wire.ComQuery})
+	f.Add(false, frame(1, 0, 0, 0, 0))
+	f.Add(false, frame(1, 0x0d, 0xa2, 0x3a, 0, 0, 0, 0, 1, 45))
+	f.Fuzz(func(t *testing.T, login bool, input []byte) {
+		nc := dial(t, rr.Addr())
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		if login {
+			if _, err := mysql.Connect(nc, mysql.ClientConfig{User: "u", Password: "pw", DB: "sbtest"}, false); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			var greeting [256]byte
+			if _, err := nc.Read(greeting[:]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		nc.Write(input)
+		nc.(interface{ CloseWrite() error }).CloseWrite()
+		if _, err := io.ReadAll(nc); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("the router did not end the connection: %v", err)
+		}
+		c := dialClient(t, rr.Addr(), "u", "pw")
+		if err := c.Ping(); err != nil {
+			t.Fatalf("next client: %v", err)
+		}
+	})
 }
