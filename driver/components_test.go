@@ -54,6 +54,11 @@ func TestHopRelayArgs(t *testing.T) {
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
+	h = HopRelay{Engine: hop.Epoll, Route: "rw", User: "sb", Password: "pw"}
+	got = strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000), TCPAddr(3001)), " ")
+	if want := "hoprelay --engine epoll --route rw --user sb --password pw tcp:127.0.0.1:0 tcp:127.0.0.1:3000 tcp:127.0.0.1:3001"; got != want {
+		t.Errorf("router\n got %s\nwant %s", got, want)
+	}
 	// The goroutine engine refuses --cpus: its fork-time mask places it.
 	h = HopRelay{Engine: hop.Goroutine, CPUs: "1"}
 	if got := strings.Join(h.Args("hoprelay", TCPAddr(0), TCPAddr(3000)), " "); strings.Contains(got, "--cpus") {

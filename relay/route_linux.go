@@ -237,7 +237,14 @@ func (l *routeLoop) unregister(id int32) {
 
 // run is the loop's thread; it returns when shutdown is forced, or once
 // accepting has stopped and its last session has ended.
+//
+// It waits as the epoll engine's loop does (loop.run says why): raw
+// epoll_wait calls, bounded by idleWait, while a P is to spare, so that the
+// runtime never sees the thread enter a syscall on the steady path; idle,
+// or with no P to spare, through the scheduler.
 func (l *routeLoop) run() error {
+	release := sockets.HoldP()
+	defer release()
 	runtime.LockOSThread()
 	setSlice(l.e.r.cfg)
 	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
@@ -248,6 +255,7 @@ func (l *routeLoop) run() error {
 	defer l.gate_.ack(l.epfd, l.e.ln.Sysfd())
 	defer l.closeAll()
 	events := make([]unix.EpollEvent, 256)
+	idle := false
 	for {
 		timeout := -1
 		if l.e.r.cfg.Spin {
@@ -255,12 +263,30 @@ func (l *routeLoop) run() error {
 		} else if l.gate_.paused {
 			timeout = 100
 		}
-		n, err := unix.EpollWait(l.epfd, events, timeout)
-		if err == unix.EINTR {
-			n, err = 0, nil
+		var n int
+		var err error
+		if !idle && timeout <= 0 && sockets.SpareP() {
+			t := timeout
+			if t < 0 {
+				t = idleWait
+			}
+			n, err = sockets.EpollWait(l.epfd, events, t)
+			if err == sockets.ErrInterrupted {
+				continue
+			}
+			if err == nil && n == 0 && timeout < 0 {
+				idle = true
+			}
+		} else {
+			if n, err = unix.EpollWait(l.epfd, events, timeout); err == unix.EINTR {
+				n, err = 0, nil
+			} else if err != nil {
+				err = os.NewSyscallError("epoll_wait", err)
+			}
+			idle = false
 		}
 		if err != nil {
-			return fmt.Errorf("relay: route loop %d: %w", l.id, os.NewSyscallError("epoll_wait", err))
+			return fmt.Errorf("relay: route loop %d: %w", l.id, err)
 		}
 		if n > 0 {
 			l.now = nanotime()
