@@ -849,7 +849,7 @@ func (s *session) send(f []byte, i int, kind respKind, route sqlread.Route, logg
 	}
 	s.waitOn = -1
 	if logged {
-		s.log = append(s.log, bytes.Clone(f[4:]))
+		s.appendLog(f[4:])
 		s.be[i].replayed = len(s.log)
 		s.logged = true
 	}
@@ -859,6 +859,28 @@ func (s *session) send(f []byte, i int, kind respKind, route sqlread.Route, logg
 	s.begin(i, kind, route, f)
 	s.toBackend(i, f)
 	return true
+}
+
+// appendLog adds session statement p to the log. A statement already in it
+// moves to the end instead, so that a session that sets the same thing
+// again and again (an ORM's SET autocommit around each transaction) keeps
+// a log as long as the distinct statements it ran: the last of equal SETs
+// decides, which holds for SETs of constants (MaxScale prunes its history
+// alike). A backend that ran the old copy runs the new one when next used.
+func (s *session) appendLog(p []byte) {
+	for j, e := range s.log {
+		if bytes.Equal(e, p) {
+			copy(s.log[j:], s.log[j+1:])
+			s.log[len(s.log)-1] = e
+			for k := range s.be {
+				if s.be[k].replayed > j {
+					s.be[k].replayed--
+				}
+			}
+			return
+		}
+	}
+	s.log = append(s.log, bytes.Clone(p))
 }
 
 // begin starts the exchange of command f on backend i.

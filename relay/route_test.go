@@ -435,3 +435,26 @@ func FuzzRouteClient(f *testing.F) {
 		}
 	})
 }
+
+// TestRouteSessionLogBounded: a session that runs the same SETs again and
+// again keeps a log of the distinct ones; a replica first used after them
+// replays each once.
+func TestRouteSessionLogBounded(t *testing.T) {
+	users := map[string]string{"u": "pw"}
+	primary, replica := startMockBackend(t, "u", "pw"), startMockBackend(t, "u", "pw")
+	rr := startRouter(t, relay.RouteRW, users, primary, replica)
+	c := dialClient(t, rr.Addr(), "u", "pw")
+	for range 50 {
+		for _, q := range []string{"SET autocommit=0", "SET autocommit=1"} {
+			if _, err := c.Query(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := c.Query("SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	if st := rr.Stats().Route; st.Replays != 2 || st.ToReplicas != 1 {
+		t.Errorf("stats %+v: want 2 replays before the replica's read", st)
+	}
+}
