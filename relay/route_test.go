@@ -458,3 +458,50 @@ func TestRouteSessionLogBounded(t *testing.T) {
 		t.Errorf("stats %+v: want 2 replays before the replica's read", st)
 	}
 }
+
+// TestRouteStmtResetClose: COM_STMT_RESET and COM_STMT_CLOSE follow the
+// statement's map onto every backend it was prepared on; an execute of a
+// closed statement gets the router's ERR 1243.
+func TestRouteStmtResetClose(t *testing.T) {
+	users := map[string]string{"u": "pw"}
+	primary, replica := startMockBackend(t, "u", "pw"), startMockBackend(t, "u", "pw")
+	rr := startRouter(t, relay.RouteRW, users, primary, replica)
+	c := dialClient(t, rr.Addr(), "u", "pw")
+	st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Exec(3); err != nil { // on the replica, prepared there first
+		t.Fatal(err)
+	}
+	pc := c.Conn()
+	command := func(p ...byte) []byte {
+		pc.ResetSeq()
+		pc.WritePacket(p)
+		if err := pc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if p[0] == wire.ComStmtClose {
+			return nil
+		}
+		r, err := pc.ReadPacket()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := command(wire.ComStmtReset, 1, 0, 0, 0); len(r) == 0 || r[0] != wire.HeaderOK {
+		t.Fatalf("COM_STMT_RESET: %x, want OK", r)
+	}
+	command(wire.ComStmtClose, 1, 0, 0, 0)
+	r := command(wire.ComStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 0, 3, 0, 0, 0)
+	if len(r) < 3 || r[0] != wire.HeaderErr || r[1] != 0xdb || r[2] != 0x04 {
+		t.Fatalf("execute after close: %x, want ERR 1243", r)
+	}
+	if err := c.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	if s := rr.Stats().Route; s.Prepares != 2 || s.ToReplicas != 1 {
+		t.Errorf("stats %+v: want the statement prepared on both backends", s)
+	}
+}
