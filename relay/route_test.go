@@ -505,3 +505,27 @@ func TestRouteStmtResetClose(t *testing.T) {
 		t.Errorf("stats %+v: want the statement prepared on both backends", s)
 	}
 }
+
+// TestRouteReplicaDown: with the replica gone, autocommit reads go to the
+// primary: the session that used the replica and new sessions alike.
+func TestRouteReplicaDown(t *testing.T) {
+	users := map[string]string{"u": "pw"}
+	primary, replica := startMockBackend(t, "u", "pw"), startMockBackend(t, "u", "pw")
+	rr := startRouter(t, relay.RouteRW, users, primary, replica)
+	c := dialClient(t, rr.Addr(), "u", "pw")
+	if _, err := c.Query("SELECT c FROM sbtest1 WHERE id=1"); err != nil {
+		t.Fatal(err)
+	}
+	replica.kill()
+	rr.log.waitFor(t, "upstream "+replica.addr)
+	for _, cl := range []*mysql.Client{c, dialClient(t, rr.Addr(), "u", "pw")} {
+		for range 3 {
+			if _, err := cl.Query("SELECT c FROM sbtest1 WHERE id=2"); err != nil {
+				t.Fatalf("read with the replica down: %v", err)
+			}
+		}
+	}
+	if st := rr.Stats().Route; st.ToReplicas != 1 || st.ToPrimary != 6 {
+		t.Errorf("stats %+v: want the reads after the replica went on the primary", st)
+	}
+}
