@@ -23,6 +23,9 @@ type Config struct {
 	// Backends, when it has several, are the servers of a sweep (Sweep):
 	// Backend is the first of them. nil for one backend.
 	Backends []Backend
+	// Replicas are the servers a mysql-rw path's router reads from (its
+	// primary is the backend); none: the router has the backend alone.
+	Replicas []Backend
 	// Instances is how many clients a sweep runs at once (RonDB's
 	// SYSBENCH_INSTANCES), instance i against backend i mod their number;
 	// 0 or 1 for one. Above 1, or with several Backends or SERVER_HOST
@@ -159,7 +162,7 @@ func (c Config) withDefaults() Config {
 		c.Password = "hoplat"
 	}
 	if c.Relays == nil {
-		c.Relays = hop.Relays
+		c.Relays = hop.DefaultRelays
 	}
 	if c.Transports == nil {
 		c.Transports = []hop.Transport{hop.TCP, hop.UNIX}

@@ -47,7 +47,7 @@ func TestConfigCheck(t *testing.T) {
 
 func TestConfigDefaults(t *testing.T) {
 	c := Config{}.withDefaults()
-	if c.Proto != EmbeddedProto || len(c.Relays) != len(hop.Relays) || len(c.Transports) != 2 || c.Rounds != 5 || c.Time != time.Second {
+	if c.Proto != EmbeddedProto || len(c.Relays) != len(hop.DefaultRelays) || len(c.Transports) != 2 || c.Rounds != 5 || c.Time != time.Second {
 		t.Errorf("defaults %+v", c)
 	}
 	if len(c.Paths()) != 12 {

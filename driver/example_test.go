@@ -10,7 +10,7 @@ import (
 
 // The default run's paths, and the socat command line of one of them.
 func ExampleDefaultPaths() {
-	for _, p := range driver.DefaultPaths(hop.Relays, []hop.Transport{hop.TCP, hop.UNIX}) {
+	for _, p := range driver.DefaultPaths(hop.DefaultRelays, []hop.Transport{hop.TCP, hop.UNIX}) {
 		fmt.Printf("%-20s baseline %s\n", p.Name(), p.Baseline().Name())
 	}
 	argv := driver.SocatArgs("socat", driver.UNIXAddr("/tmp/hb/mysql.sock"), driver.TCPAddr(3000))

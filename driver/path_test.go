@@ -9,7 +9,7 @@ import (
 
 func TestDefaultPaths(t *testing.T) {
 	var names []string
-	for _, p := range DefaultPaths(hop.Relays, []hop.Transport{hop.TCP, hop.UNIX}) {
+	for _, p := range DefaultPaths(hop.DefaultRelays, []hop.Transport{hop.TCP, hop.UNIX}) {
 		names = append(names, p.Name())
 	}
 	want := []string{
@@ -22,6 +22,9 @@ func TestDefaultPaths(t *testing.T) {
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("default paths\n got %q\nwant %q", names, want)
+	}
+	if got := DefaultPaths([]hop.Relay{hop.MySQLConn, hop.MySQLRW}, []hop.Transport{hop.UNIX}); len(got) != 2 || got[1].Name() != "mysql-rw unix->tcp" {
+		t.Errorf("router paths, asked for by name: %v", got)
 	}
 	if got := DefaultPaths([]hop.Relay{hop.Direct, hop.Epoll}, []hop.Transport{hop.UNIX}); len(got) != 2 || got[1].Name() != "epoll unix->tcp" {
 		t.Errorf("filtered: %v", got)

@@ -9,6 +9,7 @@ import (
 	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
+	"github.com/hoplat/hoplat/sockets"
 )
 
 // observer is one of a stage's per-round collectors: the relays' CPU and
@@ -127,7 +128,23 @@ func (b *bench) topologySpec(s *stageRun) TopologySpec {
 		Locate:    cfg.Locate,
 		Hosts:     b.hosts,
 		Proxies:   cfg.Proxies,
+		Replicas:  replicaAddrs(cfg.Replicas),
 	}
+}
+
+// replicaAddrs are the replicas' TCP addresses (a UNIX socket where one has
+// no TCP address).
+func replicaAddrs(replicas []Backend) []sockets.Addr {
+	var out []sockets.Addr
+	for _, r := range replicas {
+		switch {
+		case r.TCP != nil:
+			out = append(out, *r.TCP)
+		case r.UNIX != nil:
+			out = append(out, *r.UNIX)
+		}
+	}
+	return out
 }
 
 // livePaths takes what Build said of the stage: the server's pinning

@@ -44,6 +44,9 @@ type TopologySpec struct {
 	// ReadyTimeout bounds a started proxy's wait to listen; 0 for
 	// ReadyTimeout.
 	ReadyTimeout time.Duration
+	// Replicas are the servers a mysql-rw router reads from, after the
+	// backend (its primary).
+	Replicas []sockets.Addr
 }
 
 // Topology is the running set of processes for one stage.
@@ -330,9 +333,11 @@ func (t *Topology) startChain(ctx context.Context, spec TopologySpec, p hop.Path
 		}
 		var err error
 		switch {
-		case p.Relay.IsEngine() && h == p.Hops:
+		case p.Relay.Routes() && h == p.Hops && p.Relay == hop.MySQLRW:
+			upstream, err = t.startHopRelay(ctx, spec, at, append(servers[:1:1], spec.Replicas...)...)
+		case (p.Relay.IsEngine() || p.Relay.Routes()) && h == p.Hops:
 			upstream, err = t.startHopRelay(ctx, spec, at, servers...)
-		case p.Relay.IsEngine():
+		case p.Relay.IsEngine() || p.Relay.Routes():
 			upstream, err = t.startHopRelay(ctx, spec, at, upstream)
 		case p.Relay == hop.Socat:
 			upstream, err = t.startSocat(ctx, spec, at, upstream)
@@ -380,6 +385,16 @@ func (t *Topology) startHopRelay(ctx context.Context, spec TopologySpec, at chai
 	}
 	h := spec.Relay
 	h.Engine = string(p.Relay)
+	if p.Relay.Routes() {
+		if spec.Backend.Embedded() && spec.Responder.Proto != ProtoMySQL {
+			return sockets.Addr{}, &missingError{fmt.Errorf("%s reads MySQL; the backend speaks %s", p.Relay, spec.Responder.Proto)}
+		}
+		h.Engine, h.Route = roles.Epoll, strings.TrimPrefix(string(p.Relay), "mysql-")
+		h.User, h.Password = spec.Responder.User, spec.Responder.Password
+		if !spec.Backend.Embedded() {
+			h.User, h.Password = spec.Backend.User, spec.Backend.Password
+		}
+	}
 	if spec.Stats {
 		h.Stats = filepath.Join(t.Dir, fmt.Sprintf("%s-%d.stats.json", proxyconf.SectionName(p.Name()), nth))
 		t.Stats[p] = append(t.Stats[p], h.Stats)

@@ -12,12 +12,19 @@ type HopRelay struct {
 	Lock   string // --lock none|conn|global; empty leaves hoprelay's default
 	Stats  string // --stats FILE; empty for none
 	CPUs   string // --cpus, the placement's relay CPUs (also applied at fork)
+	// Route is --route conn or rw (a MySQL router, on the epoll engine),
+	// logging clients in as User with Password; "" relays bytes.
+	Route          string
+	User, Password string
 }
 
 // Args is hoprelay's command line relaying listen to connect: to one of
 // several upstreams (a cluster), round-robin, when connect lists more.
 func (h HopRelay) Args(bin string, listen sockets.Addr, connect ...sockets.Addr) []string {
 	argv := []string{bin, "--engine", h.Engine}
+	if h.Route != "" {
+		argv = append(argv, "--route", h.Route, "--user", h.User, "--password", h.Password)
+	}
 	if h.Lock != "" {
 		argv = append(argv, "--lock", h.Lock)
 	}

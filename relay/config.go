@@ -68,6 +68,13 @@ type Config struct {
 	Balance  Balance       // how each connection picks one of several upstreams; "" = BalanceRoundRobin
 	Retry    time.Duration // how long an upstream that failed a connect is skipped (several upstreams); 0 = DefaultRetry
 	Logf     func(format string, args ...any)
+
+	// Route is what the relay reads of what it moves: "" = RouteBytes,
+	// every engine; RouteConn and RouteRW read MySQL (engine epoll, the
+	// default for them), logging clients in with Users (name to
+	// password), the accounts the router uses towards its upstreams too.
+	Route Route
+	Users map[string]string
 }
 
 // Validate reports the first field that makes no sense, naming it and its
@@ -80,6 +87,9 @@ func (c Config) Validate() error {
 // withDefaults fills the documented defaults and rejects what makes no
 // sense, naming the field and the value.
 func (c Config) withDefaults() (Config, error) {
+	if err := c.checkRoute(); err != nil {
+		return c, err
+	}
 	if c.Engine == "" {
 		c.Engine = EngineGoroutine
 	}

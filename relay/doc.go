@@ -57,7 +57,15 @@
 //     since no chunk passes through user space (the JSON has no residence
 //     object, Config.Stats is ignored).
 //
+// The MySQL router (Config.Route conn and rw, route*.go) runs on the epoll
+// engine's design with loops of its own: it logs clients in itself, keeps
+// its own logged-in connections to its upstreams, and forwards whole
+// packets, reading of each response only what says where it ends
+// (route_track.go); rw reads every statement with sqlread.Classify, the
+// mock's classifier, to pick the primary or a replica.
+//
 // It may import sockets, affinity, roles and results/stats (its histogram),
-// cilium/ebpf for the sockmap engine, and x/sys/unix in its _linux.go
-// engines; no analysis, reporting or client code.
+// the MySQL protocol (mysql/wire, mysql/sqlread), cilium/ebpf for the
+// sockmap engine, and x/sys/unix in its _linux.go engines; no analysis,
+// reporting or client code.
 package relay

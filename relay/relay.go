@@ -25,9 +25,10 @@ type Relay struct {
 	bound    sockets.Addr // dialable form of the bound listener
 	eng      engine
 	counters counters
-	wake     wakeChoice   // the event loops' wait strategy; zero for engines without loops
-	batch    string       // the epoll engine's batching: "io_uring", or "off (why)"; empty for other engines
-	cut      atomic.Int64 // connections still live when Serve stopped waiting for them
+	route    routeCounters // Config.Route conn and rw
+	wake     wakeChoice    // the event loops' wait strategy; zero for engines without loops
+	batch    string        // the epoll engine's batching: "io_uring", or "off (why)"; empty for other engines
+	cut      atomic.Int64  // connections still live when Serve stopped waiting for them
 
 	mu      sync.Mutex
 	serving bool // Serve was called
@@ -74,6 +75,12 @@ func NewUpstreams(listen sockets.Addr, connect []sockets.Addr, cfg Config) (*Rel
 		r.eng, err = newGoroutineEngine(r)
 	case EngineSockmap:
 		r.eng, err = newSockmapEngine(r)
+	case EngineEpoll:
+		if cfg.Route != RouteBytes {
+			r.eng, err = newRouteEngine(r)
+			break
+		}
+		r.eng, err = newLoopEngine(r)
 	default:
 		r.eng, err = newLoopEngine(r)
 	}

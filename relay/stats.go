@@ -184,6 +184,9 @@ type Snapshot struct {
 	// connections and failed connects, in the order given (Connect is the
 	// first).
 	Upstreams []UpstreamStats `json:"upstreams,omitempty"`
+	// Route counts a MySQL router's statements and where they went
+	// (Config.Route conn or rw); absent for a byte relay.
+	Route *RouteStats `json:"route,omitempty"`
 }
 
 // WriteJSON writes s as one indented JSON document.
@@ -220,6 +223,9 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 		s.Upstreams = r.pool.stats()
 	}
 	s.Residence = *summary(recs, true)
+	if r.cfg.Route != RouteBytes {
+		s.Route = r.route.stats(r.cfg.Route)
+	}
 	return s
 }
 

@@ -172,6 +172,18 @@ func (p *pool) failed(i int, err error) {
 	}
 }
 
+// markDown marks upstream i down for the retry interval without counting
+// a failed connect: a MySQL router's connection to a replica broke, and its
+// reads go elsewhere until then.
+func (p *pool) markDown(i int, err error) {
+	if len(p.ups) == 1 {
+		return
+	}
+	if p.ups[i].downUntil.Swap(nanotime()+p.retry) == 0 {
+		p.logf("relay: upstream %s down, skipped for %v: %v", p.ups[i].addr.NetAddr(), time.Duration(p.retry), err)
+	}
+}
+
 // done records the end of a connection through upstream i.
 func (p *pool) done(i int) { p.ups[i].live.Add(-1) }
 

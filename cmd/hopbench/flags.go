@@ -165,8 +165,8 @@ var help = usage.Help{
 	First: []string{"backend URL", "command CMD", "paths LIST", "threads LIST", "runs N", "time DUR",
 		"placement SPEC", "proxy NAME=ADDR", "format text|json|csv", "out DIR", "verbose"},
 	Groups: []usage.Group{
-		usage.Section("Backend and workload", "proto echo|mysql", "service-time LIST", "size LIST", "rows LIST",
-			"client-instances N"),
+		usage.Section("Backend and workload", "replica URL", "proto echo|mysql", "service-time LIST", "size LIST",
+			"rows LIST", "client-instances N"),
 		usage.Section("Paths", "transports LIST", "hops LIST", "relay-lock MODE"),
 		usage.Section("Rounds", "round-requests N", "budget DUR", "warmup DUR", "discard K"),
 		usage.Section("Placement and hosts", "backend-cpus LIST", "nice N", "topology FILE"),
@@ -184,6 +184,7 @@ var help = usage.Help{
 // flagValues are hopbench's flags as pflag fills them.
 type flagValues struct {
 	backend    *string
+	replica    *[]string
 	instances  *int
 	proto      *string
 	command    *string
@@ -221,11 +222,14 @@ func defineFlags(fs *pflag.FlagSet, def driver.Config) *flagValues {
 	var (
 		backend = fs.String("backend", "embedded", "server behind every path: embedded, or mysql://USER:PASS@HOST:PORT/DB "+
 			"(?socket=PATH); A;B: a --client-instances sweep")
+		replica = fs.StringArray("replica", nil, "mysql-rw: a replica its router reads from, mysql://USER:PASS@HOST:PORT/DB "+
+			"(repeatable; the backend is the primary)")
 		instances = fs.Int("client-instances", 1, "clients at once through the thread sweep, their tps summed per "+
 			"thread count; direct paths only")
-		proto      = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
-		command    = fs.String("command", def.Command, "mysql workload: "+commandNames())
-		paths      = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all)")
+		proto   = fs.String("proto", "", "embedded responder's protocol: echo or mysql (default "+driver.EmbeddedProto+")")
+		command = fs.String("command", def.Command, "mysql workload: "+commandNames())
+		paths   = fs.String("paths", "", "relays to include: direct,"+relay.EngineList(",")+",socat,haproxy (default all), "+
+			"and mysql-conn,mysql-rw (hoprelay's MySQL router, only when named)")
 		transports = fs.String("transports", "tcp,unix", "client legs")
 		threads    = fs.String("threads", "1", "client connections: 1,2,4 or 1;2;4 (a thread sweep)")
 		duration   = fs.Duration("time", def.Time, "each path's run per round: at least this, longer to hold "+
@@ -261,7 +265,7 @@ func defineFlags(fs *pflag.FlagSet, def driver.Config) *flagValues {
 		_ = fs.String("topology", "", "hosts (local, netns:NAME, ssh://user@host) and where each component "+
 			"runs, plus any of these flags as KEY=value; flags given override it")
 	)
-	return &flagValues{backend: backend, instances: instances, proto: proto, command: command, paths: paths, transports: transports, threads: threads, duration: duration, roundReqs: roundReqs, budget: budget, warmup: warmup, runs: runs, discard: discard, hops: hops, service: service, size: size, rows: rows, placement: placement, backendCPU: backendCPU, nice: nice, relayLock: relayLock, proxies: proxies, stats: stats, trace: trace, format: format, out: out, wide: wide, quiet: quiet, verbose: verbose, hist: hist}
+	return &flagValues{backend: backend, replica: replica, instances: instances, proto: proto, command: command, paths: paths, transports: transports, threads: threads, duration: duration, roundReqs: roundReqs, budget: budget, warmup: warmup, runs: runs, discard: discard, hops: hops, service: service, size: size, rows: rows, placement: placement, backendCPU: backendCPU, nice: nice, relayLock: relayLock, proxies: proxies, stats: stats, trace: trace, format: format, out: out, wide: wide, quiet: quiet, verbose: verbose, hist: hist}
 }
 
 func parseArgs(args []string, err error) (options, error) {
@@ -342,6 +346,16 @@ func (f *flagValues) workload(c *driver.Config) error {
 	c.Backend = c.Backends[0]
 	if len(c.Backends) == 1 {
 		c.Backends = nil
+	}
+	for _, r := range *f.replica {
+		b, err := driver.ParseBackend(r)
+		if err != nil || b.Embedded() {
+			if err == nil {
+				err = errors.New("want mysql://USER:PASS@HOST:PORT/DB")
+			}
+			return cli.BadValue("--replica", redact(r), err)
+		}
+		c.Replicas = append(c.Replicas, b)
 	}
 	if *f.instances < 1 {
 		return fmt.Errorf("--client-instances \"%d\": want at least 1", *f.instances)

@@ -45,18 +45,22 @@ var help = usage.Help{
 	About: "LISTEN and CONNECT take hoplat's short forms (tcp:HOST:PORT, unix:/path) and socat's " +
 		"(TCP4-LISTEN:PORT,reuseaddr,fork; TCP4:HOST:PORT,nodelay; UNIX-LISTEN:PATH).\n\n" +
 		"Several CONNECT addresses: each connection goes to one (--balance); one that refuses is " +
-		"skipped for --retry and the connection tries the next.",
+		"skipped for --retry and the connection tries the next.\n\n" +
+		"--route conn and rw read MySQL: the relay logs each client in itself and logs in to its " +
+		"upstreams with the same account. rw takes the first CONNECT as the primary, the rest as replicas.",
 	First: []string{"engine NAME", "workers N", "cpus LIST", "wake auto|adaptive|sleep", "balance roundrobin|leastconn",
-		"stats FILE"},
+		"route bytes|conn|rw", "stats FILE"},
 	Groups: []usage.Group{
 		usage.Section("Engine", "lock none|conn|global", "buffer BYTES"),
 		usage.Section("Waiting (epoll, splice)", "spin", "busy-poll DUR", "slice DUR", "no-batch"),
 		usage.Section("Upstreams and connections", "retry DUR", "max-conns N", "grace DUR"),
+		usage.Section("Routing MySQL (epoll)", "user NAME", "password PW", "users FILE"),
 	},
 	Examples: []string{
 		"hoprelay TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3306,nodelay",
 		"hoprelay --engine splice UNIX-LISTEN:/tmp/mysql.sock,fork TCP4:127.0.0.1:3306",
 		"hoprelay --stats /tmp/s.json TCP-LISTEN:3306 tcp:10.0.0.1:3306 tcp:10.0.0.2:3306",
+		"hoprelay --route rw --user sbtest --password secret tcp:127.0.0.1:4006 tcp:127.0.0.1:3306 tcp:127.0.0.1:3307",
 	},
 }
 
@@ -105,6 +109,11 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*options, error) {
 	grace := fs.Duration("grace", relay.DefaultGrace, "on SIGINT or SIGTERM, how long live connections may finish (0: close them at once)")
 	balance := fs.String("balance", string(relay.BalanceRoundRobin), "how each connection picks one of several CONNECT addresses")
 	retry := fs.Duration("retry", relay.DefaultRetry, "how long a CONNECT address that failed a connect is skipped")
+	route := fs.String("route", string(relay.RouteBytes), "what the relay reads: bytes (nothing), conn (MySQL: its own login, "+
+		"whole packets, one upstream a connection) or rw (conn splitting reads to replicas)")
+	user := fs.String("user", "", "conn, rw: the account clients log in with and the relay uses upstream")
+	password := fs.String("password", "", "conn, rw: --user's password (default $MYSQL_PWD)")
+	usersFile := fs.String("users", "", "conn, rw: a file of accounts, one name:password a line")
 	if err := usage.Parse(fs, &help, version, args, stdout); err != nil {
 		return nil, err
 	}
@@ -129,7 +138,15 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*options, error) {
 	if *retry <= 0 {
 		return nil, cli.Usage(fmt.Errorf("--retry %q: want more than 0", retry.String()))
 	}
+	users, err := routeUsers(fs, *route, *user, *password, *usersFile)
+	if err != nil {
+		return nil, err
+	}
+	if *route != string(relay.RouteBytes) && !fs.Changed("engine") {
+		*engine = string(relay.EngineEpoll)
+	}
 	cfg := relay.Config{
+		Route: relay.Route(*route), Users: users,
 		Engine: relay.Engine(*engine), Workers: *workers, Spin: *spin, NoBatch: *noBatch, BusyPoll: *busyPoll, Wake: relay.Wake(*wake), Lock: relay.Lock(*lock),
 		MaxConns: *maxConns, Stats: *stats != "", Grace: *grace, Balance: relay.Balance(*balance), Retry: *retry,
 	}
@@ -237,6 +254,41 @@ func serve(o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+}
+
+// routeUsers is the accounts --user/--password and --users give a router,
+// nil for --route bytes (which takes none).
+func routeUsers(fs *pflag.FlagSet, route, user, password, file string) (map[string]string, error) {
+	given := fs.Changed("user") || fs.Changed("password") || fs.Changed("users")
+	if route == string(relay.RouteBytes) || route == "" {
+		if given {
+			return nil, cli.Usage(fmt.Errorf("--user, --password and --users need --route conn or rw"))
+		}
+		return nil, nil
+	}
+	users := map[string]string{}
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, cli.Usage(fmt.Errorf("--users %q: %w", file, err))
+		}
+		defer f.Close()
+		if users, err = relay.ParseUsers(f); err != nil {
+			return nil, cli.Usage(fmt.Errorf("--users %q: %s", file, strings.TrimPrefix(err.Error(), "relay: users")))
+		}
+	}
+	if user != "" {
+		if !fs.Changed("password") {
+			password = os.Getenv("MYSQL_PWD")
+		}
+		users[user] = password
+	} else if fs.Changed("password") {
+		return nil, cli.Usage(fmt.Errorf("--password needs --user"))
+	}
+	if len(users) == 0 {
+		return nil, cli.Usage(fmt.Errorf("--route %s: want --user NAME (and --password) or --users FILE: the relay logs clients in itself", route))
+	}
+	return users, nil
 }
 
 // flagError is relay's error about a Config field, said of the flag that

@@ -54,6 +54,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--balance", "random", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1", "tcp:127.0.0.1:2"}, "balance"},
 		{[]string{"--retry", "0s", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--retry"},
 		{[]string{"tcp:127.0.0.1:0", "tcp:127.0.0.1:1", "TCP-LISTEN:5"}, "listen address"},
+		{[]string{"--route", "nat", "--user", "u", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--route"},
+		{[]string{"--route", "rw", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--user NAME"},
+		{[]string{"--user", "u", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "need --route"},
+		{[]string{"--route", "conn", "--password", "p", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--password needs --user"},
+		{[]string{"--route", "conn", "--users", "/nonexistent/users", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "--users"},
+		{[]string{"--route", "rw", "--engine", "splice", "--user", "u", "tcp:127.0.0.1:0", "tcp:127.0.0.1:1"}, "engine epoll"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(tc.args, &out, &errb)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // ClientConfig names the account and schema a Client logs in with. The

@@ -2,7 +2,7 @@ package mysql
 
 import (
 	"bytes"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"net"

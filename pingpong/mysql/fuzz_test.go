@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/wiretest"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 func FuzzClient(f *testing.F) {

@@ -1,8 +1,8 @@
 package mysql
 
 import (
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"github.com/hoplat/hoplat/responder/mock"
 	"net"
 	"testing"

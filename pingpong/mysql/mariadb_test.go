@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // TestClientAgainstMariaDB runs every workload, in text and prepared mode,

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // Protocol is the load client's side of MySQL: each session logs in with

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"github.com/hoplat/hoplat/responder"
 	"github.com/hoplat/hoplat/responder/mock"
 	"github.com/hoplat/hoplat/sockets"

@@ -12,8 +12,8 @@ import (
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"github.com/hoplat/hoplat/sockets"
 )
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // Command names one request shape a Workload sends per event.

@@ -3,7 +3,7 @@ package mysql
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"regexp"

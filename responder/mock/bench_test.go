@@ -2,7 +2,7 @@ package mock
 
 import (
 	"github.com/hoplat/hoplat/internal/wiretest"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 
 	"encoding/binary"
 	"strconv"

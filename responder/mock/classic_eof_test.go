@@ -6,7 +6,7 @@ import (
 
 	"testing"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 func TestClientClassicEOF(t *testing.T) {

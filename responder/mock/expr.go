@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // The mock evaluates the SELECTs without a table that drivers, pools and

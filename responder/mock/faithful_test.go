@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // A corpus statement: its SQL, the arguments of its prepared form (the

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/wiretest"
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // FuzzServerCommands feeds an authenticated mock connection arbitrary

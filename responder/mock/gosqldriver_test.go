@@ -10,7 +10,7 @@ import (
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // TestGoSQLDriverAgainstMock serves github.com/go-sql-driver/mysql, the

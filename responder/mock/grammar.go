@@ -1,8 +1,8 @@
 package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // grammar is the one reading of SELECT the mock has, over the one lexer

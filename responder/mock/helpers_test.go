@@ -1,9 +1,9 @@
 package mock
 
 import (
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"net"
 	"testing"
 )

@@ -15,8 +15,8 @@ import (
 
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/internal/wiretest"
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // TestReadBufferGrowsWithBytesNotHeader: a header declaring 16 MiB followed

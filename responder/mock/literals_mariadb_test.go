@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 // literalShapes are SELECTs without a table whose column definitions a

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // These tests serve programs we did not write — the mariadb client,

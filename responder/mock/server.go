@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sbtable"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // ServerConfig shapes the mock mysqld. The zero value serves user "" with

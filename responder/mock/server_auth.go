@@ -9,7 +9,7 @@ import (
 	"io"
 	"net"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // serverConn is one connection's state on the mock server.

@@ -3,8 +3,8 @@ package mock
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"strings"
 	"testing"
 )

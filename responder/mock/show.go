@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // sysVars are the system variables connectors, pools and proxy monitors

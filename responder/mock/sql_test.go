@@ -1,8 +1,8 @@
 package mock
 
 import (
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 	"strconv"
 	"strings"
 	"testing"

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/wiretest"
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 var tableSeeds = []string{

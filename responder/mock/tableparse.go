@@ -1,9 +1,9 @@
 package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sbtable"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // The dialect the mock runs on sysbench's tables, parsed by recursive

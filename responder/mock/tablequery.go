@@ -3,9 +3,9 @@ package mock
 import (
 	"bytes"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sbtable"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // tableQuery answers a COM_QUERY on a sysbench table. The statement is

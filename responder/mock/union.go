@@ -3,8 +3,8 @@ package mock
 import (
 	"time"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // UNIONs of SELECTs without a table ("SELECT 1 UNION SELECT 2"), as

@@ -18,6 +18,11 @@ const (
 	Sockmap   Relay = roles.Sockmap // the hop in the kernel: the floor for a user-space relay
 	Socat     Relay = "socat"
 	HAProxy   Relay = "haproxy"
+	// MySQLConn and MySQLRW are hoprelay reading MySQL on its epoll
+	// engine (--route conn, --route rw): beside epoll's row they show
+	// what reading the protocol adds to moving bytes.
+	MySQLConn Relay = "mysql-conn"
+	MySQLRW   Relay = "mysql-rw"
 )
 
 // Relays is every relay hopbench knows, in the order its table lists them:
@@ -30,8 +35,23 @@ func relays() []Relay {
 	for _, e := range roles.Engines {
 		out = append(out, Relay(e))
 	}
-	return append(out, Socat, HAProxy)
+	return append(out, Socat, HAProxy, MySQLConn, MySQLRW)
 }
+
+// DefaultRelays are the relays of a run that names none: every one but the
+// MySQL routers, which a run asks for by name (--paths).
+var DefaultRelays = func() []Relay {
+	var out []Relay
+	for _, r := range Relays {
+		if !r.Routes() {
+			out = append(out, r)
+		}
+	}
+	return out
+}()
+
+// Routes reports whether r is hoprelay routing MySQL (--route conn|rw).
+func (r Relay) Routes() bool { return r == MySQLConn || r == MySQLRW }
 
 // IsEngine reports whether r is one of hoprelay's own engines.
 func (r Relay) IsEngine() bool { return roles.IsEngine(string(r)) }

@@ -13,7 +13,7 @@ import (
 	"github.com/hoplat/hoplat/internal/leak"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // Served is a server listening on loopback TCP and a temp-dir UNIX socket

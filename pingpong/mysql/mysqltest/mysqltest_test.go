@@ -5,8 +5,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
 )
 
 func TestServe(t *testing.T) {

@@ -3,7 +3,7 @@ package sbtable_test
 import (
 	"fmt"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/sbtable"
+	"github.com/hoplat/hoplat/mysql/sbtable"
 )
 
 func ExampleTable() {

@@ -4,7 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // Example decodes the column definition MariaDB sends for SELECT 1.

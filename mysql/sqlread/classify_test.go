@@ -128,3 +128,59 @@ func TestClassifyAllocs(t *testing.T) {
 		t.Errorf("%.1f allocations per Classify, want 0", n)
 	}
 }
+
+func TestClassifyRoute(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want Route
+	}{
+		{"SELECT c FROM sbtest1 WHERE id=1", RouteRead},
+		{"select sum(k) from sbtest1 where id between 1 and 100", RouteRead},
+		{"SELECT 1", RouteRead},
+		{"(select c from t)", RouteRead},
+		{"show tables", RouteRead},
+		{"SELECT c FROM sbtest1 WHERE id=1 FOR UPDATE", RouteWrite},
+		{"SELECT c FROM t WHERE id=1 for share", RouteWrite},
+		{"SELECT c FROM t LOCK IN SHARE MODE", RouteWrite},
+		{"SELECT c INTO @x FROM t", RouteWrite},
+		{"SELECT @x := 1", RouteWrite},
+		{"SELECT LAST_INSERT_ID()", RouteWrite},
+		{"select found_rows()", RouteWrite},
+		{"SELECT GET_LOCK('a', 1)", RouteWrite},
+		{"SELECT 'for update' FROM t", RouteRead},
+		{"SELECT `last_insert_id`(1)", RouteRead},
+		{"INSERT INTO t VALUES (1)", RouteWrite},
+		{"UPDATE t SET k=k+1 WHERE id=1", RouteWrite},
+		{"DELETE FROM t WHERE id=1", RouteWrite},
+		{"SET autocommit=0", RouteSession},
+		{"SET NAMES utf8mb4", RouteSession},
+		{"use sbtest", RouteSession},
+		{"BEGIN", RouteBegin},
+		{"START TRANSACTION", RouteBegin},
+		{"start transaction read write", RouteBegin},
+		{"START TRANSACTION READ ONLY", RouteBeginReadOnly},
+		{"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", RouteBeginReadOnly},
+		{"START SLAVE", RouteWrite},
+		{"COMMIT", RouteEnd},
+		{"ROLLBACK", RouteEnd},
+		{"ROLLBACK WORK", RouteEnd},
+		{"ROLLBACK TO SAVEPOINT a", RouteWrite},
+		{"", RouteWrite},
+		{"CREATE TABLE t (a INT)", RouteWrite},
+	}
+	for _, tc := range tests {
+		if got := Classify([]byte(tc.sql)).Route; got != tc.want {
+			t.Errorf("Classify(%q).Route = %d, want %d", tc.sql, got, tc.want)
+		}
+	}
+}
+
+// TestClassifyRouteNoAllocs: the router classifies every statement; the
+// point select must cost no allocation.
+func TestClassifyRouteNoAllocs(t *testing.T) {
+	for _, sql := range [][]byte{[]byte("SELECT c FROM sbtest1 WHERE id=?"), []byte("START TRANSACTION READ ONLY"), []byte("SELECT LAST_INSERT_ID()")} {
+		if avg := testing.AllocsPerRun(100, func() { Classify(sql) }); avg != 0 {
+			t.Errorf("Classify(%q): %.1f allocations", sql, avg)
+		}
+	}
+}

@@ -3,7 +3,7 @@ package sqlread
 import (
 	"fmt"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/wire"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // SyntaxError is mysqld's ER_PARSE_ERROR for the text from near on: it

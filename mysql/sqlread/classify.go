@@ -26,7 +26,37 @@ type Statement struct {
 	// Schema and Table name the table of a ClassSystemTable, backquotes
 	// removed.
 	Schema, Table Span
+	// Route is where a read/write-splitting router sends the statement.
+	Route Route
 }
+
+// Route is where a router that splits reads from writes (hoprelay --route
+// rw) sends a statement: a read any replica may answer, or the primary.
+type Route uint8
+
+const (
+	// RouteWrite is anything that may change data, take a lock, or read
+	// what only the server that ran the session's last statement knows:
+	// the primary's.
+	RouteWrite Route = iota
+	// RouteRead is a SELECT without INTO, FOR UPDATE, FOR SHARE, LOCK IN
+	// SHARE MODE, a := assignment or a function whose answer is one
+	// server's session state (LAST_INSERT_ID, FOUND_ROWS, GET_LOCK...),
+	// or a SHOW: any replica answers it as the primary would.
+	RouteRead
+	// RouteSession changes session state (SET, USE): every server the
+	// session uses must run it.
+	RouteSession
+	// RouteBegin starts a transaction that may write: BEGIN, START
+	// TRANSACTION [READ WRITE].
+	RouteBegin
+	// RouteBeginReadOnly is START TRANSACTION READ ONLY: a replica may run
+	// the whole transaction.
+	RouteBeginReadOnly
+	// RouteEnd ends a transaction: COMMIT, ROLLBACK (not ROLLBACK TO
+	// SAVEPOINT).
+	RouteEnd
+)
 
 // classOf is the class of a statement by its first keyword; the zero
 // class is a syntax error. SELECT is looked at further.
@@ -76,10 +106,99 @@ func Classify(sql []byte) Statement {
 		st.Class = ClassSyntax
 	case l.Tok.Kw == KwSelect:
 		classifySelect(&l, lead, &st)
+		st.Route = routeSelect(&l)
 	default:
 		st.Class = classOf[l.Tok.Kw]
+		st.Route = routeOf(&l)
 	}
 	return st
+}
+
+// routeOf is the route of a statement that is not a SELECT, the lexer on
+// its first word.
+func routeOf(l *Lexer) Route {
+	switch l.Tok.Kw {
+	case KwShow:
+		return RouteRead
+	case KwSet, KwUse:
+		return RouteSession
+	case KwBegin:
+		return RouteBegin
+	case KwCommit:
+		return RouteEnd
+	case KwRollback:
+		// ROLLBACK [WORK] TO [SAVEPOINT] x keeps the transaction open.
+		for l.Next(); l.Tok.Kind != TokEOF; l.Next() {
+			if l.word("TO") {
+				return RouteWrite
+			}
+		}
+		return RouteEnd
+	case KwStart:
+		l.Next()
+		if !l.word("TRANSACTION") {
+			return RouteWrite // START SLAVE, START REPLICA...
+		}
+		// START TRANSACTION [mode [, mode]...]: READ ONLY, READ WRITE,
+		// WITH CONSISTENT SNAPSHOT.
+		for l.Next(); l.Tok.Kind != TokEOF; l.Next() {
+			if l.word("READ") {
+				if l.Next(); l.word("ONLY") {
+					return RouteBeginReadOnly
+				}
+			}
+		}
+		return RouteBegin
+	}
+	return RouteWrite
+}
+
+// routeSelect reads on through a SELECT, from wherever classifySelect
+// stopped (after its FROM, or at the end), for what makes it a write: the
+// clauses that lock or write (INTO, FOR UPDATE, FOR SHARE, LOCK IN SHARE
+// MODE), a := assignment, and calls whose answer belongs to the session on
+// one server. Anything before the FROM was seen by classifySelect's walk,
+// so the walk restarts from the text's start: a SELECT's list is short.
+func routeSelect(l *Lexer) Route {
+	l.Init(l.Src)
+	for ; l.Tok.Kind != TokEOF; l.Next() {
+		switch {
+		case l.Is(KwInto), l.Is(KwLock):
+			return RouteWrite
+		case l.Is(KwFor):
+			if l.Next(); l.Is(KwUpdate) || l.Is(KwShare) {
+				return RouteWrite
+			}
+		case l.Tok.Kind == TokBad && l.Src[l.Tok.Start] == ':':
+			// ':' starts no token of the dialect: := is an assignment.
+			return RouteWrite
+		case l.Tok.Kind == TokIdent && !l.Tok.Quoted && l.FollowedBy('(') && sessionFunc(l.Tok.Span.Of(l.Src)):
+			return RouteWrite
+		}
+	}
+	return RouteRead
+}
+
+// sessionFuncs answer from the session's state on the server that runs
+// them (the last insert, the last statement's row counts, user locks, a
+// sequence's next value), so a replica's answer would be wrong.
+var sessionFuncs = []string{"LAST_INSERT_ID", "FOUND_ROWS", "ROW_COUNT", "GET_LOCK", "RELEASE_LOCK",
+	"RELEASE_ALL_LOCKS", "IS_USED_LOCK", "IS_FREE_LOCK", "NEXTVAL", "SETVAL", "LASTVAL", "CONNECTION_ID"}
+
+func sessionFunc(name []byte) bool {
+	for _, f := range sessionFuncs {
+		if len(name) == len(f) && bytes.EqualFold(name, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// word reports whether the current token is the bare word w (upper case),
+// for the words of a statement that are not keywords of the mock's
+// dialect.
+func (l *Lexer) word(w string) bool {
+	return l.Tok.Kind == TokIdent && !l.Tok.Quoted && len(l.Tok.Span.Of(l.Src)) == len(w) && bytes.EqualFold(l.Tok.Span.Of(l.Src), []byte(w))
 }
 
 // classifySelect walks a SELECT at the depth of its opening parentheses

@@ -3,7 +3,7 @@ package sqlread_test
 import (
 	"fmt"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/sqlread"
+	"github.com/hoplat/hoplat/mysql/sqlread"
 )
 
 // Example reads sysbench's point select: its class, then its tokens.
