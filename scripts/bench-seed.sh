@@ -184,7 +184,7 @@ for rt in "${ROUTES[@]}"; do
 	*) echo "bench-seed: ROUTES: $rt: want conn, rw1 or rw2" >&2; exit 2 ;;
 	esac
 	if [ "$route_ok" != yes ]; then
-		if [[ $route_ok == *"unknown flag: --route"* ]]; then why="n/a (hoprelay lacks --route)"; else why="n/a (hoprelay --route: ${route_ok%%$'\n'*})"; fi
+		why="n/a (hoprelay --route: ${route_ok%%$'\n'*})"
 		NA[$rt-tcp]=$why NA[$rt-unix]=$why
 		continue
 	fi

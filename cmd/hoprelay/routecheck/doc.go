@@ -2,5 +2,5 @@
 // (hoprelay --route conn|rw): sysbench and the stock mariadb client through
 // the hoprelay binary to a MariaDB primary and its replica, checked against
 // the servers' own counters. The tests know the router only by its command
-// line, and skip, saying so, where the binary has no --route.
+// line.
 package routecheck
