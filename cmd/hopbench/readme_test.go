@@ -33,8 +33,8 @@ func TestReadmeSampleColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	sample := readmeSample(t, string(readme))
-	if !strings.HasPrefix(sample[0], "machine: ") {
-		t.Errorf("README sample starts with %q, want the machine line", sample[0])
+	if len(sample) < 2 || !strings.HasPrefix(sample[0], "workload: ") || !strings.HasPrefix(sample[1], "machine: ") {
+		t.Errorf("README sample starts with %q, want the workload line, then the machine line", sample[:min(2, len(sample))])
 	}
 
 	rep := goldenRuns(t)["run"]
