@@ -38,7 +38,7 @@
 # on CPU 1 and the client and relay on CPU 0 (the seeds' database on another
 # host), where every message also pays a cross-CPU wake-up; PLACEMENT=none
 # pins nothing and runs hoprelay with its default flags, the experiment as
-# field-notes.md section 1 publishes it and a user runs it (the scheduler
+# MXS-1515 published it (docs/hopbench.md) and a user runs it (the scheduler
 # places every process; marked so in the output). Timing on a shared machine
 # is noise unless rounds interleave; the counts are what to compare.
 #
