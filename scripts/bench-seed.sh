@@ -131,7 +131,7 @@ start_relay() {
 	PATHS+=("$name")
 }
 
-# The seeds' relay lines (field-notes section 1), ports and paths fresh.
+# The seed experiment's relay lines (MXS-1515, docs/hopbench.md), ports and paths fresh.
 p=$(free_port)
 start_relay socat-tcp tcp "$p" socat "TCP4-LISTEN:$p,reuseaddr,fork,nodelay" "$UP" || true
 start_relay socat-unix unix "$tmp/socat.sock" socat "UNIX-LISTEN:$tmp/socat.sock,fork" "$UP" || true
