@@ -46,6 +46,18 @@ var keyTable = []setting{
 		p.t.Backends = items
 		return nil
 	}, value: func(t *TopologyFile) string { return t.Backend }},
+	// REPLICA is the replicas mysql-rw's router reads from (--replica,
+	// repeated), separated by ';' like BACKEND's servers.
+	{key: "REPLICA", flag: "replica", read: func(p *parser, v string) error {
+		p.t.Replicas = nil
+		for _, it := range strings.Split(v, ";") {
+			if it = strings.TrimSpace(it); !strings.HasPrefix(it, "mysql://") {
+				return p.err("REPLICA", "want mysql://USER:PASS@HOST:PORT/DB, or several separated by ;")
+			}
+			p.t.Replicas = append(p.t.Replicas, it)
+		}
+		return nil
+	}, values: func(t *TopologyFile) []string { return t.Replicas }},
 	// CLIENT_INSTANCES (autobench's SYSBENCH_INSTANCES) runs that many
 	// clients at once, in lock-step through the thread sweep, each against
 	// a backend (or server host) in turn.
@@ -133,7 +145,7 @@ var aliases = map[string]string{
 // The vocabularies the driver accepts, checked here so that a typo is
 // reported at its line; a test keeps them equal to the driver's.
 var (
-	relayNames     = []string{"direct", "none", "goroutine", "epoll", "splice", "sockmap", "socat", "haproxy"}
+	relayNames     = []string{"direct", "none", "goroutine", "epoll", "splice", "sockmap", "socat", "haproxy", "mysql-conn", "mysql-rw"}
 	transportNames = []string{"tcp", "unix"}
 	protoNames     = []string{"echo", "mysql"}
 	commandNames   = []string{"ping", "select1", "point-select", "oltp-ro", "oltp-rw", "oltp-wo", "query"}

@@ -80,6 +80,8 @@ type TopologyFile struct {
 	Backend string
 	// Backends are BACKEND's entries, one for a single backend.
 	Backends []string
+	// Replicas are REPLICA's servers, mysql-rw's replicas.
+	Replicas []string
 	// Instances is CLIENT_INSTANCES: clients run at once, 0 when unset.
 	Instances     int
 	Proto         string

@@ -281,6 +281,7 @@ func FuzzParseTopology(f *testing.F) {
 // in a form the flag's parser reads back to the same value.
 func TestArgs(t *testing.T) {
 	src := `BACKEND="mysql://u:p@10.77.0.2:3306/db"
+REPLICA="mysql://u:p@10.77.0.3:3306/db"
 PROTO=mysql
 COMMAND=select1
 PATHS="direct;epoll"
@@ -315,7 +316,7 @@ SYSBENCH_INSTANCES=2
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--client-instances=2", "--proto=mysql", "--command=select1",
+	want := []string{"--backend=mysql://u:p@10.77.0.2:3306/db", "--replica=mysql://u:p@10.77.0.3:3306/db", "--client-instances=2", "--proto=mysql", "--command=select1",
 		"--paths=direct,epoll", "--transports=tcp", "--threads=1,2,4", "--time=30s", "--warmup=100ms",
 		"--round-requests=500", "--budget=1m30s", "--runs=5", "--discard=0", "--hops=0,1,2", "--service-time=0s,20µs", "--size=64", "--rows=1,10",
 		"--placement=client=0 relay=1;3", "--nice=-5", "--relay-lock=conn",
