@@ -60,7 +60,7 @@ var help = usage.Help{
 		"hoprelay TCP4-LISTEN:4008,reuseaddr,fork,nodelay TCP4:127.0.0.1:3306,nodelay",
 		"hoprelay --engine splice UNIX-LISTEN:/tmp/mysql.sock,fork TCP4:127.0.0.1:3306",
 		"hoprelay --stats /tmp/s.json TCP-LISTEN:3306 tcp:10.0.0.1:3306 tcp:10.0.0.2:3306",
-		"hoprelay --route rw --user sbtest --password secret tcp:127.0.0.1:4006 tcp:127.0.0.1:3306 tcp:127.0.0.1:3307",
+		"hoprelay --route rw --user sb --password pw tcp:0.0.0.0:4006 tcp:db1:3306 tcp:db2:3306",
 	},
 }
 
