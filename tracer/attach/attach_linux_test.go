@@ -227,8 +227,13 @@ func measureDuty(t *testing.T, mode string, cost, d time.Duration, cfg Config) m
 	if perWindow[ToUpstream] != m.up.Chunks || perWindow[ToClient] != m.down.Chunks {
 		t.Errorf("windows hold %v chunks, the report %d and %d", perWindow, m.up.Chunks, m.down.Chunks)
 	}
+	// Each request the hooks see is a chunk each way: at least half of
+	// the requests made in the share of the session traced, the duty
+	// asked or, where the machine held the windows' timers late, the
+	// share this run measured.
+	seen := min(duty, m.tracer.TracedS/m.wallS)
 	for _, dr := range []DirectionReport{m.up, m.down} {
-		if float64(dr.Chunks) < duty*float64(h.Count())/2 {
+		if float64(dr.Chunks) < seen*float64(h.Count())/2 {
 			t.Errorf("%s %v: %s has %d chunks for %d requests", mode, cost, dr.Name, dr.Chunks, h.Count())
 		}
 		// An identity, not a speed: the split integrates each chunk's
