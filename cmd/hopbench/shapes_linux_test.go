@@ -96,10 +96,19 @@ func TestAttachShape64Connections(t *testing.T) {
 		t.Errorf("64 connections: attach saw %d", r.Connections)
 	}
 	// Each request is one chunk up and its reply one down: chunks
-	// matched across connections would break the pairs' balance.
+	// matched across connections would break the pairs' balance. What
+	// the timing leaves unpaired is the mechanism's, on any machine: a
+	// connection holds one request at a time, so each window's edges cut
+	// at most one pair per connection (a reply seen without its request
+	// at the start, or a request without its reply at the end), and a
+	// lost record loses at most one chunk.
 	up, down := r.Directions[0].Chunks, r.Directions[1].Chunks
-	if diff := up - down; diff > up/20 || diff < -up/20 {
-		t.Errorf("64 connections: %d chunks up, %d down: more than 5%% apart", up, down)
+	windows := int64(len(r.Windows)) + int64(r.WindowsDropped)
+	tol := windows*int64(r.Connections) + int64(r.Tracer.Lost)
+	t.Logf("64 connections: %d chunks up, %d down, in %d windows (%d records lost): at most %d apart", up, down, windows,
+		r.Tracer.Lost, tol)
+	if diff := up - down; diff > tol || diff < -tol {
+		t.Errorf("64 connections: %d chunks up, %d down: more than %d apart", up, down, tol)
 	}
 }
 

@@ -77,6 +77,7 @@ func TestSameStatementMixAsSysbench(t *testing.T) {
 						psMode = "disable"
 					}
 					var sbOut string
+					var sbTxns, sbIgnored int64
 					sbMix := statementMix(t, db, func() int64 {
 						args := append(db.SysbenchArgs(false), wl.script, "--tables=1", "--table-size="+strconv.Itoa(db.TableSize),
 							"--threads="+strconv.Itoa(threads), "--time="+strconv.Itoa(secs), "--db-ps-mode="+psMode,
@@ -90,10 +91,13 @@ func TestSameStatementMixAsSysbench(t *testing.T) {
 						if m == nil {
 							t.Fatalf("sysbench output lacks transactions:\n%s", out)
 						}
-						n, _ := strconv.ParseInt(m[1], 10, 64)
-						return n
+						sbTxns, _ = strconv.ParseInt(m[1], 10, 64)
+						if m := sysbenchIgnored.FindStringSubmatch(out); m != nil {
+							sbIgnored, _ = strconv.ParseInt(m[1], 10, 64)
+						}
+						return sbTxns
 					})
-					var ppErrors, ppTxns, ppQueries int64
+					var ppErrors, ppTxns, ppQueries, ppIgnored int64
 					ppMix := statementMix(t, db, func() int64 {
 						rep, err := pingpong.Run(context.Background(), pingpong.Config{
 							Target: target, Threads: []int{threads}, Time: secs * time.Second,
@@ -104,15 +108,26 @@ func TestSameStatementMixAsSysbench(t *testing.T) {
 							t.Fatal(err)
 						}
 						r := rep.Results()[0]
-						ppErrors, ppTxns, ppQueries = r.Errors-r.Ignored, r.Transactions, r.Queries
+						ppErrors, ppTxns, ppQueries, ppIgnored = r.Errors-r.Ignored, r.Transactions, r.Queries, r.Ignored
 						return r.Transactions
 					})
 					if ppErrors != 0 {
 						t.Fatalf("pingpong: %d errors besides the ignored ones", ppErrors)
 					}
-					// Retried transactions repeat statements; deadlocks
-					// are rare at this table size, and either tool's
-					// retries stay within the tolerance.
+					// The server's counts per completed transaction are
+					// the mix exactly, but for what the timed run adds
+					// beside its completed transactions, as many as this
+					// run had, whatever the machine's speed: each retried
+					// event (an ignored deadlock or lock wait, as either
+					// tool counts them) repeats at most one event's
+					// statements, and each thread adds at most one event
+					// cut short at the end and its session's set-up. The
+					// tolerance is that, per transaction, beside 3% and
+					// 0.01 of rounding, which no speed moves: a statement
+					// kind missing or sent twice moves its count by a
+					// whole one per transaction.
+					slack := func(ignored, txns int64) float64 { return float64(2*int64(threads)+ignored) / float64(txns) }
+					ppSlack, sbSlack := slack(ppIgnored, ppTxns), slack(sbIgnored, sbTxns)
 					for _, c := range mixCounters {
 						want, nominal := wl.want[c], true
 						if c == "Com_stmt_execute" {
@@ -121,12 +136,12 @@ func TestSameStatementMixAsSysbench(t *testing.T) {
 								want = sbMix["Com_stmt_execute"]
 							}
 						}
-						tol := 0.03*math.Max(1, want) + 0.01
-						if math.Abs(ppMix[c]-sbMix[c]) > tol {
-							t.Errorf("%s per transaction: pingpong %.3f, sysbench %.3f in the same run", c, ppMix[c], sbMix[c])
+						tol := (0.03+ppSlack)*math.Max(1, want) + 0.01
+						if both := tol + sbSlack*math.Max(1, want); math.Abs(ppMix[c]-sbMix[c]) > both {
+							t.Errorf("%s per transaction: pingpong %.3f, sysbench %.3f in the same run (tolerance %.3f)", c, ppMix[c], sbMix[c], both)
 						}
 						if nominal && math.Abs(ppMix[c]-want) > tol {
-							t.Errorf("%s per transaction: pingpong %.3f, oltp_common.lua sends %v", c, ppMix[c], want)
+							t.Errorf("%s per transaction: pingpong %.3f, oltp_common.lua sends %v (tolerance %.3f)", c, ppMix[c], want, tol)
 						}
 					}
 					if ps && sbMix["Com_stmt_execute"] < 5 {
@@ -135,7 +150,8 @@ func TestSameStatementMixAsSysbench(t *testing.T) {
 					if ppQueries < ppTxns*int64(mustWorkload(t, WorkloadConfig{Command: wl.cmd}).QueriesPerEvent()) {
 						t.Errorf("pingpong: %d queries for %d transactions", ppQueries, ppTxns)
 					}
-					t.Logf("per transaction: sysbench %v; pingpong %v (%d transactions)", sbMix, ppMix, ppTxns)
+					t.Logf("per transaction: sysbench %v (%d transactions, %d ignored errors); pingpong %v (%d transactions, %d ignored)",
+						sbMix, sbTxns, sbIgnored, ppMix, ppTxns, ppIgnored)
 					if testing.Verbose() {
 						t.Log(sbOut)
 					}
@@ -212,4 +228,7 @@ func runProgram(t *testing.T, name string, args ...string) (string, error) {
 	return string(out), err
 }
 
-var sysbenchTransactions = regexp.MustCompile(`transactions:\s+(\d+)`)
+var (
+	sysbenchTransactions = regexp.MustCompile(`transactions:\s+(\d+)`)
+	sysbenchIgnored      = regexp.MustCompile(`ignored errors:\s+(\d+)`)
+)

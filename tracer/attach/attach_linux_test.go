@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -226,10 +227,19 @@ func measureDuty(t *testing.T, mode string, cost, d time.Duration, cfg Config) m
 	if perWindow[ToUpstream] != m.up.Chunks || perWindow[ToClient] != m.down.Chunks {
 		t.Errorf("windows hold %v chunks, the report %d and %d", perWindow, m.up.Chunks, m.down.Chunks)
 	}
+	// Each request the hooks see is a chunk each way: at least half of
+	// the requests made in the share of the session traced, the duty
+	// asked or, where the machine held the windows' timers late, the
+	// share this run measured.
+	seen := min(duty, m.tracer.TracedS/m.wallS)
 	for _, dr := range []DirectionReport{m.up, m.down} {
-		if float64(dr.Chunks) < duty*float64(h.Count())/2 {
+		if float64(dr.Chunks) < seen*float64(h.Count())/2 {
 			t.Errorf("%s %v: %s has %d chunks for %d requests", mode, cost, dr.Name, dr.Chunks, h.Count())
 		}
+		// An identity, not a speed: the split integrates each chunk's
+		// thread timeline over its residence, a partition of it
+		// (timeline.split), so the means differ by the report's rounding
+		// to 0.01 µs alone, on any machine.
 		if diff := dr.SplitUs.Sum() - dr.ResidenceUs.Mean; diff > 0.05*dr.ResidenceUs.Mean || diff < -0.05*dr.ResidenceUs.Mean {
 			t.Errorf("%s %v: %s split sums to %.2f µs, mean residence %.2f", mode, cost, dr.Name, dr.SplitUs.Sum(), dr.ResidenceUs.Mean)
 		}
@@ -243,13 +253,39 @@ func measureDuty(t *testing.T, mode string, cost, d time.Duration, cfg Config) m
 func TestDuty(t *testing.T) {
 	requireTracer(t)
 	const d = 1200 * time.Millisecond
-	m := measureDuty(t, "none", 0, d, Config{Window: 100 * time.Millisecond, Duty: 0.25})
-	if m.tracer.DutyPct != 25 || m.tracer.TracedS < 0.2 || m.tracer.TracedS > 0.45 || m.wallS < 1.1 {
-		t.Errorf("duty %.0f%%, traced %.2f s of %.2f s; want 25%%, about 0.3 s of 1.2 s", m.tracer.DutyPct, m.tracer.TracedS, m.wallS)
+	const window = 100 * time.Millisecond
+	m := measureDuty(t, "none", 0, d, Config{Window: window, Duty: 0.25})
+	// The schedule's, on any machine: a window's timer and the 300 ms gap
+	// after it are never early, so 1.2 s hold at most three windows and
+	// the session at least its 1.2 s; every window but a last one cut
+	// short holds its 100 ms. The second starts 0.4 s in, unless stopping
+	// the first (draining one window's records) took the 0.7 s left. What
+	// starting and stopping the hooks adds to each window is the
+	// machine's, and is in traced_s: it is not held to a figure.
+	ws := m.report.Windows
+	var sum float64
+	for i, w := range ws {
+		sum += w.DurationS
+		if i < len(ws)-1 && w.DurationS < window.Seconds()-0.005 {
+			t.Errorf("window %d traced %.2f s, shorter than its %v", i, w.DurationS, window)
+		}
 	}
-	if share := float64(m.up.Chunks) / float64(m.requests); share > 0.45 {
-		t.Errorf("to_upstream: %d chunks of %d requests (%.0f%%), want about a quarter", m.up.Chunks, m.requests, 100*share)
+	if m.tracer.DutyPct != 25 || len(ws) < 2 || len(ws) > 3 || math.Abs(m.tracer.TracedS-sum) > 0.01*float64(len(ws)) || m.wallS < 1.1 {
+		t.Errorf("duty %.0f%%, %d windows tracing %.2f s in all, traced %.2f s of %.2f s; want 25%%, 2 or 3 windows of 100 ms in 1.2 s",
+			m.tracer.DutyPct, len(ws), sum, m.tracer.TracedS, m.wallS)
 	}
+	// The windows see the requests made while the hooks are attached:
+	// about the share of the session they traced, as this run measured
+	// it (a quarter, and what attaching took), within 1.8 times it for a
+	// request rate that moves over the session; an attach that never let
+	// go would see every request.
+	traced := m.tracer.TracedS / m.wallS
+	if share := float64(m.up.Chunks) / float64(m.requests); share > 1.8*max(traced, 0.25) {
+		t.Errorf("to_upstream: %d chunks of %d requests (%.0f%%), traced %.0f%% of the session: want about that share",
+			m.up.Chunks, m.requests, 100*share, 100*traced)
+	}
+	t.Logf("%d windows, traced %.2f s of %.2f s (%.0f%%); to_upstream saw %d chunks of %d requests", len(ws), m.tracer.TracedS, m.wallS,
+		100*traced, m.up.Chunks, m.requests)
 }
 
 // TestKnownCost: a relay that spins, and one that sleeps, a set time

@@ -2,7 +2,6 @@ package attach_test
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"testing"
 	"time"
@@ -43,8 +42,14 @@ func TestCompareKnownCost(t *testing.T) {
 		return m
 	}
 	c := rows(compare.CompareAttach(run("spin 100µs", 100*time.Microsecond), run("spin 300µs", 300*time.Microsecond), 0))
-	if r := c["to_upstream on_cpu"]; !r.Significant || math.Abs(r.DeltaUs-200) > 20 {
-		t.Errorf("to_upstream on_cpu: %+.2f µs, significant %v: want +200 ± 20, called", r.DeltaUs, r.Significant)
+	// The 200 µs more the relay spins, a tenth of it either way. The spin
+	// is timed by the clock: what another task on CPU 0 takes of it is
+	// runnable, not on_cpu, as this pair measures it, and lowers the
+	// bound by that much; nothing puts more than the spin on the CPU.
+	r, preempted := c["to_upstream on_cpu"], max(0, c["to_upstream runnable"].DeltaUs)
+	if !r.Significant || r.DeltaUs > 200+20 || r.DeltaUs < 200-20-preempted {
+		t.Errorf("to_upstream on_cpu: %+.2f µs (runnable %+.2f), significant %v: want +200 ± 20 less what was preempted, called",
+			r.DeltaUs, preempted, r.Significant)
 	}
 	if r := c["to_upstream residence_p50"]; !r.Significant {
 		t.Errorf("to_upstream residence_p50: %+.2f µs not called", r.DeltaUs)
