@@ -76,17 +76,19 @@ type Resolution struct {
 	BoundS     float64 `json:"bound_s"`
 	SpentS     float64 `json:"spent_s"`
 	Attempts   int     `json:"attempts"`
-	TimeS      float64 `json:"time_s"` // the last attempt's --time
+	TimeS      float64 `json:"time_s"` // the last attempt's round length
 	Rounds     int     `json:"rounds"`
 	Unresolved int     `json:"unresolved"` // relay paths whose interval still holds zero
 	// SmallestUs is the widest distance from an unresolved path's added
 	// p50 to its interval's end toward zero: a hop that size or larger
 	// this run's rounds would have resolved. SuggestTimeS is a round
-	// length that would resolve the unresolved paths as measured, were
-	// the interval to narrow with the square root of the round's length;
-	// 0 where none would.
+	// length (--time), SuggestRuns a count of rounds (--runs) of the
+	// length that ran, that would resolve the unresolved paths as
+	// measured, were the interval to narrow with the square root of the
+	// requests it rests on; 0 where none would.
 	SmallestUs   float64 `json:"smallest_us,omitempty"`
 	SuggestTimeS float64 `json:"suggest_time_s,omitempty"`
+	SuggestRuns  int     `json:"suggest_runs,omitempty"`
 }
 
 // ReportConfig is the configuration the report was made with, as it ran
