@@ -11,7 +11,7 @@
 # Prometheus (two servers: one with native histograms, one keeping the
 # classic buckets) scrapes attach --listen on HAProxy every second, and
 # its histogram_quantile p50 and p99 print beside attach's own for the
-# same window. Needs root (BPF). About 90 seconds.
+# same window. Needs root (BPF). About a minute.
 # ATTACH_SECTIONS picks sections (default "proxies cost prometheus"), and
 # ATTACH_COST_RUNS repeats the cost section (default 1).
 set -euo pipefail
