@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // defaultRun is hopbench's default paths in its two regimes, seven

@@ -5,6 +5,6 @@
 // JSON, hopbench attach's report (WriteAttach) and hopbench galera's table
 // (WriteGalera), so that cmd/ only wires flags to it. Its subpackages draw the
 // figures (plot) and the self-contained page (page). It imports the
-// analysis (results/hop, results/compare), the statistics leaf, and the
+// analysis (analysis/hop, analysis/compare), the statistics leaf, and the
 // reports of tracer/attach and cluster as data; none of them imports it.
 package present
