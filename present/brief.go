@@ -85,7 +85,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 	if len(r.Chains) > 0 {
 		writeChainTable(t, r.Chains)
 	}
-	verdicts := hop.UnixLegSummary(r)
+	verdicts := unixLegSummary(r)
 	for _, v := range r.Verdicts {
 		if strings.Contains(v, ": each hop adds ") || strings.Contains(v, ": throughput peaks at ") || strings.Contains(v, "% of the direct path's p50, at ") {
 			verdicts = append(verdicts, v) // the sweeps' own findings

@@ -69,11 +69,12 @@ func TestAnalyzeFlagsBimodalPath(t *testing.T) {
 	}
 	r := &Report{Paths: paths}
 	found := false
-	for _, v := range Verdicts(r) {
-		found = found || strings.HasPrefix(v, "epoll tcp->tcp: unstable")
+	for _, f := range Findings(r) {
+		u, ok := f.(Unstable)
+		found = found || ok && u.Path == "epoll tcp->tcp"
 	}
 	if !found {
-		t.Errorf("verdicts %q do not name the unstable path", Verdicts(r))
+		t.Errorf("findings %+v do not name the unstable path", Findings(r))
 	}
 }
 
@@ -85,19 +86,23 @@ func TestNoVerdictForADifferenceWithinTheNoise(t *testing.T) {
 		pathSeries(directUNIX, 1, 90, 21, 20, 21, 20),
 		pathSeries(epollTCP, 1, 90, 20.5, 21.5, 19.5, 20.5),
 	}, 1, false)
-	vs := strings.Join(Verdicts(&Report{Paths: paths}), "\n")
-	for _, want := range []string{
-		"direct: UNIX socket instead of TCP: no measurable difference [95% CI",
-		"no measurable difference from direct tcp: epoll",
-	} {
-		if !strings.Contains(vs, want) {
-			t.Errorf("verdicts lack %q:\n%s", want, vs)
+	var leg, costs bool
+	for _, f := range Findings(&Report{Paths: paths}) {
+		switch f := f.(type) {
+		case UnixLeg:
+			leg = f.Relay == Direct && !f.Measurable
+			if f.Measurable {
+				t.Errorf("UNIX leg %+v measurable within the noise", f)
+			}
+		case HopCosts:
+			costs = len(f.Hops) == 0 && len(f.Unmeasurable) == 1 && f.Unmeasurable[0] == Epoll
+			if len(f.Hops) > 0 {
+				t.Errorf("hop costs %+v claim a difference within the noise", f)
+			}
 		}
 	}
-	for _, claim := range []string{"saves", "costs", "hop cost", "cheapest"} {
-		if strings.Contains(vs, claim) {
-			t.Errorf("verdicts claim %q of a difference within the noise:\n%s", claim, vs)
-		}
+	if !leg || !costs {
+		t.Errorf("findings %+v: want direct's UNIX leg and epoll's hop, neither measurable", Findings(&Report{Paths: paths}))
 	}
 }
 

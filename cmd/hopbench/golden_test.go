@@ -117,7 +117,7 @@ func syntheticRun() *hop.Report {
 		CommandLine: []string{"hopbench", "--paths", "direct,goroutine,epoll", "--runs", "5", "--discard", "1"},
 		Version:     "v0.0.0-golden",
 	}
-	r.Verdicts = hop.Verdicts(r)
+	r.Verdicts = present.Verdicts(r)
 	return r
 }
 

@@ -11,7 +11,9 @@ import (
 // Synthetic is a default run's report made from fixed figures and put
 // through the analysis: direct, goroutine and epoll paths over both client
 // transports, five rounds each (the first discarded), socat and HAProxy
-// skipped. Every call builds a new report, free to change.
+// skipped. Its Verdicts are empty: package present says the analysis's
+// findings (present.Verdicts), and its tests fill them in. Every call
+// builds a new report, free to change.
 func Synthetic() *hop.Report {
 	directTCP, directUNIX := hop.DirectPath(hop.TCP), hop.DirectPath(hop.UNIX)
 	epollTCP := hop.Path{Relay: hop.Epoll, Client: hop.TCP, Upstream: hop.TCP, Hops: 1}
@@ -26,17 +28,17 @@ func Synthetic() *hop.Report {
 	}
 	paths, chains := hop.Analyze(all, 1, false)
 	r := &hop.Report{
-		Schema: hop.Schema,
-		Config: hop.ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
-		Env:    affinity.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
-		Paths:  paths,
-		Chains: chains,
+		Schema:   hop.Schema,
+		Config:   hop.ReportConfig{Backend: "embedded", Proto: "echo", Paths: []string{"direct tcp"}, Threads: []int{1}, TimeS: 1, Rounds: 5, Discard: 1},
+		Env:      affinity.Env{OS: "linux", Arch: "amd64", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26"},
+		Paths:    paths,
+		Chains:   chains,
+		Verdicts: []string{},
 		Skipped: []hop.Skip{
 			{Path: "socat tcp->tcp", Reason: "driver: socat not found next to hopbench or on PATH (install it with `make deps`)"},
 			{Path: "haproxy tcp->tcp", Reason: "driver: haproxy not found next to hopbench or on PATH (install it with `make deps`)"},
 		},
 	}
-	r.Verdicts = hop.Verdicts(r)
 	return r
 }
 
@@ -81,7 +83,6 @@ func Sweep() *hop.Report {
 		}
 	}
 	paths, chains := hop.Analyze(all, 1, true)
-	rep := &hop.Report{Schema: hop.Schema, Paths: paths, Chains: chains, Skipped: []hop.Skip{}}
-	rep.Verdicts = hop.Verdicts(rep)
+	rep := &hop.Report{Schema: hop.Schema, Paths: paths, Chains: chains, Skipped: []hop.Skip{}, Verdicts: []string{}}
 	return rep
 }
