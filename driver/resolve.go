@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // Against a real backend a hop can be small beside the server's own

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // resolveRun is a stand-in run whose epoll hop's interval narrows with the

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 

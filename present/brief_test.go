@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // defaultRun is hopbench's default paths in its two regimes, seven
@@ -50,7 +50,7 @@ func defaultRun(slow func(round int) bool) *hop.Report {
 	m.States = hop.States(paths)
 	r := &hop.Report{Schema: hop.Schema, Machine: m, Paths: paths, Regimes: []hop.RegimeInfo{
 		{Name: "packed", Note: "client, relay and server on CPU 0"}, {Name: "spread", Note: "client=0 relay=1 server=0"}}}
-	r.Verdicts = hop.Verdicts(r)
+	r.Verdicts = Verdicts(r)
 	return r
 }
 

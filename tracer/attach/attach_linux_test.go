@@ -20,7 +20,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // relayEnv makes this test binary a relay of known cost (relayMain).
