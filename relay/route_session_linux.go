@@ -51,9 +51,15 @@ const (
 	comDebug     = 0x0D
 )
 
-// Errors the router itself answers with (MariaDB's codes).
+// Errors the router itself answers with (MariaDB's codes). Each is a
+// server's code: a client library takes an ERR packet that carries a code
+// of its own range (2000-2999, CR_SERVER_LOST's 2013 among them) for a
+// malformed packet (libmariadb reports 2027), so a lost backend is told
+// with ER_CONNECTION_KILLED and SQLSTATE 08S01, the communication failure
+// connectors treat as the end of the connection.
 const (
-	erServerLost        = 2013 // CR_SERVER_LOST: the backend went away
+	erConnectionKilled  = 1927 // ER_CONNECTION_KILLED: the backend went away
+	stateCommFailure    = "08S01"
 	erUnknownStmt       = 1243
 	erPacketsOutOfOrder = 1156
 )
@@ -146,7 +152,10 @@ type session struct {
 	logged  bool  // it is the session log's last entry
 	cliCont bool  // it continues in further frames (16 MiB split)
 	respSeq uint8 // sequence id of the next packet to the client
-	waitOn  int   // upstream a command waits for (connect, login, replay, prepare); -1 none
+	// cliPart: the last frame forwarded to the client was 0xFFFFFF bytes,
+	// so the client reads the next frame as the rest of its packet.
+	cliPart bool
+	waitOn  int // upstream a command waits for (connect, login, replay, prepare); -1 none
 	prepSQL []byte
 
 	inTrx      bool
@@ -467,12 +476,20 @@ func (s *session) lost(i int, err error, errPkt []byte) {
 	}
 }
 
+// failClient answers the client's command with an ERR of sequence id seq:
+// the backend's own (errPkt), else the router's, which names backend i and
+// err. Amid a packet of 16 MiB or more (cliPart) no ERR can follow, as the
+// client would read it as the packet's rest: the session only closes then,
+// and the client reports the lost connection itself.
 func (s *session) failClient(seq uint8, i int, err error, errPkt []byte) {
+	if s.cliPart {
+		return
+	}
 	if errPkt != nil {
 		s.cli.out = appendPacket(s.cli.out, seq, func(b []byte) []byte { return append(b, errPkt...) })
 		return
 	}
-	s.replyErr(seq, erServerLost, "HY000", fmt.Sprintf("Lost connection to backend server %s (%v)", s.l.e.r.pool.addr(i).NetAddr(), err))
+	s.replyErr(seq, erConnectionKilled, stateCommFailure, fmt.Sprintf("Lost connection to backend server %s (%v)", s.l.e.r.pool.addr(i).NetAddr(), err))
 }
 
 // backendStep reads what backend i has buffered: its login, the responses
@@ -512,7 +529,7 @@ func (s *session) backendStep(i int) bool {
 				return moved
 			}
 			s.cli.out = append(s.cli.out, f...)
-			s.respSeq = f[3] + 1
+			s.respSeq, s.cliPart = f[3]+1, len(f)-4 == wire.MaxPayload
 			s.moved[UpstreamToClient] += int64(len(f))
 			s.frames[UpstreamToClient]++
 			b.next(f)
@@ -550,7 +567,7 @@ func (s *session) forward(i int, f []byte) {
 		id := s.newStmt(i, s.trk.stmt, s.trk.params)
 		binary.LittleEndian.PutUint32(s.cli.out[start+5:], id)
 	}
-	s.respSeq = f[3] + 1
+	s.respSeq, s.cliPart = f[3]+1, len(f)-4 == wire.MaxPayload
 	s.moved[UpstreamToClient] += int64(len(f))
 	s.frames[UpstreamToClient]++
 	b.next(f)
@@ -764,7 +781,7 @@ func (s *session) command(f []byte) bool {
 	}
 	if s.trxLost {
 		s.cli.next(f)
-		s.replyErr(1, erServerLost, "HY000", "Lost connection to backend server during transaction")
+		s.replyErr(1, erConnectionKilled, stateCommFailure, "Lost connection to backend server during transaction")
 		s.phase = phClosing
 		return true
 	}
