@@ -505,16 +505,11 @@ func (s *session) backendStep(i int) bool {
 	}
 	moved := false
 	for !s.closed && b.state == beReady {
-		f := b.frame()
-		if f == nil && b.more {
-			b.fill(false, frameLimit)
-			f = b.frame()
+		f, gone := s.backendFrame(i)
+		if gone {
+			return true
 		}
 		if f == nil {
-			if b.eof {
-				s.lost(i, eofErr(b.err), nil)
-				return true
-			}
 			return moved
 		}
 		switch {
@@ -546,6 +541,17 @@ func (s *session) backendStep(i int) bool {
 		moved = true
 	}
 	return true
+}
+
+// backendFrame is backend i's next whole frame, nil when none is buffered;
+// gone says backend i has gone away, which lost has handled.
+func (s *session) backendFrame(i int) (f []byte, gone bool) {
+	b := &s.be[i]
+	if f = b.nextFrame(frameLimit); f == nil && b.eof {
+		s.lost(i, eofErr(b.err), nil)
+		return nil, true
+	}
+	return f, false
 }
 
 func eofErr(err error) error {
@@ -685,11 +691,7 @@ func (s *session) ready(i int) bool {
 
 // clientStep reads the client's next packet: its login, or a command.
 func (s *session) clientStep() bool {
-	f := s.cli.frame()
-	if f == nil && s.cli.more {
-		s.cli.fill(false, s.cliLimit())
-		f = s.cli.frame()
-	}
+	f := s.cli.nextFrame(s.cliLimit())
 	if f == nil {
 		if s.cli.eof && len(s.cli.out) == 0 || s.cli.err != nil {
 			s.close()
@@ -1261,17 +1263,9 @@ func (s *session) changeUser(f []byte) {
 // response, an auth switch if the server asks, OK.
 func (s *session) loginStep(i int) bool {
 	b := &s.be[i]
-	f := b.frame()
-	if f == nil && b.more {
-		b.fill(false, frameLimit)
-		f = b.frame()
-	}
+	f, gone := s.backendFrame(i)
 	if f == nil {
-		if b.eof {
-			s.lost(i, eofErr(b.err), nil)
-			return true
-		}
-		return false
+		return gone
 	}
 	p, seq := f[4:], f[3]
 	b.next(f)
