@@ -252,8 +252,9 @@ func TestMariadbClientThroughRouter(t *testing.T) {
 
 // A primary that dies while a client's transaction waits on it gives the
 // client an error within 2 s, never a hang; once the primary is back, the
-// same relay serves new connections. It runs after the other tests of the shared pair: the primary it kills
-// may lose its last second of commits (innodb_flush_log_at_trx_commit=0).
+// same relay serves new connections. It runs after the other tests of the
+// shared pair: the primary it kills may lose its last second of commits
+// (innodb_flush_log_at_trx_commit=0).
 func TestPrimaryDiesMidTransaction(t *testing.T) {
 	mariadb := peer.Require(t, "mariadb")
 	bin := hoprelay(t)
