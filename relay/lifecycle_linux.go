@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -13,19 +14,12 @@ import (
 	"github.com/hoplat/hoplat/sockets"
 )
 
-// lifecycle is the accept/connect/redial lifecycle that the raw-fd engines
-// share, run by one thread that watches the listener in its own epoll set:
-// an event loop of the epoll and splice engines, the sockmap engine's
-// thread. It accepts (acceptConns), starts each connection's non-blocking
-// connect to the upstream the pool picks, finishes it (connectDone), moves
-// on to the next upstream when it fails (nextUpstream), and ends the
-// connection (retire). The engine keeps what it does with a connection once
-// connected; C is its connection type, held in slots.
-//
-// A connection's sockets are registered with id slot*2+side and the slot's
-// generation (ctl), so that an event queued for a connection closed earlier
-// in the same batch is not applied to the one that reuses its slot.
-type lifecycle[C any] struct {
+// loopSet is what every thread that watches the listener in its own epoll
+// set keeps, whatever it does with the connections it accepts: an event
+// loop of the epoll and splice engines, the sockmap engine's thread, a
+// router loop. It owns the set and the eventfd that wakes the thread, and
+// answers the shutdown order through its acceptGate.
+type loopSet struct {
 	r        *Relay
 	ln       *sockets.FD
 	lnEvents uint32 // the listener's registration: EPOLLEXCLUSIVE where several threads share it
@@ -36,11 +30,92 @@ type lifecycle[C any] struct {
 	force      atomic.Bool
 	accepted   atomic.Int64
 	dials      []*sockets.RawDialer // one per upstream, the pool's order; this thread's own copies
+	live       int                  // connections (sessions) the thread owns
+}
+
+// loopThread is an event loop serveLoops runs: its thread's body, its set
+// for the shutdown order, and closeFDs, which closes the set's descriptors
+// and whatever else of the loop's outlives its thread.
+type loopThread interface {
+	run() error
+	set() *loopSet
+	closeFDs()
+}
+
+func (t *loopSet) set() *loopSet { return t }
+
+// serveLoops is serve for engines of event loops (epoll, splice, the
+// router): each loop runs on a goroutine of its own until stop (or until
+// every loop has returned), then accepting stops in the shutdown order
+// (stopAccepting) and the loops end their connections; force tells each
+// to return at once. The epoll and event fds outlive their loops until
+// here, so that a wakeup never writes to a descriptor number already
+// reused.
+func serveLoops[L loopThread](ln *sockets.FD, loops []L, stop, force <-chan struct{}) error {
+	errs := make([]error, len(loops))
+	var wg sync.WaitGroup
+	for i, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.run()
+		}()
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+
+	select {
+	case <-stop:
+	case <-allDone:
+	}
+	threads := make([]acceptThread, len(loops))
+	for i, l := range loops {
+		threads[i] = l.set()
+	}
+	stopAccepting(ln, threads...)
+	select {
+	case <-allDone:
+	case <-force:
+		for _, l := range loops {
+			l.set().force.Store(true)
+			l.set().wakeup()
+		}
+		<-allDone
+	}
+	closeLoops(nil, loops)
+	return errors.Join(errs...)
+}
+
+// closeLoops closes every loop's epoll set and eventfd, and ln unless nil:
+// everything, when serve never ran.
+func closeLoops[L loopThread](ln *sockets.FD, loops []L) {
+	for _, l := range loops {
+		l.closeFDs()
+	}
+	if ln != nil {
+		ln.Close()
+	}
+}
+
+// lifecycle is the accept/connect/redial lifecycle that the byte relays'
+// raw-fd engines share, run by one thread that watches the listener in its
+// own epoll set: an event loop of the epoll and splice engines, the sockmap
+// engine's thread. It accepts (acceptConns), starts each connection's
+// non-blocking connect to the upstream the pool picks, finishes it
+// (connectDone), moves on to the next upstream when it fails
+// (nextUpstream), and ends the connection (retire). The engine keeps what
+// it does with a connection once connected; C is its connection type, held
+// in slots.
+//
+// A connection's sockets are registered with id slot*2+side and the slot's
+// generation (ctl), so that an event queued for a connection closed earlier
+// in the same batch is not applied to the one that reuses its slot.
+type lifecycle[C any] struct {
+	loopSet
 
 	slots []*C
 	free  []int32
 	gen   int32
-	live  int
 }
 
 // ends are what the lifecycle keeps of each connection: its two sockets
@@ -54,7 +129,7 @@ type ends struct {
 // open creates the thread's epoll set and wake eventfd and puts both the
 // eventfd and the listener (with lnEvents) in it. On an error the caller
 // still calls closeFDs.
-func (t *lifecycle[C]) open(r *Relay, ln *sockets.FD, lnEvents uint32, dials []*sockets.RawDialer) error {
+func (t *loopSet) open(r *Relay, ln *sockets.FD, lnEvents uint32, dials []*sockets.RawDialer) error {
 	t.r, t.ln, t.lnEvents, t.dials = r, ln, lnEvents, dials
 	t.epfd, t.wake = -1, -1
 	t.acceptGate = newAcceptGate()
@@ -77,7 +152,7 @@ func (t *lifecycle[C]) open(r *Relay, ln *sockets.FD, lnEvents uint32, dials []*
 // closeFDs closes the epoll set and the eventfd; they outlive the thread
 // until serve has stopped it, so that a wakeup never writes to a
 // descriptor number already reused.
-func (t *lifecycle[C]) closeFDs() {
+func (t *loopSet) closeFDs() {
 	for _, fd := range []*int{&t.epfd, &t.wake} {
 		if *fd >= 0 {
 			unix.Close(*fd)
@@ -86,28 +161,28 @@ func (t *lifecycle[C]) closeFDs() {
 	}
 }
 
-func (t *lifecycle[C]) ctl(op, fd int, events uint32, id, gen int32) error {
+func (t *loopSet) ctl(op, fd int, events uint32, id, gen int32) error {
 	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
 	return unix.EpollCtl(t.epfd, op, fd, &ev)
 }
 
 // wakeup makes the thread's epoll_wait return.
-func (t *lifecycle[C]) wakeup() {
+func (t *loopSet) wakeup() {
 	one := [8]byte{1}
 	unix.Write(t.wake, one[:])
 }
 
-func (t *lifecycle[C]) gate() *acceptGate { return &t.acceptGate }
+func (t *loopSet) gate() *acceptGate { return &t.acceptGate }
 
-func (t *lifecycle[C]) ackStopAccept() { t.acceptGate.ack(t.epfd, t.ln.Sysfd()) }
+func (t *loopSet) ackStopAccept() { t.acceptGate.ack(t.epfd, t.ln.Sysfd()) }
 
-func (t *lifecycle[C]) resumeAccept() {
+func (t *loopSet) resumeAccept() {
 	t.acceptGate.resume(func() error { return t.ctl(unix.EPOLL_CTL_ADD, t.ln.Sysfd(), t.lnEvents, idListener, 0) })
 }
 
 // done is the thread's check after each wait: true once serve has asked
 // it to stop accepting (answered here) and its last connection has ended.
-func (t *lifecycle[C]) done() bool {
+func (t *loopSet) done() bool {
 	return t.acceptGate.answerStop(t.epfd, t.ln.Sysfd()) && t.live == 0
 }
 
@@ -116,28 +191,38 @@ func (t *lifecycle[C]) done() bool {
 // left wakes a loop again).
 const acceptBatch = 8
 
+// acceptNext accepts the next connection the listener has queued; nil when
+// there is none, or accepting failed (logged; on running out of
+// descriptors or memory accepting pauses).
+func (t *loopSet) acceptNext() *sockets.FD {
+	r := t.r
+	cfd, err := t.ln.Accept()
+	if err == nil {
+		return cfd
+	}
+	if errors.Is(err, sockets.ErrWouldBlock) {
+		return nil
+	}
+	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
+		// Level-triggered, the listener would wake this thread at once
+		// again: take it out until a connection closes or 100 ms pass.
+		r.cfg.Logf("relay: accept on %s: %v (pausing accepts)", r.bound, err)
+		t.acceptGate.pause(t.epfd, t.ln.Sysfd())
+		return nil
+	}
+	r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
+	return nil
+}
+
 // acceptConns accepts what the listener has queued, up to acceptBatch, and
 // hands each connection whose upstream connect has started to add.
 func (t *lifecycle[C]) acceptConns(add func(cfd, ufd *sockets.FD, up int, tried uint64)) {
-	r := t.r
 	for range acceptBatch {
-		cfd, err := t.ln.Accept()
-		if err != nil {
-			if errors.Is(err, sockets.ErrWouldBlock) {
-				return
-			}
-			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
-				// Level-triggered, the listener would wake this thread
-				// at once again: take it out until a connection closes
-				// or 100 ms pass.
-				r.cfg.Logf("relay: accept on %s: %v (pausing accepts)", r.bound, err)
-				t.acceptGate.pause(t.epfd, t.ln.Sysfd())
-				return
-			}
-			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
+		cfd := t.acceptNext()
+		if cfd == nil {
 			return
 		}
-		if ufd, up, tried := r.connectUpstream(cfd, t.dials, &t.accepted); ufd != nil {
+		if ufd, up, tried := t.r.connectUpstream(cfd, t.dials, &t.accepted); ufd != nil {
 			add(cfd, ufd, up, tried)
 		}
 	}
@@ -258,14 +343,8 @@ func (t *lifecycle[C]) retire(slot int32, x *ends, cause error) {
 // returns nil when the connection is refused (max-conns) or every upstream
 // fails at once: then cfd is closed and the refusal counted and logged.
 func (r *Relay) connectUpstream(cfd *sockets.FD, dials []*sockets.RawDialer, accepted *atomic.Int64) (ufd *sockets.FD, up int, tried uint64) {
-	if !r.admit() {
-		r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
-		cfd.Close()
+	if !r.admitClient(cfd, accepted) {
 		return nil, -1, 0
-	}
-	accepted.Add(1)
-	if !r.listen.IsUnix() {
-		cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
 	}
 	ufd, up = r.dialNext(cfd.Sysfd(), dials, &tried)
 	if ufd == nil {
@@ -275,6 +354,22 @@ func (r *Relay) connectUpstream(cfd *sockets.FD, dials []*sockets.RawDialer, acc
 		return nil, -1, 0
 	}
 	return ufd, up, tried
+}
+
+// admitClient admits a client socket a raw-fd engine accepted, counting it
+// in accepted and setting its TCP_NODELAY as the listen address says, or
+// refuses it (max-conns): then cfd is closed and the refusal logged.
+func (r *Relay) admitClient(cfd *sockets.FD, accepted *atomic.Int64) bool {
+	if !r.admit() {
+		r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
+		cfd.Close()
+		return false
+	}
+	accepted.Add(1)
+	if !r.listen.IsUnix() {
+		cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
+	}
+	return true
 }
 
 // dialNext starts a non-blocking connect to the upstream the pool picks

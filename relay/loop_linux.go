@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -154,50 +153,10 @@ func (e *loopEngine) loopStats() []LoopStats {
 }
 
 // closeListener releases everything when Serve never ran.
-func (e *loopEngine) closeListener() {
-	for _, l := range e.loops {
-		l.closeFDs()
-	}
-	e.ln.Close()
-}
+func (e *loopEngine) closeListener() { closeLoops(e.ln, e.loops) }
 
 func (e *loopEngine) serve(stop, force <-chan struct{}) error {
-	errs := make([]error, len(e.loops))
-	var wg sync.WaitGroup
-	for i, l := range e.loops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = l.run()
-		}()
-	}
-	allDone := make(chan struct{})
-	go func() { wg.Wait(); close(allDone) }()
-
-	select {
-	case <-stop:
-	case <-allDone:
-	}
-	threads := make([]acceptThread, len(e.loops))
-	for i, l := range e.loops {
-		threads[i] = l
-	}
-	stopAccepting(e.ln, threads...)
-	select {
-	case <-allDone:
-	case <-force:
-		for _, l := range e.loops {
-			l.force.Store(true)
-			l.wakeup()
-		}
-		<-allDone
-	}
-	// The epoll and event fds outlive their loops until here, so that a
-	// wakeup never writes to a descriptor number already reused.
-	for _, l := range e.loops {
-		l.closeFDs()
-	}
-	return errors.Join(errs...)
+	return serveLoops(e.ln, e.loops, stop, force)
 }
 
 // loop is one event loop and the connections it owns.

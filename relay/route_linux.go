@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -82,47 +81,10 @@ func (e *routeEngine) loopStats() []LoopStats {
 	return out
 }
 
-func (e *routeEngine) closeListener() {
-	for _, l := range e.loops {
-		l.closeFDs()
-	}
-	e.ln.Close()
-}
+func (e *routeEngine) closeListener() { closeLoops(e.ln, e.loops) }
 
 func (e *routeEngine) serve(stop, force <-chan struct{}) error {
-	errs := make([]error, len(e.loops))
-	var wg sync.WaitGroup
-	for i, l := range e.loops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = l.run()
-		}()
-	}
-	allDone := make(chan struct{})
-	go func() { wg.Wait(); close(allDone) }()
-	select {
-	case <-stop:
-	case <-allDone:
-	}
-	threads := make([]acceptThread, len(e.loops))
-	for i, l := range e.loops {
-		threads[i] = l
-	}
-	stopAccepting(e.ln, threads...)
-	select {
-	case <-allDone:
-	case <-force:
-		for _, l := range e.loops {
-			l.force.Store(true)
-			l.wakeup()
-		}
-		<-allDone
-	}
-	for _, l := range e.loops {
-		l.closeFDs()
-	}
-	return errors.Join(errs...)
+	return serveLoops(e.ln, e.loops, stop, force)
 }
 
 // routeLoop is one event loop and the sessions it owns. Each socket it
@@ -130,19 +92,13 @@ func (e *routeEngine) serve(stop, force <-chan struct{}) error {
 // entry's generation, so that an event queued for a socket closed earlier
 // in the same batch is not applied to the one that reuses the entry.
 type routeLoop struct {
-	e        *routeEngine
-	id       int
-	epfd     int
-	wakefd   int
-	gate_    acceptGate
-	force    atomic.Bool
-	accepted atomic.Int64
-	dials    []*sockets.RawDialer // this loop's copies, pool order
+	loopSet // the listener, the epoll set, the wake eventfd (lifecycle_linux.go)
+	e       *routeEngine
+	id      int
 
 	ents     []routeEnt
 	freeEnts []int32
 	gen      int32
-	live     int // sessions
 	rec      *recorder
 	now      int64 // clock at the last wake-up with events
 	replica  int   // the replica the next rw session reads from, round robin
@@ -157,48 +113,15 @@ type routeEnt struct {
 }
 
 func newRouteLoop(e *routeEngine, id int) (*routeLoop, error) {
-	l := &routeLoop{e: e, id: id, epfd: -1, wakefd: -1, gate_: newAcceptGate(), dials: copyDialers(e.dials)}
-	var err error
-	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return nil, os.NewSyscallError("epoll_create1", err)
-	}
-	if l.wakefd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+	l := &routeLoop{e: e, id: id}
+	if err := l.open(e.r, e.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(e.dials)); err != nil {
 		l.closeFDs()
-		return nil, os.NewSyscallError("eventfd", err)
-	}
-	if err := l.ctl(unix.EPOLL_CTL_ADD, l.wakefd, unix.EPOLLIN, idWake, 0); err != nil {
-		l.closeFDs()
-		return nil, os.NewSyscallError("epoll_ctl add eventfd", err)
-	}
-	if err := l.ctl(unix.EPOLL_CTL_ADD, e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0); err != nil {
-		l.closeFDs()
-		return nil, os.NewSyscallError("epoll_ctl add listener", err)
+		return nil, fmt.Errorf("relay: route loop %d: %w", id, err)
 	}
 	if e.r.cfg.Stats {
 		l.rec = newRecorder()
 	}
 	return l, nil
-}
-
-func (l *routeLoop) closeFDs() {
-	for _, fd := range []*int{&l.epfd, &l.wakefd} {
-		if *fd >= 0 {
-			unix.Close(*fd)
-			*fd = -1
-		}
-	}
-}
-
-func (l *routeLoop) ctl(op, fd int, events uint32, id, gen int32) error {
-	ev := unix.EpollEvent{Events: events, Fd: id, Pad: gen}
-	return unix.EpollCtl(l.epfd, op, fd, &ev)
-}
-
-func (l *routeLoop) gate() *acceptGate { return &l.gate_ }
-
-func (l *routeLoop) wakeup() {
-	one := [8]byte{1}
-	unix.Write(l.wakefd, one[:])
 }
 
 // sockEvents is what every socket of a session is registered for:
@@ -252,7 +175,7 @@ func (l *routeLoop) run() error {
 			l.e.r.cfg.Logf("relay: route loop %d: %v", l.id, err)
 		}
 	}
-	defer l.gate_.ack(l.epfd, l.e.ln.Sysfd())
+	defer l.ackStopAccept()
 	defer l.closeAll()
 	events := make([]unix.EpollEvent, 256)
 	idle := false
@@ -260,7 +183,7 @@ func (l *routeLoop) run() error {
 		timeout := -1
 		if l.e.r.cfg.Spin {
 			timeout = 0
-		} else if l.gate_.paused {
+		} else if l.acceptGate.paused {
 			timeout = 100
 		}
 		var n int
@@ -298,55 +221,34 @@ func (l *routeLoop) run() error {
 				l.accept()
 			case idWake:
 				var b [8]byte
-				unix.Read(l.wakefd, b[:])
+				unix.Read(l.wake, b[:])
 			default:
 				l.event(ev.Fd, ev.Pad, ev.Events)
 			}
 		}
-		if n == 0 && timeout > 0 && l.gate_.mayResume() {
+		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
 			l.resumeAccept()
 		}
 		if l.force.Load() {
 			return nil
 		}
-		if l.gate_.answerStop(l.epfd, l.e.ln.Sysfd()) && l.live == 0 {
+		if l.done() {
 			return nil
 		}
 	}
 }
 
-func (l *routeLoop) resumeAccept() {
-	l.gate_.resume(func() error {
-		return l.ctl(unix.EPOLL_CTL_ADD, l.e.ln.Sysfd(), unix.EPOLLIN|unix.EPOLLEXCLUSIVE, idListener, 0)
-	})
-}
-
 // accept takes what the listener has queued, up to acceptBatch, and greets
 // each client.
 func (l *routeLoop) accept() {
-	r := l.e.r
+	r := l.r
 	for range acceptBatch {
-		cfd, err := l.e.ln.Accept()
-		if err != nil {
-			if errors.Is(err, sockets.ErrWouldBlock) {
-				return
-			}
-			if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ENOMEM) {
-				r.cfg.Logf("relay: accept on %s: %v (pausing accepts)", r.bound, err)
-				l.gate_.pause(l.epfd, l.e.ln.Sysfd())
-				return
-			}
-			r.cfg.Logf("relay: accept on %s: %v", r.bound, err)
+		cfd := l.acceptNext()
+		if cfd == nil {
 			return
 		}
-		if !r.admit() {
-			r.cfg.Logf("relay: %s -> %s: refused: %d connections live (max-conns)", peerName(cfd.Sysfd()), r.bound, r.cfg.MaxConns)
-			cfd.Close()
+		if !r.admitClient(cfd, &l.accepted) {
 			continue
-		}
-		l.accepted.Add(1)
-		if !r.listen.IsUnix() {
-			cfd.SetNoDelay(r.listen.Opts.NoDelay != sockets.Off)
 		}
 		s := newSession(l, cfd)
 		id, err := l.register(cfd, s, -1)
@@ -377,7 +279,7 @@ func (l *routeLoop) event(id, gen int32, ev uint32) {
 func (l *routeLoop) sessionEnded() {
 	l.live--
 	l.e.r.release()
-	if l.gate_.mayResume() {
+	if l.acceptGate.mayResume() {
 		l.resumeAccept()
 	}
 }
@@ -415,6 +317,16 @@ func (p *pconn) frame() []byte {
 		return nil
 	}
 	return p.in[p.r : p.r+4+n]
+}
+
+// nextFrame is frame, reading on first when the last fill stopped with in
+// full of whole frames, all consumed since.
+func (p *pconn) nextFrame(limit int) []byte {
+	if f := p.frame(); f != nil || !p.more {
+		return f
+	}
+	p.fill(false, limit)
+	return p.frame()
 }
 
 // next consumes frame f, which frame returned.

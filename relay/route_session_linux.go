@@ -51,9 +51,15 @@ const (
 	comDebug     = 0x0D
 )
 
-// Errors the router itself answers with (MariaDB's codes).
+// Errors the router itself answers with (MariaDB's codes). Each is a
+// server's code: a client library takes an ERR packet that carries a code
+// of its own range (2000-2999, CR_SERVER_LOST's 2013 among them) for a
+// malformed packet (libmariadb reports 2027), so a lost backend is told
+// with ER_CONNECTION_KILLED and SQLSTATE 08S01, the communication failure
+// connectors treat as the end of the connection.
 const (
-	erServerLost        = 2013 // CR_SERVER_LOST: the backend went away
+	erConnectionKilled  = 1927 // ER_CONNECTION_KILLED: the backend went away
+	stateCommFailure    = "08S01"
 	erUnknownStmt       = 1243
 	erPacketsOutOfOrder = 1156
 )
@@ -146,7 +152,10 @@ type session struct {
 	logged  bool  // it is the session log's last entry
 	cliCont bool  // it continues in further frames (16 MiB split)
 	respSeq uint8 // sequence id of the next packet to the client
-	waitOn  int   // upstream a command waits for (connect, login, replay, prepare); -1 none
+	// cliPart: the last frame forwarded to the client was 0xFFFFFF bytes,
+	// so the client reads the next frame as the rest of its packet.
+	cliPart bool
+	waitOn  int // upstream a command waits for (connect, login, replay, prepare); -1 none
 	prepSQL []byte
 
 	inTrx      bool
@@ -467,12 +476,20 @@ func (s *session) lost(i int, err error, errPkt []byte) {
 	}
 }
 
+// failClient answers the client's command with an ERR of sequence id seq:
+// the backend's own (errPkt), else the router's, which names backend i and
+// err. Amid a packet of 16 MiB or more (cliPart) no ERR can follow, as the
+// client would read it as the packet's rest: the session only closes then,
+// and the client reports the lost connection itself.
 func (s *session) failClient(seq uint8, i int, err error, errPkt []byte) {
+	if s.cliPart {
+		return
+	}
 	if errPkt != nil {
 		s.cli.out = appendPacket(s.cli.out, seq, func(b []byte) []byte { return append(b, errPkt...) })
 		return
 	}
-	s.replyErr(seq, erServerLost, "HY000", fmt.Sprintf("Lost connection to backend server %s (%v)", s.l.e.r.pool.addr(i).NetAddr(), err))
+	s.replyErr(seq, erConnectionKilled, stateCommFailure, fmt.Sprintf("Lost connection to backend server %s (%v)", s.l.e.r.pool.addr(i).NetAddr(), err))
 }
 
 // backendStep reads what backend i has buffered: its login, the responses
@@ -488,16 +505,11 @@ func (s *session) backendStep(i int) bool {
 	}
 	moved := false
 	for !s.closed && b.state == beReady {
-		f := b.frame()
-		if f == nil && b.more {
-			b.fill(false, frameLimit)
-			f = b.frame()
+		f, gone := s.backendFrame(i)
+		if gone {
+			return true
 		}
 		if f == nil {
-			if b.eof {
-				s.lost(i, eofErr(b.err), nil)
-				return true
-			}
 			return moved
 		}
 		switch {
@@ -512,7 +524,7 @@ func (s *session) backendStep(i int) bool {
 				return moved
 			}
 			s.cli.out = append(s.cli.out, f...)
-			s.respSeq = f[3] + 1
+			s.respSeq, s.cliPart = f[3]+1, len(f)-4 == wire.MaxPayload
 			s.moved[UpstreamToClient] += int64(len(f))
 			s.frames[UpstreamToClient]++
 			b.next(f)
@@ -529,6 +541,17 @@ func (s *session) backendStep(i int) bool {
 		moved = true
 	}
 	return true
+}
+
+// backendFrame is backend i's next whole frame, nil when none is buffered;
+// gone says backend i has gone away, which lost has handled.
+func (s *session) backendFrame(i int) (f []byte, gone bool) {
+	b := &s.be[i]
+	if f = b.nextFrame(frameLimit); f == nil && b.eof {
+		s.lost(i, eofErr(b.err), nil)
+		return nil, true
+	}
+	return f, false
 }
 
 func eofErr(err error) error {
@@ -550,7 +573,7 @@ func (s *session) forward(i int, f []byte) {
 		id := s.newStmt(i, s.trk.stmt, s.trk.params)
 		binary.LittleEndian.PutUint32(s.cli.out[start+5:], id)
 	}
-	s.respSeq = f[3] + 1
+	s.respSeq, s.cliPart = f[3]+1, len(f)-4 == wire.MaxPayload
 	s.moved[UpstreamToClient] += int64(len(f))
 	s.frames[UpstreamToClient]++
 	b.next(f)
@@ -668,11 +691,7 @@ func (s *session) ready(i int) bool {
 
 // clientStep reads the client's next packet: its login, or a command.
 func (s *session) clientStep() bool {
-	f := s.cli.frame()
-	if f == nil && s.cli.more {
-		s.cli.fill(false, s.cliLimit())
-		f = s.cli.frame()
-	}
+	f := s.cli.nextFrame(s.cliLimit())
 	if f == nil {
 		if s.cli.eof && len(s.cli.out) == 0 || s.cli.err != nil {
 			s.close()
@@ -764,7 +783,7 @@ func (s *session) command(f []byte) bool {
 	}
 	if s.trxLost {
 		s.cli.next(f)
-		s.replyErr(1, erServerLost, "HY000", "Lost connection to backend server during transaction")
+		s.replyErr(1, erConnectionKilled, stateCommFailure, "Lost connection to backend server during transaction")
 		s.phase = phClosing
 		return true
 	}
@@ -1244,17 +1263,9 @@ func (s *session) changeUser(f []byte) {
 // response, an auth switch if the server asks, OK.
 func (s *session) loginStep(i int) bool {
 	b := &s.be[i]
-	f := b.frame()
-	if f == nil && b.more {
-		b.fill(false, frameLimit)
-		f = b.frame()
-	}
+	f, gone := s.backendFrame(i)
 	if f == nil {
-		if b.eof {
-			s.lost(i, eofErr(b.err), nil)
-			return true
-		}
-		return false
+		return gone
 	}
 	p, seq := f[4:], f[3]
 	b.next(f)

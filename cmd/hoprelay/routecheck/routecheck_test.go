@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -251,8 +252,9 @@ func TestMariadbClientThroughRouter(t *testing.T) {
 
 // A primary that dies while a client's transaction waits on it gives the
 // client an error within 2 s, never a hang; once the primary is back, the
-// same relay serves new connections. It runs last: the primary it kills
-// may lose its last second of commits (innodb_flush_log_at_trx_commit=0).
+// same relay serves new connections. It runs after the other tests of the
+// shared pair: the primary it kills may lose its last second of commits
+// (innodb_flush_log_at_trx_commit=0).
 func TestPrimaryDiesMidTransaction(t *testing.T) {
 	mariadb := peer.Require(t, "mariadb")
 	bin := hoprelay(t)
@@ -353,8 +355,8 @@ func TestPrimaryDiesMidTransaction(t *testing.T) {
 		took := time.Since(reaped)
 		t.Logf("client ended %v after the primary was reaped (the kill took %v): %v: %s", took.Round(time.Millisecond),
 			reaped.Sub(start).Round(time.Millisecond), exitErr, strings.TrimSpace(stderr.String()))
-		if exitErr == nil || !strings.Contains(stderr.String(), "ERROR") {
-			t.Errorf("client ended with %v, stderr %q; want a MySQL error", exitErr, stderr.String())
+		if exitErr == nil || !lostBackend.MatchString(stderr.String()) {
+			t.Errorf("client ended with %v, stderr %q; want %q", exitErr, stderr.String(), lostBackend)
 		}
 		if took > 2*time.Second {
 			t.Errorf("client's error came %v after the primary died; want within 2s", took)
@@ -391,5 +393,85 @@ func TestPrimaryDiesMidTransaction(t *testing.T) {
 	t.Logf("served again %v after the primary's restart, at try %d", time.Since(back).Round(time.Millisecond), tries)
 	if err != nil {
 		t.Fatalf("through the relay once the primary is back: %v\n%s\nhoprelay: %s", err, out, r.stderr.String())
+	}
+}
+
+// lostBackend is how the stock mariadb client prints the router's error
+// for a backend that went away: ER_CONNECTION_KILLED with SQLSTATE 08S01.
+// An ERR carrying a client library's own code (2013, CR_SERVER_LOST) is
+// what libmariadb reports as ERROR 2027, malformed packet.
+var lostBackend = regexp.MustCompile(`ERROR 1927 \(08S01\) at line [0-9]+: Lost connection to backend server`)
+
+// A server killed while it runs a statement (its response not yet begun)
+// or while it streams a result set (the client amid the rows) gives the
+// stock mariadb client the router's error, well formed at the packet
+// boundary it came to, through either mode: never a malformed packet
+// (2027) or a sequence mismatch.
+func TestServerKilledMidStatement(t *testing.T) {
+	mariadb := peer.Require(t, "mariadb")
+	bin := hoprelay(t)
+	srv := mariadbtest.Start(t)
+	statements := []struct{ name, sql, running string }{
+		{"sleep", "SELECT SLEEP(60)", "SELECT SLEEP(60)%"},
+		// A cross join of the table with itself: 10^8 rows, streamed
+		// for far longer than the test waits.
+		{"stream", "SELECT a.c, b.c FROM sbtest1 a, sbtest1 b", "SELECT a.c, b.c FROM sbtest1 a%"},
+	}
+	for _, mode := range []string{"conn", "rw"} {
+		for _, st := range statements {
+			t.Run(mode+"/"+st.name, func(t *testing.T) {
+				r := startRouter(t, bin, mode, srv, srv)
+				host, port, _ := strings.Cut(r.addr, ":")
+				cli := exec.Command(mariadb, "--no-defaults", "--batch", "--quick", "--skip-column-names", "--skip-reconnect",
+					"--host="+host, "--port="+port, "--user="+srv.User, "--database="+srv.DB, "-e", st.sql)
+				cli.Env = append(os.Environ(), "MYSQL_PWD="+srv.Password)
+				cli.Stdout = io.Discard
+				var stderr bytes.Buffer
+				cli.Stderr = &stderr
+				if err := cli.Start(); err != nil {
+					t.Fatal(err)
+				}
+				// finished closes once the client has exited, with its
+				// status in exitErr.
+				finished := make(chan struct{})
+				var exitErr error
+				go func() { exitErr = cli.Wait(); close(finished) }()
+				defer func() {
+					select {
+					case <-finished:
+					default:
+						cli.Process.Kill()
+						<-finished
+					}
+				}()
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				err := await.Poll(ctx, nil, 50*time.Millisecond, func() bool {
+					n, err := srv.RootSQL(fmt.Sprintf("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%s'", st.running))
+					return err == nil && strings.TrimSpace(n) == "1"
+				})
+				if err != nil {
+					t.Fatalf("%s never ran on the server: %v\n%s", st.sql, err, stderr.String())
+				}
+				if err := srv.Kill(); err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if err := srv.Restart(); err != nil {
+						t.Fatal(err)
+					}
+				}()
+				select {
+				case <-finished:
+					msg := strings.TrimSpace(stderr.String())
+					t.Logf("client: %v: %s", exitErr, msg)
+					if exitErr == nil || !lostBackend.MatchString(msg) {
+						t.Errorf("client ended with %v, stderr %q; want %q", exitErr, msg, lostBackend)
+					}
+				case <-time.After(10 * time.Second):
+					t.Errorf("client still waiting 10s after the server died: %s", stderr.String())
+				}
+			})
+		}
 	}
 }
