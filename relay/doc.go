@@ -64,7 +64,7 @@
 // (route_track.go); rw reads every statement with sqlread.Classify, the
 // mock's classifier, to pick the primary or a replica.
 //
-// It may import sockets, affinity, roles and results/stats (its histogram),
+// It may import sockets, affinity, roles and stats (its histogram),
 // the MySQL protocol (mysql/wire, mysql/sqlread), cilium/ebpf for the
 // sockmap engine, and x/sys/unix in its _linux.go engines; no analysis,
 // reporting or client code.
