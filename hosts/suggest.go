@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hoplat/hoplat/internal/spell"
 )
 
 // knownKey reports whether k is a key of the file: a setting's, one with no
@@ -37,6 +39,9 @@ func suggest(k string) string {
 	if name, ok := strings.CutPrefix(k, "HOST_"); ok {
 		return fmt.Sprintf(" (HOST_NAME declares a host: %q is not a host name, want a letter then up to 11 letters or digits)", strings.ToLower(name))
 	}
+	if len(k) > 64 {
+		return "" // no key is near so long a word; spare the quadratic measure
+	}
 	var known []string
 	for _, s := range keyTable {
 		known = append(known, s.key)
@@ -50,32 +55,9 @@ func suggest(k string) string {
 	}
 	slices.Sort(known)
 	for _, c := range known {
-		if editDistance(k, c) <= 2 {
+		if spell.Distance(k, c) <= 2 {
 			return fmt.Sprintf(" (did you mean %s?)", c)
 		}
 	}
 	return ""
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

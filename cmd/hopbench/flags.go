@@ -18,6 +18,7 @@ import (
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
+	"github.com/hoplat/hoplat/internal/spell"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/relay"
@@ -535,7 +536,7 @@ func applyPlacement(c *driver.Config, spec string) error {
 		s = "same-core"
 	case !strings.ContainsAny(s, "=, \t") && !slices.Contains(placementPresets, s):
 		want := "want packed (or same-core), spread, none, or CPUs per component: client=0 relay=1 server=1"
-		if near := usage.Nearest(s, placementPresets); near != "" {
+		if near := spell.Nearest(s, placementPresets); near != "" {
 			want = "did you mean " + near + "? " + want
 		}
 		return cli.Usage(fmt.Errorf("--placement %q: %s", spec, want))
