@@ -10,10 +10,7 @@ import (
 
 // knownKey reports whether k is a key of the file: a setting's, one with no
 // flag, a component's host or CPUs, or a host's declaration.
-func knownKey(k string) bool {
-	if slices.ContainsFunc(keyTable, func(s setting) bool { return s.key == k }) {
-		return true
-	}
+func (p *parser) knownKey(k string) bool {
 	if slices.Contains(fileKeys, k) {
 		return true
 	}
@@ -27,26 +24,25 @@ func knownKey(k string) bool {
 		name, _ = strings.CutSuffix(name, "_VIA")
 		return validHostName(strings.ToLower(name))
 	}
-	if name, ok := strings.CutPrefix(k, "PROXY_"); ok {
-		return name != "" // hopbench checks the name (--proxy)
-	}
-	return false
+	return p.s.known(k)
 }
 
 // suggest names a known key close to an unknown one: the same words in
 // another order or one edit away covers most typos of these short keys.
-func suggest(k string) string {
+func (p *parser) suggest(k string) string {
 	if name, ok := strings.CutPrefix(k, "HOST_"); ok {
 		return fmt.Sprintf(" (HOST_NAME declares a host: %q is not a host name, want a letter then up to 11 letters or digits)", strings.ToLower(name))
 	}
 	if len(k) > 64 {
 		return "" // no key is near so long a word; spare the quadratic measure
 	}
-	var known []string
-	for _, s := range keyTable {
-		known = append(known, s.key)
+	known := slices.Clone(fileKeys)
+	if p.s != nil {
+		known = append(known, p.s.Keys...)
+		for a := range p.s.Aliases {
+			known = append(known, a)
+		}
 	}
-	known = append(known, fileKeys...)
 	for _, c := range Components {
 		known = append(known, strings.ToUpper(c)+"_HOST", strings.ToUpper(c)+"_CPUS")
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/driver"
-	"github.com/hoplat/hoplat/hosts"
+	"github.com/hoplat/hoplat/driver/settings"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/internal/spell"
@@ -96,7 +96,7 @@ func readFlags(args []string) (options, error) {
 	if err != nil || path == "" {
 		return parseArgs(args, err)
 	}
-	tp, err := hosts.ReadTopology(path)
+	tp, err := settings.Read(path)
 	if err != nil {
 		return options{}, err
 	}
@@ -104,7 +104,7 @@ func readFlags(args []string) (options, error) {
 		return options{}, fileError(tp, err)
 	}
 	o, err := parseArgs(append(tp.Args(), args...), nil)
-	o.cfg.Hosts = tp
+	o.cfg.Hosts = tp.TopologyFile
 	return o, err
 }
 
@@ -129,9 +129,9 @@ func topologyArg(args []string) (string, error) {
 
 // fileError names the file and line of the key whose flag err is about, or
 // at least the file.
-func fileError(tp *hosts.TopologyFile, err error) error {
+func fileError(tp *settings.File, err error) error {
 	msg, best := err.Error(), ""
-	for flag := range hosts.FlagKeys {
+	for flag := range settings.FlagKeys {
 		if strings.Contains(msg, "--"+flag) && len(flag) > len(best) {
 			best = flag
 		}
@@ -139,7 +139,7 @@ func fileError(tp *hosts.TopologyFile, err error) error {
 	if best == "" {
 		return fmt.Errorf("topology %s: %w", tp.File, err)
 	}
-	key := hosts.FlagKeys[best]
+	key := settings.FlagKeys[best]
 	if best == "proxy" {
 		// One key per proxy: the one the error names.
 		for _, x := range tp.Proxies {
