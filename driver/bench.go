@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 
@@ -273,7 +274,7 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	}
 	hop.Explain(rep.Paths, rep.Machine)
 	b.hosts.describe(rep, cfg.Backend)
-	rep.Verdicts = hop.Verdicts(rep)
+	rep.Verdicts = present.Verdicts(rep)
 }
 
 // stageResult is what one stage measured and noticed.

@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/hop/hoptest"
 	"github.com/hoplat/hoplat/roles"
 )
 

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/relay"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
 

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 func TestConfigCheck(t *testing.T) {

@@ -6,7 +6,7 @@
 // interleaved rounds (bench.go, stage.go, pingpong.go); and collect the
 // rounds' samples, and what the stage's observers (the relays' CPU and
 // stats, kworkers, the responder's CPU, resource peaks) read as each round
-// begins and ends, for results/hop, which explains what each hop adds and
+// begins and ends, for analysis/hop, which explains what each hop adds and
 // writes the report (results.go, relayrounds.go, kworkers.go,
 // endpoints.go, resources.go). The tracer runs rounds of its own after a
 // stage's (trace.go). hopbench galera's bench (galera.go) starts its
@@ -16,7 +16,7 @@
 // the driver's own scheduling never sits on a measured path.
 //
 // It may import every room below it: sockets, affinity, roles, relay, probe
-// and probe/machine, tracer, results, results/stats, results/hop, hosts,
+// and probe/machine, tracer, pingpong/report, stats, analysis/hop, hosts,
 // cluster, proxyconf, internal/locate and internal/tailbuf. Only cmd/
 // imports it.
 package driver

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // Every series' endpoints are the client's and the server's CPU over its

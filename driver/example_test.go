@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/driver"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // The default run's paths, and the socat command line of one of them.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // A path whose every round failed is unmeasured; one kept round is enough

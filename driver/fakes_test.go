@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // fakeFlags splits argv into --flag value pairs and positional arguments.

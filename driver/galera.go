@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/locate"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/relay"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // A sockmap series' kworker CPU is per request over its kept rounds (a

@@ -1,6 +1,6 @@
 package driver
 
-import "github.com/hoplat/hoplat/results/hop"
+import "github.com/hoplat/hoplat/analysis/hop"
 
 // DefaultPaths is the matrix of the default run, filtered to relays and
 // client transports: both direct paths; every hoprelay engine with a TCP and

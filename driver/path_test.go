@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 func TestDefaultPaths(t *testing.T) {

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/tailbuf"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/sockets"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // Client is how hopbench runs pingpong for one round of one path: one
@@ -122,14 +122,14 @@ func (c Client) Env() []string {
 }
 
 // ParsePingpong reads one round's figures from pingpong's JSON output,
-// decoded with the types results writes it from.
+// decoded with the types pingpong/report writes it from.
 func ParsePingpong(data []byte) (hop.Sample, error) {
-	var r results.ReportJSON
+	var r report.ReportJSON
 	if err := json.Unmarshal(data, &r); err != nil {
 		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: %w (output: %.200q)", err, data)
 	}
-	if r.Schema != results.SchemaPingpong {
-		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want %s", r.Schema, results.SchemaPingpong)
+	if r.Schema != report.SchemaPingpong {
+		return hop.Sample{}, fmt.Errorf("driver: parse pingpong json: schema %q, want %s", r.Schema, report.SchemaPingpong)
 	}
 	if r.Partial {
 		// A round cut short is shorter than its neighbours: it would
@@ -141,7 +141,7 @@ func ParsePingpong(data []byte) (hop.Sample, error) {
 	}
 	res := r.Results[0]
 	s := hop.Sample{Latency: res.Latency, TPS: res.TPS.Mean, Errors: res.Errors - res.Ignored, Ignored: res.Ignored,
-		Pinning: r.Env.Pinning, RXWake: res.RXWake}
+		Pinning: r.Env.Pinning, RXWake: (*hop.Wake)(res.RXWake)}
 	if res.Connect != nil {
 		s.Connect = res.Connect.P50
 	}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/present/load"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 func encodedHistogram(t testing.TB, values ...int64) string {
@@ -93,7 +93,7 @@ func FuzzParsePingpong(f *testing.F) {
 }
 
 // TestParsePingpongReadsWhatResultsWrites: pingpong's --format json is
-// results.WriteJSON, and the driver decodes it with the same types, so a
+// report.WriteJSON, and the driver decodes it with the same types, so a
 // round's figures and histogram come back exactly.
 func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
 	lat, conn := stats.NewHistogram(), stats.NewHistogram()
@@ -101,9 +101,9 @@ func TestParsePingpongReadsWhatResultsWrites(t *testing.T) {
 		lat.Record(20_000 + 10*i)
 	}
 	conn.Record(150_000)
-	rep := results.Report{
+	rep := report.Report{
 		Env: affinity.Env{Pinning: map[string]string{"worker 0": "0"}},
-		Steps: []results.Step{{Threads: 2, Runs: []results.Run{
+		Steps: []report.Step{{Threads: 2, Runs: []report.Run{
 			{Elapsed: time.Second, Latency: lat, Connect: conn, Events: []int64{600, 400}, Errors: 2},
 		}}},
 	}
@@ -142,7 +142,7 @@ func TestParsePingpongRXWake(t *testing.T) {
 
 func TestClientWakes(t *testing.T) {
 	stamped := func(avg float64, n, unstamped int64) hop.Sample {
-		return hop.Sample{RXWake: &results.Wake{Latency: stats.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
+		return hop.Sample{RXWake: &hop.Wake{Latency: stats.Latency{Count: n, Avg: avg}, Unstamped: unstamped}}
 	}
 	for _, tc := range []struct {
 		name    string

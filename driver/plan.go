@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // Stage is one setting of the backend. The topology is built afresh for each

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // Every round visits every cell once, in the same order, before the next

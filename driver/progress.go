@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/wordwrap"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // ProgressLevel is how much the progress lines say (Config.ProgressLevel).

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // Every progress line fits the width, whatever the message: a long one

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 func TestParseProxy(t *testing.T) {

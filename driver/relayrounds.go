@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/hosts"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // relayRounds measures what each cell's relays did over the cell's own kept

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // Against a real backend a hop can be small beside the server's own
@@ -42,15 +42,16 @@ func resolve(ctx context.Context, cfg Config, run func(context.Context, Config) 
 		}
 		spent := time.Since(began)
 		open := unresolved(rep.Paths)
+		round := roundLength(rep, cfg.Time)
 		res := &hop.Resolution{BoundS: cfg.Resolve.Seconds(), SpentS: spent.Seconds(), Attempts: attempt,
-			TimeS: cfg.Time.Seconds(), Rounds: cfg.Rounds, Unresolved: len(open)}
+			TimeS: round.Seconds(), Rounds: cfg.Rounds, Unresolved: len(open)}
 		rep.Resolution = res
 		last := time.Duration(rep.Elapsed * float64(time.Second))
 		if len(open) == 0 || rep.Partial || ctx.Err() != nil {
 			return rep, nil
 		}
 		if spent+resolveGrowth*last > cfg.Resolve {
-			res.SmallestUs, res.SuggestTimeS = smallestResolved(open, cfg.Time)
+			res.SmallestUs, res.SuggestTimeS, res.SuggestRuns = smallestResolved(open, round, cfg.Rounds-cfg.Discard, cfg.Discard)
 			return rep, nil
 		}
 		if cfg.Progress != nil {
@@ -79,12 +80,26 @@ func unresolved(paths []hop.PathResult) []hop.PathResult {
 	return out
 }
 
+// roundLength is how long the run's rounds ran: the longest a stage's
+// sizing chose (rounds hold RoundRequests requests, and run longer than
+// the configured time where a request is dear), else the configured time.
+func roundLength(rep *hop.Report, configured time.Duration) time.Duration {
+	d := configured
+	for _, s := range rep.Config.RoundSizing {
+		d = max(d, time.Duration(s.TimeS*float64(time.Second)))
+	}
+	return d
+}
+
 // smallestResolved is the smallest hop the run could have told from no
 // hop: the widest distance from an unresolved path's added p50 to the
-// end of its interval toward zero. suggestS is the round length that
-// would resolve the unresolved paths as measured, were an interval's
-// width to shrink with the square root of the round's length.
-func smallestResolved(open []hop.PathResult, roundTime time.Duration) (smallestUs, suggestS float64) {
+// end of its interval toward zero. suggestS and suggestRuns are the round
+// length, or the rounds (kept ones, of the length that ran, plus the
+// discarded warm-up) that would resolve the unresolved paths as measured,
+// were an interval's width to shrink with the square root of the
+// requests it rests on: a round's length narrows what each round's p50
+// scatters by, more rounds also what the host drifts by between them.
+func smallestResolved(open []hop.PathResult, roundTime time.Duration, kept, discard int) (smallestUs, suggestS float64, suggestRuns int) {
 	factor := 1.0
 	for _, p := range open {
 		a := p.AddedUs
@@ -100,7 +115,7 @@ func smallestResolved(open []hop.PathResult, roundTime time.Duration) (smallestU
 		}
 	}
 	if math.IsInf(factor, 1) {
-		return smallestUs, 0 // a hop of 0 µs: no length resolves it
+		return smallestUs, 0, 0 // a hop of 0 µs: no length resolves it
 	}
-	return smallestUs, math.Ceil(factor * roundTime.Seconds())
+	return smallestUs, math.Ceil(factor * roundTime.Seconds()), int(math.Ceil(factor*float64(max(kept, 1)))) + discard
 }

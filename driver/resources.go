@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // procUse is what one process holds: its peak resident set (VmHWM, KiB),

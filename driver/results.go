@@ -1,9 +1,9 @@
 package driver
 
-import "github.com/hoplat/hoplat/results/hop"
+import "github.com/hoplat/hoplat/analysis/hop"
 
 // CellRounds is every round of one cell in one stage, in round order: the
-// hop.Series results/hop analyses (the one Series: rounds of one path at
+// hop.Series analysis/hop analyses (the one Series: rounds of one path at
 // one setting), measured with the stage and cell that say what was run.
 // The embedded Setting and Path are filled from Stage and Cell by Analyze.
 type CellRounds struct {
@@ -12,7 +12,7 @@ type CellRounds struct {
 	hop.Series
 }
 
-// Analyze hands the measured series to results/hop, which turns them into
+// Analyze hands the measured series to analysis/hop, which turns them into
 // the report's paths and, when hops is set, chain fits. discard is the
 // number of leading warm-up rounds.
 func Analyze(all []CellRounds, discard int, hops []int) ([]hop.PathResult, []hop.Chain) {

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // TestAnalyzeKeepsStagesApart: a series is compared only with the direct

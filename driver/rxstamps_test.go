@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // TestClientRXStamps runs the real pongd and pingpong on loopback: over

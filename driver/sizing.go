@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 func TestSizedTime(t *testing.T) {

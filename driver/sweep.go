@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )

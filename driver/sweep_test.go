@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // A sweep runs its instances together and its thread counts one after

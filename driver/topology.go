@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/relay"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
 

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/roles"
+	"github.com/hoplat/hoplat/stats"
 	"github.com/hoplat/hoplat/tracer"
 	"github.com/hoplat/hoplat/tracer/split"
 )

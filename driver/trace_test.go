@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/tracer"
 	"github.com/hoplat/hoplat/tracer/tracertest"
 )

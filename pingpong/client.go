@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // stallGrace is how long past a step's end the client waits for a worker
@@ -30,12 +30,12 @@ const stallGrace = 2 * time.Second
 // Partial too; runs and thread counts not yet started are left out.
 // PartialReason is ctx's cause (a signal, say) and how much of the planned
 // measuring time had passed.
-func Run(ctx context.Context, cfg Config) (results.Report, error) {
+func Run(ctx context.Context, cfg Config) (report.Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
-		return results.Report{}, err
+		return report.Report{}, err
 	}
-	rep := results.Report{Schema: results.SchemaPingpong, Config: cfg.printed(), Env: affinity.CollectEnv()}
+	rep := report.Report{Schema: report.SchemaPingpong, Config: cfg.printed(), Env: affinity.CollectEnv()}
 	for _, n := range cfg.Threads {
 		s, cpus, err := runStep(ctx, cfg, n)
 		if len(s.Runs) > 0 {
@@ -62,7 +62,7 @@ func Run(ctx context.Context, cfg Config) (results.Report, error) {
 // partialReason says what stopped a run early and when: "interrupted by
 // SIGINT after 1.2s of 10s", the time measured (warm-ups left out) against
 // the time every run of every thread count would have taken.
-func (c Config) partialReason(cause error, steps []results.Step) string {
+func (c Config) partialReason(cause error, steps []report.Step) string {
 	var ran time.Duration
 	for _, s := range steps {
 		for _, r := range s.Runs {
@@ -95,7 +95,7 @@ type step struct {
 	interval int64       // open loop: each worker's send interval in ns
 
 	mu   sync.Mutex
-	runs []results.Run
+	runs []report.Run
 
 	progHist *stats.Histogram // the progress lines' merge, owned by runStep's goroutine
 }
@@ -105,7 +105,7 @@ func (s *step) end(p int) int64 {
 	return s.t0 + int64(s.cfg.Warmup) + int64(p+1)*int64(s.cfg.Time)
 }
 
-func runStep(ctx context.Context, cfg Config, threads int) (results.Step, []int, error) {
+func runStep(ctx context.Context, cfg Config, threads int) (report.Step, []int, error) {
 	s := &step{cfg: cfg, threads: threads, start: make(chan struct{})}
 	if cfg.Rate > 0 {
 		s.interval = int64(float64(threads) * 1e9 / cfg.Rate)
@@ -113,7 +113,7 @@ func runStep(ctx context.Context, cfg Config, threads int) (results.Step, []int,
 			s.interval = 1
 		}
 	}
-	s.runs = make([]results.Run, cfg.Runs)
+	s.runs = make([]report.Run, cfg.Runs)
 	for i := range s.runs {
 		r := &s.runs[i]
 		r.Index = i
@@ -166,7 +166,7 @@ func runStep(ctx context.Context, cfg Config, threads int) (results.Step, []int,
 	}
 	if first != nil {
 		stop()
-		return results.Step{}, nil, first
+		return report.Step{}, nil, first
 	}
 	s.t0 = now()
 	close(s.start)
@@ -197,10 +197,10 @@ wait:
 		case <-ctx.Done():
 			at := now()
 			stop()
-			return results.Step{Threads: threads, Discard: cfg.Discard, Runs: s.cut(at)}, s.cpus(workers), ctx.Err()
+			return report.Step{Threads: threads, Discard: cfg.Discard, Runs: s.cut(at)}, s.cpus(workers), ctx.Err()
 		}
 	}
-	return results.Step{Threads: threads, Discard: cfg.Discard, Runs: s.runs}, s.cpus(workers), nil
+	return report.Step{Threads: threads, Discard: cfg.Discard, Runs: s.runs}, s.cpus(workers), nil
 }
 
 // cpus is the CPU each worker was pinned to, -1 where none.
@@ -216,7 +216,7 @@ func (s *step) cpus(workers []*worker) []int {
 // worker has flushed what it had (the workers flush the phase they are in
 // when stopped): the runs that had ended, then the one in progress with
 // the time it ran and marked Partial. None while warming up.
-func (s *step) cut(at int64) []results.Run {
+func (s *step) cut(at int64) []report.Run {
 	start := s.end(-1) // the first run's
 	if at < start {
 		return nil
@@ -231,13 +231,13 @@ func (s *step) cut(at int64) []results.Run {
 }
 
 // progress gathers and resets every worker's interval counts.
-func (s *step) progress(workers []*worker, at, interval int64) results.Progress {
+func (s *step) progress(workers []*worker, at, interval int64) report.Progress {
 	if s.progHist == nil {
 		s.progHist = stats.NewHistogram()
 	}
 	h := s.progHist
 	h.Reset()
-	p := results.Progress{At: time.Duration(at).Round(time.Millisecond), Threads: s.threads, Interval: time.Duration(interval)}
+	p := report.Progress{At: time.Duration(at).Round(time.Millisecond), Threads: s.threads, Interval: time.Duration(interval)}
 	for _, w := range workers {
 		w.prog.mu.Lock()
 		h.Merge(w.prog.lat)

@@ -18,9 +18,9 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/responder"
 	respecho "github.com/hoplat/hoplat/responder/echo"
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -43,7 +43,7 @@ func serve(t testing.TB, m pingpong.IOModel, h responder.Handler) (tcp, unix soc
 	return srv.Addrs()[0], srv.Addrs()[1]
 }
 
-func onlyStep(t *testing.T, rep results.Report) results.StepResult {
+func onlyStep(t *testing.T, rep report.Report) report.StepResult {
 	t.Helper()
 	res := rep.Results()
 	if len(res) != 1 {
@@ -146,7 +146,7 @@ func TestSeries(t *testing.T) {
 		Target: tcp, Protocol: echo.Protocol{Size: 100}, Threads: []int{1, 3},
 		Time: 100 * time.Millisecond, Warmup: 30 * time.Millisecond, Runs: 3, Discard: 1,
 		ReportInterval: 40 * time.Millisecond,
-		Progress:       func(p results.Progress) { lines.Add(1) },
+		Progress:       func(p report.Progress) { lines.Add(1) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -492,7 +492,7 @@ func TestCancel(t *testing.T) {
 			rep, err := pingpong.Run(ctx, pingpong.Config{
 				Target: tcp, Protocol: echo.Protocol{}, IO: pingpong.Blocking, Time: tc.runTime,
 				Threads: []int{1, 2}, Runs: 3, ReportInterval: 10 * time.Millisecond,
-				Progress: func(p results.Progress) {
+				Progress: func(p report.Progress) {
 					if p.Events > 0 && p.At >= tc.cancelAt && once.CompareAndSwap(false, true) {
 						cancel()
 					}

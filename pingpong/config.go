@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -35,7 +35,7 @@ type Config struct {
 	// ReportInterval, when positive, calls Progress with what every
 	// interval counted, as sysbench's --report-interval does.
 	ReportInterval time.Duration
-	Progress       func(results.Progress)
+	Progress       func(report.Progress)
 	// ConnectTimeout bounds each connection set-up, handshake included;
 	// default 5 s. An unreachable host would otherwise hold a run for the
 	// kernel's SYN retries (about two minutes, tcp_syn_retries).

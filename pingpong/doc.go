@@ -8,6 +8,6 @@
 // per send and per receive, one histogram per worker merged at the end, and
 // no allocation per round trip.
 //
-// It may import sockets, affinity, iomodel, results and results/stats; the codecs
+// It may import sockets, affinity, iomodel, pingpong/report and stats; the codecs
 // (pingpong/echo, pingpong/mysql) import it, never the other way round.
 package pingpong

@@ -5,8 +5,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // Receive-stamped responses (Config.RXStamps): each response is read with

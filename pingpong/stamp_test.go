@@ -10,9 +10,9 @@ import (
 
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/present/load"
 	respecho "github.com/hoplat/hoplat/responder/echo"
-	"github.com/hoplat/hoplat/results"
 )
 
 // TestRXStamps runs a stamped client under every I/O model against a real
@@ -119,7 +119,7 @@ func TestRXStampsJSON(t *testing.T) {
 	if err := load.WriteJSON(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	var doc results.ReportJSON
+	var doc report.ReportJSON
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}

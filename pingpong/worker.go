@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // maxSamples bounds the distinct error messages a worker keeps per run.

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 
@@ -122,7 +122,11 @@ func answer(regime string, paths []hop.PathResult) string {
 	if regime != "" {
 		b.WriteString(regime + ": ")
 	}
-	b.WriteString(peerName(subject.Relay) + " " + adds(subject, true))
+	first := peerName(subject.Relay) + " " + adds(subject, true)
+	if !strings.HasSuffix(first, ".") { // an unresolved hop's words end in its interval
+		first += "."
+	}
+	b.WriteString(first)
 	for i, p := range rest {
 		switch {
 		case i == 0:
@@ -422,7 +426,7 @@ func resolutionLine(r *hop.Report) string {
 	line := fmt.Sprintf("unresolved: %d relay paths' intervals hold zero after %s; the smallest hop this run "+
 		"could resolve is %s µs", res.Unresolved, ran, hop.Us(res.SmallestUs))
 	if res.SuggestTimeS > 0 {
-		line += fmt.Sprintf("; --time %.0fs, or more --runs, would resolve them", res.SuggestTimeS)
+		line += fmt.Sprintf("; --time %.0fs or --runs %d would resolve them as measured", res.SuggestTimeS, res.SuggestRuns)
 	}
 	return line
 }

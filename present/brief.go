@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // TextStyle is which text report Write prints.
@@ -85,7 +85,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 	if len(r.Chains) > 0 {
 		writeChainTable(t, r.Chains)
 	}
-	verdicts := hop.UnixLegSummary(r)
+	verdicts := unixLegSummary(r)
 	for _, v := range r.Verdicts {
 		if strings.Contains(v, ": each hop adds ") || strings.Contains(v, ": throughput peaks at ") || strings.Contains(v, "% of the direct path's p50, at ") {
 			verdicts = append(verdicts, v) // the sweeps' own findings

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // defaultRun is hopbench's default paths in its two regimes, seven
@@ -50,7 +50,7 @@ func defaultRun(slow func(round int) bool) *hop.Report {
 	m.States = hop.States(paths)
 	r := &hop.Report{Schema: hop.Schema, Machine: m, Paths: paths, Regimes: []hop.RegimeInfo{
 		{Name: "packed", Note: "client, relay and server on CPU 0"}, {Name: "spread", Note: "client=0 relay=1 server=0"}}}
-	r.Verdicts = hop.Verdicts(r)
+	r.Verdicts = Verdicts(r)
 	return r
 }
 
@@ -250,10 +250,24 @@ func parse(t *testing.T, s string) float64 {
 // smallest hop it could resolve and what would resolve the rest.
 func TestResolutionLine(t *testing.T) {
 	r := &hop.Report{Resolution: &hop.Resolution{BoundS: 600, SpentS: 410, Attempts: 3, TimeS: 0.8, Rounds: 7,
-		Unresolved: 2, SmallestUs: 41.5, SuggestTimeS: 12}}
+		Unresolved: 2, SmallestUs: 41.5, SuggestTimeS: 12, SuggestRuns: 40}}
 	want := "unresolved: 2 relay paths' intervals hold zero after 3 runs of rounds of 0.80 s, 410 s of the 600 s bound; " +
-		"the smallest hop this run could resolve is 41.5 µs; --time 12s, or more --runs, would resolve them"
+		"the smallest hop this run could resolve is 41.5 µs; --time 12s or --runs 40 would resolve them as measured"
 	if got := resolutionLine(r); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// An answer whose first hop this run could not resolve still ends its
+// sentence before naming the next path.
+func TestAnswerUnresolvedEndsItsSentence(t *testing.T) {
+	path := func(r hop.Relay, p50, lo, hi float64) hop.PathResult {
+		return hop.PathResult{Name: string(r) + " tcp->tcp", Relay: r, Hops: 1, ClientTransport: hop.TCP,
+			Rounds: []hop.Round{{Kept: true}}, Stable: true, AddedUs: &hop.Added{P50: p50, CI95P50: [2]float64{lo, hi}, Pairs: 6}}
+	}
+	got := answer("", []hop.PathResult{path(hop.Epoll, 135, 22.5, 285), path(hop.HAProxy, 142, -19.5, 255)})
+	want := "HAProxy adds no time this run resolves (142 µs, interval [-19.5, 255]). hoprelay epoll adds 135 µs."
+	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hoplat/hoplat/results/compare"
+	"github.com/hoplat/hoplat/analysis/compare"
 )
 
 // WriteAttachComparisonJSON writes c as hoplat.compare.v1, indented.

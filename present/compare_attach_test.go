@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/compare"
+	"github.com/hoplat/hoplat/analysis/compare"
 )
 
 func TestWriteAttachComparison(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"os"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/compare"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // Two runs of one direct path, the second's server 20 µs slower per

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/compare"
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // FuzzCompare reads a report as compare.Load does (the user's file) and compares

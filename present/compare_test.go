@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/compare"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats/series"
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/stats/series"
 )
 
 // comparedRun is a report of a direct TCP path and an epoll hop in front

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
 // These tests hold the reports to the contract scripts rely on, as
@@ -20,7 +20,7 @@ import (
 
 func TestWriteJSONKeepsTheContract(t *testing.T) {
 	var b bytes.Buffer
-	if err := present.WriteJSON(&b, hoptest.Synthetic()); err != nil {
+	if err := present.WriteJSON(&b, present.Synthetic()); err != nil {
 		t.Fatal(err)
 	}
 	if err := hoptest.CheckJSON(b.Bytes()); err != nil {
@@ -31,7 +31,7 @@ func TestWriteJSONKeepsTheContract(t *testing.T) {
 
 func TestWriteOut(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := hoptest.Sweep()
+	rep := present.Sweep()
 	if err := present.WriteFiles(dir, rep); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestWriteOut(t *testing.T) {
 // A decomposition from the kernel's stamps names the stamps it stands on;
 // one that names a method without them breaks the contract.
 func TestCheckExplainedTimestamps(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := present.Synthetic()
 	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
@@ -114,7 +114,7 @@ func TestCheckExplainedTimestamps(t *testing.T) {
 // A path's endpoints and the decomposition's share of them pass; a share
 // with no reading behind it does not.
 func TestCheckExplainedEndpoints(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := present.Synthetic()
 	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {
@@ -149,7 +149,7 @@ func TestCheckExplainedEndpoints(t *testing.T) {
 // A hop whose added p50 is not above zero keeps its split and has no
 // explained share; one that claims a share of nothing breaks the contract.
 func TestCheckExplainedNothingAdded(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := present.Synthetic()
 	rep.Machine = testMachine()
 	var epoll *hop.PathResult
 	for i := range rep.Paths {

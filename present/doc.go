@@ -3,8 +3,10 @@
 // sweep's and mysql-proxy's tables, the --out directory with its .hgrm
 // files, plots and report.html) and so do hopbench compare's text and
 // JSON, hopbench attach's report (WriteAttach) and hopbench galera's table
-// (WriteGalera), so that cmd/ only wires flags to it. Its subpackages draw the
-// figures (plot) and the self-contained page (page). It imports the
-// analysis (results/hop, results/compare), the statistics leaf, and the
+// (WriteGalera), so that cmd/ only wires flags to it. It says the
+// analysis's findings in sentences (Verdicts), which the driver stores in
+// the report. Its subpackages draw the figures (plot) and the
+// self-contained page (page). It imports the
+// analysis (analysis/hop, analysis/compare), the statistics leaf, and the
 // reports of tracer/attach and cluster as data; none of them imports it.
 package present

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // A run of one direct path, printed as --format json prints it: the

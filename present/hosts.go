@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // writeHosts is the text report's line naming the hosts of a topology run:

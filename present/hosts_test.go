@@ -7,15 +7,14 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/hop/hoptest"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // A topology run's report names its hosts in the text and carries them in
 // the JSON, top level and per path; a loopback run's has neither (its
 // golden files hold that).
 func TestHostsInReport(t *testing.T) {
-	r := hoptest.Synthetic()
+	r := synthetic()
 	r.Hosts = []hop.Host{
 		{Name: "app", Kind: "netns", Address: "10.77.0.1", Env: &affinity.Env{Hostname: "vm", Cores: 2}},
 		{Name: "db", Kind: "ssh", Address: "172.31.31.222"},

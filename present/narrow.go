@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/wordwrap"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // TextWidth is the widest line WriteText prints, tables included, for a

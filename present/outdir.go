@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/present/hgrm"
 	"github.com/hoplat/hoplat/present/plot"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // WriteFiles fills dir with the report in every format, one .hgrm per path

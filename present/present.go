@@ -4,8 +4,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/present/page"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // Write prints a hopbench run in the named format, as --format names it:

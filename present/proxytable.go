@@ -6,7 +6,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // WriteProxyTable prints a thread sweep in the shape of the mysql-proxy

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 func TestWriteProxyTable(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/wordwrap"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 

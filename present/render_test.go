@@ -7,15 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteText(&b, hoptest.Synthetic()); err != nil {
+	if err := WriteText(&b, synthetic()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -34,7 +33,7 @@ func TestWriteText(t *testing.T) {
 
 func TestWriteCSV(t *testing.T) {
 	var b bytes.Buffer
-	rep := hoptest.Synthetic()
+	rep := synthetic()
 	if err := WriteCSV(&b, rep); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +58,7 @@ func TestWriteCSV(t *testing.T) {
 }
 
 func TestWriteTextLeadsWithTheMachine(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := synthetic()
 	rep.Machine = &machine.Machine{
 		Wake: machine.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: machine.LegUS{TCP: 1.1, UNIX: 0.6},
 		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4,
@@ -76,7 +75,7 @@ func TestWriteTextLeadsWithTheMachine(t *testing.T) {
 }
 
 func TestWriteTextPlacement(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := synthetic()
 	rep.Regimes = []hop.RegimeInfo{{Name: "spread", Placement: "spread", Note: "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"}}
 	for i := range rep.Paths {
 		rep.Paths[i].Regime = "spread"
@@ -97,7 +96,7 @@ func TestWriteTextPlacement(t *testing.T) {
 }
 
 func TestWriteTextDecomposition(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := synthetic()
 	for i := range rep.Paths {
 		p := &rep.Paths[i]
 		p.Regime = "packed"
@@ -121,7 +120,7 @@ func TestWriteTextDecomposition(t *testing.T) {
 		}
 	}
 	hop.Explain(rep.Paths, probed)
-	rep.Verdicts = hop.Verdicts(rep)
+	rep.Verdicts = Verdicts(rep)
 	var b bytes.Buffer
 	if err := WriteWideText(&b, rep); err != nil {
 		t.Fatal(err)
@@ -147,7 +146,7 @@ func TestWriteTextDecomposition(t *testing.T) {
 // A sweep's split rows share their path names: the split table names the
 // series of each, as the path table does.
 func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := synthetic()
 	var paths []hop.PathResult
 	for _, us := range []float64{0, 100} {
 		for _, p := range rep.Paths {
@@ -182,7 +181,7 @@ func TestWriteTextDecompositionNamesTheSeries(t *testing.T) {
 // the split and the verdicts in it, and still says what the wide one says
 // of every path.
 func TestWriteTextFits100Columns(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := synthetic()
 	rep.Machine = &machine.Machine{
 		Wake: machine.WakeUS{SameCPU: 1.2, CrossCPU: 41}, Leg: machine.LegUS{TCP: 1.1, UNIX: 0.6},
 		CPUIdle: machine.CPUIdle{Governor: "haltpoll", Driver: "haltpoll"}, Virtualization: "kvm", StealPct: 0.4, IsolatedCPUs: "3",
@@ -204,7 +203,7 @@ func TestWriteTextFits100Columns(t *testing.T) {
 	}
 	rep.Paths = paths
 	hop.Explain(rep.Paths, probed)
-	rep.Verdicts = hop.Verdicts(rep)
+	rep.Verdicts = Verdicts(rep)
 	var narrow, wide bytes.Buffer
 	if err := WriteText(&narrow, rep); err != nil {
 		t.Fatal(err)
@@ -253,7 +252,7 @@ var probed = &machine.Machine{
 // the text and has empty figure cells in the CSV. A complete report has
 // neither.
 func TestPartialReport(t *testing.T) {
-	rep := hoptest.Synthetic()
+	rep := synthetic()
 	rep.Partial = true
 	rep.PartialReason = "interrupted by SIGINT after round 3 of 11"
 	last := &rep.Paths[len(rep.Paths)-1]
@@ -301,7 +300,7 @@ func TestPartialReport(t *testing.T) {
 	}
 	// Complete: no mark.
 	b.Reset()
-	if err := WriteBrief(&b, hoptest.Synthetic()); err != nil {
+	if err := WriteBrief(&b, synthetic()); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "PARTIAL") || strings.Contains(b.String(), "unmeasured") {

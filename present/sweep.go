@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // WriteSweep prints a sweep: which instance ran against which server, a

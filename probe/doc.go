@@ -12,5 +12,5 @@
 // wake-up constant), kernel path (extra legs times the per-leg cost) and
 // the relay's own code.
 //
-// It may import sockets, affinity, results/stats and probe/machine.
+// It may import sockets, affinity, stats and probe/machine.
 package probe

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
+	"github.com/hoplat/hoplat/stats"
 	"golang.org/x/sys/unix"
 )
 

@@ -40,7 +40,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Run probes the machine into the "machine" object of hopbench's report,
-// whose types results owns. A figure that cannot be measured (no second CPU)
+// whose types probe/machine owns. A figure that cannot be measured (no second CPU)
 // is left out with the reason; the environment facts are best effort, each
 // empty when the kernel does not say. It fails if a measurement fails.
 func Run(ctx context.Context, o Options) (machine.Machine, error) {

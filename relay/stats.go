@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // Schema names the JSON layout Snapshot.WriteJSON writes.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/relay"
-	"github.com/hoplat/hoplat/results/stats"
 	"github.com/hoplat/hoplat/sockets"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // TestSnapshotHistogramDecodes: the residence histogram of a --stats file is

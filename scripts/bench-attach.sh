@@ -11,7 +11,7 @@
 # Prometheus (two servers: one with native histograms, one keeping the
 # classic buckets) scrapes attach --listen on HAProxy every second, and
 # its histogram_quantile p50 and p99 print beside attach's own for the
-# same window. Needs root (BPF). About 90 seconds.
+# same window. Needs root (BPF). About a minute.
 # ATTACH_SECTIONS picks sections (default "proxies cost prometheus"), and
 # ATTACH_COST_RUNS repeats the cost section (default 1).
 set -euo pipefail
@@ -53,13 +53,16 @@ run() { # name target port: target is --pid PID or --comm NAME
 # pingpong's p50 with and without attach at --duty DUTY, three pairs
 # interleaved (off, on, off, on, ...), each pair's ratio, their median.
 # attach is up before pingpong's warmup ends (its calibration takes about
-# a second), and traces past its run.
+# a second), and traces past its run. A run is 4 s, a whole number of
+# attach's duty periods (a 200 ms window every 2 s at 10%, every 0.2 s at
+# 100%): whatever the windows' phase, the hooks are attached the duty's
+# share of the run, as over a long one (3 s held two windows, 13%).
 overhead() {
 	local pid=$1 p=$2 duty=$3 ratios=() i off on
 	for i in 1 2 3; do
-		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 3s --warmup 2s --format json >"$tmp/off$i.json"
-		"$BIN/hopbench" attach --pid "$pid" --time 6s --duty "$duty" --format json >"$tmp/on$i.attach.json" & local ap=$!
-		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 3s --warmup 2s --format json >"$tmp/on$i.json"
+		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 4s --warmup 2s --format json >"$tmp/off$i.json"
+		"$BIN/hopbench" attach --pid "$pid" --time 7s --duty "$duty" --format json >"$tmp/on$i.attach.json" & local ap=$!
+		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 4s --warmup 2s --format json >"$tmp/on$i.json"
 		wait "$ap"
 		off=$(p50 "$tmp/off$i.json") on=$(p50 "$tmp/on$i.json")
 		ratios+=("$off:$on:$(jq -r '[.directions[].chunks] | join(":")' "$tmp/on$i.attach.json")")

@@ -34,13 +34,15 @@
 # sysbench's table (1 table, 10,000 rows). sysbench and pingpong take turns
 # in interleaved rounds (MYSQL_ROUNDS, default 7, of MYSQL_SECS, default 1,
 # per run: on a shared machine short adjacent pairs see the same neighbours;
-# sysbench first in odd rounds, pingpong first in even ones) over the five comparisons of issue #49, every process unpinned
-# (as a user runs them, whatever PLACEMENT says):
+# sysbench first in odd rounds, pingpong first in even ones) over the
+# comparisons of issue #49, every process unpinned (as a user runs them,
+# whatever PLACEMENT says):
 #   ps-1-like  point select, 1 thread, prepared, like for like: pingpong
 #              --io blocking, one OS thread blocking in the kernel per
 #              connection as sysbench's thread does
 #   ps-1       the same with pingpong's default flags (no --io)
 #   text-1     point select, 1 thread, text (--db-ps-mode=disable / --ps=false)
+#   ps-16      point select, 16 threads, prepared
 #   text-16    point select, 16 threads, text
 #   oltp-rw    sysbench oltp_read_write / pingpong --command oltp-rw, 1
 #              thread, prepared (each client's default)
@@ -228,6 +230,7 @@ MYSQL_ROWS=(
 	"ps-1-like oltp_point_select ps 1 point-select --io blocking"
 	"ps-1 oltp_point_select ps 1 point-select"
 	"text-1 oltp_point_select text 1 point-select"
+	"ps-16 oltp_point_select ps 16 point-select"
 	"text-16 oltp_point_select text 16 point-select"
 	"oltp-rw oltp_read_write ps 1 oltp-rw"
 )

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 	"github.com/hoplat/hoplat/tracer/split"
 )
 

@@ -59,6 +59,6 @@
 // needs no C compiler; the struct offsets they read come from the
 // kernel's BTF at load time.
 //
-// It may import sockets, affinity, roles, results/stats and cilium/ebpf, and
+// It may import sockets, affinity, roles, stats and cilium/ebpf, and
 // x/sys/unix in its _linux.go files.
 package tracer

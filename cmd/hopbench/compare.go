@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/page"
-	"github.com/hoplat/hoplat/results/compare"
 	"github.com/hoplat/hoplat/tracer/attach"
 )
 

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/compare"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // shortRun is a hopbench run short enough to repeat in a test (about 5

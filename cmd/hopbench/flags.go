@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/history"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/driver/settings"
@@ -20,11 +22,9 @@ import (
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/internal/spell"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/relay"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/history"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 type options struct {
@@ -318,7 +318,7 @@ func parseArgs(args []string, err error) (options, error) {
 	}
 	c.Stats, c.Trace = *f.stats, *f.trace
 	// hopbench's reports come in the formats pingpong's do.
-	if _, err := load.ReporterFor(*f.format, results.Report{}); err != nil {
+	if _, err := load.ReporterFor(*f.format, report.Report{}); err != nil {
 		return o, cli.BadValue("--format", *f.format, err)
 	}
 	if !*f.quiet {

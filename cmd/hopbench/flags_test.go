@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 func TestParseFlagsDefaults(t *testing.T) {

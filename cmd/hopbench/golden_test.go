@@ -13,13 +13,13 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/golden"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/page"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/compare"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // The outputs of a run, pinned byte for byte: every format hopbench prints
@@ -118,7 +118,7 @@ func syntheticRun() *hop.Report {
 		CommandLine: []string{"hopbench", "--paths", "direct,goroutine,epoll", "--runs", "5", "--discard", "1"},
 		Version:     "v0.0.0-golden",
 	}
-	r.Verdicts = hop.Verdicts(r)
+	r.Verdicts = present.Verdicts(r)
 	return r
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/history"
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/history"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // A run keeps its figures in --history, keyed by the flags that set what

@@ -17,10 +17,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
 // needNetns skips (or fails, under HOPLAT_REQUIRE_INTEGRATION) a test that

@@ -17,11 +17,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/hop/hoptest"
 )
 
 // hopbench returns a command running the real hopbench with args, with the

@@ -45,14 +45,14 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hoplat/hoplat/analysis/history"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/spell"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
-	"github.com/hoplat/hoplat/results/history"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 func main() {

@@ -5,8 +5,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // version is set at link time by make build (-X main.version=...); empty,

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/hop/hoptest"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 )
 
 // partialRun is a run long enough to interrupt in its middle: two paths,

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/tracer"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/present"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // checkSweep checks a sweep's shape: one row per thread count, each

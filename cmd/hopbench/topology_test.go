@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/cli"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 func writeTopology(t *testing.T, src string) string {

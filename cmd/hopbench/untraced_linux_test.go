@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/tracer"
 	"github.com/hoplat/hoplat/tracer/tracertest"
 )

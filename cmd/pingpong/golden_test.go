@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/golden"
+	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/pingpong/report/reporttest"
 	"github.com/hoplat/hoplat/present/load"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/reporttest"
 )
 
 // The outputs of a pingpong run, pinned byte for byte: --format text, json
@@ -22,7 +22,7 @@ import (
 // goldenRun is the synthetic run the reporters' tests share, its
 // open-loop runs also with ignored errors, wake-up latency and unstamped
 // replies.
-func goldenRun() results.Report {
+func goldenRun() report.Report {
 	rep := reporttest.Report()
 	for i := range rep.Steps[1].Runs {
 		run := &rep.Steps[1].Runs[i]
@@ -62,7 +62,7 @@ func TestGoldenOutputs(t *testing.T) {
 		golden.Check(t, filepath.Join("golden", name), b)
 	}
 	var progress bytes.Buffer
-	for _, p := range []results.Progress{
+	for _, p := range []report.Progress{
 		{At: 3 * time.Second, Threads: 4, Interval: time.Second, Events: 1234, Queries: 19744, P95: 123.456, Errors: 2},
 		{At: 1500 * time.Millisecond, Threads: 1, Interval: 500 * time.Millisecond, Events: 100, Reconnects: 1, P95: 25},
 	} {
@@ -75,7 +75,7 @@ func TestGoldenOutputs(t *testing.T) {
 // at four threads: the step at one thread whole, the four-thread step's
 // first run whole (and discarded), its second cut short, the rest never
 // run.
-func goldenPartial() results.Report {
+func goldenPartial() report.Report {
 	rep := goldenRun()
 	four := &rep.Steps[1]
 	four.Runs = four.Runs[:2]

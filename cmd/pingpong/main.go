@@ -36,9 +36,9 @@ import (
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/present/hgrm"
 	"github.com/hoplat/hoplat/present/load"
-	"github.com/hoplat/hoplat/results"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -143,7 +143,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 		}
 		return o, cli.Usage(err)
 	}
-	if _, err := load.ReporterFor(o.format, results.Report{}); err != nil {
+	if _, err := load.ReporterFor(o.format, report.Report{}); err != nil {
 		return o, cli.BadValue("--format", o.format, err)
 	}
 	if o.hgrm != "" {
@@ -168,7 +168,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.format != "text" {
 		progress = stderr
 	}
-	o.cfg.Progress = func(p results.Progress) { fmt.Fprintln(progress, p) }
+	o.cfg.Progress = func(p report.Progress) { fmt.Fprintln(progress, p) }
 
 	// The first signal ends the load; what it had measured is still
 	// written. The second ends pingpong at once, report or not.
@@ -181,7 +181,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		err = unreachable(o.target, err)
 	}
 	if ctx.Err() != nil {
-		if werr := report(o, rep, stdout); werr != nil {
+		if werr := writeReport(o, rep, stdout); werr != nil {
 			return fmt.Errorf("%w; report: %v", context.Cause(ctx), werr)
 		}
 		return context.Cause(ctx)
@@ -189,7 +189,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := report(o, rep, stdout); err != nil {
+	if err := writeReport(o, rep, stdout); err != nil {
 		return err
 	}
 	return failures(rep.Results())
@@ -256,8 +256,8 @@ func unreachable(target string, err error) error {
 	return cli.Usage(fmt.Errorf("--target %q: %s", target, why))
 }
 
-// report writes rep in the chosen format to stdout, and the --hgrm files.
-func report(o options, rep results.Report, stdout io.Writer) error {
+// writeReport writes rep in the chosen format to stdout, and the --hgrm files.
+func writeReport(o options, rep report.Report, stdout io.Writer) error {
 	write, err := load.ReporterFor(o.format, rep)
 	if err != nil {
 		return err
@@ -275,7 +275,7 @@ func report(o options, rep results.Report, stdout io.Writer) error {
 // errors behind it is not a clean figure. Ignored errors, retried on their
 // connection as sysbench retries them, are not failures: sysbench exits 0
 // with them too.
-func failures(res []results.StepResult) error {
+func failures(res []report.StepResult) error {
 	for _, s := range res {
 		if s.Errors == s.Ignored {
 			continue
@@ -294,7 +294,7 @@ func failures(res []results.StepResult) error {
 
 // writeHgrm writes each step's kept-run histogram: to path for a single
 // thread count, else to path with ".tN" before its extension.
-func writeHgrm(path string, res []results.StepResult) error {
+func writeHgrm(path string, res []report.StepResult) error {
 	for _, s := range res {
 		p := path
 		if len(res) > 1 {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // pongd starts the responder binary on a TCP port and a UNIX path and
@@ -76,7 +76,7 @@ func TestEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
-		if doc.Schema != results.SchemaPingpong || doc.Config["target"] != a || len(doc.Results) != 2 {
+		if doc.Schema != report.SchemaPingpong || doc.Config["target"] != a || len(doc.Results) != 2 {
 			t.Fatalf("%s: schema %q config %v, %d results", a, doc.Schema, doc.Config, len(doc.Results))
 		}
 		for _, r := range doc.Results {

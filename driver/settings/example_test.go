@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/driver/settings"
 	"github.com/hoplat/hoplat/hosts"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // MXS-1515's set-up (docs/hopbench.md): the client and the proxy on one

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/present/hgrm"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // One round trip of 25 µs: the table's first line and the trailer, in

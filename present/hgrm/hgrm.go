@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // hgrmTicks is the percentile ticks per half distance to 100% that Java's

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 func TestHdrGeometry(t *testing.T) {

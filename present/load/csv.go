@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/pingpong/report"
 )
 
 var csvHeader = []string{
@@ -17,7 +17,7 @@ var csvHeader = []string{
 
 // WriteCSV writes one row per run of every thread count, discarded runs
 // included and flagged, so a spreadsheet can redo the series statistics.
-func WriteCSV(w io.Writer, r results.Report) error {
+func WriteCSV(w io.Writer, r report.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return fmt.Errorf("results: csv report: %w", err)

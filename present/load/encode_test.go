@@ -3,8 +3,8 @@ package load
 import (
 	"testing"
 
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // TestJSONHistogram checks the contract's results[i].histogram: it decodes
@@ -21,7 +21,7 @@ func TestJSONHistogram(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := results.AnalyzeStep(r.Steps[i]).LatencyHist
+		want := report.AnalyzeStep(r.Steps[i]).LatencyHist
 		if got.Count() != want.Count() {
 			t.Errorf("results[%d]: decoded %d values, want %d", i, got.Count(), want.Count())
 		}

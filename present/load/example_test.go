@@ -5,15 +5,15 @@ import (
 	"os"
 	"time"
 
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/present/load"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 func ExampleWriteCSV() {
 	h := stats.NewHistogram()
 	h.Record(25_000)
-	r := results.Report{Steps: []results.Step{{Threads: 1, Runs: []results.Run{
+	r := report.Report{Steps: []report.Step{{Threads: 1, Runs: []report.Run{
 		{Elapsed: time.Second, Latency: h, Events: []int64{1}},
 	}}}}
 	// HdrHistogram keeps 3 significant digits: 25 µs lands in the 16 ns wide

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/golden"
+	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/present/hgrm"
-	"github.com/hoplat/hoplat/results"
 )
 
 func TestGolden(t *testing.T) {
@@ -33,7 +33,7 @@ func TestGolden(t *testing.T) {
 	}
 	t.Run("hgrm", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := hgrm.Write(&b, results.AnalyzeStep(r.Steps[0]).LatencyHist); err != nil {
+		if err := hgrm.Write(&b, report.AnalyzeStep(r.Steps[0]).LatencyHist); err != nil {
 			t.Fatal(err)
 		}
 		golden.Check(t, "latency.hgrm", b.Bytes())
@@ -41,7 +41,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestReporterForUnknown(t *testing.T) {
-	if _, err := ReporterFor("xml", results.Report{}); err == nil {
+	if _, err := ReporterFor("xml", report.Report{}); err == nil {
 		t.Error(`ReporterFor("xml"): want an error`)
 	}
 }

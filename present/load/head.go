@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/pingpong/report"
 )
 
 // width is the text report's line length, as --help's (STYLE.md): a
@@ -16,7 +16,7 @@ const width = 100
 // partialLine is the report's first line when it covers less than was
 // asked, or "" for a complete one: the reason, and what it means for the
 // figures below.
-func partialLine(r results.Report) string {
+func partialLine(r report.Report) string {
 	if !r.Partial {
 		return ""
 	}

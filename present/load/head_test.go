@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/stats"
 )
 
 func TestWrap(t *testing.T) {
@@ -59,8 +59,8 @@ func TestHeadWidth(t *testing.T) {
 	}
 	env := affinity.Env{Hostname: "bench1", OS: "linux", Arch: "amd64", Kernel: "6.8.0-45-generic",
 		CPUModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26.0", ClockSource: "tsc", Pinning: pin}
-	run := results.Run{Elapsed: 1200 * time.Millisecond, Latency: stats.NewHistogram(), Events: []int64{10}, Partial: true}
-	r := results.Report{Config: cfg, Env: env, Steps: []results.Step{{Threads: 1, Runs: []results.Run{run}}},
+	run := report.Run{Elapsed: 1200 * time.Millisecond, Latency: stats.NewHistogram(), Events: []int64{10}, Partial: true}
+	r := report.Report{Config: cfg, Env: env, Steps: []report.Step{{Threads: 1, Runs: []report.Run{run}}},
 		Partial: true, PartialReason: "interrupted by SIGINT after 1.2s of 10s"}
 	var b strings.Builder
 	if err := WriteText(&b, r); err != nil {
@@ -88,20 +88,20 @@ func TestHeadWidth(t *testing.T) {
 
 // TestPartialLine: what the first line says follows what the report holds.
 func TestPartialLine(t *testing.T) {
-	whole := results.Run{Elapsed: time.Second, Latency: stats.NewHistogram(), Events: []int64{1}}
+	whole := report.Run{Elapsed: time.Second, Latency: stats.NewHistogram(), Events: []int64{1}}
 	cut := whole
 	cut.Partial = true
 	for _, c := range []struct {
 		name string
-		r    results.Report
+		r    report.Report
 		want string
 	}{
-		{"complete", results.Report{Steps: []results.Step{{Threads: 1, Runs: []results.Run{whole}}}}, ""},
-		{"cut", results.Report{Partial: true, PartialReason: "why",
-			Steps: []results.Step{{Threads: 1, Runs: []results.Run{whole, cut}}}}, "partial: why; the last run is cut short"},
-		{"nothing", results.Report{Partial: true, PartialReason: "why"}, "partial: why; nothing was measured"},
-		{"between steps", results.Report{Partial: true,
-			Steps: []results.Step{{Threads: 1, Runs: []results.Run{whole}}}}, "partial: stopped early; the runs shown are whole, the rest never started"},
+		{"complete", report.Report{Steps: []report.Step{{Threads: 1, Runs: []report.Run{whole}}}}, ""},
+		{"cut", report.Report{Partial: true, PartialReason: "why",
+			Steps: []report.Step{{Threads: 1, Runs: []report.Run{whole, cut}}}}, "partial: why; the last run is cut short"},
+		{"nothing", report.Report{Partial: true, PartialReason: "why"}, "partial: why; nothing was measured"},
+		{"between steps", report.Report{Partial: true,
+			Steps: []report.Step{{Threads: 1, Runs: []report.Run{whole}}}}, "partial: stopped early; the runs shown are whole, the rest never started"},
 	} {
 		if got := partialLine(c.r); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

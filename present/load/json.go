@@ -5,22 +5,22 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/pingpong/report"
 )
 
 // WriteJSON writes r as the hoplat.pingpong.v1 JSON document.
-func WriteJSON(w io.Writer, r results.Report) error {
-	doc := results.ReportJSON{Schema: r.Schema, Partial: r.Partial, PartialReason: r.PartialReason,
-		Config: r.Config, Env: r.Env, Results: []results.StepJSON{}}
+func WriteJSON(w io.Writer, r report.Report) error {
+	doc := report.ReportJSON{Schema: r.Schema, Partial: r.Partial, PartialReason: r.PartialReason,
+		Config: r.Config, Env: r.Env, Results: []report.StepJSON{}}
 	for _, s := range r.Results() {
 		enc, err := s.LatencyHist.Encode()
 		if err != nil {
 			return err
 		}
-		doc.Results = append(doc.Results, results.StepJSON{StepResult: s, Histogram: enc})
+		doc.Results = append(doc.Results, report.StepJSON{StepResult: s, Histogram: enc})
 	}
 	if doc.Schema == "" {
-		doc.Schema = results.SchemaPingpong
+		doc.Schema = report.SchemaPingpong
 	}
 	if doc.Env.Pinning == nil {
 		doc.Env.Pinning = map[string]string{} // "pinning": {} when none, never null

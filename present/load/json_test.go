@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/pingpong/report"
 )
 
 // decodeReport writes r as JSON and reads it back untyped, as a script would.
-func decodeReport(t *testing.T, r results.Report) map[string]any {
+func decodeReport(t *testing.T, r report.Report) map[string]any {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteJSON(&b, r); err != nil {
@@ -49,8 +49,8 @@ func forbidKeys(t *testing.T, where string, m map[string]any, keys ...string) {
 // scripts rely on, in both a closed-loop echo step and an open-loop mysql one.
 func TestJSONContract(t *testing.T) {
 	doc := requireKeys(t, "document", decodeReport(t, synthReport()), "schema", "config", "env", "results")
-	if doc["schema"] != results.SchemaPingpong {
-		t.Errorf("schema = %v, want %q", doc["schema"], results.SchemaPingpong)
+	if doc["schema"] != report.SchemaPingpong {
+		t.Errorf("schema = %v, want %q", doc["schema"], report.SchemaPingpong)
 	}
 	requireKeys(t, "env", doc["env"], "kernel", "cpu_model", "cores", "gomaxprocs", "go_version", "clock_source", "hostname", "pinning")
 	results, ok := doc["results"].([]any)
@@ -88,7 +88,7 @@ func TestJSONContract(t *testing.T) {
 }
 
 func TestJSONSchemaOverride(t *testing.T) {
-	doc := decodeReport(t, results.Report{Schema: "hoplat.test.v9"})
+	doc := decodeReport(t, report.Report{Schema: "hoplat.test.v9"})
 	if doc["schema"] != "hoplat.test.v9" {
 		t.Errorf("schema = %v, want the report's own", doc["schema"])
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hoplat/hoplat/results"
+	"github.com/hoplat/hoplat/pingpong/report"
 )
 
 // A Reporter writes a finished measurement in one format.
@@ -12,7 +12,7 @@ type Reporter func(io.Writer) error
 
 // ReporterFor returns the reporter of r in the named format: text, json or
 // csv, as --format names them.
-func ReporterFor(format string, r results.Report) (Reporter, error) {
+func ReporterFor(format string, r report.Report) (Reporter, error) {
 	switch format {
 	case "text":
 		return func(w io.Writer) error { return WriteText(w, r) }, nil

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results"
-	"github.com/hoplat/hoplat/results/stats"
-	"github.com/hoplat/hoplat/results/stats/series"
+	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/stats"
+	"github.com/hoplat/hoplat/stats/series"
 )
 
 // WriteText prints r in the layout of sysbench 1.0's final report, so that its
@@ -17,7 +17,7 @@ import (
 // them; latencies are in microseconds, not sysbench's milliseconds. Each
 // thread count gets one block over its kept runs, followed by the run series
 // (mean, median, stddev, 95% CI, discarded and outlier runs named).
-func WriteText(w io.Writer, r results.Report) error {
+func WriteText(w io.Writer, r report.Report) error {
 	p := &printer{w: w}
 	if line := partialLine(r); line != "" {
 		for _, l := range wrapIndent("", "    ", line) {
@@ -67,7 +67,7 @@ func envItems(e affinity.Env) []string {
 	return items
 }
 
-func textStep(p *printer, s results.StepResult) {
+func textStep(p *printer, s report.StepResult) {
 	cut := ""
 	for _, run := range s.Runs {
 		if run.Partial {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/peer"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // browser is headless Chromium driven over the DevTools protocol on a

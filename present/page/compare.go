@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hoplat/hoplat/results/compare"
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // WriteCompare writes a comparison of runs as one self-contained page: the

@@ -7,6 +7,6 @@
 // their tables, the verdicts, and the command line, version and files of
 // the run. The page is XHTML-compatible HTML5, readable without colour
 // (patterns and labels on every bar) and from 400 px wide up. It is part
-// of the presentation room: it imports the analysis (results/hop,
-// results/compare) and the statistics leaf, never the driver.
+// of the presentation room: it imports the analysis (analysis/hop,
+// analysis/compare) and the statistics leaf, never the driver.
 package page

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/present/page"
-	"github.com/hoplat/hoplat/results/hop"
 )
 
 // A run of a direct path and one epoll hop, its added p50 split, as one

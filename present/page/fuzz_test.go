@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // FuzzWrite renders any report a JSON file can hold (report.html is drawn

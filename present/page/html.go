@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoplat/hoplat/results/compare"
-	"github.com/hoplat/hoplat/results/hop"
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // golden reads a real run's report (hopbench --out's report.json).

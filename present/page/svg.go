@@ -7,7 +7,7 @@ import (
 )
 
 // Colours are fixed per relay, so that an engine is the same colour in
-// every figure of the page (and in results/plot's files); direct paths are
+// every figure of the page (and in present/plot's files); direct paths are
 // black, the reference every other line is read against.
 var relayColour = map[string]string{
 	"none":      "#000000",

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hoplat/hoplat/results/hop"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // hasSweeps is whether the run swept threads, service time or chain length.

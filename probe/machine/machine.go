@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hoplat/hoplat/results/stats"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // Machine is the "machine" object of hopbench's report: the constants a

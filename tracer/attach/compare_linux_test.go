@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
-	"github.com/hoplat/hoplat/results/compare"
+	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/tracer/attach"
 )
 

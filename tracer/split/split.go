@@ -96,7 +96,7 @@ func (s Split) parts() []part {
 		{"endpoints", "endpoints", s.Endpoints}, {"other", "other", s.Other}}
 }
 
-// us prints microseconds as the reports do (results/hop.Us): one decimal
+// us prints microseconds as the reports do (analysis/hop.Us): one decimal
 // below 100, none from there.
 func us(v float64) string {
 	if math.Abs(v) >= 100 {

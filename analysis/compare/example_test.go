@@ -1,0 +1,35 @@
+package compare_test
+
+import (
+	"fmt"
+
+	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
+)
+
+// Two runs of one direct path, the second's server 20 µs slower per
+// request: the change is significant over 6 kept rounds a side. The runs
+// differ in workload, so the direct path is no control and, untraced and
+// not repeated, nothing measured the noise (package present prints the
+// comparison as benchstat's table).
+func Example() {
+	mk := func(name string, shift float64) compare.Run {
+		p := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, Regime: "packed", Threads: 1, Stable: true}
+		for i, v := range []float64{20, 21, 22, 20.5, 21.5, 22.5} {
+			p.Rounds = append(p.Rounds, hop.Round{Index: i, Kept: true, P50: v + shift})
+		}
+		return compare.Run{Name: name, Report: &hop.Report{Schema: hop.Schema, Env: affinity.Env{Cores: 2},
+			Config: hop.ReportConfig{ServiceTimesUs: []float64{shift}}, Paths: []hop.PathResult{p}}}
+	}
+	c, err := compare.Compare([]compare.Run{mk("old.json", 0), mk("new.json", 20)}, compare.Options{AllowDifferent: true})
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range c.Rows {
+		fmt.Printf("%s: %.2f -> %.2f µs, %s, p %.3f, %d+%d rounds, noise %s\n", compare.Label(r), r.OldP50Us, r.NewP50Us,
+			compare.Delta(r.DeltaPct, r.Significant), r.PValue, r.NOld, r.NNew, r.NoiseFrom)
+	}
+	// Output:
+	// direct tcp: 21.25 -> 41.25 µs, +94.1%, p 0.002, 6+6 rounds, noise one run a side: fresh processes move a path up to 5% between runs
+}

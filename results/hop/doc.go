@@ -1,8 +1,0 @@
-// Package hop explains what each hop between a client and a server costs,
-// from rounds a driver measured: it pairs every path's rounds with its
-// direct baseline's (so drift between rounds cancels), fits the p50 of
-// relay chains against their hop count and states verdicts in sentences,
-// into the hoplat.hopbench.v1 Report. It runs nothing and prints nothing
-// (package present writes the report): the figures come in as Series of
-// Samples. It imports the statistics leaf, results and probe/machine.
-package hop
