@@ -49,9 +49,19 @@ run() { # name target port: target is --pid PID or --comm NAME
 	printf '%-18s %12.1f %12.1f %14.1f %14.1f %12.1f\n' "$name" "$rtt" "$(echo "$rtt - $direct" | bc -l)" "$up" "$down" "$(echo "$up + $down" | bc -l)"
 }
 
+# attached PID PORT DUTY I runs pingpong through the proxy with attach on
+# it: its report in $tmp/onI.json, attach's in $tmp/onI.attach.json.
+attached() {
+	local pid=$1 p=$2 duty=$3 i=$4 ap
+	"$BIN/hopbench" attach --pid "$pid" --time 7s --duty "$duty" --format json >"$tmp/on$i.attach.json" & ap=$!
+	taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 4s --warmup 2s --format json >"$tmp/on$i.json"
+	wait "$ap"
+}
+
 # overhead PID PORT DUTY: what attaching costs HAProxy's path, as
 # pingpong's p50 with and without attach at --duty DUTY, three pairs
-# interleaved (off, on, off, on, ...), each pair's ratio, their median.
+# interleaved, the second in the other order (off, on, on, off, off, on),
+# each pair's ratio, their median.
 # attach is up before pingpong's warmup ends (its calibration takes about
 # a second), and traces past its run. A run is 4 s, a whole number of
 # attach's duty periods (a 200 ms window every 2 s at 10%, every 0.2 s at
@@ -59,11 +69,17 @@ run() { # name target port: target is --pid PID or --comm NAME
 # share of the run, as over a long one (3 s held two windows, 13%).
 overhead() {
 	local pid=$1 p=$2 duty=$3 ratios=() i off on
+	# The order alternates: a proxy's round trip drifts over a minute by as
+	# much as the cost measured, and a fixed order would count the drift as
+	# the cost.
 	for i in 1 2 3; do
-		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 4s --warmup 2s --format json >"$tmp/off$i.json"
-		"$BIN/hopbench" attach --pid "$pid" --time 7s --duty "$duty" --format json >"$tmp/on$i.attach.json" & local ap=$!
-		taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 4s --warmup 2s --format json >"$tmp/on$i.json"
-		wait "$ap"
+		if [ "$i" = 2 ]; then
+			attached "$pid" "$p" "$duty" "$i"
+			taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 4s --warmup 2s --format json >"$tmp/off$i.json"
+		else
+			taskset -c 0 "$BIN/pingpong" --target "tcp:127.0.0.1:$p" --time 4s --warmup 2s --format json >"$tmp/off$i.json"
+			attached "$pid" "$p" "$duty" "$i"
+		fi
 		off=$(p50 "$tmp/off$i.json") on=$(p50 "$tmp/on$i.json")
 		ratios+=("$off:$on:$(jq -r '[.directions[].chunks] | join(":")' "$tmp/on$i.attach.json")")
 	done
@@ -75,7 +91,7 @@ duty, own = sys.argv[1], sys.argv[2]
 pairs = [a.split(":") for a in sys.argv[3:]]
 pct = [100 * (float(on) / float(off) - 1) for off, on, _, _ in pairs]
 print("haproxy attached, duty %s%%, attach on CPUs %s: p50 %+.1f%%" % (duty, own, statistics.median(pct)))
-print("  median of 3 interleaved pairs: %s; chunks up/down %s" % (
+print("  median of 3 interleaved pairs, the second on first: %s; chunks up/down %s" % (
     ", ".join("%.2f→%.2f µs" % (float(off), float(on)) for off, on, _, _ in pairs),
     ", ".join("%s/%s" % (up, down) for _, _, up, down in pairs)))
 PY
