@@ -25,10 +25,7 @@ import (
 // keeps them but counts 10 ms ticks, of the order of a µs per request over
 // a round.
 type endpointRounds struct {
-	pid  int
-	err  error            // the first failed reading, or why there is none
-	ran  [][]serverSample // by cell, by round
-	base time.Duration    // the responder's clock as the round in progress began
+	roundReads[time.Duration, serverSample]
 }
 
 type serverSample struct {
@@ -37,45 +34,27 @@ type serverSample struct {
 }
 
 func newEndpointRounds(cells, rounds int, topo *Topology, remote bool) *endpointRounds {
-	e := &endpointRounds{ran: make([][]serverSample, cells)}
-	for i := range e.ran {
-		e.ran[i] = make([]serverSample, rounds)
-	}
+	pid := 0
+	e := &endpointRounds{newRoundReads(cells, rounds,
+		func() (time.Duration, error) { return affinity.ProcessClock(pid) },
+		func(now, base time.Duration) serverSample { return serverSample{cpu: now - base, ok: true} })}
 	switch {
 	case remote:
 		e.err = errors.New("a topology run's client and server may run on other hosts")
 	case topo.server == nil:
 		e.err = errors.New("the server is not a process this run started")
 	default:
-		e.pid = topo.server.PID()
+		pid = topo.server.PID()
 	}
 	return e
 }
 
 // begin reads the responder before a round; end after it, and keeps the
 // difference for the round.
-func (e *endpointRounds) begin(context.Context, int, int) {
-	e.base = 0
-	if e.err != nil {
-		return
-	}
-	g, err := affinity.ProcessClock(e.pid)
-	if err != nil {
-		e.err = err
-	}
-	e.base = g
-}
+func (e *endpointRounds) begin(_ context.Context, cell, _ int) { e.roundReads.begin(cell) }
 
 func (e *endpointRounds) end(_ context.Context, cell, round int, _ hop.Sample) error {
-	if e.err != nil {
-		return nil
-	}
-	g, err := affinity.ProcessClock(e.pid)
-	if err != nil {
-		e.err = err
-		return nil
-	}
-	e.ran[cell][round] = serverSample{cpu: g - e.base, ok: true}
+	e.roundReads.end(cell, round)
 	return nil
 }
 

@@ -28,10 +28,10 @@ func TestEndpointsPerRequest(t *testing.T) {
 		}
 		return out
 	}
-	e := &endpointRounds{ran: [][]serverSample{
+	e := &endpointRounds{roundReads[time.Duration, serverSample]{ran: [][]serverSample{
 		{{cpu: time.Second, ok: true}, {cpu: 6 * time.Millisecond, ok: true}, {cpu: 6 * time.Millisecond, ok: true}, {}},
 		{{cpu: time.Second, ok: true}, {cpu: 8 * time.Millisecond, ok: true}, {cpu: 10 * time.Millisecond, ok: true}, {}},
-	}}
+	}}}
 	s := series()
 	e.perRequest(s, 1, round)
 	// 44 ms of client over 4000 requests; 12 and 18 ms of server.

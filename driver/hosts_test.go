@@ -16,7 +16,7 @@ import (
 
 func topology(t *testing.T, src string) *hosts.TopologyFile {
 	t.Helper()
-	tp, err := hosts.ParseTopology("t.conf", []byte(src))
+	tp, err := hosts.ParseTopology("t.conf", []byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

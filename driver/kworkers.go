@@ -21,11 +21,8 @@ import (
 // window (it runs in the child, between the readings), and only the
 // sample's own cell gets the difference.
 type kworkerRounds struct {
+	roundReads[affinity.Kworkers, kworkerSample]
 	cpus affinity.CPUSet
-	err  error               // the first failed reading: then no path gets kworker figures
-	ran  [][]kworkerSample   // by cell, by round
-	want func(cell int) bool // whether a cell is read
-	base affinity.Kworkers   // as the round in progress began
 }
 
 type kworkerSample struct {
@@ -49,10 +46,14 @@ func newKworkerRounds(cells []Cell, rounds int, placement affinity.Placement, re
 	if !sockmap {
 		return nil
 	}
-	k := &kworkerRounds{ran: make([][]kworkerSample, len(cells)), want: want}
-	for i := range k.ran {
-		k.ran[i] = make([]kworkerSample, rounds)
-	}
+	k := &kworkerRounds{}
+	k.roundReads = newRoundReads(len(cells), rounds,
+		func() (affinity.Kworkers, error) { return affinity.ReadKworkers(k.cpus) },
+		func(now, base affinity.Kworkers) kworkerSample {
+			cpu, runs := now.Since(base)
+			return kworkerSample{cpu: cpu, runs: runs, ok: true}
+		})
+	k.want = want
 	if remote {
 		k.err = errors.New("a topology run's components may run under another kernel")
 		return k
@@ -78,31 +79,15 @@ func newKworkerRounds(cells []Cell, rounds int, placement affinity.Placement, re
 // begin reads the workers before cell's sample; end reads them after it
 // and keeps the difference for the cell's round.
 func (k *kworkerRounds) begin(_ context.Context, cell, _ int) {
-	if k == nil {
-		return
+	if k != nil {
+		k.roundReads.begin(cell)
 	}
-	k.base = affinity.Kworkers{}
-	if k.err != nil || !k.want(cell) {
-		return
-	}
-	r, err := affinity.ReadKworkers(k.cpus)
-	if err != nil {
-		k.err = err
-	}
-	k.base = r
 }
 
 func (k *kworkerRounds) end(_ context.Context, cell, round int, _ hop.Sample) error {
-	if k == nil || k.err != nil || !k.want(cell) {
-		return nil
+	if k != nil {
+		k.roundReads.end(cell, round)
 	}
-	r, err := affinity.ReadKworkers(k.cpus)
-	if err != nil {
-		k.err = err
-		return nil
-	}
-	cpu, runs := r.Since(k.base)
-	k.ran[cell][round] = kworkerSample{cpu: cpu, runs: runs, ok: true}
 	return nil
 }
 

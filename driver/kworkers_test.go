@@ -28,11 +28,11 @@ func TestKworkerPerRequest(t *testing.T) {
 		}
 		return out
 	}
-	k := &kworkerRounds{cpus: affinity.NewCPUSet(0), ran: [][]kworkerSample{
+	k := &kworkerRounds{cpus: affinity.NewCPUSet(0), roundReads: roundReads[affinity.Kworkers, kworkerSample]{ran: [][]kworkerSample{
 		{{cpu: time.Second, ok: true}, {cpu: 200 * time.Microsecond, runs: 10, ok: true}, {cpu: 200 * time.Microsecond, runs: 10, ok: true}, {}},
 		{{cpu: time.Second, ok: true}, {cpu: 8 * time.Millisecond, runs: 4000, ok: true}, {cpu: 10 * time.Millisecond, runs: 4010, ok: true}, {}},
 		{{}, {}, {}, {}},
-	}}
+	}}}
 	s := series()
 	s[1].RelayCPUUs = f(0.5)
 	k.perRequest(s, 1, round)

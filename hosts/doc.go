@@ -14,23 +14,19 @@
 //	THREAD_COUNTS_TO_RUN="1;2;4"
 //	MAX_TIME=30
 //
-// Keys: TEST_NAME; HOST_<NAME>=local|netns:NAME|ssh://user@host[:port] and
+// Keys read here: TEST_NAME; HOST_<NAME>=local|netns:NAME|ssh://user@host[:port] and
 // HOST_<NAME>_VIA=<netns host> (run the ssh client inside that namespace);
 // <COMPONENT>_HOST and <COMPONENT>_CPUS for client, relay, server and
-// backend (BENCHMARK_CPUS is CLIENT_CPUS); one key per hopbench flag (see
-// FlagKeys: THREADS or THREAD_COUNTS_TO_RUN, TIME or MAX_TIME in seconds or
-// Go duration syntax, PATHS, TRANSPORTS, RUNS, DISCARD, …); SSH_OPTIONS
-// (extra ssh arguments), REMOTE_BIN (ship, path or a directory) and
-// BACKEND_START (a command that starts the real BACKEND on BACKEND_HOST for
-// the run). SERVER_HOST may list several hosts and BACKEND several
-// mysql:// servers, separated by ';', for a sweep of CLIENT_INSTANCES
-// (SYSBENCH_INSTANCES) clients that take them round-robin (TopologyFile.Servers,
-// TopologyFile.Backends). Values are bare, "double-quoted" or 'single-quoted'; lists take
-// , or ;; a line starting with # is a comment, as is # after a value.
+// backend (BENCHMARK_CPUS is CLIENT_CPUS); SSH_OPTIONS (extra ssh
+// arguments), REMOTE_BIN (ship, path or a directory) and BACKEND_START (a
+// command that starts the real backend on BACKEND_HOST for the run).
+// SERVER_HOST may list several hosts, separated by ';' (TopologyFile.Servers).
+// Values are bare, "double-quoted" or 'single-quoted'; lists take , or ;; a
+// line starting with # is a comment, as is # after a value. Every other key
+// is the caller's (Settings): hopbench's settings, one key per flag, are
+// read by driver/settings, which hands them to ParseTopology.
 //
-// TopologyFile.Args renders the file's settings as hopbench flags, to be parsed
-// ahead of the command line's, so that the flags the user gives override
-// the file; TopologyFile.Place says which host and CPUs each component has.
+// TopologyFile.Place says which host and CPUs each component has.
 // Components not placed default to: the client on the first host (this
 // machine when none is declared), the relay and server on the client's
 // host, the backend on the server's.

@@ -380,7 +380,7 @@ func TestTopologyFileUp(t *testing.T) {
 		peer.Unavailable(t, "hosts: network namespaces need root")
 	}
 	ctx := context.Background()
-	tp, err := ReadTopology("testdata/mxs-1515.conf")
+	tp, err := ReadTopology("testdata/mxs-1515.conf", anyKey)
 	if err != nil {
 		t.Fatal(err)
 	}

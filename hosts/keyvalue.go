@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hoplat/hoplat/internal/list"
 )
 
 type parser struct {
 	t    *TopologyFile
+	s    *Settings         // the caller's keys; nil for none
 	raw  map[string]string // canonical key -> value
 	keys []string          // canonical keys in file order
 }
@@ -48,12 +51,9 @@ func (p *parser) lines(src []byte) error {
 		if err != nil {
 			return p.errAt(n, key, "%v", err)
 		}
-		canon := key
-		if a, ok := aliases[key]; ok {
-			canon = a
-		}
-		if !knownKey(canon) {
-			return p.errAt(n, key, "unknown key%s", suggest(key))
+		canon, _ := p.s.alias(key)
+		if !p.knownKey(canon) {
+			return p.errAt(n, key, "unknown key%s", p.suggest(key))
 		}
 		if prev, dup := p.t.Lines[canon]; dup {
 			what := ""
@@ -133,4 +133,13 @@ func clip(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// list is the items of key's LIST value v, or the error naming it.
+func (p *parser) list(key, v string) ([]string, error) {
+	items, err := list.Items(v)
+	if err != nil {
+		return nil, p.err(key, "%v", err)
+	}
+	return items, nil
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/hoplat/hoplat/roles"
 )
@@ -75,46 +74,6 @@ type TopologyFile struct {
 	// instances take them round-robin, as RonDB's SERVER_HOST="a;b".
 	Servers []string
 
-	// hopbench's settings, one key per flag (see FlagKeys), raw where the
-	// driver owns the vocabulary and typed where the syntax is generic.
-	Backend string
-	// Backends are BACKEND's entries, one for a single backend.
-	Backends []string
-	// Replicas are REPLICA's servers, mysql-rw's replicas.
-	Replicas []string
-	// Instances is CLIENT_INSTANCES: clients run at once, 0 when unset.
-	Instances     int
-	Proto         string
-	Command       string
-	Paths         []string // relay names as written: direct, epoll, …
-	Transports    []string
-	Threads       []int
-	Time          time.Duration
-	RoundRequests int
-	Budget        time.Duration
-	Warmup        time.Duration
-	Runs          int
-	Discard       int
-	Hops          []int
-	ServiceTimes  []time.Duration
-	Sizes         []int
-	Rows          []int
-	Placement     string // --placement as written; excludes <COMPONENT>_CPUS
-	Nice          int
-	RelayLock     string
-	Stats         bool
-	Trace         bool
-	Format        string
-	Out           string
-	Quiet         bool
-	Verbose       bool
-	Wide          bool
-	History       string // --history: the file of this machine's runs
-
-	// Proxies are the PROXY_<NAME> keys as hopbench's --proxy takes
-	// them, NAME=value (name lower-cased), in the file's order.
-	Proxies []string
-
 	// SSHOptions are extra arguments for every ssh and scp command (-i
 	// KEY, -o Option=value), after BatchMode and hoplat's control socket.
 	SSHOptions []string
@@ -133,6 +92,8 @@ type TopologyFile struct {
 	Lines map[string]int
 	// written is the key as the file spelled it, for messages.
 	written map[string]string
+	raw     map[string]string // the values by key, for Value
+	keys    []string          // the keys in the file's order, for Keys
 }
 
 // Has reports whether the file set key.
@@ -178,11 +139,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// maxFileBytes bounds a topology file; the longest real one is a few dozen
 // lines.
 const maxFileBytes = 1 << 20
 
-// ReadTopology reads and parses the topology file at path.
-func ReadTopology(path string) (*TopologyFile, error) {
+// ReadTopology reads and parses the topology file at path, with the
+// caller's settings s (nil for none).
+func ReadTopology(path string, s *Settings) (*TopologyFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
@@ -192,24 +155,26 @@ func ReadTopology(path string) (*TopologyFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("topology: read %s: %w", path, err)
 	}
-	return ParseTopology(path, b)
+	return ParseTopology(path, b, s)
 }
 
 // ParseTopology parses a topology file's contents; name is what errors
-// call the file.
+// call the file. Keys beyond the hosts', places' and ssh's are s's (nil
+// for none): any other is an error.
 //
 // Components not placed by <COMPONENT>_HOST run on a default host: the
 // client on the first host declared (local when none is), the relay and the
 // server on the client's host, the backend on the server's host.
-func ParseTopology(name string, src []byte) (*TopologyFile, error) {
+func ParseTopology(name string, src []byte, s *Settings) (*TopologyFile, error) {
 	if len(src) > maxFileBytes {
 		return nil, &Error{File: name, Err: fmt.Errorf("larger than %d bytes", maxFileBytes)}
 	}
-	p := &parser{t: &TopologyFile{File: name, Lines: map[string]int{}, written: map[string]string{}}, raw: map[string]string{}}
+	p := &parser{t: &TopologyFile{File: name, Lines: map[string]int{}, written: map[string]string{}}, s: s, raw: map[string]string{}}
 	if err := p.lines(src); err != nil {
 		return nil, err
 	}
-	if err := p.settings(); err != nil {
+	p.t.raw, p.t.keys = p.raw, p.keys
+	if err := p.fileSettings(s); err != nil {
 		return nil, err
 	}
 	if err := p.hosts(); err != nil {

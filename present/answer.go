@@ -311,15 +311,7 @@ func briefAcross(h hop.History) string {
 	if len(h.HostMoved) == 0 {
 		return line
 	}
-	var moved []string
-	for _, m := range h.HostMoved {
-		name := m.Control
-		if m.Stage != "run" && !strings.HasSuffix(name, " "+m.Stage) {
-			name += " (" + m.Stage + ")"
-		}
-		moved = append(moved, fmt.Sprintf("%s %s µs against %s", name, hop.Us(m.P50Us), hop.Us(m.PastMedianUs)))
-	}
-	return line + "; the host ran at another speed than in them (" + strings.Join(moved, ", ") +
+	return line + "; the host ran at another speed than in them (" + hostMoved(h) +
 		"), and a hop there is judged at that speed"
 }
 

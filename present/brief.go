@@ -124,7 +124,7 @@ func (t *text) briefTable(paths []hop.PathResult, grouped bool, sweep sweep, mys
 		if mysql {
 			row += figureCell(p, tpsCell(p.TPS)) + "\t"
 		}
-		row += briefAdded(p) + splitCells(p)
+		row += addedCells(p, ",") + splitCells(p)
 		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
@@ -135,18 +135,6 @@ func (t *text) briefTable(paths []hop.PathResult, grouped bool, sweep sweep, mys
 			l = "!" + strings.TrimPrefix(l, " ")
 		}
 		t.line(l)
-	}
-}
-
-// briefAdded is a path's added p50 and interval cells, in µs.
-func briefAdded(p hop.PathResult) string {
-	switch a := p.AddedUs; {
-	case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
-		return "baseline\t\t"
-	case a == nil:
-		return "-\t\t"
-	default:
-		return fmt.Sprintf("%+.1f\t[%s,%s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
 	}
 }
 
@@ -349,6 +337,13 @@ func acrossRuns(h hop.History) string {
 	if len(h.HostMoved) == 0 {
 		return line
 	}
+	return line + "; the host ran at another speed than in them (" + hostMoved(h) +
+		"): a hop there is flagged only if it moved at that speed too"
+}
+
+// hostMoved lists the controls whose p50 moved with the host's speed, each
+// beside its past median.
+func hostMoved(h hop.History) string {
 	var moved []string
 	for _, m := range h.HostMoved {
 		// A path's name holds its regime where the run has two; the
@@ -359,8 +354,7 @@ func acrossRuns(h hop.History) string {
 		}
 		moved = append(moved, fmt.Sprintf("%s %s µs against %s", name, hop.Us(m.P50Us), hop.Us(m.PastMedianUs)))
 	}
-	return line + "; the host ran at another speed than in them (" + strings.Join(moved, ", ") +
-		"): a hop there is flagged only if it moved at that speed too"
+	return strings.Join(moved, ", ")
 }
 
 func ints(vs []int) string {

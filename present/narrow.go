@@ -66,7 +66,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 					fmt.Fprintf(&row, "%s\t", placementCell(p))
 				}
 				fmt.Fprintf(&row, "%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P99)))
-				row.WriteString(addedCells(p))
+				row.WriteString(addedCells(p, ", "))
 				fmt.Fprintf(&row, "%s\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)))
 				if errorsCol {
 					fmt.Fprintf(&row, "%d\t", p.Errors+int64(p.Failed))

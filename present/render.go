@@ -133,7 +133,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
 		fmt.Fprintf(&row, "%s\t%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P95)), figureCell(p, hop.Us(p.LatencyUs.P99)))
-		row.WriteString(addedCells(p))
+		row.WriteString(addedCells(p, ", "))
 		fmt.Fprintf(&row, "%s\t%d\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)), p.Errors+int64(p.Failed))
 		row.WriteString(sweep.lastCells(p))
 		fmt.Fprintln(tw, row.String())
@@ -196,17 +196,18 @@ func sweeps(paths []hop.PathResult) sweep {
 	return s
 }
 
-// addedCells is a path's added p50 and its interval, each cell ending in
-// a tab: "baseline" on the direct path the others are paired with, "-"
-// where nothing was paired.
-func addedCells(p hop.PathResult) string {
+// addedCells is a path's added p50 and its interval, in µs, each cell
+// ending in a tab: "baseline" on the direct path the others are paired
+// with, "-" where nothing was paired. sep parts the interval's ends: ", "
+// in the full tables, "," in the brief one.
+func addedCells(p hop.PathResult, sep string) string {
 	switch a := p.AddedUs; {
 	case p.Relay == hop.Direct && a != nil && a.Baseline == p.Name:
 		return "baseline\t\t"
 	case a == nil:
 		return "-\t\t"
 	default:
-		return fmt.Sprintf("%+.1f\t[%s, %s]\t", a.P50, hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
+		return fmt.Sprintf("%+.1f\t[%s%s%s]\t", a.P50, hop.Us(a.CI95P50[0]), sep, hop.Us(a.CI95P50[1]))
 	}
 }
 

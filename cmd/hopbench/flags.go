@@ -17,9 +17,10 @@ import (
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/driver"
-	"github.com/hoplat/hoplat/hosts"
+	"github.com/hoplat/hoplat/driver/settings"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
+	"github.com/hoplat/hoplat/internal/spell"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/present/load"
@@ -95,7 +96,7 @@ func readFlags(args []string) (options, error) {
 	if err != nil || path == "" {
 		return parseArgs(args, err)
 	}
-	tp, err := hosts.ReadTopology(path)
+	tp, err := settings.Read(path)
 	if err != nil {
 		return options{}, err
 	}
@@ -103,7 +104,7 @@ func readFlags(args []string) (options, error) {
 		return options{}, fileError(tp, err)
 	}
 	o, err := parseArgs(append(tp.Args(), args...), nil)
-	o.cfg.Hosts = tp
+	o.cfg.Hosts = tp.TopologyFile
 	return o, err
 }
 
@@ -128,9 +129,9 @@ func topologyArg(args []string) (string, error) {
 
 // fileError names the file and line of the key whose flag err is about, or
 // at least the file.
-func fileError(tp *hosts.TopologyFile, err error) error {
+func fileError(tp *settings.File, err error) error {
 	msg, best := err.Error(), ""
-	for flag := range hosts.FlagKeys {
+	for flag := range settings.FlagKeys {
 		if strings.Contains(msg, "--"+flag) && len(flag) > len(best) {
 			best = flag
 		}
@@ -138,7 +139,7 @@ func fileError(tp *hosts.TopologyFile, err error) error {
 	if best == "" {
 		return fmt.Errorf("topology %s: %w", tp.File, err)
 	}
-	key := hosts.FlagKeys[best]
+	key := settings.FlagKeys[best]
 	if best == "proxy" {
 		// One key per proxy: the one the error names.
 		for _, x := range tp.Proxies {
@@ -535,7 +536,7 @@ func applyPlacement(c *driver.Config, spec string) error {
 		s = "same-core"
 	case !strings.ContainsAny(s, "=, \t") && !slices.Contains(placementPresets, s):
 		want := "want packed (or same-core), spread, none, or CPUs per component: client=0 relay=1 server=1"
-		if near := usage.Nearest(s, placementPresets); near != "" {
+		if near := spell.Nearest(s, placementPresets); near != "" {
 			want = "did you mean " + near + "? " + want
 		}
 		return cli.Usage(fmt.Errorf("--placement %q: %s", spec, want))

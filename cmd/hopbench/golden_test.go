@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,7 +156,7 @@ func TestGoldenOutputs(t *testing.T) {
 			if err := page.Write(&doc, rep); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("golden", name+".html"), doc.Bytes())
+			checkPage(t, name, doc.Bytes())
 
 			dir := t.TempDir()
 			if err := present.WriteFiles(dir, rep); err != nil {
@@ -164,6 +165,42 @@ func TestGoldenOutputs(t *testing.T) {
 			golden.Check(t, filepath.Join("golden", name+".out.sha256"), digests(t, dir))
 		})
 	}
+}
+
+// headTitle is the title golden/head.html is rendered with.
+const headTitle = "TITLE"
+
+// TestGoldenHead pins the head every page opens with, once: checkPage holds
+// each page's own head to what page.Head renders for its title.
+func TestGoldenHead(t *testing.T) {
+	var b bytes.Buffer
+	if err := page.Head(&b, headTitle); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("golden", "head.html"), b.Bytes())
+}
+
+// checkPage holds a page to the golden files without storing its head
+// again: the page must open with the head page.Head renders for the page's
+// own title (pinned by TestGoldenHead), and its title element and the body
+// after the head are held to golden/name.html.
+func checkPage(t *testing.T, name string, doc []byte) {
+	t.Helper()
+	_, rest, ok := bytes.Cut(doc, []byte("<title>"))
+	elem, _, ok2 := bytes.Cut(rest, []byte("</title>"))
+	if !ok || !ok2 {
+		t.Fatalf("%s: the page has no title element:\n%s", name, doc)
+	}
+	var head bytes.Buffer
+	if err := page.Head(&head, html.UnescapeString(string(elem))); err != nil {
+		t.Fatal(err)
+	}
+	body, ok := bytes.CutPrefix(doc, head.Bytes())
+	if !ok {
+		t.Fatalf("%s: the page does not open with page.Head's head; got:\n%s", name, doc)
+	}
+	title := "<title>" + string(elem) + "</title>\n"
+	golden.Check(t, filepath.Join("golden", name+".html"), append([]byte(title), body...))
 }
 
 // digests lists every file under dir with its SHA-256, in name order.
@@ -247,7 +284,7 @@ func TestGoldenCompare(t *testing.T) {
 			if err := page.WriteCompare(&doc, cmp); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("golden", c.name+".html"), unDir(doc.Bytes()))
+			checkPage(t, c.name, unDir(doc.Bytes()))
 		})
 	}
 }

@@ -47,9 +47,9 @@ import (
 
 	"github.com/hoplat/hoplat/analysis/history"
 	"github.com/hoplat/hoplat/analysis/hop"
-	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/driver"
 	"github.com/hoplat/hoplat/internal/cli"
+	"github.com/hoplat/hoplat/internal/spell"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
@@ -160,7 +160,7 @@ func runHelp(args []string) error {
 // unknownSubcommand says what hopbench takes instead of word: the nearest
 // subcommand, or the list of them.
 func unknownSubcommand(word string) string {
-	if s := usage.Nearest(word, subcommands); s != "" {
+	if s := spell.Nearest(word, subcommands); s != "" {
 		return "did you mean hopbench " + s + "?"
 	}
 	return "hopbench's subcommands are attach, compare, galera and help; everything else is an option"

@@ -338,35 +338,69 @@ func (s *Server) Stop() error {
 // (fails it under HOPLAT_REQUIRE_INTEGRATION) when a program is missing.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	requirePrograms(t)
-	s, err := Launch(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	return s
+	return startFor(t, Launch)
 }
 
-var shared struct {
-	once sync.Once
-	srv  *Server
-	err  error
-}
+// shared is the test process's one server; sharedPair in replication.go
+// its one pair.
+var shared = one[*Server]{launch: Launch}
 
 // Shared returns the test process's one server, starting it on first use.
 // A package that calls it stops the server from TestMain with StopShared.
 func Shared(t testing.TB) *Server {
 	t.Helper()
+	return shared.get(t)
+}
+
+// stopper is what Launch and LaunchPair start: a server or a pair.
+type stopper interface{ Stop() error }
+
+// startFor launches with launch for t alone and stops what it started at
+// t's cleanup, skipping t as requirePrograms does.
+func startFor[T stopper](t testing.TB, launch func(Options) (T, error)) T {
+	t.Helper()
 	requirePrograms(t)
-	shared.once.Do(func() { shared.srv, shared.err = Launch(Options{}) })
-	if shared.err != nil {
-		t.Fatal(shared.err)
+	v, err := launch(Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return shared.srv
+	t.Cleanup(func() {
+		if err := v.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return v
+}
+
+// one is a test process's single T, launched on first use and stopped by
+// StopShared; started is set only when the launch succeeded.
+type one[T stopper] struct {
+	launch  func(Options) (T, error)
+	once    sync.Once
+	v       T
+	started bool
+	err     error
+}
+
+func (o *one[T]) get(t testing.TB) T {
+	t.Helper()
+	requirePrograms(t)
+	o.once.Do(func() {
+		o.v, o.err = o.launch(Options{})
+		o.started = o.err == nil
+	})
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	return o.v
+}
+
+// stop stops the T if it was started.
+func (o *one[T]) stop() error {
+	if !o.started {
+		return nil
+	}
+	return o.v.Stop()
 }
 
 // requirePrograms skips t (fails it under HOPLAT_REQUIRE_INTEGRATION)
@@ -381,14 +415,7 @@ func requirePrograms(t testing.TB) {
 // StopShared stops the server Shared started and the pair SharedPair
 // started, if any.
 func StopShared() error {
-	var err error
-	if shared.srv != nil {
-		err = shared.srv.Stop()
-	}
-	if sharedPair.pair != nil {
-		err = errors.Join(err, sharedPair.pair.Stop())
-	}
-	return err
+	return errors.Join(shared.stop(), sharedPair.stop())
 }
 
 // Probe dials the server's TCP port, proving it accepts connections.

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -150,36 +149,17 @@ func (p *Pair) Stop() error {
 // t (fails it under HOPLAT_REQUIRE_INTEGRATION) when a program is missing.
 func StartPair(t testing.TB) *Pair {
 	t.Helper()
-	requirePrograms(t)
-	p, err := LaunchPair(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	return p
+	return startFor(t, LaunchPair)
 }
 
-var sharedPair struct {
-	once sync.Once
-	pair *Pair
-	err  error
-}
+var sharedPair = one[*Pair]{launch: LaunchPair}
 
 // SharedPair returns the test process's one pair, starting it on first
 // use. A package that calls it stops the pair from TestMain with
 // StopShared.
 func SharedPair(t testing.TB) *Pair {
 	t.Helper()
-	requirePrograms(t)
-	sharedPair.once.Do(func() { sharedPair.pair, sharedPair.err = LaunchPair(Options{}) })
-	if sharedPair.err != nil {
-		t.Fatal(sharedPair.err)
-	}
-	return sharedPair.pair
+	return sharedPair.get(t)
 }
 
 // RootSQL runs statements with the mariadb client over the server's

@@ -82,7 +82,17 @@ func (p *page) printf(format string, a ...any) {
 }
 
 func (p *page) head(title string) {
-	p.printf(`<!DOCTYPE html>
+	if p.err == nil {
+		p.err = Head(p.w, title)
+	}
+}
+
+// Head writes what every page opens with, up to and including <body>: the
+// document type, the content policy that lets the page fetch nothing, the
+// title and the style. It is the one part all pages share, so a test can
+// hold it once and each page's body apart from it.
+func Head(w io.Writer, title string) error {
+	_, err := fmt.Fprintf(w, `<!DOCTYPE html>
 <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
 <head>
 <meta charset="utf-8"/>
@@ -93,6 +103,7 @@ func (p *page) head(title string) {
 </head>
 <body>
 `, esc(title), css)
+	return err
 }
 
 func (p *page) foot() { p.printf("</body>\n</html>\n") }

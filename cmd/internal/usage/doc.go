@@ -2,7 +2,7 @@
 // --version: the help that fits a screen (the synopses, the options people
 // reach for first and the examples) with every other option in named
 // groups behind --help all, one option a line within Width columns; the
-// answer to a mistyped option (the nearest one the command takes); and the
-// version a build links in. It is cmd/'s own (only cmd/ imports pflag) and
+// answer to a mistyped option (the nearest one the command takes, found by
+// internal/spell); and the version a build links in. It is cmd/'s own (only cmd/ imports pflag) and
 // imports pflag, the standard library and internal plumbing alone.
 package usage

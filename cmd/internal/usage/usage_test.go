@@ -108,19 +108,3 @@ func TestParseError(t *testing.T) {
 		}
 	}
 }
-
-func TestNearest(t *testing.T) {
-	names := []string{"runs", "round-requests", "threads", "trace", "time", "placement", "paths", "proxy"}
-	for typed, want := range map[string]string{
-		"run": "runs", "runs": "runs", "round": "round-requests", "thread": "threads", "placment": "placement",
-		"path": "paths", "prxy": "proxy", "tiem": "time", "xyz": "", "p": "", "": "",
-		"t": "", // trace, time, threads: none nearer
-	} {
-		if got := Nearest(typed, names); got != want {
-			t.Errorf("Nearest(%q) = %q, want %q", typed, got, want)
-		}
-	}
-	if distance("ab", "ba") != 1 || distance("", "abc") != 3 || distance("kitten", "sitting") != 3 {
-		t.Error("distance")
-	}
-}

@@ -1,6 +1,10 @@
-package hosts
+package settings
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hoplat/hoplat/hosts"
+)
 
 // Args renders the settings the file gives as hopbench's flags, in
 // FlagKeys' terms, so that a caller can parse them ahead of the user's own
@@ -8,8 +12,8 @@ import "strings"
 // line then override the file. The <COMPONENT>_CPUS of components on this
 // machine (local and netns hosts share its CPUs) become --placement; those
 // of components on ssh hosts do not, since --placement is read against this
-// machine's CPUs: they are the caller's to pass as --cpus there (Place).
-func (t *TopologyFile) Args() []string {
+// machine's CPUs: they are the caller's to pass as --cpus there (hosts.TopologyFile.Place).
+func (t *File) Args() []string {
 	var a []string
 	for _, s := range keyTable {
 		switch {
@@ -30,10 +34,10 @@ func (t *TopologyFile) Args() []string {
 
 // cpusPlacement is --placement from the <COMPONENT>_CPUS of the components
 // on this machine, when the file sets no PLACEMENT.
-func cpusPlacement(t *TopologyFile) (string, bool) {
+func cpusPlacement(t *File) (string, bool) {
 	var spec []string
-	for _, c := range []string{Client, Relay, Server} {
-		if p := t.Place[c]; p.CPUs != "" && t.HostOf(c).Kind != SSH {
+	for _, c := range []string{hosts.Client, hosts.Relay, hosts.Server} {
+		if p := t.Place[c]; p.CPUs != "" && t.HostOf(c).Kind != hosts.SSH {
 			spec = append(spec, c+"="+p.CPUs)
 		}
 	}
