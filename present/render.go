@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/internal/wordwrap"
+	"github.com/hoplat/hoplat/present/machineline"
 	"github.com/hoplat/hoplat/results/hop"
 	"github.com/hoplat/hoplat/roles"
 )
@@ -96,7 +97,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		}
 	}
 	if r.Machine != nil {
-		fmt.Fprintln(w, r.Machine.Summary())
+		fmt.Fprintln(w, machineline.Line(*r.Machine))
 	}
 	for _, e := range Events(r) {
 		fmt.Fprintln(w, e)
