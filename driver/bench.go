@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/driver/event"
 	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/roles"
@@ -82,7 +83,7 @@ func (b *bench) run(ctx context.Context, cfg Config) (out *hop.Report, err error
 	}
 	pl := newPlan(cfg, pingpong, regimes)
 	b.roundCap = roundCap(cfg, pl.steps())
-	pl.progress = newProgress(cfg.Progress, cfg.ProgressLevel, pl.steps(), cfg.Time+cfg.Warmup)
+	pl.progress = newProgress(cfg.Progress, pl.steps(), cfg.Time+cfg.Warmup)
 	defer pl.progress.finish()
 	rep := b.newReport(cfg, pl.paths, regimes)
 	// Steal is the run's, probe included: a vCPU the hypervisor did not
@@ -153,7 +154,7 @@ func (b *bench) newReport(cfg Config, paths []hop.Path, regimes []Regime) *hop.R
 // probeMachine measures the machine's constants into rep; a probe that
 // fails is a warning, unless the run was cancelled.
 func (b *bench) probeMachine(ctx context.Context, cfg Config, rep *hop.Report, progress *progress) error {
-	progress.say("probing the machine: wake-ups and loopback legs, pinned")
+	progress.tell(event.Probing{})
 	m, err := cfg.Probe(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -163,7 +164,7 @@ func (b *bench) probeMachine(ctx context.Context, cfg Config, rep *hop.Report, p
 		progress.warn(err)
 	default:
 		rep.Machine = &m
-		progress.say("%s", m.Summary())
+		progress.tell(event.Probed{Machine: m})
 	}
 	return nil
 }
@@ -175,11 +176,7 @@ func (b *bench) probeMachine(ctx context.Context, cfg Config, rep *hop.Report, p
 func (b *bench) expect(pl *plan, rep *hop.Report) {
 	cfg := pl.cfg
 	rep.Tracer = b.tracing.info()
-	if b.tracing.tr != nil {
-		pl.progress.say("tracer on: %.0f ns per record, taken off the traced segments", rep.Tracer.PerRecordNs)
-	} else {
-		pl.progress.say("not traced: %s", b.tracing.note)
-	}
+	pl.progress.tell(event.Tracing{On: b.tracing.tr != nil, PerRecordNs: rep.Tracer.PerRecordNs, Note: b.tracing.note})
 	traces, conns := 0, 0
 	if b.tracing.tr != nil {
 		traces = len(pl.stages) * len(pl.paths) * len(cfg.Threads)
@@ -231,7 +228,7 @@ func (b *bench) runStages(ctx context.Context, pl *plan, rep *hop.Report) ([]Cel
 			}
 			rep.Partial = true
 			rep.PartialReason = stopped.reason(context.Cause(ctx), len(pl.stages), cfg.Rounds)
-			pl.progress.say("%s: reporting the rounds completed", rep.PartialReason)
+			pl.progress.tell(event.Stopped{Reason: rep.PartialReason})
 			break
 		}
 	}

@@ -111,8 +111,7 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 	cfg := shortConfig(t, hop.Direct, hop.Goroutine, hop.Epoll, hop.Socat, hop.HAProxy)
 	cfg.Stats = true
 	var progress bytes.Buffer
-	cfg.Progress = &progress
-	cfg.ProgressLevel = ProgressPaths
+	cfg.Progress = present.NewProgress(&progress, present.ProgressPaths)
 	rep := runClean(t, cfg)
 	if len(rep.Paths) != 6 {
 		t.Fatalf("%d paths, want direct, goroutine and epoll on two client legs", len(rep.Paths))
@@ -148,8 +147,8 @@ func TestRunDefaultWithStandIns(t *testing.T) {
 		}
 	}
 	for _, line := range strings.Split(progress.String(), "\n") {
-		if n := len([]rune(line)); n > progressWidth {
-			t.Errorf("progress line of %d columns, want at most %d: %q", n, progressWidth, line)
+		if n := len([]rune(line)); n > present.ProgressWidth {
+			t.Errorf("progress line of %d columns, want at most %d: %q", n, present.ProgressWidth, line)
 		}
 	}
 }
@@ -243,7 +242,7 @@ func TestRunCancelLeavesNothingBehind(t *testing.T) {
 	defer cancel()
 	// Interrupt while the first pingpong runs (or, on a slow machine, just
 	// before): the invariant holds wherever the interruption lands.
-	cfg.Progress = &signalWriter{marker: "round 1/", fn: func() { time.AfterFunc(300*time.Millisecond, cancel) }}
+	cfg.Progress = present.NewProgress(&signalWriter{marker: "round 1/", fn: func() { time.AfterFunc(300*time.Millisecond, cancel) }}, present.ProgressRounds)
 	began := time.Now()
 	_, err := Run(ctx, cfg)
 	if !errors.Is(err, context.Canceled) {
@@ -325,7 +324,7 @@ func TestRunRegimes(t *testing.T) {
 	cfg.Rounds, cfg.Discard = 2, 1
 	cfg.Regimes = nil
 	var progress bytes.Buffer
-	cfg.Progress = &progress
+	cfg.Progress = present.NewProgress(&progress, present.ProgressRounds)
 	rep := runClean(t, cfg)
 	first, second := strconv.Itoa(cpus.CPUs()[0]), strconv.Itoa(cpus.CPUs()[1])
 	want := map[string]map[string]string{
@@ -473,7 +472,7 @@ func TestRunSaysASkipOnce(t *testing.T) {
 	cfg.ServiceTimes = []time.Duration{0, 20 * time.Microsecond}
 	cfg.Rounds, cfg.Time = 2, 50*time.Millisecond
 	var progress bytes.Buffer
-	cfg.Progress = &progress
+	cfg.Progress = present.NewProgress(&progress, present.ProgressRounds)
 	rep := runClean(t, cfg)
 	if n := strings.Count(progress.String(), "skip socat tcp->tcp"); n != 1 || len(rep.Skipped) != 1 {
 		t.Errorf("over two stages the skip was said %d times and reported %d, want once each:\n%s", n, len(rep.Skipped), progress.String())

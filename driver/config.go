@@ -3,12 +3,12 @@ package driver
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/driver/event"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/probe/machine"
@@ -90,15 +90,13 @@ type Config struct {
 	// Where the tracer cannot run (no BTF, no CAP_BPF) the run says why
 	// and splits as without it. DefaultConfig traces.
 	Trace    bool
-	TempRoot string    // parent of the temp dir; "" for os.TempDir
-	Locate   Locator   // nil for Locate
-	Progress io.Writer // progress lines; nil for none
-	// ProgressLevel is how much the progress says: ProgressRounds (the
-	// zero value) a line per round and whatever failed, ProgressLive
-	// that and a status line rewritten in place (a terminal), ProgressPaths
-	// a line per path and round with its figures.
-	ProgressLevel ProgressLevel
-	Env           func() affinity.Env // describes the machine; nil for affinity.CollectEnv
+	TempRoot string  // parent of the temp dir; "" for os.TempDir
+	Locate   Locator // nil for Locate
+	// Progress takes the run's events as they happen (package event:
+	// rounds begun and ended, skips, warnings, ...), for present.Progress
+	// to say; nil for none.
+	Progress event.Sink
+	Env      func() affinity.Env // describes the machine; nil for affinity.CollectEnv
 	// Probe measures the machine constants a hop is explained with (its
 	// wake-ups and loopback legs), once, before the first round; nil for
 	// probe.Run with its defaults, about two seconds.
@@ -186,7 +184,7 @@ func (c Config) withDefaults() Config {
 		c.Locate = Locate
 	}
 	if c.Progress == nil {
-		c.Progress = io.Discard
+		c.Progress = discard{}
 	}
 	if c.Env == nil {
 		c.Env = affinity.CollectEnv

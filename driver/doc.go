@@ -15,8 +15,12 @@
 // It measures nothing itself: every figure comes from a pingpong process, so
 // the driver's own scheduling never sits on a measured path.
 //
+// It composes no words for a person: what it does as it goes it hands as
+// typed events (package driver/event) to Config.Progress, which package
+// present says.
+//
 // It may import every room below it: sockets, affinity, roles, relay, probe
 // and probe/machine, tracer, pingpong/report, stats, analysis/hop, hosts,
-// cluster, proxyconf, internal/locate and internal/tailbuf. Only cmd/
-// imports it.
+// cluster, proxyconf, internal/locate, internal/tailbuf and its own event
+// types (driver/event, which present imports too). Only cmd/ imports it.
 package driver

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/cluster"
+	"github.com/hoplat/hoplat/driver/event"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/locate"
 	"github.com/hoplat/hoplat/roles"
@@ -34,8 +34,10 @@ const galeraCheckUser = "haproxy"
 // hopbench run builds (Build: HAProxy and hoprelay, as a cluster backend's
 // paths), runs every workload on every path in interleaved rounds, and
 // returns the table. Everything it started and made is stopped and
-// removed before it returns, ctx's cancellation included.
-func Galera(ctx context.Context, cfg cluster.BenchConfig) (*cluster.Report, error) {
+// removed before it returns, ctx's cancellation included. Its steps go
+// to progress as events (nil for none); the hosts' and the cluster's own
+// lines to cfg.Progress.
+func Galera(ctx context.Context, cfg cluster.BenchConfig, progress event.Sink) (*cluster.Report, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Check(); err != nil {
 		return nil, err
@@ -59,7 +61,10 @@ func Galera(ctx context.Context, cfg cluster.BenchConfig) (*cluster.Report, erro
 		return nil, err
 	}
 	rep := galeraReport(ctx, cfg, cl)
-	b := &galeraBench{cfg: cfg, tb: tb, cl: cl, sysbench: sysbench, programs: programs}
+	if progress == nil {
+		progress = discard{}
+	}
+	b := &galeraBench{cfg: cfg, progress: progress, tb: tb, cl: cl, sysbench: sysbench, programs: programs}
 	defer b.stopPaths()
 	if err := b.prepare(ctx); err != nil {
 		return nil, err
@@ -147,6 +152,7 @@ func galeraReport(ctx context.Context, cfg cluster.BenchConfig, cl *cluster.Clus
 
 type galeraBench struct {
 	cfg      cluster.BenchConfig
+	progress event.Sink
 	tb       *hosts.Testbed
 	cl       *cluster.Cluster
 	sysbench string
@@ -178,7 +184,7 @@ func (b *galeraBench) workload(ctx context.Context, w string, targets map[string
 	}
 	for round := range cfg.Runs {
 		if cfg.Runs > 1 {
-			fmt.Fprintf(cfg.Progress, "galera: %s: round %d of %d\n", w, round+1, cfg.Runs)
+			b.progress.Event(event.GaleraRound{Workload: w, Round: round, Rounds: cfg.Runs})
 		}
 		for i, p := range cfg.Paths {
 			row := &rows[i]
@@ -191,7 +197,7 @@ func (b *galeraBench) workload(ctx context.Context, w string, targets map[string
 			}
 			if err != nil {
 				row.Err = err
-				fmt.Fprintf(cfg.Progress, "galera: %s %s: %v\n", w, p, err)
+				b.progress.Event(event.GaleraFailed{Workload: w, Path: p, Err: err})
 				continue
 			}
 			row.AddRun(res, conns)
@@ -215,12 +221,12 @@ func (b *galeraBench) sysbenchFor(test string, t galeraTarget, threads int) clus
 func (b *galeraBench) prepare(ctx context.Context) error {
 	n := b.cl.Nodes()[0]
 	s := b.sysbenchFor(cluster.ReadWrite, galeraTarget{host: n.Addr, port: n.Port}, min(b.cfg.Tables, 4))
-	fmt.Fprintf(b.cfg.Progress, "galera: preparing %d tables of %d rows through %s\n", b.cfg.Tables, b.cfg.TableSize, n.Name)
+	b.progress.Event(event.GaleraPreparing{Tables: b.cfg.Tables, TableSize: b.cfg.TableSize, Node: n.Name})
 	start := time.Now()
 	if _, err := b.tb.Run(ctx, galeraApp, append([]string{b.sysbench}, s.Args("prepare")...)...); err != nil {
 		return fmt.Errorf("galera: sysbench prepare: %w", err)
 	}
-	fmt.Fprintf(b.cfg.Progress, "galera: prepared in %.1fs\n", time.Since(start).Seconds())
+	b.progress.Event(event.GaleraPrepared{Took: time.Since(start)})
 	return nil
 }
 
@@ -256,10 +262,8 @@ func (b *galeraBench) startPaths(ctx context.Context) (map[string]galeraTarget, 
 		}
 		if err != nil {
 			t.err = fmt.Errorf("did not start: %w", err)
-			fmt.Fprintf(b.cfg.Progress, "galera: %s %v\n", p, t.err)
-		} else {
-			fmt.Fprintf(b.cfg.Progress, "galera: %s listening on %s:%d in front of %d nodes\n", p, t.host, t.port, len(nodes))
 		}
+		b.progress.Event(event.GaleraPath{Path: p, Host: t.host, Port: t.port, Nodes: len(nodes), Err: t.err})
 		targets[p] = t
 	}
 	return targets, nil
@@ -311,14 +315,18 @@ func galeraBed(tb *hosts.Testbed) *hostBed {
 	return hb
 }
 
-// run runs one sysbench and reads its report, echoing its per-second lines
-// to Progress under the run's name.
+// run runs one sysbench and reads its report, handing its per-second lines
+// to the progress.
 func (b *galeraBench) run(ctx context.Context, test, path string, t galeraTarget, threads int) (cluster.Result, []int64, error) {
-	name := fmt.Sprintf("%s through %s (%s:%d), %d threads", test, path, t.host, t.port, threads)
-	fmt.Fprintf(b.cfg.Progress, "galera: %s, %v\n", name, b.cfg.Time)
+	b.progress.Event(event.GaleraRun{Workload: test, Path: path, Host: t.host, Port: t.port, Threads: threads, Time: b.cfg.Time})
 	before := b.connections(ctx)
 	var out bytes.Buffer
-	lw := &lineWriter{w: b.cfg.Progress, prefix: "  " + test + " " + path + " "}
+	lw := &lineWriter{line: func(l []byte) {
+		// sysbench's per-second lines begin with '['.
+		if len(bytes.TrimSpace(l)) > 0 && l[0] == '[' {
+			b.progress.Event(event.SysbenchLine{Workload: test, Path: path, Line: string(l)})
+		}
+	}}
 	s := b.sysbenchFor(test, t, threads)
 	proc, err := b.tb.Start(ctx, galeraApp, hosts.Command{Name: "sysbench " + test,
 		Argv: append([]string{b.sysbench}, s.Args("run")...), Stdout: io.MultiWriter(&out, lw)})
@@ -361,30 +369,4 @@ func (b *galeraBench) connections(ctx context.Context) []int64 {
 		out[i], _ = strconv.ParseInt(m["connections"], 10, 64)
 	}
 	return out
-}
-
-// lineWriter writes each whole line it is given to w after prefix.
-type lineWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	prefix string
-	buf    []byte
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := l.buf[:i+1]
-		if len(bytes.TrimSpace(line)) > 0 && line[0] == '[' {
-			fmt.Fprintf(l.w, "%s%s", l.prefix, line)
-		}
-		l.buf = l.buf[i+1:]
-	}
-	return len(p), nil
 }

@@ -2,11 +2,11 @@ package driver
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/driver/event"
 )
 
 // Against a real backend a hop can be small beside the server's own
@@ -32,8 +32,7 @@ func resolving(cfg Config) bool {
 func resolve(ctx context.Context, cfg Config, run func(context.Context, Config) (*hop.Report, error)) (*hop.Report, error) {
 	began := time.Now()
 	if cfg.Progress != nil {
-		fmt.Fprintf(cfg.Progress, "hopbench: against a real backend each round lengthens until every relay path's added p50 "+
-			"interval excludes zero, within %s in all\n", cfg.Resolve.Round(time.Second))
+		cfg.Progress.Event(event.Resolving{Bound: cfg.Resolve})
 	}
 	for attempt := 1; ; attempt++ {
 		rep, err := run(ctx, cfg)
@@ -55,8 +54,7 @@ func resolve(ctx context.Context, cfg Config, run func(context.Context, Config) 
 			return rep, nil
 		}
 		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "hopbench: %d relay paths' intervals hold zero after %s; again with rounds %d times as long\n",
-				len(open), spent.Round(time.Second), resolveGrowth)
+			cfg.Progress.Event(event.Unresolved{Paths: len(open), After: spent, Growth: resolveGrowth})
 		}
 		cfg.Time *= resolveGrowth
 		cfg.RoundRequests *= resolveGrowth

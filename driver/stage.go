@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/driver/event"
 	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
@@ -224,7 +225,7 @@ func (b *bench) rounds(ctx context.Context, s *stageRun, obs []observer) error {
 		}
 		series[step.Cell].Samples[step.Round] = smp
 		done[step.Cell]++
-		s.progress.end(smp)
+		s.progress.end(s.cells[step.Cell], smp)
 	}
 	if ctx.Err() != nil {
 		for i := range series {
@@ -278,7 +279,7 @@ func roundSample(smp hop.Sample, err error) hop.Sample {
 	return smp
 }
 
-// at places step in the run, for the progress line.
+// at places step in the run, for the progress.
 func (s *stageRun) at(step Step) roundAt {
 	return roundAt{st: s.st, stage: s.index, stages: s.of, step: step,
 		rounds: s.cfg.Rounds, discard: s.cfg.Discard, cells: len(s.cells)}
@@ -354,7 +355,7 @@ func (b *bench) traceFloor(ctx context.Context, s *stageRun) error {
 	if err != nil {
 		return err
 	}
-	s.progress.say("tracer floor: hooks that return at once, on %s", c.Path.Name())
+	s.progress.tell(event.TracerFloor{Path: c.Path})
 	b.tracing.measureFloor(ctx, argv, s.client.Env(), s.clientCPUs)
 	if ctx.Err() != nil {
 		s.stopIn("the tracer's floor")
@@ -413,7 +414,7 @@ func (b *bench) traceCell(ctx context.Context, s *stageRun, i int) error {
 		s.stopIn("the traced rounds")
 		return nil
 	}
-	s.progress.traced(cr.Trace, cr.TraceNote)
+	s.progress.traced(c, cr.Trace, cr.TraceNote)
 	return nil
 }
 
@@ -448,7 +449,7 @@ func (b *bench) connectSeries(ctx context.Context, s *stageRun) error {
 		if err == nil && smp.Hist != nil && smp.Hist.Count() > 0 {
 			c = &hop.Connect{P50Us: smp.Latency.P50, P99Us: smp.Latency.P99, N: smp.Hist.Count()}
 		}
-		s.progress.connected(c, err)
+		s.progress.connected(cr.Cell.Path, c, err)
 		done[cr.Cell.Path] = c
 		cr.Connect = c
 	}

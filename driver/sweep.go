@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/driver/event"
 	"github.com/hoplat/hoplat/roles"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -111,8 +112,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 		sw.Servers = append(sw.Servers, t.info)
 	}
 	rep.Sweep = sw
-	fmt.Fprintf(cfg.Progress, "hopbench: sweep of %d client instances against %d servers, threads %v, %d runs of %v each\n",
-		sr.instances, len(sr.targets), cfg.Threads, cfg.Rounds, cfg.Time)
+	cfg.Progress.Event(event.SweepBegun{Instances: sr.instances, Servers: len(sr.targets), Threads: cfg.Threads, Runs: cfg.Rounds, Time: cfg.Time})
 	for _, threads := range cfg.Threads {
 		row, err := b.sweepRow(ctx, sr, threads)
 		if err != nil {
@@ -212,7 +212,7 @@ func (b *bench) sweepRow(ctx context.Context, sr *sweepRun, threads int) (hop.Sw
 			sum += smp.TPS
 		}
 		row.RunsTPS = append(row.RunsTPS, sum)
-		fmt.Fprintf(cfg.Progress, "hopbench: threads %d, run %d/%d: %.1f tps summed over %d instances\n", threads, run+1, cfg.Rounds, sum, sr.instances)
+		cfg.Progress.Event(event.SweepRun{Threads: threads, Run: run, Runs: cfg.Rounds, TPS: sum, Instances: sr.instances})
 	}
 	for i := range sr.instances {
 		in := sweepInstance(samples[i], cfg.Discard)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/machineline"
 	"github.com/hoplat/hoplat/probe/machine"
 )
 
@@ -42,7 +43,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 		t.wrap(workloadLine(r), "  ")
 	}
 	if r.Machine != nil {
-		t.wrap(r.Machine.Summary(), "  ")
+		t.wrap(machineline.Line(*r.Machine), "  ")
 	}
 	writeHosts(t, r)
 	groups := regimeGroups(r.Paths)
@@ -372,7 +373,7 @@ func (t *text) machine(r *hop.Report) {
 		t.wrap(partialLine(r), "  ")
 	}
 	if r.Machine != nil {
-		t.wrap(r.Machine.Summary(), "  ")
+		t.wrap(machineline.Line(*r.Machine), "  ")
 	}
 	for _, e := range Events(r) {
 		t.wrap(e, "  ")

@@ -2,11 +2,13 @@
 // run goes out through it (text, --wide text, JSON, CSV, a workload
 // sweep's and mysql-proxy's tables, the --out directory with its .hgrm
 // files, plots and report.html) and so do hopbench compare's text and
-// JSON, hopbench attach's report (WriteAttach) and hopbench galera's table
-// (WriteGalera), so that cmd/ only wires flags to it. It says the
+// JSON, hopbench attach's report (WriteAttach), hopbench galera's table
+// (WriteGalera) and the progress lines of a run (Progress, which says the
+// driver's events), so that cmd/ only wires flags to it. It says the
 // analysis's findings in sentences (Verdicts), which the driver stores in
-// the report. Its subpackages draw the figures (plot) and the
-// self-contained page (page). It imports the
-// analysis (analysis/hop, analysis/compare), the statistics leaf, and the
-// reports of tracer/attach and cluster as data; none of them imports it.
+// the report. Its subpackages draw the figures (plot), the self-contained
+// page (page) and the machine line they share (machineline). It imports
+// the analysis (analysis/hop, analysis/compare), the statistics leaf, the
+// driver's events (driver/event) and the reports of tracer/attach and
+// cluster as data; none of them imports it.
 package present

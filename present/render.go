@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/wordwrap"
+	"github.com/hoplat/hoplat/present/machineline"
 	"github.com/hoplat/hoplat/roles"
 )
 
@@ -96,7 +97,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		}
 	}
 	if r.Machine != nil {
-		fmt.Fprintln(w, r.Machine.Summary())
+		fmt.Fprintln(w, machineline.Line(*r.Machine))
 	}
 	for _, e := range Events(r) {
 		fmt.Fprintln(w, e)

@@ -37,7 +37,7 @@ func TestRunSane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log(m.Summary())
+	t.Logf("%+v", m)
 	finite := func(name string, v float64) {
 		t.Helper()
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -151,9 +151,6 @@ func TestRunPinnedOneCPU(t *testing.T) {
 	}
 	if m.CrossCPUSkipped == "" || m.Wake.CrossCPU != 0 || m.Wake.SameCPU <= 0 {
 		t.Errorf("one CPU asked: skipped %q cross %v same %v", m.CrossCPUSkipped, m.Wake.CrossCPU, m.Wake.SameCPU)
-	}
-	if !strings.Contains(m.Summary(), "cross CPU not measured") {
-		t.Errorf("summary does not say the cross-CPU figure is missing: %s", m.Summary())
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/hoplat/hoplat/internal/spell"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/present/load"
 	"github.com/hoplat/hoplat/relay"
 )
@@ -322,13 +323,14 @@ func parseArgs(args []string, err error) (options, error) {
 		return o, cli.BadValue("--format", *f.format, err)
 	}
 	if !*f.quiet {
-		c.Progress = os.Stderr
+		level := present.ProgressRounds
 		switch {
 		case *f.verbose:
-			c.ProgressLevel = driver.ProgressPaths
+			level = present.ProgressPaths
 		case isTerminal(os.Stderr):
-			c.ProgressLevel = driver.ProgressLive
+			level = present.ProgressLive
 		}
+		c.Progress = present.NewProgress(os.Stderr, level)
 	}
 	// What no single flag decides (rows with echo, placement names, ...).
 	if err := c.Check(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/cmd/internal/usage"
 	"github.com/hoplat/hoplat/driver"
+	"github.com/hoplat/hoplat/driver/event"
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/list"
 	"github.com/hoplat/hoplat/present"
@@ -28,7 +29,13 @@ func runGalera(args []string) error {
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	rep, err := driver.Galera(ctx, cfg)
+	// The hosts' and the cluster's lines go to cfg.Progress as they
+	// are; the bench's steps are said by present.
+	var progress event.Sink
+	if cfg.Progress != nil {
+		progress = present.NewProgress(cfg.Progress, present.ProgressRounds)
+	}
+	rep, err := driver.Galera(ctx, cfg, progress)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w; every node, proxy and namespace removed", context.Cause(ctx))
 	}

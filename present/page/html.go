@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/machineline"
 	"github.com/hoplat/hoplat/roles"
 )
 
@@ -178,7 +179,7 @@ func anchor(prefix, s string) string {
 // ran.
 func (p *page) summary(rep *hop.Report) {
 	if rep.Machine != nil {
-		p.printf(`<p class="machine">%s</p>`, esc(rep.Machine.Summary()))
+		p.printf(`<p class="machine">%s</p>`, esc(machineline.Line(*rep.Machine)))
 	}
 	e := rep.Env
 	p.printf(`<p>%s/%s, kernel %s, %s, %d cores, GOMAXPROCS %d, %s, clock %s. Backend %s (%s`,

@@ -1,10 +1,8 @@
 package machine
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/hoplat/hoplat/stats"
 )
@@ -127,14 +125,6 @@ func NewFigure(name, cpus string, rounds []float64, samples int) Figure {
 // centi rounds to the hundredth of a microsecond, as the figures are kept.
 func centi(v float64) float64 { return math.Round(v*100) / 100 }
 
-// bimodal is a figure's note when its rounds fell in two groups.
-func (f Figure) bimodal() string {
-	if len(f.ModesUS) != 2 {
-		return ""
-	}
-	return fmt.Sprintf(" (bimodal: %.1f and %.1f µs)", f.ModesUS[0], f.ModesUS[1])
-}
-
 // Figure returns the named figure, zero if absent.
 func (m Machine) Figure(name string) Figure {
 	for _, f := range m.Figures {
@@ -156,38 +146,4 @@ func (m Machine) RelayFloorUS() float64 {
 		wake = m.Wake.SameCPU
 	}
 	return 2 * (m.Leg.TCP + wake)
-}
-
-// Summary is the machine in one line, for the head of a text report.
-func (m Machine) Summary() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "machine: %s", orNone(m.Virtualization))
-	if m.Container != "" && m.Container != "none" {
-		fmt.Fprintf(&b, " (%s)", m.Container)
-	}
-	fmt.Fprintf(&b, ", cpuidle %s/%s", orNone(m.CPUIdle.Governor), orNone(m.CPUIdle.Driver))
-	if m.CPUFreqGovernor != "" {
-		fmt.Fprintf(&b, ", cpufreq %s", m.CPUFreqGovernor)
-	}
-	fmt.Fprintf(&b, "; wake-up one way %.1f µs same CPU%s", m.Wake.SameCPU, m.Figure("pipe same-cpu").bimodal())
-	if m.CrossCPUSkipped == "" {
-		fmt.Fprintf(&b, ", %.1f µs cross CPU%s", m.Wake.CrossCPU, m.Figure("pipe cross-cpu").bimodal())
-	} else {
-		fmt.Fprintf(&b, ", cross CPU not measured (%s)", m.CrossCPUSkipped)
-	}
-	fmt.Fprintf(&b, "; loopback leg %.1f µs tcp, %.1f µs unix; steal %.1f%%", m.Leg.TCP, m.Leg.UNIX, m.StealPct)
-	if m.SMT {
-		b.WriteString(", SMT on")
-	}
-	if m.IsolatedCPUs != "" {
-		fmt.Fprintf(&b, ", isolated CPUs %s", m.IsolatedCPUs)
-	}
-	return b.String()
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
