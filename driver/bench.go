@@ -13,7 +13,6 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/driver/event"
-	"github.com/hoplat/hoplat/present"
 	"github.com/hoplat/hoplat/probe"
 	"github.com/hoplat/hoplat/roles"
 )
@@ -271,7 +270,6 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	}
 	hop.Explain(rep.Paths, rep.Machine)
 	b.hosts.describe(rep, cfg.Backend)
-	rep.Verdicts = present.Verdicts(rep)
 }
 
 // stageResult is what one stage measured and noticed.

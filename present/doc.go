@@ -5,7 +5,7 @@
 // JSON, hopbench attach's report (WriteAttach), hopbench galera's table
 // (WriteGalera) and the progress lines of a run (Progress, which says the
 // driver's events), so that cmd/ only wires flags to it. It says the
-// analysis's findings in sentences (Verdicts), which the driver stores in
+// analysis's findings in sentences (Verdicts), which hopbench stores in
 // the report. Its subpackages draw the figures (plot), the self-contained
 // page (page) and the machine line they share (machineline). It imports
 // the analysis (analysis/hop, analysis/compare), the statistics leaf, the

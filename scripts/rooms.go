@@ -44,6 +44,22 @@ var allowed = map[string][]string{
 	"stats/series": {"gonum.org/v1/gonum/", "github.com/montanaflynn/stats"},
 }
 
+// pkgRow is one package: its imports within the module and outside it.
+type pkgRow struct {
+	rel      string
+	inside   []string // imports within the module, relative
+	external []string // imports outside the module and the standard library
+}
+
+// house is the module's rooms: each room's packages, the arrows from a
+// room to each room it imports (with the imports that make them), and
+// what a leaf links that its room may not.
+type house struct {
+	rows   map[string][]pkgRow
+	arrows map[string]map[string][]string
+	notes  []string
+}
+
 func main() {
 	withTests := flag.Bool("test", false, "count the tests' imports too")
 	short := flag.Bool("short", false, "print rooms and the summary only")
@@ -61,21 +77,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rooms: no packages")
 		os.Exit(2)
 	}
-	module := pkgs[0].Module.Path
-
-	type pkgRow struct {
-		rel      string
-		inside   []string // imports within the module, relative
-		external []string // imports outside the module and the standard library
+	h := read(pkgs, *withTests)
+	upward, rooms, top, nArrows := h.print(*short)
+	what := "non-test code"
+	if *withTests {
+		what = "code and tests"
 	}
-	rows := map[string][]pkgRow{} // room -> its packages
-	arrows := map[string]map[string][]string{}
-	var notes []string
+	fmt.Printf("\n%s: %d rooms on %d floors, %d arrows, %d upward\n", what, rooms, top+1, nArrows, len(upward))
+	for _, u := range upward {
+		fmt.Println("upward:", u)
+	}
+	for _, n := range h.notes {
+		fmt.Println("leaf:", n)
+	}
+	if len(upward) > 0 || len(h.notes) > 0 {
+		os.Exit(1)
+	}
+}
+
+// read sorts pkgs into rooms and arrows, the tests' imports counted when
+// withTests is set.
+func read(pkgs []pkg, withTests bool) *house {
+	module := pkgs[0].Module.Path
+	h := &house{rows: map[string][]pkgRow{}, arrows: map[string]map[string][]string{}}
 	for _, p := range pkgs {
 		rel := relative(module, p.ImportPath)
 		room := roomOf(rel)
 		imports := p.Imports
-		if *withTests {
+		if withTests {
 			imports = append(append(append([]string(nil), imports...), p.TestImports...), p.XTestImports...)
 		}
 		in, ext := map[string]bool{}, map[string]bool{}
@@ -90,48 +119,49 @@ func main() {
 			}
 		}
 		r := pkgRow{rel: rel, inside: keys(in), external: keys(ext)}
-		rows[room] = append(rows[room], r)
-		if arrows[room] == nil {
-			arrows[room] = map[string][]string{}
+		h.rows[room] = append(h.rows[room], r)
+		if h.arrows[room] == nil {
+			h.arrows[room] = map[string][]string{}
 		}
 		for _, imp := range r.inside {
 			if to := roomOf(imp); to != room {
-				arrows[room][to] = append(arrows[room][to], rel+" -> "+imp)
+				h.arrows[room][to] = append(h.arrows[room][to], rel+" -> "+imp)
 			}
 		}
 		if libs, ok := allowed[rel]; ok {
 			for _, e := range r.external {
 				if !anyPrefix(e, libs) {
-					notes = append(notes, fmt.Sprintf("%s links %s (allowed: %s)", rel, e, strings.Join(libs, ", ")))
+					h.notes = append(h.notes, fmt.Sprintf("%s links %s (allowed: %s)", rel, e, strings.Join(libs, ", ")))
 				}
 			}
 		}
 	}
+	return h
+}
 
-	rooms := keys(rows)
-	comp := components(rooms, arrows)
-	floor := floors(rooms, arrows, comp)
+// print writes each room on its floor with the rooms it imports (and,
+// unless short, its packages' imports), and returns the arrows that run
+// upward, the count of rooms, the top floor and the count of arrows.
+func (h *house) print(short bool) (upward []string, nRooms, top, nArrows int) {
+	rooms := keys(h.rows)
+	comp := components(rooms, h.arrows)
+	floor := floors(rooms, h.arrows, comp)
 	sort.SliceStable(rooms, func(i, j int) bool {
 		if floor[rooms[i]] != floor[rooms[j]] {
 			return floor[rooms[i]] < floor[rooms[j]]
 		}
 		return rooms[i] < rooms[j]
 	})
-
-	var upward []string
-	nArrows, top := 0, 0
 	for _, room := range rooms {
 		top = max(top, floor[room])
-		to := keys(arrows[room])
+		to := keys(h.arrows[room])
 		nArrows += len(to)
 		marked := make([]string, len(to))
 		for i, t := range to {
 			marked[i] = t
 			if comp[t] == comp[room] {
 				marked[i] = t + " (UPWARD)"
-				for _, via := range arrows[room][t] {
-					upward = append(upward, via)
-				}
+				upward = append(upward, h.arrows[room][t]...)
 			}
 		}
 		imports := "nothing in the module"
@@ -139,11 +169,11 @@ func main() {
 			imports = strings.Join(marked, ", ")
 		}
 		fmt.Printf("floor %d  %-10s imports %s\n", floor[room], room, imports)
-		if *short {
+		if short {
 			continue
 		}
-		sort.Slice(rows[room], func(i, j int) bool { return rows[room][i].rel < rows[room][j].rel })
-		for _, r := range rows[room] {
+		sort.Slice(h.rows[room], func(i, j int) bool { return h.rows[room][i].rel < h.rows[room][j].rel })
+		for _, r := range h.rows[room] {
 			line := "    " + r.rel + ": " + strings.Join(r.inside, " ")
 			if len(r.external) > 0 {
 				line += " [" + strings.Join(r.external, " ") + "]"
@@ -151,20 +181,7 @@ func main() {
 			fmt.Println(strings.TrimRight(line, " "))
 		}
 	}
-	what := "non-test code"
-	if *withTests {
-		what = "code and tests"
-	}
-	fmt.Printf("\n%s: %d rooms on %d floors, %d arrows, %d upward\n", what, len(rooms), top+1, nArrows, len(upward))
-	for _, u := range upward {
-		fmt.Println("upward:", u)
-	}
-	for _, n := range notes {
-		fmt.Println("leaf:", n)
-	}
-	if len(upward) > 0 || len(notes) > 0 {
-		os.Exit(1)
-	}
+	return upward, len(rooms), top, nArrows
 }
 
 // list runs go list -json over patterns.
