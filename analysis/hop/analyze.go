@@ -168,31 +168,7 @@ func summarise(s Series, discard int) PathResult {
 	}
 	r.Stable, r.UnstableReason = stability(p50s)
 	if s.Trace != nil {
-		t := *s.Trace
-		m := t.UntracedP50Us
-		if m <= 0 {
-			m = stats.Median(p50s)
-		}
-		if m > 0 {
-			t.OverheadPct = 100 * (t.TracedP50Us - m) / m
-		}
-		if kept := stats.Median(p50s); kept > 0 && t.UntracedP50Us > 0 {
-			t.Pace = kept / t.UntracedP50Us
-		}
-		if r.Stable {
-			t.Cause = "" // it names what moved an unstable path's rounds
-		}
-		if s.RelayCPUUs != nil && s.Path.Relay != Direct {
-			us := *s.RelayCPUUs
-			if k := t.StatementsPerEvent; k > 1 {
-				us /= k // relay_cpu_us is per event, a traced request one statement
-			}
-			t.SchedstatRelayCPUUs = &us
-		}
-		if d, ok := t.SchedstatDiffPct(); ok {
-			t.SchedstatDiff = &d
-		}
-		r.Trace = &t
+		r.Trace = traceSummary(s, p50s, r.Stable)
 	}
 	r.tps = tps
 	if len(tps) > 0 {
@@ -207,6 +183,37 @@ func summarise(s Series, discard int) PathResult {
 		r.LatencyUs = meanLatency(lats)
 	}
 	return r
+}
+
+// traceSummary is s's traced round set against its kept rounds' p50s:
+// what tracing added, the host's pace between them, and the kernel's
+// count of the relay's CPU per traced request.
+func traceSummary(s Series, p50s []float64, stable bool) *Trace {
+	t := *s.Trace
+	m := t.UntracedP50Us
+	if m <= 0 {
+		m = stats.Median(p50s)
+	}
+	if m > 0 {
+		t.OverheadPct = 100 * (t.TracedP50Us - m) / m
+	}
+	if kept := stats.Median(p50s); kept > 0 && t.UntracedP50Us > 0 {
+		t.Pace = kept / t.UntracedP50Us
+	}
+	if stable {
+		t.Cause = "" // it names what moved an unstable path's rounds
+	}
+	if s.RelayCPUUs != nil && s.Path.Relay != Direct {
+		us := *s.RelayCPUUs
+		if k := t.StatementsPerEvent; k > 1 {
+			us /= k // relay_cpu_us is per event, a traced request one statement
+		}
+		t.SchedstatRelayCPUUs = &us
+	}
+	if d, ok := t.SchedstatDiffPct(); ok {
+		t.SchedstatDiff = &d
+	}
+	return &t
 }
 
 // regimes counts the distinct placement regimes among the series.

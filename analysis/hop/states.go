@@ -130,25 +130,10 @@ func (h *hostStates) sides(p PathResult) (fast, slow []float64) {
 }
 
 func stageStates(ps []PathResult) *hostStates {
-	var controls []PathResult
-	for _, p := range ps {
-		if isControl(p) {
-			controls = append(controls, p)
-		}
-	}
+	controls := controlsOf(ps)
 	if len(controls) == 0 {
 		return nil
 	}
-	for _, c := range controls {
-		// A control that ran on other CPUs in some rounds (or anywhere
-		// the scheduler put it) moved by its placement, not the host.
-		if placementMoved(c.Regime, c.Placement) {
-			return nil
-		}
-	}
-	slices.SortStableFunc(controls, func(a, b PathResult) int {
-		return boolCmp(b.ClientTransport == TCP, a.ClientTransport == TCP)
-	})
 	c0 := controls[0]
 	kept := keptRounds(c0)
 	if len(kept) < 2*minStateRounds {
@@ -194,23 +179,7 @@ func stageStates(ps []PathResult) *hostStates {
 		}
 		with = append(with, fmt.Sprintf("%s with it (%s and %s µs)", c.Name, list(fast), list(slow)))
 	}
-	moved, others := 0, 0
-	for _, p := range ps {
-		if isControl(p) {
-			continue
-		}
-		fast, slow := h.sides(p)
-		if len(fast) == 0 || len(slow) == 0 {
-			continue
-		}
-		others++
-		// With a state of one round, a path's round sits above its
-		// others' median half the time by chance: it must be slower by
-		// as much as a path that moved with the host.
-		if m := stats.Median(fast); stats.Median(slow) > m && (!oneRound || stats.Median(slow) >= movedRatio*m) {
-			moved++
-		}
-	}
+	moved, others := h.followers(ps, oneRound)
 	if others == 0 && len(controls) == 1 {
 		return nil // one path alone cannot tell the host from itself
 	}
@@ -230,6 +199,48 @@ func stageStates(ps []PathResult) *hostStates {
 	}
 	h.evidence = ev
 	return h
+}
+
+// controlsOf is a stage's control paths, TCP first: none where a control
+// ran on other CPUs in some rounds (or anywhere the scheduler put it), as
+// it then moved by its placement, not the host.
+func controlsOf(ps []PathResult) []PathResult {
+	var controls []PathResult
+	for _, p := range ps {
+		if isControl(p) {
+			if placementMoved(p.Regime, p.Placement) {
+				return nil
+			}
+			controls = append(controls, p)
+		}
+	}
+	slices.SortStableFunc(controls, func(a, b PathResult) int {
+		return boolCmp(b.ClientTransport == TCP, a.ClientTransport == TCP)
+	})
+	return controls
+}
+
+// followers counts the paths other than the controls with rounds in both
+// of h's states (others), and of them the ones slower in the slow rounds
+// (moved).
+func (h *hostStates) followers(ps []PathResult, oneRound bool) (moved, others int) {
+	for _, p := range ps {
+		if isControl(p) {
+			continue
+		}
+		fast, slow := h.sides(p)
+		if len(fast) == 0 || len(slow) == 0 {
+			continue
+		}
+		others++
+		// With a state of one round, a path's round sits above its
+		// others' median half the time by chance: it must be slower by
+		// as much as a path that moved with the host.
+		if m := stats.Median(fast); stats.Median(slow) > m && (!oneRound || stats.Median(slow) >= movedRatio*m) {
+			moved++
+		}
+	}
+	return moved, others
 }
 
 // stageName names a stage as the round sizing does: its regime, then

@@ -117,23 +117,9 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*options, error) {
 	if err := usage.Parse(fs, &help, version, args, stdout); err != nil {
 		return nil, err
 	}
-	if fs.NArg() < 2 {
-		return nil, cli.Usage(fmt.Errorf("want LISTEN CONNECT [CONNECT...], got %d (hoprelay --help)", fs.NArg()))
-	}
-	listen, err := sockets.Parse(fs.Arg(0))
+	listen, connect, err := addresses(fs.Args())
 	if err != nil {
-		return nil, cli.BadAddress("LISTEN", fs.Arg(0), err)
-	}
-	var connect []sockets.Addr
-	for _, arg := range fs.Args()[1:] {
-		a, err := sockets.Parse(arg)
-		if err != nil {
-			return nil, cli.BadAddress("CONNECT", arg, err)
-		}
-		if a.Role == sockets.RoleListen {
-			return nil, cli.Usage(fmt.Errorf("CONNECT %q: a listen address; want one to connect to", arg))
-		}
-		connect = append(connect, a)
+		return nil, err
 	}
 	if *retry <= 0 {
 		return nil, cli.Usage(fmt.Errorf("--retry %q: want more than 0", retry.String()))
@@ -191,6 +177,28 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*options, error) {
 		}
 	}
 	return &options{listen: listen, connect: connect, cfg: cfg, stats: *stats, logger: logger}, nil
+}
+
+// addresses reads the arguments after the options: LISTEN, then one or
+// more CONNECT addresses, none of them a listen address.
+func addresses(args []string) (listen sockets.Addr, connect []sockets.Addr, err error) {
+	if len(args) < 2 {
+		return listen, nil, cli.Usage(fmt.Errorf("want LISTEN CONNECT [CONNECT...], got %d (hoprelay --help)", len(args)))
+	}
+	if listen, err = sockets.Parse(args[0]); err != nil {
+		return listen, nil, cli.BadAddress("LISTEN", args[0], err)
+	}
+	for _, arg := range args[1:] {
+		a, err := sockets.Parse(arg)
+		if err != nil {
+			return listen, nil, cli.BadAddress("CONNECT", arg, err)
+		}
+		if a.Role == sockets.RoleListen {
+			return listen, nil, cli.Usage(fmt.Errorf("CONNECT %q: a listen address; want one to connect to", arg))
+		}
+		connect = append(connect, a)
+	}
+	return listen, connect, nil
 }
 
 // serve runs the relay until a signal stops it or it fails, writing its
