@@ -302,8 +302,14 @@ type pconn struct {
 	r, w int
 	out  []byte
 	more bool // the last fill stopped with in full: the socket may hold more
-	eof  bool // the peer ended its side, or the socket failed (err)
-	err  error
+	// hup: epoll reported a FIN or an error behind the data. Its edge
+	// comes once, so it is kept until the socket reads its end: a fill
+	// that stopped with in full, resumed once the frames are consumed,
+	// must read on past a short read to the end, or no event would ever
+	// say it is there.
+	hup bool
+	eof bool // the peer ended its side, or the socket failed (err)
+	err error
 }
 
 // frame is the next whole frame buffered, header included, or nil.
@@ -357,6 +363,7 @@ var errFrameTooLarge = errors.New("relay: route: packet too large")
 // a FIN or an error waits behind the data (epoll(7)): then it reads on.
 func (p *pconn) fill(hup bool, limit int) {
 	p.more = false
+	p.hup = p.hup || hup
 	for !p.eof {
 		if p.w == len(p.in) {
 			if p.r > 0 {
@@ -386,7 +393,7 @@ func (p *pconn) fill(hup bool, limit int) {
 				p.eof, p.err = true, errFrameTooLarge
 				return
 			}
-			if n < room && !hup {
+			if n < room && !p.hup {
 				return
 			}
 			continue
@@ -424,7 +431,7 @@ func (p *pconn) flush() error {
 
 // reset empties the buffers for another socket, keeping their memory.
 func (p *pconn) reset() {
-	p.fd, p.ent, p.r, p.w, p.out, p.more, p.eof, p.err = nil, -1, 0, 0, p.out[:0], false, false, nil
+	p.fd, p.ent, p.r, p.w, p.out, p.more, p.hup, p.eof, p.err = nil, -1, 0, 0, p.out[:0], false, false, false, nil
 }
 
 // appendFrame appends a frame with payload parts a and b and sequence id

@@ -278,8 +278,26 @@ func (s *session) cliLimit() int {
 }
 
 // drive moves the session on as far as what is buffered allows, then
-// sends what it queued: one send per socket per wake-up.
+// sends what it queued. Where the client's queue held the backends back
+// (routeHighWater) and the send took enough of it, it moves on again: the
+// frames a backend has buffered, and the end of its stream, were told by
+// an edge that has come and gone, and no event would say them again.
 func (s *session) drive() {
+	for !s.closed {
+		s.step()
+		if s.closed {
+			return
+		}
+		held := len(s.cli.out) >= routeHighWater
+		s.flushAll()
+		if !held || s.closed || len(s.cli.out) >= routeHighWater {
+			return // a partial send waits for the client's EPOLLOUT edge
+		}
+	}
+}
+
+// step moves the session on as far as what is buffered allows.
+func (s *session) step() {
 	for !s.closed {
 		moved := false
 		for i := range s.be {
@@ -293,11 +311,10 @@ func (s *session) drive() {
 		if s.clientStep() {
 			moved = true
 		}
-		if !moved || s.closed {
-			break
+		if !moved {
+			return
 		}
 	}
-	s.flushAll()
 }
 
 func (s *session) flushAll() {

@@ -362,6 +362,8 @@ func TestPrimaryDiesMidTransaction(t *testing.T) {
 			t.Errorf("client's error came %v after the primary died; want within 2s", took)
 		}
 	case <-time.After(10 * time.Second):
+		cli.Process.Kill()
+		<-finished // the client's stderr is written until it exits
 		t.Errorf("client still waiting 10s after the primary died: %s", stderr.String())
 	}
 	select {
@@ -469,6 +471,8 @@ func TestServerKilledMidStatement(t *testing.T) {
 						t.Errorf("client ended with %v, stderr %q; want %q", exitErr, msg, lostBackend)
 					}
 				case <-time.After(10 * time.Second):
+					cli.Process.Kill()
+					<-finished // the client's stderr is written until it exits
 					t.Errorf("client still waiting 10s after the server died: %s", stderr.String())
 				}
 			})
