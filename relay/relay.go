@@ -112,6 +112,10 @@ func (r *Relay) Batch() string { return r.batch }
 // Config returns the configuration in effect, defaults filled in.
 func (r *Relay) Config() Config { return r.cfg }
 
+// SnapshotWhileServing is the reason a snapshot taken while the relay
+// serves is partial.
+const SnapshotWhileServing = "snapshot while serving: live connections counted so far"
+
 // Stats returns the counters and the merged residence histogram now,
 // marked Partial while Serve runs and after a Serve that cut connections.
 func (r *Relay) Stats() Snapshot {
@@ -119,7 +123,7 @@ func (r *Relay) Stats() Snapshot {
 	r.mu.Lock()
 	switch cut := r.cut.Load(); {
 	case r.serving && !r.served:
-		s.Partial, s.PartialReason = true, "snapshot while serving: live connections counted so far"
+		s.Partial, s.PartialReason = true, SnapshotWhileServing
 	case cut > 0:
 		conns := "connections"
 		if cut == 1 {

@@ -235,7 +235,14 @@ func serve(o *options, stdout, stderr io.Writer) error {
 		select {
 		case <-usr1:
 			if *stats != "" {
-				if err := writeStats(*stats, r.Stats()); err != nil {
+				s := r.Stats()
+				if !s.Partial {
+					// Serve, started just after the readiness line, has
+					// not yet marked itself serving: the relay listens
+					// all the same, and this is a snapshot of it.
+					s.Partial, s.PartialReason = true, relay.SnapshotWhileServing
+				}
+				if err := writeStats(*stats, s); err != nil {
 					logger.Printf("hoprelay: %v", err)
 				}
 			}
