@@ -113,7 +113,7 @@ func smallestResolved(open []hop.PathResult, roundTime time.Duration, kept, disc
 		}
 	}
 	if math.IsInf(factor, 1) {
-		return smallestUs, 0, 0 // a hop of 0 µs: no length resolves it
+		return smallestUs, 0, 0 // a hop measured as none: no length resolves it
 	}
 	return smallestUs, math.Ceil(factor * roundTime.Seconds()), int(math.Ceil(factor*float64(max(kept, 1)))) + discard
 }
