@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -31,6 +33,7 @@ type loopSet struct {
 	accepted   atomic.Int64
 	dials      []*sockets.RawDialer // one per upstream, the pool's order; this thread's own copies
 	live       int                  // connections (sessions) the thread owns
+	idle       bool                 // the last raw wait found nothing for idleWait (wait)
 }
 
 // loopThread is an event loop serveLoops runs: its thread's body, its set
@@ -84,6 +87,18 @@ func serveLoops[L loopThread](ln *sockets.FD, loops []L, stop, force <-chan stru
 	}
 	closeLoops(nil, loops)
 	return errors.Join(errs...)
+}
+
+// loopRecorders are the recorders rec picks from each loop, the loops
+// without one (Config.Stats off) left out.
+func loopRecorders[L any](loops []L, rec func(L) *recorder) []*recorder {
+	var recs []*recorder
+	for _, l := range loops {
+		if r := rec(l); r != nil {
+			recs = append(recs, r)
+		}
+	}
+	return recs
 }
 
 // closeLoops closes every loop's epoll set and eventfd, and ln unless nil:
@@ -170,6 +185,62 @@ func (t *loopSet) ctl(op, fd int, events uint32, id, gen int32) error {
 func (t *loopSet) wakeup() {
 	one := [8]byte{1}
 	unix.Write(t.wake, one[:])
+}
+
+// drainWake reads the eventfd that wakeup wrote to, so that it stops
+// polling readable.
+func drainWake(wake int) {
+	var b [8]byte
+	unix.Read(wake, b[:])
+}
+
+// startThread readies the calling goroutine to be event loop id: it holds
+// a P of its own (sockets.HoldP; the caller defers release) and locks the
+// goroutine to its thread, which gets its own time slice (slice.go;
+// granted is what the kernel said) and, where Config.CPUs names CPUs, the
+// id-th of them (wrapping) as its mask. The thread is never handed back to
+// the scheduler: the goroutine exits still locked and the runtime retires
+// the thread with both. name is the loop's name in log lines.
+func (t *loopSet) startThread(name string, id int) (release func(), granted string) {
+	release = sockets.HoldP()
+	runtime.LockOSThread()
+	granted = setSlice(t.r.cfg)
+	if cpus := t.r.cfg.CPUs; len(cpus) > 0 {
+		if _, err := affinity.PinThread(affinity.NewCPUSet(cpus[id%len(cpus)])); err != nil {
+			t.r.cfg.Logf("relay: %s %d: %v", name, id, err)
+		}
+	}
+	return release, granted
+}
+
+// wait is an event loop's epoll_wait (loop.run says why it waits so): raw,
+// bounded by idleWait where timeout is -1, while the thread is not idle,
+// timeout is 0 or -1 and a P is to spare; otherwise through the scheduler,
+// which lets sysmon and the P rest, and the first event after it brings
+// the raw waits back. A raw wait that ends empty after idleWait makes the
+// thread idle. sockets.ErrInterrupted: a raw wait was interrupted
+// (sysmon's preemption), and the caller waits again.
+func (t *loopSet) wait(events []unix.EpollEvent, timeout int) (int, error) {
+	if !t.idle && timeout <= 0 && sockets.SpareP() {
+		w := timeout
+		if w < 0 {
+			w = idleWait
+		}
+		n, err := sockets.EpollWait(t.epfd, events, w)
+		if err == nil && n == 0 && timeout < 0 {
+			t.idle = true
+		}
+		return n, err
+	}
+	t.idle = false
+	n, err := unix.EpollWait(t.epfd, events, timeout)
+	if err == unix.EINTR {
+		return 0, nil
+	}
+	if err != nil {
+		return n, os.NewSyscallError("epoll_wait", err)
+	}
+	return n, nil
 }
 
 func (t *loopSet) gate() *acceptGate { return &t.acceptGate }
@@ -392,6 +463,23 @@ func (r *Relay) dialNext(client int, dials []*sockets.RawDialer, tried *uint64) 
 		p.failed(i, err)
 		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(client), r.bound, p.addr(i).NetAddr(), err)
 	}
+}
+
+// rawListen opens a raw-fd engine's listener (sockets.RawListen) and keeps
+// the address it bound as r.bound, for log lines and the stats: any role,
+// a wildcard's host named as a client would dial it, no options.
+func (r *Relay) rawListen() (*sockets.FD, error) {
+	ln, bound, err := sockets.RawListen(r.listen)
+	if err != nil {
+		return nil, err
+	}
+	bound.Role = sockets.RoleAny
+	if !bound.IsUnix() && bound.Host == "" {
+		bound.Host = bound.ListenHost()
+	}
+	bound.Opts = sockets.Options{}
+	r.bound = bound
+	return ln, nil
 }
 
 // rawDialers resolves every upstream for a raw-fd engine.

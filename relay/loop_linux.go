@@ -2,7 +2,6 @@ package relay
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -51,17 +50,11 @@ const (
 )
 
 func newLoopEngine(r *Relay) (engine, error) {
-	ln, bound, err := sockets.RawListen(r.listen)
+	ln, err := r.rawListen()
 	if err != nil {
 		return nil, err
 	}
-	bound.Role = sockets.RoleAny
-	if !bound.IsUnix() && bound.Host == "" {
-		bound.Host = bound.ListenHost()
-	}
-	bound.Opts = sockets.Options{}
-	r.bound = bound
-	if r.cfg.Stats && !bound.IsUnix() {
+	if r.cfg.Stats && !r.bound.IsUnix() {
 		// The kernel stamps received data while any socket asks, and
 		// switches stamping on and off from a work queue
 		// (net_enable_timestamp, net/core/dev.c) as the first socket
@@ -117,25 +110,13 @@ func (e *loopEngine) sliceGranted() string {
 }
 
 func (e *loopEngine) recorders() []*recorder {
-	var recs []*recorder
-	for _, l := range e.loops {
-		if l.rec != nil {
-			recs = append(recs, l.rec)
-		}
-	}
-	return recs
+	return loopRecorders(e.loops, func(l *loop) *recorder { return l.rec })
 }
 
 // wakeRecorders are the loops' wake-up delays, measured from the kernel's
 // receive stamps.
 func (e *loopEngine) wakeRecorders() []*recorder {
-	var recs []*recorder
-	for _, l := range e.loops {
-		if l.wakes != nil {
-			recs = append(recs, l.wakes)
-		}
-	}
-	return recs
+	return loopRecorders(e.loops, func(l *loop) *recorder { return l.wakes })
 }
 
 func (e *loopEngine) loopStats() []LoopStats {
@@ -270,20 +251,9 @@ const idleWait = 5
 // preempting at all, is worse: goschedImpl wakes a spare M, which races
 // for the goroutine (docs/measurements.md, "Relay loop").
 func (l *loop) run() (err error) {
-	release := sockets.HoldP()
+	release, granted := l.startThread("loop", l.id)
 	defer release()
-	// The thread gets its own time slice (slice.go) and, pinned, its own
-	// mask: it is never handed back to the scheduler. The goroutine exits
-	// still locked and the runtime retires the thread with both.
-	runtime.LockOSThread()
-	granted := setSlice(l.e.r.cfg)
 	l.e.slice.CompareAndSwap(nil, &granted)
-	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
-		cpu := cpus[l.id%len(cpus)]
-		if _, perr := affinity.PinThread(affinity.NewCPUSet(cpu)); perr != nil {
-			l.e.r.cfg.Logf("relay: loop %d: %v", l.id, perr)
-		}
-	}
 	defer l.ackStopAccept()
 	defer l.closeAll()
 
@@ -308,7 +278,6 @@ func (l *loop) run() (err error) {
 	var score spinScore
 	var spinUntil int64
 	var lastEvent int64
-	idle := false
 	for {
 		timeout := -1
 		switch {
@@ -330,30 +299,9 @@ func (l *loop) run() (err error) {
 		if h := l.e.waitHook; h != nil {
 			h()
 		}
-		var n int
-		var werr error
-		if !idle && timeout <= 0 && sockets.SpareP() {
-			t := timeout
-			if t < 0 {
-				t = idleWait
-			}
-			n, werr = sockets.EpollWait(l.epfd, events, t)
-			if werr == sockets.ErrInterrupted {
-				continue
-			}
-			if werr == nil && n == 0 && timeout < 0 {
-				idle = true
-			}
-		} else {
-			// Idle, paused accepts, or no P to spare: sleep where the
-			// scheduler sees it, which lets sysmon and the P rest; the
-			// first event after it brings the raw waits back.
-			if n, werr = unix.EpollWait(l.epfd, events, timeout); werr == unix.EINTR {
-				n, werr = 0, nil
-			} else if werr != nil {
-				werr = os.NewSyscallError("epoll_wait", werr)
-			}
-			idle = false
+		n, werr := l.wait(events, timeout)
+		if werr == sockets.ErrInterrupted {
+			continue
 		}
 		if werr != nil {
 			return fmt.Errorf("relay: loop %d: %w", l.id, werr)
