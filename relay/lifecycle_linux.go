@@ -58,11 +58,7 @@ func serveLoops[L loopThread](ln *sockets.FD, loops []L, stop, force <-chan stru
 	errs := make([]error, len(loops))
 	var wg sync.WaitGroup
 	for i, l := range loops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = l.run()
-		}()
+		wg.Go(func() { errs[i] = l.run() })
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
