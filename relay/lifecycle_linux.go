@@ -47,6 +47,63 @@ type loopThread interface {
 
 func (t *loopSet) set() *loopSet { return t }
 
+// loopGroup is what the engines of event loops (epoll, splice, the
+// router) share: the listener every loop watches with EPOLLEXCLUSIVE, the
+// upstreams' dialers, resolved once, and the loops.
+type loopGroup[L loopThread] struct {
+	r     *Relay
+	ln    *sockets.FD
+	dials []*sockets.RawDialer // the upstreams; each loop dials with its own copies
+	loops []L
+}
+
+// listen opens the group's listener (rawListen) and resolves the
+// upstreams (rawDialers); on an error nothing is left open.
+func (g *loopGroup[L]) listen(r *Relay) error {
+	ln, err := r.rawListen()
+	if err != nil {
+		return err
+	}
+	dials, err := r.rawDialers()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	g.r, g.ln, g.dials = r, ln, dials
+	return nil
+}
+
+// addLoops makes Config.Workers loops with newLoop; on an error it closes
+// those made and the listener.
+func (g *loopGroup[L]) addLoops(newLoop func(id int) (L, error)) error {
+	for i := range g.r.cfg.Workers {
+		l, err := newLoop(i)
+		if err != nil {
+			g.closeListener()
+			return err
+		}
+		g.loops = append(g.loops, l)
+	}
+	return nil
+}
+
+// openLoop opens loop id's set (loopSet.open) on the group's listener,
+// with its own copies of the dialers; name is the loop's in errors.
+func (g *loopGroup[L]) openLoop(t *loopSet, name string, id int) error {
+	if err := t.open(g.r, g.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(g.dials)); err != nil {
+		t.closeFDs()
+		return fmt.Errorf("relay: %s %d: %w", name, id, err)
+	}
+	return nil
+}
+
+// closeListener releases everything when Serve never ran.
+func (g *loopGroup[L]) closeListener() { closeLoops(g.ln, g.loops) }
+
+func (g *loopGroup[L]) serve(stop, force <-chan struct{}) error {
+	return serveLoops(g.ln, g.loops, stop, force)
+}
+
 // serveLoops is serve for engines of event loops (epoll, splice, the
 // router): each loop runs on a goroutine of its own until stop (or until
 // every loop has returned), then accepting stops in the shutdown order

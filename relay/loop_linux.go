@@ -24,15 +24,12 @@ import (
 // UNIX listeners, and a busy loop does not get its share of new
 // connections hashed onto it regardless of load.
 type loopEngine struct {
-	r      *Relay
-	ln     *sockets.FD
-	dials  []*sockets.RawDialer // the upstreams, resolved once; each loop dials with its own copies
+	loopGroup[*loop]
 	splice bool
 	// streamPipe is the capacity a streaming direction's pipe grows to
 	// (splice engine; 0: no growth), grown counts the pipes that grew.
 	streamPipe int
 	grown      atomic.Int64
-	loops      []*loop
 	global     sync.Mutex             // LockGlobal: held by whichever loop moves a chunk
 	wake       wakeChoice             // how the loops wait (wake.go)
 	slice      atomic.Pointer[string] // the time slice the first loop's thread obtained (slice.go)
@@ -50,8 +47,8 @@ const (
 )
 
 func newLoopEngine(r *Relay) (engine, error) {
-	ln, err := r.rawListen()
-	if err != nil {
+	e := &loopEngine{splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
+	if err := e.listen(r); err != nil {
 		return nil, err
 	}
 	if r.cfg.Stats && !r.bound.IsUnix() {
@@ -61,26 +58,15 @@ func newLoopEngine(r *Relay) (engine, error) {
 		// asks and the last closes; on a busy CPU that work can wait
 		// long enough that whole rounds go unstamped. A listener that
 		// asks keeps it on between connections.
-		ln.EnableRXTimestamps()
+		e.ln.EnableRXTimestamps()
 	}
-	dials, err := r.rawDialers()
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	e := &loopEngine{r: r, ln: ln, dials: dials, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
 	r.wake = e.wake
 	e.batch = chooseBatch(r.cfg)
 	if e.splice {
 		e.streamPipe = streamPipeSize(r.cfg.Buffer)
 	}
-	for i := range r.cfg.Workers {
-		l, err := newLoop(e, i)
-		if err != nil {
-			e.closeListener()
-			return nil, err
-		}
-		e.loops = append(e.loops, l)
+	if err := e.addLoops(func(id int) (*loop, error) { return newLoop(e, id) }); err != nil {
+		return nil, err
 	}
 	r.batch = e.batch
 	return e, nil
@@ -133,13 +119,6 @@ func (e *loopEngine) loopStats() []LoopStats {
 	return out
 }
 
-// closeListener releases everything when Serve never ran.
-func (e *loopEngine) closeListener() { closeLoops(e.ln, e.loops) }
-
-func (e *loopEngine) serve(stop, force <-chan struct{}) error {
-	return serveLoops(e.ln, e.loops, stop, force)
-}
-
 // loop is one event loop and the connections it owns.
 type loop struct {
 	lifecycle[conn] // the listener, the epoll set, the connections (lifecycle_linux.go)
@@ -172,9 +151,8 @@ type loop struct {
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
 	l := &loop{e: e, id: id}
-	if err := l.open(e.r, e.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(e.dials)); err != nil {
-		l.closeFDs()
-		return nil, fmt.Errorf("relay: loop %d: %w", id, err)
+	if err := e.openLoop(&l.loopSet, "loop", id); err != nil {
+		return nil, err
 	}
 	var err error
 	if !e.splice {

@@ -21,10 +21,7 @@ import (
 // that every event on any of its sockets drives as far as the bytes
 // buffered allow.
 type routeEngine struct {
-	r     *Relay
-	ln    *sockets.FD
-	dials []*sockets.RawDialer
-	loops []*routeLoop
+	loopGroup[*routeLoop]
 	conns atomic.Uint32 // connection ids for greetings
 }
 
@@ -32,25 +29,14 @@ func newRouteEngine(r *Relay) (engine, error) {
 	if len(r.pool.ups) > maxRouteUpstreams {
 		return nil, fmt.Errorf("relay: route %s: %d upstreams: at most %d", r.cfg.Route, len(r.pool.ups), maxRouteUpstreams)
 	}
-	ln, err := r.rawListen()
-	if err != nil {
+	e := &routeEngine{}
+	if err := e.listen(r); err != nil {
 		return nil, err
 	}
-	dials, err := r.rawDialers()
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	e := &routeEngine{r: r, ln: ln, dials: dials}
 	r.wake = wakeChoice{Strategy: "sleep", Why: "the router's loops sleep in epoll_wait"}
 	r.batch = "off (the router reads whole packets)"
-	for i := range r.cfg.Workers {
-		l, err := newRouteLoop(e, i)
-		if err != nil {
-			e.closeListener()
-			return nil, err
-		}
-		e.loops = append(e.loops, l)
+	if err := e.addLoops(func(id int) (*routeLoop, error) { return newRouteLoop(e, id) }); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -65,12 +51,6 @@ func (e *routeEngine) loopStats() []LoopStats {
 		out[i].Accepted = l.accepted.Load()
 	}
 	return out
-}
-
-func (e *routeEngine) closeListener() { closeLoops(e.ln, e.loops) }
-
-func (e *routeEngine) serve(stop, force <-chan struct{}) error {
-	return serveLoops(e.ln, e.loops, stop, force)
 }
 
 // routeLoop is one event loop and the sessions it owns. Each socket it
@@ -100,9 +80,8 @@ type routeEnt struct {
 
 func newRouteLoop(e *routeEngine, id int) (*routeLoop, error) {
 	l := &routeLoop{e: e, id: id}
-	if err := l.open(e.r, e.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(e.dials)); err != nil {
-		l.closeFDs()
-		return nil, fmt.Errorf("relay: route loop %d: %w", id, err)
+	if err := e.openLoop(&l.loopSet, "route loop", id); err != nil {
+		return nil, err
 	}
 	if e.r.cfg.Stats {
 		l.rec = newRecorder()

@@ -761,23 +761,33 @@ func (s *session) toBackend(i int, f []byte) {
 	s.cli.next(f)
 }
 
+// routerCommand handles command f (cmd, its first payload byte) where it
+// is the router's own in both modes: COM_QUIT ends the session, and
+// COM_CHANGE_USER logs in again, since the login is the router's. It
+// reports whether it did.
+func (s *session) routerCommand(cmd byte, f []byte) bool {
+	switch cmd {
+	case wire.ComQuit:
+		s.close()
+	case wire.ComChangeUser:
+		s.changeUser(f)
+	default:
+		return false
+	}
+	return true
+}
+
 // connCommand forwards a command to the connection's one backend; only
 // COM_QUIT and COM_CHANGE_USER (the login is the router's) stop here.
 func (s *session) connCommand(f []byte) bool {
 	if f[3] == 0 && len(f) > 4 {
-		switch f[4] {
-		case wire.ComQuit:
-			s.close()
+		if s.routerCommand(f[4], f) {
 			return true
-		case wire.ComChangeUser:
-			s.changeUser(f)
-			return true
-		case wire.ComQuery, wire.ComStmtExecute:
-			if s.be[0].state == beReady {
-				r := s.l.e.r
-				r.route.statements.Add(1)
-				r.route.toPrimary.Add(1)
-			}
+		}
+		if c := f[4]; (c == wire.ComQuery || c == wire.ComStmtExecute) && s.be[0].state == beReady {
+			r := s.l.e.r
+			r.route.statements.Add(1)
+			r.route.toPrimary.Add(1)
 		}
 	}
 	s.waitOn = 0
@@ -804,13 +814,10 @@ func (s *session) command(f []byte) bool {
 		s.phase = phClosing
 		return true
 	}
+	if s.routerCommand(p[0], f) {
+		return true
+	}
 	switch p[0] {
-	case wire.ComQuit:
-		s.close()
-		return true
-	case wire.ComChangeUser:
-		s.changeUser(f)
-		return true
 	case wire.ComResetConnection:
 		s.cli.next(f)
 		s.resetSession()
