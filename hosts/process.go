@@ -56,9 +56,9 @@ type Process struct {
 	cmd       *exec.Cmd // the process itself; on an ssh host its ssh session
 	pid       int       // on its host
 	stderr    *tailbuf.Buffer
-	listening chan sockets.Addr                // closed once it has exited
-	badLine   atomic.Pointer[BadReadinessLine] // the first readiness line that named no address
-	done      chan struct{}                    // closed once it has been waited for
+	listening chan sockets.Addr     // closed once it has exited
+	badLine   atomic.Pointer[error] // the first readiness line that named no address (ErrBadReadinessLine)
+	done      chan struct{}         // closed once it has been waited for
 	waitErr   error
 
 	foreign   bool // Command.Foreign: listening is closed from the start
@@ -230,25 +230,16 @@ func (p *Process) own(cpus affinity.CPUSet, nice int, read func()) error {
 	return <-started
 }
 
-// BadReadinessLine is a `listening` line whose address did not parse: the
-// reason a process that printed one is not found listening. Listening's
-// error wraps the first.
-type BadReadinessLine struct {
-	Line string
-	Err  error
-}
-
-func (e *BadReadinessLine) Error() string {
-	return fmt.Sprintf("bad readiness line %q: %v", e.Line, e.Err)
-}
-
-func (e *BadReadinessLine) Unwrap() error { return e.Err }
+// ErrBadReadinessLine is what a `listening` line whose address did not
+// parse is: the reason a process that printed one is not found listening.
+// Listening's error wraps the first, with the line and the parse error.
+var ErrBadReadinessLine = errors.New("bad readiness line")
 
 // notListening is err, why Listening failed, with the first bad readiness
 // line the process printed, if any.
 func (p *Process) notListening(err error) error {
 	if bad := p.badLine.Load(); bad != nil {
-		return fmt.Errorf("%w (after a %w)", err, bad)
+		return fmt.Errorf("%w (after a %w)", err, *bad)
 	}
 	return err
 }
@@ -291,7 +282,8 @@ func (r *readiness) parse(line string) {
 	}
 	a, err := sockets.Parse(strings.TrimSpace(rest))
 	if err != nil {
-		r.p.badLine.CompareAndSwap(nil, &BadReadinessLine{Line: line, Err: err})
+		bad := fmt.Errorf("%w %q: %w", ErrBadReadinessLine, line, err)
+		r.p.badLine.CompareAndSwap(nil, &bad)
 		return
 	}
 	select {
