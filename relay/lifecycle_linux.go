@@ -310,6 +310,17 @@ func (t *loopSet) done() bool {
 	return t.acceptGate.answerStop(t.epfd, t.ln.Sysfd()) && t.live == 0
 }
 
+// carryOn is an event loop's last step after a wait that returned n
+// events for timeout: accepting resumes after a wait of a paused loop
+// (timeout > 0) that timed out; false, the loop returns: shutdown is
+// forced, or accepting has stopped and its last connection ended (done).
+func (t *loopSet) carryOn(n, timeout int) bool {
+	if n == 0 && timeout > 0 && t.acceptGate.mayResume() {
+		t.resumeAccept()
+	}
+	return !t.force.Load() && !t.done()
+}
+
 // acceptBatch bounds accepts per wake-up, so that a burst of connections
 // is shared with the other loops (the listener is level-triggered: what is
 // left wakes a loop again).

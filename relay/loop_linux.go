@@ -309,13 +309,7 @@ func (l *loop) run() (err error) {
 		} else {
 			dispatch(events[:n], l.wake, l.accept, func(ev *unix.EpollEvent) { l.event(ev.Fd, ev.Pad, ev.Events) })
 		}
-		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
-			l.resumeAccept()
-		}
-		if l.force.Load() {
-			return nil
-		}
-		if l.done() {
+		if !l.carryOn(n, timeout) {
 			return nil
 		}
 	}

@@ -166,13 +166,7 @@ func (l *routeLoop) run() error {
 				l.event(ev.Fd, ev.Pad, ev.Events)
 			}
 		}
-		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
-			l.resumeAccept()
-		}
-		if l.force.Load() {
-			return nil
-		}
-		if l.done() {
+		if !l.carryOn(n, timeout) {
 			return nil
 		}
 	}
