@@ -197,11 +197,13 @@ const idleWait = 5
 // run is the loop's thread. It returns when shutdown is forced, or once
 // accepting has stopped and its last connection has ended.
 //
-// It is the relay's hot loop, kept in one function over 100 lines on
-// purpose: every relayed message passes through it, and its wait, its
-// dispatch of each event and its poll strategy share locals (the event
-// slice, the clock read once per wake-up, the spin's score) that a split
-// would pass through calls on every message.
+// It is the relay's hot loop, kept in one function on purpose: every
+// relayed message passes through it, and its dispatch of each event and
+// its poll strategy share locals (the event slice, the clock read once per
+// wake-up, the spin's score) that a split would pass through calls on
+// every message. The wait itself (loopSet.wait) and the step after the
+// events (carryOn), which the router's loops share, are a call each per
+// wake-up, not per event.
 //
 // Every system call on the steady-state path (epoll_wait, read, write,
 // splice) is made raw, so that the runtime never sees this goroutine enter
