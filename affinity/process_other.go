@@ -9,21 +9,14 @@ import (
 	"time"
 )
 
-// StartOn starts cmd unrestricted; a CPU set needs Linux's
-// sched_setaffinity(2).
-func StartOn(cmd *exec.Cmd, cpus CPUSet) error {
-	if cpus.Len() == 0 {
-		return cmd.Start()
-	}
+// startOn: a CPU set needs Linux's sched_setaffinity(2).
+func startOn(cmd *exec.Cmd, cpus CPUSet) error {
 	return fmt.Errorf("affinity: start %s on %s: %w", cmd.Path, cpus, errors.ErrUnsupported)
 }
 
-// StartLocked starts cmd unrestricted and at the caller's nice value; a CPU
-// set or a nice value needs Linux, where both are per thread.
-func StartLocked(cmd *exec.Cmd, cpus CPUSet, nice int) error {
-	if cpus.Len() == 0 && nice == 0 {
-		return cmd.Start()
-	}
+// startLocked: a CPU set or a nice value needs Linux, where both are per
+// thread.
+func startLocked(cmd *exec.Cmd, cpus CPUSet, nice int) error {
 	return fmt.Errorf("affinity: start %s on %s with nice %d: %w", cmd.Path, cpus, nice, errors.ErrUnsupported)
 }
 

@@ -8,13 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Slice bounds: the kernel takes a fair task's slice request between 0.1 ms
-// and 100 ms (sched_setattr(2), sched_runtime; Linux 6.12).
-const (
-	MinSlice = 100 * time.Microsecond
-	MaxSlice = 100 * time.Millisecond
-)
-
 // SetThreadSlice asks the kernel to give the calling thread time slices of
 // d (EEVDF's custom slice: sched_setattr(2) with sched_runtime on a
 // SCHED_OTHER or SCHED_BATCH thread), keeping its policy and nice value,

@@ -56,8 +56,9 @@ type Process struct {
 	cmd       *exec.Cmd // the process itself; on an ssh host its ssh session
 	pid       int       // on its host
 	stderr    *tailbuf.Buffer
-	listening chan sockets.Addr // closed once it has exited
-	done      chan struct{}     // closed once it has been waited for
+	listening chan sockets.Addr     // closed once it has exited
+	badLine   atomic.Pointer[error] // the first readiness line that named no address (ErrBadReadinessLine)
+	done      chan struct{}         // closed once it has been waited for
 	waitErr   error
 
 	foreign   bool // Command.Foreign: listening is closed from the start
@@ -229,6 +230,20 @@ func (p *Process) own(cpus affinity.CPUSet, nice int, read func()) error {
 	return <-started
 }
 
+// ErrBadReadinessLine is what a `listening` line whose address did not
+// parse is: the reason a process that printed one is not found listening.
+// Listening's error wraps the first, with the line and the parse error.
+var ErrBadReadinessLine = errors.New("bad readiness line")
+
+// notListening is err, why Listening failed, with the first bad readiness
+// line the process printed, if any.
+func (p *Process) notListening(err error) error {
+	if bad := p.badLine.Load(); bad != nil {
+		return fmt.Errorf("%w (after a %w)", err, *bad)
+	}
+	return err
+}
+
 // readiness reads `listening ADDR` lines from what it is written, for
 // Listening.
 type readiness struct {
@@ -267,7 +282,8 @@ func (r *readiness) parse(line string) {
 	}
 	a, err := sockets.Parse(strings.TrimSpace(rest))
 	if err != nil {
-		fmt.Fprintf(r.p.stderr, "hoplat: %s: bad readiness line: %v\n", r.p.Name, err)
+		bad := fmt.Errorf("%w %q: %w", ErrBadReadinessLine, line, err)
+		r.p.badLine.CompareAndSwap(nil, &bad)
 		return
 	}
 	select {
@@ -319,7 +335,7 @@ func (p *Process) Listening(ctx context.Context, n int, timeout time.Duration) (
 			if !ok { // it exited, or prints no readiness lines (Foreign)
 				select {
 				case <-p.done:
-					return nil, p.exitError("before it was listening")
+					return nil, p.notListening(p.exitError("before it was listening"))
 				case <-timer.C:
 					return nil, fmt.Errorf("hosts: %s prints no `listening` lines", p.label())
 				case <-ctx.Done():
@@ -330,7 +346,7 @@ func (p *Process) Listening(ctx context.Context, n int, timeout time.Duration) (
 		case <-ctx.Done():
 			return nil, fmt.Errorf("hosts: %s: waiting for %d listeners: %w", p.label(), n, ctx.Err())
 		case <-timer.C:
-			return nil, fmt.Errorf("hosts: %s: no `listening` line after %v (stderr: %s)", p.label(), timeout, p.stderr)
+			return nil, p.notListening(fmt.Errorf("hosts: %s: no `listening` line after %v (stderr: %s)", p.label(), timeout, p.stderr))
 		}
 	}
 	return addrs, nil

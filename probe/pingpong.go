@@ -251,28 +251,29 @@ func (p *pair) start() error {
 	return nil
 }
 
-// pin locks the calling goroutine to a thread on cpu. The goroutine must
-// not unlock: when it returns still locked, the runtime ends the thread
-// rather than hand a narrowed mask to other goroutines.
-func pin(cpu int) error {
+// pin locks the calling goroutine to a thread on cpu, and says on pinned
+// whether it could: nil, or the failure named for the thread's role; on a
+// failure the thread is to return. The goroutine must not unlock: when it
+// returns still locked, the runtime ends the thread rather than hand a
+// narrowed mask to other goroutines.
+func pin(cpu int, role string, pinned chan<- error) bool {
 	granted, err := affinity.PinThread(affinity.NewCPUSet(cpu))
+	if err == nil && !granted.Equal(affinity.NewCPUSet(cpu)) {
+		err = fmt.Errorf("pin to CPU %d: kernel granted %s", cpu, granted)
+	}
 	if err != nil {
-		return err
+		err = fmt.Errorf("%s: %w", role, err)
 	}
-	if !granted.Equal(affinity.NewCPUSet(cpu)) {
-		return fmt.Errorf("pin to CPU %d: kernel granted %s", cpu, granted)
-	}
-	return nil
+	pinned <- err
+	return err == nil
 }
 
 func (p *pair) reply(pinned chan<- error) {
 	defer p.wg.Done()
 	defer p.replyEnds.done()
-	if err := pin(p.replyCPU); err != nil {
-		pinned <- fmt.Errorf("responder: %w", err)
+	if !pin(p.replyCPU, "responder", pinned) {
 		return
 	}
-	pinned <- nil
 	buf := make([]byte, p.kind.msgSize())
 	for {
 		if err := readFull(p.replyEnds.r, buf); err != nil {
@@ -287,11 +288,9 @@ func (p *pair) reply(pinned chan<- error) {
 func (p *pair) initiate(pinned chan<- error, cmds <-chan time.Duration, results chan<- round) {
 	defer p.wg.Done()
 	defer p.initEnds.done()
-	if err := pin(p.initCPU); err != nil {
-		pinned <- fmt.Errorf("initiator: %w", err)
+	if !pin(p.initCPU, "initiator", pinned) {
 		return
 	}
-	pinned <- nil
 	buf := make([]byte, p.kind.msgSize())
 	samples := make([]time.Duration, 0, maxSamples)
 	var failed error

@@ -113,8 +113,7 @@ func dispatch(events []unix.EpollEvent, wake int, accept func(), event func(*uni
 		case idListener:
 			accept()
 		case idWake:
-			var b [8]byte
-			unix.Read(wake, b[:])
+			drainWake(wake)
 		default:
 			event(ev)
 		}

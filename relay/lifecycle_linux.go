@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -31,6 +33,7 @@ type loopSet struct {
 	accepted   atomic.Int64
 	dials      []*sockets.RawDialer // one per upstream, the pool's order; this thread's own copies
 	live       int                  // connections (sessions) the thread owns
+	idle       bool                 // the last raw wait found nothing for idleWait (wait)
 }
 
 // loopThread is an event loop serveLoops runs: its thread's body, its set
@@ -44,6 +47,63 @@ type loopThread interface {
 
 func (t *loopSet) set() *loopSet { return t }
 
+// loopGroup is what the engines of event loops (epoll, splice, the
+// router) share: the listener every loop watches with EPOLLEXCLUSIVE, the
+// upstreams' dialers, resolved once, and the loops.
+type loopGroup[L loopThread] struct {
+	r     *Relay
+	ln    *sockets.FD
+	dials []*sockets.RawDialer // the upstreams; each loop dials with its own copies
+	loops []L
+}
+
+// listen opens the group's listener (rawListen) and resolves the
+// upstreams (rawDialers); on an error nothing is left open.
+func (g *loopGroup[L]) listen(r *Relay) error {
+	ln, err := r.rawListen()
+	if err != nil {
+		return err
+	}
+	dials, err := r.rawDialers()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	g.r, g.ln, g.dials = r, ln, dials
+	return nil
+}
+
+// addLoops makes Config.Workers loops with newLoop; on an error it closes
+// those made and the listener.
+func (g *loopGroup[L]) addLoops(newLoop func(id int) (L, error)) error {
+	for i := range g.r.cfg.Workers {
+		l, err := newLoop(i)
+		if err != nil {
+			g.closeListener()
+			return err
+		}
+		g.loops = append(g.loops, l)
+	}
+	return nil
+}
+
+// openLoop opens loop id's set (loopSet.open) on the group's listener,
+// with its own copies of the dialers; name is the loop's in errors.
+func (g *loopGroup[L]) openLoop(t *loopSet, name string, id int) error {
+	if err := t.open(g.r, g.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(g.dials)); err != nil {
+		t.closeFDs()
+		return fmt.Errorf("relay: %s %d: %w", name, id, err)
+	}
+	return nil
+}
+
+// closeListener releases everything when Serve never ran.
+func (g *loopGroup[L]) closeListener() { closeLoops(g.ln, g.loops) }
+
+func (g *loopGroup[L]) serve(stop, force <-chan struct{}) error {
+	return serveLoops(g.ln, g.loops, stop, force)
+}
+
 // serveLoops is serve for engines of event loops (epoll, splice, the
 // router): each loop runs on a goroutine of its own until stop (or until
 // every loop has returned), then accepting stops in the shutdown order
@@ -55,11 +115,7 @@ func serveLoops[L loopThread](ln *sockets.FD, loops []L, stop, force <-chan stru
 	errs := make([]error, len(loops))
 	var wg sync.WaitGroup
 	for i, l := range loops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = l.run()
-		}()
+		wg.Go(func() { errs[i] = l.run() })
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
@@ -84,6 +140,18 @@ func serveLoops[L loopThread](ln *sockets.FD, loops []L, stop, force <-chan stru
 	}
 	closeLoops(nil, loops)
 	return errors.Join(errs...)
+}
+
+// loopRecorders are the recorders rec picks from each loop, the loops
+// without one (Config.Stats off) left out.
+func loopRecorders[L any](loops []L, rec func(L) *recorder) []*recorder {
+	var recs []*recorder
+	for _, l := range loops {
+		if r := rec(l); r != nil {
+			recs = append(recs, r)
+		}
+	}
+	return recs
 }
 
 // closeLoops closes every loop's epoll set and eventfd, and ln unless nil:
@@ -172,6 +240,62 @@ func (t *loopSet) wakeup() {
 	unix.Write(t.wake, one[:])
 }
 
+// drainWake reads the eventfd that wakeup wrote to, so that it stops
+// polling readable.
+func drainWake(wake int) {
+	var b [8]byte
+	unix.Read(wake, b[:])
+}
+
+// startThread readies the calling goroutine to be event loop id: it holds
+// a P of its own (sockets.HoldP; the caller defers release) and locks the
+// goroutine to its thread, which gets its own time slice (slice.go;
+// granted is what the kernel said) and, where Config.CPUs names CPUs, the
+// id-th of them (wrapping) as its mask. The thread is never handed back to
+// the scheduler: the goroutine exits still locked and the runtime retires
+// the thread with both. name is the loop's name in log lines.
+func (t *loopSet) startThread(name string, id int) (release func(), granted string) {
+	release = sockets.HoldP()
+	runtime.LockOSThread()
+	granted = setSlice(t.r.cfg)
+	if cpus := t.r.cfg.CPUs; len(cpus) > 0 {
+		if _, err := affinity.PinThread(affinity.NewCPUSet(cpus[id%len(cpus)])); err != nil {
+			t.r.cfg.Logf("relay: %s %d: %v", name, id, err)
+		}
+	}
+	return release, granted
+}
+
+// wait is an event loop's epoll_wait (loop.run says why it waits so): raw,
+// bounded by idleWait where timeout is -1, while the thread is not idle,
+// timeout is 0 or -1 and a P is to spare; otherwise through the scheduler,
+// which lets sysmon and the P rest, and the first event after it brings
+// the raw waits back. A raw wait that ends empty after idleWait makes the
+// thread idle. sockets.ErrInterrupted: a raw wait was interrupted
+// (sysmon's preemption), and the caller waits again.
+func (t *loopSet) wait(events []unix.EpollEvent, timeout int) (int, error) {
+	if !t.idle && timeout <= 0 && sockets.SpareP() {
+		w := timeout
+		if w < 0 {
+			w = idleWait
+		}
+		n, err := sockets.EpollWait(t.epfd, events, w)
+		if err == nil && n == 0 && timeout < 0 {
+			t.idle = true
+		}
+		return n, err
+	}
+	t.idle = false
+	n, err := unix.EpollWait(t.epfd, events, timeout)
+	if err == unix.EINTR {
+		return 0, nil
+	}
+	if err != nil {
+		return n, os.NewSyscallError("epoll_wait", err)
+	}
+	return n, nil
+}
+
 func (t *loopSet) gate() *acceptGate { return &t.acceptGate }
 
 func (t *loopSet) ackStopAccept() { t.acceptGate.ack(t.epfd, t.ln.Sysfd()) }
@@ -184,6 +308,17 @@ func (t *loopSet) resumeAccept() {
 // it to stop accepting (answered here) and its last connection has ended.
 func (t *loopSet) done() bool {
 	return t.acceptGate.answerStop(t.epfd, t.ln.Sysfd()) && t.live == 0
+}
+
+// carryOn is an event loop's last step after a wait that returned n
+// events for timeout: accepting resumes after a wait of a paused loop
+// (timeout > 0) that timed out; false, the loop returns: shutdown is
+// forced, or accepting has stopped and its last connection ended (done).
+func (t *loopSet) carryOn(n, timeout int) bool {
+	if n == 0 && timeout > 0 && t.acceptGate.mayResume() {
+		t.resumeAccept()
+	}
+	return !t.force.Load() && !t.done()
 }
 
 // acceptBatch bounds accepts per wake-up, so that a burst of connections
@@ -392,6 +527,23 @@ func (r *Relay) dialNext(client int, dials []*sockets.RawDialer, tried *uint64) 
 		p.failed(i, err)
 		r.cfg.Logf("relay: %s -> %s: upstream %s: %v", peerName(client), r.bound, p.addr(i).NetAddr(), err)
 	}
+}
+
+// rawListen opens a raw-fd engine's listener (sockets.RawListen) and keeps
+// the address it bound as r.bound, for log lines and the stats: any role,
+// a wildcard's host named as a client would dial it, no options.
+func (r *Relay) rawListen() (*sockets.FD, error) {
+	ln, bound, err := sockets.RawListen(r.listen)
+	if err != nil {
+		return nil, err
+	}
+	bound.Role = sockets.RoleAny
+	if !bound.IsUnix() && bound.Host == "" {
+		bound.Host = bound.ListenHost()
+	}
+	bound.Opts = sockets.Options{}
+	r.bound = bound
+	return ln, nil
 }
 
 // rawDialers resolves every upstream for a raw-fd engine.

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -25,15 +24,12 @@ import (
 // UNIX listeners, and a busy loop does not get its share of new
 // connections hashed onto it regardless of load.
 type loopEngine struct {
-	r      *Relay
-	ln     *sockets.FD
-	dials  []*sockets.RawDialer // the upstreams, resolved once; each loop dials with its own copies
+	loopGroup[*loop]
 	splice bool
 	// streamPipe is the capacity a streaming direction's pipe grows to
 	// (splice engine; 0: no growth), grown counts the pipes that grew.
 	streamPipe int
 	grown      atomic.Int64
-	loops      []*loop
 	global     sync.Mutex             // LockGlobal: held by whichever loop moves a chunk
 	wake       wakeChoice             // how the loops wait (wake.go)
 	slice      atomic.Pointer[string] // the time slice the first loop's thread obtained (slice.go)
@@ -51,43 +47,26 @@ const (
 )
 
 func newLoopEngine(r *Relay) (engine, error) {
-	ln, bound, err := sockets.RawListen(r.listen)
-	if err != nil {
+	e := &loopEngine{splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
+	if err := e.listen(r); err != nil {
 		return nil, err
 	}
-	bound.Role = sockets.RoleAny
-	if !bound.IsUnix() && bound.Host == "" {
-		bound.Host = bound.ListenHost()
-	}
-	bound.Opts = sockets.Options{}
-	r.bound = bound
-	if r.cfg.Stats && !bound.IsUnix() {
+	if r.cfg.Stats && !r.bound.IsUnix() {
 		// The kernel stamps received data while any socket asks, and
 		// switches stamping on and off from a work queue
 		// (net_enable_timestamp, net/core/dev.c) as the first socket
 		// asks and the last closes; on a busy CPU that work can wait
 		// long enough that whole rounds go unstamped. A listener that
 		// asks keeps it on between connections.
-		ln.EnableRXTimestamps()
+		e.ln.EnableRXTimestamps()
 	}
-	dials, err := r.rawDialers()
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	e := &loopEngine{r: r, ln: ln, dials: dials, splice: r.cfg.Engine == EngineSplice, wake: chooseWake(r.cfg, loopCPUs(r.cfg))}
 	r.wake = e.wake
 	e.batch = chooseBatch(r.cfg)
 	if e.splice {
 		e.streamPipe = streamPipeSize(r.cfg.Buffer)
 	}
-	for i := range r.cfg.Workers {
-		l, err := newLoop(e, i)
-		if err != nil {
-			e.closeListener()
-			return nil, err
-		}
-		e.loops = append(e.loops, l)
+	if err := e.addLoops(func(id int) (*loop, error) { return newLoop(e, id) }); err != nil {
+		return nil, err
 	}
 	r.batch = e.batch
 	return e, nil
@@ -117,25 +96,13 @@ func (e *loopEngine) sliceGranted() string {
 }
 
 func (e *loopEngine) recorders() []*recorder {
-	var recs []*recorder
-	for _, l := range e.loops {
-		if l.rec != nil {
-			recs = append(recs, l.rec)
-		}
-	}
-	return recs
+	return loopRecorders(e.loops, func(l *loop) *recorder { return l.rec })
 }
 
 // wakeRecorders are the loops' wake-up delays, measured from the kernel's
 // receive stamps.
 func (e *loopEngine) wakeRecorders() []*recorder {
-	var recs []*recorder
-	for _, l := range e.loops {
-		if l.wakes != nil {
-			recs = append(recs, l.wakes)
-		}
-	}
-	return recs
+	return loopRecorders(e.loops, func(l *loop) *recorder { return l.wakes })
 }
 
 func (e *loopEngine) loopStats() []LoopStats {
@@ -150,13 +117,6 @@ func (e *loopEngine) loopStats() []LoopStats {
 		out[i].SharedWindows = l.shared.Load()
 	}
 	return out
-}
-
-// closeListener releases everything when Serve never ran.
-func (e *loopEngine) closeListener() { closeLoops(e.ln, e.loops) }
-
-func (e *loopEngine) serve(stop, force <-chan struct{}) error {
-	return serveLoops(e.ln, e.loops, stop, force)
 }
 
 // loop is one event loop and the connections it owns.
@@ -191,9 +151,8 @@ type loop struct {
 
 func newLoop(e *loopEngine, id int) (*loop, error) {
 	l := &loop{e: e, id: id}
-	if err := l.open(e.r, e.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(e.dials)); err != nil {
-		l.closeFDs()
-		return nil, fmt.Errorf("relay: loop %d: %w", id, err)
+	if err := e.openLoop(&l.loopSet, "loop", id); err != nil {
+		return nil, err
 	}
 	var err error
 	if !e.splice {
@@ -238,11 +197,13 @@ const idleWait = 5
 // run is the loop's thread. It returns when shutdown is forced, or once
 // accepting has stopped and its last connection has ended.
 //
-// It is the relay's hot loop, kept in one function over 100 lines on
-// purpose: every relayed message passes through it, and its wait, its
-// dispatch of each event and its poll strategy share locals (the event
-// slice, the clock read once per wake-up, the spin's score) that a split
-// would pass through calls on every message.
+// It is the relay's hot loop, kept in one function on purpose: every
+// relayed message passes through it, and its dispatch of each event and
+// its poll strategy share locals (the event slice, the clock read once per
+// wake-up, the spin's score) that a split would pass through calls on
+// every message. The wait itself (loopSet.wait) and the step after the
+// events (carryOn), which the router's loops share, are a call each per
+// wake-up, not per event.
 //
 // Every system call on the steady-state path (epoll_wait, read, write,
 // splice) is made raw, so that the runtime never sees this goroutine enter
@@ -270,20 +231,9 @@ const idleWait = 5
 // preempting at all, is worse: goschedImpl wakes a spare M, which races
 // for the goroutine (docs/measurements.md, "Relay loop").
 func (l *loop) run() (err error) {
-	release := sockets.HoldP()
+	release, granted := l.startThread("loop", l.id)
 	defer release()
-	// The thread gets its own time slice (slice.go) and, pinned, its own
-	// mask: it is never handed back to the scheduler. The goroutine exits
-	// still locked and the runtime retires the thread with both.
-	runtime.LockOSThread()
-	granted := setSlice(l.e.r.cfg)
 	l.e.slice.CompareAndSwap(nil, &granted)
-	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
-		cpu := cpus[l.id%len(cpus)]
-		if _, perr := affinity.PinThread(affinity.NewCPUSet(cpu)); perr != nil {
-			l.e.r.cfg.Logf("relay: loop %d: %v", l.id, perr)
-		}
-	}
 	defer l.ackStopAccept()
 	defer l.closeAll()
 
@@ -308,7 +258,6 @@ func (l *loop) run() (err error) {
 	var score spinScore
 	var spinUntil int64
 	var lastEvent int64
-	idle := false
 	for {
 		timeout := -1
 		switch {
@@ -330,30 +279,9 @@ func (l *loop) run() (err error) {
 		if h := l.e.waitHook; h != nil {
 			h()
 		}
-		var n int
-		var werr error
-		if !idle && timeout <= 0 && sockets.SpareP() {
-			t := timeout
-			if t < 0 {
-				t = idleWait
-			}
-			n, werr = sockets.EpollWait(l.epfd, events, t)
-			if werr == sockets.ErrInterrupted {
-				continue
-			}
-			if werr == nil && n == 0 && timeout < 0 {
-				idle = true
-			}
-		} else {
-			// Idle, paused accepts, or no P to spare: sleep where the
-			// scheduler sees it, which lets sysmon and the P rest; the
-			// first event after it brings the raw waits back.
-			if n, werr = unix.EpollWait(l.epfd, events, timeout); werr == unix.EINTR {
-				n, werr = 0, nil
-			} else if werr != nil {
-				werr = os.NewSyscallError("epoll_wait", werr)
-			}
-			idle = false
+		n, werr := l.wait(events, timeout)
+		if werr == sockets.ErrInterrupted {
+			continue
 		}
 		if werr != nil {
 			return fmt.Errorf("relay: loop %d: %w", l.id, werr)
@@ -383,13 +311,7 @@ func (l *loop) run() (err error) {
 		} else {
 			dispatch(events[:n], l.wake, l.accept, func(ev *unix.EpollEvent) { l.event(ev.Fd, ev.Pad, ev.Events) })
 		}
-		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
-			l.resumeAccept()
-		}
-		if l.force.Load() {
-			return nil
-		}
-		if l.done() {
+		if !l.carryOn(n, timeout) {
 			return nil
 		}
 	}

@@ -161,9 +161,7 @@ func (r *Relay) Serve(ctx context.Context) error {
 	force := make(chan struct{})
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		select {
 		case <-ctx.Done():
 		case <-r.closed:
@@ -184,7 +182,7 @@ func (r *Relay) Serve(ctx context.Context) error {
 		// What is live now is cut: its bytes are counted up to here.
 		r.cut.Store(r.counters.active.Load())
 		close(force)
-	}()
+	})
 	err := r.eng.serve(stop, force)
 	close(done)
 	wg.Wait()

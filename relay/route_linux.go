@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -23,10 +21,7 @@ import (
 // that every event on any of its sockets drives as far as the bytes
 // buffered allow.
 type routeEngine struct {
-	r     *Relay
-	ln    *sockets.FD
-	dials []*sockets.RawDialer
-	loops []*routeLoop
+	loopGroup[*routeLoop]
 	conns atomic.Uint32 // connection ids for greetings
 }
 
@@ -34,43 +29,20 @@ func newRouteEngine(r *Relay) (engine, error) {
 	if len(r.pool.ups) > maxRouteUpstreams {
 		return nil, fmt.Errorf("relay: route %s: %d upstreams: at most %d", r.cfg.Route, len(r.pool.ups), maxRouteUpstreams)
 	}
-	ln, bound, err := sockets.RawListen(r.listen)
-	if err != nil {
+	e := &routeEngine{}
+	if err := e.listen(r); err != nil {
 		return nil, err
 	}
-	bound.Role = sockets.RoleAny
-	if !bound.IsUnix() && bound.Host == "" {
-		bound.Host = bound.ListenHost()
-	}
-	bound.Opts = sockets.Options{}
-	r.bound = bound
-	dials, err := r.rawDialers()
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	e := &routeEngine{r: r, ln: ln, dials: dials}
 	r.wake = wakeChoice{Strategy: "sleep", Why: "the router's loops sleep in epoll_wait"}
 	r.batch = "off (the router reads whole packets)"
-	for i := range r.cfg.Workers {
-		l, err := newRouteLoop(e, i)
-		if err != nil {
-			e.closeListener()
-			return nil, err
-		}
-		e.loops = append(e.loops, l)
+	if err := e.addLoops(func(id int) (*routeLoop, error) { return newRouteLoop(e, id) }); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
 
 func (e *routeEngine) recorders() []*recorder {
-	var recs []*recorder
-	for _, l := range e.loops {
-		if l.rec != nil {
-			recs = append(recs, l.rec)
-		}
-	}
-	return recs
+	return loopRecorders(e.loops, func(l *routeLoop) *recorder { return l.rec })
 }
 
 func (e *routeEngine) loopStats() []LoopStats {
@@ -79,12 +51,6 @@ func (e *routeEngine) loopStats() []LoopStats {
 		out[i].Accepted = l.accepted.Load()
 	}
 	return out
-}
-
-func (e *routeEngine) closeListener() { closeLoops(e.ln, e.loops) }
-
-func (e *routeEngine) serve(stop, force <-chan struct{}) error {
-	return serveLoops(e.ln, e.loops, stop, force)
 }
 
 // routeLoop is one event loop and the sessions it owns. Each socket it
@@ -114,9 +80,8 @@ type routeEnt struct {
 
 func newRouteLoop(e *routeEngine, id int) (*routeLoop, error) {
 	l := &routeLoop{e: e, id: id}
-	if err := l.open(e.r, e.ln, unix.EPOLLIN|unix.EPOLLEXCLUSIVE, copyDialers(e.dials)); err != nil {
-		l.closeFDs()
-		return nil, fmt.Errorf("relay: route loop %d: %w", id, err)
+	if err := e.openLoop(&l.loopSet, "route loop", id); err != nil {
+		return nil, err
 	}
 	if e.r.cfg.Stats {
 		l.rec = newRecorder()
@@ -166,19 +131,11 @@ func (l *routeLoop) unregister(id int32) {
 // runtime never sees the thread enter a syscall on the steady path; idle,
 // or with no P to spare, through the scheduler.
 func (l *routeLoop) run() error {
-	release := sockets.HoldP()
+	release, _ := l.startThread("route loop", l.id)
 	defer release()
-	runtime.LockOSThread()
-	setSlice(l.e.r.cfg)
-	if cpus := l.e.r.cfg.CPUs; len(cpus) > 0 {
-		if _, err := affinity.PinThread(affinity.NewCPUSet(cpus[l.id%len(cpus)])); err != nil {
-			l.e.r.cfg.Logf("relay: route loop %d: %v", l.id, err)
-		}
-	}
 	defer l.ackStopAccept()
 	defer l.closeAll()
 	events := make([]unix.EpollEvent, 256)
-	idle := false
 	for {
 		timeout := -1
 		if l.e.r.cfg.Spin {
@@ -186,27 +143,9 @@ func (l *routeLoop) run() error {
 		} else if l.acceptGate.paused {
 			timeout = 100
 		}
-		var n int
-		var err error
-		if !idle && timeout <= 0 && sockets.SpareP() {
-			t := timeout
-			if t < 0 {
-				t = idleWait
-			}
-			n, err = sockets.EpollWait(l.epfd, events, t)
-			if err == sockets.ErrInterrupted {
-				continue
-			}
-			if err == nil && n == 0 && timeout < 0 {
-				idle = true
-			}
-		} else {
-			if n, err = unix.EpollWait(l.epfd, events, timeout); err == unix.EINTR {
-				n, err = 0, nil
-			} else if err != nil {
-				err = os.NewSyscallError("epoll_wait", err)
-			}
-			idle = false
+		n, err := l.wait(events, timeout)
+		if err == sockets.ErrInterrupted {
+			continue
 		}
 		if err != nil {
 			return fmt.Errorf("relay: route loop %d: %w", l.id, err)
@@ -214,25 +153,20 @@ func (l *routeLoop) run() error {
 		if n > 0 {
 			l.now = nanotime()
 		}
+		// dispatch's switch, written out: dispatch would call l.event
+		// through a func value on every event.
 		for i := range events[:n] {
 			ev := &events[i]
 			switch ev.Fd {
 			case idListener:
 				l.accept()
 			case idWake:
-				var b [8]byte
-				unix.Read(l.wake, b[:])
+				drainWake(l.wake)
 			default:
 				l.event(ev.Fd, ev.Pad, ev.Events)
 			}
 		}
-		if n == 0 && timeout > 0 && l.acceptGate.mayResume() {
-			l.resumeAccept()
-		}
-		if l.force.Load() {
-			return nil
-		}
-		if l.done() {
+		if !l.carryOn(n, timeout) {
 			return nil
 		}
 	}

@@ -761,23 +761,33 @@ func (s *session) toBackend(i int, f []byte) {
 	s.cli.next(f)
 }
 
+// routerCommand handles command f (cmd, its first payload byte) where it
+// is the router's own in both modes: COM_QUIT ends the session, and
+// COM_CHANGE_USER logs in again, since the login is the router's. It
+// reports whether it did.
+func (s *session) routerCommand(cmd byte, f []byte) bool {
+	switch cmd {
+	case wire.ComQuit:
+		s.close()
+	case wire.ComChangeUser:
+		s.changeUser(f)
+	default:
+		return false
+	}
+	return true
+}
+
 // connCommand forwards a command to the connection's one backend; only
 // COM_QUIT and COM_CHANGE_USER (the login is the router's) stop here.
 func (s *session) connCommand(f []byte) bool {
 	if f[3] == 0 && len(f) > 4 {
-		switch f[4] {
-		case wire.ComQuit:
-			s.close()
+		if s.routerCommand(f[4], f) {
 			return true
-		case wire.ComChangeUser:
-			s.changeUser(f)
-			return true
-		case wire.ComQuery, wire.ComStmtExecute:
-			if s.be[0].state == beReady {
-				r := s.l.e.r
-				r.route.statements.Add(1)
-				r.route.toPrimary.Add(1)
-			}
+		}
+		if c := f[4]; (c == wire.ComQuery || c == wire.ComStmtExecute) && s.be[0].state == beReady {
+			r := s.l.e.r
+			r.route.statements.Add(1)
+			r.route.toPrimary.Add(1)
 		}
 	}
 	s.waitOn = 0
@@ -804,13 +814,10 @@ func (s *session) command(f []byte) bool {
 		s.phase = phClosing
 		return true
 	}
+	if s.routerCommand(p[0], f) {
+		return true
+	}
 	switch p[0] {
-	case wire.ComQuit:
-		s.close()
-		return true
-	case wire.ComChangeUser:
-		s.changeUser(f)
-		return true
 	case wire.ComResetConnection:
 		s.cli.next(f)
 		s.resetSession()
@@ -963,29 +970,22 @@ func (s *session) execute(f []byte) bool {
 	if ps.failedOn&(1<<i) != 0 && i != 0 {
 		i = 0
 	}
-	s.waitOn = i
-	if !s.ready(i) {
-		return s.waitOn != i
-	}
-	if ps.on&(1<<i) == 0 {
-		if ps.failedOn&(1<<i) != 0 {
-			s.waitOn = -1
-			s.cli.next(f)
-			s.replyErr(1, erUnknownStmt, "HY000", fmt.Sprintf("Unknown prepared statement handler (%d) given to mysqld_stmt_execute", id))
-			return true
+	on, done := s.stmtOn(i, id, ps, f, func() bool {
+		if ps.failedOn&(1<<i) == 0 {
+			return false
 		}
-		s.prepareOn(i, id, ps)
-		return false
+		s.replyErr(1, erUnknownStmt, "HY000", fmt.Sprintf("Unknown prepared statement handler (%d) given to mysqld_stmt_execute", id))
+		return true
+	})
+	if !on {
+		return done
 	}
-	s.waitOn = -1
 	b := &s.be[i]
 	start := len(b.out)
 	b.out = ps.appendExecute(b.out, f, i)
-	binary.LittleEndian.PutUint32(b.out[start+5:], ps.ids[i])
+	s.stmtSent(i, ps, start)
 	ps.last, ps.pinned = i, false
 	s.begin(i, respResult, route, f)
-	s.moved[ClientToUpstream] += int64(len(b.out) - start)
-	s.frames[ClientToUpstream]++
 	s.respSeq = 1
 	s.cli.next(f)
 	return true
@@ -1024,6 +1024,42 @@ func (ps *pstmt) appendExecute(out []byte, f []byte, i int) []byte {
 	out = append(out, 1)
 	out = append(out, ps.types...)
 	return append(out, p[off+1:]...)
+}
+
+// stmtOn readies backend i for command f on statement ps (the client's
+// id): the command waits for the backend (ready), and where ps is not on
+// it yet, for ps's prepare there (prepareOn), unless answer answers the
+// command instead (returning true; f is then consumed). on: ps is on a
+// ready backend i, and the command is to be sent. Otherwise done is what
+// the command's handler returns: whether f was answered or rerouted.
+// answer is called only on the way to a prepare, so that the hot path
+// (ps already on i) pays only for the check.
+func (s *session) stmtOn(i int, id uint32, ps *pstmt, f []byte, answer func() bool) (on, done bool) {
+	s.waitOn = i
+	if !s.ready(i) {
+		return false, s.waitOn != i
+	}
+	if ps.on&(1<<i) == 0 {
+		if answer() {
+			s.waitOn = -1
+			s.cli.next(f)
+			return false, true
+		}
+		s.prepareOn(i, id, ps)
+		return false, false
+	}
+	s.waitOn = -1
+	return true, false
+}
+
+// stmtSent finishes a statement command appended to backend i's out at
+// start: the statement id in it becomes the backend's own, and the frame
+// counts as moved to the upstream.
+func (s *session) stmtSent(i int, ps *pstmt, start int) {
+	b := &s.be[i]
+	binary.LittleEndian.PutUint32(b.out[start+5:], ps.ids[i])
+	s.moved[ClientToUpstream] += int64(len(b.out) - start)
+	s.frames[ClientToUpstream]++
 }
 
 // prepareOn prepares statement id on backend i for an execute that waits.
@@ -1112,27 +1148,20 @@ func (s *session) stmtCommand(f []byte) bool {
 	case comStmtFetch:
 		i, kind = ps.last, respRows
 	}
-	s.waitOn = i
-	if !s.ready(i) {
-		return s.waitOn != i
-	}
-	if ps.on&(1<<i) == 0 {
-		if cmd == wire.ComStmtReset {
-			s.waitOn = -1
-			s.cli.next(f)
-			s.replyOK(1)
-			return true
+	on, done := s.stmtOn(i, id, ps, f, func() bool {
+		if cmd != wire.ComStmtReset {
+			return false
 		}
-		s.prepareOn(i, id, ps)
-		return false
+		s.replyOK(1) // nothing to reset where it was never prepared
+		return true
+	})
+	if !on {
+		return done
 	}
-	s.waitOn = -1
 	b := &s.be[i]
 	start := len(b.out)
 	b.out = append(b.out, f...)
-	binary.LittleEndian.PutUint32(b.out[start+5:], ps.ids[i])
-	s.moved[ClientToUpstream] += int64(len(f))
-	s.frames[ClientToUpstream]++
+	s.stmtSent(i, ps, start)
 	switch cmd {
 	case wire.ComStmtSendLongData:
 		ps.pinned = true

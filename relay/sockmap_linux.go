@@ -177,17 +177,11 @@ func newSockmapEngine(r *Relay) (engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, bound, err := sockets.RawListen(r.listen)
+	ln, err := r.rawListen()
 	if err != nil {
 		objs.close()
 		return nil, err
 	}
-	bound.Role = sockets.RoleAny
-	if bound.Host == "" {
-		bound.Host = bound.ListenHost()
-	}
-	bound.Opts = sockets.Options{}
-	r.bound = bound
 	e := &sockmapEngine{objs: objs, forceFD: -1, copyDone: make(chan copyResult, 64)}
 	fail := func(err error) (engine, error) {
 		e.closeListener()

@@ -22,8 +22,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -235,14 +237,8 @@ func anyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// keys are m's keys, sorted.
+func keys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // components numbers the strongly connected components of the room graph (Tarjan): rooms
 // that import each other, directly or around a cycle, share a number.

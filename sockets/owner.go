@@ -17,35 +17,44 @@ var ErrNoListener = errors.New("no process here listens on it")
 
 // tcpListeners returns the inodes of the sockets that a /proc/net/tcp or
 // /proc/net/tcp6 table (proc(5)) lists in state LISTEN (0A) on port, bound
-// to ip or to the wildcard address. Lines it cannot read are skipped: the
-// table is the kernel's, and one odd line must not hide the others.
+// to ip or to the wildcard address.
 func tcpListeners(table []byte, ip net.IP, port int) []uint64 {
+	// sl local_address rem_address st tx:rx tr:tm retrnsmt uid timeout inode
+	return tableInodes(table, 9, func(f []string) bool {
+		if f[3] != "0A" {
+			return false
+		}
+		hostHex, portHex, ok := strings.Cut(f[1], ":")
+		if !ok {
+			return false
+		}
+		p, err := strconv.ParseUint(portHex, 16, 16)
+		if err != nil || int(p) != port {
+			return false
+		}
+		local, ok := procIP(hostHex)
+		return ok && (local.IsUnspecified() || local.Equal(ip) || ip == nil)
+	})
+}
+
+// tableInodes returns the inodes (column inode) of the rows of a
+// /proc/net table that listening picks; a row too short to have the
+// column is passed over. Rows it cannot read are skipped: the table is the
+// kernel's, and one odd line must not hide the others.
+func tableInodes(table []byte, inode int, listening func(f []string) bool) []uint64 {
 	var inodes []uint64
 	sc := bufio.NewScanner(bytes.NewReader(table))
 	sc.Scan() // header
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		// sl local_address rem_address st tx:rx tr:tm retrnsmt uid timeout inode
-		if len(f) < 10 || f[3] != "0A" {
+		if len(f) <= inode || !listening(f) {
 			continue
 		}
-		hostHex, portHex, ok := strings.Cut(f[1], ":")
-		if !ok {
+		n, err := strconv.ParseUint(f[inode], 10, 64)
+		if err != nil || n == 0 {
 			continue
 		}
-		p, err := strconv.ParseUint(portHex, 16, 16)
-		if err != nil || int(p) != port {
-			continue
-		}
-		local, ok := procIP(hostHex)
-		if !ok || !(local.IsUnspecified() || local.Equal(ip) || ip == nil) {
-			continue
-		}
-		inode, err := strconv.ParseUint(f[9], 10, 64)
-		if err != nil || inode == 0 {
-			continue
-		}
-		inodes = append(inodes, inode)
+		inodes = append(inodes, n)
 	}
 	return inodes
 }
@@ -68,26 +77,14 @@ func procIP(s string) (net.IP, bool) {
 // /proc/net/unix table lists as listening (__SO_ACCEPTCON, 0x10000, in
 // Flags) on path.
 func unixListeners(table []byte, path string) []uint64 {
-	var inodes []uint64
-	sc := bufio.NewScanner(bytes.NewReader(table))
-	sc.Scan() // header
-	for sc.Scan() {
-		// Num RefCount Protocol Flags Type St Inode Path
-		f := strings.Fields(sc.Text())
+	// Num RefCount Protocol Flags Type St Inode Path
+	return tableInodes(table, 6, func(f []string) bool {
 		if len(f) < 8 || strings.Join(f[7:], " ") != path {
-			continue
+			return false
 		}
 		flags, err := strconv.ParseUint(f[3], 16, 32)
-		if err != nil || flags&0x10000 == 0 {
-			continue
-		}
-		inode, err := strconv.ParseUint(f[6], 10, 64)
-		if err != nil || inode == 0 {
-			continue
-		}
-		inodes = append(inodes, inode)
-	}
-	return inodes
+		return err == nil && flags&0x10000 != 0
+	})
 }
 
 // IsLocal reports whether a names a server on this machine's own network

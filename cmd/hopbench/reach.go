@@ -71,16 +71,14 @@ func reachable(ctx context.Context, c driver.Config) error {
 	errs := make([]error, len(ss))
 	var wg sync.WaitGroup
 	for i, s := range ss {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			conn, err := sockets.Dial(ctx, s.addr)
 			if err != nil {
 				errs[i] = err
 				return
 			}
 			conn.Close()
-		}()
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {

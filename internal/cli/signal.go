@@ -78,9 +78,7 @@ func signalContext(parent context.Context, first, hurry func(Interrupted)) (ctx 
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		select {
 		case s := <-ch:
 			sig, _ := s.(syscall.Signal)
@@ -105,7 +103,7 @@ func signalContext(parent context.Context, first, hurry func(Interrupted)) (ctx 
 			hurry(Interrupted{Signal: sig})
 		case <-done:
 		}
-	}()
+	})
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"hash"
 )
 
 // nativeToken is mysql_native_password's scramble (MySQL Source Code
@@ -22,15 +23,7 @@ func NativeToken(dst []byte, nonce []byte, password string) []byte {
 	}
 	stage1 := sha1.Sum([]byte(password))
 	stage2 := sha1.Sum(stage1[:])
-	h := sha1.New()
-	h.Write(nonce)
-	h.Write(stage2[:])
-	var mix [sha1.Size]byte
-	h.Sum(mix[:0])
-	for i := range mix {
-		mix[i] ^= stage1[i]
-	}
-	return append(dst, mix[:]...)
+	return appendScramble(dst, sha1.New(), stage1[:], nonce, stage2[:])
 }
 
 // sha2Token is caching_sha2_password's scramble (MySQL Source Code
@@ -42,15 +35,18 @@ func Sha2Token(dst []byte, nonce []byte, password string) []byte {
 	}
 	d1 := sha256.Sum256([]byte(password))
 	d2 := sha256.Sum256(d1[:])
-	h := sha256.New()
-	h.Write(d2[:])
-	h.Write(nonce)
-	var mix [sha256.Size]byte
-	h.Sum(mix[:0])
-	for i := range mix {
-		mix[i] ^= d1[i]
-	}
-	return append(dst, mix[:]...)
+	return appendScramble(dst, sha256.New(), d1[:], d2[:], nonce)
+}
+
+// appendScramble appends key XOR H(a ‖ b), H being the fresh hash h and
+// key as long as its sum: both password plugins' scrambles take this shape.
+func appendScramble(dst []byte, h hash.Hash, key, a, b []byte) []byte {
+	h.Write(a)
+	h.Write(b)
+	n := len(dst)
+	dst = h.Sum(dst)
+	subtle.XORBytes(dst[n:], dst[n:], key)
+	return dst
 }
 
 // authToken returns the first response for plugin, or an error for a plugin

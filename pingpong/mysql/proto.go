@@ -32,9 +32,9 @@ func (p *Protocol) Open(rw io.ReadWriter, unix bool) (pingpong.Session, error) {
 	if p.Workload == nil {
 		return nil, errors.New("mysql: protocol: no workload")
 	}
-	c, err := Connect(rw, p.Client, unix)
+	c, err := login(rw, p.Client, unix)
 	if err != nil {
-		return nil, asClientPrints(err)
+		return nil, err
 	}
 	s, err := p.Workload.Prepare(c)
 	if err != nil {
@@ -137,9 +137,9 @@ func (p *ConnectOnly) Open(rw io.ReadWriter, unix bool) (pingpong.Session, error
 	if p.Dial == nil {
 		return nil, errors.New("mysql: connect-only: no dialer")
 	}
-	c, err := Connect(rw, p.Client, unix)
+	c, err := login(rw, p.Client, unix)
 	if err != nil {
-		return nil, asClientPrints(err)
+		return nil, err
 	}
 	if err := c.Quit(); err != nil {
 		return nil, err
@@ -178,9 +178,9 @@ func (s *connectSession) Event() (int, error) {
 	// the timeout wakes the handshake's read.
 	stop := context.AfterFunc(ctx, interrupter(c))
 	defer stop()
-	cl, err := Connect(c, s.p.Client, s.unix)
+	cl, err := login(c, s.p.Client, s.unix)
 	if err != nil {
-		return 0, asClientPrints(err)
+		return 0, err
 	}
 	return 0, cl.Quit()
 }
@@ -213,6 +213,16 @@ type ClientError struct {
 
 func (e *ClientError) Error() string { return e.msg }
 func (e *ClientError) Unwrap() error { return e.err }
+
+// login is Connect with a server's refusal worded as the mysql client
+// prints it (asClientPrints).
+func login(rw io.ReadWriter, cfg ClientConfig, unix bool) (*Client, error) {
+	c, err := Connect(rw, cfg, unix)
+	if err != nil {
+		return nil, asClientPrints(err)
+	}
+	return c, nil
+}
 
 // asClientPrints rewrites the ServerError inside err, if any, in the
 // client's form; a report's error samples then read as a user knows them.
