@@ -183,16 +183,9 @@ type evalContext struct {
 // some expressions differ from MySQL's.
 func (ctx *evalContext) mariaDB() bool { return ctx.c != nil && ctx.c.s.mariaDB }
 
-// exprParser is a recursive-descent parser and evaluator of a SELECT
-// without a table, on the mock's one grammar.
-type exprParser struct {
-	grammar
-	ctx *evalContext
-}
-
 // evalSelect evaluates "SELECT item[, item...] [FROM DUAL] [LIMIT n]".
 func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *wire.ServerError) {
-	p := &exprParser{ctx: ctx}
+	p := &parser{ctx: ctx}
 	p.Init(sql)
 	r := p.selectPart()
 	p.end()
@@ -202,9 +195,9 @@ func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *wire.ServerError) {
 	return r, nil
 }
 
-// selectPart reads one SELECT, in parentheses or not, and leaves the
-// lexer on what follows it (UNION, ';' or the end).
-func (p *exprParser) selectPart() *exprResult {
+// selectPart reads one SELECT without a table, in parentheses or not,
+// and leaves the lexer on what follows it (UNION, ';' or the end).
+func (p *parser) selectPart() *exprResult {
 	parens := 0
 	for p.AcceptOp('(') {
 		parens++
@@ -213,42 +206,9 @@ func (p *exprParser) selectPart() *exprResult {
 		p.fail()
 		return nil
 	}
-	p.selectOptions() // one row: DISTINCT changes nothing
-	r := &exprResult{}
-	for {
-		start := p.Tok.Start
-		v := p.expr()
-		if p.err != nil {
-			return nil
-		}
-		text := bytes.TrimSpace(p.Src[start:max(start, p.PrevEnd)])
-		name := string(text)
-		literal := isLiteral(text)
-		if v.Kind == sqlread.String && isStringLiteral(name) {
-			name = v.S // mysqld names a literal string's column by its value
-		}
-		if t, ok := p.alias(); ok {
-			name = p.aliasText(t)
-		}
-		if p.err != nil {
-			return nil
-		}
-		col := valueColumn(v, name, literal, p.ctx.mariaDB())
-		r.cols = append(r.cols, col)
-		r.row = append(r.row, v)
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
-	if p.Accept(sqlread.KwFrom) && !p.Accept(sqlread.KwDual) {
-		p.fail()
+	r := p.selectStmt()
+	if r == nil {
 		return nil
-	}
-	if limit, _, ok := p.limit(true); ok {
-		if p.err != nil {
-			return nil
-		}
-		r.noRows = limit.I == 0
 	}
 	for ; parens > 0 && p.AcceptOp(')'); parens-- {
 	}
@@ -258,6 +218,31 @@ func (p *exprParser) selectPart() *exprResult {
 	}
 	r.constant = !p.ctx.varies
 	return r
+}
+
+// exprItem evaluates one item of a select list without a table into r:
+// its value and its column, named by its alias, else by its text (a
+// string literal's by its value, as mysqld names it).
+func (p *parser) exprItem(r *exprResult) {
+	start := p.Tok.Start
+	v := p.expr()
+	if !p.ok() {
+		return
+	}
+	text := bytes.TrimSpace(p.Src[start:max(start, p.PrevEnd)])
+	name := string(text)
+	literal := isLiteral(text)
+	if v.Kind == sqlread.String && isStringLiteral(name) {
+		name = v.S
+	}
+	if t, ok := p.alias(); ok {
+		name = p.aliasText(t)
+	}
+	if !p.ok() {
+		return
+	}
+	r.cols = append(r.cols, valueColumn(v, name, literal, p.ctx.mariaDB()))
+	r.row = append(r.row, v)
 }
 
 func isStringLiteral(s string) bool {
@@ -281,16 +266,8 @@ func isLiteral(s []byte) bool {
 	return true
 }
 
-// aliasText is an alias's text: a string's value, a name's.
-func (p *exprParser) aliasText(t sqlread.Token) string {
-	if t.Kind == sqlread.TokString {
-		return string(p.StringOf(nil, t))
-	}
-	return p.Ident(t)
-}
-
 // expr := sum [comparison sum]
-func (p *exprParser) expr() sqlread.Value {
+func (p *parser) expr() sqlread.Value {
 	a := p.sum()
 	if p.err == nil && p.Tok.Kind == sqlread.TokOp {
 		switch op := p.Tok.Op; op {
@@ -373,7 +350,7 @@ func toFloat(v sqlread.Value) float64 {
 }
 
 // sum := product {('+'|'-') product}
-func (p *exprParser) sum() sqlread.Value {
+func (p *parser) sum() sqlread.Value {
 	a := p.product()
 	for p.err == nil {
 		switch {
@@ -389,7 +366,7 @@ func (p *exprParser) sum() sqlread.Value {
 }
 
 // product := unary {('*'|'/'|'%'|DIV|MOD) unary}
-func (p *exprParser) product() sqlread.Value {
+func (p *parser) product() sqlread.Value {
 	a := p.unary()
 	for p.err == nil {
 		switch {
@@ -470,7 +447,7 @@ func arith(a, b sqlread.Value, op byte) sqlread.Value {
 }
 
 // unary := ['-'|'+'|NOT] unary | primary
-func (p *exprParser) unary() sqlread.Value {
+func (p *parser) unary() sqlread.Value {
 	switch {
 	case p.AcceptOp('-'):
 		v := p.unary()
@@ -503,7 +480,7 @@ func (p *exprParser) unary() sqlread.Value {
 	return p.primary()
 }
 
-func (p *exprParser) primary() sqlread.Value {
+func (p *parser) primary() sqlread.Value {
 	if p.err != nil {
 		return sqlread.Value{}
 	}
@@ -574,7 +551,7 @@ func (p *exprParser) primary() sqlread.Value {
 // number reads a numeric literal: an integer (BIGINT, or BIGINT UNSIGNED
 // past it, or a DECIMAL past that) or a DECIMAL with a point. The mock
 // takes no exponent.
-func (p *exprParser) number() sqlread.Value {
+func (p *parser) number() sqlread.Value {
 	lit := string(p.Tok.Of(p.Src))
 	if strings.ContainsAny(lit, "eE") || lit == "." {
 		p.fail()
@@ -611,7 +588,7 @@ const unsetUserVarWidth = 1 << 24
 // variable reads @@[scope.]name (a system variable) or @name (a user
 // variable: the mock keeps none, so NULL as mysqld gives an unset one),
 // with nothing between the @s and the name.
-func (p *exprParser) variable() sqlread.Value {
+func (p *parser) variable() sqlread.Value {
 	p.Next() // @
 	if !p.IsOp('@') || !p.Adjacent() {
 		t := p.Tok
@@ -657,7 +634,7 @@ func (p *exprParser) variable() sqlread.Value {
 
 // call evaluates the functions clients and monitors ask a server about
 // itself; any other function is unknown, as in a schema without it.
-func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
+func (p *parser) call(name string, args []sqlread.Value) sqlread.Value {
 	switch name {
 	case "VERSION", "DATABASE", "SCHEMA", "CONNECTION_ID", "USER", "SESSION_USER", "SYSTEM_USER",
 		"CURRENT_USER", "LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS":
@@ -689,7 +666,7 @@ func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
 
 // arity reports whether function name was given n arguments, and sets
 // the server's error when not.
-func (p *exprParser) arity(name string, args []sqlread.Value, n int) bool {
+func (p *parser) arity(name string, args []sqlread.Value, n int) bool {
 	if len(args) != n {
 		p.err = &wire.ServerError{Code: 1582, State: "42000", Message: fmt.Sprintf("Incorrect parameter count in the call to native function '%s'", name)}
 		return false
@@ -700,7 +677,7 @@ func (p *exprParser) arity(name string, args []sqlread.Value, n int) bool {
 // session evaluates a function of no arguments that tells about the
 // server or the connection: its version, database, id, user and last
 // statement. All but VERSION and the row counts vary by connection.
-func (p *exprParser) session(name string) sqlread.Value {
+func (p *parser) session(name string) sqlread.Value {
 	ctx := p.ctx
 	c := ctx.c
 	switch name {
@@ -735,7 +712,7 @@ func (p *exprParser) session(name string) sqlread.Value {
 // timestamp is NOW and its synonyms: the statement's clock to the second,
 // UTC for UTC_TIMESTAMP. Fractional seconds are not kept, so a precision
 // other than 0 is refused.
-func (p *exprParser) timestamp(name string, args []sqlread.Value) sqlread.Value {
+func (p *parser) timestamp(name string, args []sqlread.Value) sqlread.Value {
 	if len(args) > 1 || !(len(args) == 0 || args[0].Kind == sqlread.Int && args[0].I == 0) {
 		p.err = &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: "This version of MySQL doesn't yet support 'fractional seconds in " + name + "()'"}
 		return sqlread.Value{}
@@ -752,7 +729,7 @@ func (p *exprParser) timestamp(name string, args []sqlread.Value) sqlread.Value 
 
 // today is CURRENT_DATE (CURDATE) or UNIX_TIMESTAMP of the statement's
 // clock.
-func (p *exprParser) today(name string) sqlread.Value {
+func (p *parser) today(name string) sqlread.Value {
 	ctx := p.ctx
 	ctx.varies = true
 	if name == "UNIX_TIMESTAMP" {
@@ -763,7 +740,7 @@ func (p *exprParser) today(name string) sqlread.Value {
 
 // sleep is SLEEP(secs): mysqld sleeps on the connection's thread and returns
 // 0; so does the mock, on the connection's goroutine.
-func (p *exprParser) sleep(secs sqlread.Value) sqlread.Value {
+func (p *parser) sleep(secs sqlread.Value) sqlread.Value {
 	ctx := p.ctx
 	ctx.varies = true
 	if secs.Kind != sqlread.Null {
@@ -784,7 +761,7 @@ func (p *exprParser) sleep(secs sqlread.Value) sqlread.Value {
 
 // unknownFunction sets the error a server gives for a function it does
 // not have: one looked up in the current database, or none selected.
-func (p *exprParser) unknownFunction(name string) {
+func (p *parser) unknownFunction(name string) {
 	db := p.ctx.c.db
 	if db == "" {
 		p.err = &wire.ServerError{Code: 1046, State: "3D000", Message: "No database selected"}
