@@ -266,14 +266,14 @@ func isLiteral(s []byte) bool {
 	return true
 }
 
-// expr := sum [comparison sum]
+// expr := sum [comparison sum], sum being arithmetic(0)
 func (p *parser) expr() sqlread.Value {
-	a := p.sum()
+	a := p.arithmetic(0)
 	if p.err == nil && p.Tok.Kind == sqlread.TokOp {
 		switch op := p.Tok.Op; op {
 		case sqlread.OpLE, sqlread.OpGE, sqlread.OpNE, '=', '<', '>':
 			p.Next()
-			return compare(a, p.sum(), op)
+			return compare(a, p.arithmetic(0), op)
 		}
 	}
 	return a
@@ -349,40 +349,51 @@ func toFloat(v sqlread.Value) float64 {
 	return f
 }
 
-// sum := product {('+'|'-') product}
-func (p *parser) sum() sqlread.Value {
-	a := p.product()
+// arithOps are the arithmetic operators by precedence, the loosest
+// first: each is arith's name for it, read as that symbol, or as kw
+// where one is set.
+var arithOps = [...][]struct {
+	op byte
+	kw sqlread.Keyword
+}{
+	{{op: '+'}, {op: '-'}},
+	{{op: '*'}, {op: '/'}, {op: '%'}, {op: '%', kw: sqlread.KwMod}, {op: 'd', kw: sqlread.KwDiv}},
+}
+
+// arithmetic := operand {op operand}, left to right, with the operators
+// of arithOps[level]; an operand is the next level's arithmetic, past the
+// last a unary:
+//
+//	sum     := product {('+'|'-') product}
+//	product := unary {('*'|'/'|'%'|DIV|MOD) unary}
+func (p *parser) arithmetic(level int) sqlread.Value {
+	a := p.operand(level)
 	for p.err == nil {
-		switch {
-		case p.AcceptOp('+'):
-			a = arith(a, p.product(), '+')
-		case p.AcceptOp('-'):
-			a = arith(a, p.product(), '-')
-		default:
-			return a
+		op := p.acceptArith(level)
+		if op == 0 {
+			break
 		}
+		a = arith(a, p.operand(level), op)
 	}
 	return a
 }
 
-// product := unary {('*'|'/'|'%'|DIV|MOD) unary}
-func (p *parser) product() sqlread.Value {
-	a := p.unary()
-	for p.err == nil {
-		switch {
-		case p.AcceptOp('*'):
-			a = arith(a, p.unary(), '*')
-		case p.AcceptOp('/'):
-			a = arith(a, p.unary(), '/')
-		case p.AcceptOp('%'), p.Accept(sqlread.KwMod):
-			a = arith(a, p.unary(), '%')
-		case p.Accept(sqlread.KwDiv):
-			a = arith(a, p.unary(), 'd')
-		default:
-			return a
+func (p *parser) operand(level int) sqlread.Value {
+	if level+1 < len(arithOps) {
+		return p.arithmetic(level + 1)
+	}
+	return p.unary()
+}
+
+// acceptArith takes an operator of arithOps[level] and returns its name,
+// 0 when none comes.
+func (p *parser) acceptArith(level int) byte {
+	for _, o := range arithOps[level] {
+		if o.kw != sqlread.KwNone && p.Accept(o.kw) || o.kw == sqlread.KwNone && p.AcceptOp(o.op) {
+			return o.op
 		}
 	}
-	return a
+	return 0
 }
 
 // arith follows MySQL's rules as far as the mock needs them: integer

@@ -104,40 +104,26 @@ func (c *serverConn) plan(st *tableStmt) scan {
 }
 
 // truth is SQL's three-valued logic: a comparison with NULL is unknown,
-// and a row passes a WHERE only when every condition is true.
+// and a row passes a WHERE only when every condition is true. The values
+// are ordered false < unknown < true, so that AND is the lesser of two
+// truths and OR the greater (Kleene's logic), and NOT is isTrue less it.
 type truth uint8
 
 const (
 	isFalse truth = iota
-	isTrue
 	isUnknown
+	isTrue
 )
 
 // and combines two truths as SQL's AND does.
-func and(a, b truth) truth {
-	switch {
-	case a == isFalse || b == isFalse:
-		return isFalse
-	case a == isUnknown || b == isUnknown:
-		return isUnknown
-	}
-	return isTrue
-}
+func and(a, b truth) truth { return min(a, b) }
+
+// or combines two truths as SQL's OR does.
+func or(a, b truth) truth { return max(a, b) }
 
 func truthOf(ok bool) truth {
 	if ok {
 		return isTrue
-	}
-	return isFalse
-}
-
-// or combines two truths as SQL's OR does.
-func or(a, b truth) truth {
-	switch {
-	case a == isTrue || b == isTrue:
-		return isTrue
-	case a == isUnknown || b == isUnknown:
-		return isUnknown
 	}
 	return isFalse
 }
@@ -175,13 +161,7 @@ func (c *serverConn) condition(st *tableStmt, w *pred, id int64) truth {
 	case predIn:
 		r = isFalse
 		for _, v := range st.inList[w.in:w.to] {
-			switch cmpWith(v, func(r int) bool { return r == 0 }) {
-			case isTrue:
-				r = isTrue
-			case isUnknown:
-				r = isUnknown
-			}
-			if r == isTrue {
+			if r = or(r, cmpWith(v, func(r int) bool { return r == 0 })); r == isTrue {
 				break
 			}
 		}
