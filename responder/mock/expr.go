@@ -202,8 +202,7 @@ func (p *parser) selectPart() *exprResult {
 	for p.AcceptOp('(') {
 		parens++
 	}
-	if !p.Accept(sqlread.KwSelect) {
-		p.fail()
+	if !p.expect(sqlread.KwSelect) {
 		return nil
 	}
 	r := p.selectStmt()
@@ -269,12 +268,11 @@ func isLiteral(s []byte) bool {
 // expr := sum [comparison sum], sum being arithmetic(0)
 func (p *parser) expr() sqlread.Value {
 	a := p.arithmetic(0)
-	if p.err == nil && p.Tok.Kind == sqlread.TokOp {
-		switch op := p.Tok.Op; op {
-		case sqlread.OpLE, sqlread.OpGE, sqlread.OpNE, '=', '<', '>':
-			p.Next()
-			return compare(a, p.arithmetic(0), op)
-		}
+	if !p.ok() {
+		return a
+	}
+	if op, ok := p.comparison(); ok {
+		return compare(a, p.arithmetic(0), op)
 	}
 	return a
 }
@@ -295,22 +293,27 @@ func compare(a, b sqlread.Value, op byte) sqlread.Value {
 	} else {
 		c = strings.Compare(strings.ToLower(a.Text()), strings.ToLower(b.Text()))
 	}
-	var t bool
+	return boolValue(holds(op, c))
+}
+
+// holds reports whether a three-way comparison's result c (below 0, 0
+// or above 0) satisfies the comparison op, as the lexer names it.
+func holds(op byte, c int) bool {
 	switch op {
 	case '=':
-		t = c == 0
+		return c == 0
 	case sqlread.OpNE:
-		t = c != 0
+		return c != 0
 	case '<':
-		t = c < 0
+		return c < 0
 	case '>':
-		t = c > 0
+		return c > 0
 	case sqlread.OpLE:
-		t = c <= 0
+		return c <= 0
 	case sqlread.OpGE:
-		t = c >= 0
+		return c >= 0
 	}
-	return boolValue(t)
+	return false
 }
 
 // boolValue is a comparison's or NOT's result: one character, which
@@ -505,9 +508,7 @@ func (p *parser) primary() sqlread.Value {
 	case p.IsOp('('):
 		p.Next()
 		v := p.expr()
-		if !p.AcceptOp(')') {
-			p.fail()
-		}
+		p.expectOp(')')
 		return v
 	case p.IsOp('@'):
 		return p.variable()

@@ -40,6 +40,34 @@ func (p *parser) fail() {
 
 func (p *parser) ok() bool { return p.err == nil }
 
+// expect takes the keyword kw, failing without it.
+func (p *parser) expect(kw sqlread.Keyword) bool {
+	if !p.Accept(kw) {
+		p.fail()
+		return false
+	}
+	return true
+}
+
+// expectOp takes the operator op, failing without it.
+func (p *parser) expectOp(op byte) bool {
+	if !p.AcceptOp(op) {
+		p.fail()
+		return false
+	}
+	return true
+}
+
+// list reads item {, item}, up to the first error.
+func (p *parser) list(item func()) {
+	for p.ok() {
+		item()
+		if !p.AcceptOp(',') {
+			return
+		}
+	}
+}
+
 // end takes the statement's end: an optional ';', then nothing.
 func (p *parser) end() {
 	p.AcceptOp(';')
@@ -115,16 +143,13 @@ func (p *parser) selectStmt() *exprResult {
 	} else {
 		st.distinct = distinct
 	}
-	for p.ok() {
+	p.list(func() {
 		if st == nil {
 			p.exprItem(r)
 		} else {
 			p.tableItem()
 		}
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
+	})
 	if !p.ok() {
 		return nil
 	}
@@ -136,9 +161,7 @@ func (p *parser) selectStmt() *exprResult {
 			r.noRows = limit.I == 0
 		}
 	} else {
-		if !p.Accept(sqlread.KwFrom) {
-			p.fail()
-		}
+		p.expect(sqlread.KwFrom)
 		p.tableRef()
 		p.whereOrderLimit(true)
 		p.locking()
@@ -154,13 +177,9 @@ func (p *parser) selectStmt() *exprResult {
 func (p *parser) locking() {
 	switch {
 	case p.Accept(sqlread.KwFor):
-		if !p.Accept(sqlread.KwUpdate) {
-			p.fail()
-		}
+		p.expect(sqlread.KwUpdate)
 	case p.Accept(sqlread.KwLock):
-		if !p.Accept(sqlread.KwIn) || !p.Accept(sqlread.KwShare) || !p.Accept(sqlread.KwMode) {
-			p.fail()
-		}
+		_ = p.expect(sqlread.KwIn) && p.expect(sqlread.KwShare) && p.expect(sqlread.KwMode)
 	}
 }
 
@@ -324,10 +343,8 @@ func (p *parser) orderBy() {
 	if !p.ok() || !p.Accept(sqlread.KwOrder) {
 		return
 	}
-	if !p.Accept(sqlread.KwBy) {
-		p.fail()
-	}
-	for p.ok() {
+	p.expect(sqlread.KwBy)
+	p.list(func() {
 		k := orderKey{col: p.colRef()}
 		if p.Accept(sqlread.KwDesc) {
 			k.desc = true
@@ -335,10 +352,7 @@ func (p *parser) orderBy() {
 			p.Accept(sqlread.KwAsc)
 		}
 		p.st.order = append(p.st.order, k)
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
+	})
 }
 
 func (p *parser) condition() {
@@ -352,51 +366,39 @@ func (p *parser) condition() {
 	case p.Accept(sqlread.KwBetween):
 		c.op = predBetween
 		c.a = p.value()
-		if !p.Accept(sqlread.KwAnd) {
-			p.fail()
-		}
+		p.expect(sqlread.KwAnd)
 		c.b = p.value()
 	case p.Accept(sqlread.KwIn):
 		c.op = predIn
-		if !p.AcceptOp('(') {
-			p.fail()
-		}
+		p.expectOp('(')
 		c.in = len(st.inList)
-		for p.ok() {
-			st.inList = append(st.inList, p.value())
-			if !p.AcceptOp(',') {
-				break
-			}
-		}
+		p.list(func() { st.inList = append(st.inList, p.value()) })
 		c.to = len(st.inList)
-		if !p.AcceptOp(')') {
-			p.fail()
-		}
+		p.expectOp(')')
 	case c.not:
 		p.fail()
-	case p.Tok.Kind == sqlread.TokOp:
-		switch p.Tok.Op {
-		case '=':
-			c.op = predEq
-		case sqlread.OpNE:
-			c.op = predNE
-		case '<':
-			c.op = predLT
-		case sqlread.OpLE:
-			c.op = predLE
-		case '>':
-			c.op = predGT
-		case sqlread.OpGE:
-			c.op = predGE
-		default:
+	default:
+		op, ok := p.comparison()
+		if !ok {
 			p.fail()
 		}
-		p.Next()
+		c.op = predOp(op)
 		c.a = p.value()
-	default:
-		p.fail()
 	}
 	st.where = append(st.where, c)
+}
+
+// comparison takes a comparison operator (=, <> or !=, <, <=, >, >=)
+// and returns it as the lexer names it.
+func (p *parser) comparison() (byte, bool) {
+	if p.Tok.Kind == sqlread.TokOp {
+		switch op := p.Tok.Op; op {
+		case '=', sqlread.OpNE, '<', sqlread.OpLE, '>', sqlread.OpGE:
+			p.Next()
+			return op, true
+		}
+	}
+	return 0, false
 }
 
 // value reads a literal or a placeholder.

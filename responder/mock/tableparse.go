@@ -50,17 +50,19 @@ type colRef struct {
 	col        sbtable.Column
 }
 
+// predOp is a condition's operator: a comparison, as the lexer names it
+// and holds reads it, BETWEEN or IN.
 type predOp uint8
 
 const (
-	predEq predOp = iota + 1
-	predNE
-	predLT
-	predLE
-	predGT
-	predGE
-	predBetween
-	predIn
+	predEq      = predOp('=')
+	predNE      = predOp(sqlread.OpNE)
+	predLT      = predOp('<')
+	predLE      = predOp(sqlread.OpLE)
+	predGT      = predOp('>')
+	predGE      = predOp(sqlread.OpGE)
+	predBetween = predOp(0x80) // beyond the lexer's operators
+	predIn      = predOp(0x81)
 )
 
 type pred struct {
@@ -136,9 +138,7 @@ func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 		p.updateStmt()
 	case p.Accept(sqlread.KwDelete):
 		st.verb = verbDelete
-		if !p.Accept(sqlread.KwFrom) {
-			p.fail()
-		}
+		p.expect(sqlread.KwFrom)
 		p.tableRef()
 		p.whereOrderLimit(false)
 	case p.Accept(sqlread.KwInsert), p.Accept(sqlread.KwReplace):
@@ -183,9 +183,7 @@ func (p *parser) tableItem() {
 				} else {
 					it.col = p.colRef()
 				}
-				if !p.AcceptOp(')') {
-					p.fail()
-				}
+				p.expectOp(')')
 				break
 			}
 		}
@@ -211,13 +209,10 @@ func (p *parser) updateStmt() {
 	p.Accept(sqlread.KwLowPriority)
 	p.Accept(sqlread.KwIgnore)
 	p.tableRef()
-	if p.ok() && !p.Accept(sqlread.KwSet) {
-		p.fail()
-	}
-	for p.ok() {
+	p.expect(sqlread.KwSet)
+	p.list(func() {
 		s := setItem{col: p.colRef()}
-		if !p.AcceptOp('=') {
-			p.fail()
+		if !p.expectOp('=') {
 			return
 		}
 		if p.Tok.Kind == sqlread.TokIdent && !p.Is(sqlread.KwNull) && !p.Is(sqlread.KwDefault) {
@@ -239,10 +234,7 @@ func (p *parser) updateStmt() {
 			s.v = p.value()
 		}
 		st.sets = append(st.sets, s)
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
+	})
 	p.whereOrderLimit(false)
 }
 
@@ -253,23 +245,15 @@ func (p *parser) insertStmt() {
 	p.Accept(sqlread.KwInto)
 	p.tableRef()
 	if p.ok() && p.AcceptOp('(') {
-		for p.ok() {
-			st.insCols = append(st.insCols, p.colRef())
-			if !p.AcceptOp(',') {
-				break
-			}
-		}
-		if !p.AcceptOp(')') {
-			p.fail()
-		}
+		p.list(func() { st.insCols = append(st.insCols, p.colRef()) })
+		p.expectOp(')')
 	}
 	if p.ok() && !p.Accept(sqlread.KwValues) && !p.Accept(sqlread.KwValue) {
 		p.fail()
 	}
 	width := -1
-	for p.ok() {
-		if !p.AcceptOp('(') {
-			p.fail()
+	p.list(func() {
+		if !p.expectOp('(') {
 			return
 		}
 		n := 0
@@ -280,8 +264,7 @@ func (p *parser) insertStmt() {
 				break
 			}
 		}
-		if !p.AcceptOp(')') {
-			p.fail()
+		if !p.expectOp(')') {
 			return
 		}
 		if width < 0 {
@@ -291,8 +274,5 @@ func (p *parser) insertStmt() {
 			p.err = columnCountError(st.insRows + 1)
 		}
 		st.insRows++
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
+	})
 }

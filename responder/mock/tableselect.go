@@ -148,35 +148,25 @@ func (c *serverConn) matches(st *tableStmt, id int64) bool {
 }
 
 func (c *serverConn) condition(st *tableStmt, w *pred, id int64) truth {
-	cmpWith := func(v sqlread.Value, ok func(int) bool) truth {
+	cmpWith := func(v sqlread.Value, op predOp) truth {
 		if c.isNull(st, v) {
 			return isUnknown
 		}
-		return truthOf(ok(c.compareValue(st, id, w.col.col, v)))
+		return truthOf(holds(byte(op), c.compareValue(st, id, w.col.col, v)))
 	}
 	var r truth
 	switch w.op {
 	case predBetween:
-		r = and(cmpWith(w.a, func(r int) bool { return r >= 0 }), cmpWith(w.b, func(r int) bool { return r <= 0 }))
+		r = and(cmpWith(w.a, predGE), cmpWith(w.b, predLE))
 	case predIn:
 		r = isFalse
 		for _, v := range st.inList[w.in:w.to] {
-			if r = or(r, cmpWith(v, func(r int) bool { return r == 0 })); r == isTrue {
+			if r = or(r, cmpWith(v, predEq)); r == isTrue {
 				break
 			}
 		}
-	case predEq:
-		r = cmpWith(w.a, func(r int) bool { return r == 0 })
-	case predNE:
-		r = cmpWith(w.a, func(r int) bool { return r != 0 })
-	case predLT:
-		r = cmpWith(w.a, func(r int) bool { return r < 0 })
-	case predLE:
-		r = cmpWith(w.a, func(r int) bool { return r <= 0 })
-	case predGT:
-		r = cmpWith(w.a, func(r int) bool { return r > 0 })
-	case predGE:
-		r = cmpWith(w.a, func(r int) bool { return r >= 0 })
+	default:
+		r = cmpWith(w.a, w.op)
 	}
 	if w.not && r != isUnknown {
 		r = isTrue - r // NOT true is false and back
