@@ -543,18 +543,9 @@ func (p *parser) primary() sqlread.Value {
 	}
 	var args []sqlread.Value
 	if !p.AcceptOp(')') {
-		for {
-			args = append(args, p.expr())
-			if p.err != nil {
-				return sqlread.Value{}
-			}
-			if p.AcceptOp(')') {
-				break
-			}
-			if !p.AcceptOp(',') {
-				p.fail()
-				return sqlread.Value{}
-			}
+		p.list(func() { args = append(args, p.expr()) })
+		if !p.expectOp(')') {
+			return sqlread.Value{}
 		}
 	}
 	return p.call(upperName, args)
@@ -616,25 +607,13 @@ func (p *parser) variable() sqlread.Value {
 		return sqlread.Value{Width: unsetUserVarWidth}
 	}
 	p.Next() // the second @
-	var t sqlread.Token
-	ok := p.Adjacent()
-	if ok {
-		t, ok = p.word()
+	name, ok := p.adjacentWord()
+	if up := strings.ToUpper(name); ok && (up == "SESSION" || up == "GLOBAL" || up == "LOCAL") && p.AcceptOp('.') {
+		name, ok = p.adjacentWord()
 	}
-	name := p.Ident(t)
 	if !ok {
 		p.fail()
 		return sqlread.Value{}
-	}
-	if up := strings.ToUpper(name); (up == "SESSION" || up == "GLOBAL" || up == "LOCAL") && p.AcceptOp('.') {
-		if ok = p.Adjacent(); ok {
-			t, ok = p.word()
-		}
-		name = p.Ident(t)
-		if !ok {
-			p.fail()
-			return sqlread.Value{}
-		}
 	}
 	v, ok := p.ctx.c.sysVar(strings.ToLower(name))
 	if !ok {
@@ -642,6 +621,16 @@ func (p *parser) variable() sqlread.Value {
 		return sqlread.Value{}
 	}
 	return v
+}
+
+// adjacentWord reads a word with nothing between it and the token before
+// it, as a variable's name follows its @ or its scope's dot.
+func (p *parser) adjacentWord() (string, bool) {
+	if !p.Adjacent() {
+		return "", false
+	}
+	t, ok := p.word()
+	return p.Ident(t), ok
 }
 
 // call evaluates the functions clients and monitors ask a server about

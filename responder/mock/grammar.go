@@ -40,22 +40,21 @@ func (p *parser) fail() {
 
 func (p *parser) ok() bool { return p.err == nil }
 
-// expect takes the keyword kw, failing without it.
+// expect takes the keyword kw, failing without it, and reports whether
+// the statement still reads without error.
 func (p *parser) expect(kw sqlread.Keyword) bool {
 	if !p.Accept(kw) {
 		p.fail()
-		return false
 	}
-	return true
+	return p.ok()
 }
 
-// expectOp takes the operator op, failing without it.
+// expectOp takes the operator op as expect takes a keyword.
 func (p *parser) expectOp(op byte) bool {
 	if !p.AcceptOp(op) {
 		p.fail()
-		return false
 	}
-	return true
+	return p.ok()
 }
 
 // list reads item {, item}, up to the first error.
@@ -278,6 +277,7 @@ func (p *parser) param() sqlread.Value {
 	return v
 }
 
+// colRef reads a column: [qualifier.]name.
 func (p *parser) colRef() colRef {
 	var c colRef
 	c.name = p.ident()
@@ -292,6 +292,7 @@ func (p *parser) colRef() colRef {
 	return c
 }
 
+// tableRef reads the statement's table: [schema.]name [[AS] alias].
 func (p *parser) tableRef() {
 	if !p.ok() {
 		return
@@ -355,6 +356,8 @@ func (p *parser) orderBy() {
 	})
 }
 
+// condition reads one condition of a WHERE: col op value,
+// col [NOT] BETWEEN value AND value, or col [NOT] IN (value {, value}).
 func (p *parser) condition() {
 	st := p.st
 	c := pred{col: p.colRef()}

@@ -6,9 +6,10 @@ import (
 	"github.com/hoplat/hoplat/mysql/wire"
 )
 
-// The dialect the mock runs on sysbench's tables, parsed by recursive
-// descent into a tableStmt whose slices a connection reuses, so the point
-// select parses without allocating:
+// The dialect the mock runs on sysbench's tables, read by the mock's one
+// parser (grammar.go; its SELECT is also the SELECT without a table) into
+// a tableStmt whose slices a connection reuses, so the point select parses
+// without allocating:
 //
 //	SELECT [DISTINCT] item {, item} FROM table [WHERE cond {AND cond}]
 //	       [ORDER BY col [ASC|DESC] {, ...}] [LIMIT n [OFFSET m] | LIMIT m, n]
