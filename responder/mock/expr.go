@@ -143,13 +143,11 @@ func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]sqlread.Va
 	for _, row := range rows {
 		b := pc.Begin()
 		if binaryRows {
-			b = append(b, 0)
-			bitmap := len(b)
-			b = append(b, make([]byte, (len(row)+9)/8)...)
+			var bitmap int
+			b, bitmap = appendBinaryRowHead(b, len(row))
 			for i, v := range row {
 				if v.Kind == sqlread.Null {
-					bit := i + 2
-					b[bitmap+bit/8] |= 1 << (bit % 8)
+					setBinaryNull(b, bitmap, i)
 					continue
 				}
 				b = appendBinaryValue(b, v, cols[i].ColType)
@@ -166,6 +164,25 @@ func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]sqlread.Va
 		pc.End(b)
 	}
 	endResultSet(pc, deprecateEOF)
+}
+
+// appendBinaryRowHead starts a binary-protocol row of n columns: its 0x00
+// header, then a NULL bitmap of n+2 bits (the first two reserved), all
+// clear, which starts at bitmap.
+func appendBinaryRowHead(b []byte, n int) (_ []byte, bitmap int) {
+	b = append(b, 0)
+	bitmap = len(b)
+	for range (n + 9) / 8 {
+		b = append(b, 0)
+	}
+	return b, bitmap
+}
+
+// setBinaryNull marks column i NULL in the bitmap appendBinaryRowHead
+// began at bitmap.
+func setBinaryNull(b []byte, bitmap, i int) {
+	bit := i + 2
+	b[bitmap+bit/8] |= 1 << (bit % 8)
 }
 
 // evalContext is what an expression may read about its connection.

@@ -314,10 +314,7 @@ func (c *serverConn) writeRow(st *tableStmt, cols []outCol, id int64, binaryRows
 	t := &st.tbl
 	b := c.pc.Begin()
 	if binaryRows {
-		b = append(b, 0)
-		for range (len(cols) + 9) / 8 {
-			b = append(b, 0)
-		}
+		b, _ = appendBinaryRowHead(b, len(cols)) // a row on a table holds no NULL
 	}
 	for i := range cols {
 		switch col := cols[i].col; {
@@ -426,13 +423,9 @@ func (c *serverConn) fold(st *tableStmt, o *outCol, a *aggAcc, id int64, key []b
 // and AVG's figure, MIN's, MAX's and a plain column's row value, NULL
 // where no row matched.
 func (c *serverConn) writeAggregateRow(st *tableStmt, cols []outCol, first int64, binaryRows bool) {
-	b := c.pc.Begin()
-	bitmap := len(b) + 1
+	b, bitmap := c.pc.Begin(), 0
 	if binaryRows {
-		b = append(b, 0)
-		for range (len(cols) + 9) / 8 {
-			b = append(b, 0)
-		}
+		b, bitmap = appendBinaryRowHead(b, len(cols))
 	}
 	num := c.scratch[:0]
 	for i := range cols {
@@ -455,8 +448,7 @@ func (c *serverConn) writeAggregateRow(st *tableStmt, cols []outCol, first int64
 		if id == 0 {
 			// No rows: NULL.
 			if binaryRows {
-				bit := i + 2
-				b[bitmap+bit/8] |= 1 << (bit % 8)
+				setBinaryNull(b, bitmap, i)
 			} else {
 				b = append(b, wire.LenencNull)
 			}
