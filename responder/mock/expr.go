@@ -143,13 +143,11 @@ func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]sqlread.Va
 	for _, row := range rows {
 		b := pc.Begin()
 		if binaryRows {
-			b = append(b, 0)
-			bitmap := len(b)
-			b = append(b, make([]byte, (len(row)+9)/8)...)
+			var bitmap int
+			b, bitmap = appendBinaryRowHead(b, len(row))
 			for i, v := range row {
 				if v.Kind == sqlread.Null {
-					bit := i + 2
-					b[bitmap+bit/8] |= 1 << (bit % 8)
+					setBinaryNull(b, bitmap, i)
 					continue
 				}
 				b = appendBinaryValue(b, v, cols[i].ColType)
@@ -168,6 +166,25 @@ func writeResult(pc *wire.PacketConn, cols []wire.ColumnDef, rows [][]sqlread.Va
 	endResultSet(pc, deprecateEOF)
 }
 
+// appendBinaryRowHead starts a binary-protocol row of n columns: its 0x00
+// header, then a NULL bitmap of n+2 bits (the first two reserved), all
+// clear, which starts at bitmap.
+func appendBinaryRowHead(b []byte, n int) (_ []byte, bitmap int) {
+	b = append(b, 0)
+	bitmap = len(b)
+	for range (n + 9) / 8 {
+		b = append(b, 0)
+	}
+	return b, bitmap
+}
+
+// setBinaryNull marks column i NULL in the bitmap appendBinaryRowHead
+// began at bitmap.
+func setBinaryNull(b []byte, bitmap, i int) {
+	bit := i + 2
+	b[bitmap+bit/8] |= 1 << (bit % 8)
+}
+
 // evalContext is what an expression may read about its connection.
 type evalContext struct {
 	c   *serverConn
@@ -183,16 +200,9 @@ type evalContext struct {
 // some expressions differ from MySQL's.
 func (ctx *evalContext) mariaDB() bool { return ctx.c != nil && ctx.c.s.mariaDB }
 
-// exprParser is a recursive-descent parser and evaluator of a SELECT
-// without a table, on the mock's one grammar.
-type exprParser struct {
-	grammar
-	ctx *evalContext
-}
-
 // evalSelect evaluates "SELECT item[, item...] [FROM DUAL] [LIMIT n]".
 func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *wire.ServerError) {
-	p := &exprParser{ctx: ctx}
+	p := &parser{ctx: ctx}
 	p.Init(sql)
 	r := p.selectPart()
 	p.end()
@@ -202,53 +212,19 @@ func evalSelect(sql []byte, ctx *evalContext) (*exprResult, *wire.ServerError) {
 	return r, nil
 }
 
-// selectPart reads one SELECT, in parentheses or not, and leaves the
-// lexer on what follows it (UNION, ';' or the end).
-func (p *exprParser) selectPart() *exprResult {
+// selectPart reads one SELECT without a table, in parentheses or not,
+// and leaves the lexer on what follows it (UNION, ';' or the end).
+func (p *parser) selectPart() *exprResult {
 	parens := 0
 	for p.AcceptOp('(') {
 		parens++
 	}
-	if !p.Accept(sqlread.KwSelect) {
-		p.fail()
+	if !p.expect(sqlread.KwSelect) {
 		return nil
 	}
-	p.selectOptions() // one row: DISTINCT changes nothing
-	r := &exprResult{}
-	for {
-		start := p.Tok.Start
-		v := p.expr()
-		if p.err != nil {
-			return nil
-		}
-		text := bytes.TrimSpace(p.Src[start:max(start, p.PrevEnd)])
-		name := string(text)
-		literal := isLiteral(text)
-		if v.Kind == sqlread.String && isStringLiteral(name) {
-			name = v.S // mysqld names a literal string's column by its value
-		}
-		if t, ok := p.alias(); ok {
-			name = p.aliasText(t)
-		}
-		if p.err != nil {
-			return nil
-		}
-		col := valueColumn(v, name, literal, p.ctx.mariaDB())
-		r.cols = append(r.cols, col)
-		r.row = append(r.row, v)
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
-	if p.Accept(sqlread.KwFrom) && !p.Accept(sqlread.KwDual) {
-		p.fail()
+	r := p.selectStmt()
+	if r == nil {
 		return nil
-	}
-	if limit, _, ok := p.limit(true); ok {
-		if p.err != nil {
-			return nil
-		}
-		r.noRows = limit.I == 0
 	}
 	for ; parens > 0 && p.AcceptOp(')'); parens-- {
 	}
@@ -258,6 +234,31 @@ func (p *exprParser) selectPart() *exprResult {
 	}
 	r.constant = !p.ctx.varies
 	return r
+}
+
+// exprItem evaluates one item of a select list without a table into r:
+// its value and its column, named by its alias, else by its text (a
+// string literal's by its value, as mysqld names it).
+func (p *parser) exprItem(r *exprResult) {
+	start := p.Tok.Start
+	v := p.expr()
+	if !p.ok() {
+		return
+	}
+	text := bytes.TrimSpace(p.Src[start:max(start, p.PrevEnd)])
+	name := string(text)
+	literal := isLiteral(text)
+	if v.Kind == sqlread.String && isStringLiteral(name) {
+		name = v.S
+	}
+	if t, ok := p.alias(); ok {
+		name = p.aliasText(t)
+	}
+	if !p.ok() {
+		return
+	}
+	r.cols = append(r.cols, valueColumn(v, name, literal, p.ctx.mariaDB()))
+	r.row = append(r.row, v)
 }
 
 func isStringLiteral(s string) bool {
@@ -281,23 +282,14 @@ func isLiteral(s []byte) bool {
 	return true
 }
 
-// aliasText is an alias's text: a string's value, a name's.
-func (p *exprParser) aliasText(t sqlread.Token) string {
-	if t.Kind == sqlread.TokString {
-		return string(p.StringOf(nil, t))
+// expr := sum [comparison sum], sum being arithmetic(0)
+func (p *parser) expr() sqlread.Value {
+	a := p.arithmetic(0)
+	if !p.ok() {
+		return a
 	}
-	return p.Ident(t)
-}
-
-// expr := sum [comparison sum]
-func (p *exprParser) expr() sqlread.Value {
-	a := p.sum()
-	if p.err == nil && p.Tok.Kind == sqlread.TokOp {
-		switch op := p.Tok.Op; op {
-		case sqlread.OpLE, sqlread.OpGE, sqlread.OpNE, '=', '<', '>':
-			p.Next()
-			return compare(a, p.sum(), op)
-		}
+	if op, ok := p.comparison(); ok {
+		return compare(a, p.arithmetic(0), op)
 	}
 	return a
 }
@@ -318,22 +310,27 @@ func compare(a, b sqlread.Value, op byte) sqlread.Value {
 	} else {
 		c = strings.Compare(strings.ToLower(a.Text()), strings.ToLower(b.Text()))
 	}
-	var t bool
+	return boolValue(holds(op, c))
+}
+
+// holds reports whether a three-way comparison's result c (below 0, 0
+// or above 0) satisfies the comparison op, as the lexer names it.
+func holds(op byte, c int) bool {
 	switch op {
 	case '=':
-		t = c == 0
+		return c == 0
 	case sqlread.OpNE:
-		t = c != 0
+		return c != 0
 	case '<':
-		t = c < 0
+		return c < 0
 	case '>':
-		t = c > 0
+		return c > 0
 	case sqlread.OpLE:
-		t = c <= 0
+		return c <= 0
 	case sqlread.OpGE:
-		t = c >= 0
+		return c >= 0
 	}
-	return boolValue(t)
+	return false
 }
 
 // boolValue is a comparison's or NOT's result: one character, which
@@ -372,40 +369,51 @@ func toFloat(v sqlread.Value) float64 {
 	return f
 }
 
-// sum := product {('+'|'-') product}
-func (p *exprParser) sum() sqlread.Value {
-	a := p.product()
+// arithOps are the arithmetic operators by precedence, the loosest
+// first: each is arith's name for it, read as that symbol, or as kw
+// where one is set.
+var arithOps = [...][]struct {
+	op byte
+	kw sqlread.Keyword
+}{
+	{{op: '+'}, {op: '-'}},
+	{{op: '*'}, {op: '/'}, {op: '%'}, {op: '%', kw: sqlread.KwMod}, {op: 'd', kw: sqlread.KwDiv}},
+}
+
+// arithmetic := operand {op operand}, left to right, with the operators
+// of arithOps[level]; an operand is the next level's arithmetic, past the
+// last a unary:
+//
+//	sum     := product {('+'|'-') product}
+//	product := unary {('*'|'/'|'%'|DIV|MOD) unary}
+func (p *parser) arithmetic(level int) sqlread.Value {
+	a := p.operand(level)
 	for p.err == nil {
-		switch {
-		case p.AcceptOp('+'):
-			a = arith(a, p.product(), '+')
-		case p.AcceptOp('-'):
-			a = arith(a, p.product(), '-')
-		default:
-			return a
+		op := p.acceptArith(level)
+		if op == 0 {
+			break
 		}
+		a = arith(a, p.operand(level), op)
 	}
 	return a
 }
 
-// product := unary {('*'|'/'|'%'|DIV|MOD) unary}
-func (p *exprParser) product() sqlread.Value {
-	a := p.unary()
-	for p.err == nil {
-		switch {
-		case p.AcceptOp('*'):
-			a = arith(a, p.unary(), '*')
-		case p.AcceptOp('/'):
-			a = arith(a, p.unary(), '/')
-		case p.AcceptOp('%'), p.Accept(sqlread.KwMod):
-			a = arith(a, p.unary(), '%')
-		case p.Accept(sqlread.KwDiv):
-			a = arith(a, p.unary(), 'd')
-		default:
-			return a
+func (p *parser) operand(level int) sqlread.Value {
+	if level+1 < len(arithOps) {
+		return p.arithmetic(level + 1)
+	}
+	return p.unary()
+}
+
+// acceptArith takes an operator of arithOps[level] and returns its name,
+// 0 when none comes.
+func (p *parser) acceptArith(level int) byte {
+	for _, o := range arithOps[level] {
+		if o.kw != sqlread.KwNone && p.Accept(o.kw) || o.kw == sqlread.KwNone && p.AcceptOp(o.op) {
+			return o.op
 		}
 	}
-	return a
+	return 0
 }
 
 // arith follows MySQL's rules as far as the mock needs them: integer
@@ -470,7 +478,7 @@ func arith(a, b sqlread.Value, op byte) sqlread.Value {
 }
 
 // unary := ['-'|'+'|NOT] unary | primary
-func (p *exprParser) unary() sqlread.Value {
+func (p *parser) unary() sqlread.Value {
 	switch {
 	case p.AcceptOp('-'):
 		v := p.unary()
@@ -503,7 +511,7 @@ func (p *exprParser) unary() sqlread.Value {
 	return p.primary()
 }
 
-func (p *exprParser) primary() sqlread.Value {
+func (p *parser) primary() sqlread.Value {
 	if p.err != nil {
 		return sqlread.Value{}
 	}
@@ -517,9 +525,7 @@ func (p *exprParser) primary() sqlread.Value {
 	case p.IsOp('('):
 		p.Next()
 		v := p.expr()
-		if !p.AcceptOp(')') {
-			p.fail()
-		}
+		p.expectOp(')')
 		return v
 	case p.IsOp('@'):
 		return p.variable()
@@ -554,18 +560,9 @@ func (p *exprParser) primary() sqlread.Value {
 	}
 	var args []sqlread.Value
 	if !p.AcceptOp(')') {
-		for {
-			args = append(args, p.expr())
-			if p.err != nil {
-				return sqlread.Value{}
-			}
-			if p.AcceptOp(')') {
-				break
-			}
-			if !p.AcceptOp(',') {
-				p.fail()
-				return sqlread.Value{}
-			}
+		p.list(func() { args = append(args, p.expr()) })
+		if !p.expectOp(')') {
+			return sqlread.Value{}
 		}
 	}
 	return p.call(upperName, args)
@@ -574,7 +571,7 @@ func (p *exprParser) primary() sqlread.Value {
 // number reads a numeric literal: an integer (BIGINT, or BIGINT UNSIGNED
 // past it, or a DECIMAL past that) or a DECIMAL with a point. The mock
 // takes no exponent.
-func (p *exprParser) number() sqlread.Value {
+func (p *parser) number() sqlread.Value {
 	lit := string(p.Tok.Of(p.Src))
 	if strings.ContainsAny(lit, "eE") || lit == "." {
 		p.fail()
@@ -611,7 +608,7 @@ const unsetUserVarWidth = 1 << 24
 // variable reads @@[scope.]name (a system variable) or @name (a user
 // variable: the mock keeps none, so NULL as mysqld gives an unset one),
 // with nothing between the @s and the name.
-func (p *exprParser) variable() sqlread.Value {
+func (p *parser) variable() sqlread.Value {
 	p.Next() // @
 	if !p.IsOp('@') || !p.Adjacent() {
 		t := p.Tok
@@ -627,25 +624,13 @@ func (p *exprParser) variable() sqlread.Value {
 		return sqlread.Value{Width: unsetUserVarWidth}
 	}
 	p.Next() // the second @
-	var t sqlread.Token
-	ok := p.Adjacent()
-	if ok {
-		t, ok = p.word()
+	name, ok := p.adjacentWord()
+	if up := strings.ToUpper(name); ok && (up == "SESSION" || up == "GLOBAL" || up == "LOCAL") && p.AcceptOp('.') {
+		name, ok = p.adjacentWord()
 	}
-	name := p.Ident(t)
 	if !ok {
 		p.fail()
 		return sqlread.Value{}
-	}
-	if up := strings.ToUpper(name); (up == "SESSION" || up == "GLOBAL" || up == "LOCAL") && p.AcceptOp('.') {
-		if ok = p.Adjacent(); ok {
-			t, ok = p.word()
-		}
-		name = p.Ident(t)
-		if !ok {
-			p.fail()
-			return sqlread.Value{}
-		}
 	}
 	v, ok := p.ctx.c.sysVar(strings.ToLower(name))
 	if !ok {
@@ -655,9 +640,19 @@ func (p *exprParser) variable() sqlread.Value {
 	return v
 }
 
+// adjacentWord reads a word with nothing between it and the token before
+// it, as a variable's name follows its @ or its scope's dot.
+func (p *parser) adjacentWord() (string, bool) {
+	if !p.Adjacent() {
+		return "", false
+	}
+	t, ok := p.word()
+	return p.Ident(t), ok
+}
+
 // call evaluates the functions clients and monitors ask a server about
 // itself; any other function is unknown, as in a schema without it.
-func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
+func (p *parser) call(name string, args []sqlread.Value) sqlread.Value {
 	switch name {
 	case "VERSION", "DATABASE", "SCHEMA", "CONNECTION_ID", "USER", "SESSION_USER", "SYSTEM_USER",
 		"CURRENT_USER", "LAST_INSERT_ID", "ROW_COUNT", "FOUND_ROWS":
@@ -689,7 +684,7 @@ func (p *exprParser) call(name string, args []sqlread.Value) sqlread.Value {
 
 // arity reports whether function name was given n arguments, and sets
 // the server's error when not.
-func (p *exprParser) arity(name string, args []sqlread.Value, n int) bool {
+func (p *parser) arity(name string, args []sqlread.Value, n int) bool {
 	if len(args) != n {
 		p.err = &wire.ServerError{Code: 1582, State: "42000", Message: fmt.Sprintf("Incorrect parameter count in the call to native function '%s'", name)}
 		return false
@@ -700,7 +695,7 @@ func (p *exprParser) arity(name string, args []sqlread.Value, n int) bool {
 // session evaluates a function of no arguments that tells about the
 // server or the connection: its version, database, id, user and last
 // statement. All but VERSION and the row counts vary by connection.
-func (p *exprParser) session(name string) sqlread.Value {
+func (p *parser) session(name string) sqlread.Value {
 	ctx := p.ctx
 	c := ctx.c
 	switch name {
@@ -735,7 +730,7 @@ func (p *exprParser) session(name string) sqlread.Value {
 // timestamp is NOW and its synonyms: the statement's clock to the second,
 // UTC for UTC_TIMESTAMP. Fractional seconds are not kept, so a precision
 // other than 0 is refused.
-func (p *exprParser) timestamp(name string, args []sqlread.Value) sqlread.Value {
+func (p *parser) timestamp(name string, args []sqlread.Value) sqlread.Value {
 	if len(args) > 1 || !(len(args) == 0 || args[0].Kind == sqlread.Int && args[0].I == 0) {
 		p.err = &wire.ServerError{Code: wire.ErNotSupportedYet, State: "42000", Message: "This version of MySQL doesn't yet support 'fractional seconds in " + name + "()'"}
 		return sqlread.Value{}
@@ -752,7 +747,7 @@ func (p *exprParser) timestamp(name string, args []sqlread.Value) sqlread.Value 
 
 // today is CURRENT_DATE (CURDATE) or UNIX_TIMESTAMP of the statement's
 // clock.
-func (p *exprParser) today(name string) sqlread.Value {
+func (p *parser) today(name string) sqlread.Value {
 	ctx := p.ctx
 	ctx.varies = true
 	if name == "UNIX_TIMESTAMP" {
@@ -763,7 +758,7 @@ func (p *exprParser) today(name string) sqlread.Value {
 
 // sleep is SLEEP(secs): mysqld sleeps on the connection's thread and returns
 // 0; so does the mock, on the connection's goroutine.
-func (p *exprParser) sleep(secs sqlread.Value) sqlread.Value {
+func (p *parser) sleep(secs sqlread.Value) sqlread.Value {
 	ctx := p.ctx
 	ctx.varies = true
 	if secs.Kind != sqlread.Null {
@@ -784,7 +779,7 @@ func (p *exprParser) sleep(secs sqlread.Value) sqlread.Value {
 
 // unknownFunction sets the error a server gives for a function it does
 // not have: one looked up in the current database, or none selected.
-func (p *exprParser) unknownFunction(name string) {
+func (p *parser) unknownFunction(name string) {
 	db := p.ctx.c.db
 	if db == "" {
 		p.err = &wire.ServerError{Code: 1046, State: "3D000", Message: "No database selected"}

@@ -80,6 +80,10 @@ var corpus = []corpusEntry{
 	{sql: "UPDATE sbtest1 SET zz=1 WHERE id=1"},
 	{sql: "INSERT INTO nope VALUES (1)"},
 	{sql: "DELETE FROM sbtest1 WHERE nope=1"},
+	// An error inside a call's argument is the answer, not the call's.
+	{sql: "SELECT SUM(nope)"},
+	{sql: "SELECT COALESCE(1, @@nope)"},
+	{sql: "SELECT 1 + (2"},
 	// What monitors and shells send.
 	{sql: "SHOW TABLES", textOnly: true},
 	{sql: "SHOW FULL TABLES", textOnly: true},

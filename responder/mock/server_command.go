@@ -142,12 +142,7 @@ func (c *serverConn) query(sql []byte) error {
 		if r := c.s.cachedExpr(sql); r != nil {
 			return c.pc.WriteRaw(r.text[i].frames, r.text[i].packets)
 		}
-		r, serr := c.evalExpr(sql)
-		if serr != nil {
-			return c.sendServerError(serr)
-		}
-		r.write(c.pc, c.deprecateEOF, false)
-		return c.pc.Flush()
+		return c.answerExpr(sql, false)
 	case sqlread.ClassUnion:
 		return c.unionQuery(sql)
 	case sqlread.ClassShow:
@@ -180,19 +175,17 @@ func statementError(sql []byte, stmt sqlread.Statement) *wire.ServerError {
 
 // useTarget reads the schema of USE db.
 func useTarget(sql []byte) (string, *wire.ServerError) {
-	var l sqlread.Lexer
-	l.Init(sql)
-	l.Accept(sqlread.KwUse)
-	t := l.Tok
-	if t.Kind != sqlread.TokIdent || !t.Quoted && '0' <= sql[t.Start] && sql[t.Start] <= '9' {
-		return "", sqlread.SyntaxError(l.Rest())
+	var p parser
+	p.Init(sql)
+	p.Accept(sqlread.KwUse)
+	t, ok := p.word()
+	if !ok {
+		p.fail()
 	}
-	l.Next()
-	l.AcceptOp(';')
-	if l.Tok.Kind != sqlread.TokEOF {
-		return "", sqlread.SyntaxError(l.Rest())
+	if p.end(); p.err != nil {
+		return "", p.err
 	}
-	return l.Ident(t), nil
+	return p.Ident(t), nil
 }
 
 func (c *serverConn) sendServerError(e *wire.ServerError) error {
@@ -217,6 +210,17 @@ func (c *serverConn) evalExpr(sql []byte) (*exprResult, *wire.ServerError) {
 		c.s.cacheExpr(sql, r)
 	}
 	return r, nil
+}
+
+// answerExpr evaluates a SELECT without a table and writes its result,
+// in text rows or binary ones.
+func (c *serverConn) answerExpr(sql []byte, binaryRows bool) error {
+	r, serr := c.evalExpr(sql)
+	if serr != nil {
+		return c.sendServerError(serr)
+	}
+	r.write(c.pc, c.deprecateEOF, binaryRows)
+	return c.pc.Flush()
 }
 
 // maxCachedExprs bounds the cache of constant SELECT results; past it,
@@ -349,12 +353,7 @@ func (c *serverConn) execute(b []byte) error {
 	case sqlread.ClassExpr:
 		if !st.expr.constant {
 			// NOW(), CONNECTION_ID()...: evaluated afresh.
-			e, serr := evalSelect([]byte(st.sql), &evalContext{c: c, now: time.Now()})
-			if serr != nil {
-				return c.sendServerError(serr)
-			}
-			e.write(c.pc, c.deprecateEOF, true)
-			return c.pc.Flush()
+			return c.answerExpr([]byte(st.sql), true)
 		}
 		r = &st.expr.bin[i]
 	}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func (c *serverConn) showQuery(sql []byte) error {
 	switch {
 	case l.Accept(sqlread.KwVariables):
 		names = []string{"Variable_name", "Value"}
-		for _, name := range sortedKeys(sysVars) {
+		for _, name := range slices.Sorted(maps.Keys(sysVars)) {
 			v, _ := c.sysVar(name)
 			rows = append(rows, []sqlread.Value{strVal(name), strVal(v.Text())})
 		}
@@ -179,9 +180,7 @@ func (c *serverConn) showQuery(sql []byte) error {
 			return c.sendServerError(sqlread.SyntaxError(r))
 		}
 		pat := string(l.StringOf(nil, l.Tok))
-		for l.Next(); l.AcceptOp(';'); {
-		}
-		if l.Tok.Kind != sqlread.TokEOF {
+		if l.Next(); !atShowEnd(&l) {
 			return c.sendServerError(sqlread.SyntaxError(r))
 		}
 		rows = slices.DeleteFunc(rows, func(row []sqlread.Value) bool { return !likeMatch(pat, row[0].S) })
@@ -191,9 +190,7 @@ func (c *serverConn) showQuery(sql []byte) error {
 	case l.Is(sqlread.KwWhere):
 		return c.sendErr(wire.ErNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'SHOW ... WHERE' (a mock mysqld)")
 	default:
-		for l.AcceptOp(';') {
-		}
-		if l.Tok.Kind != sqlread.TokEOF {
+		if !atShowEnd(&l) {
 			return c.sendServerError(sqlread.SyntaxError(l.Rest()))
 		}
 	}
@@ -204,20 +201,19 @@ func (c *serverConn) showQuery(sql []byte) error {
 	return c.writeRows(cols, rows)
 }
 
+// atShowEnd takes a SHOW statement's end, any number of ';', and reports
+// whether nothing follows.
+func atShowEnd(l *sqlread.Lexer) bool {
+	for l.AcceptOp(';') {
+	}
+	return l.Tok.Kind == sqlread.TokEOF
+}
+
 // showUnsupported are the SHOW statements mysqld has and the mock does not.
 var showUnsupported = []string{"COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS", "CREATE", "ENGINES", "ENGINE",
 	"PROCESSLIST", "GRANTS", "PLUGINS", "PRIVILEGES", "MASTER", "SLAVE", "REPLICA", "REPLICAS", "BINARY",
 	"BINLOG", "CHARACTER", "CHARSET", "COLLATION", "OPEN", "TABLE", "TRIGGERS", "EVENTS", "PROFILE", "PROFILES",
 	"FUNCTION", "PROCEDURE", "COUNT", "ERRORS", "STORAGE", "RELAYLOG"}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 // likeMatch is SQL LIKE, case-insensitive as under a _ci collation: '%'
 // matches any run, '_' one character, '\' escapes.

@@ -6,9 +6,10 @@ import (
 	"github.com/hoplat/hoplat/mysql/wire"
 )
 
-// The dialect the mock runs on sysbench's tables, parsed by recursive
-// descent into a tableStmt whose slices a connection reuses, so the point
-// select parses without allocating:
+// The dialect the mock runs on sysbench's tables, read by the mock's one
+// parser (grammar.go; its SELECT is also the SELECT without a table) into
+// a tableStmt whose slices a connection reuses, so the point select parses
+// without allocating:
 //
 //	SELECT [DISTINCT] item {, item} FROM table [WHERE cond {AND cond}]
 //	       [ORDER BY col [ASC|DESC] {, ...}] [LIMIT n [OFFSET m] | LIMIT m, n]
@@ -50,17 +51,19 @@ type colRef struct {
 	col        sbtable.Column
 }
 
+// predOp is a condition's operator: a comparison, as the lexer names it
+// and holds reads it, BETWEEN or IN.
 type predOp uint8
 
 const (
-	predEq predOp = iota + 1
-	predNE
-	predLT
-	predLE
-	predGT
-	predGE
-	predBetween
-	predIn
+	predEq      = predOp('=')
+	predNE      = predOp(sqlread.OpNE)
+	predLT      = predOp('<')
+	predLE      = predOp(sqlread.OpLE)
+	predGT      = predOp('>')
+	predGE      = predOp(sqlread.OpGE)
+	predBetween = predOp(0x80) // beyond the lexer's operators
+	predIn      = predOp(0x81)
 )
 
 type pred struct {
@@ -117,12 +120,6 @@ type tableStmt struct {
 	tableIndex int // resolved: 0 for sbtest1
 }
 
-// tableParser reads the dialect above on the mock's one grammar.
-type tableParser struct {
-	grammar
-	st *tableStmt
-}
-
 func (st *tableStmt) reset(src []byte) {
 	*st = tableStmt{src: src, items: st.items[:0], where: st.where[:0], inList: st.inList[:0],
 		order: st.order[:0], sets: st.sets[:0], insCols: st.insCols[:0], insVals: st.insVals[:0]}
@@ -131,8 +128,7 @@ func (st *tableStmt) reset(src []byte) {
 // parseTableStmt parses sql into st, reusing st's slices.
 func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 	st.reset(sql)
-	p := tableParser{st: st}
-	p.params = &st.placeholders
+	p := parser{st: st, params: &st.placeholders}
 	p.Init(sql)
 	switch {
 	case p.Accept(sqlread.KwSelect):
@@ -143,9 +139,7 @@ func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 		p.updateStmt()
 	case p.Accept(sqlread.KwDelete):
 		st.verb = verbDelete
-		if !p.Accept(sqlread.KwFrom) {
-			p.fail()
-		}
+		p.expect(sqlread.KwFrom)
 		p.tableRef()
 		p.whereOrderLimit(false)
 	case p.Accept(sqlread.KwInsert), p.Accept(sqlread.KwReplace):
@@ -160,40 +154,15 @@ func parseTableStmt(sql []byte, st *tableStmt) *wire.ServerError {
 	return p.err
 }
 
-func (p *tableParser) selectStmt() {
-	p.st.distinct = p.selectOptions()
-	for p.ok() {
-		p.selectItem()
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
-	if !p.Accept(sqlread.KwFrom) {
-		p.fail()
-	}
-	p.tableRef()
-	p.whereOrderLimit(true)
-	switch {
-	case p.Accept(sqlread.KwFor):
-		if !p.Accept(sqlread.KwUpdate) {
-			p.fail()
-		}
-	case p.Accept(sqlread.KwLock):
-		if !p.Accept(sqlread.KwIn) || !p.Accept(sqlread.KwShare) || !p.Accept(sqlread.KwMode) {
-			p.fail()
-		}
-	}
-}
-
 var aggNames = [...]struct {
 	name sqlread.Keyword
 	agg  aggKind
 }{{sqlread.KwCount, aggCount}, {sqlread.KwSum, aggSum}, {sqlread.KwAvg, aggAvg}, {sqlread.KwMin, aggMin}, {sqlread.KwMax, aggMax}}
 
-func (p *tableParser) selectItem() {
-	if !p.ok() {
-		return
-	}
+// tableItem reads one item of a select list on a table: *, a column, or
+// an aggregate on one, named by its alias, else by its text (a column by
+// its name, qualifier dropped, as mysqld names it).
+func (p *parser) tableItem() {
 	it := selItem{}
 	start := p.Tok.Start
 	if p.IsOp('*') {
@@ -215,9 +184,7 @@ func (p *tableParser) selectItem() {
 				} else {
 					it.col = p.colRef()
 				}
-				if !p.AcceptOp(')') {
-					p.fail()
-				}
+				p.expectOp(')')
 				break
 			}
 		}
@@ -238,194 +205,15 @@ func (p *tableParser) selectItem() {
 	p.st.items = append(p.st.items, it)
 }
 
-// aliasSpan is where an alias's text lies: a string's between its quotes,
-// a name's. The statement keeps spans, not copies, so a string holding
-// escapes, whose text would need rewriting, is refused.
-func (p *tableParser) aliasSpan(t sqlread.Token) sqlread.Span {
-	if t.Kind == sqlread.TokString {
-		if t.Quoted {
-			p.err = sqlread.SyntaxError(p.Src[t.Start:])
-			return sqlread.Span{}
-		}
-		return sqlread.Span{Start: t.Start + 1, End: t.End - 1}
-	}
-	return p.Name(t)
-}
-
-func (p *tableParser) colRef() colRef {
-	var c colRef
-	c.name = p.ident()
-	if p.ok() && p.AcceptOp('.') {
-		c.qual = c.name
-		if p.IsOp('*') {
-			p.fail()
-			return c
-		}
-		c.name = p.ident()
-	}
-	return c
-}
-
-func (p *tableParser) tableRef() {
-	if !p.ok() {
-		return
-	}
-	st := p.st
-	st.table = p.ident()
-	if p.ok() && p.AcceptOp('.') {
-		st.schema = st.table
-		st.table = p.ident()
-	}
-	if p.Accept(sqlread.KwAs) {
-		st.as = p.ident()
-	} else if t, ok := p.name(); ok {
-		st.as = p.Name(t)
-	}
-}
-
-func (p *tableParser) whereOrderLimit(order bool) {
-	st := p.st
-	if p.Accept(sqlread.KwWhere) {
-		or := false
-		for p.ok() {
-			p.condition()
-			if or && p.ok() {
-				st.where[len(st.where)-1].or = true
-			}
-			if or = p.Accept(sqlread.KwOr); !or && !p.Accept(sqlread.KwAnd) {
-				break
-			}
-		}
-	}
-	if p.ok() && p.Accept(sqlread.KwOrder) {
-		if !p.Accept(sqlread.KwBy) {
-			p.fail()
-		}
-		for p.ok() {
-			k := orderKey{col: p.colRef()}
-			if p.Accept(sqlread.KwDesc) {
-				k.desc = true
-			} else {
-				p.Accept(sqlread.KwAsc)
-			}
-			st.order = append(st.order, k)
-			if !p.AcceptOp(',') {
-				break
-			}
-		}
-	}
-	st.limit, st.offset, st.hasLimit = p.limit(order)
-}
-
-func (p *tableParser) condition() {
-	st := p.st
-	c := pred{col: p.colRef()}
-	if !p.ok() {
-		return
-	}
-	c.not = p.Accept(sqlread.KwNot)
-	switch {
-	case p.Accept(sqlread.KwBetween):
-		c.op = predBetween
-		c.a = p.value()
-		if !p.Accept(sqlread.KwAnd) {
-			p.fail()
-		}
-		c.b = p.value()
-	case p.Accept(sqlread.KwIn):
-		c.op = predIn
-		if !p.AcceptOp('(') {
-			p.fail()
-		}
-		c.in = len(st.inList)
-		for p.ok() {
-			st.inList = append(st.inList, p.value())
-			if !p.AcceptOp(',') {
-				break
-			}
-		}
-		c.to = len(st.inList)
-		if !p.AcceptOp(')') {
-			p.fail()
-		}
-	case c.not:
-		p.fail()
-	case p.Tok.Kind == sqlread.TokOp:
-		switch p.Tok.Op {
-		case '=':
-			c.op = predEq
-		case sqlread.OpNE:
-			c.op = predNE
-		case '<':
-			c.op = predLT
-		case sqlread.OpLE:
-			c.op = predLE
-		case '>':
-			c.op = predGT
-		case sqlread.OpGE:
-			c.op = predGE
-		default:
-			p.fail()
-		}
-		p.Next()
-		c.a = p.value()
-	default:
-		p.fail()
-	}
-	st.where = append(st.where, c)
-}
-
-// value reads a literal or a placeholder.
-func (p *tableParser) value() sqlread.Value {
-	if !p.ok() {
-		return sqlread.Value{}
-	}
-	t := p.Tok
-	neg := false
-	if p.IsOp('-') || p.IsOp('+') {
-		neg = p.IsOp('-')
-		p.Next()
-		t = p.Tok
-		if t.Kind != sqlread.TokInt {
-			p.fail()
-			return sqlread.Value{}
-		}
-	}
-	var v sqlread.Value
-	switch {
-	case t.Kind == sqlread.TokInt:
-		v = sqlread.Value{Kind: sqlread.Int, I: t.N}
-		if neg {
-			v.I = -v.I
-		}
-	case t.Kind == sqlread.TokString:
-		v = sqlread.Value{Kind: sqlread.String, Lit: sqlread.Span{Start: t.Start + 1, End: t.End - 1}, Escaped: t.Quoted}
-	case t.Kind == sqlread.TokParam:
-		return p.param()
-	case p.Is(sqlread.KwNull):
-		v = sqlread.Value{Kind: sqlread.Null}
-	case p.Is(sqlread.KwDefault):
-		v = sqlread.Value{Kind: sqlread.Default}
-	default:
-		p.fail()
-		return sqlread.Value{}
-	}
-	p.Next()
-	return v
-}
-
-func (p *tableParser) updateStmt() {
+func (p *parser) updateStmt() {
 	st := p.st
 	p.Accept(sqlread.KwLowPriority)
 	p.Accept(sqlread.KwIgnore)
 	p.tableRef()
-	if p.ok() && !p.Accept(sqlread.KwSet) {
-		p.fail()
-	}
-	for p.ok() {
+	p.expect(sqlread.KwSet)
+	p.list(func() {
 		s := setItem{col: p.colRef()}
-		if !p.AcceptOp('=') {
-			p.fail()
+		if !p.expectOp('=') {
 			return
 		}
 		if p.Tok.Kind == sqlread.TokIdent && !p.Is(sqlread.KwNull) && !p.Is(sqlread.KwDefault) {
@@ -447,37 +235,26 @@ func (p *tableParser) updateStmt() {
 			s.v = p.value()
 		}
 		st.sets = append(st.sets, s)
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
+	})
 	p.whereOrderLimit(false)
 }
 
-func (p *tableParser) insertStmt() {
+func (p *parser) insertStmt() {
 	st := p.st
 	p.Accept(sqlread.KwLowPriority)
 	p.Accept(sqlread.KwIgnore)
 	p.Accept(sqlread.KwInto)
 	p.tableRef()
 	if p.ok() && p.AcceptOp('(') {
-		for p.ok() {
-			st.insCols = append(st.insCols, p.colRef())
-			if !p.AcceptOp(',') {
-				break
-			}
-		}
-		if !p.AcceptOp(')') {
-			p.fail()
-		}
+		p.list(func() { st.insCols = append(st.insCols, p.colRef()) })
+		p.expectOp(')')
 	}
 	if p.ok() && !p.Accept(sqlread.KwValues) && !p.Accept(sqlread.KwValue) {
 		p.fail()
 	}
 	width := -1
-	for p.ok() {
-		if !p.AcceptOp('(') {
-			p.fail()
+	p.list(func() {
+		if !p.expectOp('(') {
 			return
 		}
 		n := 0
@@ -488,8 +265,7 @@ func (p *tableParser) insertStmt() {
 				break
 			}
 		}
-		if !p.AcceptOp(')') {
-			p.fail()
+		if !p.expectOp(')') {
 			return
 		}
 		if width < 0 {
@@ -499,8 +275,5 @@ func (p *tableParser) insertStmt() {
 			p.err = columnCountError(st.insRows + 1)
 		}
 		st.insRows++
-		if !p.AcceptOp(',') {
-			break
-		}
-	}
+	})
 }

@@ -104,40 +104,26 @@ func (c *serverConn) plan(st *tableStmt) scan {
 }
 
 // truth is SQL's three-valued logic: a comparison with NULL is unknown,
-// and a row passes a WHERE only when every condition is true.
+// and a row passes a WHERE only when every condition is true. The values
+// are ordered false < unknown < true, so that AND is the lesser of two
+// truths and OR the greater (Kleene's logic), and NOT is isTrue less it.
 type truth uint8
 
 const (
 	isFalse truth = iota
-	isTrue
 	isUnknown
+	isTrue
 )
 
 // and combines two truths as SQL's AND does.
-func and(a, b truth) truth {
-	switch {
-	case a == isFalse || b == isFalse:
-		return isFalse
-	case a == isUnknown || b == isUnknown:
-		return isUnknown
-	}
-	return isTrue
-}
+func and(a, b truth) truth { return min(a, b) }
+
+// or combines two truths as SQL's OR does.
+func or(a, b truth) truth { return max(a, b) }
 
 func truthOf(ok bool) truth {
 	if ok {
 		return isTrue
-	}
-	return isFalse
-}
-
-// or combines two truths as SQL's OR does.
-func or(a, b truth) truth {
-	switch {
-	case a == isTrue || b == isTrue:
-		return isTrue
-	case a == isUnknown || b == isUnknown:
-		return isUnknown
 	}
 	return isFalse
 }
@@ -162,41 +148,25 @@ func (c *serverConn) matches(st *tableStmt, id int64) bool {
 }
 
 func (c *serverConn) condition(st *tableStmt, w *pred, id int64) truth {
-	cmpWith := func(v sqlread.Value, ok func(int) bool) truth {
+	cmpWith := func(v sqlread.Value, op predOp) truth {
 		if c.isNull(st, v) {
 			return isUnknown
 		}
-		return truthOf(ok(c.compareValue(st, id, w.col.col, v)))
+		return truthOf(holds(byte(op), c.compareValue(st, id, w.col.col, v)))
 	}
 	var r truth
 	switch w.op {
 	case predBetween:
-		r = and(cmpWith(w.a, func(r int) bool { return r >= 0 }), cmpWith(w.b, func(r int) bool { return r <= 0 }))
+		r = and(cmpWith(w.a, predGE), cmpWith(w.b, predLE))
 	case predIn:
 		r = isFalse
 		for _, v := range st.inList[w.in:w.to] {
-			switch cmpWith(v, func(r int) bool { return r == 0 }) {
-			case isTrue:
-				r = isTrue
-			case isUnknown:
-				r = isUnknown
-			}
-			if r == isTrue {
+			if r = or(r, cmpWith(v, predEq)); r == isTrue {
 				break
 			}
 		}
-	case predEq:
-		r = cmpWith(w.a, func(r int) bool { return r == 0 })
-	case predNE:
-		r = cmpWith(w.a, func(r int) bool { return r != 0 })
-	case predLT:
-		r = cmpWith(w.a, func(r int) bool { return r < 0 })
-	case predLE:
-		r = cmpWith(w.a, func(r int) bool { return r <= 0 })
-	case predGT:
-		r = cmpWith(w.a, func(r int) bool { return r > 0 })
-	case predGE:
-		r = cmpWith(w.a, func(r int) bool { return r >= 0 })
+	default:
+		r = cmpWith(w.a, w.op)
 	}
 	if w.not && r != isUnknown {
 		r = isTrue - r // NOT true is false and back
@@ -344,10 +314,7 @@ func (c *serverConn) writeRow(st *tableStmt, cols []outCol, id int64, binaryRows
 	t := &st.tbl
 	b := c.pc.Begin()
 	if binaryRows {
-		b = append(b, 0)
-		for range (len(cols) + 9) / 8 {
-			b = append(b, 0)
-		}
+		b, _ = appendBinaryRowHead(b, len(cols)) // a row on a table holds no NULL
 	}
 	for i := range cols {
 		switch col := cols[i].col; {
@@ -456,13 +423,9 @@ func (c *serverConn) fold(st *tableStmt, o *outCol, a *aggAcc, id int64, key []b
 // and AVG's figure, MIN's, MAX's and a plain column's row value, NULL
 // where no row matched.
 func (c *serverConn) writeAggregateRow(st *tableStmt, cols []outCol, first int64, binaryRows bool) {
-	b := c.pc.Begin()
-	bitmap := len(b) + 1
+	b, bitmap := c.pc.Begin(), 0
 	if binaryRows {
-		b = append(b, 0)
-		for range (len(cols) + 9) / 8 {
-			b = append(b, 0)
-		}
+		b, bitmap = appendBinaryRowHead(b, len(cols))
 	}
 	num := c.scratch[:0]
 	for i := range cols {
@@ -485,8 +448,7 @@ func (c *serverConn) writeAggregateRow(st *tableStmt, cols []outCol, first int64
 		if id == 0 {
 			// No rows: NULL.
 			if binaryRows {
-				bit := i + 2
-				b[bitmap+bit/8] |= 1 << (bit % 8)
+				setBinaryNull(b, bitmap, i)
 			} else {
 				b = append(b, wire.LenencNull)
 			}

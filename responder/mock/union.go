@@ -20,7 +20,7 @@ func (c *serverConn) unionQuery(sql []byte) error {
 }
 
 func (c *serverConn) unionQueryIn(sql []byte, ctx *evalContext) error {
-	p := &exprParser{ctx: ctx}
+	p := &parser{ctx: ctx}
 	p.Init(sql)
 	var parts []*exprResult
 	var rows [][]sqlread.Value
