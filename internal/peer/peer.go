@@ -122,8 +122,8 @@ func hoplatBin(name string) (string, error) {
 	return p, nil
 }
 
-// RemoveBuilt removes the binaries Hoplat built for this test process: a
-// package whose tests call Hoplat calls it in TestMain once m.Run returns,
+// RemoveBuilt removes the binaries Hoplat built for this test process:
+// every package's TestMain calls it (internal/testmain) once m.Run returns,
 // so that a plain `go test` leaves no hoplat-bin-* directory behind.
 func RemoveBuilt() {
 	buildMu.Lock()

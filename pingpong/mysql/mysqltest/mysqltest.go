@@ -2,7 +2,6 @@ package mysqltest
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -10,9 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
-	"github.com/hoplat/hoplat/internal/mariadbtest"
-	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/mysql/wire"
 )
 
@@ -127,20 +123,4 @@ func AsServerError(err error) *wire.ServerError {
 		return se
 	}
 	return nil
-}
-
-// Main runs a package's tests as the MySQL packages do: then it removes
-// the binaries peer built, stops the MariaDB the integration tests share
-// (so the package starts it at most once), and fails the package if its
-// tests left file descriptors open or goroutines running. It returns the
-// exit code.
-func Main(m *testing.M, pkg string) int {
-	check := leak.Start(pkg)
-	code := m.Run()
-	peer.RemoveBuilt()
-	if err := mariadbtest.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	return check.Finish(code, true)
 }
