@@ -18,6 +18,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 )
 
 // peerRelay is a relay running as its own process: one of hoprelay's
@@ -37,14 +38,14 @@ func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *
 	p := &peerRelay{name: kind}
 	switch kind {
 	case "socat":
-		port := freePort(b)
+		port := strconv.Itoa(porttest.Closed(b))
 		p.addr = "127.0.0.1:" + port
 		// backlog=1024: socat listens with a backlog of 5, and the
 		// 64 connections pingpong opens at once overflow it; a dropped
 		// handshake waits seconds for its retransmission.
 		p.cmd = exec.Command(peer.Require(b, "socat"), "TCP4-LISTEN:"+port+",bind=127.0.0.1,reuseaddr,fork,nodelay,backlog=1024", "TCP4:"+upstream+",nodelay")
 	case "haproxy":
-		port := freePort(b)
+		port := strconv.Itoa(porttest.Closed(b))
 		p.addr = "127.0.0.1:" + port
 		cfg := filepath.Join(b.TempDir(), "haproxy.cfg")
 		// maxconn such that 2 fds per connection fit the 20,000 fd limit.
@@ -140,15 +141,6 @@ func (p *peerRelay) rss(b *testing.B) int64 {
 	}
 	b.Fatal("no VmRSS")
 	return 0
-}
-
-func freePort(b *testing.B) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 // cpu is the CPU time the relay has used: its threads', and for socat its

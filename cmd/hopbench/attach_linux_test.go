@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/hoplat/hoplat/internal/peer"
 )
 
 // TestAttachListen: --listen serves Prometheus text format whose
@@ -40,12 +40,7 @@ func TestAttachListen(t *testing.T) {
 		}
 	}()
 	// socat relays one connection (no fork): the test dials it once.
-	front, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := front.Addr().(*net.TCPAddr).Port
-	front.Close()
+	port := porttest.Closed(t)
 	cmd := exec.Command(socat, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr", port), "TCP:"+echo.Addr().String())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 )
 
 // needNetns skips (or fails, under HOPLAT_REQUIRE_INTEGRATION) a test that
@@ -183,7 +184,7 @@ func testSSHD(t *testing.T) (conf, dir string) {
 			t.Fatalf("ssh-keygen: %v: %s", err, out)
 		}
 	}
-	port := closedPort(t)
+	port := porttest.Closed(t)
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -284,7 +285,7 @@ func TestIntegrationTopologyNetnsMariaDB(t *testing.T) {
 	needNetns(t)
 	peer.Require(t, "mariadbd")
 	srv := mariadbtest.Start(t)
-	port := closedPort(t)
+	port := porttest.Closed(t)
 	argv, err := srv.Halt("10.77.0.2", port)
 	if err != nil {
 		t.Fatal(err)
