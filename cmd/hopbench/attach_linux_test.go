@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -21,9 +20,7 @@ import (
 // residence histogram counts the requests through the proxy (socat).
 func TestAttachListen(t *testing.T) {
 	peer.Integration(t, "hopbench attach --listen")
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "attach: needs root")
-	}
+	peer.Root(t, "attach: needs root")
 	socat := peer.Require(t, "socat")
 	echo, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

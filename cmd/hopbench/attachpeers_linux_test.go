@@ -29,9 +29,7 @@ import (
 func requireAttach(t *testing.T, what string) {
 	t.Helper()
 	peer.Integration(t, what)
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "attach: needs root")
-	}
+	peer.Root(t, "attach: needs root")
 }
 
 // start runs c until the test ends.

@@ -28,9 +28,7 @@ import (
 // creates namespaces where it cannot.
 func needNetns(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "netns topologies need root: ip netns add is privileged")
-	}
+	peer.Root(t, "netns topologies need root: ip netns add is privileged")
 	peer.Require(t, "ip")
 }
 
@@ -172,9 +170,7 @@ func decodeReport(t *testing.T, out []byte) *hop.Report {
 // db reached through it, and the directory holding its keys.
 func testSSHD(t *testing.T) (conf, dir string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "the test's sshd needs root")
-	}
+	peer.Root(t, "the test's sshd needs root")
 	sshdBin := peer.Require(t, "sshd")
 	keygen := peer.Require(t, "ssh-keygen")
 	peer.Require(t, "ssh")

@@ -186,3 +186,13 @@ func ForEveryone(t testing.TB, paths ...string) string {
 	}
 	return dir
 }
+
+// Root skips t with why, or fails it when integration is required, unless
+// the test process runs as root: namespaces, BPF and running a program as
+// another user all take it.
+func Root(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Unavailable(t, why)
+	}
+}

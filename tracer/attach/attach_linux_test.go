@@ -85,9 +85,7 @@ func relayMain(spec string) {
 func requireTracer(t *testing.T) {
 	t.Helper()
 	peer.Integration(t, "the tracer attached to a relay")
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "attach: needs root")
-	}
+	peer.Root(t, "attach: needs root")
 }
 
 // echoServer serves echo on loopback until the test ends.
