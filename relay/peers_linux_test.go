@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/internal/porttest"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // peerRelay is a relay running as its own process: one of hoprelay's
@@ -261,20 +261,6 @@ func (p *loadProc) stop() {
 	}
 }
 
-// median is the middle value, or the mean of the two middle ones.
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	switch n := len(s); {
-	case n == 0:
-		return 0
-	case n%2 == 1:
-		return s[n/2]
-	default:
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-}
-
 // peerPlacement is where BenchmarkPeers runs its client, relay and server
 // (affinity.ParsePlacement's spec, from HOPLAT_RELAY_PLACEMENT). The
 // default puts all three on the first online CPU, for every relay alike.
@@ -365,8 +351,8 @@ func BenchmarkPeers(b *testing.B) {
 				}
 			}
 			for _, k := range peerKinds {
-				b.ReportMetric(median(tps[k]), "tps-"+k)
-				b.ReportMetric(median(cpu[k]), "us-cpu/rt-"+k)
+				b.ReportMetric(stats.Median(tps[k]), "tps-"+k)
+				b.ReportMetric(stats.Median(cpu[k]), "us-cpu/rt-"+k)
 			}
 		})
 		b.Run("stream1GiB", func(b *testing.B) {
@@ -395,7 +381,7 @@ func BenchmarkPeers(b *testing.B) {
 				}
 			}
 			for _, k := range streamKinds {
-				b.ReportMetric(median(rate[k]), "MB/s-"+k)
+				b.ReportMetric(stats.Median(rate[k]), "MB/s-"+k)
 			}
 		})
 		b.Run("idleRSS", func(b *testing.B) {
