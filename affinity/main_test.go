@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // childEnv makes the test binary a child for the process tests: it parks
@@ -25,8 +25,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		child()
 	}
-	check := leak.Start("affinity")
-	os.Exit(check.Finish(m.Run(), true))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "affinity", Goroutines: true}))
 }
 
 func child() {

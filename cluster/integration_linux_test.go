@@ -35,9 +35,7 @@ func nodeHost(i int) string { return "galera" + strconv.Itoa(i+1) }
 // this process may make namespaces and the cluster's programs are here.
 func requireCluster(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "galera: network namespaces need root")
-	}
+	peer.Root(t, "galera: network namespaces need root")
 	for _, p := range []string{"ip", "mariadbd", "mariadb-install-db", "mariadb", "sysbench", "rsync"} {
 		peer.Require(t, p)
 	}

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestEndpointsPerRequest(t *testing.T) {
 	if got := s[0].Endpoints; got == nil || got.Error != "server CPU not read" {
 		t.Errorf("server not read in a round: %+v", got)
 	}
-	e.err = errFake("no such process")
+	e.err = errors.New("no such process")
 	s = series()
 	e.perRequest(s, 1, round)
 	if got := s[1].Endpoints; got == nil || !strings.Contains(got.Error, "no such process") {

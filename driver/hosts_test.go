@@ -106,9 +106,7 @@ func TestRunTopologyClientOnSSH(t *testing.T) {
 // in app, the responder in db. socat and HAProxy, which print no readiness
 // line, are probed from inside app.
 func TestRunTopologyNetns(t *testing.T) {
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "netns hosts need root")
-	}
+	peer.Root(t, "netns hosts need root")
 	peer.Require(t, "ip")
 	peer.Require(t, "socat")
 	peer.Require(t, "haproxy")

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestKworkerPerRequest(t *testing.T) {
 		{{}, {}, {}, {}},
 	}}}
 	s := series()
-	s[1].RelayCPUUs = f(0.5)
+	s[1].RelayCPUUs = new(0.5)
 	k.perRequest(s, 1, round)
 	// 18 ms over 4000 requests less 0.4 ms over 4000.
 	kw := s[1].Kworkers
@@ -57,9 +58,9 @@ func TestKworkerPerRequest(t *testing.T) {
 		t.Errorf("kworkers %+v, relay CPU %v: want 0", kw, s[1].RelayCPUUs)
 	}
 
-	k.err = errFake("no /proc")
+	k.err = errors.New("no /proc")
 	s = series()
-	s[1].RelayCPUUs = f(0.5)
+	s[1].RelayCPUUs = new(0.5)
 	k.perRequest(s, 1, round)
 	if kw := s[1].Kworkers; kw == nil || !strings.Contains(kw.Error, "no /proc") || *s[1].RelayCPUUs != 0.5 {
 		t.Errorf("failed reading: kworkers %+v, relay CPU %v", kw, *s[1].RelayCPUUs)
@@ -70,12 +71,6 @@ func TestKworkerPerRequest(t *testing.T) {
 		t.Error("a stage without a sockmap path reads kworkers")
 	}
 }
-
-type errFake string
-
-func (e errFake) Error() string { return string(e) }
-
-func f(v float64) *float64 { return &v }
 
 // A packed run through the real sockmap relay: the kworkers of the one
 // CPU carry the hop, about one run per direction per request, and their

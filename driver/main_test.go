@@ -2,14 +2,12 @@ package driver
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/hoplat/hoplat/internal/leak"
-	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/testmain"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -30,20 +28,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("GORACE") == "" {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
-	// Receive stamping held on for the run (sockets.KeepRXStamps): the
-	// stack switches it on late for the first socket that asks, and a
-	// loaded machine's client would read its first responses unstamped.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	keeper, err := sockets.KeepRXStamps(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "driver:", err)
-		os.Exit(1)
-	}
-	check := leak.Start("driver")
-	code := m.Run()
-	peer.RemoveBuilt()
-	code = check.Finish(code, false)
-	keeper.Close()
-	os.Exit(code)
+	// Receive stamping held on for the run: the stack switches it on late
+	// for the first socket that asks, and a loaded machine's client would
+	// read its first responses unstamped.
+	os.Exit(testmain.Run(m, testmain.Config{
+		Package: "driver",
+		Hold:    func(ctx context.Context) (io.Closer, error) { return sockets.KeepRXStamps(ctx) },
+	}))
 }

@@ -26,9 +26,7 @@ import (
 
 func upOrSkip(t *testing.T, ctx context.Context, hs []Host, o Options) *Testbed {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "hosts: network namespaces need root")
-	}
+	peer.Root(t, "hosts: network namespaces need root")
 	peer.Require(t, "ip")
 	tb, err := Up(ctx, hs, o)
 	if errors.Is(err, os.ErrPermission) {
@@ -232,9 +230,7 @@ func TestNetNSErrors(t *testing.T) {
 func TestSignalLeavesNothing(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
-			if os.Geteuid() != 0 {
-				peer.Unavailable(t, "hosts: network namespaces need root")
-			}
+			peer.Root(t, "hosts: network namespaces need root")
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), helperEnv+"="+peer.Hoplat(t, "pongd"))
 			var stderr strings.Builder
@@ -304,9 +300,7 @@ func waitGone(t *testing.T, pid int) {
 // signal.NotifyContext, leaves no namespace, veth, remote process, ssh
 // master or temp dir behind.
 func TestCancelLeavesNothing(t *testing.T) {
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "hosts: network namespaces need root")
-	}
+	peer.Root(t, "hosts: network namespaces need root")
 	before := rootLinks(t)
 	dir, opts := sshKeys(t, "10.77.0.2")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -376,9 +370,7 @@ func TestCancelLeavesNothing(t *testing.T) {
 // upstream crossing the veth, and processes started from Argv by the
 // caller itself, as the driver starts its own.
 func TestTopologyFileUp(t *testing.T) {
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "hosts: network namespaces need root")
-	}
+	peer.Root(t, "hosts: network namespaces need root")
 	ctx := context.Background()
 	tp, err := ReadTopology("testdata/mxs-1515.conf", anyKey)
 	if err != nil {

@@ -1,11 +1,10 @@
 package hosts
 
 import (
-	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain runs the test binary as a helper when asked (see
@@ -15,8 +14,5 @@ func TestMain(m *testing.M) {
 	if code, ok := runHelper(); ok {
 		os.Exit(code)
 	}
-	check := leak.Start("hosts")
-	code := m.Run()
-	peer.RemoveBuilt()
-	os.Exit(check.Finish(code, true))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "hosts", Goroutines: true}))
 }

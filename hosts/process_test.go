@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/await"
+	"github.com/hoplat/hoplat/internal/porttest"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -124,18 +125,6 @@ func TestStopEscalatesToKill(t *testing.T) {
 	}
 }
 
-// freeTCP is a loopback address that nothing listens on.
-func freeTCP(t *testing.T) sockets.Addr {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := tcpAddr(t, ln)
-	ln.Close()
-	return a
-}
-
 func tcpAddr(t *testing.T, ln net.Listener) sockets.Addr {
 	t.Helper()
 	a, err := sockets.Parse("tcp:" + ln.Addr().String())
@@ -157,7 +146,7 @@ func TestProbe(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := p.Probe(ctx, freeTCP(t), 5*time.Second); err == nil {
+	if err := p.Probe(ctx, sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: porttest.Closed(t)}, 5*time.Second); err == nil {
 		t.Error("probe of a closed port succeeded")
 	}
 }
@@ -167,7 +156,7 @@ func TestProbe(t *testing.T) {
 func TestProbeStopsWhenProcessExits(t *testing.T) {
 	p := start(t, "quitter", "exit 1")
 	began := time.Now()
-	err := p.Probe(context.Background(), freeTCP(t), time.Minute)
+	err := p.Probe(context.Background(), sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: porttest.Closed(t)}, time.Minute)
 	// A probe that polled to its timeout would take the minute; one
 	// that saw the exit, the time sh takes to start and exit (ms): 10 s
 	// parts them on any machine.
@@ -202,7 +191,7 @@ func TestForeignStdoutInTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = p.Probe(context.Background(), freeTCP(t), time.Minute)
+	err = p.Probe(context.Background(), sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: porttest.Closed(t)}, time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "config line 3: bad") {
 		t.Errorf("probe: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 )
 
 // sshKeys makes a temp host key and a temp user key for root, and the
@@ -197,12 +197,7 @@ func TestSSHHost(t *testing.T) {
 // leaves nothing behind. The port is one just closed on loopback.
 func TestSSHUnreachable(t *testing.T) {
 	peer.Require(t, "ssh")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := porttest.Closed(t)
 	tmp := t.TempDir()
 	h, err := ParseHost("gone", fmt.Sprintf("ssh://nobody@127.0.0.1:%d", port))
 	if err != nil {

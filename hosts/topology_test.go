@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,47 +117,6 @@ func TestReadTopologyMissing(t *testing.T) {
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "none.conf") {
 		t.Errorf("got %v", err)
 	}
-}
-
-func FuzzParseTopology(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.conf")
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte("HOST_A=\"ssh://u@[::1]:22\"\nHOST_A_VIA=a\nX='"))
-	f.Add([]byte("HOST_A=netns:a\nSERVER_HOST=\"netns:b;netns:c\"\nCLIENT_HOST=a\nBACKEND=\"mysql://u:p@h:1/d; mysql://u:p@h:2/d\"\nSYSBENCH_INSTANCES=3\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		tp, err := ParseTopology("f.conf", b, anyKey)
-		if err != nil {
-			var te *Error
-			if !errors.As(err, &te) || !strings.HasPrefix(err.Error(), "topology f.conf") {
-				t.Fatalf("error without file: %v", err)
-			}
-			return
-		}
-		// Every component is placed on a declared host, every server
-		// too, the first of them where the server component is.
-		for _, c := range Components {
-			if _, ok := tp.Host(tp.Place[c].Host); !ok {
-				t.Fatalf("%s on undeclared host %q", c, tp.Place[c].Host)
-			}
-		}
-		if len(tp.Servers) == 0 || tp.Servers[0] != tp.Place[Server].Host {
-			t.Fatalf("servers %q, server on %q", tp.Servers, tp.Place[Server].Host)
-		}
-		for _, s := range tp.Servers {
-			if _, ok := tp.Host(s); !ok {
-				t.Fatalf("server on undeclared host %q", s)
-			}
-		}
-		if reflect.DeepEqual(tp.Lines, nil) {
-			t.Fatal("nil Lines")
-		}
-	})
 }
 
 // anyKey takes every key hosts does not read, unread, as a program's

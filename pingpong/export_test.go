@@ -2,6 +2,7 @@ package pingpong
 
 import (
 	"context"
+	"errors"
 	"runtime"
 )
 
@@ -44,11 +45,7 @@ func RoundTrips(ctx context.Context, cfg Config, n int) (allocs uint64, p50 int6
 
 func (w *worker) firstError() error {
 	if len(w.samples) > 0 {
-		return errString(w.samples[0])
+		return errors.New(w.samples[0])
 	}
-	return errString("round trip failed")
+	return errors.New("round trip failed")
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }

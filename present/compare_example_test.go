@@ -3,9 +3,8 @@ package present_test
 import (
 	"os"
 
-	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/analysis/compare"
-	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 	"github.com/hoplat/hoplat/present"
 )
 
@@ -14,15 +13,8 @@ import (
 // side. The workloads differ, so the direct path is no control, and
 // nothing else measured the noise.
 func ExampleWriteComparison() {
-	mk := func(name string, shift float64) compare.Run {
-		p := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, Regime: "packed", Threads: 1, Stable: true}
-		for i, v := range []float64{20, 21, 22, 20.5, 21.5, 22.5} {
-			p.Rounds = append(p.Rounds, hop.Round{Index: i, Kept: true, P50: v + shift})
-		}
-		return compare.Run{Name: name, Report: &hop.Report{Schema: hop.Schema, Env: affinity.Env{Cores: 2},
-			Config: hop.ReportConfig{ServiceTimesUs: []float64{shift}}, Paths: []hop.PathResult{p}}}
-	}
-	c, err := compare.Compare([]compare.Run{mk("old.json", 0), mk("new.json", 20)}, compare.Options{AllowDifferent: true})
+	runs := []compare.Run{{Name: "old.json", Report: hoptest.DirectRounds(0)}, {Name: "new.json", Report: hoptest.DirectRounds(20)}}
+	c, err := compare.Compare(runs, compare.Options{AllowDifferent: true})
 	if err != nil {
 		panic(err)
 	}

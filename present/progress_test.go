@@ -2,6 +2,7 @@ package present
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -21,7 +22,7 @@ func TestProgressFitsTheWidth(t *testing.T) {
 	for _, level := range []ProgressLevel{ProgressRounds, ProgressLive, ProgressPaths} {
 		var out bytes.Buffer
 		p := NewProgress(&out, level)
-		p.Event(event.Warning{Err: errString(long)})
+		p.Event(event.Warning{Err: errors.New(long)})
 		path := hop.Path{Relay: hop.Goroutine, Client: hop.UNIX, Upstream: hop.TCP, Hops: 1}
 		p.Event(event.RoundBegun{Stage: 1, Stages: 2, Regime: "spread", Round: 0, Rounds: 7, WarmUp: true, Cell: 11, Cells: 12, Path: path, Threads: 128})
 		p.Event(event.RoundEnded{Path: path, Threads: 128, Sample: hop.Sample{TPS: 1234567, Latency: stats.Latency{P50: 12345.6, P95: 123456.7}, Errors: 1234}})
@@ -43,10 +44,6 @@ func TestProgressFitsTheWidth(t *testing.T) {
 	}
 }
 
-type errString string
-
-func (e errString) Error() string { return string(e) }
-
 // A run's events say, at each level, the lines in testdata/progress.txt:
 // the wording, wrapping and status-line escapes hopbench's progress has.
 func TestProgressGolden(t *testing.T) {
@@ -62,7 +59,7 @@ func TestProgressGolden(t *testing.T) {
 	run := []event.Event{
 		event.Probing{},
 		event.Probed{Machine: m},
-		event.Warning{Err: errString("probe: something went wrong")},
+		event.Warning{Err: errors.New("probe: something went wrong")},
 		event.Tracing{On: true, PerRecordNs: 52.4},
 		event.Tracing{Note: "tracing off (--trace=false)"},
 		event.Sized{Sizing: hop.RoundSizing{Stage: "packed", Path: "direct tcp", RequestUs: 12.5, Target: 2000, Expected: 2000}},
@@ -85,7 +82,7 @@ func TestProgressGolden(t *testing.T) {
 		event.ConnectBegun{Regime: "packed", Path: epoll},
 		event.Connected{Path: epoll},
 		event.ConnectBegun{Regime: "packed", Path: epoll},
-		event.Connected{Path: epoll, Err: errString("dial unix /tmp/x: connection refused")},
+		event.Connected{Path: epoll, Err: errors.New("dial unix /tmp/x: connection refused")},
 		event.Stopped{Reason: "interrupted by SIGINT after round 1 of 2 of stage 1 of 2"},
 		event.Ended{},
 	}
@@ -121,11 +118,11 @@ func TestProgressWholeLines(t *testing.T) {
 		event.GaleraPreparing{Tables: 8, TableSize: 10000, Node: "galera1"},
 		event.GaleraPrepared{Took: 12345 * time.Millisecond},
 		event.GaleraPath{Path: "haproxy", Host: "10.0.0.1", Port: 3307, Nodes: 3},
-		event.GaleraPath{Path: "epoll", Err: errString("did not start: no hoprelay")},
+		event.GaleraPath{Path: "epoll", Err: errors.New("did not start: no hoprelay")},
 		event.GaleraRound{Workload: "oltp_read_only", Round: 0, Rounds: 3},
 		event.GaleraRun{Workload: "oltp_read_only", Path: "haproxy", Host: "10.0.0.1", Port: 3307, Threads: 450, Time: 30 * time.Second},
 		event.SysbenchLine{Workload: "oltp_read_only", Path: "haproxy", Line: "[ 1s ] thds: 450 tps: 1234.56"},
-		event.GaleraFailed{Workload: "oltp_read_only", Path: "haproxy", Err: errString("sysbench: exit status 1")},
+		event.GaleraFailed{Workload: "oltp_read_only", Path: "haproxy", Err: errors.New("sysbench: exit status 1")},
 	} {
 		p.Event(e)
 	}

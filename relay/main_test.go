@@ -3,13 +3,11 @@ package relay_test
 import (
 	"context"
 	"fmt"
-	"github.com/hoplat/hoplat/internal/peer"
+	"io"
 	"os"
 	"testing"
-	"time"
 
-	"github.com/hoplat/hoplat/internal/leak"
-	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/internal/testmain"
 	"github.com/hoplat/hoplat/relay"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -33,23 +31,11 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	// The stack switches receive stamping on late for the first socket
-	// that asks and off as the last closes (sockets.KeepRXStamps): held
-	// on for the run, every TCP read a timed test's relay makes is
-	// stamped, loaded machine or not.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	keeper, err := sockets.KeepRXStamps(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "relay:", err)
-		os.Exit(1)
-	}
-	check := leak.Start("relay")
-	code := m.Run()
-	peer.RemoveBuilt()
-	if err := mariadbtest.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, "relay:", err)
-	}
-	code = check.Finish(code, false)
-	keeper.Close()
-	os.Exit(code)
+	// that asks and off as the last closes: held on for the run, every
+	// TCP read a timed test's relay makes is stamped, loaded machine or
+	// not.
+	os.Exit(testmain.Run(m, testmain.Config{
+		Package: "relay",
+		Hold:    func(ctx context.Context) (io.Closer, error) { return sockets.KeepRXStamps(ctx) },
+	}))
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // peerRelay is a relay running as its own process: one of hoprelay's
@@ -37,14 +38,14 @@ func startPeerRelay(b *testing.B, kind, upstream string, cpus affinity.CPUSet) *
 	p := &peerRelay{name: kind}
 	switch kind {
 	case "socat":
-		port := freePort(b)
+		port := strconv.Itoa(porttest.Closed(b))
 		p.addr = "127.0.0.1:" + port
 		// backlog=1024: socat listens with a backlog of 5, and the
 		// 64 connections pingpong opens at once overflow it; a dropped
 		// handshake waits seconds for its retransmission.
 		p.cmd = exec.Command(peer.Require(b, "socat"), "TCP4-LISTEN:"+port+",bind=127.0.0.1,reuseaddr,fork,nodelay,backlog=1024", "TCP4:"+upstream+",nodelay")
 	case "haproxy":
-		port := freePort(b)
+		port := strconv.Itoa(porttest.Closed(b))
 		p.addr = "127.0.0.1:" + port
 		cfg := filepath.Join(b.TempDir(), "haproxy.cfg")
 		// maxconn such that 2 fds per connection fit the 20,000 fd limit.
@@ -140,15 +141,6 @@ func (p *peerRelay) rss(b *testing.B) int64 {
 	}
 	b.Fatal("no VmRSS")
 	return 0
-}
-
-func freePort(b *testing.B) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 // cpu is the CPU time the relay has used: its threads', and for socat its
@@ -269,20 +261,6 @@ func (p *loadProc) stop() {
 	}
 }
 
-// median is the middle value, or the mean of the two middle ones.
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	switch n := len(s); {
-	case n == 0:
-		return 0
-	case n%2 == 1:
-		return s[n/2]
-	default:
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-}
-
 // peerPlacement is where BenchmarkPeers runs its client, relay and server
 // (affinity.ParsePlacement's spec, from HOPLAT_RELAY_PLACEMENT). The
 // default puts all three on the first online CPU, for every relay alike.
@@ -373,8 +351,8 @@ func BenchmarkPeers(b *testing.B) {
 				}
 			}
 			for _, k := range peerKinds {
-				b.ReportMetric(median(tps[k]), "tps-"+k)
-				b.ReportMetric(median(cpu[k]), "us-cpu/rt-"+k)
+				b.ReportMetric(stats.Median(tps[k]), "tps-"+k)
+				b.ReportMetric(stats.Median(cpu[k]), "us-cpu/rt-"+k)
 			}
 		})
 		b.Run("stream1GiB", func(b *testing.B) {
@@ -403,7 +381,7 @@ func BenchmarkPeers(b *testing.B) {
 				}
 			}
 			for _, k := range streamKinds {
-				b.ReportMetric(median(rate[k]), "MB/s-"+k)
+				b.ReportMetric(stats.Median(rate[k]), "MB/s-"+k)
 			}
 		})
 		b.Run("idleRSS", func(b *testing.B) {

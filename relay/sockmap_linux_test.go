@@ -359,9 +359,7 @@ func TestSockmapThrottledStreamExact(t *testing.T) {
 // cilium/ebpf's RLIMIT_MEMLOCK hint that bpf(2)'s EPERM reads as: the test
 // binary runs the check again as user nobody.
 func TestCheckSockmapNamesTheCapability(t *testing.T) {
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "needs root to run a check as another user")
-	}
+	peer.Root(t, "needs root to run a check as another user")
 	if err := relay.CheckSockmap(); err != nil {
 		peer.Unavailable(t, err.Error())
 	}

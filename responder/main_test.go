@@ -4,12 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain fails the package if its tests leave file descriptors open or
 // goroutines running.
 func TestMain(m *testing.M) {
-	check := leak.Start("responder")
-	os.Exit(check.Finish(m.Run(), true))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "responder", Goroutines: true}))
 }

@@ -2,12 +2,11 @@ package sockets
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"os"
 	"testing"
-	"time"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain fails the package if its tests leave file descriptors open.
@@ -20,15 +19,8 @@ import (
 // unstamped; a test's socket closing could also turn stamps off under the
 // next test after that test had already seen its first stamp.
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	keeper, err := KeepRXStamps(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sockets:", err)
-		os.Exit(1)
-	}
-	check := leak.Start("sockets")
-	code := check.Finish(m.Run(), false)
-	keeper.Close()
-	os.Exit(code)
+	os.Exit(testmain.Run(m, testmain.Config{
+		Package: "sockets",
+		Hold:    func(ctx context.Context) (io.Closer, error) { return KeepRXStamps(ctx) },
+	}))
 }

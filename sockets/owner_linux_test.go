@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/internal/porttest"
 )
 
 func TestListenerPIDFindsThisProcess(t *testing.T) {
@@ -39,14 +41,9 @@ func TestListenerPIDFindsThisProcess(t *testing.T) {
 
 func TestListenerPIDNamesAMissingListener(t *testing.T) {
 	// A port that was listening a moment ago and is closed now.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := porttest.Closed(t)
 	a := Addr{Network: "tcp", Host: "127.0.0.1", Port: port}
-	_, err = ListenerPID(a)
+	_, err := ListenerPID(a)
 	if !errors.Is(err, ErrNoListener) {
 		t.Fatalf("ListenerPID(%s) = %v, want ErrNoListener", a, err)
 	}

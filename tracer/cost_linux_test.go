@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+
+	"github.com/hoplat/hoplat/stats"
 )
 
 // BenchmarkSystemCallCost prices the tracer's hooks on the cheapest system
@@ -55,12 +57,12 @@ func BenchmarkSystemCallCost(b *testing.B) {
 		window(false, &hooked)
 		window(true, &followed)
 	}
-	p, d := median(plain), median(dispatched)
+	p, d := stats.Median(plain), stats.Median(dispatched)
 	b.ReportMetric(p, "untraced_ns")
 	b.ReportMetric(d-p, "dispatch_ns")
-	b.ReportMetric(median(clocked)-d, "clock_ns")
-	b.ReportMetric(median(hooked)-p, "hooks_ns")
-	b.ReportMetric(median(followed)-p, "followed_ns")
+	b.ReportMetric(stats.Median(clocked)-d, "clock_ns")
+	b.ReportMetric(stats.Median(hooked)-p, "hooks_ns")
+	b.ReportMetric(stats.Median(followed)-p, "followed_ns")
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/stats"
 )
 
 // proc is one of hoplat's binaries started for a test, in a process
@@ -414,7 +414,7 @@ func BenchmarkOverhead(b *testing.B) {
 					rounds[(i+j)%len(rounds)]()
 				}
 			}
-			u, h, v := median(plain), median(hooked), median(traced)
+			u, h, v := stats.Median(plain), stats.Median(hooked), stats.Median(traced)
 			us := func(f float64) time.Duration { return time.Duration(f * 1e3) }
 			med, _ := Quantile(reqs, 0.5)
 			b.ReportMetric(float64(med.Events()), "events/request")
@@ -432,15 +432,6 @@ func BenchmarkOverhead(b *testing.B) {
 			b.ReportMetric(0, "ns/op")
 		})
 	}
-}
-
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	return v[len(v)/2]
 }
 
 // TestWithoutSyscalls: a component whose system calls are not recorded

@@ -1,18 +1,14 @@
 package tracer
 
 import (
-	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain fails the package if its tests leave fds open or goroutines
 // running: the tracer's maps, programs, links and collector included.
 func TestMain(m *testing.M) {
-	check := leak.Start("tracer")
-	code := m.Run()
-	peer.RemoveBuilt()
-	os.Exit(check.Finish(code, true))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "tracer", Goroutines: true}))
 }

@@ -21,9 +21,7 @@ import (
 func openOrSkip(t testing.TB, cfg Config) *Tracer {
 	t.Helper()
 	peer.Integration(t, "tracer with BPF")
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "tracer: needs root")
-	}
+	peer.Root(t, "tracer: needs root")
 	tr, err := Open(cfg)
 	if errors.Is(err, errors.ErrUnsupported) {
 		peer.Unavailable(t, err.Error())

@@ -167,8 +167,6 @@ func direct(regime string, placement map[string]string, clientWake *float64) Pat
 	}
 }
 
-func f(v float64) *float64 { return &v }
-
 var packed = map[string]string{"client": "0", "relay": "0", "server": "0"}
 
 // Where the relay's and the client's wake-ups cross CPUs and are stamped,
@@ -179,9 +177,9 @@ func TestExplainTimestamps(t *testing.T) {
 	// Three CPUs: every wake-up crosses, the server's change is nil, and
 	// the baseline's client wake-up is taken off as stamped.
 	p := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "2"}, 150, nil)
-	p.RelayCPUUs = f(9) // 6 once the two TCP legs are out
-	p.RelayWakeUs, p.ClientWakeUs = f(80), f(42)
-	paths := []PathResult{direct("spread", map[string]string{"client": "0", "server": "2"}, f(39)), p}
+	p.RelayCPUUs = new(9.0) // 6 once the two TCP legs are out
+	p.RelayWakeUs, p.ClientWakeUs = new(80.0), new(42.0)
+	paths := []PathResult{direct("spread", map[string]string{"client": "0", "server": "2"}, new(39.0)), p}
 	Explain(paths, probed)
 	d := paths[1].Decomposition
 	if d == nil || d.Method != "timestamps" || d.Wakeups != 80+(42-39) || d.RelayCode != 6 || d.Kernel != 3 || d.Residual != 150-6-83-3 {
@@ -195,9 +193,9 @@ func TestExplainTimestamps(t *testing.T) {
 	// wake-up is a same-CPU one (its stamp would be the server's tail):
 	// the probe prices it, and the server, now woken across CPUs by the
 	// relay, pays the cross-CPU wake-up instead of the same-CPU one.
-	s := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 150, f(6))
-	s.RelayWakeUs, s.ClientWakeUs = f(80), f(42)
-	paths = []PathResult{direct("spread", map[string]string{"client": "0", "server": "0"}, f(9)), s}
+	s := relayPath("spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 150, new(6.0))
+	s.RelayWakeUs, s.ClientWakeUs = new(80.0), new(42.0)
+	paths = []PathResult{direct("spread", map[string]string{"client": "0", "server": "0"}, new(9.0)), s}
 	Explain(paths, probed)
 	if d := paths[1].Decomposition; d.Method != "timestamps" || d.Wakeups != 80+(42-1)+(40-1) {
 		t.Fatalf("two CPUs: %+v, want wake-ups 80 + 41 + 39", d)
@@ -217,34 +215,34 @@ func TestExplainTimestampsOnlyAcrossCPUs(t *testing.T) {
 	}{
 		{"packed: every wake-up on one CPU", func(p PathResult) []PathResult {
 			p.Regime, p.Placement = "packed", packed
-			return []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, f(8)), p}
+			return []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, new(8.0)), p}
 		}, 2},
 		{"relay beside the server", func(p PathResult) []PathResult {
 			p.Regime, p.Placement = "custom", map[string]string{"client": "0", "relay": "1", "server": "1"}
-			return []PathResult{direct("custom", map[string]string{"client": "0", "server": "1"}, f(8)), p}
+			return []PathResult{direct("custom", map[string]string{"client": "0", "server": "1"}, new(8.0)), p}
 		}, 2 * (40 + 1 - 40)},
 		{"a chain", func(p PathResult) []PathResult {
 			p.Hops, p.Placement = 2, map[string]string{"client": "0", "relay": "1", "server": "2"}
-			return []PathResult{direct("spread", base, f(3)), p}
+			return []PathResult{direct("spread", base, new(3.0)), p}
 		}, 2 * (40 + 1 + 40 - 40)},
 		{"relay legs unstamped (tcp->unix)", func(p PathResult) []PathResult {
 			p.RelayWakeUs, p.UpstreamTransport = nil, UNIX
-			return []PathResult{direct("spread", base, f(3)), p}
+			return []PathResult{direct("spread", base, new(3.0)), p}
 		}, 2 * 40},
 		{"client unstamped", func(p PathResult) []PathResult {
 			p.ClientWakeUs = nil
-			return []PathResult{direct("spread", base, f(3)), p}
+			return []PathResult{direct("spread", base, new(3.0)), p}
 		}, 2 * 40},
 		{"baseline unstamped", func(p PathResult) []PathResult {
 			return []PathResult{direct("spread", base, nil), p}
 		}, 2 * 40},
 		{"only another regime's baseline stamped", func(p PathResult) []PathResult {
-			return []PathResult{direct("packed", base, f(3)), p}
+			return []PathResult{direct("packed", base, new(3.0)), p}
 		}, 2 * 40},
 		{"no baseline", func(p PathResult) []PathResult { return []PathResult{p} }, 2 * 40},
 	} {
-		p := relayPath("spread", spread, 200, f(5))
-		p.RelayWakeUs, p.ClientWakeUs = f(70), f(35)
+		p := relayPath("spread", spread, 200, new(5.0))
+		p.RelayWakeUs, p.ClientWakeUs = new(70.0), new(35.0)
 		paths := tc.paths(p)
 		Explain(paths, probed)
 		d := paths[len(paths)-1].Decomposition
@@ -267,9 +265,9 @@ func TestExplainSockmap(t *testing.T) {
 		{"spread", map[string]string{"client": "0", "relay": "1", "server": "0"}, 1},
 		{"packed", packed, 3},
 	} {
-		p := relayPath(tc.regime, tc.placement, 8, f(0))
-		p.Name, p.Relay, p.Hops, p.ClientWakeUs = "sockmap tcp->tcp", Sockmap, tc.hops, f(4)
-		paths := []PathResult{direct(tc.regime, map[string]string{"client": "0", "server": "0"}, f(3)), p}
+		p := relayPath(tc.regime, tc.placement, 8, new(0.0))
+		p.Name, p.Relay, p.Hops, p.ClientWakeUs = "sockmap tcp->tcp", Sockmap, tc.hops, new(4.0)
+		paths := []PathResult{direct(tc.regime, map[string]string{"client": "0", "server": "0"}, new(3.0)), p}
 		Explain(paths, probed)
 		d := paths[1].Decomposition
 		want := 2 * float64(tc.hops) * probed.Wake.SameCPU
@@ -304,7 +302,7 @@ func TestExplainSockmapKworkers(t *testing.T) {
 		{"absent", 0.1, nil, 0, 3, "kworkers not read", 100 * (1 - 3.0/8)},
 	} {
 		p := relayPath("packed", packed, 8, nil)
-		p.Name, p.Relay, p.RelayCPUUs, p.Kworkers = "sockmap tcp->tcp", Sockmap, f(tc.cpu), tc.kw
+		p.Name, p.Relay, p.RelayCPUUs, p.Kworkers = "sockmap tcp->tcp", Sockmap, new(tc.cpu), tc.kw
 		paths := []PathResult{direct("packed", map[string]string{"client": "0", "server": "0"}, nil), p}
 		Explain(paths, probed)
 		d := paths[1].Decomposition

@@ -4,10 +4,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 func TestMain(m *testing.M) {
-	check := leak.Start("hop")
-	os.Exit(check.Finish(m.Run(), false))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "hop"}))
 }

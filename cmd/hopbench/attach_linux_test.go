@@ -6,24 +6,21 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/hoplat/hoplat/internal/peer"
 )
 
 // TestAttachListen: --listen serves Prometheus text format whose
 // residence histogram counts the requests through the proxy (socat).
 func TestAttachListen(t *testing.T) {
 	peer.Integration(t, "hopbench attach --listen")
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "attach: needs root")
-	}
+	peer.Root(t, "attach: needs root")
 	socat := peer.Require(t, "socat")
 	echo, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -40,12 +37,7 @@ func TestAttachListen(t *testing.T) {
 		}
 	}()
 	// socat relays one connection (no fork): the test dials it once.
-	front, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := front.Addr().(*net.TCPAddr).Port
-	front.Close()
+	port := porttest.Closed(t)
 	cmd := exec.Command(socat, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr", port), "TCP:"+echo.Addr().String())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

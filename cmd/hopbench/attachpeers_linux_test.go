@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 	"github.com/hoplat/hoplat/proxyconf"
 	"github.com/hoplat/hoplat/sockets"
 	"github.com/hoplat/hoplat/tracer/attach"
@@ -29,9 +29,7 @@ import (
 func requireAttach(t *testing.T, what string) {
 	t.Helper()
 	peer.Integration(t, what)
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "attach: needs root")
-	}
+	peer.Root(t, "attach: needs root")
 }
 
 // start runs c until the test ends.
@@ -70,12 +68,7 @@ func dialable(a sockets.Addr) sockets.Addr {
 // freeTCP is a loopback address nothing listens on now.
 func freeTCP(t *testing.T) sockets.Addr {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port}
+	return sockets.Addr{Network: "tcp", Host: "127.0.0.1", Port: porttest.Closed(t)}
 }
 
 // startHAProxy runs HAProxy with config (proxyconf's, edited by the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 )
 
 // exitOf runs cmd to the end and returns its exit status, stdout and stderr.
@@ -31,19 +32,6 @@ func exitOf(t *testing.T, cmd *exec.Cmd) (int, string, string) {
 	}
 	t.Fatal(err)
 	return 0, "", ""
-}
-
-// closedPort returns a loopback port nothing listens on: one the kernel
-// just gave out and took back.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
 }
 
 // TestIntegrationEveryRoundFails: a backend that refuses the password
@@ -111,7 +99,7 @@ func TestUnreachableCheckedFirst(t *testing.T) {
 			c.Close()
 		}
 	}()
-	port := closedPort(t)
+	port := porttest.Closed(t)
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -21,15 +21,14 @@ import (
 	"github.com/hoplat/hoplat/analysis/hop/hoptest"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 )
 
 // needNetns skips (or fails, under HOPLAT_REQUIRE_INTEGRATION) a test that
 // creates namespaces where it cannot.
 func needNetns(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "netns topologies need root: ip netns add is privileged")
-	}
+	peer.Root(t, "netns topologies need root: ip netns add is privileged")
 	peer.Require(t, "ip")
 }
 
@@ -171,9 +170,7 @@ func decodeReport(t *testing.T, out []byte) *hop.Report {
 // db reached through it, and the directory holding its keys.
 func testSSHD(t *testing.T) (conf, dir string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "the test's sshd needs root")
-	}
+	peer.Root(t, "the test's sshd needs root")
 	sshdBin := peer.Require(t, "sshd")
 	keygen := peer.Require(t, "ssh-keygen")
 	peer.Require(t, "ssh")
@@ -183,7 +180,7 @@ func testSSHD(t *testing.T) (conf, dir string) {
 			t.Fatalf("ssh-keygen: %v: %s", err, out)
 		}
 	}
-	port := closedPort(t)
+	port := porttest.Closed(t)
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -284,7 +281,7 @@ func TestIntegrationTopologyNetnsMariaDB(t *testing.T) {
 	needNetns(t)
 	peer.Require(t, "mariadbd")
 	srv := mariadbtest.Start(t)
-	port := closedPort(t)
+	port := porttest.Closed(t)
 	argv, err := srv.Halt("10.77.0.2", port)
 	if err != nil {
 		t.Fatal(err)

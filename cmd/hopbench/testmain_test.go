@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain removes the binaries the tests built (peer.Hoplat). The runs
@@ -19,7 +19,5 @@ func TestMain(m *testing.M) {
 		return
 	}
 	os.Setenv(HistoryEnv, "")
-	code := m.Run()
-	peer.RemoveBuilt()
-	os.Exit(code)
+	os.Exit(testmain.Run(m, testmain.Config{Package: "hopbench", Unchecked: true}))
 }

@@ -4,12 +4,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain removes the binaries the tests built (peer.Hoplat).
 func TestMain(m *testing.M) {
-	code := m.Run()
-	peer.RemoveBuilt()
-	os.Exit(code)
+	os.Exit(testmain.Run(m, testmain.Config{Package: "hoprelay", Unchecked: true}))
 }

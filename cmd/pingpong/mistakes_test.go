@@ -3,33 +3,21 @@ package main
 import (
 	"errors"
 	"io"
-	"net"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 	"github.com/hoplat/hoplat/pingpong/mysql"
 )
-
-// closedPort is a loopback port nothing listens on: one the kernel just
-// gave out and took back.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
 
 // TestMistakes runs the binary on the mistakes people make: each exits 2
 // with one line that names what was typed and what to type instead, and
 // no Go package's name.
 func TestMistakes(t *testing.T) {
-	closed := "tcp:127.0.0.1:" + closedPort(t)
+	closed := "tcp:127.0.0.1:" + strconv.Itoa(porttest.Closed(t))
 	for _, tc := range []struct {
 		args []string
 		want string

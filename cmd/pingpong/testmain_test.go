@@ -1,21 +1,14 @@
 package main
 
 import (
-	"fmt"
-	"github.com/hoplat/hoplat/internal/peer"
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/mariadbtest"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
-// TestMain stops the MariaDB the mysql tests share, started at most once.
+// TestMain removes the binaries the tests built and stops the MariaDB the
+// mysql tests share, started at most once.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	peer.RemoveBuilt()
-	if err := mariadbtest.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
+	os.Exit(testmain.Run(m, testmain.Config{Package: "pingpong", Unchecked: true}))
 }

@@ -4,12 +4,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
-// TestMain fails the package when its tests leave file descriptors open or
-// goroutines running.
+// TestMain fails the package when its tests leave file descriptors open.
 func TestMain(m *testing.M) {
-	check := leak.Start("settings")
-	os.Exit(check.Finish(m.Run(), false))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "settings"}))
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/hosts"
+	"github.com/hoplat/hoplat/hosts/hoststest"
 )
 
 func TestParse(t *testing.T) {
@@ -182,45 +182,16 @@ func TestFlagKeysCoverHopbench(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../../hosts/testdata/*.conf")
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte("HOST_A=\"ssh://u@[::1]:22\"\nHOST_A_VIA=a\nX='"))
-	f.Add([]byte("HOST_A=netns:a\nSERVER_HOST=\"netns:b;netns:c\"\nCLIENT_HOST=a\nBACKEND=\"mysql://u:p@h:1/d; mysql://u:p@h:2/d\"\nSYSBENCH_INSTANCES=3\n"))
+	hoststest.AddSeeds(f, "../../hosts/testdata")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tp, err := Parse("f.conf", b)
 		if err != nil {
-			var te *hosts.Error
-			if !errors.As(err, &te) || !strings.HasPrefix(err.Error(), "topology f.conf") {
-				t.Fatalf("error without file: %v", err)
-			}
+			hoststest.CheckRefusal(t, "f.conf", err)
 			return
 		}
-		// Every component is placed on a declared host, every server
-		// too, the first of them where the server component is.
-		for _, c := range hosts.Components {
-			if _, ok := tp.Host(tp.Place[c].Host); !ok {
-				t.Fatalf("%s on undeclared host %q", c, tp.Place[c].Host)
-			}
-		}
-		if len(tp.Servers) == 0 || tp.Servers[0] != tp.Place[hosts.Server].Host {
-			t.Fatalf("servers %q, server on %q", tp.Servers, tp.Place[hosts.Server].Host)
-		}
-		for _, s := range tp.Servers {
-			if _, ok := tp.Host(s); !ok {
-				t.Fatalf("server on undeclared host %q", s)
-			}
-		}
+		hoststest.CheckPlaced(t, tp.TopologyFile)
 		if tp.Has("BACKEND") && len(tp.Backends) == 0 {
 			t.Fatal("BACKEND set, no backends")
-		}
-		if reflect.DeepEqual(tp.Lines, nil) {
-			t.Fatal("nil Lines")
 		}
 	})
 }

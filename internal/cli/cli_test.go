@@ -9,18 +9,17 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 func TestMain(m *testing.M) {
 	// os/signal starts its one delivery goroutine at the first Notify and
 	// keeps it for the life of the process: start it before counting, as
-	// leak.Start does the netpoller.
+	// the leak check does the netpoller.
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, syscall.SIGINT)
 	signal.Stop(c)
-	check := leak.Start("cli")
-	os.Exit(check.Finish(m.Run(), true))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "cli", Goroutines: true}))
 }
 
 func TestReport(t *testing.T) {

@@ -4,12 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 func TestMain(m *testing.M) {
-	check := leak.Start("golden")
-	os.Exit(check.Finish(m.Run(), false))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "golden"}))
 }
 
 // recorder is a testing.TB that notes a failure instead of failing.

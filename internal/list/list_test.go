@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 func TestMain(m *testing.M) {
-	check := leak.Start("list")
-	os.Exit(check.Finish(m.Run(), true))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "list", Goroutines: true}))
 }
 
 func TestInts(t *testing.T) {

@@ -5,14 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/hoplat/hoplat/internal/leak"
 )
-
-func TestMain(m *testing.M) {
-	check := leak.Start("locate")
-	os.Exit(check.Finish(m.Run(), true))
-}
 
 // A program next to the executable wins over one on PATH; a directory or
 // a file without an execute bit is not a program.

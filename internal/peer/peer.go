@@ -122,8 +122,8 @@ func hoplatBin(name string) (string, error) {
 	return p, nil
 }
 
-// RemoveBuilt removes the binaries Hoplat built for this test process: a
-// package whose tests call Hoplat calls it in TestMain once m.Run returns,
+// RemoveBuilt removes the binaries Hoplat built for this test process:
+// every package's TestMain calls it (internal/testmain) once m.Run returns,
 // so that a plain `go test` leaves no hoplat-bin-* directory behind.
 func RemoveBuilt() {
 	buildMu.Lock()
@@ -185,4 +185,14 @@ func ForEveryone(t testing.TB, paths ...string) string {
 		}
 	}
 	return dir
+}
+
+// Root skips t with why, or fails it when integration is required, unless
+// the test process runs as root: namespaces, BPF and running a program as
+// another user all take it.
+func Root(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Unavailable(t, why)
+	}
 }

@@ -1,4 +1,4 @@
-// Package wiretest is test support for the MySQL protocol's packages (the
-// wire codec, the client, the mock): in-memory streams, hex captures and
-// the captured handshake they share. Tests only.
+// Package wiretest is test support for the wire protocols' packages (the
+// MySQL codec, client and mock; the echo client and responder): in-memory
+// streams, hex captures and the captured handshake they share. Tests only.
 package wiretest

@@ -17,3 +17,14 @@ func ExampleNewPipe() {
 	fmt.Println(n, b, p.Out.String())
 	// Output: 3 [1 2 3] ok
 }
+
+// An Echo reads back, once, what was last written to it.
+func ExampleEcho() {
+	e := &wiretest.Echo{Buf: make([]byte, 8)}
+	e.Write([]byte("ping"))
+	b := make([]byte, 8)
+	n, _ := e.Read(b)
+	m, _ := e.Read(b)
+	fmt.Println(string(b[:n]), m)
+	// Output: ping 0
+}

@@ -4,11 +4,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/responder/mock"
 )
 
 func TestClientEventAllocs(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{User: "u", Password: "p", Tables: 3})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{User: "u", Password: "p", Tables: 3})
 	for _, tc := range []WorkloadConfig{
 		{Command: CommandPing},
 		{Command: CommandSelect1},
@@ -22,7 +23,7 @@ func TestClientEventAllocs(t *testing.T) {
 		{Command: CommandOLTPWO, PS: true, SkipTrx: true},
 		{Command: CommandOLTPRO, InStatement: 20, NoRangeSelects: true},
 	} {
-		c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+		c := mysqltest.MustDial(t, Connect, "tcp", m.TCPAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 		_, s := mustPrepare(t, c, tc)
 		rng := rand.New(rand.NewPCG(5, 6))
 		allocs := testing.AllocsPerRun(200, func() {
@@ -37,8 +38,8 @@ func TestClientEventAllocs(t *testing.T) {
 }
 
 func BenchmarkClientPointSelect(b *testing.B) {
-	m := startMock(b, mock.ServerConfig{User: "u", Password: "p"})
-	c := mustDial(b, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	m := mysqltest.StartMock(b, mock.NewServer, mock.ServerConfig{User: "u", Password: "p"})
+	c := mysqltest.MustDial(b, Connect, "tcp", m.TCPAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	_, s := mustPrepare(b, c, WorkloadConfig{Command: CommandPointSelect, PS: true})
 	rng := rand.New(rand.NewPCG(7, 8))
 	b.ReportAllocs()

@@ -2,8 +2,6 @@ package mysql
 
 import (
 	"bytes"
-	"github.com/hoplat/hoplat/mysql/wire"
-	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"net"
 	"regexp"
@@ -12,22 +10,25 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/wiretest"
+	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
+	"github.com/hoplat/hoplat/responder/mock"
 )
 
 func TestClientAgainstMock(t *testing.T) {
 	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		for _, network := range []string{"tcp", "unix"} {
 			t.Run(auth+"/"+network, func(t *testing.T) {
-				m := startMock(t, mock.ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 3})
-				addr := m.tcpAddr
+				m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 3})
+				addr := m.TCPAddr
 				if network == "unix" {
-					addr = m.sock
+					addr = m.Sock
 				}
 				cfg := ClientConfig{User: "bench", Password: "secret", DB: "sbtest"}
 				// Twice: caching_sha2's first login takes the full path, the
 				// second the fast path.
 				for range 2 {
-					c := mustDial(t, network, addr, cfg)
+					c := mysqltest.MustDial(t, Connect, network, addr, cfg)
 					if err := c.Ping(); err != nil {
 						t.Fatal(err)
 					}
@@ -49,8 +50,8 @@ func TestClientAgainstMock(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				_, err := dial(t, network, addr, ClientConfig{User: "bench", Password: "wrong"})
-				if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied {
+				_, err := mysqltest.Dial(t, Connect, network, addr, ClientConfig{User: "bench", Password: "wrong"})
+				if se := mysqltest.AsServerError(err); se == nil || se.Code != wire.ErAccessDenied {
 					t.Fatalf("wrong password: %v, want ServerError 1045", err)
 				}
 			})
@@ -59,10 +60,10 @@ func TestClientAgainstMock(t *testing.T) {
 }
 
 func TestWorkloadsAgainstMock(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{User: "u", Password: "p"})
 	for _, cmd := range Commands {
 		for _, ps := range []bool{false, true} {
-			c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+			c := mysqltest.MustDial(t, Connect, "tcp", m.TCPAddr, ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 			w, s := mustPrepare(t, c, WorkloadConfig{Command: cmd, PS: ps, Query: "SELECT 42"})
 			rng := rand.New(rand.NewPCG(1, 2))
 			for range 20 {
@@ -84,13 +85,13 @@ func TestAuthSwitchByMock(t *testing.T) {
 		{wire.PluginNative, wire.PluginCachingSHA2},
 		{wire.PluginCachingSHA2, wire.PluginNative},
 	} {
-		m := startMock(t, mock.ServerConfig{User: "u", Password: "p", Auth: tc.server})
+		m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{User: "u", Password: "p", Auth: tc.server})
 		for _, network := range []string{"tcp", "unix"} {
-			addr := m.tcpAddr
+			addr := m.TCPAddr
 			if network == "unix" {
-				addr = m.sock
+				addr = m.Sock
 			}
-			c, err := connectOffering(dialRaw(t, network, addr), ClientConfig{User: "u", Password: "p"}, network == "unix", tc.offer)
+			c, err := connectOffering(mysqltest.DialRaw(t, network, addr), ClientConfig{User: "u", Password: "p"}, network == "unix", tc.offer)
 			if err != nil {
 				t.Fatalf("server %s, client offers %s over %s: %v", tc.server, tc.offer, network, err)
 			}
@@ -105,13 +106,13 @@ func TestAuthSwitchByMock(t *testing.T) {
 // offer CLIENT_DEPRECATE_EOF, as older servers and some proxies do, so
 // result sets carry classic EOF packets.
 func TestClientSeesMariaDBFlavour(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{Version: "5.5.5-10.11.19-MariaDB-hoplat"})
-	c := mustDial(t, "unix", m.sock, ClientConfig{})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{Version: "5.5.5-10.11.19-MariaDB-hoplat"})
+	c := mysqltest.MustDial(t, Connect, "unix", m.Sock, ClientConfig{})
 	if !c.MariaDB() || c.ServerVersion() != "5.5.5-10.11.19-MariaDB-hoplat" {
 		t.Fatalf("MariaDB() = %v, version %q", c.MariaDB(), c.ServerVersion())
 	}
-	m2 := startMock(t, mock.ServerConfig{})
-	if c := mustDial(t, "tcp", m2.tcpAddr, ClientConfig{}); c.MariaDB() {
+	m2 := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{})
+	if c := mysqltest.MustDial(t, Connect, "tcp", m2.TCPAddr, ClientConfig{}); c.MariaDB() {
 		t.Fatal("MySQL-flavoured greeting read as MariaDB")
 	}
 }
@@ -134,8 +135,8 @@ func TestWorkloadConfigErrors(t *testing.T) {
 		t.Fatalf("defaults: %+v, %d queries per event", c, w.QueriesPerEvent())
 	}
 	// A user query with placeholders cannot be bound by the workload.
-	m := startMock(t, mock.ServerConfig{})
-	c := mustDial(t, "tcp", m.tcpAddr, ClientConfig{DB: "sbtest"})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{})
+	c := mysqltest.MustDial(t, Connect, "tcp", m.TCPAddr, ClientConfig{DB: "sbtest"})
 	w, _ = NewWorkload(WorkloadConfig{Command: CommandQuery, PS: true, Query: "SELECT c FROM sbtest1 WHERE id=?"})
 	if _, err := w.Prepare(c); err == nil || !strings.Contains(err.Error(), "server counts 1 parameters") {
 		t.Fatalf("placeholder query: %v", err)
@@ -156,8 +157,8 @@ func (r *recordingConn) Write(b []byte) (int, error) {
 // TestOLTPReadOnlyStatements checks the text of one oltp-ro event against
 // sysbench's oltp_read_only transaction.
 func TestOLTPReadOnlyStatements(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{})
-	rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{})
+	rc := &recordingConn{Conn: mysqltest.DialRaw(t, "tcp", m.TCPAddr)}
 	c, err := Connect(rc, ClientConfig{DB: "sbtest"}, false)
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain stops the MariaDB that the integration tests share, so the
 // package starts it at most once, then fails the package if its tests
 // leave file descriptors open or goroutines running.
-func TestMain(m *testing.M) { os.Exit(mysqltest.Main(m, "pingpong/mysql")) }
+func TestMain(m *testing.M) {
+	os.Exit(testmain.Run(m, testmain.Config{Package: "pingpong/mysql", Goroutines: true}))
+}

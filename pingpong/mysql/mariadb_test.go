@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // TestClientAgainstMariaDB runs every workload, in text and prepared mode,
@@ -15,7 +16,7 @@ func TestClientAgainstMariaDB(t *testing.T) {
 	db := mariadbtest.Shared(t)
 	for _, tr := range []struct{ network, addr string }{{"tcp", db.Addr}, {"unix", db.Socket}} {
 		t.Run(tr.network, func(t *testing.T) {
-			c := mustDial(t, tr.network, tr.addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+			c := mysqltest.MustDial(t, Connect, tr.network, tr.addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
 			if !c.MariaDB() || !strings.Contains(c.ServerVersion(), "MariaDB") {
 				t.Errorf("server %q, MariaDB() = %v: want a MariaDB greeting", c.ServerVersion(), c.MariaDB())
 			}
@@ -52,7 +53,7 @@ func TestClientAgainstMariaDB(t *testing.T) {
 					}
 				}
 			}
-			if _, err := c.Query("SELECT * FROM no_such_table"); asServerError(err) == nil || asServerError(err).Code != 1146 {
+			if _, err := c.Query("SELECT * FROM no_such_table"); mysqltest.AsServerError(err) == nil || mysqltest.AsServerError(err).Code != 1146 {
 				t.Errorf("missing table: %v, want ServerError 1146", err)
 			}
 			if err := c.Ping(); err != nil {
@@ -62,8 +63,8 @@ func TestClientAgainstMariaDB(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			_, err = dial(t, tr.network, tr.addr, ClientConfig{User: db.User, Password: "not-" + db.Password})
-			se := asServerError(err)
+			_, err = mysqltest.Dial(t, Connect, tr.network, tr.addr, ClientConfig{User: db.User, Password: "not-" + db.Password})
+			se := mysqltest.AsServerError(err)
 			if se == nil || se.Code != wire.ErAccessDenied {
 				t.Fatalf("wrong password: %v, want ServerError 1045", err)
 			}
@@ -83,7 +84,7 @@ func TestAuthSwitchByMariaDB(t *testing.T) {
 		if network == "unix" {
 			addr = db.Socket
 		}
-		nc := dialRaw(t, network, addr)
+		nc := mysqltest.DialRaw(t, network, addr)
 		c, err := connectOffering(nc, ClientConfig{User: db.User, Password: db.Password}, network == "unix", wire.PluginCachingSHA2)
 		if err != nil {
 			t.Fatalf("%s: %v", network, err)
@@ -103,7 +104,7 @@ func TestCachingSHA2AgainstServer(t *testing.T) {
 		t.Skip("server has no caching_sha2_password plugin (MariaDB 10.11 ships none); covered against the mock")
 	}
 	for _, tr := range []struct{ network, addr string }{{"tcp", db.Addr}, {"unix", db.Socket}, {"tcp", db.Addr}} {
-		c := mustDial(t, tr.network, tr.addr, ClientConfig{User: db.SHA2User, Password: db.Password})
+		c := mysqltest.MustDial(t, Connect, tr.network, tr.addr, ClientConfig{User: db.SHA2User, Password: db.Password})
 		if err := c.Ping(); err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/responder"
 	"github.com/hoplat/hoplat/responder/mock"
 	"github.com/hoplat/hoplat/sockets"
@@ -35,7 +36,7 @@ func mustWorkload(t testing.TB, cfg WorkloadConfig) *Workload {
 // zero allocations per event (AllocsPerRun counts the mock's goroutine
 // too).
 func TestProtocolEventAllocs(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{User: "u", Password: "p"})
 	for _, wc := range []WorkloadConfig{
 		{Command: CommandPointSelect, PS: true},
 		{Command: CommandPointSelect},
@@ -45,7 +46,7 @@ func TestProtocolEventAllocs(t *testing.T) {
 		{Command: CommandPing},
 	} {
 		p := &Protocol{Client: ClientConfig{User: "u", Password: "p", DB: "sbtest"}, Workload: mustWorkload(t, wc)}
-		s, err := p.Open(dialRaw(t, "tcp", m.tcpAddr), false)
+		s, err := p.Open(mysqltest.DialRaw(t, "tcp", m.TCPAddr), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,22 +65,22 @@ func TestProtocolEventAllocs(t *testing.T) {
 // TestProtocolErrors: a server's ERR reaches the report as the mysql
 // client prints it, code and SQLSTATE first, and stays a *ServerError.
 func TestProtocolErrors(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{User: "u", Password: "p"})
 	blank := &Protocol{Client: ClientConfig{User: "u", Password: "p"},
 		Workload: mustWorkload(t, WorkloadConfig{Command: CommandQuery, Query: " "})}
-	s, err := blank.Open(dialRaw(t, "tcp", m.tcpAddr), false)
+	s, err := blank.Open(mysqltest.DialRaw(t, "tcp", m.TCPAddr), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Event()
-	if se := asServerError(err); se == nil || se.Code != 1065 || err.Error() != "ERROR 1065 (42000): Query was empty" {
+	if se := mysqltest.AsServerError(err); se == nil || se.Code != 1065 || err.Error() != "ERROR 1065 (42000): Query was empty" {
 		t.Errorf("Event() = %v, want ERROR 1065 (42000) as a *ServerError", err)
 	}
 
 	wrong := &Protocol{Client: ClientConfig{User: "u", Password: "wrong"},
 		Workload: mustWorkload(t, WorkloadConfig{Command: CommandPing})}
-	_, err = wrong.Open(dialRaw(t, "unix", m.sock), true)
-	if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied ||
+	_, err = wrong.Open(mysqltest.DialRaw(t, "unix", m.Sock), true)
+	if se := mysqltest.AsServerError(err); se == nil || se.Code != wire.ErAccessDenied ||
 		!strings.Contains(err.Error(), `connect as "u": ERROR 1045 (28000): Access denied`) || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("Open with a wrong password = %v, want ERROR 1045 (28000) after the user, no password", err)
 	}
@@ -160,14 +161,14 @@ func TestProtocolThroughPingpong(t *testing.T) {
 
 // TestConnectOnly: each event is a login; the latency is set-up latency.
 func TestConnectOnly(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{User: "u", Password: "p"})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{User: "u", Password: "p"})
 	var dials atomic.Int64
 	dial := func(ctx context.Context) (io.ReadWriteCloser, error) {
 		dials.Add(1)
 		var d net.Dialer
-		return d.DialContext(ctx, "unix", m.sock)
+		return d.DialContext(ctx, "unix", m.Sock)
 	}
-	target, _ := sockets.Parse("unix:" + m.sock)
+	target, _ := sockets.Parse("unix:" + m.Sock)
 	rep, err := pingpong.Run(context.Background(), pingpong.Config{
 		Target: target, Time: 100 * time.Millisecond,
 		Protocol: &ConnectOnly{Client: ClientConfig{User: "u", Password: "p"}, Dial: dial},
@@ -179,7 +180,7 @@ func TestConnectOnly(t *testing.T) {
 	if r.Errors != 0 || r.Transactions == 0 || r.Transactions > dials.Load() || r.SQL {
 		t.Errorf("%d connections timed of %d dialled, statements counted %v, %d errors %q", r.Transactions, dials.Load(), r.SQL, r.Errors, r.ErrorSamples)
 	}
-	if errs := m.serveErrors(); len(errs) > 0 {
+	if errs := m.Errors(); len(errs) > 0 {
 		t.Errorf("mock: %v", errs)
 	}
 

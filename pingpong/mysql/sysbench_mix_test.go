@@ -14,6 +14,7 @@ import (
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -82,7 +83,8 @@ func TestSameStatementMixAsSysbench(t *testing.T) {
 						args := append(db.SysbenchArgs(false), wl.script, "--tables=1", "--table-size="+strconv.Itoa(db.TableSize),
 							"--threads="+strconv.Itoa(threads), "--time="+strconv.Itoa(secs), "--db-ps-mode="+psMode,
 							"--rand-type=uniform", "--mysql-ignore-errors=1213,1020,1205,1047", "run")
-						out, err := runProgram(t, sb, args...)
+						outb, err := exec.Command(sb, args...).CombinedOutput()
+						out := string(outb)
 						if err != nil {
 							t.Fatalf("sysbench: %v\n%s", err, out)
 						}
@@ -167,9 +169,9 @@ func TestSameStatementMixAsSysbench(t *testing.T) {
 // and then completes.
 func TestIgnoredErrorRetried(t *testing.T) {
 	db := mariadbtest.Shared(t)
-	holder := mustDial(t, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	holder := mysqltest.MustDial(t, Connect, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
 	defer holder.Quit()
-	c := mustDial(t, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	c := mysqltest.MustDial(t, Connect, "tcp", db.Addr, ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
 	defer c.Quit()
 	if _, err := c.Query("SET SESSION innodb_lock_wait_timeout=1"); err != nil {
 		t.Fatal(err)
@@ -214,18 +216,12 @@ func TestIgnoredErrorRetried(t *testing.T) {
 	if evErr != nil || n < 1 || q != int(n)+1 {
 		t.Fatalf("Event = %d statements, %v; ignored %d (%v): want the update retried after 1205 and done", q, evErr, n, last)
 	}
-	if se := asServerError(last); se == nil || se.Code != wire.ErLockWaitTimeout {
+	if se := mysqltest.AsServerError(last); se == nil || se.Code != wire.ErLockWaitTimeout {
 		t.Fatalf("last ignored error %v, want 1205", last)
 	}
 	if aff, _ := c.AffectedRows(); aff != 1 {
 		t.Fatalf("the retried update affected %d rows, want 1", aff)
 	}
-}
-
-func runProgram(t *testing.T, name string, args ...string) (string, error) {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	return string(out), err
 }
 
 var (

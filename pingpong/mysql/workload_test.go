@@ -3,8 +3,6 @@ package mysql
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/hoplat/hoplat/mysql/wire"
-	"github.com/hoplat/hoplat/responder/mock"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -12,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/wiretest"
+	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
+	"github.com/hoplat/hoplat/responder/mock"
 )
 
 // sentCommands splits what a client wrote into its commands.
@@ -73,7 +74,7 @@ func oltpStatements(cfg WorkloadConfig) []string {
 // statement group's table, which with --tables N varies between groups
 // and not inside one.
 func TestOLTPStatements(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{Tables: 4})
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{Tables: 4})
 	for _, cfg := range []WorkloadConfig{
 		{Command: CommandOLTPRO},
 		{Command: CommandOLTPRW},
@@ -88,7 +89,7 @@ func TestOLTPStatements(t *testing.T) {
 			name += "/" + strconv.Itoa(cfg.Tables) + strconv.FormatBool(cfg.NoRangeSelects) + strconv.FormatBool(cfg.SkipTrx) + strconv.Itoa(cfg.InStatement)
 		}
 		t.Run(name, func(t *testing.T) {
-			rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
+			rc := &recordingConn{Conn: mysqltest.DialRaw(t, "tcp", m.TCPAddr)}
 			c, err := Connect(rc, ClientConfig{DB: "sbtest"}, false)
 			if err != nil {
 				t.Fatal(err)
@@ -163,8 +164,8 @@ func TestOLTPStatements(t *testing.T) {
 // every table once, as sysbench's thread_init does, and then sends only
 // COM_STMT_EXECUTE, binding CHAR values as strings.
 func TestOLTPPrepared(t *testing.T) {
-	m := startMock(t, mock.ServerConfig{Tables: 3})
-	rc := &recordingConn{Conn: dialRaw(t, "tcp", m.tcpAddr)}
+	m := mysqltest.StartMock(t, mock.NewServer, mock.ServerConfig{Tables: 3})
+	rc := &recordingConn{Conn: mysqltest.DialRaw(t, "tcp", m.TCPAddr)}
 	c, err := Connect(rc, ClientConfig{DB: "sbtest"}, false)
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"testing"
 )
 
-func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
-
 func TestFairnessOf(t *testing.T) {
 	for _, c := range []struct {
 		events  []int64
@@ -20,7 +18,7 @@ func TestFairnessOf(t *testing.T) {
 		{nil, 0, 0},
 	} {
 		f := FairnessOf(c.events)
-		if !near(f.EventsAvg, c.avg, 1e-9) || !near(f.EventsStdDev, c.sd, 1e-9) {
+		if math.Abs(f.EventsAvg-c.avg) > 1e-9 || math.Abs(f.EventsStdDev-c.sd) > 1e-9 {
 			t.Errorf("FairnessOf(%v) = %+v, want %v/%v", c.events, f, c.avg, c.sd)
 		}
 	}

@@ -1,17 +1,17 @@
 package mock
 
 import (
-	"github.com/hoplat/hoplat/pingpong/mysql"
 	"math/rand/v2"
-
 	"testing"
 
 	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 func TestClientClassicEOF(t *testing.T) {
-	m := startMockWith(t, ServerConfig{User: "u", Password: "p", Rows: 5}, func(s *Server) { s.caps &^= wire.CapDeprecateEOF })
-	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p", Rows: 5}, func(s *Server) { s.caps &^= wire.CapDeprecateEOF })
+	c := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	if c.DeprecateEOF() {
 		t.Fatal("DEPRECATE_EOF negotiated although the server did not offer it")
 	}

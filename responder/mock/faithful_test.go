@@ -8,6 +8,7 @@ import (
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // A corpus statement: its SQL, the arguments of its prepared form (the
@@ -121,15 +122,15 @@ var corpus = []corpusEntry{
 // text and prepared mode, and requires the same shape of every answer.
 func TestMockAnswersLikeMariaDB(t *testing.T) {
 	db := mariadbtest.Shared(t)
-	m := startMock(t, ServerConfig{User: "u", Password: "p", TableSize: int64(db.TableSize), Version: "10.11.0-MariaDB-hoplat"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p", TableSize: int64(db.TableSize), Version: "10.11.0-MariaDB-hoplat"})
 	for _, prepared := range []bool{false, true} {
 		mode := "text"
 		if prepared {
 			mode = "prepared"
 		}
 		t.Run(mode, func(t *testing.T) {
-			real := mustDial(t, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
-			mock := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+			real := mysqltest.MustDial(t, mysql.Connect, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+			mock := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 			for _, e := range corpus {
 				sql, args := e.sql, e.args
 				if !prepared && e.text != "" {
@@ -187,9 +188,9 @@ func TestCorpusCoversShapes(t *testing.T) {
 // client sends for table-name completion, with MariaDB's answer.
 func TestFieldListLikeMariaDB(t *testing.T) {
 	db := mariadbtest.Shared(t)
-	m := startMock(t, ServerConfig{User: "u", Password: "p", TableSize: int64(db.TableSize), Version: "10.11.0-MariaDB-hoplat"})
-	real := mustDial(t, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
-	mock := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p", TableSize: int64(db.TableSize), Version: "10.11.0-MariaDB-hoplat"})
+	real := mysqltest.MustDial(t, mysql.Connect, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	mock := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	for _, table := range []string{"sbtest1", "nonexistent"} {
 		want, got := fieldList(t, real, table), fieldList(t, mock, table)
 		if !sameShape(want, got) {
@@ -211,7 +212,7 @@ func fieldList(t *testing.T, c *mysql.Client, table string) shape {
 		p := mustRead(t, c)
 		switch {
 		case p[0] == wire.HeaderErr:
-			return shape{code: asServerError(wire.ParseErr(p)).Code}
+			return shape{code: mysqltest.AsServerError(wire.ParseErr(p)).Code}
 		case wire.IsTerminator(p):
 			return s
 		}

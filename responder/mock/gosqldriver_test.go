@@ -11,6 +11,7 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // TestGoSQLDriverAgainstMock serves github.com/go-sql-driver/mysql, the
@@ -20,10 +21,10 @@ import (
 // dependency.
 func TestGoSQLDriverAgainstMock(t *testing.T) {
 	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
-		m := startMock(t, ServerConfig{User: "go", Password: "pw", Auth: auth, RowBytes: 30})
+		m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "go", Password: "pw", Auth: auth, RowBytes: 30})
 		// UNIX first: caching_sha2's full authentication sends the password
 		// in clear there; over TCP the driver fetches the RSA key.
-		for _, tr := range [][2]string{{"unix", m.sock}, {"tcp", m.tcpAddr}} {
+		for _, tr := range [][2]string{{"unix", m.Sock}, {"tcp", m.TCPAddr}} {
 			t.Run(auth+"/"+tr[0], func(t *testing.T) {
 				cfg := gomysql.NewConfig()
 				cfg.User, cfg.Passwd, cfg.DBName = "go", "pw", "sbtest"
@@ -122,7 +123,7 @@ func TestGoSQLDriverAgainstMock(t *testing.T) {
 				}
 			})
 		}
-		if errs := m.serveErrors(); len(errs) > 0 {
+		if errs := m.Errors(); len(errs) > 0 {
 			for _, err := range errs {
 				if !errors.Is(err, ErrConnectTimeout) && !isAccessDenied(err) {
 					t.Errorf("mock ended a connection with %v", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // TestHAProxyMySQLCheck puts the mock behind HAProxy with `option
@@ -24,7 +25,7 @@ import (
 // then logs in through HAProxy's frontend.
 func TestHAProxyMySQLCheck(t *testing.T) {
 	haproxy := peer.Require(t, "haproxy")
-	m := startMock(t, ServerConfig{User: "haproxy"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "haproxy"})
 	dir, err := os.MkdirTemp("", "hoplat-haproxy-")
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ backend ok
 backend denied
 	option mysql-check user intruder post-41
 	server tcp %s check inter 100ms rise 1 fall 1
-`, stats, front, m.tcpAddr, m.sock, m.tcpAddr)
+`, stats, front, m.TCPAddr, m.Sock, m.TCPAddr)
 	cfgPath := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ backend denied
 		}
 	}
 	// HAProxy forwards bytes: a login through it works.
-	c := mustDial(t, "unix", front, mysql.ClientConfig{User: "haproxy"})
+	c := mysqltest.MustDial(t, mysql.Connect, "unix", front, mysql.ClientConfig{User: "haproxy"})
 	if n, err := c.Query("SELECT 1"); err != nil || n != 1 {
 		t.Fatalf("SELECT 1 through HAProxy: %d rows, %v", n, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hoplat/hoplat/internal/wiretest"
 	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // TestReadBufferGrowsWithBytesNotHeader: a header declaring 16 MiB followed
@@ -65,7 +66,7 @@ func lastErr(b []byte) *wire.ServerError {
 			break
 		}
 		if p := b[4 : 4+n]; n > 0 && p[0] == wire.HeaderErr {
-			last = asServerError(wire.ParseErr(p))
+			last = mysqltest.AsServerError(wire.ParseErr(p))
 		}
 		b = b[4+n:]
 	}
@@ -76,16 +77,16 @@ func lastErr(b []byte) *wire.ServerError {
 // response can be is refused with ERR 1043 and the connection closed, at
 // once, before the payload arrives.
 func TestPreLoginLimit(t *testing.T) {
-	m := startMock(t, ServerConfig{})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{})
 	for _, n := range []int{0xFFFFFF, handshakeLimit + 1} {
-		nc := dialRaw(t, "tcp", m.tcpAddr)
+		nc := mysqltest.DialRaw(t, "tcp", m.TCPAddr)
 		nc.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), 1, 'x'})
 		if se := lastErr(readUntilClosed(t, nc)); se == nil || se.Code != wire.ErHandshake {
 			t.Errorf("declared %d bytes before login: %v, want ERR %d", n, se, wire.ErHandshake)
 		}
 	}
 	// A real client's response, with attributes, is far below the limit.
-	c := mustDial(t, "unix", m.sock, mysql.ClientConfig{DB: "sbtest"})
+	c := mysqltest.MustDial(t, mysql.Connect, "unix", m.Sock, mysql.ClientConfig{DB: "sbtest"})
 	if err := c.Ping(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +96,12 @@ func TestPreLoginLimit(t *testing.T) {
 // max_allowed_packet gets mysqld's ERR 1153 and a close; one that fits is
 // served.
 func TestMaxAllowedPacket(t *testing.T) {
-	m := startMock(t, ServerConfig{MaxAllowedPacket: 64 << 10})
-	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{MaxAllowedPacket: 64 << 10})
+	c := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{})
 	if _, err := c.Query("SELECT 1 /*" + strings.Repeat("x", 60<<10) + "*/"); err != nil {
 		t.Fatalf("60 KiB query under a 64 KiB max_allowed_packet: %v", err)
 	}
-	nc := dialRaw(t, "tcp", m.tcpAddr)
+	nc := mysqltest.DialRaw(t, "tcp", m.TCPAddr)
 	if _, err := mysql.Connect(nc, mysql.ClientConfig{}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +118,10 @@ func TestMaxAllowedPacket(t *testing.T) {
 // server is handed (a net.Conn, and a raw fd through the Interrupt path).
 func TestConnectTimeout(t *testing.T) {
 	const timeout = 200 * time.Millisecond
-	m := startMock(t, ServerConfig{ConnectTimeout: timeout})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{ConnectTimeout: timeout})
 	for _, send := range [][]byte{nil, {100, 0, 0, 1, 'x'}} {
 		start := time.Now() // before the dial: the server's clock starts at accept
-		nc := dialRaw(t, "unix", m.sock)
+		nc := mysqltest.DialRaw(t, "unix", m.Sock)
 		nc.Write(send)
 		readUntilClosed(t, nc)
 		if d := time.Since(start); d < timeout {
@@ -128,14 +129,14 @@ func TestConnectTimeout(t *testing.T) {
 		}
 	}
 	var timedOut bool
-	for _, err := range m.serveErrors() {
+	for _, err := range m.Errors() {
 		timedOut = timedOut || errors.Is(err, ErrConnectTimeout)
 	}
 	if !timedOut {
-		t.Fatalf("serve errors %v, want ErrConnectTimeout", m.serveErrors())
+		t.Fatalf("serve errors %v, want ErrConnectTimeout", m.Errors())
 	}
 	// A client that logs in is not cut off later.
-	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{})
+	c := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{})
 	deadline := time.Now().Add(2 * timeout)
 	for time.Now().Before(deadline) {
 		if err := c.Ping(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // literalShapes are SELECTs without a table whose column definitions a
@@ -71,9 +72,9 @@ func colAttrs(r *result) []string {
 // (type, charset, length, decimals, flags) and values.
 func TestLiteralShapesLikeMariaDB(t *testing.T) {
 	db := mariadbtest.Shared(t)
-	m := startMock(t, ServerConfig{User: "u", Password: "p", Version: "10.11.0-MariaDB-hoplat"})
-	real := mustDial(t, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
-	mock := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p", Version: "10.11.0-MariaDB-hoplat"})
+	real := mysqltest.MustDial(t, mysql.Connect, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	mock := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	for _, sql := range literalShapes {
 		want, err := queryResult(t, real, sql)
 		if err != nil {
@@ -107,16 +108,16 @@ func exprShape(r *result) string {
 // the types their prepare announced and their binary rows.
 func TestExpressionsLikeMariaDB(t *testing.T) {
 	db := mariadbtest.Shared(t)
-	m := startMock(t, ServerConfig{User: "u", Password: "p", Version: "10.11.0-MariaDB-hoplat"})
-	real := mustDial(t, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
-	mock := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p", Version: "10.11.0-MariaDB-hoplat"})
+	real := mysqltest.MustDial(t, mysql.Connect, "tcp", db.Addr, mysql.ClientConfig{User: db.User, Password: db.Password, DB: db.DB})
+	mock := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	statements := slices.Clone(exprVarying)
 	for _, tc := range exprTests {
 		statements = append(statements, tc.sql)
 	}
 	for _, sql := range append(statements, exprPrepared...) {
 		want, err := queryResult(t, real, sql)
-		if se := asServerError(err); se != nil && se.Code == wire.ErUnknownSystemVariable && strings.Contains(sql, "@@transaction_isolation") {
+		if se := mysqltest.AsServerError(err); se != nil && se.Code == wire.ErUnknownSystemVariable && strings.Contains(sql, "@@transaction_isolation") {
 			// MariaDB names it so from 11.1 only; the mock answers MySQL's
 			// names and MariaDB's alike.
 			t.Logf("%s: %v (MariaDB before 11.1)", sql, err)

@@ -10,13 +10,15 @@ import (
 
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // These tests serve programs we did not write — the mariadb client,
 // sysbench (libmariadb) and PyMySQL — from the mock, unmodified.
 
-func (m *mockServer) port() string {
-	_, p, _ := net.SplitHostPort(m.tcpAddr)
+// tcpPort is the mock's TCP port, as the programs' flags take it.
+func tcpPort(m *mysqltest.Mock[*Server]) string {
+	_, p, _ := net.SplitHostPort(m.TCPAddr)
 	return p
 }
 
@@ -30,11 +32,11 @@ func TestMariaDBClientAgainstMock(t *testing.T) {
 	cli := peer.Require(t, "mariadb")
 	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
 		t.Run(auth, func(t *testing.T) {
-			m := startMock(t, ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 2, RowBytes: 11})
+			m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "bench", Password: "secret", Auth: auth, Rows: 2, RowBytes: 11})
 			// Over the socket first: caching_sha2's full authentication
 			// sends the password in clear there, and fills the cache that
 			// the TCP login's fast path then uses.
-			transports := [][]string{{"--socket=" + m.sock}, {"-h127.0.0.1", "-P" + m.port()}}
+			transports := [][]string{{"--socket=" + m.Sock}, {"-h127.0.0.1", "-P" + tcpPort(m)}}
 			for _, via := range transports {
 				args := append([]string{"--no-defaults"}, via...)
 				args = append(args, "-ubench", "-psecret", "-e",
@@ -61,8 +63,8 @@ func TestMariaDBClientAgainstMock(t *testing.T) {
 // expressions and mysqld's errors, over TCP and UNIX.
 func TestMariaDBClientQueries(t *testing.T) {
 	cli := peer.Require(t, "mariadb")
-	m := startMock(t, ServerConfig{User: "bench", Password: "secret"})
-	for _, via := range [][]string{{"--socket=" + m.sock}, {"-h127.0.0.1", "-P" + m.port()}} {
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "bench", Password: "secret"})
+	for _, via := range [][]string{{"--socket=" + m.Sock}, {"-h127.0.0.1", "-P" + tcpPort(m)}} {
 		args := append([]string{"--no-defaults", "--batch", "--skip-column-names"}, via...)
 		args = append(args, "-ubench", "-psecret", "-e",
 			"SELECT 1+1, 'x', @@version_comment, @@session.autocommit, DATABASE(), USER(); SHOW VARIABLES LIKE 'max_allowed_packet'; SHOW DATABASES", "sbtest")
@@ -87,8 +89,8 @@ func TestMariaDBClientQueries(t *testing.T) {
 // (COM_STATISTICS) and variables (SHOW VARIABLES), over TCP and UNIX.
 func TestMariaDBAdminAgainstMock(t *testing.T) {
 	admin := peer.Require(t, "mariadb-admin")
-	m := startMock(t, ServerConfig{User: "bench", Password: "secret"})
-	for _, via := range [][]string{{"--socket=" + m.sock}, {"-h127.0.0.1", "-P" + m.port()}} {
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "bench", Password: "secret"})
+	for _, via := range [][]string{{"--socket=" + m.Sock}, {"-h127.0.0.1", "-P" + tcpPort(m)}} {
 		for cmd, want := range map[string][]string{
 			"ping":      {"mysqld is alive"},
 			"status":    {"Uptime: ", "Threads: ", "Questions: "},
@@ -106,7 +108,7 @@ func TestMariaDBAdminAgainstMock(t *testing.T) {
 			}
 		}
 	}
-	if errs := m.serveErrors(); len(errs) > 0 {
+	if errs := m.Errors(); len(errs) > 0 {
 		t.Fatalf("mock ended connections with errors: %v", errs)
 	}
 }
@@ -118,14 +120,16 @@ var (
 
 func TestSysbenchAgainstMock(t *testing.T) {
 	sb := peer.Require(t, "sysbench")
-	native := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw"})
-	sha2 := startMock(t, ServerConfig{User: "sbtest", Password: "sbpw", Auth: wire.PluginCachingSHA2})
-	tcp := func(m *mockServer) []string { return []string{"--mysql-host=127.0.0.1", "--mysql-port=" + m.port()} }
-	unix := func(m *mockServer) []string { return []string{"--mysql-socket=" + m.sock} }
+	native := mysqltest.StartMock(t, NewServer, ServerConfig{User: "sbtest", Password: "sbpw"})
+	sha2 := mysqltest.StartMock(t, NewServer, ServerConfig{User: "sbtest", Password: "sbpw", Auth: wire.PluginCachingSHA2})
+	tcp := func(m *mysqltest.Mock[*Server]) []string {
+		return []string{"--mysql-host=127.0.0.1", "--mysql-port=" + tcpPort(m)}
+	}
+	unix := func(m *mysqltest.Mock[*Server]) []string { return []string{"--mysql-socket=" + m.Sock} }
 	tests := []struct {
 		test, ps string
-		m        *mockServer
-		via      func(*mockServer) []string
+		m        *mysqltest.Mock[*Server]
+		via      func(*mysqltest.Mock[*Server]) []string
 	}{
 		{"oltp_point_select", "auto", native, tcp},
 		{"oltp_point_select", "disable", native, tcp},
@@ -142,7 +146,7 @@ func TestSysbenchAgainstMock(t *testing.T) {
 		if strings.HasPrefix(tc.via(tc.m)[0], "--mysql-socket") {
 			transport = "unix"
 		}
-		name := tc.test + "/ps=" + tc.ps + "/" + transport + "/" + tc.m.Config().Auth
+		name := tc.test + "/ps=" + tc.ps + "/" + transport + "/" + tc.m.Server.Config().Auth
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{tc.test, "--db-driver=mysql"}, tc.via(tc.m)...)
 			args = append(args, "--mysql-user=sbtest", "--mysql-password=sbpw", "--mysql-db=sbtest", "--tables=1",
@@ -161,8 +165,8 @@ func TestSysbenchAgainstMock(t *testing.T) {
 			}
 		})
 	}
-	for _, m := range []*mockServer{native, sha2} {
-		if errs := m.serveErrors(); len(errs) > 0 {
+	for _, m := range []*mysqltest.Mock[*Server]{native, sha2} {
+		if errs := m.Errors(); len(errs) > 0 {
 			t.Fatalf("mock ended connections with errors: %v", errs)
 		}
 	}
@@ -220,8 +224,8 @@ except pymysql.err.OperationalError as e:
 func TestPyMySQLAgainstMock(t *testing.T) {
 	py := requirePyMySQL(t)
 	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
-		m := startMock(t, ServerConfig{User: "py", Password: "pw", Auth: auth, Rows: 3, RowBytes: 50})
-		for _, tr := range [][2]string{{"tcp", m.port()}, {"unix", m.sock}} {
+		m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "py", Password: "pw", Auth: auth, Rows: 3, RowBytes: 50})
+		for _, tr := range [][2]string{{"tcp", tcpPort(m)}, {"unix", m.Sock}} {
 			out, err := runProgram(t, py, "-c", pymysqlScript, tr[0], tr[1], auth)
 			if err != nil {
 				t.Fatalf("pymysql %s over %s: %v\n%s", auth, tr[0], err, out)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/hoplat/hoplat/mysql/wire"
-	"github.com/hoplat/hoplat/pingpong/mysql"
 	"io"
 	"net"
 	"strings"
@@ -13,13 +11,16 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/internal/wiretest"
+	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // TestServerRejectsGarbage: a desynchronised or garbage connection gets an
 // ERR and is closed, while another connection keeps working.
 func TestServerRejectsGarbage(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
-	good := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p"})
+	good := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p"})
 
 	tests := []struct {
 		name string
@@ -32,7 +33,7 @@ func TestServerRejectsGarbage(t *testing.T) {
 		{"execute truncated", []byte{3, 0, 0, 0, wire.ComStmtExecute, 9, 0}, wire.ErWrongArguments},
 	}
 	for _, tc := range tests {
-		nc := dialRaw(t, "tcp", m.tcpAddr)
+		nc := mysqltest.DialRaw(t, "tcp", m.TCPAddr)
 		c, err := mysql.Connect(nc, mysql.ClientConfig{User: "u", Password: "p"}, false)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +46,7 @@ func TestServerRejectsGarbage(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		se := asServerError(wire.ParseErr(p))
+		se := mysqltest.AsServerError(wire.ParseErr(p))
 		if se == nil || se.Code != tc.code {
 			t.Fatalf("%s: got %v, want ERR %d", tc.name, wire.ParseErr(p), tc.code)
 		}
@@ -58,17 +59,17 @@ func TestServerRejectsGarbage(t *testing.T) {
 		}
 	}
 	var outOfOrder bool
-	for _, err := range m.serveErrors() {
+	for _, err := range m.Errors() {
 		outOfOrder = outOfOrder || errors.Is(err, wire.ErrOutOfOrder)
 	}
 	if !outOfOrder {
-		t.Fatalf("server errors %v: want the out-of-order connection closed with ErrOutOfOrder", m.serveErrors())
+		t.Fatalf("server errors %v: want the out-of-order connection closed with ErrOutOfOrder", m.Errors())
 	}
 }
 
 func TestServerMetadataQueries(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p", Rows: 4})
-	c := mustDial(t, "unix", m.sock, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p", Rows: 4})
+	c := mysqltest.MustDial(t, mysql.Connect, "unix", m.Sock, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	tests := []struct {
 		sql  string
 		rows int
@@ -87,7 +88,7 @@ func TestServerMetadataQueries(t *testing.T) {
 		{"USE sbtest", 0},
 		{"COMMIT", 0},
 	}
-	if _, err := c.Query("  "); asServerError(err) == nil || asServerError(err).Code != 1065 {
+	if _, err := c.Query("  "); mysqltest.AsServerError(err) == nil || mysqltest.AsServerError(err).Code != 1065 {
 		t.Errorf("empty query: %v, want ERR 1065", err)
 	}
 	for _, tc := range tests {
@@ -108,7 +109,7 @@ func TestClientTLSRequired(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "server requires TLS") {
 		t.Fatalf("err = %v, want one saying the server requires TLS", err)
 	}
-	if se := asServerError(err); se == nil || se.Code != wire.ErSecureTransportNeeded {
+	if se := mysqltest.AsServerError(err); se == nil || se.Code != wire.ErSecureTransportNeeded {
 		t.Fatalf("err = %v, want the ServerError wrapped", err)
 	}
 }
@@ -131,7 +132,7 @@ func TestClientRefusesClearPassword(t *testing.T) {
 }
 
 func TestConnectAllocs(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p"})
 	var ncs []net.Conn
 	t.Cleanup(func() {
 		for _, nc := range ncs {
@@ -139,7 +140,7 @@ func TestConnectAllocs(t *testing.T) {
 		}
 	})
 	allocs := testing.AllocsPerRun(20, func() {
-		nc, err := net.Dial("tcp", m.tcpAddr)
+		nc, err := net.Dial("tcp", m.TCPAddr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,8 +169,8 @@ func TestConfigsRedactPassword(t *testing.T) {
 
 func TestServerServiceHook(t *testing.T) {
 	var calls atomic.Int32
-	m := startMock(t, ServerConfig{Service: func() { calls.Add(1) }})
-	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{Service: func() { calls.Add(1) }})
+	c := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{DB: "sbtest"})
 	st, err := c.Prepare("SELECT c FROM sbtest1 WHERE id=?")
 	if err != nil {
 		t.Fatal(err)
@@ -208,8 +209,8 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 // TestLargeRowsSplit: a row wider than 16 MiB is split on the wire and
 // reassembled by the client.
 func TestLargeRowsSplit(t *testing.T) {
-	m := startMock(t, ServerConfig{Rows: 1, RowBytes: wire.MaxPayload})
-	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{Rows: 1, RowBytes: wire.MaxPayload})
+	c := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{DB: "sbtest"})
 	if n, err := c.Query("SELECT c FROM sbtest1 WHERE id=1"); err != nil || n != 1 {
 		t.Fatalf("%d rows, %v", n, err)
 	}

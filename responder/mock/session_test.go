@@ -1,11 +1,13 @@
 package mock
 
 import (
-	"github.com/hoplat/hoplat/mysql/wire"
-	"github.com/hoplat/hoplat/pingpong/mysql"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 func command(t *testing.T, c *mysql.Client, cmd byte) []byte {
@@ -29,13 +31,13 @@ func command(t *testing.T, c *mysql.Client, cmd byte) []byte {
 // UNIX.
 func TestServerSessionCommands(t *testing.T) {
 	for _, auth := range []string{wire.PluginNative, wire.PluginCachingSHA2} {
-		m := startMock(t, ServerConfig{User: "u", Password: "pw", Auth: auth})
+		m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "pw", Auth: auth})
 		// UNIX first: caching_sha2's full authentication in clear fills the
 		// cache that TCP's fast path then uses.
-		for _, tr := range [][2]string{{"unix", m.sock}, {"tcp", m.tcpAddr}} {
+		for _, tr := range [][2]string{{"unix", m.Sock}, {"tcp", m.TCPAddr}} {
 			unix := tr[0] == "unix"
 			t.Run(auth+"/"+tr[0], func(t *testing.T) {
-				c := mustDial(t, tr[0], tr[1], mysql.ClientConfig{User: "u", Password: "pw", DB: "sbtest"})
+				c := mysqltest.MustDial(t, mysql.Connect, tr[0], tr[1], mysql.ClientConfig{User: "u", Password: "pw", DB: "sbtest"})
 				r, err := queryResult(t, c, "SELECT CONNECTION_ID()")
 				if err != nil || r.cell(0, 0) != strconv.Itoa(int(c.ConnectionID())) {
 					t.Fatalf("CONNECTION_ID() = %v, %v; the greeting said %d", r, err, c.ConnectionID())
@@ -48,7 +50,7 @@ func TestServerSessionCommands(t *testing.T) {
 				if p := command(t, c, wire.ComResetConnection); p[0] != wire.HeaderOK {
 					t.Fatalf("COM_RESET_CONNECTION: % x", p)
 				}
-				if _, err := st.Exec(1); asServerError(err) == nil || asServerError(err).Code != wire.ErUnknownStmtHandler {
+				if _, err := st.Exec(1); mysqltest.AsServerError(err) == nil || mysqltest.AsServerError(err).Code != wire.ErUnknownStmtHandler {
 					t.Fatalf("statement after reset: %v, want ERR %d", err, wire.ErUnknownStmtHandler)
 				}
 				if r, _ := queryResult(t, c, "SELECT DATABASE()"); r.cell(0, 0) != "sbtest" {
@@ -78,7 +80,7 @@ func TestServerSessionCommands(t *testing.T) {
 				}
 				// A wrong password: ERR 1045, then the server closes.
 				err = c.ChangeUser("u", "wrong", "", auth, unix)
-				if se := asServerError(err); se == nil || se.Code != wire.ErAccessDenied {
+				if se := mysqltest.AsServerError(err); se == nil || se.Code != wire.ErAccessDenied {
 					t.Fatalf("change user with a wrong password: %v, want ERR 1045", err)
 				}
 				if err := c.Ping(); err == nil {

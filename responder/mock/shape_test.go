@@ -3,10 +3,12 @@ package mock
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/hoplat/hoplat/mysql/wire"
-	"github.com/hoplat/hoplat/pingpong/mysql"
 	"strings"
 	"testing"
+
+	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // shape is what a client can tell about a statement's answer apart from
@@ -55,7 +57,7 @@ func describe(t testing.TB, c *mysql.Client, sql string, prepared bool, args ...
 	}
 	p := mustRead(t, c)
 	if p[0] == wire.HeaderErr {
-		return shape{code: asServerError(wire.ParseErr(p)).Code}
+		return shape{code: mysqltest.AsServerError(wire.ParseErr(p)).Code}
 	}
 	ok, err := wire.ParseStmtPrepareOK(p)
 	if err != nil {
@@ -145,7 +147,7 @@ func readShape(t testing.TB, c packetStream, binaryRows bool) shape {
 	var s shape
 	switch p[0] {
 	case wire.HeaderErr:
-		s.code = asServerError(wire.ParseErr(p)).Code
+		s.code = mysqltest.AsServerError(wire.ParseErr(p)).Code
 		return s
 	case wire.HeaderOK:
 		ok, err := wire.ParseOK(p)

@@ -1,12 +1,14 @@
 package mock
 
 import (
-	"github.com/hoplat/hoplat/mysql/wire"
-	"github.com/hoplat/hoplat/pingpong/mysql"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoplat/hoplat/mysql/wire"
+	"github.com/hoplat/hoplat/pingpong/mysql"
+	"github.com/hoplat/hoplat/pingpong/mysql/mysqltest"
 )
 
 // result is a text result set as the test reads it.
@@ -155,12 +157,12 @@ func TestServerExpressions(t *testing.T) {
 	for _, deprecateEOF := range []bool{true, false} {
 		// Without DEPRECATE_EOF in the greeting, both ends use classic EOF
 		// packets, as libmariadb does.
-		m := startMockWith(t, cfg, func(s *Server) {
+		m := mysqltest.StartMock(t, NewServer, cfg, func(s *Server) {
 			if !deprecateEOF {
 				s.caps &^= wire.CapDeprecateEOF
 			}
 		})
-		c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+		c := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 		if c.DeprecateEOF() != deprecateEOF {
 			t.Fatalf("DEPRECATE_EOF negotiated %v, want %v", c.DeprecateEOF(), deprecateEOF)
 		}
@@ -218,8 +220,8 @@ func TestServerExpressions(t *testing.T) {
 // TestServerRefusals: what the mock does not run gets the error mysqld
 // sends, and the connection stays usable.
 func TestServerRefusals(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p"})
-	c := mustDial(t, "unix", m.sock, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p"})
+	c := mysqltest.MustDial(t, mysql.Connect, "unix", m.Sock, mysql.ClientConfig{User: "u", Password: "p", DB: "sbtest"})
 	tests := []struct {
 		sql  string
 		code uint16
@@ -246,7 +248,7 @@ func TestServerRefusals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := queryResult(t, c, tc.sql)
-		se := asServerError(err)
+		se := mysqltest.AsServerError(err)
 		if se == nil || se.Code != tc.code || !strings.Contains(se.Message, tc.msg) {
 			t.Errorf("%q: %v; want ERR %d containing %q", tc.sql, err, tc.code, tc.msg)
 		}
@@ -254,15 +256,15 @@ func TestServerRefusals(t *testing.T) {
 			t.Fatalf("after %q: %v", tc.sql, err)
 		}
 	}
-	if _, err := c.Prepare("SELECT ?"); asServerError(err) == nil || asServerError(err).Code != wire.ErUnsupportedPS {
+	if _, err := c.Prepare("SELECT ?"); mysqltest.AsServerError(err) == nil || mysqltest.AsServerError(err).Code != wire.ErUnsupportedPS {
 		t.Errorf("prepare SELECT ?: %v; want ERR %d", err, wire.ErUnsupportedPS)
 	}
 }
 
 // TestServerShow covers the SHOW statements clients and admin tools send.
 func TestServerShow(t *testing.T) {
-	m := startMock(t, ServerConfig{User: "u", Password: "p", MaxAllowedPacket: 4 << 20})
-	c := mustDial(t, "tcp", m.tcpAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "bench"})
+	m := mysqltest.StartMock(t, NewServer, ServerConfig{User: "u", Password: "p", MaxAllowedPacket: 4 << 20})
+	c := mysqltest.MustDial(t, mysql.Connect, "tcp", m.TCPAddr, mysql.ClientConfig{User: "u", Password: "p", DB: "bench"})
 	r, err := queryResult(t, c, "SHOW VARIABLES")
 	if err != nil || len(r.rows) < 40 {
 		t.Fatalf("SHOW VARIABLES: %d rows, %v", len(r.rows), err)

@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/porttest"
 	"github.com/hoplat/hoplat/stats"
+	"golang.org/x/sys/unix"
 )
 
 // relayEnv makes this test binary a relay of known cost (relayMain).
@@ -85,9 +85,7 @@ func relayMain(spec string) {
 func requireTracer(t *testing.T) {
 	t.Helper()
 	peer.Integration(t, "the tracer attached to a relay")
-	if os.Geteuid() != 0 {
-		peer.Unavailable(t, "attach: needs root")
-	}
+	peer.Root(t, "attach: needs root")
 }
 
 // echoServer serves echo on loopback until the test ends.
@@ -377,23 +375,12 @@ func TestKnownCost(t *testing.T) {
 	}
 }
 
-// freePort returns a loopback port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // startSocat runs socat TCP-LISTEN:port,fork in front of upstream and
 // returns its address once it accepts.
 func startSocat(t *testing.T, upstream net.Addr) string {
 	t.Helper()
 	socat := peer.Require(t, "socat")
-	port := freePort(t)
+	port := porttest.Closed(t)
 	cmd := exec.Command(socat, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr", port), "TCP:"+upstream.String())
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

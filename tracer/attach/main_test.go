@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain runs the relay of known cost when asked to (relayEnv), and
@@ -14,7 +14,5 @@ func TestMain(m *testing.M) {
 		relayMain(spec)
 		return
 	}
-	check := leak.Start("attach")
-	code := m.Run()
-	os.Exit(check.Finish(code, true))
+	os.Exit(testmain.Run(m, testmain.Config{Package: "attach", Goroutines: true}))
 }

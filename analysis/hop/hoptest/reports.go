@@ -86,3 +86,16 @@ func Sweep() *hop.Report {
 	rep := &hop.Report{Schema: hop.Schema, Paths: paths, Chains: chains, Skipped: []hop.Skip{}, Verdicts: []string{}}
 	return rep
 }
+
+// DirectRounds is the report of a run of one direct TCP path whose server
+// spent serviceUs per request: six kept rounds, their p50s 20 to 22.5 µs
+// plus serviceUs, and serviceUs its one service time. Two of them make a
+// comparison whose only change is the server's.
+func DirectRounds(serviceUs float64) *hop.Report {
+	p := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, Regime: "packed", Threads: 1, Stable: true}
+	for i, v := range []float64{20, 21, 22, 20.5, 21.5, 22.5} {
+		p.Rounds = append(p.Rounds, hop.Round{Index: i, Kept: true, P50: v + serviceUs})
+	}
+	return &hop.Report{Schema: hop.Schema, Env: affinity.Env{Cores: 2},
+		Config: hop.ReportConfig{ServiceTimesUs: []float64{serviceUs}}, Paths: []hop.PathResult{p}}
+}

@@ -17,18 +17,13 @@ import (
 	"github.com/hoplat/hoplat/internal/await"
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/internal/testmain"
 )
 
 // TestMain stops the shared replication pair and removes the binaries the
 // tests built.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := mariadbtest.StopShared(); err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		code = 1
-	}
-	peer.RemoveBuilt()
-	os.Exit(code)
+	os.Exit(testmain.Run(m, testmain.Config{Package: "routecheck", Unchecked: true}))
 }
 
 // runTime is how long each sysbench run lasts: HOPLAT_ROUTE_TIME (a Go

@@ -2,7 +2,6 @@ package mysqltest
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -10,9 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hoplat/hoplat/internal/leak"
-	"github.com/hoplat/hoplat/internal/mariadbtest"
-	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/mysql/wire"
 )
 
@@ -129,18 +125,52 @@ func AsServerError(err error) *wire.ServerError {
 	return nil
 }
 
-// Main runs a package's tests as the MySQL packages do: then it removes
-// the binaries peer built, stops the MariaDB the integration tests share
-// (so the package starts it at most once), and fails the package if its
-// tests left file descriptors open or goroutines running. It returns the
-// exit code.
-func Main(m *testing.M, pkg string) int {
-	check := leak.Start(pkg)
-	code := m.Run()
-	peer.RemoveBuilt()
-	if err := mariadbtest.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
+// ConnServer serves one connection until it ends: mock.Server does.
+type ConnServer interface {
+	ServeConn(io.ReadWriter) error
+}
+
+// Mock is a server served for one test (Serve): the server itself, its
+// two addresses and what its connections ended with.
+type Mock[S ConnServer] struct {
+	Server S
+	*Served
+}
+
+// StartMock builds a server from cfg with build (mock.NewServer), lets each
+// tweak adjust it before it serves anything, and serves it until the test
+// ends. It takes the constructor so that it need not import the mock,
+// whose own tests use it.
+func StartMock[C any, S ConnServer](t testing.TB, build func(C) (S, error), cfg C, tweaks ...func(S)) *Mock[S] {
+	t.Helper()
+	srv, err := build(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return check.Finish(code, true)
+	for _, tweak := range tweaks {
+		tweak(srv)
+	}
+	return &Mock[S]{Server: srv, Served: Serve(t, srv.ServeConn)}
+}
+
+// Connector starts a client's session over an open stream: mysql.Connect,
+// whose unixSocket says the stream is a UNIX socket.
+type Connector[C, K any] func(rw io.ReadWriter, cfg C, unixSocket bool) (K, error)
+
+// Dial connects over network (DialRaw) and hands the stream to connect,
+// telling it whether the stream is a UNIX socket. It takes the connector
+// so that it need not import the client, whose own tests use it.
+func Dial[C, K any](t testing.TB, connect Connector[C, K], network, addr string, cfg C) (K, error) {
+	t.Helper()
+	return connect(DialRaw(t, network, addr), cfg, network == "unix")
+}
+
+// MustDial is Dial failing t on an error.
+func MustDial[C, K any](t testing.TB, connect Connector[C, K], network, addr string, cfg C) K {
+	t.Helper()
+	c, err := Dial(t, connect, network, addr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
