@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hoplat/hoplat/mysql/wire"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -23,6 +24,42 @@ import (
 type routeEngine struct {
 	loopGroup[*routeLoop]
 	conns atomic.Uint32 // connection ids for greetings
+	// ext holds, per upstream, extSeen and the MariaDB extended
+	// capabilities of the last greeting it sent the router.
+	ext [maxRouteUpstreams]atomic.Uint64
+}
+
+// routerExt are the MariaDB extended capabilities a router passes on
+// between its client and its backends: each changes only what the tracker
+// reads rightly with it (CACHE_METADATA's byte after a column count) or
+// never reads (EXTENDED_METADATA's column definitions). PROGRESS (reports
+// sent as ERR packets mid-statement) and the bulk commands are not passed.
+const routerExt = wire.ExtCapCacheMetadata | wire.ExtCapExtendedMetadata
+
+// extSeen marks an upstream whose greeting the router has read.
+const extSeen = 1 << 32
+
+// offerExt is what of routerExt a greeting offers a client: what every
+// upstream's last greeting offered, once each has greeted the router, and
+// nothing before, so that no client negotiates a packet format one of the
+// backends it may be routed to would not speak.
+func (e *routeEngine) offerExt() uint32 {
+	ext := uint32(routerExt)
+	for i := range e.r.pool.ups {
+		v := e.ext[i].Load()
+		if v&extSeen == 0 {
+			return 0
+		}
+		ext &= uint32(v)
+	}
+	return ext
+}
+
+// sawExt records the extended capabilities upstream up's greeting offered.
+func (e *routeEngine) sawExt(up int, ext uint32) {
+	if up >= 0 && up < len(e.ext) {
+		e.ext[up].Store(extSeen | uint64(ext))
+	}
 }
 
 func newRouteEngine(r *Relay) (engine, error) {

@@ -17,9 +17,10 @@ import (
 )
 
 // routerVersion is the server version the router's greeting announces: a
-// MariaDB one (greeting bit 0 clear, no extended capabilities), since
-// clients treat the 5.5.5- prefix and the bit alike.
-const routerVersion = "5.5.5-10.11.0-hoprelay"
+// MariaDB one (greeting bit 0 clear), since clients treat the 5.5.5- prefix
+// and the bit alike, and with "MariaDB" in it, the word MariaDB's client
+// library looks for before it reads the greeting's extended capabilities.
+const routerVersion = "5.5.5-10.11.0-MariaDB-hoprelay"
 
 // routerCaps are the capabilities the router's greeting offers: the mock's
 // set, MariaDB style. Each is one MariaDB and the mock also offer, so a
@@ -141,6 +142,7 @@ type session struct {
 	db     string
 	cs     uint8  // the client's collation id, which backend logins use
 	caps   uint32 // negotiated with the client, plus passCaps it asked for
+	ext    uint32 // MariaDB extended capabilities: offered, then negotiated
 	deof   bool
 	closed bool
 
@@ -199,8 +201,9 @@ func (s *session) greet() {
 	for i := range s.nonce {
 		s.nonce[i] = 0x21 + s.nonce[i]%(0x7F-0x21)
 	}
+	s.ext = s.l.e.offerExt()
 	g := wire.Greeting{Version: []byte(routerVersion), ConnID: s.l.e.conns.Add(1), Nonce: s.nonce,
-		Caps: routerCaps, Charset: wire.ClientCharsetUTF8MB4, Status: wire.ServerStatusAutocommit,
+		Caps: routerCaps, ExtCaps: s.ext, Charset: wire.ClientCharsetUTF8MB4, Status: wire.ServerStatusAutocommit,
 		Plugin: []byte(wire.PluginNative), MariaDB: true}
 	s.cli.out = appendPacket(s.cli.out, 0, func(b []byte) []byte { return wire.AppendGreeting(b, &g) })
 	s.phase = phHandshake
@@ -666,7 +669,7 @@ func (s *session) startOp(i int) {
 	if b.ops[0].kind == opPrepare {
 		kind = respPrepare
 	}
-	b.trk.start(kind, s.deof)
+	b.trk.start(kind, s.deof, s.ext&wire.ExtCapCacheMetadata != 0)
 }
 
 func (s *session) pushOp(i int, op beOp) {
@@ -929,7 +932,7 @@ func (s *session) appendLog(p []byte) {
 // begin starts the exchange of command f on backend i.
 func (s *session) begin(i int, kind respKind, route sqlread.Route, f []byte) {
 	s.busy, s.target, s.route = true, i, route
-	s.trk.start(kind, s.deof)
+	s.trk.start(kind, s.deof, s.ext&wire.ExtCapCacheMetadata != 0)
 	s.cliCont = len(f)-4 == wire.MaxPayload
 	r := s.l.e.r
 	switch f[4] {
@@ -1215,6 +1218,7 @@ func (s *session) handshake(f []byte) {
 	}
 	s.caps = resp.Caps&routerCaps | resp.Caps&passCaps
 	s.deof = s.caps&wire.CapDeprecateEOF != 0
+	s.ext &= resp.ExtCaps
 	s.user, s.db, s.cs = string(resp.User), string(resp.Db), resp.Charset
 	if s.caps&wire.CapPluginAuth != 0 && len(resp.Plugin) > 0 && string(resp.Plugin) != wire.PluginNative {
 		s.cli.out = appendPacket(s.cli.out, 2, func(b []byte) []byte { return wire.AppendAuthSwitch(b, wire.PluginNative, s.nonce[:]) })
@@ -1339,7 +1343,14 @@ func (s *session) loginStep(i int) bool {
 			s.lost(i, fmt.Errorf("upstream capabilities 0x%08x lack the client's CLIENT_DEPRECATE_EOF", g.Caps), nil)
 			return true
 		}
-		resp := wire.HandshakeResponse{Caps: caps, MaxPacket: wire.MaxPayload + 1, Charset: s.cs,
+		// The client's packets pass unchanged only where the backend
+		// speaks the formats the client negotiated with the router.
+		s.l.e.sawExt(b.up, g.ExtCaps)
+		if s.ext&^g.ExtCaps != 0 {
+			s.lost(i, fmt.Errorf("upstream's MariaDB extended capabilities 0x%x lack the client's 0x%x", g.ExtCaps, s.ext), nil)
+			return true
+		}
+		resp := wire.HandshakeResponse{Caps: caps, ExtCaps: s.ext, MaxPacket: wire.MaxPayload + 1, Charset: s.cs,
 			User: []byte(s.user), Auth: wire.NativeToken(nil, g.Nonce[:], s.pw), Db: []byte(s.db), Plugin: []byte(wire.PluginNative)}
 		if s.pw == "" {
 			resp.Auth = nil

@@ -45,6 +45,7 @@ type tracker struct {
 	kind   respKind
 	st     respState
 	deof   bool   // CLIENT_DEPRECATE_EOF: a 0xFE OK ends rows, no EOF after definitions
+	meta   bool   // MariaDB's CACHE_METADATA: a column count says whether definitions follow
 	cont   bool   // the last frame was 0xFFFFFF bytes: the next continues its packet
 	left   uint64 // packets left in the current block of definitions
 	status uint16 // status flags of the last OK or terminator
@@ -58,8 +59,8 @@ type tracker struct {
 }
 
 // start readies t for the response to one command.
-func (t *tracker) start(kind respKind, deof bool) {
-	*t = tracker{kind: kind, deof: deof, first: true}
+func (t *tracker) start(kind respKind, deof, meta bool) {
+	*t = tracker{kind: kind, deof: deof, meta: meta, first: true}
 	if kind == respRows {
 		t.st = stRows
 	}
@@ -122,8 +123,20 @@ func (t *tracker) feed(f []byte) bool {
 			return true
 		}
 		t.left = cols
+		if t.meta {
+			// The byte after the count: 0 when the definitions are left
+			// out (the client has them cached); the EOF that ends them
+			// comes all the same without DEPRECATE_EOF.
+			if w := lenEncWidth(p, 0); w < n && p[w] == 0 {
+				t.left = 0
+			}
+		}
 		if !t.deof {
 			t.left++
+		}
+		if t.left == 0 {
+			t.st = stRows
+			return false
 		}
 		t.st = stCols
 		return false

@@ -82,6 +82,31 @@ func TestHandshakeResponseCaptured(t *testing.T) {
 	}
 }
 
+// TestHandshakeResponseExtCaps: a MariaDB client, which clears
+// CLIENT_MYSQL, puts its extended capabilities in the last 4 reserved
+// bytes; with CLIENT_MYSQL set those bytes are zero and not read.
+func TestHandshakeResponseExtCaps(t *testing.T) {
+	r := HandshakeResponse{Caps: ClientWantedCaps, ExtCaps: ExtCapCacheMetadata | ExtCapExtendedMetadata, Charset: 45,
+		User: []byte("u"), Auth: []byte("x"), Plugin: []byte(PluginNative)}
+	b := AppendHandshakeResponse(nil, &r)
+	if got := b[28:32]; !bytes.Equal(got, []byte{0x18, 0, 0, 0}) {
+		t.Fatalf("reserved bytes 19-22: %x, want 18000000", got)
+	}
+	back, err := ParseHandshakeResponse(b)
+	if err != nil || back.ExtCaps != r.ExtCaps {
+		t.Fatalf("parsed ext caps 0x%x, %v; want 0x%x", back.ExtCaps, err, r.ExtCaps)
+	}
+	r.Caps |= CapLongPassword
+	b = AppendHandshakeResponse(nil, &r)
+	if got := b[28:32]; !bytes.Equal(got, []byte{0, 0, 0, 0}) {
+		t.Fatalf("CLIENT_MYSQL set: reserved bytes 19-22 %x, want zero", got)
+	}
+	b[28] = 0x10
+	if back, err := ParseHandshakeResponse(b); err != nil || back.ExtCaps != 0 {
+		t.Fatalf("CLIENT_MYSQL set: parsed ext caps 0x%x, %v; want 0", back.ExtCaps, err)
+	}
+}
+
 func TestAuthTokenVectors(t *testing.T) {
 	tests := []struct {
 		name, plugin, nonce, password, want string

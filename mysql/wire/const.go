@@ -27,6 +27,20 @@ const (
 	ServerMoreResults      = 0x0008
 )
 
+// MariaDB extended capabilities: bits 32-63 of the capability set, carried
+// in a greeting's and a handshake response's reserved bytes when the
+// capability set lacks CLIENT_MYSQL (MariaDB Knowledge Base, Connection).
+const (
+	// ExtCapExtendedMetadata: column definitions carry extended type
+	// information (a length-encoded block after the column's name).
+	ExtCapExtendedMetadata = 0x00000008
+	// ExtCapCacheMetadata: a column-count packet carries one more byte,
+	// 1 when column definitions follow and 0 when they are left out, as
+	// a COM_STMT_EXECUTE's result leaves them out while the prepared
+	// statement's columns have not changed since the client cached them.
+	ExtCapCacheMetadata = 0x00000010
+)
+
 // Command bytes (MySQL Source Code Documentation, Text Protocol and
 // Prepared Statements; MariaDB Knowledge Base, COM_* pages).
 const (

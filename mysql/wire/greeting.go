@@ -95,10 +95,13 @@ type HandshakeResponse struct {
 	Caps      uint32
 	MaxPacket uint32
 	Charset   uint8
-	User      []byte
-	Auth      []byte
-	Db        []byte
-	Plugin    []byte
+	// ExtCaps: MariaDB extended capabilities, the last 4 of the 23
+	// reserved bytes, read and written only when Caps lacks CLIENT_MYSQL.
+	ExtCaps uint32
+	User    []byte
+	Auth    []byte
+	Db      []byte
+	Plugin  []byte
 }
 
 // sslRequestLen is the length of an SSLRequest: the response's fixed part.
@@ -113,7 +116,11 @@ func ParseHandshakeResponse(b []byte) (HandshakeResponse, error) {
 	}
 	r.MaxPacket = d.U32("max packet size")
 	r.Charset = d.U8("character set")
-	d.Skip(23, "filler")
+	d.Skip(19, "filler")
+	ext := d.U32("extended capabilities")
+	if r.Caps&CapLongPassword == 0 {
+		r.ExtCaps = ext
+	}
 	if d.Err != nil {
 		return r, d.Err
 	}
@@ -147,7 +154,12 @@ func AppendHandshakeResponse(b []byte, r *HandshakeResponse) []byte {
 	b = binary.LittleEndian.AppendUint32(b, r.Caps)
 	b = binary.LittleEndian.AppendUint32(b, r.MaxPacket)
 	b = append(b, r.Charset)
-	b = append(b, make([]byte, 23)...)
+	b = append(b, make([]byte, 19)...)
+	if r.Caps&CapLongPassword == 0 {
+		b = binary.LittleEndian.AppendUint32(b, r.ExtCaps)
+	} else {
+		b = append(b, 0, 0, 0, 0)
+	}
 	b = append(b, r.User...)
 	b = append(b, 0)
 	if r.Caps&CapPluginAuthLenEnc != 0 {

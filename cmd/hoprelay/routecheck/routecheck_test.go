@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 	"github.com/hoplat/hoplat/internal/mariadbtest"
 	"github.com/hoplat/hoplat/internal/peer"
 	"github.com/hoplat/hoplat/internal/testmain"
+	"github.com/hoplat/hoplat/mysql/wire"
 )
 
 // TestMain stops the shared replication pair and removes the binaries the
@@ -166,6 +168,14 @@ func TestSysbenchThroughRW(t *testing.T) {
 	pair := mariadbtest.SharedPair(t)
 	d := runTime(t)
 	r := startRouter(t, bin, "rw", pair.Primary, pair.Primary, pair.Replica)
+	// Before any backend has greeted it, the router offers no MariaDB
+	// extended capability; once both have (the replica with the first
+	// autocommit read), it offers the metadata caching MariaDB offers, and
+	// the prepared-statement runs after that negotiate it: their executes
+	// come without column definitions, which the router's tracker reads.
+	if ext := greetingExt(t, r.addr); ext != 0 {
+		t.Fatalf("first greeting offers extended capabilities 0x%x; want none before a backend greeted", ext)
+	}
 	workloads := []struct {
 		name string
 		args []string
@@ -190,6 +200,9 @@ func TestSysbenchThroughRW(t *testing.T) {
 				if w1 != w0 {
 					t.Errorf("clients wrote %d rows on the replica", w1-w0)
 				}
+				if ext := greetingExt(t, r.addr); w.args != nil && ext&wire.ExtCapCacheMetadata == 0 {
+					t.Errorf("after reads on the replica the greeting offers 0x%x; want CACHE_METADATA", ext)
+				}
 				switch w.name {
 				case "oltp_point_select":
 					if sel := r1["Com_select"] - r0["Com_select"]; 10*sel < 9*got.Read {
@@ -205,6 +218,31 @@ func TestSysbenchThroughRW(t *testing.T) {
 			})
 		}
 	}
+}
+
+// greetingExt reads the router's greeting on a fresh connection and
+// returns the MariaDB extended capabilities it offers.
+func greetingExt(t *testing.T, addr string) uint32 {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	var h [4]byte
+	if _, err := io.ReadFull(c, h[:]); err != nil {
+		t.Fatalf("greeting: %v", err)
+	}
+	p := make([]byte, int(h[0])|int(h[1])<<8|int(h[2])<<16)
+	if _, err := io.ReadFull(c, p); err != nil {
+		t.Fatalf("greeting: %v", err)
+	}
+	g, err := wire.ParseGreeting(p)
+	if err != nil {
+		t.Fatalf("greeting: %v", err)
+	}
+	return g.ExtCaps
 }
 
 // The stock mariadb client logs in through both modes, runs a query and a
