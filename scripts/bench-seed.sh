@@ -40,7 +40,9 @@
 # pins nothing and runs hoprelay with its default flags, the experiment as
 # MXS-1515 published it (docs/hopbench.md) and a user runs it (the scheduler
 # places every process; marked so in the output). Timing on a shared machine
-# is noise unless rounds interleave; the counts are what to compare.
+# is noise unless rounds interleave; the counts are what to compare. The
+# router's ratios are medians of per-round ratios (paired), the path order
+# reversed every other round.
 #
 # Knobs: ROUNDS (5), SECS per timed run (1), TABLE_SIZE (10000),
 # STRACE_EVENTS (300 oltp_read_only transactions, 10x that of point_select),
@@ -261,9 +263,15 @@ echo "  $ROUNDS interleaved rounds x ${SECS}s per path and workload; medians; up
 
 # --- timed rounds ----------------------------------------------------------
 # $tmp/rounds: "workload path tps p50 p99 statements_per_txn relay_ms_per_txn"
+# Odd rounds run the paths in table order, even rounds in reverse, so that
+# a drift in the machine's speed across a round falls on every path alike.
+rev=()
+for ((i = ${#live[@]} - 1; i >= 0; i--)); do rev+=("${live[i]}"); done
 for r in $(seq "$ROUNDS"); do
+	order=("${live[@]}")
+	[ $((r % 2)) = 0 ] && order=("${rev[@]}")
 	for w in "${WORKLOADS[@]}"; do
-		for path in "${live[@]}"; do
+		for path in "${order[@]}"; do
 			pid=${RPID[$path]:-}
 			[ -n "$pid" ] && c0=$(cpu_ticks "$pid")
 			sb "$w" "$path" --time="$SECS" || { echo "bench-seed: sysbench $w via $path failed: $(tail -3 "$tmp/sb.out")" >&2; exit 1; }
@@ -326,6 +334,14 @@ function median(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+# pr(A, B): the median over rounds of the tps of A over that of B in the
+# same round (keys of tps[]): paired, so a round the whole machine ran slow
+# or fast cancels out.
+function pr(A, B,   i, m, r) {
+	m = n[A] < n[B] ? n[A] : n[B]
+	for (i = 1; i <= m; i++) r[i] = tps[A, i] / tps[B, i]
+	return median(r, m)
+}
 FILENAME ~ /rows$/ { np++; P[np] = $1; label[$1] = $2; seed[$1] = $3; why[$1] = $4; next }
 FILENAME ~ /rounds$/ { split($0, f, " "); k = f[1] SUBSEP f[2]; n[k]++
 	tps[k, n[k]] = f[3]; p50[k, n[k]] = f[4]; p99[k, n[k]] = f[5]; spt[k, n[k]] = f[6]; cpu[k, n[k]] = f[7]; next }
@@ -374,19 +390,21 @@ END {
 			}
 			if (best != "" && peer > 0)
 				printf "  %s leg: best byte relay %s at %.3f x max(socat, haproxy) tps (target >= 1.0)\n", leg, best, mt[w SUBSEP best] / peer
+			# The router ratios: medians of the paired ratios of the rounds.
 			split(engines, E, " "); bk = w SUBSEP E[1] "-" leg; hk = w SUBSEP "haproxy-" leg
+			ck = w SUBSEP "conn-" leg; rk = w SUBSEP "rw1-" leg
 			line = ""
-			if ((w SUBSEP "conn-" leg) in mt && bk in mt)
-				line = line sprintf("conn %.3f x %s (target >= 0.95)", mt[w SUBSEP "conn-" leg] / mt[bk], E[1])
-			if ((w SUBSEP "rw1-" leg) in mt && bk in mt)
-				line = line sprintf("%srw1 %.3f x %s (target >= 0.90)", line == "" ? "" : ", ", mt[w SUBSEP "rw1-" leg] / mt[bk], E[1])
+			if (ck in mt && bk in mt)
+				line = line sprintf("conn %.3f x %s (target >= 0.95)", pr(ck, bk), E[1])
+			if (rk in mt && bk in mt)
+				line = line sprintf("%srw1 %.3f x %s (target >= 0.90)", line == "" ? "" : ", ", pr(rk, bk), E[1])
 			if (line != "" && hk in mt) {
 				line = line ", vs HAProxy:"
-				if ((w SUBSEP "conn-" leg) in mt) line = line sprintf(" conn %.3f x", mt[w SUBSEP "conn-" leg] / mt[hk])
-				if ((w SUBSEP "rw1-" leg) in mt) line = line sprintf(" rw1 %.3f x", mt[w SUBSEP "rw1-" leg] / mt[hk])
+				if (ck in mt) line = line sprintf(" conn %.3f x", pr(ck, hk))
+				if (rk in mt) line = line sprintf(" rw1 %.3f x", pr(rk, hk))
 				line = line " (target >= 1.0)"
 			}
-			if (line != "") printf "  %s leg: router %s\n", leg, line
+			if (line != "") printf "  %s leg: router (median of per-round ratios) %s\n", leg, line
 		}
 		print ""
 	}
