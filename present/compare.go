@@ -3,12 +3,12 @@ package present
 import (
 	"bytes"
 	"fmt"
+	"github.com/hoplat/hoplat/present/numfmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/compare"
-	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // WriteComparisonJSON writes c as hoplat.compare.v1, indented.
@@ -95,7 +95,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			}
 			short = short || len(r.Warnings) > 0
 			unmeasured = unmeasured || r.NoiseFrom == compare.Unmeasured
-			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), numfmt.Us(r.OldP50Us), numfmt.Us(r.NewP50Us),
 				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
 			marks = append(marks, len(r.Degraded) > 0)
 			for _, d := range r.Degraded {
@@ -109,7 +109,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			if r.AddedSignificant != nil {
 				ch, p = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), ch, p)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", numfmt.Us(*r.OldAddedP50Us), numfmt.Us(*r.NewAddedP50Us), ch, p)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

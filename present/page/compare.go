@@ -2,10 +2,10 @@ package page
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/present/numfmt"
 	"io"
 
 	"github.com/hoplat/hoplat/analysis/compare"
-	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // WriteCompare writes a comparison of runs as one self-contained page: the
@@ -31,7 +31,7 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 			if r.NewRun != nw {
 				continue
 			}
-			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
+			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), numfmt.Us(r.OldP50Us), numfmt.Us(r.NewP50Us),
 				esc(compare.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
 			if r.OldAddedP50Us == nil {
 				p.printf(`<td></td><td></td><td></td><td></td></tr>`)
@@ -42,7 +42,7 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 				ch = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
 				pv = trim3(*r.AddedPValue)
 			}
-			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), esc(ch), pv)
+			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, numfmt.Us(*r.OldAddedP50Us), numfmt.Us(*r.NewAddedP50Us), esc(ch), pv)
 		}
 		p.printf(`</table></div>`)
 		var degraded []string
