@@ -150,6 +150,35 @@ func (ThreadPeak) finding()          {}
 func (ServiceTimeOverhead) finding() {}
 func (PathErrors) finding()          {}
 
+// A regimed finding compares the paths of one regime, and says which.
+type regimed interface {
+	Finding
+	inRegime(regime string) Finding
+}
+
+func (f UnixLeg) inRegime(regime string) Finding      { f.Regime = regime; return f }
+func (f HopCosts) inRegime(regime string) Finding     { f.Regime = regime; return f }
+func (f Residence) inRegime(regime string) Finding    { f.Regime = regime; return f }
+func (f ConnectSetup) inRegime(regime string) Finding { f.Regime = regime; return f }
+func (f IdleExitHops) inRegime(regime string) Finding { f.Regime = regime; return f }
+
+// all is a regime's findings of one kind, as regimed findings.
+func all[F regimed](fs []F) []regimed {
+	out := make([]regimed, len(fs))
+	for i, f := range fs {
+		out[i] = f
+	}
+	return out
+}
+
+// maybe is a regime's one finding of a kind, when it was found.
+func maybe[F regimed](f F, ok bool) []regimed {
+	if !ok {
+		return nil
+	}
+	return []regimed{f}
+}
+
 // Findings is what a reader wants to know from the report: what a UNIX
 // client leg saves, what each hop costs, how much of a hop is the relay's
 // own code, what a connection costs, idle exits, unstable paths, the
@@ -164,25 +193,9 @@ func Findings(r *Report) []Finding {
 	order, byRegime := regimesOf(r.Paths)
 	for _, regime := range order {
 		first := firstGroup(byRegime[regime])
-		for _, f := range unixLegs(first) {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		if f, ok := hopCosts(first); ok {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		for _, f := range residences(first) {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		if f, ok := connectSetup(first); ok {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		if f, ok := idleExits(first); ok {
-			f.Regime = regime
-			out = append(out, f)
+		for _, f := range slices.Concat(all(unixLegs(first)), maybe(hopCosts(first)), all(residences(first)),
+			maybe(connectSetup(first)), maybe(idleExits(first))) {
+			out = append(out, f.inRegime(regime))
 		}
 	}
 	out = append(out, unstables(r)...)
