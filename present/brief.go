@@ -3,7 +3,7 @@ package present
 import (
 	"bytes"
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"math"
 	"strings"
@@ -122,7 +122,7 @@ func (t *text) briefTable(paths []hop.PathResult, grouped bool, sweep sweep, mys
 	width := shortWidth(paths, grouped)
 	fmt.Fprintln(tw, briefHead(width, sweep, mysql))
 	for _, p := range paths {
-		row := fmt.Sprintf("%-*s\t%s%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), p50Cell(p), figureCell(p, numfmt.Us(p.LatencyUs.P99)))
+		row := fmt.Sprintf("%-*s\t%s%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), p50Cell(p), figureCell(p, phrase.Us(p.LatencyUs.P99)))
 		if mysql {
 			row += figureCell(p, tpsCell(p.TPS)) + "\t"
 		}
@@ -159,16 +159,16 @@ func splitCells(p hop.PathResult) string {
 	}
 	code, ends := "-", "-"
 	if s.codeMeasured {
-		code = numfmt.Us(s.code)
+		code = phrase.Us(s.code)
 	}
 	if s.endsMeasured {
-		ends = numfmt.Us(s.ends)
+		ends = phrase.Us(s.ends)
 	}
 	other := s.other
 	if math.Abs(other) < 0.05 {
 		other = 0 // no "-0.0"
 	}
-	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", code, numfmt.Us(s.wake), numfmt.Us(s.kernel), ends, numfmt.Us(other))
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", code, phrase.Us(s.wake), phrase.Us(s.kernel), ends, phrase.Us(other))
 }
 
 // flagged says whether the brief marks p: a relay path whose rounds
@@ -261,7 +261,7 @@ func p50Cell(p hop.PathResult) string {
 	if !p.Measured() {
 		return "unmeasured"
 	}
-	return numfmt.Us(p.LatencyUs.P50)
+	return phrase.Us(p.LatencyUs.P50)
 }
 
 // figureCell is v for a measured path, "-" for one with no kept round.
@@ -306,7 +306,7 @@ func Events(r *hop.Report) []string {
 		}
 		out = append(out, fmt.Sprintf("the host changed speed (%s): %s %s µs in rounds %s, %s µs in rounds %s, "+
 			"every path with it; each hop is paired with the control's round at the speed it ran at", fast.Stage,
-			fast.Control, numfmt.Us(fast.ControlP50Us), ints(fast.Rounds), numfmt.Us(slow.ControlP50Us), ints(slow.Rounds)))
+			fast.Control, phrase.Us(fast.ControlP50Us), ints(fast.Rounds), phrase.Us(slow.ControlP50Us), ints(slow.Rounds)))
 	}
 	noisy := 0
 	for _, p := range r.Paths {
@@ -354,7 +354,7 @@ func hostMoved(h hop.History) string {
 		if m.Stage != "run" && !strings.HasSuffix(name, " "+m.Stage) {
 			name += " (" + m.Stage + ")"
 		}
-		moved = append(moved, fmt.Sprintf("%s %s µs against %s", name, numfmt.Us(m.P50Us), numfmt.Us(m.PastMedianUs)))
+		moved = append(moved, fmt.Sprintf("%s %s µs against %s", name, phrase.Us(m.P50Us), phrase.Us(m.PastMedianUs)))
 	}
 	return strings.Join(moved, ", ")
 }

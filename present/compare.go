@@ -3,7 +3,7 @@ package present
 import (
 	"bytes"
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -95,7 +95,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			}
 			short = short || len(r.Warnings) > 0
 			unmeasured = unmeasured || r.NoiseFrom == compare.Unmeasured
-			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), numfmt.Us(r.OldP50Us), numfmt.Us(r.NewP50Us),
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
 				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
 			marks = append(marks, len(r.Degraded) > 0)
 			for _, d := range r.Degraded {
@@ -109,7 +109,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			if r.AddedSignificant != nil {
 				ch, p = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", numfmt.Us(*r.OldAddedP50Us), numfmt.Us(*r.NewAddedP50Us), ch, p)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), ch, p)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

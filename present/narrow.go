@@ -3,7 +3,7 @@ package present
 import (
 	"bytes"
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -66,7 +66,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 				if sweep.placement {
 					fmt.Fprintf(&row, "%s\t", placementCell(p))
 				}
-				fmt.Fprintf(&row, "%s\t%s\t", p50Cell(p), figureCell(p, numfmt.Us(p.LatencyUs.P99)))
+				fmt.Fprintf(&row, "%s\t%s\t", p50Cell(p), figureCell(p, phrase.Us(p.LatencyUs.P99)))
 				row.WriteString(addedCells(p, ", "))
 				fmt.Fprintf(&row, "%s\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)))
 				if errorsCol {
@@ -194,11 +194,11 @@ func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
 			fmt.Fprintln(tw, head+"resid\texplained\tfrom\t")
 			for _, p := range rows {
 				d := p.Decomposition
-				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), numfmt.Us(p.AddedUs.P50), codeCell(d), numfmt.Us(d.Wakeups), numfmt.Us(d.Kernel), optUs(d.Endpoints))
+				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), phrase.Us(p.AddedUs.P50), codeCell(d), phrase.Us(d.Wakeups), phrase.Us(d.Kernel), optUs(d.Endpoints))
 				if excess {
 					row += negUs(d.MeanExcess) + "\t"
 				}
-				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, numfmt.Us(d.Residual), explainedCell(p), d.Method)
+				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, phrase.Us(d.Residual), explainedCell(p), d.Method)
 			}
 		})
 	}

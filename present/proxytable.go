@@ -2,7 +2,7 @@ package present
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"slices"
 	"text/tabwriter"
@@ -73,7 +73,7 @@ func WriteProxyTable(w io.Writer, r *hop.Report) error {
 			head += ", regime " + b.regime
 		}
 		if b.serviceUs != 0 || len(blocks) > 1 {
-			head += fmt.Sprintf(", service %s µs, size %d, rows %d", numfmt.Us(b.serviceUs), b.size, b.rows)
+			head += fmt.Sprintf(", service %s µs, size %d, rows %d", phrase.Us(b.serviceUs), b.size, b.rows)
 		}
 		fmt.Fprintln(w, head+":")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -104,7 +104,7 @@ func WriteProxyTable(w io.Writer, r *hop.Report) error {
 					thr = fmt.Sprintf("%d/%d", u.RelayThreads, u.ServerThreads)
 					fds = fmt.Sprintf("%d/%d", u.RelayFDs, u.ServerFDs)
 				}
-				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, width, name, p.TPS, numfmt.Us(p.LatencyUs.P95), ratio, share,
+				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, width, name, p.TPS, phrase.Us(p.LatencyUs.P95), ratio, share,
 					p.Errors+int64(p.Failed), rss, thr, fds)
 			}
 		}

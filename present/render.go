@@ -4,7 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strconv"
 	"strings"
@@ -134,7 +134,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		if sweep.placement {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
-		fmt.Fprintf(&row, "%s\t%s\t%s\t", p50Cell(p), figureCell(p, numfmt.Us(p.LatencyUs.P95)), figureCell(p, numfmt.Us(p.LatencyUs.P99)))
+		fmt.Fprintf(&row, "%s\t%s\t%s\t", p50Cell(p), figureCell(p, phrase.Us(p.LatencyUs.P95)), figureCell(p, phrase.Us(p.LatencyUs.P99)))
 		row.WriteString(addedCells(p, ", "))
 		fmt.Fprintf(&row, "%s\t%d\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)), p.Errors+int64(p.Failed))
 		row.WriteString(sweep.lastCells(p))
@@ -209,7 +209,7 @@ func addedCells(p hop.PathResult, sep string) string {
 	case a == nil:
 		return "-\t\t"
 	default:
-		return fmt.Sprintf("%+.1f\t[%s%s%s]\t", a.P50, numfmt.Us(a.CI95P50[0]), sep, numfmt.Us(a.CI95P50[1]))
+		return fmt.Sprintf("%+.1f\t[%s%s%s]\t", a.P50, phrase.Us(a.CI95P50[0]), sep, phrase.Us(a.CI95P50[1]))
 	}
 }
 
@@ -288,7 +288,7 @@ func writeDecomposition(w io.Writer, paths []hop.PathResult) error {
 		if d == nil {
 			continue
 		}
-		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), numfmt.Us(p.AddedUs.P50), codeCell(d), numfmt.Us(d.Wakeups), numfmt.Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), numfmt.Us(d.Residual), explainedCell(p), d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), phrase.Us(p.AddedUs.P50), codeCell(d), phrase.Us(d.Wakeups), phrase.Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), phrase.Us(d.Residual), explainedCell(p), d.Method)
 	}
 	return tw.Flush()
 }
@@ -298,7 +298,7 @@ func codeCell(d *hop.Decomposition) string {
 	if !d.Measured() {
 		return "-"
 	}
-	return numfmt.Us(d.RelayCode)
+	return phrase.Us(d.RelayCode)
 }
 
 // explainedCell is how much of the path's added p50 the split explains,
@@ -331,14 +331,14 @@ func negUs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return numfmt.Us(-*v)
+	return phrase.Us(-*v)
 }
 
 func optUs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return numfmt.Us(*v)
+	return phrase.Us(*v)
 }
 
 // writeThreadTable prints RonDB's result format, one line per thread count
@@ -349,7 +349,7 @@ func writeThreadTable(w io.Writer, paths []hop.PathResult) {
 	for _, p := range paths {
 		key := p.Name
 		if p.ServiceTimeUs != 0 || p.Size != paths[0].Size || p.Rows != paths[0].Rows {
-			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, numfmt.Us(p.ServiceTimeUs), p.Size, p.Rows)
+			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, phrase.Us(p.ServiceTimeUs), p.Size, p.Rows)
 		}
 		if _, ok := by[key]; !ok {
 			names = append(names, key)
@@ -372,11 +372,11 @@ func writeChainTable(w io.Writer, chains []hop.Chain) {
 		var hops, p50 []string
 		for i, h := range c.Hops {
 			hops = append(hops, strconv.Itoa(h))
-			p50 = append(p50, numfmt.Us(c.P50Us[i]))
+			p50 = append(p50, phrase.Us(c.P50Us[i]))
 		}
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, numfmt.Us(c.ServiceTimeUs),
-			strings.Join(hops, ","), strings.Join(p50, ","), numfmt.Us(c.PerHopUs), numfmt.Us(c.PerHopCI95[0]), numfmt.Us(c.PerHopCI95[1]),
-			numfmt.Us(c.InterceptUs), c.R2)
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, phrase.Us(c.ServiceTimeUs),
+			strings.Join(hops, ","), strings.Join(p50, ","), phrase.Us(c.PerHopUs), phrase.Us(c.PerHopCI95[0]), phrase.Us(c.PerHopCI95[1]),
+			phrase.Us(c.InterceptUs), c.R2)
 	}
 	tw.Flush()
 }
@@ -445,13 +445,13 @@ func isRelayed(p *hop.PathResult) bool { return p.Relay != hop.Direct }
 func traceRow(tw io.Writer, width int, name string, sw sweep, p hop.PathResult) {
 	t := p.Trace
 	fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, name, sw.seriesCells(p),
-		t.Requests, t.IdentityPct, t.CoveragePct, numfmt.Us(t.TracedP50Us), t.OverheadPct, numfmt.Us(t.P50Us), numfmt.Us(t.P99Us))
+		t.Requests, t.IdentityPct, t.CoveragePct, phrase.Us(t.TracedP50Us), t.OverheadPct, phrase.Us(t.P50Us), phrase.Us(t.P99Us))
 }
 
 // p99Request is where a traced path's p99 request went.
 func p99Request(p hop.PathResult) string {
 	t := p.Trace
-	line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, numfmt.Us(t.P99Us), t.P99Split)
+	line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, phrase.Us(t.P99Us), t.P99Split)
 	if t.P99Detail != "" {
 		line += "; " + t.P99Detail
 	}

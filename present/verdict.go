@@ -2,7 +2,7 @@ package present
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
@@ -61,13 +61,13 @@ func verdict(f hop.Finding) ([]string, *string) {
 	case hop.ThreadPeak:
 		where := f.Path
 		if f.ServiceTimeUs != 0 {
-			where += fmt.Sprintf(" (service time %s µs)", numfmt.Us(f.ServiceTimeUs))
+			where += fmt.Sprintf(" (service time %s µs)", phrase.Us(f.ServiceTimeUs))
 		}
 		return []string{fmt.Sprintf("%s: throughput peaks at %d threads (%.0f tps)", where, f.Threads, f.TPS)}, nil
 	case hop.ServiceTimeOverhead:
 		return []string{fmt.Sprintf("%s (%s): adds %s µs, %.0f%% of the direct path's p50, at %s µs service time; %s µs, %.0f%%, at %s µs",
-			f.Path, plural(f.Threads, "thread"), numfmt.Us(f.Low.P50), f.Low.P50Pct, numfmt.Us(f.LowUs),
-			numfmt.Us(f.High.P50), f.High.P50Pct, numfmt.Us(f.HighUs))}, nil
+			f.Path, plural(f.Threads, "thread"), phrase.Us(f.Low.P50), f.Low.P50Pct, phrase.Us(f.LowUs),
+			phrase.Us(f.High.P50), f.High.P50Pct, phrase.Us(f.HighUs))}, nil
 	case hop.PathErrors:
 		return []string{fmt.Sprintf("%s (%d threads): %d errors (%d failed rounds among them) — its figures are suspect", f.Path, f.Threads, f.Errors, f.Failed)}, nil
 	}
@@ -77,7 +77,7 @@ func verdict(f hop.Finding) ([]string, *string) {
 // noDifference is the one sentence a difference whose interval spans zero
 // gets: a mean inside the noise is not a finding in either direction.
 func noDifference(what string, ci [2]float64) string {
-	return fmt.Sprintf("%s: no measurable difference [95%% CI %s, %s µs]", what, numfmt.Us(ci[0]), numfmt.Us(ci[1]))
+	return fmt.Sprintf("%s: no measurable difference [95%% CI %s, %s µs]", what, phrase.Us(ci[0]), phrase.Us(ci[1]))
 }
 
 // relayLabel names a relay in a verdict; the direct path is "direct".
@@ -101,7 +101,7 @@ func unixLegVerdict(f hop.UnixLeg) string {
 		verb, save, lo, hi = "costs", -save, -hi, -lo
 	}
 	return fmt.Sprintf("%s: %s %s %s µs (%s of the TCP path's p50) per request [95%% CI %s, %s]",
-		relayLabel(f.Relay), leg, verb, numfmt.Us(save), pct(save, f.BaseUs), numfmt.Us(lo), numfmt.Us(hi))
+		relayLabel(f.Relay), leg, verb, phrase.Us(save), pct(save, f.BaseUs), phrase.Us(lo), phrase.Us(hi))
 }
 
 func pct(part, whole float64) string {
@@ -127,7 +127,7 @@ func hopCostVerdicts(f hop.HopCosts) []string {
 	}
 	var parts []string
 	for _, h := range f.Hops {
-		part := fmt.Sprintf("%s %s µs", h.Relay, numfmt.Us(h.P50Us))
+		part := fmt.Sprintf("%s %s µs", h.Relay, phrase.Us(h.P50Us))
 		if !h.Stable {
 			part += " (unstable)"
 		}
@@ -146,7 +146,7 @@ func hopCostVerdicts(f hop.HopCosts) []string {
 func idleExitVerdict(f hop.IdleExitHops) string {
 	var parts []string
 	for _, h := range f.Hops {
-		parts = append(parts, fmt.Sprintf("%s %s of %s µs (relay's CPU %s)", h.Relay, numfmt.Us(h.IdleUs), numfmt.Us(h.AddedUs), numfmt.Us(h.RelayCPUUs)))
+		parts = append(parts, fmt.Sprintf("%s %s of %s µs (relay's CPU %s)", h.Relay, phrase.Us(h.IdleUs), phrase.Us(h.AddedUs), phrase.Us(h.RelayCPUUs)))
 	}
 	line := "idle exits, a CPU leaving idle for a woken task: " + strings.Join(parts, ", ")
 	if f.MostOnRelay {
@@ -157,41 +157,41 @@ func idleExitVerdict(f hop.IdleExitHops) string {
 
 func residenceVerdict(f hop.Residence) string {
 	if d := f.Decomposition; d != nil {
-		code := fmt.Sprintf("relay code %s", numfmt.Us(d.RelayCode))
+		code := fmt.Sprintf("relay code %s", phrase.Us(d.RelayCode))
 		if !d.Measured() {
 			code = "relay code not measured"
 		}
 		ends := ""
 		if d.Endpoints != nil {
-			ends = ", endpoints " + numfmt.Us(*d.Endpoints)
+			ends = ", endpoints " + phrase.Us(*d.Endpoints)
 		}
 		if d.MeanExcess != nil {
-			ends += ", less the mean's excess over the p50 " + numfmt.Us(*d.MeanExcess)
+			ends += ", less the mean's excess over the p50 " + phrase.Us(*d.MeanExcess)
 		}
 		return fmt.Sprintf("%s: of its %s µs, %s, wake-ups %s, kernel legs %s%s, residual %s µs: %.0f%% explained",
-			f.Path, numfmt.Us(f.AddedUs), code, numfmt.Us(d.Wakeups), numfmt.Us(d.Kernel), ends, numfmt.Us(d.Residual), f.ExplainedPct)
+			f.Path, phrase.Us(f.AddedUs), code, phrase.Us(d.Wakeups), phrase.Us(d.Kernel), ends, phrase.Us(d.Residual), f.ExplainedPct)
 	}
 	if f.KernelUs == nil {
 		return fmt.Sprintf("%s: the relay holds a request %s µs on average, longer than the %s µs the hop adds at the median: requests queue inside it, and the hop does not split into the relay's time and the kernel's",
-			f.Path, numfmt.Us(f.RelayUs), numfmt.Us(f.AddedUs))
+			f.Path, phrase.Us(f.RelayUs), phrase.Us(f.AddedUs))
 	}
 	return fmt.Sprintf("%s: the relay holds a request %s µs of the %s µs hop (its code and its read and write calls); wake-ups and the extra loopback legs take the other %s µs",
-		f.Path, numfmt.Us(f.RelayUs), numfmt.Us(f.AddedUs), numfmt.Us(*f.KernelUs))
+		f.Path, phrase.Us(f.RelayUs), phrase.Us(f.AddedUs), phrase.Us(*f.KernelUs))
 }
 
 func connectVerdict(f hop.ConnectSetup) string {
 	var parts []string
 	if c := f.Series; c != nil {
 		for _, d := range f.Relays {
-			parts = append(parts, fmt.Sprintf("%s %+.0f µs (p99 %s)", d.Relay, d.DeltaUs, numfmt.Us(d.P99Us)))
+			parts = append(parts, fmt.Sprintf("%s %+.0f µs (p99 %s)", d.Relay, d.DeltaUs, phrase.Us(d.P99Us)))
 		}
 		return fmt.Sprintf("connection set-up, dial to quit (p50 of a connect-only series, direct tcp %s µs over %d connects, p99 %s), once per connection: %s",
-			numfmt.Us(c.P50Us), c.N, numfmt.Us(c.P99Us), strings.Join(parts, ", "))
+			phrase.Us(c.P50Us), c.N, phrase.Us(c.P99Us), strings.Join(parts, ", "))
 	}
 	for _, d := range f.Relays {
 		parts = append(parts, fmt.Sprintf("%s %+.0f µs", d.Relay, d.DeltaUs))
 	}
-	return fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", numfmt.Us(f.DirectUs), strings.Join(parts, ", "))
+	return fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", phrase.Us(f.DirectUs), strings.Join(parts, ", "))
 }
 
 func chainVerdict(f hop.ChainFit) string {
@@ -204,14 +204,14 @@ func chainVerdict(f hop.ChainFit) string {
 		return noDifference(name+": per hop", c.PerHopCI95)
 	}
 	return fmt.Sprintf("%s: each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
-		name, numfmt.Us(c.PerHopUs), numfmt.Us(c.PerHopCI95[0]), numfmt.Us(c.PerHopCI95[1]), c.R2, numfmt.Us(c.InterceptUs))
+		name, phrase.Us(c.PerHopUs), phrase.Us(c.PerHopCI95[0]), phrase.Us(c.PerHopCI95[1]), c.R2, phrase.Us(c.InterceptUs))
 }
 
 // setting names a thread count and, when there is one, a service time.
 func setting(threads int, serviceUs float64) string {
 	s := plural(threads, "thread")
 	if serviceUs != 0 {
-		s += fmt.Sprintf(", service time %s µs", numfmt.Us(serviceUs))
+		s += fmt.Sprintf(", service time %s µs", phrase.Us(serviceUs))
 	}
 	return s
 }
@@ -235,9 +235,9 @@ func unixLegLines(byRegime [][]hop.UnixLeg, several bool) []string {
 			case !l.Measurable:
 				none = append(none, relayLabel(l.Relay))
 			case l.MedianUs > 0:
-				saves = append(saves, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), numfmt.Us(l.MedianUs), numfmt.Us(l.CI95Us[0]), numfmt.Us(l.CI95Us[1])))
+				saves = append(saves, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), phrase.Us(l.MedianUs), phrase.Us(l.CI95Us[0]), phrase.Us(l.CI95Us[1])))
 			default:
-				costs = append(costs, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), numfmt.Us(-l.MedianUs), numfmt.Us(-l.CI95Us[1]), numfmt.Us(-l.CI95Us[0])))
+				costs = append(costs, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), phrase.Us(-l.MedianUs), phrase.Us(-l.CI95Us[1]), phrase.Us(-l.CI95Us[0])))
 			}
 		}
 		var parts []string

@@ -2,7 +2,7 @@ package page
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 
 	"github.com/hoplat/hoplat/analysis/compare"
@@ -31,7 +31,7 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 			if r.NewRun != nw {
 				continue
 			}
-			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), numfmt.Us(r.OldP50Us), numfmt.Us(r.NewP50Us),
+			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
 				esc(compare.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
 			if r.OldAddedP50Us == nil {
 				p.printf(`<td></td><td></td><td></td><td></td></tr>`)
@@ -42,7 +42,7 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 				ch = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
 				pv = trim3(*r.AddedPValue)
 			}
-			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, numfmt.Us(*r.OldAddedP50Us), numfmt.Us(*r.NewAddedP50Us), esc(ch), pv)
+			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), esc(ch), pv)
 		}
 		p.printf(`</table></div>`)
 		var degraded []string

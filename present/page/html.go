@@ -3,7 +3,7 @@ package page
 import (
 	"bufio"
 	"fmt"
-	"github.com/hoplat/hoplat/present/numfmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"math"
 	"os"
@@ -356,7 +356,7 @@ func barScale(paths []hop.PathResult) (lo, hi float64) {
 // interval and split bar (the direct path is the baseline), tps and
 // whether its rounds agreed.
 func (p *page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
-	p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), numfmt.Us(path.LatencyUs.P50), numfmt.Us(path.LatencyUs.P99))
+	p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), phrase.Us(path.LatencyUs.P50), phrase.Us(path.LatencyUs.P99))
 	a := path.AddedUs
 	switch {
 	case path.Relay == hop.Direct:
@@ -364,13 +364,13 @@ func (p *page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
 	case a == nil:
 		p.printf(`<td>-</td><td></td><td class="split"></td><td></td>`)
 	default:
-		p.printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), numfmt.Us(a.CI95P50[0]), numfmt.Us(a.CI95P50[1]))
+		p.printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), phrase.Us(a.CI95P50[0]), phrase.Us(a.CI95P50[1]))
 		if d := path.Decomposition; d != nil {
 			vals := splitOf(d)
 			var words []string
 			for i, v := range vals {
 				if v != 0 || i == len(vals)-1 {
-					words = append(words, fmt.Sprintf("%s %s", parts[i].short, numfmt.Us(v)))
+					words = append(words, fmt.Sprintf("%s %s", parts[i].short, phrase.Us(v)))
 				}
 			}
 			label := strings.Join(words, " · ")
@@ -465,9 +465,9 @@ func unbroken(name string) string {
 
 func signed(v float64) string {
 	if v >= 0 {
-		return "+" + numfmt.Us(v)
+		return "+" + phrase.Us(v)
 	}
-	return numfmt.Us(v)
+	return phrase.Us(v)
 }
 
 // barCeil rounds v up to a scale end a reader can read a bar against,

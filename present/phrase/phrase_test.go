@@ -1,4 +1,4 @@
-package numfmt
+package phrase
 
 import "testing"
 
