@@ -29,7 +29,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 		t.wrap(fmt.Sprintf("regime %s: %s", g.Name, g.Note), "  ")
 	}
 	for _, s := range r.Config.RoundSizing {
-		t.wrap(s.String(), "  ")
+		t.wrap(phrase.Sizing(s), "  ")
 	}
 	if r.Machine != nil || len(r.Regimes) > 0 {
 		t.line("")
@@ -240,7 +240,7 @@ func (t *text) traced(r *hop.Report, groups []regimeGroup) {
 		t.wrap("  "+p99Request(p), "      ")
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
-		t.wrap("  "+r.Tracer.Wakes.String(), "    ")
+		t.wrap("  "+phrase.Wakes(r.Tracer.Wakes), "    ")
 	}
 }
 

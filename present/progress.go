@@ -72,7 +72,7 @@ func (p *Progress) Event(e event.Event) {
 			p.say("not traced: %s", e.Note)
 		}
 	case event.Sized:
-		p.say("%s", e.Sizing)
+		p.say("%s", phrase.Sizing(e.Sizing))
 	case event.Skipped:
 		p.say("skip %s: %s", e.Skip.Path, e.Skip.Reason)
 	case event.RoundBegun:

@@ -107,7 +107,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		fmt.Fprintf(w, "regime %s: %s\n", g.Name, g.Note)
 	}
 	for _, s := range r.Config.RoundSizing {
-		fmt.Fprintln(w, s.String())
+		fmt.Fprintln(w, phrase.Sizing(s))
 	}
 	if r.Machine != nil || len(r.Regimes) > 0 {
 		fmt.Fprintln(w)
@@ -409,7 +409,7 @@ func writeTraced(w io.Writer, r *hop.Report) error {
 		fmt.Fprintln(w, "  "+p99Request(p))
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
-		fmt.Fprintln(w, "  "+r.Tracer.Wakes.String())
+		fmt.Fprintln(w, "  "+phrase.Wakes(r.Tracer.Wakes))
 	}
 	return nil
 }

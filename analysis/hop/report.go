@@ -1,7 +1,6 @@
 package hop
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -140,19 +139,6 @@ type RoundSizing struct {
 	Capped    bool    `json:"capped_by_budget"`
 	BudgetS   float64 `json:"budget_s,omitempty"`
 	Error     string  `json:"error,omitempty"` // the calibration failed: TimeS is the configured time
-}
-
-// String is the sizing as the text report says it.
-func (s RoundSizing) String() string {
-	if s.Error != "" {
-		return fmt.Sprintf("rounds %s: %.2f s each (calibration failed: %s)", s.Stage, s.TimeS, s.Error)
-	}
-	why := fmt.Sprintf("a request took %s µs on %s, so a round holds about %d (want >= %d)",
-		Us(s.RequestUs), s.Path, s.Expected, s.Target)
-	if s.Capped {
-		why += fmt.Sprintf("; the %.0f s budget caps it", s.BudgetS)
-	}
-	return fmt.Sprintf("rounds %s: %.2f s each: %s", s.Stage, s.TimeS, why)
 }
 
 // History is the earlier runs of the same command on the same machine that

@@ -322,21 +322,3 @@ func (t *Trace) pace() float64 {
 	}
 	return t.Pace
 }
-
-// String is the check in one sentence: the traced wake-ups by kind, then
-// what the probe priced them at.
-func (c *WakeCheck) String() string {
-	part := func(s Spread, what string) string {
-		if s.N == 0 {
-			return "none " + what
-		}
-		return fmt.Sprintf("%s µs %s (p25 %s, p75 %s; %d)", Us(s.P50), what, Us(s.P25), Us(s.P75), s.N)
-	}
-	line := "wake-ups the traced requests waited for, waking to on CPU, median: " +
-		part(c.CrossIdle, "onto another, idle CPU") + ", " + part(c.SameCPU, "onto the waker's own")
-	if c.ProbeCrossUS > 0 {
-		line += fmt.Sprintf("; the probe's pipe wake-up one way: %s µs cross-CPU, %s same CPU, %s µs more across",
-			Us(c.ProbeCrossUS), Us(c.ProbeSameUS), Us(c.ProbeExtraUS))
-	}
-	return line
-}

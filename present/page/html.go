@@ -656,13 +656,13 @@ func (p *page) run(rep *hop.Report) {
 	p.printf(`<p>Command line:</p><pre><code>%s</code></pre>`, esc(cmd))
 	p.printf(`<p>hoplat version %s; the run took %.1f s.</p>`, esc(orDash(rep.Version)), rep.Elapsed)
 	for _, s := range rep.Config.RoundSizing {
-		p.printf(`<p><small>%s</small></p>`, esc(s.String()))
+		p.printf(`<p><small>%s</small></p>`, esc(phrase.Sizing(s)))
 	}
 	if rep.Tracer != nil {
 		if rep.Tracer.On {
 			p.printf(`<p><small>traced: one more round of each path; the tracer's %.0f ns a record taken off</small></p>`, rep.Tracer.PerRecordNs)
 			if w := rep.Tracer.Wakes; w != nil {
-				p.printf(`<p><small>%s</small></p>`, esc(w.String()))
+				p.printf(`<p><small>%s</small></p>`, esc(phrase.Wakes(w)))
 			}
 		} else if rep.Tracer.Note != "" {
 			p.printf(`<p><small>not traced: %s</small></p>`, esc(rep.Tracer.Note))
