@@ -17,7 +17,10 @@ import (
 )
 
 // WriteJSON writes the report as hoplat.hopbench.v1, indented.
-func WriteJSON(w io.Writer, r *hop.Report) error { return writeIndented(w, r) }
+func WriteJSON(w io.Writer, r *hop.Report) error {
+	Words(r)
+	return writeIndented(w, r)
+}
 
 // writeIndented writes v as indented JSON, "->" in path names as it is.
 func writeIndented(w io.Writer, v any) error {

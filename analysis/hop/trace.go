@@ -3,7 +3,6 @@ package hop
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/hoplat/hoplat/tracer/split"
 )
@@ -240,9 +239,9 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 	}
 	grew, saved := max(0, relay), max(0, -relay)
 	var restGrew float64
-	var savings []string
+	var savings []Saving
 	if relay < 0 {
-		savings = append(savings, fmt.Sprintf("relay code %s", Us(-relay)))
+		savings = append(savings, Saving{"relay code", -relay})
 	}
 	for _, q := range rest {
 		if q.v >= 0 {
@@ -250,13 +249,12 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 			restGrew += q.v
 		} else {
 			saved -= q.v
-			savings = append(savings, fmt.Sprintf("%s %s", q.name, Us(-q.v)))
+			savings = append(savings, Saving{q.name, -q.v})
 		}
 	}
 	added := p.AddedUs.P50
 	if grew <= 0 || added <= 0 {
-		return Decomposition{Method: "trace", Residual: added,
-			Note: fmt.Sprintf("the traced hop (%s µs) has no part that grew over its baseline's: not split", Us(grew-saved))}, true
+		return Decomposition{Method: "trace", Residual: added, Split: &SplitNote{NotSplit: true, TracedUs: grew - saved}}, true
 	}
 	code := min(max(0, relay), added)
 	left := added - code
@@ -267,20 +265,15 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		return max(0, v) / restGrew * left
 	}
 	traced := grew - saved
-	note := fmt.Sprintf("relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: %s µs", Us(traced))
+	note := &SplitNote{TracedUs: traced, NotTrusted: p.Trace.NotTrusted}
 	if len(savings) > 0 {
-		note += fmt.Sprintf(", %s µs of parts that grew less %s µs the path spent less of than its baseline: %s",
-			Us(grew), Us(saved), strings.Join(savings, ", "))
+		note.GrewUs, note.SavedUs, note.Savings = grew, saved, savings
 	}
-	note += ")"
 	if code < max(0, relay) {
-		note += fmt.Sprintf("; the relays' traced time (%s µs) is more than the untraced hop", Us(relay))
+		note.RelayOverUs = relay
 	}
 	if traced > 0 && (traced/added > 2 || added/traced > 2) {
-		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", traced/added)
-	}
-	if p.Trace.NotTrusted != "" {
-		note += "; the split is not trusted: " + p.Trace.NotTrusted
+		note.TracedRatio = traced / added
 	}
 	ends := share(rest[2].v)
 	residual := share(rest[3].v)
@@ -304,7 +297,7 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		Kernel:    share(rest[1].v),
 		Endpoints: &ends,
 		Residual:  residual,
-		Note:      note,
+		Split:     note,
 	}
 	return d, true
 }

@@ -112,6 +112,7 @@ func (p *page) foot() { p.printf("</body>\n</html>\n") }
 
 // Write writes the page for rep to w.
 func Write(w io.Writer, rep *hop.Report) error {
+	phrase.Fill(rep)
 	p := &page{w: w}
 	host := rep.Env.Hostname
 	if host == "" {

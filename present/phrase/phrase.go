@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/hoplat/hoplat/analysis/hop"
 	"math"
+	"strings"
 )
 
 // Us writes a figure in microseconds: whole microseconds from 100 up,
@@ -49,4 +50,44 @@ func Wakes(c *hop.WakeCheck) string {
 			Us(c.ProbeCrossUS), Us(c.ProbeSameUS), Us(c.ProbeExtraUS))
 	}
 	return line
+}
+
+// SplitNote is how a traced hop was split, as a decomposition's note says
+// it.
+func SplitNote(n *hop.SplitNote) string {
+	if n.NotSplit {
+		return fmt.Sprintf("the traced hop (%s µs) has no part that grew over its baseline's: not split", Us(n.TracedUs))
+	}
+	note := fmt.Sprintf("relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: %s µs", Us(n.TracedUs))
+	if len(n.Savings) > 0 {
+		savings := make([]string, len(n.Savings))
+		for i, v := range n.Savings {
+			savings[i] = v.Part + " " + Us(v.Us)
+		}
+		note += fmt.Sprintf(", %s µs of parts that grew less %s µs the path spent less of than its baseline: %s",
+			Us(n.GrewUs), Us(n.SavedUs), strings.Join(savings, ", "))
+	}
+	note += ")"
+	if n.RelayOverUs > 0 {
+		note += fmt.Sprintf("; the relays' traced time (%s µs) is more than the untraced hop", Us(n.RelayOverUs))
+	}
+	if n.TracedRatio > 0 {
+		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", n.TracedRatio)
+	}
+	if n.NotTrusted != "" {
+		note += "; the split is not trusted: " + n.NotTrusted
+	}
+	return note
+}
+
+// Fill sets the words of rep that its typed findings carry, where the
+// JSON report keeps them as sentences: each traced decomposition's note.
+// A report read back from JSON has its sentences and no findings; Fill
+// leaves those as they are, and filling twice changes nothing.
+func Fill(rep *hop.Report) {
+	for i := range rep.Paths {
+		if d := rep.Paths[i].Decomposition; d != nil && d.Split != nil {
+			d.Note = SplitNote(d.Split)
+		}
+	}
 }

@@ -1,0 +1,45 @@
+package phrase
+
+import (
+	"testing"
+
+	"github.com/hoplat/hoplat/analysis/hop"
+)
+
+func TestSplitNote(t *testing.T) {
+	for _, c := range []struct {
+		n    hop.SplitNote
+		want string
+	}{
+		{hop.SplitNote{NotSplit: true, TracedUs: -12.5},
+			"the traced hop (-12.5 µs) has no part that grew over its baseline's: not split"},
+		{hop.SplitNote{TracedUs: 42},
+			"relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: 42.0 µs)"},
+		{hop.SplitNote{TracedUs: 1087, GrewUs: 1397, SavedUs: 310, Savings: []hop.Saving{{Part: "wake-ups", Us: 310}, {Part: "endpoints", Us: 0.25}},
+			RelayOverUs: 400, TracedRatio: 3.62, NotTrusted: "overhead out of its band"},
+			"relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: 1087 µs, " +
+				"1397 µs of parts that grew less 310 µs the path spent less of than its baseline: wake-ups 310, endpoints 0.2); " +
+				"the relays' traced time (400 µs) is more than the untraced hop; " +
+				"the traced hop is 3.6× the untraced one, so its shares may not hold untraced; " +
+				"the split is not trusted: overhead out of its band"},
+	} {
+		if got := SplitNote(&c.n); got != c.want {
+			t.Errorf("SplitNote(%+v)\n got %q\nwant %q", c.n, got, c.want)
+		}
+	}
+}
+
+func TestFillKeepsReadNotes(t *testing.T) {
+	d := &hop.Decomposition{Method: "trace", Note: "as read back"}
+	rep := &hop.Report{Paths: []hop.PathResult{{Decomposition: d}}}
+	Fill(rep)
+	if d.Note != "as read back" {
+		t.Errorf("a note read from JSON was rewritten: %q", d.Note)
+	}
+	d.Split = &hop.SplitNote{NotSplit: true, TracedUs: 3}
+	Fill(rep)
+	Fill(rep)
+	if want := SplitNote(d.Split); d.Note != want {
+		t.Errorf("note %q, want %q", d.Note, want)
+	}
+}
