@@ -40,18 +40,28 @@ func Load(file string) (Run, error) {
 	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 		file = filepath.Join(file, "report.json")
 	}
+	r, err := load(file, func(r *hop.Report) string { return r.Schema }, hop.Schema)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Name: file, Report: r}, nil
+}
+
+// load reads a report of type R from file and checks that schema reads
+// want from it.
+func load[R any](file string, schema func(*R) string, want string) (*R, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return Run{}, fmt.Errorf("compare: %w", err)
+		return nil, fmt.Errorf("compare: %w", err)
 	}
-	var r hop.Report
+	var r R
 	if err := json.Unmarshal(b, &r); err != nil {
-		return Run{}, fmt.Errorf("compare: read %s: %w", file, err)
+		return nil, fmt.Errorf("compare: read %s: %w", file, err)
 	}
-	if r.Schema != hop.Schema {
-		return Run{}, fmt.Errorf("compare: %s: schema %q, want %q", file, r.Schema, hop.Schema)
+	if got := schema(&r); got != want {
+		return nil, fmt.Errorf("compare: %s: schema %q, want %q", file, got, want)
 	}
-	return Run{Name: file, Report: &r}, nil
+	return &r, nil
 }
 
 // Options are the comparison's settings; the zero value tests at
