@@ -96,7 +96,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			short = short || len(r.Warnings) > 0
 			unmeasured = unmeasured || r.NoiseFrom == compare.Unmeasured
 			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
-				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
+				phrase.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
 			marks = append(marks, len(r.Degraded) > 0)
 			for _, d := range r.Degraded {
 				degraded = append(degraded, fit(fmt.Sprintf("! %s: %s: %s", compare.Label(r), d.Side, d.Why)))
@@ -107,7 +107,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			}
 			ch, p := "", ""
 			if r.AddedSignificant != nil {
-				ch, p = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
+				ch, p = phrase.Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), ch, p)
 		}

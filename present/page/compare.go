@@ -32,14 +32,14 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 				continue
 			}
 			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
-				esc(compare.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
+				esc(phrase.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
 			if r.OldAddedP50Us == nil {
 				p.printf(`<td></td><td></td><td></td><td></td></tr>`)
 				continue
 			}
 			ch, pv := "", ""
 			if r.AddedSignificant != nil {
-				ch = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
+				ch = phrase.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
 				pv = trim3(*r.AddedPValue)
 			}
 			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), esc(ch), pv)

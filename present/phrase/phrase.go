@@ -91,3 +91,12 @@ func Fill(rep *hop.Report) {
 		}
 	}
 }
+
+// Delta is a comparison's change as the tables print it: "~" when not
+// significant.
+func Delta(pct float64, significant bool) string {
+	if !significant {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", pct)
+}

@@ -15,3 +15,15 @@ func TestUs(t *testing.T) {
 		}
 	}
 }
+
+func TestDelta(t *testing.T) {
+	if got := Delta(94.12, true); got != "+94.1%" {
+		t.Errorf("significant: %q", got)
+	}
+	if got := Delta(-3.25, true); got != "-3.2%" {
+		t.Errorf("negative: %q", got)
+	}
+	if got := Delta(94.12, false); got != "~" {
+		t.Errorf("not significant: %q", got)
+	}
+}
