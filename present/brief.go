@@ -36,6 +36,7 @@ const (
 // and what a reader can act on. Everything else is in WriteText
 // (--verbose), the JSON and report.html.
 func WriteBrief(w io.Writer, r *hop.Report) error {
+	Words(r)
 	t := &text{w: w}
 	if r.Partial {
 		t.wrap(partialLine(r), "  ")
@@ -291,6 +292,7 @@ func errorLine(paths []hop.PathResult) string {
 // and rounds that spread on so many paths that the spread is the
 // machine's (paths[].machine_noise).
 func Events(r *hop.Report) []string {
+	Words(r)
 	var states []machine.State
 	if r.Machine != nil {
 		states = r.Machine.States

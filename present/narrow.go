@@ -23,6 +23,7 @@ const TextWidth = 100
 // that repeat the split table's rows in prose (the JSON and report.html
 // keep them all). WriteWideText has every column.
 func WriteText(w io.Writer, r *hop.Report) error {
+	Words(r)
 	t := &text{w: w}
 	t.machine(r)
 	for _, g := range r.Regimes {

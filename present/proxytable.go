@@ -19,6 +19,7 @@ import (
 // threads and open descriptors. One block per regime and setting of the
 // backend; a run of one thread count prints nothing.
 func WriteProxyTable(w io.Writer, r *hop.Report) error {
+	Words(r)
 	var threads []int
 	for _, p := range r.Paths {
 		if !slices.Contains(threads, p.Threads) {

@@ -19,6 +19,7 @@ import (
 // WriteJSON writes the report as hoplat.hopbench.v1, indented.
 func WriteJSON(w io.Writer, r *hop.Report) error {
 	Words(r)
+	Words(r)
 	return writeIndented(w, r)
 }
 
@@ -45,6 +46,7 @@ var csvHeader = []string{
 // CSV is told from a complete one by its unmeasured rows only, and the
 // JSON beside it (--out) says partial.
 func WriteCSV(w io.Writer, r *hop.Report) error {
+	Words(r)
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
 	for _, p := range r.Paths {
@@ -95,6 +97,7 @@ func lowestCILevel(paths []hop.PathResult) float64 {
 // tables and the verdicts. Its widest lines run to 250 columns and more
 // (hopbench --wide); WriteText fits 100.
 func WriteWideText(w io.Writer, r *hop.Report) error {
+	Words(r)
 	if r.Partial {
 		for _, l := range wordwrap.Lines(partialLine(r), TextWidth, "  ") {
 			fmt.Fprintln(w, l)

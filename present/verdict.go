@@ -13,6 +13,7 @@ import (
 // JSON carries and every text format prints. A finding about one regime
 // names it when the run had several.
 func Verdicts(r *hop.Report) []string {
+	Words(r)
 	several := len(regimes(r.Paths)) > 1
 	out := []string{}
 	for _, f := range hop.Findings(r) {

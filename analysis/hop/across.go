@@ -147,7 +147,7 @@ func JudgeAcrossRuns(paths []PathResult, past Past) (judged, flagged int, moved 
 		r.UnstableReason += "; likely cause: the host's state between invocations (its other tenants, where it runs the vCPUs, the idle exits' cost)"
 	}
 	for i := range paths {
-		paths[i].MachineNoise = ""
+		paths[i].MachineNoise, paths[i].Noisy = "", nil
 	}
 	limitFlagged(paths)
 	return judged, flagged, moved

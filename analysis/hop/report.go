@@ -141,6 +141,12 @@ type RoundSizing struct {
 	Error     string  `json:"error,omitempty"` // the calibration failed: TimeS is the configured time
 }
 
+// MachineNoise is a flagged path's spread shared by Flagged of the run's
+// Paths paths: likely the machine's noise, not the path's.
+type MachineNoise struct {
+	Flagged, Paths int
+}
+
 // History is the earlier runs of the same command on the same machine that
 // a run was judged against.
 type History struct {
@@ -185,6 +191,9 @@ type PathResult struct {
 	// likely the machine's, which the text report says once for the run
 	// instead of a line per path. The path stays flagged.
 	MachineNoise string `json:"machine_noise,omitempty"`
+	// Noisy is MachineNoise as figures, which package present says in
+	// it; nil where the path's spread is its own.
+	Noisy *MachineNoise `json:"-"`
 	// RoundSpreadPct is the spread Stable was judged on, (max/min - 1) in
 	// percent: of the kept round p50s without the fastest and slowest
 	// where five or more, and without the host's slow rounds

@@ -515,8 +515,7 @@ func limitFlagged(sums []PathResult) {
 		if n < limit {
 			continue
 		}
-		r.MachineNoise = fmt.Sprintf("%d of the run's %d paths' rounds spread so: likely the machine's noise, not this path's",
-			len(flagged), len(sums))
+		r.Noisy = &MachineNoise{Flagged: len(flagged), Paths: len(sums)}
 	}
 }
 

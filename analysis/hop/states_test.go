@@ -45,8 +45,8 @@ func TestAnalyzePairsPathsWhereTheHostChangedSpeed(t *testing.T) {
 		t.Errorf("evidence %q of %s", states[0].Evidence, states[0].Control)
 	}
 	for _, p := range paths {
-		if !p.Stable || p.MachineNoise != "" {
-			t.Errorf("%s flagged for the host's speed: %q %q", p.Name, p.UnstableReason, p.MachineNoise)
+		if !p.Stable || p.Noisy != nil {
+			t.Errorf("%s flagged for the host's speed: %q %+v", p.Name, p.UnstableReason, p.Noisy)
 		}
 		if p.Relay != Direct && (p.AddedUs == nil || p.AddedUs.Method != "paired" || len(p.AddedUs.States) != 2) {
 			t.Errorf("%s: added_us %+v, want method paired and a figure per state", p.Name, p.AddedUs)
@@ -86,7 +86,7 @@ func TestAnalyzeMarksTheMachinesNoise(t *testing.T) {
 		if !p.Stable {
 			flagged = append(flagged, string(p.Relay))
 		}
-		if p.MachineNoise != "" {
+		if p.Noisy != nil {
 			noise = append(noise, string(p.Relay))
 			if p.Stable || p.UnstableReason == "" {
 				t.Errorf("%s: machine_noise on a path not flagged: stable %v %q", p.Relay, p.Stable, p.UnstableReason)

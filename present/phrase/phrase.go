@@ -80,14 +80,24 @@ func SplitNote(n *hop.SplitNote) string {
 	return note
 }
 
+// MachineNoise says why a flagged path's spread is likely the machine's.
+func MachineNoise(n *hop.MachineNoise) string {
+	return fmt.Sprintf("%d of the run's %d paths' rounds spread so: likely the machine's noise, not this path's", n.Flagged, n.Paths)
+}
+
 // Fill sets the words of rep that its typed findings carry, where the
-// JSON report keeps them as sentences: each traced decomposition's note.
+// JSON report keeps them as sentences: each traced decomposition's note,
+// and each path's machine noise.
 // A report read back from JSON has its sentences and no findings; Fill
 // leaves those as they are, and filling twice changes nothing.
 func Fill(rep *hop.Report) {
 	for i := range rep.Paths {
-		if d := rep.Paths[i].Decomposition; d != nil && d.Split != nil {
+		p := &rep.Paths[i]
+		if d := p.Decomposition; d != nil && d.Split != nil {
 			d.Note = SplitNote(d.Split)
+		}
+		if n := p.Noisy; n != nil {
+			p.MachineNoise = MachineNoise(n)
 		}
 	}
 }

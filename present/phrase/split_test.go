@@ -43,3 +43,14 @@ func TestFillKeepsReadNotes(t *testing.T) {
 		t.Errorf("note %q, want %q", d.Note, want)
 	}
 }
+
+func TestMachineNoise(t *testing.T) {
+	rep := &hop.Report{Paths: []hop.PathResult{{Noisy: &hop.MachineNoise{Flagged: 5, Paths: 12}}, {}}}
+	Fill(rep)
+	if got, want := rep.Paths[0].MachineNoise, "5 of the run's 12 paths' rounds spread so: likely the machine's noise, not this path's"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if rep.Paths[1].MachineNoise != "" {
+		t.Errorf("a path of its own spread: %q", rep.Paths[1].MachineNoise)
+	}
+}
