@@ -12,11 +12,15 @@ import (
 )
 
 // WriteComparisonJSON writes c as hoplat.compare.v1, indented.
-func WriteComparisonJSON(w io.Writer, c *compare.Comparison) error { return writeIndented(w, c) }
+func WriteComparisonJSON(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
+	return writeIndented(w, c)
+}
 
 // WriteDifferences prints what differs between the runs, one line each;
 // nothing when they describe the same experiment.
 func WriteDifferences(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
 	if len(c.Differences) == 0 {
 		return nil
 	}
@@ -60,6 +64,7 @@ func partialMark(c *compare.Comparison, side, name string) string {
 // the lines under the table say how, one per side and reason. A side with
 // a partial run (hopbench interrupted) says so on its header line.
 func WriteComparison(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
 	if err := WriteDifferences(w, c); err != nil {
 		return err
 	}

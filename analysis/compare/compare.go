@@ -95,6 +95,9 @@ type Comparison struct {
 	Differences []Difference `json:"differences"`
 	// Unmatched are the paths that only one side measured.
 	Unmatched []string `json:"unmatched,omitempty"`
+	// Alone are the unmatched paths as names, which package present says
+	// in Unmatched.
+	Alone []Alone `json:"-"`
 	// Partial are the runs of either side that were stopped before their
 	// end (hop.Report.Partial): every row of theirs is degraded.
 	Partial []PartialRun `json:"partial,omitempty"`
@@ -162,6 +165,9 @@ type Row struct {
 	// that set it. AddedNoisePct is the same for the added p50.
 	NoisePct      float64  `json:"noise_pct"`
 	NoiseFrom     string   `json:"noise_from"`
+	// Noise is NoiseFrom as the measurement's kind and figures, which
+	// package present says in it.
+	Noise NoiseSource `json:"-"`
 	AddedNoisePct *float64 `json:"added_noise_pct,omitempty"`
 	// Degraded names each side's failed rounds, errors and instability
 	// on this path; no change is called here unless Options.AllowDegraded.
@@ -169,6 +175,15 @@ type Row struct {
 
 	// Warnings are the test's own: too few rounds to ever reach alpha.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Alone is a path that only one side measured: its row's label, and the
+// side (run) that has it, or, comparing two paths of one run (Within), the
+// path it has none of beside it (Beside set).
+type Alone struct {
+	Label  string
+	Run    string
+	Beside bool
 }
 
 // Difference is a field of the machine, the placement or the workload that
@@ -303,7 +318,7 @@ func compareSides(old side, news []side, opt Options) (*Comparison, error) {
 		repeated = repeated || len(n.runs) > 1
 		rows, unmatched := compareRuns(old, n, th, controls, opt)
 		c.Rows = append(c.Rows, rows...)
-		c.Unmatched = append(c.Unmatched, unmatched...)
+		c.Alone = append(c.Alone, unmatched...)
 	}
 	c.Noise = noiseMethod(controls, repeated)
 	return c, nil
@@ -346,22 +361,22 @@ func varies(runs ...Run) hop.Swept {
 	return v
 }
 
-func compareRuns(old, nw side, th *benchmath.Thresholds, controls bool, opt Options) ([]Row, []string) {
+func compareRuns(old, nw side, th *benchmath.Thresholds, controls bool, opt Options) ([]Row, []Alone) {
 	v := varies(append(slices.Clone(old.runs), nw.runs...)...)
 	oldOrder, oldBy := old.index(v)
 	newOrder, newBy := nw.index(v)
 	var rows []Row
-	var unmatched []string
+	var unmatched []Alone
 	for _, k := range oldOrder {
 		ns, ok := newBy[k]
 		if !ok {
-			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), old.name))
+			unmatched = append(unmatched, Alone{Label: label(k), Run: old.name})
 			continue
 		}
 		olds := oldBy[k]
 		r := row(k, olds, ns, v, nw.name, th)
 		n := noiseOf(k, sides{old.name, nw.name, oldBy, newBy}, controls)
-		r.NoisePct, r.NoiseFrom = n.p50.pct, n.p50.from
+		r.NoisePct, r.Noise = n.p50.pct, n.p50.from
 		if r.OldAddedP50Us != nil {
 			a := n.added.pct
 			r.AddedNoisePct = &a
@@ -372,7 +387,7 @@ func compareRuns(old, nw side, th *benchmath.Thresholds, controls bool, opt Opti
 	}
 	for _, k := range newOrder {
 		if _, ok := oldBy[k]; !ok {
-			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), nw.name))
+			unmatched = append(unmatched, Alone{Label: label(k), Run: nw.name})
 		}
 	}
 	return rows, unmatched

@@ -12,6 +12,7 @@ import (
 // differences between the runs first, then per new run the table of every
 // path, "~" where the U test finds no significant change.
 func WriteCompare(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
 	p := &page{w: w}
 	p.head("hoplat: " + c.Old + " against " + joinNew(c.New))
 	p.printf(`<header><h1>Comparing hopbench runs</h1><p>%s</p>`, esc(c.Test))

@@ -7,6 +7,7 @@ package phrase
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/analysis/hop"
 	"math"
 	"strings"
@@ -109,4 +110,53 @@ func Delta(pct float64, significant bool) string {
 		return "~"
 	}
 	return fmt.Sprintf("%+.1f%%", pct)
+}
+
+// NoiseFrom names the measurement that set a comparison row's noise.
+func NoiseFrom(n compare.NoiseSource) string {
+	switch n.Kind {
+	case compare.NoiseRepeated:
+		return fmt.Sprintf("%d runs of %s %.1f%% apart", n.Runs, n.Of, n.Pct)
+	case compare.NoiseControl:
+		return fmt.Sprintf("%s moved %.1f%%", n.Of, n.Pct)
+	case compare.NoisePace:
+		return fmt.Sprintf("%s in %s: pace %.2f", n.Of, n.Run, n.Pace)
+	case compare.NoisePeer:
+		return fmt.Sprintf("%s (an outside relay) moved %.1f%%", n.Of, n.Pct)
+	case compare.NoiseFloor:
+		what := "path"
+		if n.Hop {
+			what = "hop"
+		}
+		return fmt.Sprintf("one run a side: fresh processes move a %s up to %d%% between runs", what, int(n.Pct))
+	case compare.NoiseOneRun:
+		return "one run"
+	}
+	return compare.Unmeasured
+}
+
+// Alone says a path only one side of a comparison measured.
+func Alone(a compare.Alone) string {
+	if a.Beside {
+		return a.Label + " has no " + a.Run + " beside it"
+	}
+	return a.Label + " only in " + a.Run
+}
+
+// FillComparison sets the words of c that its typed findings carry, where
+// the JSON comparison keeps them as sentences: each row's noise_from and
+// the unmatched paths. A comparison read back from JSON keeps its own, and
+// filling twice changes nothing.
+func FillComparison(c *compare.Comparison) {
+	for i := range c.Rows {
+		if r := &c.Rows[i]; r.NoiseFrom == "" {
+			r.NoiseFrom = NoiseFrom(r.Noise)
+		}
+	}
+	if c.Alone != nil {
+		c.Unmatched = c.Unmatched[:0]
+		for _, a := range c.Alone {
+			c.Unmatched = append(c.Unmatched, Alone(a))
+		}
+	}
 }

@@ -1,0 +1,43 @@
+package phrase
+
+import (
+	"testing"
+
+	"github.com/hoplat/hoplat/analysis/compare"
+)
+
+func TestNoiseFrom(t *testing.T) {
+	for _, c := range []struct {
+		n    compare.NoiseSource
+		want string
+	}{
+		{compare.NoiseSource{}, "unmeasured"},
+		{compare.NoiseSource{Kind: compare.NoiseRepeated, Runs: 2, Of: "a1 + a2", Pct: 7.24}, "2 runs of a1 + a2 7.2% apart"},
+		{compare.NoiseSource{Kind: compare.NoiseControl, Of: "direct tcp packed", Pct: 7.58}, "direct tcp packed moved 7.6%"},
+		{compare.NoiseSource{Kind: compare.NoisePace, Of: "direct tcp packed", Run: "b", Pace: 1.18}, "direct tcp packed in b: pace 1.18"},
+		{compare.NoiseSource{Kind: compare.NoisePeer, Of: "haproxy tcp->tcp packed", Pct: 18.04}, "haproxy tcp->tcp packed (an outside relay) moved 18.0%"},
+		{compare.NoiseSource{Kind: compare.NoiseFloor, Pct: compare.SingleRunFloorPct}, "one run a side: fresh processes move a path up to 5% between runs"},
+		{compare.NoiseSource{Kind: compare.NoiseFloor, Pct: compare.SingleRunHopFloorPct, Hop: true}, "one run a side: fresh processes move a hop up to 15% between runs"},
+		{compare.NoiseSource{Kind: compare.NoiseOneRun}, "one run"},
+	} {
+		if got := NoiseFrom(c.n); got != c.want {
+			t.Errorf("NoiseFrom(%+v) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
+func TestFillComparison(t *testing.T) {
+	c := &compare.Comparison{
+		Rows:  []compare.Row{{Noise: compare.NoiseSource{Kind: compare.NoiseOneRun}}, {NoiseFrom: "as read back"}},
+		Alone: []compare.Alone{{Label: "socat tcp->tcp packed", Run: "b"}, {Label: "direct tcp", Run: "epoll tcp->tcp", Beside: true}},
+	}
+	FillComparison(c)
+	FillComparison(c)
+	if c.Rows[0].NoiseFrom != "one run" || c.Rows[1].NoiseFrom != "as read back" {
+		t.Errorf("noise_from %q, %q", c.Rows[0].NoiseFrom, c.Rows[1].NoiseFrom)
+	}
+	want := []string{"socat tcp->tcp packed only in b", "direct tcp has no epoll tcp->tcp beside it"}
+	if len(c.Unmatched) != len(want) || c.Unmatched[0] != want[0] || c.Unmatched[1] != want[1] {
+		t.Errorf("unmatched %q, want %q", c.Unmatched, want)
+	}
+}
