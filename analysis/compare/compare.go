@@ -163,12 +163,12 @@ type Row struct {
 	// machine, in percent of the p50 (noise.go): Significant stays false
 	// where |DeltaPct| is not above it. NoiseFrom names the measurement
 	// that set it. AddedNoisePct is the same for the added p50.
-	NoisePct      float64  `json:"noise_pct"`
-	NoiseFrom     string   `json:"noise_from"`
+	NoisePct  float64 `json:"noise_pct"`
+	NoiseFrom string  `json:"noise_from"`
 	// Noise is NoiseFrom as the measurement's kind and figures, which
 	// package present says in it.
-	Noise NoiseSource `json:"-"`
-	AddedNoisePct *float64 `json:"added_noise_pct,omitempty"`
+	Noise         NoiseSource `json:"-"`
+	AddedNoisePct *float64    `json:"added_noise_pct,omitempty"`
 	// Degraded names each side's failed rounds, errors and instability
 	// on this path; no change is called here unless Options.AllowDegraded.
 	Degraded []Degraded `json:"degraded,omitempty"`
