@@ -377,8 +377,9 @@ func TestDegradedSideIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]Degraded{
-		{{"new", "3 errors"}},
-		{{"new", "1 failed round (round 3: pingpong: exit status 1)"}, {"new", "unstable: round p50s 61, 62, 90 µs: two clusters"}},
+		{{Side: "new", Trouble: Trouble{Kind: TroubleErrors, N: 3}}},
+		{{Side: "new", Trouble: Trouble{Kind: TroubleFailed, N: 1, Round: 3, InRound: true, Text: "pingpong: exit status 1\nstderr: ..."}},
+			{Side: "new", Trouble: Trouble{Kind: TroubleUnstable, Text: "round p50s 61, 62, 90 µs: two clusters"}}},
 	}
 	for i, r := range c.Rows {
 		if !slices.Equal(r.Degraded, want[i]) {

@@ -1,6 +1,7 @@
 package phrase
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hoplat/hoplat/analysis/compare"
@@ -39,5 +40,28 @@ func TestFillComparison(t *testing.T) {
 	want := []string{"socat tcp->tcp packed only in b", "direct tcp has no epoll tcp->tcp beside it"}
 	if len(c.Unmatched) != len(want) || c.Unmatched[0] != want[0] || c.Unmatched[1] != want[1] {
 		t.Errorf("unmatched %q, want %q", c.Unmatched, want)
+	}
+}
+
+func TestTrouble(t *testing.T) {
+	long := "pingpong: " + strings.Repeat("x", 100) + "\nstderr: ..."
+	for _, c := range []struct {
+		t    compare.Trouble
+		want string
+	}{
+		{compare.Trouble{Kind: compare.TroubleErrors, N: 3}, "3 errors"},
+		{compare.Trouble{Kind: compare.TroubleErrors, N: 1, Run: "b2"}, "b2: 1 error"},
+		{compare.Trouble{Kind: compare.TroubleFailed, N: 2}, "2 failed rounds"},
+		{compare.Trouble{Kind: compare.TroubleFailed, N: 1, Round: 0, InRound: true, Text: "pingpong: exit status 1\nstderr: ..."},
+			"1 failed round (round 0: pingpong: exit status 1)"},
+		{compare.Trouble{Kind: compare.TroubleFailed, N: 1, Round: 3, InRound: true, Text: long},
+			"1 failed round (round 3: " + string([]rune(long)[:79]) + "…)"},
+		{compare.Trouble{Kind: compare.TroubleUnstable}, "unstable"},
+		{compare.Trouble{Kind: compare.TroubleUnstable, Text: "round p50s 61, 62, 90 µs: two clusters"}, "unstable: round p50s 61, 62, 90 µs: two clusters"},
+		{compare.Trouble{Kind: compare.TroublePartial, Text: "interrupted by SIGINT after round 3 of 11"}, "partial run: interrupted by SIGINT after round 3 of 11"},
+	} {
+		if got := Trouble(c.t); got != c.want {
+			t.Errorf("Trouble(%+v) = %q, want %q", c.t, got, c.want)
+		}
 	}
 }

@@ -143,14 +143,64 @@ func Alone(a compare.Alone) string {
 	return a.Label + " only in " + a.Run
 }
 
+// Trouble says what degraded a side on a row, prefixed with its run where
+// the side has several.
+func Trouble(t compare.Trouble) string {
+	var s string
+	switch t.Kind {
+	case compare.TroublePartial:
+		s = "partial run: " + t.Text
+	case compare.TroubleFailed:
+		s = fmt.Sprintf("%d failed round%s", t.N, plural(t.N))
+		if t.InRound {
+			s += fmt.Sprintf(" (round %d: %s)", t.Round, firstLine(t.Text))
+		}
+	case compare.TroubleErrors:
+		s = fmt.Sprintf("%d error%s", t.N, plural(t.N))
+	case compare.TroubleUnstable:
+		s = "unstable"
+		if t.Text != "" {
+			s += ": " + t.Text
+		}
+	}
+	if t.Run != "" {
+		s = t.Run + ": " + s
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// firstLine is an error's first line, at most 80 characters: a failed
+// round's text can hold a peer's whole stderr.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
+}
+
 // FillComparison sets the words of c that its typed findings carry, where
 // the JSON comparison keeps them as sentences: each row's noise_from and
-// the unmatched paths. A comparison read back from JSON keeps its own, and
+// degraded sides' reasons, and the unmatched paths. A comparison read back from JSON keeps its own, and
 // filling twice changes nothing.
 func FillComparison(c *compare.Comparison) {
 	for i := range c.Rows {
 		if r := &c.Rows[i]; r.NoiseFrom == "" {
 			r.NoiseFrom = NoiseFrom(r.Noise)
+		}
+	}
+	for i := range c.Rows {
+		for j := range c.Rows[i].Degraded {
+			if d := &c.Rows[i].Degraded[j]; d.Why == "" {
+				d.Why = Trouble(d.Trouble)
+			}
 		}
 	}
 	if c.Alone != nil {
