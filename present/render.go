@@ -318,10 +318,10 @@ func explainedCell(p hop.PathResult) string {
 
 // seriesHead is the header of the columns that tell a sweep's series
 // apart, each ending in a tab; "" when nothing is swept.
-func (s sweep) seriesHead() string { return tabbed(s.Heads()) }
+func (s sweep) seriesHead() string { return tabbed(phrase.SweptHeads(s.Swept)) }
 
 // seriesCells is p's cells under seriesHead.
-func (s sweep) seriesCells(p hop.PathResult) string { return tabbed(s.Cells(p)) }
+func (s sweep) seriesCells(p hop.PathResult) string { return tabbed(phrase.SweptCells(s.Swept, p)) }
 
 func tabbed(cells []string) string {
 	var b strings.Builder

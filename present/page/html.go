@@ -437,18 +437,20 @@ func sweptOf(paths []hop.PathResult) swept { return swept{hop.SweptOf(paths)} }
 
 func (s swept) head() string {
 	var b strings.Builder
-	for _, h := range s.Heads() {
+	for _, h := range phrase.SweptHeads(s.Swept) {
 		b.WriteString("<th>" + h + "</th>")
 	}
 	return b.String()
 }
 
 // settingText is the cells' text, for a test to find a row by.
-func (s swept) settingText(p hop.PathResult) string { return strings.Join(s.Cells(p), " ") }
+func (s swept) settingText(p hop.PathResult) string {
+	return strings.Join(phrase.SweptCells(s.Swept, p), " ")
+}
 
 func (s swept) cells(p hop.PathResult) string {
 	var b strings.Builder
-	for _, c := range s.Cells(p) {
+	for _, c := range phrase.SweptCells(s.Swept, p) {
 		b.WriteString("<td>" + c + "</td>")
 	}
 	return b.String()

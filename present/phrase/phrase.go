@@ -210,3 +210,39 @@ func FillComparison(c *compare.Comparison) {
 		}
 	}
 }
+
+// SweptHeads are the columns of what s sweeps' names; none when nothing is swept.
+func SweptHeads(s hop.Swept) []string {
+	var h []string
+	if s.Threads {
+		h = append(h, "threads")
+	}
+	if s.Service {
+		h = append(h, "service µs")
+	}
+	if s.Size {
+		h = append(h, "size")
+	}
+	if s.Rows {
+		h = append(h, "rows")
+	}
+	return h
+}
+
+// SweptCells are p's values under SweptHeads.
+func SweptCells(s hop.Swept, p hop.PathResult) []string {
+	var c []string
+	if s.Threads {
+		c = append(c, fmt.Sprint(p.Threads))
+	}
+	if s.Service {
+		c = append(c, Us(p.ServiceTimeUs))
+	}
+	if s.Size {
+		c = append(c, fmt.Sprint(p.Size))
+	}
+	if s.Rows {
+		c = append(c, fmt.Sprint(p.Rows))
+	}
+	return c
+}
