@@ -39,7 +39,12 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 				pair = h.pairing(*r, *base, i > j)
 			}
 			var model string
-			r.Stable, r.UnstableReason, r.spread, model = pairedStability(*r, base, h, pair)
+			var why *Judged
+			r.Stable, why, r.spread, model = pairedStability(*r, base, h, pair)
+			r.Instability = nil
+			if why != nil {
+				r.Instability = &Instability{Judged: why}
+			}
 			if r.AddedUs != nil && base != nil && !isControl(*r) {
 				if a := pairedAdded(*r, *base, h, pair, model, r.AddedUs.Baseline); a != nil {
 					r.AddedUs = a
@@ -49,7 +54,7 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 		if !r.Stable {
 			cause := likelyCause(s.Setting.Regime, s.Placement, r.tps)
 			if r.Trace != nil && r.Trace.Cause != "" {
-				cause = "the trace shows " + r.Trace.Cause
+				cause = &Cause{Kind: CauseTrace, Trace: r.Trace.Cause}
 			}
 			// A placement that changed between rounds, or none at all,
 			// moves the client's CPU time per request too (a
@@ -57,14 +62,17 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			// Where the host's states are known, the pairing took the
 			// machine out already.
 			if h == nil && !placementMoved(s.Setting.Regime, s.Placement) {
-				if shared := sharedState(all, s, discard); shared != "" {
+				if shared := sharedState(all, s, discard); shared != nil {
 					cause = shared
 				}
 			}
-			r.UnstableReason += "; likely cause: " + cause
+			if r.Instability == nil {
+				r.Instability = &Instability{}
+			}
+			r.Instability.Cause = cause
 		} else if h == nil {
-			if reason := movedWithMachine(all, sums, i, discard); reason != "" {
-				r.Stable, r.UnstableReason = false, reason
+			if moved := movedWithMachine(all, sums, i, discard); moved != nil {
+				r.Stable, r.Instability = false, &Instability{Moved: moved}
 			}
 		}
 		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
@@ -166,7 +174,11 @@ func summarise(s Series, discard int) PathResult {
 	if r.Rounds == nil {
 		r.Rounds = []Round{} // a row an interrupted run never reached
 	}
-	r.Stable, r.UnstableReason = stability(p50s)
+	var why *Judged
+	r.Stable, why = stability(p50s)
+	if why != nil {
+		r.Instability = &Instability{Judged: why}
+	}
 	if s.Trace != nil {
 		r.Trace = traceSummary(s, p50s, r.Stable)
 	}

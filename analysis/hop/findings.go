@@ -97,7 +97,9 @@ type IdleExitHop struct {
 }
 
 // Unstable is a path whose rounds disagree, why, and the hypervisor's
-// steal during the run when it was 1% or more (0 otherwise).
+// steal during the run when it was 1% or more (0 otherwise). Reason is
+// the path's unstable_reason as the report says it, which package present
+// fills from Instability before it asks for the findings.
 type Unstable struct {
 	Path     string
 	Reason   string
@@ -374,7 +376,7 @@ func idleExits(g map[Path]PathResult) (IdleExitHops, bool) {
 func unstables(r *Report) []Finding {
 	var out []Finding
 	for _, p := range r.Paths {
-		if p.Stable || p.UnstableReason == "" {
+		if p.Stable || p.UnstableReason == "" && p.Instability == nil {
 			continue
 		}
 		f := Unstable{Path: p.Name, Reason: p.UnstableReason}

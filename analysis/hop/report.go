@@ -186,6 +186,9 @@ type PathResult struct {
 	// then says how, and the likely cause.
 	Stable         bool   `json:"stable"`
 	UnstableReason string `json:"unstable_reason"`
+	// Instability is UnstableReason as findings, which package present
+	// says in it; nil on a stable path and on a report read from JSON.
+	Instability *Instability `json:"-"`
 	// MachineNoise is set on a flagged path (Stable false) whose spread
 	// more than one path in five of the run shares, past the most spread:
 	// likely the machine's, which the text report says once for the run

@@ -292,11 +292,11 @@ func States(paths []PathResult) []machine.State {
 	return out
 }
 
-// ratioList writes ratios with two decimals.
-func ratioList(vs []float64) string {
+// list writes µs figures as the machine's states' evidence says them.
+func list(vs []float64) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
-		parts[i] = fmt.Sprintf("%.2f", v)
+		parts[i] = Us(v)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -400,7 +400,7 @@ const (
 // rounds within each state. The spread is the judged figure's max/min;
 // model says which figure held (byDifference, byRatio), "" where none
 // did or the path is a control.
-func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) (ok bool, why string, spread float64, model string) {
+func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) (ok bool, why *Judged, spread float64, model string) {
 	if isControl(r) || base == nil {
 		fast, slow := h.sides(r)
 		worst := 1.0
@@ -409,10 +409,11 @@ func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) 
 				worst = max(worst, slices.Max(vs)/slices.Min(vs))
 			}
 			if ok, why := stability(vs); !ok {
-				return false, fmt.Sprintf("in the host's %s rounds, %s", h.stateNames[k], why), worst, ""
+				why.State = h.stateNames[k]
+				return false, why, worst, ""
 			}
 		}
-		return true, "", worst, ""
+		return true, nil, worst, ""
 	}
 	var ratios, diffs []float64
 	a, b := pairs(r, *base, pair)
@@ -422,10 +423,10 @@ func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) 
 	// A hop that costs the same at either speed of the host holds its
 	// difference while the ratio moves (docs/measurements.md, "Host
 	// states").
-	if ok, _ := judge(diffs, "", "", list); ok && len(diffs) > 0 && slices.Min(diffs) > 0 {
-		return true, "", min(spreadOf(diffs), spreadOf(ratios)), byDifference
+	if ok, _ := judge(diffs, ""); ok && len(diffs) > 0 && slices.Min(diffs) > 0 {
+		return true, nil, min(spreadOf(diffs), spreadOf(ratios)), byDifference
 	}
-	ok, why = judge(ratios, "round p50 over "+base.Name+"'s paired round", "", ratioList)
+	ok, why = judge(ratios, base.Name)
 	if ok {
 		model = byRatio
 	}

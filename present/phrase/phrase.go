@@ -88,7 +88,7 @@ func MachineNoise(n *hop.MachineNoise) string {
 
 // Fill sets the words of rep that its typed findings carry, where the
 // JSON report keeps them as sentences: each traced decomposition's note,
-// and each path's machine noise.
+// each flagged path's unstable reason, and its machine noise.
 // A report read back from JSON has its sentences and no findings; Fill
 // leaves those as they are, and filling twice changes nothing.
 func Fill(rep *hop.Report) {
@@ -96,6 +96,9 @@ func Fill(rep *hop.Report) {
 		p := &rep.Paths[i]
 		if d := p.Decomposition; d != nil && d.Split != nil {
 			d.Note = SplitNote(d.Split)
+		}
+		if p.Instability != nil {
+			p.UnstableReason = Unstable(p)
 		}
 		if n := p.Noisy; n != nil {
 			p.MachineNoise = MachineNoise(n)
