@@ -53,8 +53,8 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 		}
 		if !r.Stable {
 			cause := likelyCause(s.Setting.Regime, s.Placement, r.tps)
-			if r.Trace != nil && r.Trace.Cause != "" {
-				cause = &Cause{Kind: CauseTrace, Trace: r.Trace.Cause}
+			if r.Trace != nil && r.Trace.Found != nil {
+				cause = &Cause{Kind: CauseTrace}
 			}
 			// A placement that changed between rounds, or none at all,
 			// moves the client's CPU time per request too (a
@@ -75,9 +75,9 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 				r.Stable, r.Instability = false, &Instability{Moved: moved}
 			}
 		}
-		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
+		if r.Stable && r.Trace != nil && r.Trace.Found != nil {
 			t := *r.Trace
-			t.Cause = "" // it names what moved an unstable path's rounds
+			t.Found = nil // it names what moved an unstable path's rounds
 			r.Trace = &t
 		}
 	}
@@ -213,7 +213,7 @@ func traceSummary(s Series, p50s []float64, stable bool) *Trace {
 		t.Pace = kept / t.UntracedP50Us
 	}
 	if stable {
-		t.Cause = "" // it names what moved an unstable path's rounds
+		t.Found = nil // it names what moved an unstable path's rounds
 	}
 	if s.RelayCPUUs != nil && s.Path.Relay != Direct {
 		us := *s.RelayCPUUs

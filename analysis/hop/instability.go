@@ -58,8 +58,6 @@ type Cause struct {
 	// ratio to the machine's figure held (CauseReference,
 	// CauseClientCPU), in percent.
 	Pct float64
-	// Trace is what the trace shows (Trace.Cause) (CauseTrace).
-	Trace string
 	// Reference is the path measured in the same cycles whose rounds
 	// moved with this one's (CauseReference); Values its round p50s, or
 	// the client's CPU time per request (CauseClientCPU), µs.
@@ -76,7 +74,7 @@ const (
 	CausePlacement                      // a component ran on other CPUs in some rounds
 	CauseTwoHumped                      // the round trips are two-humped, throughput held
 	CauseMigration                      // none of the above: migration or another tenant
-	CauseTrace                          // what the traced requests show
+	CauseTrace                          // what the traced requests show (Trace.Found)
 	CauseReference                      // the machine: a path beside it moved with it
 	CauseClientCPU                      // the machine: the client's CPU time per request moved with it
 )

@@ -233,9 +233,9 @@ func judgeAgainstNoise(sums []PathResult) {
 			}
 			r.Instability.Noise = &NoiseExcess{SpreadPct: r.RoundSpreadPct, HostPct: n.SpreadPct, Control: n.Control}
 		}
-		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
+		if r.Stable && r.Trace != nil && r.Trace.Found != nil {
 			t := *r.Trace
-			t.Cause = "" // it names what moved an unstable path's rounds
+			t.Found = nil // it names what moved an unstable path's rounds
 			r.Trace = &t
 		}
 	}

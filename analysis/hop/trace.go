@@ -50,6 +50,9 @@ type Trace struct {
 	P50Us     float64     `json:"p50_request_us"` // the traced round trips the splits sum to
 	P99Us     float64     `json:"p99_request_us"`
 	P99Detail string      `json:"p99_detail,omitempty"` // the p99 request's longest segment, in words
+	// P99Longest is that segment as figures and names, which package
+	// present says in P99Detail; nil where the request had none.
+	P99Longest *Longest `json:"-"`
 	// StatementsPerEvent is how many traced requests (one statement, from
 	// a send to the reply's last read) make one of the path's events, a
 	// transaction of several statements; 0 or 1 when they are the same.
@@ -61,6 +64,9 @@ type Trace struct {
 	// Cause is, for an unstable path, what the trace shows of its rounds
 	// (migration, runqueue wait behind whom); "" otherwise.
 	Cause string `json:"cause"`
+	// Found is Cause as a finding, which package present says in it;
+	// nil where the trace shows nothing that would move the rounds.
+	Found *TraceCause `json:"-"`
 	// View is how the split charges a request's time: ViewHolder where the
 	// components share one CPU (packed), ViewCriticalPath elsewhere.
 	View string `json:"view,omitempty"`
@@ -101,6 +107,40 @@ type Trace struct {
 	// repeat, so it did not see the untraced rounds' machine; "" when
 	// trusted.
 	NotTrusted string `json:"not_trusted,omitempty"`
+}
+
+// Longest is a traced request's longest segment: whose (Component, ""
+// where no component held it), what it did (Kind, a tracer segment kind's
+// name), for how long (µs) and on which CPU. A wait runnable (Runnable)
+// names whom it waited behind (Behind; nil: an idle CPU's wake-up); Other
+// is time the events do not explain.
+type Longest struct {
+	Component string
+	Kind      string
+	Us        float64
+	CPU       int
+	Runnable  bool
+	Other     bool
+	Behind    *Task
+}
+
+// Task is a thread a traced request waited behind: its component on the
+// path where the trace followed it, and its command where /proc still had
+// it (Command "" where not).
+type Task struct {
+	TID       int
+	Component string
+	Command   string
+}
+
+// TraceCause is what the traced requests show that would move a path's
+// rounds: components moving between CPUs (Pct of the requests saw one
+// move), or the p99 request's longest segment (Trace.P99Longest), a wait
+// on a run queue where that is most of it (Runqueue).
+type TraceCause struct {
+	Migration bool
+	Pct       float64
+	Runqueue  bool
 }
 
 // The views a split is taken in (Trace.View).

@@ -97,6 +97,14 @@ func Fill(rep *hop.Report) {
 		if d := p.Decomposition; d != nil && d.Split != nil {
 			d.Note = SplitNote(d.Split)
 		}
+		if t := p.Trace; t != nil {
+			if t.P99Longest != nil {
+				t.P99Detail = longest(t.P99Longest)
+			}
+			if t.Found != nil {
+				t.Cause = traceCause(t)
+			}
+		}
 		if p.Instability != nil {
 			p.UnstableReason = Unstable(p)
 		}

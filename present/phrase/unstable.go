@@ -2,6 +2,7 @@ package phrase
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
@@ -24,7 +25,7 @@ func Unstable(p *hop.PathResult) string {
 			s = judged(in.Judged)
 		}
 		if in.Cause != nil {
-			s += "; likely cause: " + cause(in.Cause)
+			s += "; likely cause: " + cause(in.Cause, p.Trace)
 		}
 	}
 	if n := in.Noise; n != nil {
@@ -55,8 +56,8 @@ func judged(j *hop.Judged) string {
 	return s
 }
 
-// cause names what most plausibly moved a path's rounds.
-func cause(c *hop.Cause) string {
+// cause names what most plausibly moved a path's rounds, t its trace.
+func cause(c *hop.Cause, t *hop.Trace) string {
 	switch c.Kind {
 	case hop.CauseUnpinned:
 		return "placement: unpinned, the scheduler may place the components on one CPU in one round and on two in the next"
@@ -65,7 +66,7 @@ func cause(c *hop.Cause) string {
 	case hop.CauseTwoHumped:
 		return fmt.Sprintf("two-humped round trips: each round's p50 fell on one hump or the other while throughput agreed within %.0f%% (the mean held: compare tps)", c.Pct)
 	case hop.CauseTrace:
-		return "the trace shows " + c.Trace
+		return "the trace shows " + traceCause(t)
 	case hop.CauseReference:
 		return fmt.Sprintf("the machine: %s moved with it in the same cycles (round p50s %s µs), and the ratio of the two held within %.0f%%, so every round trip changed, not this path",
 			c.Reference, usList(c.Values), c.Pct)
@@ -104,4 +105,54 @@ func ratioList(vs []float64) string {
 		parts[i] = fmt.Sprintf("%.2f", v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// traceCause says what a path's traced requests show that would move its
+// rounds (t.Found): the trace's cause.
+func traceCause(t *hop.Trace) string {
+	switch f := t.Found; {
+	case f == nil:
+		return t.Cause
+	case f.Migration:
+		return fmt.Sprintf("migration: %.0f%% of the traced requests saw a component move between CPUs", f.Pct)
+	case f.Runqueue:
+		return "runqueue wait: in the p99 request (" + Us(t.P99Us) + " µs) " + longest(t.P99Longest)
+	}
+	return "the p99 request (" + Us(t.P99Us) + " µs): " + longest(t.P99Longest)
+}
+
+// longest says a traced request's longest segment: what a tail request
+// waited for (a trace's p99_detail).
+func longest(l *hop.Longest) string {
+	us := Us(l.Us)
+	who := l.Component
+	if who == "" {
+		who = "no component"
+	}
+	switch {
+	case l.Runnable:
+		behind := "an idle CPU's wake-up"
+		if l.Behind != nil {
+			behind = task(l.Behind)
+		}
+		return fmt.Sprintf("%s waited %s µs runnable on CPU %d behind %s", who, us, l.CPU, behind)
+	case l.Other:
+		return fmt.Sprintf("%s µs the events do not explain", us)
+	}
+	return fmt.Sprintf("%s %s %s µs on CPU %d", who, l.Kind, us, l.CPU)
+}
+
+// task names a thread a traced request waited behind: its component on
+// the path when the trace followed it, else its command as far as /proc
+// still had it.
+func task(t *hop.Task) string {
+	switch {
+	case t.Command != "" && t.Component != "":
+		return fmt.Sprintf("the %s (%s %d)", t.Component, t.Command, t.TID)
+	case t.Command != "":
+		return fmt.Sprintf("%s (%d)", t.Command, t.TID)
+	case t.Component != "":
+		return fmt.Sprintf("the %s (thread %d)", t.Component, t.TID)
+	}
+	return "thread " + strconv.Itoa(t.TID) + ", not on the path"
 }

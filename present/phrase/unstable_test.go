@@ -16,12 +16,16 @@ func TestUnstable(t *testing.T) {
 			Judged: &hop.Judged{Values: []float64{10.9, 89.8, 139}, Kind: hop.DisagreeRatio, MaxMin: 12.75, Limit: 2},
 			Cause:  &hop.Cause{Kind: hop.CausePlacement, Component: "relay", CPUs: "0|1"}}},
 			"round p50s 10.9, 89.8, 139 µs: max/min 12.8 > 2; likely cause: placement changed between rounds (relay on CPUs 0|1)"},
-		{hop.PathResult{Instability: &hop.Instability{
-			Noise:  &hop.NoiseExcess{SpreadPct: 79.2, HostPct: 4.4, Control: "direct unix"},
-			Judged: &hop.Judged{Values: []float64{20, 21, 35, 36}, Kind: hop.DisagreeClusters, Below: []float64{20, 21}, Above: []float64{35, 36}},
-			Cause:  &hop.Cause{Kind: hop.CauseTrace, Trace: "runqueue wait"}}},
+		{hop.PathResult{
+			Trace: &hop.Trace{P99Us: 250, Found: &hop.TraceCause{Runqueue: true},
+				P99Longest: &hop.Longest{Component: "relay", Kind: "runnable", Runnable: true, Us: 180, CPU: 1, Behind: &hop.Task{TID: 42, Component: "server", Command: "pongd"}}},
+			Instability: &hop.Instability{
+				Noise:  &hop.NoiseExcess{SpreadPct: 79.2, HostPct: 4.4, Control: "direct unix"},
+				Judged: &hop.Judged{Values: []float64{20, 21, 35, 36}, Kind: hop.DisagreeClusters, Below: []float64{20, 21}, Above: []float64{35, 36}},
+				Cause:  &hop.Cause{Kind: hop.CauseTrace}}},
 			"rounds spread 79% (max/min but the extremes), the direct paths' 4% (direct unix): " +
-				"round p50s 20.0, 21.0, 35.0, 36.0 µs: two clusters, 20.0, 21.0 and 35.0, 36.0 µs; likely cause: the trace shows runqueue wait"},
+				"round p50s 20.0, 21.0, 35.0, 36.0 µs: two clusters, 20.0, 21.0 and 35.0, 36.0 µs; " +
+				"likely cause: the trace shows runqueue wait: in the p99 request (250 µs) relay waited 180 µs runnable on CPU 1 behind the server (pongd 42)"},
 		{hop.PathResult{Instability: &hop.Instability{
 			Judged: &hop.Judged{State: "slow", Values: []float64{1.5, 1.21}, Kind: hop.DisagreeSpread, MaxMin: 1.2397, Limit: 1.3},
 			Cause:  &hop.Cause{Kind: hop.CauseMigration}}},
@@ -54,6 +58,44 @@ func TestUnstable(t *testing.T) {
 	} {
 		if got := Unstable(&c.p); got != c.want {
 			t.Errorf("Unstable(%+v)\n got %q\nwant %q", c.p.Instability, got, c.want)
+		}
+	}
+}
+
+func TestTraceCause(t *testing.T) {
+	for _, c := range []struct {
+		t          hop.Trace
+		detail, by string
+	}{
+		{hop.Trace{P99Us: 12.5, Found: &hop.TraceCause{Migration: true, Pct: 3.4},
+			P99Longest: &hop.Longest{Kind: "user", Us: 4.25, CPU: 0}},
+			"no component user 4.2 µs on CPU 0", "migration: 3% of the traced requests saw a component move between CPUs"},
+		{hop.Trace{P99Us: 120, Found: &hop.TraceCause{},
+			P99Longest: &hop.Longest{Component: "client", Kind: "other", Other: true, Us: 100}},
+			"100 µs the events do not explain", "the p99 request (120 µs): 100 µs the events do not explain"},
+		{hop.Trace{P99Us: 40, Found: &hop.TraceCause{Runqueue: true},
+			P99Longest: &hop.Longest{Component: "relay", Kind: "runnable", Runnable: true, Us: 30, CPU: 2}},
+			"relay waited 30.0 µs runnable on CPU 2 behind an idle CPU's wake-up",
+			"runqueue wait: in the p99 request (40.0 µs) relay waited 30.0 µs runnable on CPU 2 behind an idle CPU's wake-up"},
+		{hop.Trace{P99Us: 40, P99Longest: &hop.Longest{Component: "relay", Kind: "runnable", Runnable: true, Us: 30, CPU: 2, Behind: &hop.Task{TID: 7}}},
+			"relay waited 30.0 µs runnable on CPU 2 behind thread 7, not on the path", ""},
+	} {
+		rep := &hop.Report{Paths: []hop.PathResult{{Trace: &c.t}}}
+		Fill(rep)
+		if got := rep.Paths[0].Trace; got.P99Detail != c.detail || got.Cause != c.by {
+			t.Errorf("p99_detail %q, cause %q; want %q, %q", got.P99Detail, got.Cause, c.detail, c.by)
+		}
+	}
+	for _, c := range []struct {
+		t    hop.Task
+		want string
+	}{
+		{hop.Task{TID: 42, Component: "server", Command: "pongd"}, "the server (pongd 42)"},
+		{hop.Task{TID: 42, Command: "kworker/0:1"}, "kworker/0:1 (42)"},
+		{hop.Task{TID: 42, Component: "relay"}, "the relay (thread 42)"},
+	} {
+		if got := task(&c.t); got != c.want {
+			t.Errorf("task(%+v) = %q, want %q", c.t, got, c.want)
 		}
 	}
 }
