@@ -411,30 +411,25 @@ func overheadPct(tr *hop.Trace) (pct float64, ok bool) {
 	return 100 * (tr.TracedP50Us - tr.UntracedP50Us) / tr.UntracedP50Us, true
 }
 
-// outsideBand says why a traced round's overhead is outside its band
+// outsideBand is how a traced round's overhead is outside its band
 // (hop.OverheadBand, read against the run's floor): the traced round did
-// not see the untraced rounds' machine. "" inside it, or where there is
+// not see the untraced rounds' machine. nil inside it, or where there is
 // nothing to judge by.
-func (t *tracing) outsideBand(tr *hop.Trace) string {
+func (t *tracing) outsideBand(tr *hop.Trace) *hop.OutsideBand {
 	pct, ok := overheadPct(tr)
 	if !ok {
-		return ""
+		return nil
 	}
 	holder := tr.View == hop.ViewHolder
-	floor, of := 0.0, "no floor measured"
+	floor := 0.0
 	if t.floorPct != nil {
-		floor, of = *t.floorPct, fmt.Sprintf("floor %.1f%%", *t.floorPct)
+		floor = *t.floorPct
 	}
 	lo, hi := hop.OverheadBand(holder, floor, tr.RecordsPct)
 	if pct >= lo && pct <= hi {
-		return ""
+		return nil
 	}
-	regime := "spread"
-	if holder {
-		regime = "packed"
-	}
-	return fmt.Sprintf("overhead %+.1f%% outside [%.0f%%, %.1f%%] (%s, %s, records %.1f%%): the traced round did not see the untraced rounds' machine",
-		pct, lo, hi, regime, of, tr.RecordsPct)
+	return &hop.OutsideBand{Pct: pct, Lo: lo, Hi: hi, Holder: holder, FloorPct: t.floorPct, RecordsPct: tr.RecordsPct}
 }
 
 // followChildren follows, as the relay they belong to, the children that

@@ -86,7 +86,7 @@ func (p *Progress) Event(e event.Event) {
 	case event.TraceAgain:
 		if p.level == ProgressPaths {
 			fmt.Fprintln(p.w, "again:")
-			p.say("  %s: %s; traced once more", e.Path.Name(), e.Why)
+			p.say("  %s: %s; traced once more", e.Path.Name(), phrase.OutsideBand(e.Why))
 			p.traceBegun(e.Regime, e.Path)
 		}
 	case event.Traced:

@@ -79,7 +79,7 @@ type SplitNote struct {
 	// TracedRatio is the traced hop over the untraced one where either is
 	// more than twice the other; 0 otherwise.
 	TracedRatio float64
-	NotTrusted  string // Trace.NotTrusted
+	Untrusted   *OutsideBand // Trace.Untrusted
 }
 
 // Saving is one part of a traced hop the path spent less of than its

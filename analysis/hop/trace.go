@@ -107,6 +107,22 @@ type Trace struct {
 	// repeat, so it did not see the untraced rounds' machine; "" when
 	// trusted.
 	NotTrusted string `json:"not_trusted,omitempty"`
+	// Untrusted is NotTrusted as figures, which package present says in
+	// it; nil where the split is trusted.
+	Untrusted *OutsideBand `json:"-"`
+}
+
+// OutsideBand is a traced round whose overhead (Pct) was outside its band
+// [Lo, Hi] (OverheadBand): in the holder view (Holder) or not, against
+// the tracer's floor (FloorPct; nil where none was measured) and what
+// its records cost (RecordsPct). Twice is set where the repeat was
+// outside too.
+type OutsideBand struct {
+	Pct, Lo, Hi float64
+	Holder      bool
+	FloorPct    *float64
+	RecordsPct  float64
+	Twice       bool
 }
 
 // Longest is a traced request's longest segment: whose (Component, ""
@@ -305,7 +321,7 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		return max(0, v) / restGrew * left
 	}
 	traced := grew - saved
-	note := &SplitNote{TracedUs: traced, NotTrusted: p.Trace.NotTrusted}
+	note := &SplitNote{TracedUs: traced, Untrusted: p.Trace.Untrusted}
 	if len(savings) > 0 {
 		note.GrewUs, note.SavedUs, note.Savings = grew, saved, savings
 	}

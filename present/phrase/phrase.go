@@ -53,6 +53,25 @@ func Wakes(c *hop.WakeCheck) string {
 	return line
 }
 
+// OutsideBand says why a traced round's split may not describe the
+// untraced rounds: its overhead outside its band (a trace's not_trusted).
+func OutsideBand(b *hop.OutsideBand) string {
+	regime := "spread"
+	if b.Holder {
+		regime = "packed"
+	}
+	of := "no floor measured"
+	if b.FloorPct != nil {
+		of = fmt.Sprintf("floor %.1f%%", *b.FloorPct)
+	}
+	s := fmt.Sprintf("overhead %+.1f%% outside [%.0f%%, %.1f%%] (%s, %s, records %.1f%%): the traced round did not see the untraced rounds' machine",
+		b.Pct, b.Lo, b.Hi, regime, of, b.RecordsPct)
+	if b.Twice {
+		s += ", twice"
+	}
+	return s
+}
+
 // SplitNote is how a traced hop was split, as a decomposition's note says
 // it.
 func SplitNote(n *hop.SplitNote) string {
@@ -75,8 +94,8 @@ func SplitNote(n *hop.SplitNote) string {
 	if n.TracedRatio > 0 {
 		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", n.TracedRatio)
 	}
-	if n.NotTrusted != "" {
-		note += "; the split is not trusted: " + n.NotTrusted
+	if n.Untrusted != nil {
+		note += "; the split is not trusted: " + OutsideBand(n.Untrusted)
 	}
 	return note
 }
@@ -103,6 +122,9 @@ func Fill(rep *hop.Report) {
 			}
 			if t.Found != nil {
 				t.Cause = traceCause(t)
+			}
+			if t.Untrusted != nil {
+				t.NotTrusted = OutsideBand(t.Untrusted)
 			}
 		}
 		if p.Instability != nil {

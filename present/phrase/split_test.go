@@ -16,12 +16,12 @@ func TestSplitNote(t *testing.T) {
 		{hop.SplitNote{TracedUs: 42},
 			"relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: 42.0 µs)"},
 		{hop.SplitNote{TracedUs: 1087, GrewUs: 1397, SavedUs: 310, Savings: []hop.Saving{{Part: "wake-ups", Us: 310}, {Part: "endpoints", Us: 0.25}},
-			RelayOverUs: 400, TracedRatio: 3.62, NotTrusted: "overhead out of its band"},
+			RelayOverUs: 400, TracedRatio: 3.62, Untrusted: &hop.OutsideBand{Pct: 31.25, Lo: -10, Hi: 18.5, RecordsPct: 3.5, Twice: true}},
 			"relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: 1087 µs, " +
 				"1397 µs of parts that grew less 310 µs the path spent less of than its baseline: wake-ups 310, endpoints 0.2); " +
 				"the relays' traced time (400 µs) is more than the untraced hop; " +
 				"the traced hop is 3.6× the untraced one, so its shares may not hold untraced; " +
-				"the split is not trusted: overhead out of its band"},
+				"the split is not trusted: overhead +31.2% outside [-10%, 18.5%] (spread, no floor measured, records 3.5%): the traced round did not see the untraced rounds' machine, twice"},
 	} {
 		if got := SplitNote(&c.n); got != c.want {
 			t.Errorf("SplitNote(%+v)\n got %q\nwant %q", c.n, got, c.want)
@@ -52,5 +52,19 @@ func TestMachineNoise(t *testing.T) {
 	}
 	if rep.Paths[1].MachineNoise != "" {
 		t.Errorf("a path of its own spread: %q", rep.Paths[1].MachineNoise)
+	}
+}
+
+func TestOutsideBand(t *testing.T) {
+	floor := 2.25
+	b := &hop.OutsideBand{Pct: -7.5, Lo: -5, Hi: 9.8, Holder: true, FloorPct: &floor, RecordsPct: 2.6}
+	want := "overhead -7.5% outside [-5%, 9.8%] (packed, floor 2.2%, records 2.6%): the traced round did not see the untraced rounds' machine"
+	if got := OutsideBand(b); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	rep := &hop.Report{Paths: []hop.PathResult{{Trace: &hop.Trace{Untrusted: &hop.OutsideBand{Pct: 40, Lo: -10, Hi: 12, Twice: true}}}}}
+	Fill(rep)
+	if got, want := rep.Paths[0].Trace.NotTrusted, "overhead +40.0% outside [-10%, 12.0%] (spread, no floor measured, records 0.0%): the traced round did not see the untraced rounds' machine, twice"; got != want {
+		t.Errorf("not_trusted %q, want %q", got, want)
 	}
 }
