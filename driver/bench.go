@@ -262,8 +262,8 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	if rep.Tracer != nil {
 		rep.Tracer.Wakes = b.tracing.wakeCheck(rep.Machine)
 		if b.tracing.tr != nil {
-			rep.Tracer.FloorPct, rep.Tracer.FloorNote = b.tracing.floorPct, b.tracing.floorNote
-			if rep.Tracer.FloorPct == nil && rep.Tracer.FloorNote == "" {
+			rep.Tracer.FloorPct, rep.Tracer.FloorNote, rep.Tracer.FloorFailed = b.tracing.floorPct, b.tracing.floorNote, b.tracing.floorFailed
+			if rep.Tracer.FloorPct == nil && rep.Tracer.FloorNote == "" && rep.Tracer.FloorFailed == nil {
 				rep.Tracer.FloorNote = "no packed direct path in the run to measure the floor on"
 			}
 		}

@@ -359,7 +359,7 @@ func (b *bench) traceFloor(ctx context.Context, s *stageRun) error {
 	b.tracing.measureFloor(ctx, argv, s.client.Env(), s.clientCPUs)
 	if ctx.Err() != nil {
 		s.stopIn("the tracer's floor")
-		b.tracing.floorPct, b.tracing.floorNote = nil, "tracer floor: the run was interrupted"
+		b.tracing.floorPct, b.tracing.floorNote, b.tracing.floorFailed = nil, "tracer floor: the run was interrupted", nil
 	}
 	return nil
 }

@@ -35,8 +35,9 @@ type tracing struct {
 	// floorPct is the hooks' bare dispatch cost on the packed direct
 	// path's round trips (measureFloor), nil until measured; floorNote
 	// says why it was not.
-	floorPct  *float64
-	floorNote string
+	floorPct    *float64
+	floorNote   string
+	floorFailed *hop.FloorFailed // the floor's rounds that failed, where too many did
 }
 
 // openTracing opens the tracer for a run, or says why it cannot: no BTF,
@@ -70,7 +71,7 @@ func (t *tracing) info() *hop.TracerInfo {
 	if t.tr == nil {
 		return &hop.TracerInfo{Note: t.note}
 	}
-	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds()), FloorPct: t.floorPct, FloorNote: t.floorNote}
+	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds()), FloorPct: t.floorPct, FloorNote: t.floorNote, FloorFailed: t.floorFailed}
 }
 
 // floorRounds is how many untraced rounds of each kind, with the floor's
@@ -122,7 +123,7 @@ func (t *tracing) measureFloor(ctx context.Context, argv, env []string, cpus aff
 		}
 	}
 	if len(plain) < floorRounds-1 || len(hooked) < floorRounds-1 {
-		t.floorNote = fmt.Sprintf("tracer floor: %d of its %d rounds failed", failed, 2*floorRounds)
+		t.floorFailed = &hop.FloorFailed{Failed: failed, Rounds: 2 * floorRounds}
 		return
 	}
 	u, h := stats.Median(plain), stats.Median(hooked)

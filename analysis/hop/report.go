@@ -147,6 +147,12 @@ type MachineNoise struct {
 	Flagged, Paths int
 }
 
+// FloorFailed is a tracer floor not measured: Failed of its Rounds
+// rounds failed.
+type FloorFailed struct {
+	Failed, Rounds int
+}
+
 // History is the earlier runs of the same command on the same machine that
 // a run was judged against.
 type History struct {
@@ -509,6 +515,9 @@ type TracerInfo struct {
 	// measure it on, FloorNote then saying why.
 	FloorPct  *float64 `json:"floor_pct,omitempty"`
 	FloorNote string   `json:"floor_note,omitempty"`
+	// FloorFailed is FloorNote where too many of the floor's rounds
+	// failed: Failed of its Rounds. Package present says it in FloorNote.
+	FloorFailed *FloorFailed `json:"-"`
 	// Wakes are the wake-ups the traced rounds saw on their requests'
 	// critical paths, beside what the probe priced them at.
 	Wakes *WakeCheck `json:"wakes,omitempty"`

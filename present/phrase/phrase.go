@@ -107,10 +107,15 @@ func MachineNoise(n *hop.MachineNoise) string {
 
 // Fill sets the words of rep that its typed findings carry, where the
 // JSON report keeps them as sentences: each traced decomposition's note,
-// each flagged path's unstable reason, and its machine noise.
+// each flagged path's unstable reason, and its machine noise; the
+// tracer's floor note; each trace's cause, p99 detail and why its split
+// is not trusted.
 // A report read back from JSON has its sentences and no findings; Fill
 // leaves those as they are, and filling twice changes nothing.
 func Fill(rep *hop.Report) {
+	if t := rep.Tracer; t != nil && t.FloorFailed != nil {
+		t.FloorNote = fmt.Sprintf("tracer floor: %d of its %d rounds failed", t.FloorFailed.Failed, t.FloorFailed.Rounds)
+	}
 	for i := range rep.Paths {
 		p := &rep.Paths[i]
 		if d := p.Decomposition; d != nil && d.Split != nil {

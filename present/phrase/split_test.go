@@ -68,3 +68,16 @@ func TestOutsideBand(t *testing.T) {
 		t.Errorf("not_trusted %q, want %q", got, want)
 	}
 }
+
+func TestFloorNote(t *testing.T) {
+	rep := &hop.Report{Tracer: &hop.TracerInfo{On: true, FloorFailed: &hop.FloorFailed{Failed: 3, Rounds: 10}}}
+	Fill(rep)
+	if got, want := rep.Tracer.FloorNote, "tracer floor: 3 of its 10 rounds failed"; got != want {
+		t.Errorf("floor_note %q, want %q", got, want)
+	}
+	rep = &hop.Report{Tracer: &hop.TracerInfo{On: true, FloorNote: "tracer floor: the run was interrupted"}}
+	Fill(rep)
+	if got := rep.Tracer.FloorNote; got != "tracer floor: the run was interrupted" {
+		t.Errorf("a note of its own rewritten: %q", got)
+	}
+}
