@@ -159,7 +159,7 @@ func (b *bench) probeMachine(ctx context.Context, cfg Config, rep *hop.Report, p
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
-		rep.Warnings = append(rep.Warnings, err.Error())
+		rep.Warn(err.Error())
 		progress.warn(err)
 	default:
 		rep.Machine = &m
@@ -210,7 +210,7 @@ func (b *bench) runStages(ctx context.Context, pl *plan, rep *hop.Report) ([]Cel
 		if sr.sizing != nil {
 			rep.Config.RoundSizing = append(rep.Config.RoundSizing, *sr.sizing)
 		}
-		rep.Warnings = append(rep.Warnings, sr.warnings...)
+		rep.Warn(sr.warnings...)
 		if stopped := sr.stopped; stopped != nil {
 			stopped.stage, stopped.regime = si, st.Regime
 			if !keptAny(all, cfg.Discard) {
@@ -244,8 +244,8 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
 	for _, p := range rep.Paths {
 		// In the report only: every text style prints it.
-		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
-			rep.Warnings = append(rep.Warnings, w)
+		if _, ok := p.Trace.SchedstatGap(); ok {
+			rep.Warned = append(rep.Warned, hop.Warning{Split: p.Name})
 		}
 	}
 	if rep.Machine != nil {

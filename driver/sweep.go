@@ -100,7 +100,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 	defer func() {
 		for _, t := range sr.topos {
 			if serr := t.Stop(); serr != nil && ctx.Err() == nil {
-				rep.Warnings = append(rep.Warnings, serr.Error())
+				rep.Warn(serr.Error())
 			}
 		}
 	}()

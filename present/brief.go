@@ -230,7 +230,7 @@ func (t *text) notes(r *hop.Report) {
 	}
 	split := map[string]bool{}
 	for _, p := range r.Paths {
-		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
+		if w := phrase.SchedstatWarning(p.Trace, p.Name); w != "" {
 			split[w] = true
 		}
 	}

@@ -33,6 +33,12 @@ type Report struct {
 	Skipped  []Skip           `json:"skipped"`
 	Verdicts []string         `json:"verdicts"`
 	Warnings []string         `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
+	// Warned are the warnings as findings, in their order: a text of its
+	// own (a component's error), or a path whose traced split and the
+	// kernel's count of its relays' CPU stand apart (Trace.SchedstatGap).
+	// Package present says them in Warnings; nil on a report read from
+	// JSON, which keeps its Warnings.
+	Warned []Warning `json:"-"`
 	// Tracer says how the run's requests were traced: the tracer's
 	// calibrated cost per record, or why nothing was traced.
 	Tracer *TracerInfo `json:"tracer,omitempty"`
@@ -145,6 +151,21 @@ type RoundSizing struct {
 // Paths paths: likely the machine's noise, not the path's.
 type MachineNoise struct {
 	Flagged, Paths int
+}
+
+// Warning is one of a report's warnings: Text, or the path whose split
+// disagrees with the kernel's count (Split).
+type Warning struct {
+	Text  string
+	Split string
+}
+
+// Warn adds the warning text to r, in Warnings and Warned.
+func (r *Report) Warn(text ...string) {
+	for _, t := range text {
+		r.Warnings = append(r.Warnings, t)
+		r.Warned = append(r.Warned, Warning{Text: t})
+	}
 }
 
 // FloorFailed is a tracer floor not measured: Failed of its Rounds

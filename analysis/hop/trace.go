@@ -1,7 +1,6 @@
 package hop
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/hoplat/hoplat/tracer/split"
@@ -217,22 +216,28 @@ func (t *Trace) tracedRelayCPU() float64 {
 	return t.P50Split.Relay()
 }
 
-// SchedstatWarning is the warning line for a path whose holder-view split
-// gives its relays a time on CPU more than SchedstatTolerancePct from
-// what schedstat counted (SchedstatDiffPct), with what a reader does
-// about it; "" where they agree, or where there is nothing to set side by
-// side.
-func (t *Trace) SchedstatWarning(path string) string {
+// SchedstatGap is a holder-view split whose relay parts (SplitUs) stand
+// more than SchedstatTolerancePct (DiffPct) from the relays' time on CPU
+// per request the kernel counted (CountedUs): over the traced round itself
+// (SameRound, the split's records put back), else over the untraced
+// rounds.
+type SchedstatGap struct {
+	SplitUs, CountedUs, DiffPct float64
+	SameRound                   bool
+}
+
+// SchedstatGap is how far t's split and the kernel's count stand apart
+// (SchedstatDiffPct); ok is false where they agree within
+// SchedstatTolerancePct, or where there is nothing to set side by side.
+func (t *Trace) SchedstatGap() (g SchedstatGap, ok bool) {
 	diff, ok := t.SchedstatDiffPct()
 	if !ok || math.Abs(diff) <= SchedstatTolerancePct {
-		return ""
+		return SchedstatGap{}, false
 	}
 	if s := t.SchedstatTracedRelayCPUUs; s != nil && *s > 0 {
-		return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request and the kernel counted %s over the same round (%+.0f%%, more than %d%%): take the relay's code from the kernel's count (relay_cpu_us) for this path",
-			path, Us(t.tracedRelayCPU()+t.RelayRecordsUs), Us(*s), diff, SchedstatTolerancePct)
+		return SchedstatGap{SplitUs: t.tracedRelayCPU() + t.RelayRecordsUs, CountedUs: *s, DiffPct: diff, SameRound: true}, true
 	}
-	return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request and the kernel counted %s untraced (%+.0f%%, more than %d%%): take the relay's code from the kernel's count (relay_cpu_us) for this path",
-		path, Us(t.tracedRelayCPU()), Us(*t.SchedstatRelayCPUUs), diff, SchedstatTolerancePct)
+	return SchedstatGap{SplitUs: t.tracedRelayCPU(), CountedUs: *t.SchedstatRelayCPUUs, DiffPct: diff}, true
 }
 
 // OverheadBand is the range of overhead_pct in which a traced round saw

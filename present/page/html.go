@@ -225,7 +225,7 @@ func (p *page) summary(rep *hop.Report) {
 func splitWarnings(rep *hop.Report) map[string]bool {
 	out := map[string]bool{}
 	for _, path := range rep.Paths {
-		if w := path.Trace.SchedstatWarning(path.Name); w != "" {
+		if w := phrase.SchedstatWarning(path.Trace, path.Name); w != "" {
 			out[w] = true
 		}
 	}

@@ -72,6 +72,24 @@ func OutsideBand(b *hop.OutsideBand) string {
 	return s
 }
 
+// SchedstatWarning is the warning line for a path whose holder-view split
+// gives its relays a time on CPU more than hop.SchedstatTolerancePct from
+// what schedstat counted (Trace.SchedstatGap), with what a reader does
+// about it; "" where they agree, or where there is nothing to set side by
+// side.
+func SchedstatWarning(t *hop.Trace, path string) string {
+	g, ok := t.SchedstatGap()
+	if !ok {
+		return ""
+	}
+	over := "untraced"
+	if g.SameRound {
+		over = "over the same round"
+	}
+	return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request and the kernel counted %s %s (%+.0f%%, more than %d%%): take the relay's code from the kernel's count (relay_cpu_us) for this path",
+		path, Us(g.SplitUs), Us(g.CountedUs), over, g.DiffPct, hop.SchedstatTolerancePct)
+}
+
 // SplitNote is how a traced hop was split, as a decomposition's note says
 // it.
 func SplitNote(n *hop.SplitNote) string {
@@ -113,6 +131,21 @@ func MachineNoise(n *hop.MachineNoise) string {
 // A report read back from JSON has its sentences and no findings; Fill
 // leaves those as they are, and filling twice changes nothing.
 func Fill(rep *hop.Report) {
+	if rep.Warned != nil {
+		rep.Warnings = rep.Warnings[:0]
+		for _, w := range rep.Warned {
+			if w.Split == "" {
+				rep.Warnings = append(rep.Warnings, w.Text)
+				continue
+			}
+			for i := range rep.Paths {
+				if p := &rep.Paths[i]; p.Name == w.Split {
+					rep.Warnings = append(rep.Warnings, SchedstatWarning(p.Trace, p.Name))
+					break
+				}
+			}
+		}
+	}
 	if t := rep.Tracer; t != nil && t.FloorFailed != nil {
 		t.FloorNote = fmt.Sprintf("tracer floor: %d of its %d rounds failed", t.FloorFailed.Failed, t.FloorFailed.Rounds)
 	}
