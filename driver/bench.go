@@ -249,7 +249,7 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 		}
 	}
 	if rep.Machine != nil {
-		rep.Machine.States = hop.States(rep.Paths)
+		rep.Machine.States, rep.StatesEvidence = hop.StatesEvidence(rep.Paths)
 	}
 	rep.HostNoise = hop.HostNoiseOf(rep.Paths)
 	if b.tracing.traced > 0 {

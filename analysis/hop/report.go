@@ -39,6 +39,9 @@ type Report struct {
 	// Package present says them in Warnings; nil on a report read from
 	// JSON, which keeps its Warnings.
 	Warned []Warning `json:"-"`
+	// StatesEvidence is what shows each of Machine.States (aligned with
+	// them), which package present says in its Evidence.
+	StatesEvidence []StateEvidence `json:"-"`
 	// Tracer says how the run's requests were traced: the tracer's
 	// calibrated cost per record, or why nothing was traced.
 	Tracer *TracerInfo `json:"tracer,omitempty"`

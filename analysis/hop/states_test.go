@@ -2,7 +2,6 @@ package hop
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -33,16 +32,16 @@ func intelRun() []Series {
 
 func TestAnalyzePairsPathsWhereTheHostChangedSpeed(t *testing.T) {
 	paths, _ := Analyze(intelRun(), 1, false)
-	states := States(paths)
+	states, evidence := StatesEvidence(paths)
 	if len(states) != 2 || states[0].Name != "fast" || states[1].Name != "slow" {
 		t.Fatalf("states %+v, want fast and slow", states)
 	}
 	if !slices.Equal(states[0].Rounds, []int{2, 4, 6}) || !slices.Equal(states[1].Rounds, []int{1, 3, 5}) {
 		t.Errorf("rounds %v and %v, want 2, 4, 6 and 1, 3, 5", states[0].Rounds, states[1].Rounds)
 	}
-	if states[0].Control != "direct tcp" || !strings.Contains(states[0].Evidence, "direct unix with it") ||
-		!strings.Contains(states[0].Evidence, "10 of 10 other paths slower in the same rounds") {
-		t.Errorf("evidence %q of %s", states[0].Evidence, states[0].Control)
+	if e := evidence[0]; states[0].Control != "direct tcp" || e.Control != "direct tcp" || len(e.With) != 1 || e.With[0].Control != "direct unix" ||
+		e.Moved != 10 || e.Others != 10 {
+		t.Errorf("evidence %+v of %s", e, states[0].Control)
 	}
 	for _, p := range paths {
 		if !p.Stable || p.Noisy != nil {
@@ -207,10 +206,9 @@ func amdLastCycle() []Series {
 // flagged 12 of 12 paths (both controls among them).
 func TestAnalyzeTakesOneRoundOfEveryControlAsAState(t *testing.T) {
 	paths, _ := Analyze(amdLastCycle(), 1, false)
-	states := States(paths)
-	if len(states) != 2 || !slices.Equal(states[1].Rounds, []int{6}) ||
-		!strings.Contains(states[0].Evidence, "10 of 10 other paths slower in the same rounds") {
-		t.Fatalf("states %+v, want round 6 slow, with every path's evidence", states)
+	states, evidence := StatesEvidence(paths)
+	if len(states) != 2 || !slices.Equal(states[1].Rounds, []int{6}) || evidence[0].Moved != 10 || evidence[0].Others != 10 {
+		t.Fatalf("states %+v, evidence %+v, want round 6 slow, with every path's evidence", states, evidence)
 	}
 	var flagged []string
 	for _, p := range paths {

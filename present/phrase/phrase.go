@@ -10,6 +10,7 @@ import (
 	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/analysis/hop"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -72,6 +73,28 @@ func OutsideBand(b *hop.OutsideBand) string {
 	return s
 }
 
+// StateEvidence says what shows a stage's host ran at two speeds (a
+// machine state's evidence).
+func StateEvidence(e hop.StateEvidence) string {
+	s := fmt.Sprintf("%s's round p50s %s µs in rounds %s, %s µs in rounds %s", e.Control,
+		usList(e.FastUs), ints(e.FastRounds), usList(e.SlowUs), ints(e.SlowRounds))
+	for _, w := range e.With {
+		s += fmt.Sprintf("; %s with it (%s and %s µs)", w.Control, usList(w.FastUs), usList(w.SlowUs))
+	}
+	if e.Others > 0 {
+		s += fmt.Sprintf("; %d of %d other paths slower in the same rounds", e.Moved, e.Others)
+	}
+	return s
+}
+
+func ints(vs []int) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // SchedstatWarning is the warning line for a path whose holder-view split
 // gives its relays a time on CPU more than hop.SchedstatTolerancePct from
 // what schedstat counted (Trace.SchedstatGap), with what a reader does
@@ -131,6 +154,11 @@ func MachineNoise(n *hop.MachineNoise) string {
 // A report read back from JSON has its sentences and no findings; Fill
 // leaves those as they are, and filling twice changes nothing.
 func Fill(rep *hop.Report) {
+	if m := rep.Machine; m != nil && len(rep.StatesEvidence) == len(m.States) {
+		for i, e := range rep.StatesEvidence {
+			m.States[i].Evidence = StateEvidence(e)
+		}
+	}
 	if rep.Warned != nil {
 		rep.Warnings = rep.Warnings[:0]
 		for _, w := range rep.Warned {

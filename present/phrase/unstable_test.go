@@ -99,3 +99,16 @@ func TestTraceCause(t *testing.T) {
 		}
 	}
 }
+
+func TestStateEvidence(t *testing.T) {
+	e := hop.StateEvidence{Control: "direct tcp", FastUs: []float64{20, 21.5}, FastRounds: []int{2, 4}, SlowUs: []float64{30, 131}, SlowRounds: []int{1, 3},
+		With: []hop.ControlMove{{Control: "direct unix", FastUs: []float64{15}, SlowUs: []float64{24}}}, Moved: 10, Others: 10}
+	want := "direct tcp's round p50s 20.0, 21.5 µs in rounds 2, 4, 30.0, 131 µs in rounds 1, 3; direct unix with it (15.0 and 24.0 µs); 10 of 10 other paths slower in the same rounds"
+	if got := StateEvidence(e); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	e.With, e.Others = nil, 0
+	if got, want := StateEvidence(e), "direct tcp's round p50s 20.0, 21.5 µs in rounds 2, 4, 30.0, 131 µs in rounds 1, 3"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
