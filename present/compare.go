@@ -28,7 +28,7 @@ func WriteDifferences(w io.Writer, c *compare.Comparison) error {
 		return err
 	}
 	for _, d := range c.Differences {
-		if _, err := fmt.Fprintf(w, "  %s\n", d); err != nil {
+		if _, err := fmt.Fprintf(w, "  %s\n", phrase.Difference(d)); err != nil {
 			return err
 		}
 	}

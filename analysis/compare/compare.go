@@ -196,17 +196,6 @@ type Difference struct {
 	Run   string `json:"new_run"`
 }
 
-func (d Difference) String() string {
-	return fmt.Sprintf("%s %s: %s -> %s (%s)", d.Kind, d.Field, orEmpty(d.Old), orEmpty(d.New), d.Run)
-}
-
-func orEmpty(s string) string {
-	if s == "" {
-		return "(unset)"
-	}
-	return s
-}
-
 // Compare sets every run after the first against the first, each its
 // own table. With runs that differ and opt.AllowDifferent unset, it
 // returns the comparison with its Differences and no rows, and an error

@@ -21,7 +21,7 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 	if len(c.Differences) > 0 {
 		p.printf(`<section id="differences"><h2>The runs differ</h2><ul>`)
 		for _, d := range c.Differences {
-			p.printf(`<li class="unstable">%s</li>`, esc(d.String()))
+			p.printf(`<li class="unstable">%s</li>`, esc(phrase.Difference(d)))
 		}
 		p.printf(`</ul></section>`)
 	}

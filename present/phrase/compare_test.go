@@ -65,3 +65,10 @@ func TestTrouble(t *testing.T) {
 		}
 	}
 }
+
+func TestDifference(t *testing.T) {
+	d := compare.Difference{Kind: "workload", Field: "config.service_times_us", Old: "", New: "5", Run: "svc.json"}
+	if got, want := Difference(d), "workload config.service_times_us: (unset) -> 5 (svc.json)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -234,6 +234,18 @@ func NoiseFrom(n compare.NoiseSource) string {
 	return compare.Unmeasured
 }
 
+// Difference says a field that differs between the old run and a new one.
+func Difference(d compare.Difference) string {
+	return fmt.Sprintf("%s %s: %s -> %s (%s)", d.Kind, d.Field, unset(d.Old), unset(d.New), d.Run)
+}
+
+func unset(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}
+
 // Alone says a path only one side of a comparison measured.
 func Alone(a compare.Alone) string {
 	if a.Beside {
