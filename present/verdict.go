@@ -3,6 +3,7 @@ package present
 import (
 	"fmt"
 	"github.com/hoplat/hoplat/present/phrase"
+	"slices"
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
@@ -11,9 +12,13 @@ import (
 // Verdicts says the analysis's findings (hop.Findings) in sentences, one
 // or two a finding, in the order found: the report's verdicts, which its
 // JSON carries and every text format prints. A finding about one regime
-// names it when the run had several.
+// names it when the run had several. A sweep's verdicts name the thread
+// counts whose sums are suspect.
 func Verdicts(r *hop.Report) []string {
 	Words(r)
+	if r.Sweep != nil {
+		return sweepVerdicts(r.Sweep)
+	}
 	several := len(regimes(r.Paths)) > 1
 	out := []string{}
 	for _, f := range hop.Findings(r) {
@@ -265,6 +270,18 @@ func unixLegLines(byRegime [][]hop.UnixLeg, several bool) []string {
 			line = legs[0].Regime + ": " + line
 		}
 		out = append(out, line)
+	}
+	return out
+}
+
+// sweepVerdicts names each thread count of a sweep whose instances saw
+// errors or failed runs: its sum is suspect.
+func sweepVerdicts(s *hop.Sweep) []string {
+	out := []string{}
+	for _, row := range s.Rows {
+		if row.Errors > 0 || slices.ContainsFunc(row.Instances, func(in hop.SweepInstance) bool { return in.Failed != "" }) {
+			out = append(out, fmt.Sprintf("threads %d: %d errors or failed runs: the sum is suspect", row.Threads, row.Errors))
+		}
 	}
 	return out
 }
