@@ -516,8 +516,11 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Us writes a figure in microseconds as every hopbench table and verdict
-// does: whole microseconds from 100 up, else one decimal.
+// Us writes a figure in microseconds, whole from 100 up, else with one
+// decimal, as the names that carry one do: a stage's name (its service
+// time) and a comparison row's sweep point, which the report's JSON keys
+// and matches by. Every figure a person reads elsewhere is said by package
+// present (phrase.Us, the same format).
 func Us(v float64) string {
 	if math.Abs(v) >= 100 {
 		return fmt.Sprintf("%.0f", v)
