@@ -141,11 +141,12 @@ func (pl *plan) steps() int {
 func (b *bench) newReport(cfg Config, paths []hop.Path, regimes []Regime) *hop.Report {
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
-		note := g.Note()
+		places := g.Places()
 		if b.server != nil {
-			note = g.note([]string{roles.Client, roles.Relay}) + "; " + b.server.note()
+			places = g.places([]string{roles.Client, roles.Relay})
+			places.Server = b.server.place()
 		}
-		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: note})
+		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Places: places})
 	}
 	return rep
 }

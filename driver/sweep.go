@@ -95,7 +95,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 	sr.st.Regime = sr.regime.Name
 	g := sr.regime
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, []hop.Path{sweepPath}), Env: cfg.Env(), Skipped: []hop.Skip{}, Paths: []hop.PathResult{}}
-	rep.Regimes = []hop.RegimeInfo{{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()}}
+	rep.Regimes = []hop.RegimeInfo{{Name: g.Name, Placement: g.Placement.String(), Places: g.Places()}}
 	defer func() {
 		for _, t := range sr.topos {
 			if serr := t.Stop(); serr != nil && ctx.Err() == nil {

@@ -394,6 +394,37 @@ type RegimeInfo struct {
 	Name      string `json:"name"`
 	Placement string `json:"placement"` // the spec: same-core, spread, client=0 relay=1; "" when unpinned
 	Note      string `json:"note"`      // who shares a CPU with whom
+	// Places is Note as the regime's placement, which package present
+	// says in it; nil on a report read from JSON.
+	Places *RegimePlaces `json:"-"`
+}
+
+// RegimePlaces is where a regime put the components: nowhere (Unpinned,
+// the scheduler placed them), or each component's CPUs in order; and,
+// where hopbench did not start the server, where the server was.
+type RegimePlaces struct {
+	Unpinned   bool
+	Components []ComponentCPUs
+	Server     *ServerPlace
+}
+
+// ComponentCPUs is a component and the CPUs a regime gave it ("" for any
+// CPU).
+type ComponentCPUs struct {
+	Component, CPUs string
+}
+
+// ServerPlace is a server hopbench did not start: External where no
+// process of this machine serves it (Why says how that was found), else
+// its PID and command (Comm, "" where not read), the CPUs it may run on,
+// and whether --backend-cpus pinned it.
+type ServerPlace struct {
+	External bool
+	Why      string
+	PID      int
+	Comm     string
+	CPUs     string
+	Pinned   bool
 }
 
 // Skip is a path that did not run, and why.

@@ -95,6 +95,76 @@ func ints(vs []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// RegimeNote says where a regime put the components and which share a
+// CPU (on two CPUs spread cannot give three components one each), and
+// where the server was when hopbench did not start it.
+func RegimeNote(r *hop.RegimePlaces) string {
+	note := componentsNote(r)
+	if s := r.Server; s != nil {
+		note += "; " + serverNote(s)
+	}
+	return note
+}
+
+func componentsNote(r *hop.RegimePlaces) string {
+	if r.Unpinned {
+		return "unpinned: the scheduler places every process, and may place it differently from one round to the next"
+	}
+	byCPUs := map[string][]string{}
+	var order, spec []string
+	for _, c := range r.Components {
+		list := "any CPU"
+		if c.CPUs != "" {
+			list = "CPU " + c.CPUs
+		}
+		spec = append(spec, c.Component+"="+strings.TrimPrefix(list, "CPU "))
+		if _, seen := byCPUs[list]; !seen {
+			order = append(order, list)
+		}
+		byCPUs[list] = append(byCPUs[list], c.Component)
+	}
+	if len(order) == 1 {
+		return and(byCPUs[order[0]]) + " on " + order[0]
+	}
+	var shares []string
+	for _, list := range order {
+		if cs := byCPUs[list]; len(cs) > 1 {
+			shares = append(shares, and(cs)+" share "+list)
+		}
+	}
+	note := strings.Join(spec, " ")
+	if len(shares) > 0 {
+		note += " (" + strings.Join(shares, "; ") + ": fewer CPUs than components)"
+	}
+	return note
+}
+
+func serverNote(s *hop.ServerPlace) string {
+	if s.External {
+		return "server external (" + s.Why + ")"
+	}
+	how := "not pinned by hopbench"
+	if s.Pinned {
+		how = "pinned by --backend-cpus"
+	}
+	name := "process " + strconv.Itoa(s.PID)
+	if s.Comm != "" {
+		name = s.Comm + " " + strconv.Itoa(s.PID)
+	}
+	return fmt.Sprintf("server (%s) on CPU %s, %s", name, s.CPUs, how)
+}
+
+// and lists words as a sentence does: "a, b and c".
+func and(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
 // SchedstatWarning is the warning line for a path whose holder-view split
 // gives its relays a time on CPU more than hop.SchedstatTolerancePct from
 // what schedstat counted (Trace.SchedstatGap), with what a reader does
@@ -154,6 +224,11 @@ func MachineNoise(n *hop.MachineNoise) string {
 // A report read back from JSON has its sentences and no findings; Fill
 // leaves those as they are, and filling twice changes nothing.
 func Fill(rep *hop.Report) {
+	for i := range rep.Regimes {
+		if g := &rep.Regimes[i]; g.Places != nil {
+			g.Note = RegimeNote(g.Places)
+		}
+	}
 	if m := rep.Machine; m != nil && len(rep.StatesEvidence) == len(m.States) {
 		for i, e := range rep.StatesEvidence {
 			m.States[i].Evidence = StateEvidence(e)
