@@ -141,11 +141,12 @@ func (pl *plan) steps() int {
 func (b *bench) newReport(cfg Config, paths []hop.Path, regimes []Regime) *hop.Report {
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, paths), Env: cfg.Env(), Skipped: []hop.Skip{}}
 	for _, g := range regimes {
-		note := g.Note()
+		places := g.Places()
 		if b.server != nil {
-			note = g.note([]string{roles.Client, roles.Relay}) + "; " + b.server.note()
+			places = g.places([]string{roles.Client, roles.Relay})
+			places.Server = b.server.place()
 		}
-		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Note: note})
+		rep.Regimes = append(rep.Regimes, hop.RegimeInfo{Name: g.Name, Placement: g.Placement.String(), Places: places})
 	}
 	return rep
 }
@@ -159,7 +160,7 @@ func (b *bench) probeMachine(ctx context.Context, cfg Config, rep *hop.Report, p
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
-		rep.Warnings = append(rep.Warnings, err.Error())
+		rep.Warn(err.Error())
 		progress.warn(err)
 	default:
 		rep.Machine = &m
@@ -210,7 +211,7 @@ func (b *bench) runStages(ctx context.Context, pl *plan, rep *hop.Report) ([]Cel
 		if sr.sizing != nil {
 			rep.Config.RoundSizing = append(rep.Config.RoundSizing, *sr.sizing)
 		}
-		rep.Warnings = append(rep.Warnings, sr.warnings...)
+		rep.Warn(sr.warnings...)
 		if stopped := sr.stopped; stopped != nil {
 			stopped.stage, stopped.regime = si, st.Regime
 			if !keptAny(all, cfg.Discard) {
@@ -244,12 +245,12 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	rep.Paths, rep.Chains = Analyze(all, cfg.Discard, cfg.Hops)
 	for _, p := range rep.Paths {
 		// In the report only: every text style prints it.
-		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
-			rep.Warnings = append(rep.Warnings, w)
+		if _, ok := p.Trace.SchedstatGap(); ok {
+			rep.Warned = append(rep.Warned, hop.Warning{Split: p.Name})
 		}
 	}
 	if rep.Machine != nil {
-		rep.Machine.States = hop.States(rep.Paths)
+		rep.Machine.States, rep.StatesEvidence = hop.StatesEvidence(rep.Paths)
 	}
 	rep.HostNoise = hop.HostNoiseOf(rep.Paths)
 	if b.tracing.traced > 0 {
@@ -262,8 +263,8 @@ func (b *bench) explain(cfg Config, rep *hop.Report, all []CellRounds) {
 	if rep.Tracer != nil {
 		rep.Tracer.Wakes = b.tracing.wakeCheck(rep.Machine)
 		if b.tracing.tr != nil {
-			rep.Tracer.FloorPct, rep.Tracer.FloorNote = b.tracing.floorPct, b.tracing.floorNote
-			if rep.Tracer.FloorPct == nil && rep.Tracer.FloorNote == "" {
+			rep.Tracer.FloorPct, rep.Tracer.FloorNote, rep.Tracer.FloorFailed = b.tracing.floorPct, b.tracing.floorNote, b.tracing.floorFailed
+			if rep.Tracer.FloorPct == nil && rep.Tracer.FloorNote == "" && rep.Tracer.FloorFailed == nil {
 				rep.Tracer.FloorNote = "no packed direct path in the run to measure the floor on"
 			}
 		}

@@ -368,8 +368,10 @@ func TestRunRegimes(t *testing.T) {
 	if len(rep.Regimes) != 2 || rep.Regimes[0].Name != RegimePacked || rep.Regimes[1].Name != RegimeSpread {
 		t.Fatalf("regimes %+v", rep.Regimes)
 	}
-	if cpus.Len() == 2 && !strings.Contains(rep.Regimes[1].Note, "client and server share CPU "+first) {
-		t.Errorf("spread on two CPUs does not say who shares: %q", rep.Regimes[1].Note)
+	if places := rep.Regimes[1].Places; cpus.Len() == 2 && (places == nil ||
+		!slices.Contains(places.Components, hop.ComponentCPUs{Component: roles.Client, CPUs: first}) ||
+		!slices.Contains(places.Components, hop.ComponentCPUs{Component: roles.Server, CPUs: first})) {
+		t.Errorf("spread on two CPUs does not put client and server on CPU %s: %+v", first, places)
 	}
 	for _, w := range []string{"packed round 2/2", "spread round 1/2 (warm-up)"} {
 		if !strings.Contains(progress.String(), w) {

@@ -89,7 +89,7 @@ func (hb *hostBed) closed(rep *hop.Report, err error) (*hop.Report, error) {
 	switch {
 	case cerr == nil:
 	case err == nil && rep != nil:
-		rep.Warnings = append(rep.Warnings, cerr.Error())
+		rep.Warn(cerr.Error())
 	default:
 		err = errors.Join(err, cerr)
 	}

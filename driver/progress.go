@@ -125,7 +125,7 @@ func (p *progress) trace(st Stage, c Cell) {
 
 // retrace tells that c's traced round runs once more, and why; the cell's
 // traced rounds are one step of the estimate.
-func (p *progress) retrace(st Stage, c Cell, why string) {
+func (p *progress) retrace(st Stage, c Cell, why *hop.OutsideBand) {
 	p.tell(event.TraceAgain{Regime: st.Regime, Path: c.Path, Why: why})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/roles"
 )
 
@@ -68,55 +69,25 @@ func RegimeOf(p affinity.Placement) Regime {
 	return Regime{Name: RegimeCustom, Placement: p}
 }
 
-// Note says where r puts the components and which share a CPU: on two
-// CPUs spread cannot give three components one each.
-func (r Regime) Note() string { return r.note(components) }
+// Places is where r puts the components, which package present says in
+// the regime's note (who shares a CPU with whom).
+func (r Regime) Places() *hop.RegimePlaces { return r.places(components) }
 
-// note is Note over the components cs alone: a server that hopbench did
-// not start is not the regime's to place, and its line says so apart.
-func (r Regime) note(cs []string) string {
+// places is Places over the components cs alone: a server that hopbench
+// did not start is not the regime's to place, and its place is said apart.
+func (r Regime) places(cs []string) *hop.RegimePlaces {
 	if r.Name == RegimeNone {
-		return "unpinned: the scheduler places every process, and may place it differently from one round to the next"
+		return &hop.RegimePlaces{Unpinned: true}
 	}
-	byCPUs := map[string][]string{}
-	var order []string
-	var spec []string
+	out := &hop.RegimePlaces{}
 	for _, c := range cs {
-		cpus, ok := r.Placement.For(c)
-		list := "any CPU"
-		if ok {
-			list = "CPU " + cpus.String()
+		var list string
+		if cpus, ok := r.Placement.For(c); ok {
+			list = cpus.String()
 		}
-		spec = append(spec, c+"="+strings.TrimPrefix(list, "CPU "))
-		if _, seen := byCPUs[list]; !seen {
-			order = append(order, list)
-		}
-		byCPUs[list] = append(byCPUs[list], c)
+		out.Components = append(out.Components, hop.ComponentCPUs{Component: c, CPUs: list})
 	}
-	if len(order) == 1 {
-		return fmt.Sprintf("%s on %s", and(byCPUs[order[0]]), order[0])
-	}
-	var shares []string
-	for _, list := range order {
-		if cs := byCPUs[list]; len(cs) > 1 {
-			shares = append(shares, fmt.Sprintf("%s share %s", and(cs), list))
-		}
-	}
-	note := strings.Join(spec, " ")
-	if len(shares) > 0 {
-		note += " (" + strings.Join(shares, "; ") + ": fewer CPUs than components)"
-	}
-	return note
-}
-
-func and(words []string) string {
-	switch len(words) {
-	case 0:
-		return ""
-	case 1:
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+	return out
 }
 
 // regimes is what the run measures: Regimes when set, else the regime

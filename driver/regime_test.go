@@ -1,12 +1,14 @@
 package driver
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
-func TestRegimeNotes(t *testing.T) {
+func TestRegimePlaces(t *testing.T) {
 	two := affinity.NewCPUSet(0, 1)
 	four := affinity.NewCPUSet(0, 1, 2, 3)
 	parse := func(spec string, online affinity.CPUSet) affinity.Placement {
@@ -16,19 +18,22 @@ func TestRegimeNotes(t *testing.T) {
 		}
 		return p
 	}
+	cpus := func(c, r, s string) []hop.ComponentCPUs {
+		return []hop.ComponentCPUs{{Component: "client", CPUs: c}, {Component: "relay", CPUs: r}, {Component: "server", CPUs: s}}
+	}
 	for _, c := range []struct {
 		regime Regime
 		name   string
-		note   string
+		places hop.RegimePlaces
 	}{
-		{RegimeOf(parse("same-core", two)), RegimePacked, "client, relay and server on CPU 0"},
-		{RegimeOf(parse("spread", two)), RegimeSpread, "client=0 relay=1 server=0 (client and server share CPU 0: fewer CPUs than components)"},
-		{RegimeOf(parse("spread", four)), RegimeSpread, "client=0 relay=1 server=2"},
-		{RegimeOf(parse("client=0 relay=1", two)), RegimeCustom, "client=0 relay=1 server=any CPU"},
-		{RegimeOf(affinity.Placement{}), RegimeNone, "unpinned: the scheduler places every process, and may place it differently from one round to the next"},
+		{RegimeOf(parse("same-core", two)), RegimePacked, hop.RegimePlaces{Components: cpus("0", "0", "0")}},
+		{RegimeOf(parse("spread", two)), RegimeSpread, hop.RegimePlaces{Components: cpus("0", "1", "0")}},
+		{RegimeOf(parse("spread", four)), RegimeSpread, hop.RegimePlaces{Components: cpus("0", "1", "2")}},
+		{RegimeOf(parse("client=0 relay=1", two)), RegimeCustom, hop.RegimePlaces{Components: cpus("0", "1", "")}},
+		{RegimeOf(affinity.Placement{}), RegimeNone, hop.RegimePlaces{Unpinned: true}},
 	} {
-		if c.regime.Name != c.name || c.regime.Note() != c.note {
-			t.Errorf("%s %q, want %s %q", c.regime.Name, c.regime.Note(), c.name, c.note)
+		if got := c.regime.Places(); c.regime.Name != c.name || got.Unpinned != c.places.Unpinned || !slices.Equal(got.Components, c.places.Components) {
+			t.Errorf("%s %+v, want %s %+v", c.regime.Name, got, c.name, c.places)
 		}
 	}
 }

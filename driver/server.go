@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/sockets"
 )
 
@@ -88,19 +89,11 @@ func (sp *serverPlace) restore() error {
 	return nil
 }
 
-// note says where the server is, for a regime line: the regime did not
+// place is where the server is, for a regime line: the regime did not
 // place it.
-func (sp serverPlace) note() string {
+func (sp serverPlace) place() *hop.ServerPlace {
 	if sp.pid == 0 {
-		return "server external (" + sp.why + ")"
+		return &hop.ServerPlace{External: true, Why: sp.why}
 	}
-	how := "not pinned by hopbench"
-	if sp.pinned {
-		how = "pinned by --backend-cpus"
-	}
-	name := "process " + strconv.Itoa(sp.pid)
-	if sp.comm != "" {
-		name = sp.comm + " " + strconv.Itoa(sp.pid)
-	}
-	return fmt.Sprintf("server (%s) on CPU %s, %s", name, sp.cpus, how)
+	return &hop.ServerPlace{PID: sp.pid, Comm: sp.comm, CPUs: sp.cpus, Pinned: sp.pinned}
 }

@@ -359,7 +359,7 @@ func (b *bench) traceFloor(ctx context.Context, s *stageRun) error {
 	b.tracing.measureFloor(ctx, argv, s.client.Env(), s.clientCPUs)
 	if ctx.Err() != nil {
 		s.stopIn("the tracer's floor")
-		b.tracing.floorPct, b.tracing.floorNote = nil, "tracer floor: the run was interrupted"
+		b.tracing.floorPct, b.tracing.floorNote, b.tracing.floorFailed = nil, "tracer floor: the run was interrupted", nil
 	}
 	return nil
 }
@@ -399,13 +399,14 @@ func (b *bench) traceCell(ctx context.Context, s *stageRun, i int) error {
 	// machine than the untraced rounds beside it: it runs once more (with
 	// its own untraced rounds on either side), and if that one is outside
 	// too, the split is reported as not trusted.
-	if why := b.tracing.outsideBand(cr.Trace); why != "" && ctx.Err() == nil {
+	if why := b.tracing.outsideBand(cr.Trace); why != nil && ctx.Err() == nil {
 		s.progress.retrace(s.st, c, why)
 		if again, note := b.tracedRound(ctx, s, c, argv, besideArgv); again != nil {
 			cr.Trace, cr.TraceNote = again, note
 		}
-		if why := b.tracing.outsideBand(cr.Trace); why != "" {
-			cr.Trace.NotTrusted = why + ", twice"
+		if why := b.tracing.outsideBand(cr.Trace); why != nil {
+			why.Twice = true
+			cr.Trace.Untrusted = why
 		}
 	}
 	if ctx.Err() != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -96,11 +95,11 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 	sr.st.Regime = sr.regime.Name
 	g := sr.regime
 	rep := &hop.Report{Schema: hop.Schema, Config: reportConfig(cfg, []hop.Path{sweepPath}), Env: cfg.Env(), Skipped: []hop.Skip{}, Paths: []hop.PathResult{}}
-	rep.Regimes = []hop.RegimeInfo{{Name: g.Name, Placement: g.Placement.String(), Note: g.Note()}}
+	rep.Regimes = []hop.RegimeInfo{{Name: g.Name, Placement: g.Placement.String(), Places: g.Places()}}
 	defer func() {
 		for _, t := range sr.topos {
 			if serr := t.Stop(); serr != nil && ctx.Err() == nil {
-				rep.Warnings = append(rep.Warnings, serr.Error())
+				rep.Warn(serr.Error())
 			}
 		}
 	}()
@@ -121,14 +120,7 @@ func (b *bench) sweep(ctx context.Context, cfg Config, pingpong string, began ti
 		sw.Rows = append(sw.Rows, row)
 	}
 	b.hosts.describe(rep, cfg.Backend)
-	for _, row := range sw.Rows {
-		if row.Errors > 0 || slices.ContainsFunc(row.Instances, func(in hop.SweepInstance) bool { return in.Failed != "" }) {
-			rep.Verdicts = append(rep.Verdicts, fmt.Sprintf("threads %d: %d errors or failed runs: the sum is suspect", row.Threads, row.Errors))
-		}
-	}
-	if rep.Verdicts == nil {
-		rep.Verdicts = []string{}
-	}
+	rep.Verdicts = []string{} // package present names the suspect sums (present.Verdicts)
 	rep.Elapsed = time.Since(began).Seconds()
 	return rep, nil
 }

@@ -35,8 +35,9 @@ type tracing struct {
 	// floorPct is the hooks' bare dispatch cost on the packed direct
 	// path's round trips (measureFloor), nil until measured; floorNote
 	// says why it was not.
-	floorPct  *float64
-	floorNote string
+	floorPct    *float64
+	floorNote   string
+	floorFailed *hop.FloorFailed // the floor's rounds that failed, where too many did
 }
 
 // openTracing opens the tracer for a run, or says why it cannot: no BTF,
@@ -70,7 +71,7 @@ func (t *tracing) info() *hop.TracerInfo {
 	if t.tr == nil {
 		return &hop.TracerInfo{Note: t.note}
 	}
-	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds()), FloorPct: t.floorPct, FloorNote: t.floorNote}
+	return &hop.TracerInfo{On: true, PerRecordNs: float64(t.perEvent.Nanoseconds()), FloorPct: t.floorPct, FloorNote: t.floorNote, FloorFailed: t.floorFailed}
 }
 
 // floorRounds is how many untraced rounds of each kind, with the floor's
@@ -122,7 +123,7 @@ func (t *tracing) measureFloor(ctx context.Context, argv, env []string, cpus aff
 		}
 	}
 	if len(plain) < floorRounds-1 || len(hooked) < floorRounds-1 {
-		t.floorNote = fmt.Sprintf("tracer floor: %d of its %d rounds failed", failed, 2*floorRounds)
+		t.floorFailed = &hop.FloorFailed{Failed: failed, Rounds: 2 * floorRounds}
 		return
 	}
 	u, h := stats.Median(plain), stats.Median(hooked)
@@ -370,7 +371,7 @@ func (t *tracing) summarise(run tracedRun, c Cell, placement affinity.Placement,
 	byRTT := slices.Clone(reqs)
 	slices.SortStableFunc(byRTT, func(a, b tracer.Request) int { return cmp.Compare(a.RTT(), b.RTT()) })
 	med, p99 := &byRTT[stats.Rank(len(byRTT), 0.5)], &byRTT[stats.Rank(len(byRTT), 0.99)]
-	tr := summariseTrace(reqs, byRTT, trace.Lost, func(tid int) string { return taskName(trace, tid) })
+	tr := summariseTrace(reqs, byRTT, trace.Lost, func(tid int) *hop.Task { return taskOf(trace, tid) })
 	tr.TracedP50Us = smp.Latency.P50
 	if len(untraced) == 2 {
 		tr.UntracedP50Us = (untraced[0] + untraced[1]) / 2
@@ -411,30 +412,25 @@ func overheadPct(tr *hop.Trace) (pct float64, ok bool) {
 	return 100 * (tr.TracedP50Us - tr.UntracedP50Us) / tr.UntracedP50Us, true
 }
 
-// outsideBand says why a traced round's overhead is outside its band
+// outsideBand is how a traced round's overhead is outside its band
 // (hop.OverheadBand, read against the run's floor): the traced round did
-// not see the untraced rounds' machine. "" inside it, or where there is
+// not see the untraced rounds' machine. nil inside it, or where there is
 // nothing to judge by.
-func (t *tracing) outsideBand(tr *hop.Trace) string {
+func (t *tracing) outsideBand(tr *hop.Trace) *hop.OutsideBand {
 	pct, ok := overheadPct(tr)
 	if !ok {
-		return ""
+		return nil
 	}
 	holder := tr.View == hop.ViewHolder
-	floor, of := 0.0, "no floor measured"
+	floor := 0.0
 	if t.floorPct != nil {
-		floor, of = *t.floorPct, fmt.Sprintf("floor %.1f%%", *t.floorPct)
+		floor = *t.floorPct
 	}
 	lo, hi := hop.OverheadBand(holder, floor, tr.RecordsPct)
 	if pct >= lo && pct <= hi {
-		return ""
+		return nil
 	}
-	regime := "spread"
-	if holder {
-		regime = "packed"
-	}
-	return fmt.Sprintf("overhead %+.1f%% outside [%.0f%%, %.1f%%] (%s, %s, records %.1f%%): the traced round did not see the untraced rounds' machine",
-		pct, lo, hi, regime, of, tr.RecordsPct)
+	return &hop.OutsideBand{Pct: pct, Lo: lo, Hi: hi, Holder: holder, FloorPct: t.floorPct, RecordsPct: tr.RecordsPct}
 }
 
 // followChildren follows, as the relay they belong to, the children that
@@ -524,7 +520,7 @@ func placementName(p affinity.Placement) string {
 // summariseTrace is the path's Trace from its traced requests (reqs, and
 // the same sorted by round trip): the median band's mean split, the p99
 // request's split and its longest segment.
-func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int) string) *hop.Trace {
+func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int) *hop.Task) *hop.Trace {
 	n := len(byRTT)
 	lo, hi := n*40/100, max(n*60/100, n*40/100+1)
 	var band split.Split
@@ -546,7 +542,7 @@ func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int
 		Lost:        lost,
 		P99Split:    p99.Split(),
 		P99Us:       float64(p99.Sum()) / 1e3,
-		P99Detail:   longest(p99, name),
+		P99Longest:  longest(p99, name),
 	}
 	var relay, records float64
 	for i := range reqs {
@@ -559,13 +555,13 @@ func summariseTrace(reqs, byRTT []tracer.Request, lost uint64, name func(tid int
 	}
 	t.RelayCPUUs = relay / float64(len(reqs))
 	t.RelayRecordsUs = records / float64(len(reqs))
-	t.Cause = traceCause(reqs, t)
+	t.Found = traceCause(reqs, t)
 	return t
 }
 
-// longest says, in words, the request's longest segment: what a tail
-// request waited for.
-func longest(r *tracer.Request, name func(tid int) string) string {
+// longest is the request's longest segment: what a tail request waited
+// for; nil where it has none.
+func longest(r *tracer.Request, name func(tid int) *hop.Task) *hop.Longest {
 	var best *tracer.Segment
 	for i := range r.Segments {
 		if g := &r.Segments[i]; best == nil || g.Duration() > best.Duration() {
@@ -573,46 +569,35 @@ func longest(r *tracer.Request, name func(tid int) string) string {
 		}
 	}
 	if best == nil {
-		return ""
+		return nil
 	}
-	us := hop.Us(float64(best.Duration()) / 1e3)
-	who := best.Component
-	if who == "" {
-		who = "no component"
-	}
+	l := &hop.Longest{Component: best.Component, Kind: best.Kind.String(), Us: float64(best.Duration()) / 1e3, CPU: best.CPU}
 	switch best.Kind {
 	case tracer.SegRunnable:
-		behind := "an idle CPU's wake-up"
+		l.Runnable = true
 		if best.Behind != 0 {
-			behind = name(best.Behind)
+			l.Behind = name(best.Behind)
 		}
-		return fmt.Sprintf("%s waited %s µs runnable on CPU %d behind %s", who, us, best.CPU, behind)
 	case tracer.SegOther:
-		return fmt.Sprintf("%s µs the events do not explain", us)
+		l.Other = true
 	}
-	return fmt.Sprintf("%s %s %s µs on CPU %d", who, best.Kind, us, best.CPU)
+	return l
 }
 
-// taskName names a thread for the report: its component on the path when
-// the trace followed it, else its command as far as /proc still has it.
-func taskName(trace *tracer.Trace, tid int) string {
-	comp := trace.Component(tid)
+// taskOf is a thread for the report: its component on the path when the
+// trace followed it, and its command as far as /proc still has it.
+func taskOf(trace *tracer.Trace, tid int) *hop.Task {
+	t := &hop.Task{TID: tid, Component: trace.Component(tid)}
 	if name, err := affinity.ProcessName(tid); err == nil {
-		if comp != "" {
-			return fmt.Sprintf("the %s (%s %d)", comp, name, tid)
-		}
-		return fmt.Sprintf("%s (%d)", name, tid)
+		t.Command = name
 	}
-	if comp != "" {
-		return fmt.Sprintf("the %s (thread %d)", comp, tid)
-	}
-	return "thread " + strconv.Itoa(tid) + ", not on the path"
+	return t
 }
 
 // traceCause is what the traced requests show that would move a path's
 // rounds: components moving between CPUs, or a tail that waits on a run
-// queue.
-func traceCause(reqs []tracer.Request, t *hop.Trace) string {
+// queue; nil where they show neither.
+func traceCause(reqs []tracer.Request, t *hop.Trace) *hop.TraceCause {
 	moved := 0
 	for i := range reqs {
 		if reqs[i].Migrations > 0 {
@@ -620,13 +605,10 @@ func traceCause(reqs []tracer.Request, t *hop.Trace) string {
 		}
 	}
 	if pct := 100 * float64(moved) / float64(len(reqs)); pct >= 1 {
-		return fmt.Sprintf("migration: %.0f%% of the traced requests saw a component move between CPUs", pct)
+		return &hop.TraceCause{Migration: true, Pct: pct}
 	}
-	if t.P99Split.Runnable > 0.5*t.P99Us && t.P99Detail != "" {
-		return "runqueue wait: in the p99 request (" + hop.Us(t.P99Us) + " µs) " + t.P99Detail
+	if t.P99Longest == nil {
+		return nil
 	}
-	if t.P99Detail != "" {
-		return "the p99 request (" + hop.Us(t.P99Us) + " µs): " + t.P99Detail
-	}
-	return ""
+	return &hop.TraceCause{Runqueue: t.P99Split.Runnable > 0.5*t.P99Us}
 }

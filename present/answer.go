@@ -3,6 +3,7 @@ package present
 import (
 	"cmp"
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"slices"
 	"strings"
 
@@ -132,7 +133,7 @@ func answer(regime string, paths []hop.PathResult) string {
 		case i == 0:
 			b.WriteString(" " + peerName(p.Relay) + " " + adds(p, false))
 		case resolved(p):
-			b.WriteString(", " + peerName(p.Relay) + " " + hop.Us(p.AddedUs.P50) + flagMark(p))
+			b.WriteString(", " + peerName(p.Relay) + " " + phrase.Us(p.AddedUs.P50) + flagMark(p))
 		default:
 			b.WriteString(", " + peerName(p.Relay) + " " + adds(p, false))
 		}
@@ -161,14 +162,14 @@ func adds(p hop.PathResult, full bool) string {
 	mark := flagMark(p)
 	if !resolved(p) {
 		return fmt.Sprintf("adds no time this run resolves (%s µs, interval [%s, %s])%s",
-			hop.Us(a.P50), hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]), mark)
+			phrase.Us(a.P50), phrase.Us(a.CI95P50[0]), phrase.Us(a.CI95P50[1]), mark)
 	}
 	if !full {
-		return fmt.Sprintf("adds %s µs%s", hop.Us(a.P50), mark)
+		return fmt.Sprintf("adds %s µs%s", phrase.Us(a.P50), mark)
 	}
-	s := fmt.Sprintf("adds %s µs per round trip%s", hop.Us(a.P50), mark)
+	s := fmt.Sprintf("adds %s µs per round trip%s", phrase.Us(a.P50), mark)
 	if a.P50Pct > 0 {
-		s += fmt.Sprintf(" (%+.0f%% over direct %s µs)", a.P50Pct, hop.Us(100*a.P50/a.P50Pct))
+		s += fmt.Sprintf(" (%+.0f%% over direct %s µs)", a.P50Pct, phrase.Us(100*a.P50/a.P50Pct))
 	}
 	if parts := largestParts(p); parts != "" {
 		s += ": " + parts
@@ -211,7 +212,7 @@ func largestParts(p hop.PathResult) string {
 	var out []string
 	for _, n := range named[:3] {
 		if n.v >= 0.05 {
-			out = append(out, n.name+" "+hop.Us(n.v))
+			out = append(out, n.name+" "+phrase.Us(n.v))
 		}
 	}
 	return strings.Join(out, ", ")
@@ -286,7 +287,7 @@ func noiseLines(r *hop.Report) []string {
 		fast, slow := states[i], states[i+1]
 		if fast.Stage == slow.Stage {
 			moved = append(moved, fmt.Sprintf("%s %s µs, %s µs in rounds %s", fast.Control,
-				hop.Us(fast.ControlP50Us), hop.Us(slow.ControlP50Us), ints(slow.Rounds)))
+				phrase.Us(fast.ControlP50Us), phrase.Us(slow.ControlP50Us), ints(slow.Rounds)))
 		}
 	}
 	if len(moved) > 0 {
@@ -327,7 +328,7 @@ func plural(n int, noun string) string {
 func flagReason(p hop.PathResult, noise []hop.HostNoise) string {
 	if a := p.AcrossRuns; a != nil && a.Flagged {
 		s := fmt.Sprintf("added p50 %s µs, %+.0f%% from %s µs, its median over this run and the last %d",
-			hop.Us(p.AddedUs.P50), a.OffPct, hop.Us(a.MedianUs), len(a.PastUs))
+			phrase.Us(p.AddedUs.P50), a.OffPct, phrase.Us(a.MedianUs), len(a.PastUs))
 		if a.ScaledOffPct != nil {
 			s += fmt.Sprintf(" (%+.0f%% at the host's speed then)", *a.ScaledOffPct)
 		}
@@ -339,7 +340,7 @@ func flagReason(p hop.PathResult, noise []hop.HostNoise) string {
 	}
 	s := fmt.Sprintf("middle rounds %.0f%% apart", spread)
 	if len(p.RoundsP50Us) > 0 {
-		s += fmt.Sprintf(" (round p50s %s-%s µs)", hop.Us(slices.Min(p.RoundsP50Us)), hop.Us(slices.Max(p.RoundsP50Us)))
+		s += fmt.Sprintf(" (round p50s %s-%s µs)", phrase.Us(slices.Min(p.RoundsP50Us)), phrase.Us(slices.Max(p.RoundsP50Us)))
 	}
 	for _, n := range noise {
 		if n.Stage == p.Regime || len(noise) == 1 {
@@ -424,7 +425,7 @@ func resolutionLine(r *hop.Report) string {
 		return "resolved: every relay path's interval excludes zero after " + ran
 	}
 	line := fmt.Sprintf("unresolved: %d relay paths' intervals hold zero after %s; the smallest hop this run "+
-		"could resolve is %s µs", res.Unresolved, ran, hop.Us(res.SmallestUs))
+		"could resolve is %s µs", res.Unresolved, ran, phrase.Us(res.SmallestUs))
 	if res.SuggestTimeS > 0 {
 		line += fmt.Sprintf("; --time %.0fs or --runs %d would resolve them as measured", res.SuggestTimeS, res.SuggestRuns)
 	}

@@ -3,6 +3,7 @@ package present
 import (
 	"bytes"
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"math"
 	"strings"
@@ -35,6 +36,7 @@ const (
 // and what a reader can act on. Everything else is in WriteText
 // (--verbose), the JSON and report.html.
 func WriteBrief(w io.Writer, r *hop.Report) error {
+	Words(r)
 	t := &text{w: w}
 	if r.Partial {
 		t.wrap(partialLine(r), "  ")
@@ -121,7 +123,7 @@ func (t *text) briefTable(paths []hop.PathResult, grouped bool, sweep sweep, mys
 	width := shortWidth(paths, grouped)
 	fmt.Fprintln(tw, briefHead(width, sweep, mysql))
 	for _, p := range paths {
-		row := fmt.Sprintf("%-*s\t%s%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P99)))
+		row := fmt.Sprintf("%-*s\t%s%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), p50Cell(p), figureCell(p, phrase.Us(p.LatencyUs.P99)))
 		if mysql {
 			row += figureCell(p, tpsCell(p.TPS)) + "\t"
 		}
@@ -158,16 +160,16 @@ func splitCells(p hop.PathResult) string {
 	}
 	code, ends := "-", "-"
 	if s.codeMeasured {
-		code = hop.Us(s.code)
+		code = phrase.Us(s.code)
 	}
 	if s.endsMeasured {
-		ends = hop.Us(s.ends)
+		ends = phrase.Us(s.ends)
 	}
 	other := s.other
 	if math.Abs(other) < 0.05 {
 		other = 0 // no "-0.0"
 	}
-	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", code, hop.Us(s.wake), hop.Us(s.kernel), ends, hop.Us(other))
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", code, phrase.Us(s.wake), phrase.Us(s.kernel), ends, phrase.Us(other))
 }
 
 // flagged says whether the brief marks p: a relay path whose rounds
@@ -228,7 +230,7 @@ func (t *text) notes(r *hop.Report) {
 	}
 	split := map[string]bool{}
 	for _, p := range r.Paths {
-		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
+		if w := phrase.SchedstatWarning(p.Trace, p.Name); w != "" {
 			split[w] = true
 		}
 	}
@@ -260,7 +262,7 @@ func p50Cell(p hop.PathResult) string {
 	if !p.Measured() {
 		return "unmeasured"
 	}
-	return hop.Us(p.LatencyUs.P50)
+	return phrase.Us(p.LatencyUs.P50)
 }
 
 // figureCell is v for a measured path, "-" for one with no kept round.
@@ -290,6 +292,7 @@ func errorLine(paths []hop.PathResult) string {
 // and rounds that spread on so many paths that the spread is the
 // machine's (paths[].machine_noise).
 func Events(r *hop.Report) []string {
+	Words(r)
 	var states []machine.State
 	if r.Machine != nil {
 		states = r.Machine.States
@@ -305,7 +308,7 @@ func Events(r *hop.Report) []string {
 		}
 		out = append(out, fmt.Sprintf("the host changed speed (%s): %s %s µs in rounds %s, %s µs in rounds %s, "+
 			"every path with it; each hop is paired with the control's round at the speed it ran at", fast.Stage,
-			fast.Control, hop.Us(fast.ControlP50Us), ints(fast.Rounds), hop.Us(slow.ControlP50Us), ints(slow.Rounds)))
+			fast.Control, phrase.Us(fast.ControlP50Us), ints(fast.Rounds), phrase.Us(slow.ControlP50Us), ints(slow.Rounds)))
 	}
 	noisy := 0
 	for _, p := range r.Paths {
@@ -353,7 +356,7 @@ func hostMoved(h hop.History) string {
 		if m.Stage != "run" && !strings.HasSuffix(name, " "+m.Stage) {
 			name += " (" + m.Stage + ")"
 		}
-		moved = append(moved, fmt.Sprintf("%s %s µs against %s", name, hop.Us(m.P50Us), hop.Us(m.PastMedianUs)))
+		moved = append(moved, fmt.Sprintf("%s %s µs against %s", name, phrase.Us(m.P50Us), phrase.Us(m.PastMedianUs)))
 	}
 	return strings.Join(moved, ", ")
 }

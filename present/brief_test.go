@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/stats"
 )
@@ -124,7 +125,7 @@ func TestWriteBriefDropsIdleWarnings(t *testing.T) {
 		}
 		counted := 10.0
 		p.Trace = &hop.Trace{View: hop.ViewHolder, SchedstatRelayCPUUs: &counted, RelayCPUUs: 12.5}
-		if w := p.Trace.SchedstatWarning(p.Name); w != "" {
+		if w := phrase.SchedstatWarning(p.Trace, p.Name); w != "" {
 			r.Warnings = append(r.Warnings, w)
 			warned++
 		}

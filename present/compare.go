@@ -3,20 +3,24 @@ package present
 import (
 	"bytes"
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/compare"
-	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // WriteComparisonJSON writes c as hoplat.compare.v1, indented.
-func WriteComparisonJSON(w io.Writer, c *compare.Comparison) error { return writeIndented(w, c) }
+func WriteComparisonJSON(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
+	return writeIndented(w, c)
+}
 
 // WriteDifferences prints what differs between the runs, one line each;
 // nothing when they describe the same experiment.
 func WriteDifferences(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
 	if len(c.Differences) == 0 {
 		return nil
 	}
@@ -24,7 +28,7 @@ func WriteDifferences(w io.Writer, c *compare.Comparison) error {
 		return err
 	}
 	for _, d := range c.Differences {
-		if _, err := fmt.Fprintf(w, "  %s\n", d); err != nil {
+		if _, err := fmt.Fprintf(w, "  %s\n", phrase.Difference(d)); err != nil {
 			return err
 		}
 	}
@@ -60,6 +64,7 @@ func partialMark(c *compare.Comparison, side, name string) string {
 // the lines under the table say how, one per side and reason. A side with
 // a partial run (hopbench interrupted) says so on its header line.
 func WriteComparison(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
 	if err := WriteDifferences(w, c); err != nil {
 		return err
 	}
@@ -95,8 +100,8 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			}
 			short = short || len(r.Warnings) > 0
 			unmeasured = unmeasured || r.NoiseFrom == compare.Unmeasured
-			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
-				compare.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
+			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t", width, compare.Label(r), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
+				phrase.Delta(r.DeltaPct, r.Significant), pValue(r.PValue), r.NOld, r.NNew, noise(r))
 			marks = append(marks, len(r.Degraded) > 0)
 			for _, d := range r.Degraded {
 				degraded = append(degraded, fit(fmt.Sprintf("! %s: %s: %s", compare.Label(r), d.Side, d.Why)))
@@ -107,9 +112,9 @@ func WriteComparison(w io.Writer, c *compare.Comparison) error {
 			}
 			ch, p := "", ""
 			if r.AddedSignificant != nil {
-				ch, p = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
+				ch, p = phrase.Delta(*r.AddedDeltaPct, *r.AddedSignificant), pValue(*r.AddedPValue)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), ch, p)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), ch, p)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

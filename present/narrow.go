@@ -3,6 +3,7 @@ package present
 import (
 	"bytes"
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -22,13 +23,14 @@ const TextWidth = 100
 // that repeat the split table's rows in prose (the JSON and report.html
 // keep them all). WriteWideText has every column.
 func WriteText(w io.Writer, r *hop.Report) error {
+	Words(r)
 	t := &text{w: w}
 	t.machine(r)
 	for _, g := range r.Regimes {
 		t.wrap(fmt.Sprintf("regime %s: %s", g.Name, g.Note), "  ")
 	}
 	for _, s := range r.Config.RoundSizing {
-		t.wrap(s.String(), "  ")
+		t.wrap(phrase.Sizing(s), "  ")
 	}
 	if r.Machine != nil || len(r.Regimes) > 0 {
 		t.line("")
@@ -65,7 +67,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 				if sweep.placement {
 					fmt.Fprintf(&row, "%s\t", placementCell(p))
 				}
-				fmt.Fprintf(&row, "%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P99)))
+				fmt.Fprintf(&row, "%s\t%s\t", p50Cell(p), figureCell(p, phrase.Us(p.LatencyUs.P99)))
 				row.WriteString(addedCells(p, ", "))
 				fmt.Fprintf(&row, "%s\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)))
 				if errorsCol {
@@ -193,11 +195,11 @@ func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
 			fmt.Fprintln(tw, head+"resid\texplained\tfrom\t")
 			for _, p := range rows {
 				d := p.Decomposition
-				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), hop.Us(p.AddedUs.P50), codeCell(d), hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints))
+				row := fmt.Sprintf("%-*s\t%s%s\t%s\t%s\t%s\t%s\t", width, shortName(p, grouped), sweep.seriesCells(p), phrase.Us(p.AddedUs.P50), codeCell(d), phrase.Us(d.Wakeups), phrase.Us(d.Kernel), optUs(d.Endpoints))
 				if excess {
 					row += negUs(d.MeanExcess) + "\t"
 				}
-				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, hop.Us(d.Residual), explainedCell(p), d.Method)
+				fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, phrase.Us(d.Residual), explainedCell(p), d.Method)
 			}
 		})
 	}
@@ -239,7 +241,7 @@ func (t *text) traced(r *hop.Report, groups []regimeGroup) {
 		t.wrap("  "+p99Request(p), "      ")
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
-		t.wrap("  "+r.Tracer.Wakes.String(), "    ")
+		t.wrap("  "+phrase.Wakes(r.Tracer.Wakes), "    ")
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 // WriteFiles fills dir with the report in every format, one .hgrm per path
 // result, and the plots.
 func WriteFiles(dir string, rep *hop.Report) error {
+	Words(rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("hop: out dir %s: %w", dir, err)
 	}

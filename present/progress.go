@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"sync"
@@ -71,7 +72,7 @@ func (p *Progress) Event(e event.Event) {
 			p.say("not traced: %s", e.Note)
 		}
 	case event.Sized:
-		p.say("%s", e.Sizing)
+		p.say("%s", phrase.Sizing(e.Sizing))
 	case event.Skipped:
 		p.say("skip %s: %s", e.Skip.Path, e.Skip.Reason)
 	case event.RoundBegun:
@@ -85,7 +86,7 @@ func (p *Progress) Event(e event.Event) {
 	case event.TraceAgain:
 		if p.level == ProgressPaths {
 			fmt.Fprintln(p.w, "again:")
-			p.say("  %s: %s; traced once more", e.Path.Name(), e.Why)
+			p.say("  %s: %s; traced once more", e.Path.Name(), phrase.OutsideBand(e.Why))
 			p.traceBegun(e.Regime, e.Path)
 		}
 	case event.Traced:
@@ -206,7 +207,7 @@ func (p *Progress) roundEnded(e event.RoundEnded) {
 			p.say("  %s: %s", name, s.Failed)
 			return
 		}
-		fmt.Fprintf(p.w, "%.0f tps, p50 %s µs, p95 %s µs", s.TPS, hop.Us(s.Latency.P50), hop.Us(s.Latency.P95))
+		fmt.Fprintf(p.w, "%.0f tps, p50 %s µs, p95 %s µs", s.TPS, phrase.Us(s.Latency.P50), phrase.Us(s.Latency.P95))
 		if s.Errors > 0 {
 			fmt.Fprintf(p.w, ", %d errors", s.Errors)
 		}
@@ -237,7 +238,7 @@ func (p *Progress) traced(e event.Traced) {
 			p.say("  %s not traced: %s", e.Path.Name(), e.Note)
 			return
 		}
-		fmt.Fprintf(p.w, "%d requests, p50 %s µs, identity %.1f%%, covered %.0f%%\n", t.Requests, hop.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
+		fmt.Fprintf(p.w, "%d requests, p50 %s µs, identity %.1f%%, covered %.0f%%\n", t.Requests, phrase.Us(t.TracedP50Us), t.IdentityPct, t.CoveragePct)
 		return
 	}
 	if t == nil {
@@ -267,7 +268,7 @@ func (p *Progress) connected(e event.Connected) {
 			fmt.Fprintln(p.w, "no connection completed")
 		default:
 			c := e.Connect
-			fmt.Fprintf(p.w, "%d connects, p50 %s µs, p99 %s µs\n", c.N, hop.Us(c.P50Us), hop.Us(c.P99Us))
+			fmt.Fprintf(p.w, "%d connects, p50 %s µs, p99 %s µs\n", c.N, phrase.Us(c.P50Us), phrase.Us(c.P99Us))
 		}
 		return
 	}

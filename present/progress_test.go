@@ -74,8 +74,8 @@ func TestProgressGolden(t *testing.T) {
 		event.TraceBegun{Regime: "packed", Path: direct},
 		event.Traced{Path: direct, Trace: &hop.Trace{Requests: 14656, TracedP50Us: 7.3, IdentityPct: 0.04, CoveragePct: 99.6}},
 		event.TraceBegun{Regime: "packed", Path: epoll},
-		event.TraceAgain{Regime: "packed", Path: epoll, Why: "overhead -12.0% outside [-10%, 48.4%] (spread, floor 11.1%, records 27.3%): " +
-			"the traced round did not see the untraced rounds' machine"},
+		event.TraceAgain{Regime: "packed", Path: epoll, Why: &hop.OutsideBand{Pct: -12, Lo: -10, Hi: 48.4,
+			FloorPct: func() *float64 { v := 11.1; return &v }(), RecordsPct: 27.3}},
 		event.Traced{Path: epoll, Note: "no request of the client was traced"},
 		event.ConnectBegun{Regime: "packed", Path: direct},
 		event.Connected{Path: direct, Connect: &hop.Connect{P50Us: 216, P99Us: 973.4, N: 350}},

@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"slices"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 // threads and open descriptors. One block per regime and setting of the
 // backend; a run of one thread count prints nothing.
 func WriteProxyTable(w io.Writer, r *hop.Report) error {
+	Words(r)
 	var threads []int
 	for _, p := range r.Paths {
 		if !slices.Contains(threads, p.Threads) {
@@ -72,7 +74,7 @@ func WriteProxyTable(w io.Writer, r *hop.Report) error {
 			head += ", regime " + b.regime
 		}
 		if b.serviceUs != 0 || len(blocks) > 1 {
-			head += fmt.Sprintf(", service %s µs, size %d, rows %d", hop.Us(b.serviceUs), b.size, b.rows)
+			head += fmt.Sprintf(", service %s µs, size %d, rows %d", phrase.Us(b.serviceUs), b.size, b.rows)
 		}
 		fmt.Fprintln(w, head+":")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -103,7 +105,7 @@ func WriteProxyTable(w io.Writer, r *hop.Report) error {
 					thr = fmt.Sprintf("%d/%d", u.RelayThreads, u.ServerThreads)
 					fds = fmt.Sprintf("%d/%d", u.RelayFDs, u.ServerFDs)
 				}
-				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, width, name, p.TPS, hop.Us(p.LatencyUs.P95), ratio, share,
+				fmt.Fprintf(tw, "%d\t%-*s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, width, name, p.TPS, phrase.Us(p.LatencyUs.P95), ratio, share,
 					p.Errors+int64(p.Failed), rss, thr, fds)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strconv"
 	"strings"
@@ -16,7 +17,11 @@ import (
 )
 
 // WriteJSON writes the report as hoplat.hopbench.v1, indented.
-func WriteJSON(w io.Writer, r *hop.Report) error { return writeIndented(w, r) }
+func WriteJSON(w io.Writer, r *hop.Report) error {
+	Words(r)
+	Words(r)
+	return writeIndented(w, r)
+}
 
 // writeIndented writes v as indented JSON, "->" in path names as it is.
 func writeIndented(w io.Writer, v any) error {
@@ -41,6 +46,7 @@ var csvHeader = []string{
 // CSV is told from a complete one by its unmeasured rows only, and the
 // JSON beside it (--out) says partial.
 func WriteCSV(w io.Writer, r *hop.Report) error {
+	Words(r)
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
 	for _, p := range r.Paths {
@@ -91,6 +97,7 @@ func lowestCILevel(paths []hop.PathResult) float64 {
 // tables and the verdicts. Its widest lines run to 250 columns and more
 // (hopbench --wide); WriteText fits 100.
 func WriteWideText(w io.Writer, r *hop.Report) error {
+	Words(r)
 	if r.Partial {
 		for _, l := range wordwrap.Lines(partialLine(r), TextWidth, "  ") {
 			fmt.Fprintln(w, l)
@@ -106,7 +113,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		fmt.Fprintf(w, "regime %s: %s\n", g.Name, g.Note)
 	}
 	for _, s := range r.Config.RoundSizing {
-		fmt.Fprintln(w, s.String())
+		fmt.Fprintln(w, phrase.Sizing(s))
 	}
 	if r.Machine != nil || len(r.Regimes) > 0 {
 		fmt.Fprintln(w)
@@ -133,7 +140,7 @@ func WriteWideText(w io.Writer, r *hop.Report) error {
 		if sweep.placement {
 			fmt.Fprintf(&row, "%s\t", placementCell(p))
 		}
-		fmt.Fprintf(&row, "%s\t%s\t%s\t", p50Cell(p), figureCell(p, hop.Us(p.LatencyUs.P95)), figureCell(p, hop.Us(p.LatencyUs.P99)))
+		fmt.Fprintf(&row, "%s\t%s\t%s\t", p50Cell(p), figureCell(p, phrase.Us(p.LatencyUs.P95)), figureCell(p, phrase.Us(p.LatencyUs.P99)))
 		row.WriteString(addedCells(p, ", "))
 		fmt.Fprintf(&row, "%s\t%d\t", figureCell(p, fmt.Sprintf("%.0f", p.TPS)), p.Errors+int64(p.Failed))
 		row.WriteString(sweep.lastCells(p))
@@ -208,7 +215,7 @@ func addedCells(p hop.PathResult, sep string) string {
 	case a == nil:
 		return "-\t\t"
 	default:
-		return fmt.Sprintf("%+.1f\t[%s%s%s]\t", a.P50, hop.Us(a.CI95P50[0]), sep, hop.Us(a.CI95P50[1]))
+		return fmt.Sprintf("%+.1f\t[%s%s%s]\t", a.P50, phrase.Us(a.CI95P50[0]), sep, phrase.Us(a.CI95P50[1]))
 	}
 }
 
@@ -287,7 +294,7 @@ func writeDecomposition(w io.Writer, paths []hop.PathResult) error {
 		if d == nil {
 			continue
 		}
-		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), hop.Us(p.AddedUs.P50), codeCell(d), hop.Us(d.Wakeups), hop.Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), hop.Us(d.Residual), explainedCell(p), d.Method)
+		fmt.Fprintf(tw, "%-*s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, p.Name, sweep.seriesCells(p), phrase.Us(p.AddedUs.P50), codeCell(d), phrase.Us(d.Wakeups), phrase.Us(d.Kernel), optUs(d.Endpoints), negUs(d.MeanExcess), phrase.Us(d.Residual), explainedCell(p), d.Method)
 	}
 	return tw.Flush()
 }
@@ -297,7 +304,7 @@ func codeCell(d *hop.Decomposition) string {
 	if !d.Measured() {
 		return "-"
 	}
-	return hop.Us(d.RelayCode)
+	return phrase.Us(d.RelayCode)
 }
 
 // explainedCell is how much of the path's added p50 the split explains,
@@ -311,10 +318,10 @@ func explainedCell(p hop.PathResult) string {
 
 // seriesHead is the header of the columns that tell a sweep's series
 // apart, each ending in a tab; "" when nothing is swept.
-func (s sweep) seriesHead() string { return tabbed(s.Heads()) }
+func (s sweep) seriesHead() string { return tabbed(phrase.SweptHeads(s.Swept)) }
 
 // seriesCells is p's cells under seriesHead.
-func (s sweep) seriesCells(p hop.PathResult) string { return tabbed(s.Cells(p)) }
+func (s sweep) seriesCells(p hop.PathResult) string { return tabbed(phrase.SweptCells(s.Swept, p)) }
 
 func tabbed(cells []string) string {
 	var b strings.Builder
@@ -330,14 +337,14 @@ func negUs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return hop.Us(-*v)
+	return phrase.Us(-*v)
 }
 
 func optUs(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return hop.Us(*v)
+	return phrase.Us(*v)
 }
 
 // writeThreadTable prints RonDB's result format, one line per thread count
@@ -348,7 +355,7 @@ func writeThreadTable(w io.Writer, paths []hop.PathResult) {
 	for _, p := range paths {
 		key := p.Name
 		if p.ServiceTimeUs != 0 || p.Size != paths[0].Size || p.Rows != paths[0].Rows {
-			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, hop.Us(p.ServiceTimeUs), p.Size, p.Rows)
+			key = fmt.Sprintf("%s (service %s µs, size %d, rows %d)", p.Name, phrase.Us(p.ServiceTimeUs), p.Size, p.Rows)
 		}
 		if _, ok := by[key]; !ok {
 			names = append(names, key)
@@ -371,11 +378,11 @@ func writeChainTable(w io.Writer, chains []hop.Chain) {
 		var hops, p50 []string
 		for i, h := range c.Hops {
 			hops = append(hops, strconv.Itoa(h))
-			p50 = append(p50, hop.Us(c.P50Us[i]))
+			p50 = append(p50, phrase.Us(c.P50Us[i]))
 		}
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, hop.Us(c.ServiceTimeUs),
-			strings.Join(hops, ","), strings.Join(p50, ","), hop.Us(c.PerHopUs), hop.Us(c.PerHopCI95[0]), hop.Us(c.PerHopCI95[1]),
-			hop.Us(c.InterceptUs), c.R2)
+		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%.3f\t\n", c.Relay, c.Transport, c.Threads, phrase.Us(c.ServiceTimeUs),
+			strings.Join(hops, ","), strings.Join(p50, ","), phrase.Us(c.PerHopUs), phrase.Us(c.PerHopCI95[0]), phrase.Us(c.PerHopCI95[1]),
+			phrase.Us(c.InterceptUs), c.R2)
 	}
 	tw.Flush()
 }
@@ -408,7 +415,7 @@ func writeTraced(w io.Writer, r *hop.Report) error {
 		fmt.Fprintln(w, "  "+p99Request(p))
 	}
 	if r.Tracer != nil && r.Tracer.Wakes != nil {
-		fmt.Fprintln(w, "  "+r.Tracer.Wakes.String())
+		fmt.Fprintln(w, "  "+phrase.Wakes(r.Tracer.Wakes))
 	}
 	return nil
 }
@@ -444,13 +451,13 @@ func isRelayed(p *hop.PathResult) bool { return p.Relay != hop.Direct }
 func traceRow(tw io.Writer, width int, name string, sw sweep, p hop.PathResult) {
 	t := p.Trace
 	fmt.Fprintf(tw, "%-*s\t%s%d\t%.1f%%\t%.0f%%\t%s\t%+.0f%%\t%s\t%s\t\n", width, name, sw.seriesCells(p),
-		t.Requests, t.IdentityPct, t.CoveragePct, hop.Us(t.TracedP50Us), t.OverheadPct, hop.Us(t.P50Us), hop.Us(t.P99Us))
+		t.Requests, t.IdentityPct, t.CoveragePct, phrase.Us(t.TracedP50Us), t.OverheadPct, phrase.Us(t.P50Us), phrase.Us(t.P99Us))
 }
 
 // p99Request is where a traced path's p99 request went.
 func p99Request(p hop.PathResult) string {
 	t := p.Trace
-	line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, hop.Us(t.P99Us), t.P99Split)
+	line := fmt.Sprintf("%s: the p99 request (%s µs): %s", p.Name, phrase.Us(t.P99Us), t.P99Split)
 	if t.P99Detail != "" {
 		line += "; " + t.P99Detail
 	}

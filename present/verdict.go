@@ -2,6 +2,8 @@ package present
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
+	"slices"
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
@@ -10,8 +12,13 @@ import (
 // Verdicts says the analysis's findings (hop.Findings) in sentences, one
 // or two a finding, in the order found: the report's verdicts, which its
 // JSON carries and every text format prints. A finding about one regime
-// names it when the run had several.
+// names it when the run had several. A sweep's verdicts name the thread
+// counts whose sums are suspect.
 func Verdicts(r *hop.Report) []string {
+	Words(r)
+	if r.Sweep != nil {
+		return sweepVerdicts(r.Sweep)
+	}
 	several := len(regimes(r.Paths)) > 1
 	out := []string{}
 	for _, f := range hop.Findings(r) {
@@ -60,13 +67,13 @@ func verdict(f hop.Finding) ([]string, *string) {
 	case hop.ThreadPeak:
 		where := f.Path
 		if f.ServiceTimeUs != 0 {
-			where += fmt.Sprintf(" (service time %s µs)", hop.Us(f.ServiceTimeUs))
+			where += fmt.Sprintf(" (service time %s µs)", phrase.Us(f.ServiceTimeUs))
 		}
 		return []string{fmt.Sprintf("%s: throughput peaks at %d threads (%.0f tps)", where, f.Threads, f.TPS)}, nil
 	case hop.ServiceTimeOverhead:
 		return []string{fmt.Sprintf("%s (%s): adds %s µs, %.0f%% of the direct path's p50, at %s µs service time; %s µs, %.0f%%, at %s µs",
-			f.Path, plural(f.Threads, "thread"), hop.Us(f.Low.P50), f.Low.P50Pct, hop.Us(f.LowUs),
-			hop.Us(f.High.P50), f.High.P50Pct, hop.Us(f.HighUs))}, nil
+			f.Path, plural(f.Threads, "thread"), phrase.Us(f.Low.P50), f.Low.P50Pct, phrase.Us(f.LowUs),
+			phrase.Us(f.High.P50), f.High.P50Pct, phrase.Us(f.HighUs))}, nil
 	case hop.PathErrors:
 		return []string{fmt.Sprintf("%s (%d threads): %d errors (%d failed rounds among them) — its figures are suspect", f.Path, f.Threads, f.Errors, f.Failed)}, nil
 	}
@@ -76,7 +83,7 @@ func verdict(f hop.Finding) ([]string, *string) {
 // noDifference is the one sentence a difference whose interval spans zero
 // gets: a mean inside the noise is not a finding in either direction.
 func noDifference(what string, ci [2]float64) string {
-	return fmt.Sprintf("%s: no measurable difference [95%% CI %s, %s µs]", what, hop.Us(ci[0]), hop.Us(ci[1]))
+	return fmt.Sprintf("%s: no measurable difference [95%% CI %s, %s µs]", what, phrase.Us(ci[0]), phrase.Us(ci[1]))
 }
 
 // relayLabel names a relay in a verdict; the direct path is "direct".
@@ -100,7 +107,7 @@ func unixLegVerdict(f hop.UnixLeg) string {
 		verb, save, lo, hi = "costs", -save, -hi, -lo
 	}
 	return fmt.Sprintf("%s: %s %s %s µs (%s of the TCP path's p50) per request [95%% CI %s, %s]",
-		relayLabel(f.Relay), leg, verb, hop.Us(save), pct(save, f.BaseUs), hop.Us(lo), hop.Us(hi))
+		relayLabel(f.Relay), leg, verb, phrase.Us(save), pct(save, f.BaseUs), phrase.Us(lo), phrase.Us(hi))
 }
 
 func pct(part, whole float64) string {
@@ -126,7 +133,7 @@ func hopCostVerdicts(f hop.HopCosts) []string {
 	}
 	var parts []string
 	for _, h := range f.Hops {
-		part := fmt.Sprintf("%s %s µs", h.Relay, hop.Us(h.P50Us))
+		part := fmt.Sprintf("%s %s µs", h.Relay, phrase.Us(h.P50Us))
 		if !h.Stable {
 			part += " (unstable)"
 		}
@@ -145,7 +152,7 @@ func hopCostVerdicts(f hop.HopCosts) []string {
 func idleExitVerdict(f hop.IdleExitHops) string {
 	var parts []string
 	for _, h := range f.Hops {
-		parts = append(parts, fmt.Sprintf("%s %s of %s µs (relay's CPU %s)", h.Relay, hop.Us(h.IdleUs), hop.Us(h.AddedUs), hop.Us(h.RelayCPUUs)))
+		parts = append(parts, fmt.Sprintf("%s %s of %s µs (relay's CPU %s)", h.Relay, phrase.Us(h.IdleUs), phrase.Us(h.AddedUs), phrase.Us(h.RelayCPUUs)))
 	}
 	line := "idle exits, a CPU leaving idle for a woken task: " + strings.Join(parts, ", ")
 	if f.MostOnRelay {
@@ -156,41 +163,41 @@ func idleExitVerdict(f hop.IdleExitHops) string {
 
 func residenceVerdict(f hop.Residence) string {
 	if d := f.Decomposition; d != nil {
-		code := fmt.Sprintf("relay code %s", hop.Us(d.RelayCode))
+		code := fmt.Sprintf("relay code %s", phrase.Us(d.RelayCode))
 		if !d.Measured() {
 			code = "relay code not measured"
 		}
 		ends := ""
 		if d.Endpoints != nil {
-			ends = ", endpoints " + hop.Us(*d.Endpoints)
+			ends = ", endpoints " + phrase.Us(*d.Endpoints)
 		}
 		if d.MeanExcess != nil {
-			ends += ", less the mean's excess over the p50 " + hop.Us(*d.MeanExcess)
+			ends += ", less the mean's excess over the p50 " + phrase.Us(*d.MeanExcess)
 		}
 		return fmt.Sprintf("%s: of its %s µs, %s, wake-ups %s, kernel legs %s%s, residual %s µs: %.0f%% explained",
-			f.Path, hop.Us(f.AddedUs), code, hop.Us(d.Wakeups), hop.Us(d.Kernel), ends, hop.Us(d.Residual), f.ExplainedPct)
+			f.Path, phrase.Us(f.AddedUs), code, phrase.Us(d.Wakeups), phrase.Us(d.Kernel), ends, phrase.Us(d.Residual), f.ExplainedPct)
 	}
 	if f.KernelUs == nil {
 		return fmt.Sprintf("%s: the relay holds a request %s µs on average, longer than the %s µs the hop adds at the median: requests queue inside it, and the hop does not split into the relay's time and the kernel's",
-			f.Path, hop.Us(f.RelayUs), hop.Us(f.AddedUs))
+			f.Path, phrase.Us(f.RelayUs), phrase.Us(f.AddedUs))
 	}
 	return fmt.Sprintf("%s: the relay holds a request %s µs of the %s µs hop (its code and its read and write calls); wake-ups and the extra loopback legs take the other %s µs",
-		f.Path, hop.Us(f.RelayUs), hop.Us(f.AddedUs), hop.Us(*f.KernelUs))
+		f.Path, phrase.Us(f.RelayUs), phrase.Us(f.AddedUs), phrase.Us(*f.KernelUs))
 }
 
 func connectVerdict(f hop.ConnectSetup) string {
 	var parts []string
 	if c := f.Series; c != nil {
 		for _, d := range f.Relays {
-			parts = append(parts, fmt.Sprintf("%s %+.0f µs (p99 %s)", d.Relay, d.DeltaUs, hop.Us(d.P99Us)))
+			parts = append(parts, fmt.Sprintf("%s %+.0f µs (p99 %s)", d.Relay, d.DeltaUs, phrase.Us(d.P99Us)))
 		}
 		return fmt.Sprintf("connection set-up, dial to quit (p50 of a connect-only series, direct tcp %s µs over %d connects, p99 %s), once per connection: %s",
-			hop.Us(c.P50Us), c.N, hop.Us(c.P99Us), strings.Join(parts, ", "))
+			phrase.Us(c.P50Us), c.N, phrase.Us(c.P99Us), strings.Join(parts, ", "))
 	}
 	for _, d := range f.Relays {
 		parts = append(parts, fmt.Sprintf("%s %+.0f µs", d.Relay, d.DeltaUs))
 	}
-	return fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", hop.Us(f.DirectUs), strings.Join(parts, ", "))
+	return fmt.Sprintf("connection set-up (p50, direct tcp %s µs), once per connection: %s", phrase.Us(f.DirectUs), strings.Join(parts, ", "))
 }
 
 func chainVerdict(f hop.ChainFit) string {
@@ -203,14 +210,14 @@ func chainVerdict(f hop.ChainFit) string {
 		return noDifference(name+": per hop", c.PerHopCI95)
 	}
 	return fmt.Sprintf("%s: each hop adds %s µs [95%% CI %s, %s], r² %.3f; client and server fixed cost %s µs",
-		name, hop.Us(c.PerHopUs), hop.Us(c.PerHopCI95[0]), hop.Us(c.PerHopCI95[1]), c.R2, hop.Us(c.InterceptUs))
+		name, phrase.Us(c.PerHopUs), phrase.Us(c.PerHopCI95[0]), phrase.Us(c.PerHopCI95[1]), c.R2, phrase.Us(c.InterceptUs))
 }
 
 // setting names a thread count and, when there is one, a service time.
 func setting(threads int, serviceUs float64) string {
 	s := plural(threads, "thread")
 	if serviceUs != 0 {
-		s += fmt.Sprintf(", service time %s µs", hop.Us(serviceUs))
+		s += fmt.Sprintf(", service time %s µs", phrase.Us(serviceUs))
 	}
 	return s
 }
@@ -234,9 +241,9 @@ func unixLegLines(byRegime [][]hop.UnixLeg, several bool) []string {
 			case !l.Measurable:
 				none = append(none, relayLabel(l.Relay))
 			case l.MedianUs > 0:
-				saves = append(saves, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), hop.Us(l.MedianUs), hop.Us(l.CI95Us[0]), hop.Us(l.CI95Us[1])))
+				saves = append(saves, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), phrase.Us(l.MedianUs), phrase.Us(l.CI95Us[0]), phrase.Us(l.CI95Us[1])))
 			default:
-				costs = append(costs, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), hop.Us(-l.MedianUs), hop.Us(-l.CI95Us[1]), hop.Us(-l.CI95Us[0])))
+				costs = append(costs, fmt.Sprintf("%s %s µs [%s, %s]", relayLabel(l.Relay), phrase.Us(-l.MedianUs), phrase.Us(-l.CI95Us[1]), phrase.Us(-l.CI95Us[0])))
 			}
 		}
 		var parts []string
@@ -263,6 +270,18 @@ func unixLegLines(byRegime [][]hop.UnixLeg, several bool) []string {
 			line = legs[0].Regime + ": " + line
 		}
 		out = append(out, line)
+	}
+	return out
+}
+
+// sweepVerdicts names each thread count of a sweep whose instances saw
+// errors or failed runs: its sum is suspect.
+func sweepVerdicts(s *hop.Sweep) []string {
+	out := []string{}
+	for _, row := range s.Rows {
+		if row.Errors > 0 || slices.ContainsFunc(row.Instances, func(in hop.SweepInstance) bool { return in.Failed != "" }) {
+			out = append(out, fmt.Sprintf("threads %d: %d errors or failed runs: the sum is suspect", row.Threads, row.Errors))
+		}
 	}
 	return out
 }

@@ -53,21 +53,14 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 // attach.json inside file when it is a folder.
 func LoadAttach(file string) (AttachRun, error) {
 	p := reportIn(file)
-	b, err := os.ReadFile(p)
+	r, err := load(p, func(r *attach.Report) string { return r.Schema }, attach.Schema)
 	if err != nil {
-		return AttachRun{}, fmt.Errorf("compare: %w", err)
-	}
-	var r attach.Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		return AttachRun{}, fmt.Errorf("compare: read %s: %w", p, err)
-	}
-	if r.Schema != attach.Schema {
-		return AttachRun{}, fmt.Errorf("compare: %s: schema %q, want %q", p, r.Schema, attach.Schema)
+		return AttachRun{}, err
 	}
 	if len(r.Windows) == 0 {
 		return AttachRun{}, fmt.Errorf("compare: %s: no windows[] (an attach report from before they were kept)", p)
 	}
-	return AttachRun{Name: file, Report: &r}, nil
+	return AttachRun{Name: file, Report: r}, nil
 }
 
 // AttachComparison is two attach runs side by side: per direction, its

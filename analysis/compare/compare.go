@@ -40,18 +40,28 @@ func Load(file string) (Run, error) {
 	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 		file = filepath.Join(file, "report.json")
 	}
+	r, err := load(file, func(r *hop.Report) string { return r.Schema }, hop.Schema)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Name: file, Report: r}, nil
+}
+
+// load reads a report of type R from file and checks that schema reads
+// want from it.
+func load[R any](file string, schema func(*R) string, want string) (*R, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return Run{}, fmt.Errorf("compare: %w", err)
+		return nil, fmt.Errorf("compare: %w", err)
 	}
-	var r hop.Report
+	var r R
 	if err := json.Unmarshal(b, &r); err != nil {
-		return Run{}, fmt.Errorf("compare: read %s: %w", file, err)
+		return nil, fmt.Errorf("compare: read %s: %w", file, err)
 	}
-	if r.Schema != hop.Schema {
-		return Run{}, fmt.Errorf("compare: %s: schema %q, want %q", file, r.Schema, hop.Schema)
+	if got := schema(&r); got != want {
+		return nil, fmt.Errorf("compare: %s: schema %q, want %q", file, got, want)
 	}
-	return Run{Name: file, Report: &r}, nil
+	return &r, nil
 }
 
 // Options are the comparison's settings; the zero value tests at
@@ -85,6 +95,9 @@ type Comparison struct {
 	Differences []Difference `json:"differences"`
 	// Unmatched are the paths that only one side measured.
 	Unmatched []string `json:"unmatched,omitempty"`
+	// Alone are the unmatched paths as names, which package present says
+	// in Unmatched.
+	Alone []Alone `json:"-"`
 	// Partial are the runs of either side that were stopped before their
 	// end (hop.Report.Partial): every row of theirs is degraded.
 	Partial []PartialRun `json:"partial,omitempty"`
@@ -150,15 +163,27 @@ type Row struct {
 	// machine, in percent of the p50 (noise.go): Significant stays false
 	// where |DeltaPct| is not above it. NoiseFrom names the measurement
 	// that set it. AddedNoisePct is the same for the added p50.
-	NoisePct      float64  `json:"noise_pct"`
-	NoiseFrom     string   `json:"noise_from"`
-	AddedNoisePct *float64 `json:"added_noise_pct,omitempty"`
+	NoisePct  float64 `json:"noise_pct"`
+	NoiseFrom string  `json:"noise_from"`
+	// Noise is NoiseFrom as the measurement's kind and figures, which
+	// package present says in it.
+	Noise         NoiseSource `json:"-"`
+	AddedNoisePct *float64    `json:"added_noise_pct,omitempty"`
 	// Degraded names each side's failed rounds, errors and instability
 	// on this path; no change is called here unless Options.AllowDegraded.
 	Degraded []Degraded `json:"degraded,omitempty"`
 
 	// Warnings are the test's own: too few rounds to ever reach alpha.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Alone is a path that only one side measured: its row's label, and the
+// side (run) that has it, or, comparing two paths of one run (Within), the
+// path it has none of beside it (Beside set).
+type Alone struct {
+	Label  string
+	Run    string
+	Beside bool
 }
 
 // Difference is a field of the machine, the placement or the workload that
@@ -169,17 +194,6 @@ type Difference struct {
 	Old   string `json:"old"`
 	New   string `json:"new"`
 	Run   string `json:"new_run"`
-}
-
-func (d Difference) String() string {
-	return fmt.Sprintf("%s %s: %s -> %s (%s)", d.Kind, d.Field, orEmpty(d.Old), orEmpty(d.New), d.Run)
-}
-
-func orEmpty(s string) string {
-	if s == "" {
-		return "(unset)"
-	}
-	return s
 }
 
 // Compare sets every run after the first against the first, each its
@@ -293,7 +307,7 @@ func compareSides(old side, news []side, opt Options) (*Comparison, error) {
 		repeated = repeated || len(n.runs) > 1
 		rows, unmatched := compareRuns(old, n, th, controls, opt)
 		c.Rows = append(c.Rows, rows...)
-		c.Unmatched = append(c.Unmatched, unmatched...)
+		c.Alone = append(c.Alone, unmatched...)
 	}
 	c.Noise = noiseMethod(controls, repeated)
 	return c, nil
@@ -336,22 +350,22 @@ func varies(runs ...Run) hop.Swept {
 	return v
 }
 
-func compareRuns(old, nw side, th *benchmath.Thresholds, controls bool, opt Options) ([]Row, []string) {
+func compareRuns(old, nw side, th *benchmath.Thresholds, controls bool, opt Options) ([]Row, []Alone) {
 	v := varies(append(slices.Clone(old.runs), nw.runs...)...)
 	oldOrder, oldBy := old.index(v)
 	newOrder, newBy := nw.index(v)
 	var rows []Row
-	var unmatched []string
+	var unmatched []Alone
 	for _, k := range oldOrder {
 		ns, ok := newBy[k]
 		if !ok {
-			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), old.name))
+			unmatched = append(unmatched, Alone{Label: label(k), Run: old.name})
 			continue
 		}
 		olds := oldBy[k]
 		r := row(k, olds, ns, v, nw.name, th)
 		n := noiseOf(k, sides{old.name, nw.name, oldBy, newBy}, controls)
-		r.NoisePct, r.NoiseFrom = n.p50.pct, n.p50.from
+		r.NoisePct, r.Noise = n.p50.pct, n.p50.from
 		if r.OldAddedP50Us != nil {
 			a := n.added.pct
 			r.AddedNoisePct = &a
@@ -362,7 +376,7 @@ func compareRuns(old, nw side, th *benchmath.Thresholds, controls bool, opt Opti
 	}
 	for _, k := range newOrder {
 		if _, ok := oldBy[k]; !ok {
-			unmatched = append(unmatched, fmt.Sprintf("%s only in %s", label(k), nw.name))
+			unmatched = append(unmatched, Alone{Label: label(k), Run: nw.name})
 		}
 	}
 	return rows, unmatched

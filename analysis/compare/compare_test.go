@@ -129,8 +129,8 @@ func TestUnmatchedAndFewRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Unmatched) != 1 || c.Unmatched[0] != "socat tcp->tcp packed only in b" {
-		t.Errorf("unmatched %v", c.Unmatched)
+	if len(c.Alone) != 1 || c.Alone[0] != (Alone{Label: "socat tcp->tcp packed", Run: "b"}) {
+		t.Errorf("unmatched %v", c.Alone)
 	}
 	if len(c.Rows[0].Warnings) == 0 {
 		t.Errorf("3 rounds a side: no warning that U cannot reach alpha")
@@ -213,16 +213,16 @@ func TestThreeRunsOfOneConfigurationPairwise(t *testing.T) {
 					t.Errorf("%s against %s: %s significant: %+v", runs[j].Name, runs[i].Name, r.Name, r)
 				}
 				// One run a side: the control's move or the floor, the larger.
-				want, from := math.Abs(control.DeltaPct), "direct tcp packed moved"
+				want, from := math.Abs(control.DeltaPct), NoiseSource{Kind: NoiseControl, Of: "direct tcp packed", Pct: math.Abs(control.DeltaPct)}
 				floor := float64(SingleRunFloorPct)
 				if r.Name != "direct tcp" {
 					floor = SingleRunHopFloorPct
 				}
 				if want < floor {
-					want, from = floor, "one run a side"
+					want, from = floor, NoiseSource{Kind: NoiseFloor, Pct: floor, Hop: r.Name != "direct tcp"}
 				}
-				if math.Abs(r.NoisePct-want) > 1e-9 || !strings.Contains(r.NoiseFrom, from) {
-					t.Errorf("%s: noise %.2f%% from %q, want %.2f%% from %q", r.Name, r.NoisePct, r.NoiseFrom, want, from)
+				if math.Abs(r.NoisePct-want) > 1e-9 || r.Noise != from {
+					t.Errorf("%s: noise %.2f%% from %+v, want %.2f%% from %+v", r.Name, r.NoisePct, r.Noise, want, from)
 				}
 				if r.Name != "direct tcp" && math.Abs(r.DeltaPct) >= r.NoisePct {
 					t.Errorf("%s moved %.2f%%, not less than the control's %.2f%%: the fixture is wrong", r.Name, r.DeltaPct, r.NoisePct)
@@ -267,8 +267,8 @@ func TestPaceIsNoise(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := c.Rows[1]
-	if math.Abs(e.NoisePct-18) > 1e-9 || e.NoiseFrom != "direct tcp packed in b: pace 1.18" {
-		t.Errorf("noise %v from %q", e.NoisePct, e.NoiseFrom)
+	if math.Abs(e.NoisePct-18) > 1e-9 || e.Noise != (NoiseSource{Kind: NoisePace, Of: "direct tcp packed", Run: "b", Pace: 1.18}) {
+		t.Errorf("noise %v from %+v", e.NoisePct, e.Noise)
 	}
 	if e.PValue > c.Alpha || e.Significant || *e.AddedSignificant {
 		t.Errorf("epoll %.1f%% slower (added %.1f%%), inside 18%%: %+v", e.DeltaPct, *e.AddedDeltaPct, e)
@@ -276,14 +276,14 @@ func TestPaceIsNoise(t *testing.T) {
 	// Runs that differ leave pace as the only measure.
 	b.Report.Config.Nice = 5
 	c, _ = Compare([]Run{a, b}, Options{AllowDifferent: true})
-	if e := c.Rows[1]; e.NoiseFrom != "direct tcp packed in b: pace 1.18" {
-		t.Errorf("differing runs: noise from %q", e.NoiseFrom)
+	if e := c.Rows[1]; e.Noise != (NoiseSource{Kind: NoisePace, Of: "direct tcp packed", Run: "b", Pace: 1.18}) {
+		t.Errorf("differing runs: noise from %+v", e.Noise)
 	}
 	b.Report.Paths[0].Trace = nil
 	c, _ = Compare([]Run{a, b}, Options{AllowDifferent: true})
 	// Untraced, the floor of one run a side stands alone: the epoll path
 	// 5.9% slower is inside it.
-	if e := c.Rows[1]; !strings.HasPrefix(e.NoiseFrom, "one run a side") || e.NoisePct != SingleRunHopFloorPct || e.Significant {
+	if e := c.Rows[1]; e.Noise.Kind != NoiseFloor || e.NoisePct != SingleRunHopFloorPct || e.Significant {
 		t.Errorf("differing runs, untraced: %+v", e)
 	}
 }
@@ -319,8 +319,8 @@ func TestPeersAreControls(t *testing.T) {
 		if e.AddedPValue == nil || *e.AddedPValue > cmp.Alpha || h.PValue > cmp.Alpha {
 			t.Fatalf("the U test alone does not call epoll %+.1f%% or haproxy %+.1f%%: the fixture is wrong", *e.AddedDeltaPct, *h.AddedDeltaPct)
 		}
-		if *e.AddedSignificant != c.called || !strings.HasPrefix(e.NoiseFrom, "haproxy tcp->tcp packed (an outside relay) moved 18.") {
-			t.Errorf("epoll %+.1f%%: called %v, want %v; noise %.1f%% from %q", *e.AddedDeltaPct, *e.AddedSignificant, c.called, *e.AddedNoisePct, e.NoiseFrom)
+		if *e.AddedSignificant != c.called || (e.Noise.Kind != NoisePeer || e.Noise.Of != "haproxy tcp->tcp packed" || math.Floor(e.Noise.Pct) != 18) {
+			t.Errorf("epoll %+.1f%%: called %v, want %v; noise %.1f%% from %+v", *e.AddedDeltaPct, *e.AddedSignificant, c.called, *e.AddedNoisePct, e.Noise)
 		}
 		if h.Significant || *h.AddedSignificant {
 			t.Errorf("haproxy, the same program in both runs, called: %+v", h)
@@ -332,8 +332,8 @@ func TestPeersAreControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := cmp.Rows[1]; strings.Contains(e.NoiseFrom, "outside relay") || e.NoisePct != SingleRunHopFloorPct {
-		t.Errorf("runs that differ: noise %.1f%% from %q, want the floor alone", e.NoisePct, e.NoiseFrom)
+	if e := cmp.Rows[1]; e.Noise.Kind == NoisePeer || e.NoisePct != SingleRunHopFloorPct {
+		t.Errorf("runs that differ: noise %.1f%% from %+v, want the floor alone", e.NoisePct, e.Noise)
 	}
 }
 
@@ -354,8 +354,8 @@ func TestRepeatedRuns(t *testing.T) {
 			t.Errorf("%s: %+v", r.Name, r)
 		}
 	}
-	if d := c.Rows[0]; !strings.HasPrefix(d.NoiseFrom, "2 runs of a1 + a2 ") || d.NoisePct < 7 {
-		t.Errorf("direct: noise %.1f%% from %q", d.NoisePct, d.NoiseFrom)
+	if d := c.Rows[0]; (d.Noise.Kind != NoiseRepeated || d.Noise.Runs != 2 || d.Noise.Of != "a1 + a2") || d.NoisePct < 7 {
+		t.Errorf("direct: noise %.1f%% from %+v", d.NoisePct, d.Noise)
 	}
 	dearer := []Run{run("b1", tight, 0.5, 45), run("b2", tight, 1, 45)}
 	c, _ = CompareRepeated(old, dearer, Options{})
@@ -377,8 +377,9 @@ func TestDegradedSideIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]Degraded{
-		{{"new", "3 errors"}},
-		{{"new", "1 failed round (round 3: pingpong: exit status 1)"}, {"new", "unstable: round p50s 61, 62, 90 µs: two clusters"}},
+		{{Side: "new", Trouble: Trouble{Kind: TroubleErrors, N: 3}}},
+		{{Side: "new", Trouble: Trouble{Kind: TroubleFailed, N: 1, Round: 3, InRound: true, Text: "pingpong: exit status 1\nstderr: ..."}},
+			{Side: "new", Trouble: Trouble{Kind: TroubleUnstable, Text: "round p50s 61, 62, 90 µs: two clusters"}}},
 	}
 	for i, r := range c.Rows {
 		if !slices.Equal(r.Degraded, want[i]) {
@@ -454,15 +455,15 @@ func TestSingleRunFloor(t *testing.T) {
 		if e.PValue > cmp.Alpha {
 			t.Fatalf("epoll %+.1f%%: p %.3f, the U test alone does not call it: the fixture is wrong", e.DeltaPct, e.PValue)
 		}
-		if e.Significant != c.called || e.NoisePct != SingleRunHopFloorPct || !strings.HasPrefix(e.NoiseFrom, "one run a side") {
-			t.Errorf("epoll %+.1f%%: called %v, want %v; noise %.1f%% from %q", e.DeltaPct, e.Significant, c.called, e.NoisePct, e.NoiseFrom)
+		if e.Significant != c.called || e.NoisePct != SingleRunHopFloorPct || e.Noise.Kind != NoiseFloor {
+			t.Errorf("epoll %+.1f%%: called %v, want %v; noise %.1f%% from %+v", e.DeltaPct, e.Significant, c.called, e.NoisePct, e.Noise)
 		}
 	}
 	rep, err := CompareRepeated([]Run{run("a1", tight, 0, 30), run("a2", tight, 0, 30)}, []Run{run("b1", tight, 0, 31), run("b2", tight, 0, 31)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := rep.Rows[1]; strings.HasPrefix(e.NoiseFrom, "one run a side") {
+	if e := rep.Rows[1]; e.Noise.Kind == NoiseFloor {
 		t.Errorf("two runs a side held to the floor of one: %+v", e)
 	}
 }

@@ -19,9 +19,9 @@ func Example() {
 		panic(err)
 	}
 	for _, r := range c.Rows {
-		fmt.Printf("%s: %.2f -> %.2f µs, %s, p %.3f, %d+%d rounds, noise %s\n", compare.Label(r), r.OldP50Us, r.NewP50Us,
-			compare.Delta(r.DeltaPct, r.Significant), r.PValue, r.NOld, r.NNew, r.NoiseFrom)
+		fmt.Printf("%s: %.2f -> %.2f µs, %+.1f%% (significant %t), p %.3f, %d+%d rounds, noise %.0f%%\n", compare.Label(r), r.OldP50Us, r.NewP50Us,
+			r.DeltaPct, r.Significant, r.PValue, r.NOld, r.NNew, r.NoisePct)
 	}
 	// Output:
-	// direct tcp: 21.25 -> 41.25 µs, +94.1%, p 0.002, 6+6 rounds, noise one run a side: fresh processes move a path up to 5% between runs
+	// direct tcp: 21.25 -> 41.25 µs, +94.1% (significant true), p 0.002, 6+6 rounds, noise 5%
 }

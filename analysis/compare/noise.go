@@ -2,7 +2,6 @@ package compare
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -53,14 +52,41 @@ import (
 // evidence is one measurement of the noise, in percent, and what it was.
 type evidence struct {
 	pct  float64
-	from string
+	from NoiseSource
 }
 
-func (e *evidence) raise(pct float64, from string, args ...any) {
-	if pct > e.pct || e.from == "" {
-		e.pct, e.from = pct, fmt.Sprintf(from, args...)
+func (e *evidence) raise(pct float64, from NoiseSource) {
+	if pct > e.pct || e.from.Kind == NoiseUnmeasured {
+		e.pct, e.from = pct, from
 	}
 }
+
+// NoiseSource is the measurement that set a row's noise (Row.NoisePct):
+// its kind and the figures and names it was taken from. Package present
+// says it in Row.NoiseFrom.
+type NoiseSource struct {
+	Kind NoiseKind
+	Of   string  // the side (NoiseRepeated) or the path measured
+	Run  string  // the run whose pace it is (NoisePace)
+	Runs int     // the side's runs (NoiseRepeated)
+	Pct  float64 // how far they moved or lie apart, the floor for NoiseFloor
+	Pace float64 // NoisePace's pace
+	Hop  bool    // NoiseFloor: the row's path has a hop
+}
+
+// A NoiseKind is what measured a row's noise.
+type NoiseKind int
+
+// The measurements a row's noise comes from (noiseOf).
+const (
+	NoiseUnmeasured NoiseKind = iota // nothing measured it (Unmeasured)
+	NoiseRepeated                    // Runs runs of side Of lie Pct apart
+	NoiseControl                     // the control Of moved Pct between the sides
+	NoisePace                        // the direct path Of ran at Pace in Run
+	NoisePeer                        // the outside relay Of's added p50 moved Pct
+	NoiseFloor                       // one run a side: the floor Pct, for a path or a hop
+	NoiseOneRun                      // both sides are one run's paths (Within)
+)
 
 // sides are the two columns of one table, by key.
 type sides struct {
@@ -100,9 +126,9 @@ func noiseOf(k key, s sides, controls bool) noise {
 				added = append(added, e.p.AddedUs.P50)
 			}
 		}
-		n.p50.raise(spread(p50s), "%d runs of %s %.1f%% apart", len(side.es), side.name, spread(p50s))
+		n.p50.raise(spread(p50s), NoiseSource{Kind: NoiseRepeated, Runs: len(side.es), Of: side.name, Pct: spread(p50s)})
 		if len(added) == len(side.es) {
-			n.added.raise(spread(added), "%d runs of %s %.1f%% apart", len(side.es), side.name, spread(added))
+			n.added.raise(spread(added), NoiseSource{Kind: NoiseRepeated, Runs: len(side.es), Of: side.name, Pct: spread(added)})
 		}
 	}
 	for _, d := range directs(k, s) {
@@ -110,8 +136,9 @@ func noiseOf(k key, s sides, controls bool) noise {
 			if ns, ok := s.new[d]; ok {
 				o, nw := stats.Median(pooled(s.old[d], keptOf)), stats.Median(pooled(ns, keptOf))
 				c := math.Abs(pct(o, nw))
-				n.p50.raise(c, "%s moved %.1f%%", label(d), c)
-				n.added.raise(c, "%s moved %.1f%%", label(d), c)
+				moved := NoiseSource{Kind: NoiseControl, Of: label(d), Pct: c}
+				n.p50.raise(c, moved)
+				n.added.raise(c, moved)
 			}
 		}
 		for _, es := range [][]entry{s.old[d], s.new[d]} {
@@ -120,29 +147,26 @@ func noiseOf(k key, s sides, controls bool) noise {
 					continue
 				}
 				c := 100 * math.Abs(e.p.Trace.Pace-1)
-				n.p50.raise(c, "%s in %s: pace %.2f", label(d), e.run, e.p.Trace.Pace)
-				n.added.raise(c, "%s in %s: pace %.2f", label(d), e.run, e.p.Trace.Pace)
+				pace := NoiseSource{Kind: NoisePace, Of: label(d), Run: e.run, Pace: e.p.Trace.Pace}
+				n.p50.raise(c, pace)
+				n.added.raise(c, pace)
 			}
 		}
 	}
 	if controls {
-		if c, from, ok := peersMoved(k, s); ok {
-			n.p50.raise(c, "%s", from)
-			n.added.raise(c, "%s", from)
+		if c, peer, ok := peersMoved(k, s); ok {
+			moved := NoiseSource{Kind: NoisePeer, Of: peer, Pct: c}
+			n.p50.raise(c, moved)
+			n.added.raise(c, moved)
 		}
 	}
 	if len(s.old[k]) < 2 || len(s.new[k]) < 2 {
-		floor, why := SingleRunFloorPct, "one run a side: fresh processes move a path up to %d%% between runs"
+		floor := NoiseSource{Kind: NoiseFloor, Pct: SingleRunFloorPct}
 		if es := s.old[k]; len(es) > 0 && es[0].p.Relay != hop.Direct {
-			floor, why = SingleRunHopFloorPct, "one run a side: fresh processes move a hop up to %d%% between runs"
+			floor = NoiseSource{Kind: NoiseFloor, Pct: SingleRunHopFloorPct, Hop: true}
 		}
-		n.p50.raise(float64(floor), why, floor)
-		n.added.raise(float64(floor), why, floor)
-	}
-	for _, e := range []*evidence{&n.p50, &n.added} {
-		if e.from == "" {
-			e.from = Unmeasured
-		}
+		n.p50.raise(floor.Pct, floor)
+		n.added.raise(floor.Pct, floor)
 	}
 	return n
 }
@@ -157,7 +181,7 @@ func noiseOf(k key, s sides, controls bool) noise {
 // runs"). A peer's own row
 // is held to its own move too: between runs of one experiment, nothing
 // of it changed.
-func peersMoved(k key, s sides) (moved float64, from string, ok bool) {
+func peersMoved(k key, s sides) (moved float64, peer string, ok bool) {
 	if es := s.old[k]; len(es) == 0 || es[0].p.Relay == hop.Direct {
 		return 0, "", false
 	}
@@ -171,10 +195,10 @@ func peersMoved(k key, s sides) (moved float64, from string, ok bool) {
 			continue
 		}
 		if c := math.Abs(pct(addedOf(old), addedOf(nw))); !ok || c > most {
-			most, from, ok = c, fmt.Sprintf("%s (an outside relay) moved %.1f%%", label(p), c), true
+			most, peer, ok = c, label(p), true
 		}
 	}
-	return most, from, ok
+	return most, peer, ok
 }
 
 // isPeer: p's one hop is an outside program hoplat starts, not its own

@@ -47,7 +47,7 @@ func Within(run Run, a, b string, opt Options) (*Comparison, error) {
 			}
 		}
 		if kb == nil {
-			c.Unmatched = append(c.Unmatched, fmt.Sprintf("%s has no %s beside it", label(ka), b))
+			c.Alone = append(c.Alone, Alone{Label: label(ka), Run: b, Beside: true})
 			continue
 		}
 		r := row(ka, by[ka], by[*kb], v, b, th)
@@ -55,7 +55,7 @@ func Within(run Run, a, b string, opt Options) (*Comparison, error) {
 		if ka.name != a && ka.regime != "" {
 			r.Name += " " + ka.regime
 		}
-		r.NoiseFrom = "one run"
+		r.Noise = NoiseSource{Kind: NoiseOneRun}
 		if r.OldAddedP50Us != nil {
 			zero := 0.0
 			r.AddedNoisePct = &zero

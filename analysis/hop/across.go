@@ -139,15 +139,14 @@ func JudgeAcrossRuns(paths []PathResult, past Past) (judged, flagged int, moved 
 		flagged++
 		a.Flagged = true
 		r.Stable = false
-		r.UnstableReason = fmt.Sprintf("added p50 %s µs, %+.0f%% from %s µs, the median of this run and the last %d of the same command on this machine (%s µs): its rounds agreed, but the hop moved between runs",
-			Us(r.AddedUs.P50), 100*off, Us(med), len(prev), list(prev))
+		flag := &AcrossFlag{}
 		if a.ScaledOffPct != nil {
-			r.UnstableReason += fmt.Sprintf(", %+.0f%% even at the host's speed in those runs (%s ran %.2f times its p50 there)", *a.ScaledOffPct, base.Name, a.HostScale)
+			flag.Baseline = base.Name
 		}
-		r.UnstableReason += "; likely cause: the host's state between invocations (its other tenants, where it runs the vCPUs, the idle exits' cost)"
+		r.Instability = &Instability{Across: flag}
 	}
 	for i := range paths {
-		paths[i].MachineNoise = ""
+		paths[i].MachineNoise, paths[i].Noisy = "", nil
 	}
 	limitFlagged(paths)
 	return judged, flagged, moved

@@ -1,7 +1,7 @@
 package hop
 
 import (
-	"strings"
+	"math"
 	"testing"
 )
 
@@ -37,7 +37,7 @@ func TestJudgeAcrossRuns(t *testing.T) {
 		switch p.Relay {
 		case Goroutine:
 			a := p.AcrossRuns
-			if p.Stable || !strings.Contains(p.UnstableReason, "moved between runs") || a == nil || a.Runs != 3 || a.OffPct > -35 || a.OffPct < -38 {
+			if p.Stable || p.Instability == nil || p.Instability.Across == nil || a == nil || a.Runs != 3 || a.OffPct > -35 || a.OffPct < -38 {
 				t.Errorf("goroutine: stable %v %q, across %+v; want flagged, 36.6%% under the median of 3", p.Stable, p.UnstableReason, a)
 			}
 		case Epoll:
@@ -90,7 +90,8 @@ func TestJudgeAcrossRunsAtTheHostsSpeed(t *testing.T) {
 				t.Errorf("sockmap: stable %v %q, across %+v: want kept, off by more than 15%% and within it at the host's speed", p.Stable, p.UnstableReason, a)
 			}
 		case Goroutine:
-			if p.Stable || !strings.Contains(p.UnstableReason, "even at the host's speed in those runs (direct tcp ran 1.35 times") {
+			if p.Stable || p.Instability == nil || p.Instability.Across == nil || p.Instability.Across.Baseline != "direct tcp" ||
+				a == nil || a.ScaledOffPct == nil || math.Round(100*a.HostScale) != 135 {
 				t.Errorf("goroutine: stable %v %q: want flagged, with the host's speed", p.Stable, p.UnstableReason)
 			}
 		case Epoll:

@@ -39,7 +39,12 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 				pair = h.pairing(*r, *base, i > j)
 			}
 			var model string
-			r.Stable, r.UnstableReason, r.spread, model = pairedStability(*r, base, h, pair)
+			var why *Judged
+			r.Stable, why, r.spread, model = pairedStability(*r, base, h, pair)
+			r.Instability = nil
+			if why != nil {
+				r.Instability = &Instability{Judged: why}
+			}
 			if r.AddedUs != nil && base != nil && !isControl(*r) {
 				if a := pairedAdded(*r, *base, h, pair, model, r.AddedUs.Baseline); a != nil {
 					r.AddedUs = a
@@ -48,8 +53,8 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 		}
 		if !r.Stable {
 			cause := likelyCause(s.Setting.Regime, s.Placement, r.tps)
-			if r.Trace != nil && r.Trace.Cause != "" {
-				cause = "the trace shows " + r.Trace.Cause
+			if r.Trace != nil && r.Trace.Found != nil {
+				cause = &Cause{Kind: CauseTrace}
 			}
 			// A placement that changed between rounds, or none at all,
 			// moves the client's CPU time per request too (a
@@ -57,19 +62,22 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 			// Where the host's states are known, the pairing took the
 			// machine out already.
 			if h == nil && !placementMoved(s.Setting.Regime, s.Placement) {
-				if shared := sharedState(all, s, discard); shared != "" {
+				if shared := sharedState(all, s, discard); shared != nil {
 					cause = shared
 				}
 			}
-			r.UnstableReason += "; likely cause: " + cause
+			if r.Instability == nil {
+				r.Instability = &Instability{}
+			}
+			r.Instability.Cause = cause
 		} else if h == nil {
-			if reason := movedWithMachine(all, sums, i, discard); reason != "" {
-				r.Stable, r.UnstableReason = false, reason
+			if moved := movedWithMachine(all, sums, i, discard); moved != nil {
+				r.Stable, r.Instability = false, &Instability{Moved: moved}
 			}
 		}
-		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
+		if r.Stable && r.Trace != nil && r.Trace.Found != nil {
 			t := *r.Trace
-			t.Cause = "" // it names what moved an unstable path's rounds
+			t.Found = nil // it names what moved an unstable path's rounds
 			r.Trace = &t
 		}
 	}
@@ -166,7 +174,11 @@ func summarise(s Series, discard int) PathResult {
 	if r.Rounds == nil {
 		r.Rounds = []Round{} // a row an interrupted run never reached
 	}
-	r.Stable, r.UnstableReason = stability(p50s)
+	var why *Judged
+	r.Stable, why = stability(p50s)
+	if why != nil {
+		r.Instability = &Instability{Judged: why}
+	}
 	if s.Trace != nil {
 		r.Trace = traceSummary(s, p50s, r.Stable)
 	}
@@ -201,7 +213,7 @@ func traceSummary(s Series, p50s []float64, stable bool) *Trace {
 		t.Pace = kept / t.UntracedP50Us
 	}
 	if stable {
-		t.Cause = "" // it names what moved an unstable path's rounds
+		t.Found = nil // it names what moved an unstable path's rounds
 	}
 	if s.RelayCPUUs != nil && s.Path.Relay != Direct {
 		us := *s.RelayCPUUs

@@ -2,7 +2,7 @@ package hop
 
 import (
 	"math"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/hoplat/hoplat/probe/machine"
@@ -190,7 +190,7 @@ func TestDecomposeTraceScalesStatements(t *testing.T) {
 	// 16 × 20 relay = 320 as traced; 16 × (10 legs + 5 runnable) = 240
 	// share the 360 left of 680.
 	if d.RelayCode != 320 || math.Abs(d.Kernel-240) > 1e-9 || math.Abs(d.Wakeups-120) > 1e-9 ||
-		math.Abs(d.Residual) > 1e-9 || !strings.Contains(d.Note, "relay code as traced") {
+		math.Abs(d.Residual) > 1e-9 || d.Split == nil || d.Split.NotSplit {
 		t.Errorf("decomposition %+v", d)
 	}
 }
@@ -253,21 +253,21 @@ func TestDecomposeTraceNetsSavings(t *testing.T) {
 	}
 	// Grew: relay 365 (as traced), kernel 549, endpoints 848 (sharing the
 	// 1085 left); saved: wake-ups 310.
-	if d.Wakeups != 0 || d.RelayCode != 365 || math.Abs(d.Kernel-1085*549/1397.0) > 1e-6 || !strings.Contains(d.Note, "wake-ups 310") {
+	if d.Wakeups != 0 || d.RelayCode != 365 || math.Abs(d.Kernel-1085*549/1397.0) > 1e-6 || !slices.ContainsFunc(d.Split.Savings, func(v Saving) bool { return v.Part == "wake-ups" && math.Round(v.Us) == 310 }) {
 		t.Errorf("decomposition %+v", d)
 	}
 	relay.AddedUs = &Added{P50: 400}
-	if d, _ := decomposeTrace(relay, &direct); !strings.Contains(d.Note, "may not hold untraced") || d.RelayCode != 365 {
+	if d, _ := decomposeTrace(relay, &direct); d.Split.TracedRatio == 0 || d.RelayCode != 365 {
 		t.Errorf("traced hop 3.6× the untraced: %+v", d)
 	}
 	// The relays' traced time above the untraced hop is the whole hop.
 	relay.AddedUs = &Added{P50: 300}
-	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 300 || d.Kernel != 0 || d.Residual != 0 || !strings.Contains(d.Note, "more than the untraced hop") {
+	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 300 || d.Kernel != 0 || d.Residual != 0 || d.Split.RelayOverUs == 0 {
 		t.Errorf("relays' time above the hop: %+v", d)
 	}
 	// A traced hop with nothing that grew is not split.
 	relay.Trace.P50Split = direct.Trace.P50Split
-	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 0 || d.Residual != 300 || !strings.Contains(d.Note, "not split") {
+	if d, _ := decomposeTrace(relay, &direct); d.RelayCode != 0 || d.Residual != 300 || !d.Split.NotSplit {
 		t.Errorf("no growth: %+v", d)
 	}
 }

@@ -56,6 +56,37 @@ type Decomposition struct {
 	Residual float64    `json:"residual"`
 	Method   string     `json:"method"`         // "probe": counts times the probe's constants; "timestamps": kernel receive stamps
 	Note     string     `json:"note,omitempty"` // what was not measured
+	// Split is how a traced decomposition (method "trace") was taken,
+	// as figures; package present says it in Note.
+	Split *SplitNote `json:"-"`
+}
+
+// SplitNote is how decomposeTrace split a traced hop: the traced hop, the
+// parts the path spent less of than its baseline, and the caveats found.
+type SplitNote struct {
+	// NotSplit is set where no part grew over the baseline's: the hop
+	// was not split, TracedUs being the traced hop.
+	NotSplit bool
+	TracedUs float64 // the parts that grew less those saved
+	GrewUs   float64 // the parts that grew
+	SavedUs  float64 // the parts saved, Savings summed
+	// Savings are the parts the path spent less of than its baseline, in
+	// the split's order.
+	Savings []Saving
+	// RelayOverUs is the relays' traced time where it is more than the
+	// untraced hop (relay code then taken as the hop); 0 otherwise.
+	RelayOverUs float64
+	// TracedRatio is the traced hop over the untraced one where either is
+	// more than twice the other; 0 otherwise.
+	TracedRatio float64
+	Untrusted   *OutsideBand // Trace.Untrusted
+}
+
+// Saving is one part of a traced hop the path spent less of than its
+// baseline, by the split's name for the part.
+type Saving struct {
+	Part string
+	Us   float64
 }
 
 // IdleExits is a hop's idle exits by whose CPU left idle, in µs of the

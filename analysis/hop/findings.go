@@ -97,7 +97,9 @@ type IdleExitHop struct {
 }
 
 // Unstable is a path whose rounds disagree, why, and the hypervisor's
-// steal during the run when it was 1% or more (0 otherwise).
+// steal during the run when it was 1% or more (0 otherwise). Reason is
+// the path's unstable_reason as the report says it, which package present
+// fills from Instability before it asks for the findings.
 type Unstable struct {
 	Path     string
 	Reason   string
@@ -150,6 +152,35 @@ func (ThreadPeak) finding()          {}
 func (ServiceTimeOverhead) finding() {}
 func (PathErrors) finding()          {}
 
+// A regimed finding compares the paths of one regime, and says which.
+type regimed interface {
+	Finding
+	inRegime(regime string) Finding
+}
+
+func (f UnixLeg) inRegime(regime string) Finding      { f.Regime = regime; return f }
+func (f HopCosts) inRegime(regime string) Finding     { f.Regime = regime; return f }
+func (f Residence) inRegime(regime string) Finding    { f.Regime = regime; return f }
+func (f ConnectSetup) inRegime(regime string) Finding { f.Regime = regime; return f }
+func (f IdleExitHops) inRegime(regime string) Finding { f.Regime = regime; return f }
+
+// all is a regime's findings of one kind, as regimed findings.
+func all[F regimed](fs []F) []regimed {
+	out := make([]regimed, len(fs))
+	for i, f := range fs {
+		out[i] = f
+	}
+	return out
+}
+
+// maybe is a regime's one finding of a kind, when it was found.
+func maybe[F regimed](f F, ok bool) []regimed {
+	if !ok {
+		return nil
+	}
+	return []regimed{f}
+}
+
 // Findings is what a reader wants to know from the report: what a UNIX
 // client leg saves, what each hop costs, how much of a hop is the relay's
 // own code, what a connection costs, idle exits, unstable paths, the
@@ -164,25 +195,9 @@ func Findings(r *Report) []Finding {
 	order, byRegime := regimesOf(r.Paths)
 	for _, regime := range order {
 		first := firstGroup(byRegime[regime])
-		for _, f := range unixLegs(first) {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		if f, ok := hopCosts(first); ok {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		for _, f := range residences(first) {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		if f, ok := connectSetup(first); ok {
-			f.Regime = regime
-			out = append(out, f)
-		}
-		if f, ok := idleExits(first); ok {
-			f.Regime = regime
-			out = append(out, f)
+		for _, f := range slices.Concat(all(unixLegs(first)), maybe(hopCosts(first)), all(residences(first)),
+			maybe(connectSetup(first)), maybe(idleExits(first))) {
+			out = append(out, f.inRegime(regime))
 		}
 	}
 	out = append(out, unstables(r)...)
@@ -361,7 +376,7 @@ func idleExits(g map[Path]PathResult) (IdleExitHops, bool) {
 func unstables(r *Report) []Finding {
 	var out []Finding
 	for _, p := range r.Paths {
-		if p.Stable || p.UnstableReason == "" {
+		if p.Stable || p.UnstableReason == "" && p.Instability == nil {
 			continue
 		}
 		f := Unstable{Path: p.Name, Reason: p.UnstableReason}
@@ -501,8 +516,11 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Us writes a figure in microseconds as every hopbench table and verdict
-// does: whole microseconds from 100 up, else one decimal.
+// Us writes a figure in microseconds, whole from 100 up, else with one
+// decimal, as the names that carry one do: a stage's name (its service
+// time) and a comparison row's sweep point, which the report's JSON keys
+// and matches by. Every figure a person reads elsewhere is said by package
+// present (phrase.Us, the same format).
 func Us(v float64) string {
 	if math.Abs(v) >= 100 {
 		return fmt.Sprintf("%.0f", v)

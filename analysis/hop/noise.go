@@ -1,7 +1,6 @@
 package hop
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/hoplat/hoplat/stats"
@@ -223,18 +222,20 @@ func judgeAgainstNoise(sums []PathResult) {
 		n, ok := limits[groupOf(*r)]
 		switch {
 		case isControl(*r):
-			r.Stable, r.UnstableReason = true, ""
+			r.Stable, r.Instability = true, nil
 		case !ok:
 			// No direct path to judge against: the path's own tests stand.
 		case own <= 1+n.LimitPct/100:
-			r.Stable, r.UnstableReason = true, ""
+			r.Stable, r.Instability = true, nil
 		default:
-			r.UnstableReason = fmt.Sprintf("rounds spread %.0f%% (max/min but the extremes), the direct paths' %.0f%% (%s): ",
-				r.RoundSpreadPct, n.SpreadPct, n.Control) + r.UnstableReason
+			if r.Instability == nil {
+				r.Instability = &Instability{}
+			}
+			r.Instability.Noise = &NoiseExcess{SpreadPct: r.RoundSpreadPct, HostPct: n.SpreadPct, Control: n.Control}
 		}
-		if r.Stable && r.Trace != nil && r.Trace.Cause != "" {
+		if r.Stable && r.Trace != nil && r.Trace.Found != nil {
 			t := *r.Trace
-			t.Cause = "" // it names what moved an unstable path's rounds
+			t.Found = nil // it names what moved an unstable path's rounds
 			r.Trace = &t
 		}
 	}

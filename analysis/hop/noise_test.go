@@ -3,7 +3,6 @@ package hop
 import (
 	"math"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -37,8 +36,9 @@ func TestAnalyzeJudgesRelaysAgainstTheDirectPaths(t *testing.T) {
 	all[0] = pathSeries(directTCP, 1, 6, 6.0, 6.1, 5.9, 6.2, 6.0, 5.9)
 	paths, _ = Analyze(all, 1, false)
 	e := find(t, paths, epollTCP)
-	if e.Stable || !strings.HasPrefix(e.UnstableReason, "rounds spread 79% (max/min but the extremes), the direct paths' 4% (direct unix): ") {
-		t.Errorf("epoll tcp->tcp: stable %v %q", e.Stable, e.UnstableReason)
+	if e.Stable || e.Instability == nil || e.Instability.Noise == nil || math.Round(e.Instability.Noise.SpreadPct) != 79 ||
+		math.Round(e.Instability.Noise.HostPct) != 4 || e.Instability.Noise.Control != "direct unix" {
+		t.Errorf("epoll tcp->tcp: stable %v %+v", e.Stable, e.Instability)
 	}
 	if r := find(t, paths, epollUNIX); !r.Stable {
 		t.Errorf("epoll unix->tcp, one odd round: flagged %q", r.UnstableReason)

@@ -1,7 +1,6 @@
 package hop
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
@@ -34,6 +33,15 @@ type Report struct {
 	Skipped  []Skip           `json:"skipped"`
 	Verdicts []string         `json:"verdicts"`
 	Warnings []string         `json:"warnings,omitempty"` // e.g. a component that did not stop cleanly
+	// Warned are the warnings as findings, in their order: a text of its
+	// own (a component's error), or a path whose traced split and the
+	// kernel's count of its relays' CPU stand apart (Trace.SchedstatGap).
+	// Package present says them in Warnings; nil on a report read from
+	// JSON, which keeps its Warnings.
+	Warned []Warning `json:"-"`
+	// StatesEvidence is what shows each of Machine.States (aligned with
+	// them), which package present says in its Evidence.
+	StatesEvidence []StateEvidence `json:"-"`
 	// Tracer says how the run's requests were traced: the tracer's
 	// calibrated cost per record, or why nothing was traced.
 	Tracer *TracerInfo `json:"tracer,omitempty"`
@@ -142,17 +150,31 @@ type RoundSizing struct {
 	Error     string  `json:"error,omitempty"` // the calibration failed: TimeS is the configured time
 }
 
-// String is the sizing as the text report says it.
-func (s RoundSizing) String() string {
-	if s.Error != "" {
-		return fmt.Sprintf("rounds %s: %.2f s each (calibration failed: %s)", s.Stage, s.TimeS, s.Error)
+// MachineNoise is a flagged path's spread shared by Flagged of the run's
+// Paths paths: likely the machine's noise, not the path's.
+type MachineNoise struct {
+	Flagged, Paths int
+}
+
+// Warning is one of a report's warnings: Text, or the path whose split
+// disagrees with the kernel's count (Split).
+type Warning struct {
+	Text  string
+	Split string
+}
+
+// Warn adds the warning text to r, in Warnings and Warned.
+func (r *Report) Warn(text ...string) {
+	for _, t := range text {
+		r.Warnings = append(r.Warnings, t)
+		r.Warned = append(r.Warned, Warning{Text: t})
 	}
-	why := fmt.Sprintf("a request took %s µs on %s, so a round holds about %d (want >= %d)",
-		Us(s.RequestUs), s.Path, s.Expected, s.Target)
-	if s.Capped {
-		why += fmt.Sprintf("; the %.0f s budget caps it", s.BudgetS)
-	}
-	return fmt.Sprintf("rounds %s: %.2f s each: %s", s.Stage, s.TimeS, why)
+}
+
+// FloorFailed is a tracer floor not measured: Failed of its Rounds
+// rounds failed.
+type FloorFailed struct {
+	Failed, Rounds int
 }
 
 // History is the earlier runs of the same command on the same machine that
@@ -194,11 +216,17 @@ type PathResult struct {
 	// then says how, and the likely cause.
 	Stable         bool   `json:"stable"`
 	UnstableReason string `json:"unstable_reason"`
+	// Instability is UnstableReason as findings, which package present
+	// says in it; nil on a stable path and on a report read from JSON.
+	Instability *Instability `json:"-"`
 	// MachineNoise is set on a flagged path (Stable false) whose spread
 	// more than one path in five of the run shares, past the most spread:
 	// likely the machine's, which the text report says once for the run
 	// instead of a line per path. The path stays flagged.
 	MachineNoise string `json:"machine_noise,omitempty"`
+	// Noisy is MachineNoise as figures, which package present says in
+	// it; nil where the path's spread is its own.
+	Noisy *MachineNoise `json:"-"`
 	// RoundSpreadPct is the spread Stable was judged on, (max/min - 1) in
 	// percent: of the kept round p50s without the fastest and slowest
 	// where five or more, and without the host's slow rounds
@@ -366,6 +394,37 @@ type RegimeInfo struct {
 	Name      string `json:"name"`
 	Placement string `json:"placement"` // the spec: same-core, spread, client=0 relay=1; "" when unpinned
 	Note      string `json:"note"`      // who shares a CPU with whom
+	// Places is Note as the regime's placement, which package present
+	// says in it; nil on a report read from JSON.
+	Places *RegimePlaces `json:"-"`
+}
+
+// RegimePlaces is where a regime put the components: nowhere (Unpinned,
+// the scheduler placed them), or each component's CPUs in order; and,
+// where hopbench did not start the server, where the server was.
+type RegimePlaces struct {
+	Unpinned   bool
+	Components []ComponentCPUs
+	Server     *ServerPlace
+}
+
+// ComponentCPUs is a component and the CPUs a regime gave it ("" for any
+// CPU).
+type ComponentCPUs struct {
+	Component, CPUs string
+}
+
+// ServerPlace is a server hopbench did not start: External where no
+// process of this machine serves it (Why says how that was found), else
+// its PID and command (Comm, "" where not read), the CPUs it may run on,
+// and whether --backend-cpus pinned it.
+type ServerPlace struct {
+	External bool
+	Why      string
+	PID      int
+	Comm     string
+	CPUs     string
+	Pinned   bool
 }
 
 // Skip is a path that did not run, and why.
@@ -511,6 +570,9 @@ type TracerInfo struct {
 	// measure it on, FloorNote then saying why.
 	FloorPct  *float64 `json:"floor_pct,omitempty"`
 	FloorNote string   `json:"floor_note,omitempty"`
+	// FloorFailed is FloorNote where too many of the floor's rounds
+	// failed: Failed of its Rounds. Package present says it in FloorNote.
+	FloorFailed *FloorFailed `json:"-"`
 	// Wakes are the wake-ups the traced rounds saw on their requests'
 	// critical paths, beside what the probe priced them at.
 	Wakes *WakeCheck `json:"wakes,omitempty"`

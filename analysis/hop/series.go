@@ -1,7 +1,6 @@
 package hop
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -27,42 +26,6 @@ func SweptOf(paths []PathResult) Swept {
 // Or is what either s or t sweeps.
 func (s Swept) Or(t Swept) Swept {
 	return Swept{s.Threads || t.Threads, s.Service || t.Service, s.Size || t.Size, s.Rows || t.Rows}
-}
-
-// Heads are the columns' names; none when nothing is swept.
-func (s Swept) Heads() []string {
-	var h []string
-	if s.Threads {
-		h = append(h, "threads")
-	}
-	if s.Service {
-		h = append(h, "service µs")
-	}
-	if s.Size {
-		h = append(h, "size")
-	}
-	if s.Rows {
-		h = append(h, "rows")
-	}
-	return h
-}
-
-// Cells are p's values under Heads.
-func (s Swept) Cells(p PathResult) []string {
-	var c []string
-	if s.Threads {
-		c = append(c, fmt.Sprint(p.Threads))
-	}
-	if s.Service {
-		c = append(c, Us(p.ServiceTimeUs))
-	}
-	if s.Size {
-		c = append(c, fmt.Sprint(p.Size))
-	}
-	if s.Rows {
-		c = append(c, fmt.Sprint(p.Rows))
-	}
-	return c
 }
 
 // FileName is a file name for r among all: its path name with every

@@ -1,7 +1,6 @@
 package hop
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -49,30 +48,35 @@ const (
 
 // stability says whether kept round p50s agree, and if not, how they
 // disagree.
-func stability(p50s []float64) (bool, string) { return judge(p50s, "round p50s", " µs", list) }
+func stability(p50s []float64) (bool, *Judged) { return judge(p50s, "") }
 
 // judge says whether figures of one path, a round each, agree, and if not,
-// how they disagree: what and unit name them, format lists them.
-func judge(vs []float64, what, unit string, format func([]float64) string) (bool, string) {
+// how they disagree: paired names the baseline they are ratios over, ""
+// for round p50s.
+func judge(vs []float64, paired string) (bool, *Judged) {
 	if len(vs) < 2 {
-		return true, ""
+		return true, nil
 	}
 	s := slices.Sorted(slices.Values(vs))
 	lo, hi := s[0], s[len(s)-1]
+	j := &Judged{Paired: paired, Values: vs, MaxMin: hi / lo}
 	if lo > 0 && hi/lo > maxRoundRatio {
-		return false, fmt.Sprintf("%s %s%s: max/min %.1f > %g", what, format(vs), unit, hi/lo, maxRoundRatio)
+		j.Kind, j.Limit = DisagreeRatio, maxRoundRatio
+		return false, j
 	}
 	if len(s) < 3 || lo <= 0 {
-		return true, ""
+		return true, nil
 	}
 	if hi/lo > maxRoundSpread && !twoGroups(s) {
-		return false, fmt.Sprintf("%s %s%s: max/min %.2f > %g", what, format(vs), unit, hi/lo, maxRoundSpread)
+		j.Kind, j.Limit = DisagreeSpread, maxRoundSpread
+		return false, j
 	}
 	below, above, ok := stats.TwoModes(s)
 	if ok {
-		return false, fmt.Sprintf("%s %s%s: two clusters, %s and %s%s", what, format(vs), unit, format(below), format(above), unit)
+		j.Kind, j.Below, j.Above = DisagreeClusters, below, above
+		return false, j
 	}
-	return true, ""
+	return true, nil
 }
 
 // twoGroups says whether sorted round p50s fall in two groups (see
@@ -99,17 +103,17 @@ func p50Only(tps []float64) (float64, bool) {
 
 // likelyCause names what most plausibly moved a path's rounds, from what
 // the run knows of its placement and of the rounds' throughput (tps).
-func likelyCause(regime string, placement map[string]string, tps []float64) string {
+func likelyCause(regime string, placement map[string]string, tps []float64) *Cause {
 	if regime == "none" {
-		return "placement: unpinned, the scheduler may place the components on one CPU in one round and on two in the next"
+		return &Cause{Kind: CauseUnpinned}
 	}
 	if c, v, ok := movedComponent(placement); ok {
-		return fmt.Sprintf("placement changed between rounds (%s on CPUs %s)", c, v)
+		return &Cause{Kind: CausePlacement, Component: c, CPUs: v}
 	}
 	if ratio, ok := p50Only(tps); ok {
-		return fmt.Sprintf("two-humped round trips: each round's p50 fell on one hump or the other while throughput agreed within %.0f%% (the mean held: compare tps)", 100*(ratio-1))
+		return &Cause{Kind: CauseTwoHumped, Pct: 100 * (ratio - 1)}
 	}
-	return "CPU migration or another tenant's load on the pinned CPUs"
+	return &Cause{Kind: CauseMigration}
 }
 
 // movedComponent is the first component whose CPUs differed between
@@ -130,14 +134,6 @@ func placementMoved(regime string, placement map[string]string) bool {
 	return regime == "none" || moved
 }
 
-func list(vs []float64) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = Us(v)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // sharedState names a state of the machine that moved s's rounds: the
 // client's own CPU time per request moving with them (slowerCode), or a
 // reference path measured in the same interleaved cycles (s's direct
@@ -146,9 +142,9 @@ func list(vs []float64) string {
 // own round p50s do not. On a guest every socket round trip, direct
 // paths included, can run longer for seconds at a time while a CPU-bound
 // loop keeps its speed (docs/measurements.md, "Host states"): the rounds
-// then disagree because the machine did, not the hop. Empty when no reference explains it.
-func sharedState(all []Series, s Series, discard int) string {
-	if c := slowerCode(s, discard); c != "" {
+// then disagree because the machine did, not the hop. nil when no reference explains it.
+func sharedState(all []Series, s Series, discard int) *Cause {
+	if c := slowerCode(s, discard); c != nil {
 		return c
 	}
 	for _, ref := range references(all, s) {
@@ -170,10 +166,9 @@ func sharedState(all []Series, s Series, discard int) string {
 		if hi/lo > maxStateRatio {
 			continue
 		}
-		return fmt.Sprintf("the machine: %s moved with it in the same cycles (round p50s %s µs), and the ratio of the two held within %.0f%%, so every round trip changed, not this path",
-			ref.Path.Name(), list(base), 100*(hi/lo-1))
+		return &Cause{Kind: CauseReference, Reference: ref.Path.Name(), Values: base, Pct: 100 * (hi/lo - 1)}
 	}
-	return ""
+	return nil
 }
 
 // references are the paths measured beside s that can show a state of
@@ -197,9 +192,9 @@ func references(all []Series, s Series) []Series {
 // rounds, and the round trip with it (docs/measurements.md, "Round
 // spread"). The client's time
 // includes its start-up and warm-up, which dampen the ratio and never
-// create one. Empty when the rounds carry no CPU time or it did not move
+// create one. nil when the rounds carry no CPU time or it did not move
 // with them.
-func slowerCode(s Series, discard int) string {
+func slowerCode(s Series, discard int) *Cause {
 	var p50, perReq, ratio []float64
 	for i, smp := range s.Samples {
 		if !s.kept(i, discard) || smp.CPU <= 0 || smp.Latency.Count <= 0 || smp.Latency.P50 <= 0 {
@@ -210,37 +205,36 @@ func slowerCode(s Series, discard int) string {
 			// A client busy for the whole round (spinning, or one
 			// thread per request in flight) spends CPU time in
 			// proportion to the round trip whatever slowed it.
-			return ""
+			return nil
 		}
 		p50, perReq, ratio = append(p50, smp.Latency.P50), append(perReq, c), append(ratio, smp.Latency.P50/c)
 	}
 	if len(ratio) < 3 {
-		return ""
+		return nil
 	}
 	if stable, _ := stability(p50); stable {
-		return ""
+		return nil
 	}
 	lo, hi := slices.Min(ratio), slices.Max(ratio)
 	if hi/lo > maxStateRatio {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("the machine: the client's own CPU time per request moved with the round p50s (%s µs), their ratio within %.0f%%: the same work ran slower in the slow rounds, so the host changed, not the path",
-		list(perReq), 100*(hi/lo-1))
+	return &Cause{Kind: CauseClientCPU, Values: perReq, Pct: 100 * (hi/lo - 1)}
 }
 
 // movedWithMachine flags a path whose own rounds agreed by the tests of
 // stability but spread wider than maxRepeatSpread while its direct
 // baseline, measured in the same cycles, was unstable because the machine
 // changed speed (slowerCode): its figure is a median over two states of
-// the machine. Empty when that is not so.
-func movedWithMachine(all []Series, sums []PathResult, i, discard int) string {
+// the machine. nil when that is not so.
+func movedWithMachine(all []Series, sums []PathResult, i, discard int) *MovedWithMachine {
 	s := all[i]
 	if s.Path.Relay == Direct {
-		return ""
+		return nil
 	}
 	b := baselineOf(all, s)
 	if b == nil {
-		return ""
+		return nil
 	}
 	var base *PathResult
 	for j := range all {
@@ -248,19 +242,18 @@ func movedWithMachine(all []Series, sums []PathResult, i, discard int) string {
 			base = &sums[j]
 		}
 	}
-	if base == nil || base.Stable || slowerCode(*b, discard) == "" {
-		return ""
+	if base == nil || base.Stable || slowerCode(*b, discard) == nil {
+		return nil
 	}
 	own := sums[i].RoundsP50Us // the kept rounds'
 	if len(own) < 3 || slices.Min(own) <= 0 {
-		return ""
+		return nil
 	}
 	lo, hi := slices.Min(own), slices.Max(own)
 	if hi/lo <= maxRepeatSpread || !followsStates(own, base.RoundsP50Us, hi/lo) {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("round p50s %s µs: max/min %.2f > %g while the machine changed speed under the same cycles; likely cause: the machine: %s's rounds moved (%s µs) with its client's CPU time per request, so this path's figure is a median over two states of the machine",
-		list(own), hi/lo, maxRepeatSpread, b.Path.Name(), list(base.RoundsP50Us))
+	return &MovedWithMachine{Values: own, MaxMin: hi / lo, Limit: maxRepeatSpread, Baseline: b.Path.Name(), BaselineUs: base.RoundsP50Us}
 }
 
 // followsStates says whether a path's kept round p50s (own) moved with the

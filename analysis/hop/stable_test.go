@@ -1,8 +1,8 @@
 package hop
 
 import (
+	"math"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -11,42 +11,67 @@ func TestStability(t *testing.T) {
 	for _, c := range []struct {
 		p50s   []float64
 		stable bool
-		why    string
+		why    Judged // Values and, where it says them, MaxMin to the reason's precision
 	}{
-		{[]float64{25, 26, 24, 25}, true, ""},
-		{[]float64{10.9, 89.8, 139, 10.8, 92.0}, false, "max/min 12.9 > 2"},
-		{[]float64{20, 21, 35, 36}, false, "two clusters, 20.0, 21.0 and 35.0, 36.0 µs"},
-		{[]float64{20, 22, 24, 26}, true, ""},       // evenly spread: noise, not two groups
-		{[]float64{10, 10.1, 10.5}, true, ""},       // a gap, but 4% apart
-		{[]float64{100, 180}, true, ""},             // two rounds: only the ratio can say
-		{[]float64{100, 210}, false, "max/min 2.1"}, // and does
-		{[]float64{42}, true, ""},
+		{[]float64{25, 26, 24, 25}, true, Judged{}},
+		{[]float64{10.9, 89.8, 139, 10.8, 92.0}, false, Judged{Kind: DisagreeRatio, MaxMin: 12.9, Limit: 2}},
+		{[]float64{20, 21, 35, 36}, false, Judged{Kind: DisagreeClusters, Below: []float64{20, 21}, Above: []float64{35, 36}}},
+		{[]float64{20, 22, 24, 26}, true, Judged{}},                                      // evenly spread: noise, not two groups
+		{[]float64{10, 10.1, 10.5}, true, Judged{}},                                      // a gap, but 4% apart
+		{[]float64{100, 180}, true, Judged{}},                                            // two rounds: only the ratio can say
+		{[]float64{100, 210}, false, Judged{Kind: DisagreeRatio, MaxMin: 2.1, Limit: 2}}, // and does
+		{[]float64{42}, true, Judged{}},
 		// No two groups, but 24 to 36 µs: wider than a figure quoted
 		// to ±15% can come from (epoll tcp->tcp, packed, one run).
-		{[]float64{32.5, 35.9, 24.1, 25.0, 33.8, 24.5}, false, "max/min 1.49 > 1.3"},
-		{[]float64{23.8, 23.5, 26.1, 24.0, 24.3, 23.4}, true, ""},
+		{[]float64{32.5, 35.9, 24.1, 25.0, 33.8, 24.5}, false, Judged{Kind: DisagreeSpread, MaxMin: 1.49, Limit: 1.3}},
+		{[]float64{23.8, 23.5, 26.1, 24.0, 24.3, 23.4}, true, Judged{}},
 	} {
 		stable, why := stability(c.p50s)
-		if stable != c.stable || !strings.Contains(why, c.why) {
-			t.Errorf("%v: %v %q, want %v %q", c.p50s, stable, why, c.stable, c.why)
+		if stable != c.stable || stable != (why == nil) {
+			t.Errorf("%v: %v %+v, want %v", c.p50s, stable, why, c.stable)
+			continue
+		}
+		if why == nil {
+			continue
+		}
+		digits := 100.0
+		if why.Kind == DisagreeRatio {
+			digits = 10
+		}
+		if why.Kind != c.why.Kind || why.Limit != c.why.Limit || math.Round(why.MaxMin*digits) != math.Round(c.why.MaxMin*digits) && why.Kind != DisagreeClusters ||
+			!slices.Equal(why.Values, c.p50s) || !slices.Equal(why.Below, c.why.Below) || !slices.Equal(why.Above, c.why.Above) {
+			t.Errorf("%v: %+v, want %+v", c.p50s, why, c.why)
 		}
 	}
 }
 
+// byMachine says whether p was flagged for the machine's states: its rounds
+// moved with a path beside it or with its client's CPU time per request.
+func byMachine(p PathResult) bool {
+	in := p.Instability
+	return in != nil && (in.Moved != nil || in.Cause != nil && (in.Cause.Kind == CauseReference || in.Cause.Kind == CauseClientCPU))
+}
+
+// placed says whether c is a placement that changed between rounds: the
+// component on those CPUs.
+func placed(c *Cause, component, cpus string) bool {
+	return c.Kind == CausePlacement && c.Component == component && c.CPUs == cpus
+}
+
 func TestLikelyCause(t *testing.T) {
-	if c := likelyCause("none", nil, nil); !strings.Contains(c, "unpinned") {
-		t.Errorf("unpinned: %q", c)
+	if c := likelyCause("none", nil, nil); c.Kind != CauseUnpinned {
+		t.Errorf("unpinned: %+v", c)
 	}
-	if c := likelyCause("custom", map[string]string{"client": "0|1", "server": "0"}, []float64{100, 100}); !strings.Contains(c, "client on CPUs 0|1") {
-		t.Errorf("moved client: %q", c)
+	if c := likelyCause("custom", map[string]string{"client": "0|1", "server": "0"}, []float64{100, 100}); !placed(c, "client", "0|1") {
+		t.Errorf("moved client: %+v", c)
 	}
-	if c := likelyCause("packed", map[string]string{"client": "0", "server": "0"}, []float64{28000, 21000}); !strings.Contains(c, "another tenant") {
-		t.Errorf("pinned: %q", c)
+	if c := likelyCause("packed", map[string]string{"client": "0", "server": "0"}, []float64{28000, 21000}); c.Kind != CauseMigration {
+		t.Errorf("pinned: %+v", c)
 	}
 	// The p50 jumped, the throughput held: the median moved between the
 	// humps of the per-request times (rounds of a packed haproxy hop).
-	if c := likelyCause("packed", map[string]string{"client": "0", "server": "0"}, []float64{27674, 26386, 27934, 26854, 26557, 26674}); !strings.Contains(c, "two-humped") || !strings.Contains(c, "within 6%") {
-		t.Errorf("steady tps: %q", c)
+	if c := likelyCause("packed", map[string]string{"client": "0", "server": "0"}, []float64{27674, 26386, 27934, 26854, 26557, 26674}); c.Kind != CauseTwoHumped || math.Round(c.Pct) != 6 {
+		t.Errorf("steady tps: %+v", c)
 	}
 }
 
@@ -58,11 +83,12 @@ func TestAnalyzeFlagsBimodalPath(t *testing.T) {
 	bimodal.Placement = map[string]string{"client": "0", "relay": "0|1", "server": "0"}
 	paths, _ := Analyze([]Series{pathSeries(directTCP, 1, 90, 10, 10.5, 10.2, 10.4), bimodal}, 1, false)
 	direct, epoll := find(t, paths, directTCP), find(t, paths, epollTCP)
-	if !direct.Stable || direct.UnstableReason != "" {
-		t.Errorf("steady direct path flagged: %q", direct.UnstableReason)
+	if !direct.Stable || direct.Instability != nil {
+		t.Errorf("steady direct path flagged: %+v", direct.Instability)
 	}
-	if epoll.Stable || !strings.Contains(epoll.UnstableReason, "relay on CPUs 0|1") {
-		t.Errorf("bimodal path: stable %v, reason %q", epoll.Stable, epoll.UnstableReason)
+	if epoll.Stable || epoll.Instability == nil || epoll.Instability.Judged == nil || epoll.Instability.Cause == nil ||
+		!placed(epoll.Instability.Cause, "relay", "0|1") {
+		t.Errorf("bimodal path: stable %v, reason %+v", epoll.Stable, epoll.Instability)
 	}
 	if len(epoll.RoundsP50Us) != 4 || epoll.RoundsP50Us[1] != 130 {
 		t.Errorf("rounds_p50_us %v, want the four kept rounds in order", epoll.RoundsP50Us)
@@ -144,7 +170,7 @@ func TestAnalyzeNamesASharedState(t *testing.T) {
 	// The same epoll rounds beside a steady direct path: their own.
 	paths, _ = Analyze([]Series{pathSeries(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22), epoll}, 1, false)
 	steady := pathSeries(directTCP, 1, 90, 22, 22, 21, 21, 22, 21, 22, 21, 22, 22)
-	if p := find(t, paths, epollTCP); p.Stable || strings.Contains(p.UnstableReason, "the machine") {
+	if p := find(t, paths, epollTCP); p.Stable || byMachine(p) {
 		t.Errorf("epoll beside a steady direct path: stable %v, %q", p.Stable, p.UnstableReason)
 	}
 	// Its client's CPU time per request moved with its rounds (0.58 of
@@ -163,8 +189,8 @@ func TestAnalyzeNamesASharedState(t *testing.T) {
 		held.Samples[i].CPU = time.Duration(3e6 + requests*0.58*60*1e3)
 	}
 	paths, _ = Analyze([]Series{steady, slower}, 1, false)
-	if p := find(t, paths, epollTCP); !strings.Contains(p.UnstableReason, "the machine: the client's own CPU time per request moved with the round p50s") {
-		t.Errorf("client CPU in proportion: %q", p.UnstableReason)
+	if p := find(t, paths, epollTCP); p.Instability == nil || p.Instability.Cause == nil || p.Instability.Cause.Kind != CauseClientCPU {
+		t.Errorf("client CPU in proportion: %+v", p.Instability)
 	}
 	// A client that spun for the whole round says nothing of the machine.
 	spun := slower
@@ -173,12 +199,12 @@ func TestAnalyzeNamesASharedState(t *testing.T) {
 		spun.Samples[i].CPU = time.Duration(float64(spun.Samples[i].Latency.Count) * spun.Samples[i].Latency.Avg * 1e3)
 	}
 	paths, _ = Analyze([]Series{steady, spun}, 1, false)
-	if p := find(t, paths, epollTCP); strings.Contains(p.UnstableReason, "the machine") {
-		t.Errorf("spinning client: %q", p.UnstableReason)
+	if p := find(t, paths, epollTCP); byMachine(p) {
+		t.Errorf("spinning client: %+v", p.Instability)
 	}
 	paths, _ = Analyze([]Series{steady, held}, 1, false)
-	if p := find(t, paths, epollTCP); strings.Contains(p.UnstableReason, "the machine") {
-		t.Errorf("client CPU held: %q", p.UnstableReason)
+	if p := find(t, paths, epollTCP); byMachine(p) {
+		t.Errorf("client CPU held: %+v", p.Instability)
 	}
 }
 

@@ -64,7 +64,7 @@ type hostStates struct {
 	slowRounds []int
 	control    string
 	p50s       [2][]float64 // the control's round p50s, fast then slow
-	evidence   string
+	evidence   StateEvidence
 	stateNames [2]string
 }
 
@@ -171,13 +171,13 @@ func stageStates(ps []PathResult) *hostStates {
 		}
 	}
 	h.p50s[0], h.p50s[1] = h.sides(c0)
-	var with []string
+	var with []ControlMove
 	for _, c := range controls[1:] {
 		fast, slow := h.sides(c)
 		if len(fast) == 0 || len(slow) == 0 || slices.Min(slow) <= slices.Max(fast) {
 			return nil // the controls did not move together
 		}
-		with = append(with, fmt.Sprintf("%s with it (%s and %s µs)", c.Name, list(fast), list(slow)))
+		with = append(with, ControlMove{Control: c.Name, FastUs: fast, SlowUs: slow})
 	}
 	moved, others := h.followers(ps, oneRound)
 	if others == 0 && len(controls) == 1 {
@@ -189,15 +189,8 @@ func stageStates(ps []PathResult) *hostStates {
 	if others > 0 && 3*moved < 2*others {
 		return nil // the controls moved alone: the paths did not follow
 	}
-	ev := fmt.Sprintf("%s's round p50s %s µs in rounds %s, %s µs in rounds %s", c0.Name,
-		list(h.p50s[0]), ints(h.fastRounds), list(h.p50s[1]), ints(h.slowRounds))
-	for _, w := range with {
-		ev += "; " + w
-	}
-	if others > 0 {
-		ev += fmt.Sprintf("; %d of %d other paths slower in the same rounds", moved, others)
-	}
-	h.evidence = ev
+	h.evidence = StateEvidence{Control: c0.Name, FastUs: h.p50s[0], FastRounds: h.fastRounds, SlowUs: h.p50s[1], SlowRounds: h.slowRounds,
+		With: with, Moved: moved, Others: others}
 	return h
 }
 
@@ -265,48 +258,61 @@ func stageName(g group) string {
 	return strings.Join(parts, ", ")
 }
 
-// machineStates is h as the report's machine.states[] lists it.
-func (h *hostStates) machineStates() []machine.State {
+// StateEvidence is what shows a stage's host ran at two speeds: its
+// Control's round p50s in its fast rounds and in its slow ones (µs), the
+// other controls moving with it (With), and Moved of the Others paths
+// slower in the same rounds. Package present says it in
+// machine.State.Evidence.
+type StateEvidence struct {
+	Control                string
+	FastUs, SlowUs         []float64
+	FastRounds, SlowRounds []int
+	With                   []ControlMove
+	Moved, Others          int
+}
+
+// ControlMove is another control's round p50s in the host's fast rounds
+// and in its slow ones (µs).
+type ControlMove struct {
+	Control        string
+	FastUs, SlowUs []float64
+}
+
+// machineStates is h as the report's machine.states[] lists it, and the
+// evidence of each, which present says in it.
+func (h *hostStates) machineStates() ([]machine.State, []StateEvidence) {
 	var out []machine.State
 	for i, rounds := range [][]int{h.fastRounds, h.slowRounds} {
 		out = append(out, machine.State{Stage: h.stage, Name: h.stateNames[i], Rounds: rounds,
-			Control: h.control, ControlP50Us: stats.Median(h.p50s[i]), Evidence: h.evidence})
+			Control: h.control, ControlP50Us: stats.Median(h.p50s[i])})
 	}
-	return out
+	return out, []StateEvidence{h.evidence, h.evidence}
 }
 
 // States lists the speeds the host ran at in each stage of the run whose
 // control paths moved together between rounds (machine.states[]); nil
-// when the host kept one speed.
+// when the host kept one speed. Their evidence is StatesEvidence's.
 func States(paths []PathResult) []machine.State {
+	states, _ := StatesEvidence(paths)
+	return states
+}
+
+// StatesEvidence is States, with what shows each state (aligned with
+// them), which package present says in its Evidence.
+func StatesEvidence(paths []PathResult) ([]machine.State, []StateEvidence) {
 	var out []machine.State
+	var evidence []StateEvidence
 	found := detectStates(paths)
 	seen := map[group]bool{}
 	for _, p := range paths {
 		g := groupOf(p)
 		if h := found[g]; h != nil && !seen[g] {
 			seen[g] = true
-			out = append(out, h.machineStates()...)
+			s, e := h.machineStates()
+			out, evidence = append(out, s...), append(evidence, e...)
 		}
 	}
-	return out
-}
-
-// ratioList writes ratios with two decimals.
-func ratioList(vs []float64) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = fmt.Sprintf("%.2f", v)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func ints(vs []int) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = fmt.Sprint(v)
-	}
-	return strings.Join(parts, ", ")
+	return out, evidence
 }
 
 func boolCmp(a, b bool) int {
@@ -400,7 +406,7 @@ const (
 // rounds within each state. The spread is the judged figure's max/min;
 // model says which figure held (byDifference, byRatio), "" where none
 // did or the path is a control.
-func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) (ok bool, why string, spread float64, model string) {
+func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) (ok bool, why *Judged, spread float64, model string) {
 	if isControl(r) || base == nil {
 		fast, slow := h.sides(r)
 		worst := 1.0
@@ -409,10 +415,11 @@ func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) 
 				worst = max(worst, slices.Max(vs)/slices.Min(vs))
 			}
 			if ok, why := stability(vs); !ok {
-				return false, fmt.Sprintf("in the host's %s rounds, %s", h.stateNames[k], why), worst, ""
+				why.State = h.stateNames[k]
+				return false, why, worst, ""
 			}
 		}
-		return true, "", worst, ""
+		return true, nil, worst, ""
 	}
 	var ratios, diffs []float64
 	a, b := pairs(r, *base, pair)
@@ -422,10 +429,10 @@ func pairedStability(r PathResult, base *PathResult, h *hostStates, pair []int) 
 	// A hop that costs the same at either speed of the host holds its
 	// difference while the ratio moves (docs/measurements.md, "Host
 	// states").
-	if ok, _ := judge(diffs, "", "", list); ok && len(diffs) > 0 && slices.Min(diffs) > 0 {
-		return true, "", min(spreadOf(diffs), spreadOf(ratios)), byDifference
+	if ok, _ := judge(diffs, ""); ok && len(diffs) > 0 && slices.Min(diffs) > 0 {
+		return true, nil, min(spreadOf(diffs), spreadOf(ratios)), byDifference
 	}
-	ok, why = judge(ratios, "round p50 over "+base.Name+"'s paired round", "", ratioList)
+	ok, why = judge(ratios, base.Name)
 	if ok {
 		model = byRatio
 	}
@@ -515,8 +522,7 @@ func limitFlagged(sums []PathResult) {
 		if n < limit {
 			continue
 		}
-		r.MachineNoise = fmt.Sprintf("%d of the run's %d paths' rounds spread so: likely the machine's noise, not this path's",
-			len(flagged), len(sums))
+		r.Noisy = &MachineNoise{Flagged: len(flagged), Paths: len(sums)}
 	}
 }
 

@@ -2,7 +2,6 @@ package hop
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -33,20 +32,20 @@ func intelRun() []Series {
 
 func TestAnalyzePairsPathsWhereTheHostChangedSpeed(t *testing.T) {
 	paths, _ := Analyze(intelRun(), 1, false)
-	states := States(paths)
+	states, evidence := StatesEvidence(paths)
 	if len(states) != 2 || states[0].Name != "fast" || states[1].Name != "slow" {
 		t.Fatalf("states %+v, want fast and slow", states)
 	}
 	if !slices.Equal(states[0].Rounds, []int{2, 4, 6}) || !slices.Equal(states[1].Rounds, []int{1, 3, 5}) {
 		t.Errorf("rounds %v and %v, want 2, 4, 6 and 1, 3, 5", states[0].Rounds, states[1].Rounds)
 	}
-	if states[0].Control != "direct tcp" || !strings.Contains(states[0].Evidence, "direct unix with it") ||
-		!strings.Contains(states[0].Evidence, "10 of 10 other paths slower in the same rounds") {
-		t.Errorf("evidence %q of %s", states[0].Evidence, states[0].Control)
+	if e := evidence[0]; states[0].Control != "direct tcp" || e.Control != "direct tcp" || len(e.With) != 1 || e.With[0].Control != "direct unix" ||
+		e.Moved != 10 || e.Others != 10 {
+		t.Errorf("evidence %+v of %s", e, states[0].Control)
 	}
 	for _, p := range paths {
-		if !p.Stable || p.MachineNoise != "" {
-			t.Errorf("%s flagged for the host's speed: %q %q", p.Name, p.UnstableReason, p.MachineNoise)
+		if !p.Stable || p.Noisy != nil {
+			t.Errorf("%s flagged for the host's speed: %q %+v", p.Name, p.UnstableReason, p.Noisy)
 		}
 		if p.Relay != Direct && (p.AddedUs == nil || p.AddedUs.Method != "paired" || len(p.AddedUs.States) != 2) {
 			t.Errorf("%s: added_us %+v, want method paired and a figure per state", p.Name, p.AddedUs)
@@ -59,7 +58,7 @@ func TestAnalyzePairsPathsWhereTheHostChangedSpeed(t *testing.T) {
 		odd.Samples[i].Latency.P50 *= 1.8
 	}
 	paths, _ = Analyze(all, 1, false)
-	if p := find(t, paths, epollTCP); p.Stable || !strings.Contains(p.UnstableReason, "round p50 over direct tcp's paired round") {
+	if p := find(t, paths, epollTCP); p.Stable || p.Instability == nil || p.Instability.Judged == nil || p.Instability.Judged.Paired != "direct tcp" {
 		t.Errorf("epoll with a hop of its own: stable %v %q", p.Stable, p.UnstableReason)
 	}
 }
@@ -86,9 +85,9 @@ func TestAnalyzeMarksTheMachinesNoise(t *testing.T) {
 		if !p.Stable {
 			flagged = append(flagged, string(p.Relay))
 		}
-		if p.MachineNoise != "" {
+		if p.Noisy != nil {
 			noise = append(noise, string(p.Relay))
-			if p.Stable || p.UnstableReason == "" {
+			if p.Stable || p.Instability == nil {
 				t.Errorf("%s: machine_noise on a path not flagged: stable %v %q", p.Relay, p.Stable, p.UnstableReason)
 			}
 		}
@@ -207,10 +206,9 @@ func amdLastCycle() []Series {
 // flagged 12 of 12 paths (both controls among them).
 func TestAnalyzeTakesOneRoundOfEveryControlAsAState(t *testing.T) {
 	paths, _ := Analyze(amdLastCycle(), 1, false)
-	states := States(paths)
-	if len(states) != 2 || !slices.Equal(states[1].Rounds, []int{6}) ||
-		!strings.Contains(states[0].Evidence, "10 of 10 other paths slower in the same rounds") {
-		t.Fatalf("states %+v, want round 6 slow, with every path's evidence", states)
+	states, evidence := StatesEvidence(paths)
+	if len(states) != 2 || !slices.Equal(states[1].Rounds, []int{6}) || evidence[0].Moved != 10 || evidence[0].Others != 10 {
+		t.Fatalf("states %+v, evidence %+v, want round 6 slow, with every path's evidence", states, evidence)
 	}
 	var flagged []string
 	for _, p := range paths {

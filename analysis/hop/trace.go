@@ -1,9 +1,7 @@
 package hop
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/hoplat/hoplat/tracer/split"
 )
@@ -51,6 +49,9 @@ type Trace struct {
 	P50Us     float64     `json:"p50_request_us"` // the traced round trips the splits sum to
 	P99Us     float64     `json:"p99_request_us"`
 	P99Detail string      `json:"p99_detail,omitempty"` // the p99 request's longest segment, in words
+	// P99Longest is that segment as figures and names, which package
+	// present says in P99Detail; nil where the request had none.
+	P99Longest *Longest `json:"-"`
 	// StatementsPerEvent is how many traced requests (one statement, from
 	// a send to the reply's last read) make one of the path's events, a
 	// transaction of several statements; 0 or 1 when they are the same.
@@ -62,6 +63,9 @@ type Trace struct {
 	// Cause is, for an unstable path, what the trace shows of its rounds
 	// (migration, runqueue wait behind whom); "" otherwise.
 	Cause string `json:"cause"`
+	// Found is Cause as a finding, which package present says in it;
+	// nil where the trace shows nothing that would move the rounds.
+	Found *TraceCause `json:"-"`
 	// View is how the split charges a request's time: ViewHolder where the
 	// components share one CPU (packed), ViewCriticalPath elsewhere.
 	View string `json:"view,omitempty"`
@@ -102,6 +106,56 @@ type Trace struct {
 	// repeat, so it did not see the untraced rounds' machine; "" when
 	// trusted.
 	NotTrusted string `json:"not_trusted,omitempty"`
+	// Untrusted is NotTrusted as figures, which package present says in
+	// it; nil where the split is trusted.
+	Untrusted *OutsideBand `json:"-"`
+}
+
+// OutsideBand is a traced round whose overhead (Pct) was outside its band
+// [Lo, Hi] (OverheadBand): in the holder view (Holder) or not, against
+// the tracer's floor (FloorPct; nil where none was measured) and what
+// its records cost (RecordsPct). Twice is set where the repeat was
+// outside too.
+type OutsideBand struct {
+	Pct, Lo, Hi float64
+	Holder      bool
+	FloorPct    *float64
+	RecordsPct  float64
+	Twice       bool
+}
+
+// Longest is a traced request's longest segment: whose (Component, ""
+// where no component held it), what it did (Kind, a tracer segment kind's
+// name), for how long (µs) and on which CPU. A wait runnable (Runnable)
+// names whom it waited behind (Behind; nil: an idle CPU's wake-up); Other
+// is time the events do not explain.
+type Longest struct {
+	Component string
+	Kind      string
+	Us        float64
+	CPU       int
+	Runnable  bool
+	Other     bool
+	Behind    *Task
+}
+
+// Task is a thread a traced request waited behind: its component on the
+// path where the trace followed it, and its command where /proc still had
+// it (Command "" where not).
+type Task struct {
+	TID       int
+	Component string
+	Command   string
+}
+
+// TraceCause is what the traced requests show that would move a path's
+// rounds: components moving between CPUs (Pct of the requests saw one
+// move), or the p99 request's longest segment (Trace.P99Longest), a wait
+// on a run queue where that is most of it (Runqueue).
+type TraceCause struct {
+	Migration bool
+	Pct       float64
+	Runqueue  bool
 }
 
 // The views a split is taken in (Trace.View).
@@ -162,22 +216,28 @@ func (t *Trace) tracedRelayCPU() float64 {
 	return t.P50Split.Relay()
 }
 
-// SchedstatWarning is the warning line for a path whose holder-view split
-// gives its relays a time on CPU more than SchedstatTolerancePct from
-// what schedstat counted (SchedstatDiffPct), with what a reader does
-// about it; "" where they agree, or where there is nothing to set side by
-// side.
-func (t *Trace) SchedstatWarning(path string) string {
+// SchedstatGap is a holder-view split whose relay parts (SplitUs) stand
+// more than SchedstatTolerancePct (DiffPct) from the relays' time on CPU
+// per request the kernel counted (CountedUs): over the traced round itself
+// (SameRound, the split's records put back), else over the untraced
+// rounds.
+type SchedstatGap struct {
+	SplitUs, CountedUs, DiffPct float64
+	SameRound                   bool
+}
+
+// SchedstatGap is how far t's split and the kernel's count stand apart
+// (SchedstatDiffPct); ok is false where they agree within
+// SchedstatTolerancePct, or where there is nothing to set side by side.
+func (t *Trace) SchedstatGap() (g SchedstatGap, ok bool) {
 	diff, ok := t.SchedstatDiffPct()
 	if !ok || math.Abs(diff) <= SchedstatTolerancePct {
-		return ""
+		return SchedstatGap{}, false
 	}
 	if s := t.SchedstatTracedRelayCPUUs; s != nil && *s > 0 {
-		return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request and the kernel counted %s over the same round (%+.0f%%, more than %d%%): take the relay's code from the kernel's count (relay_cpu_us) for this path",
-			path, Us(t.tracedRelayCPU()+t.RelayRecordsUs), Us(*s), diff, SchedstatTolerancePct)
+		return SchedstatGap{SplitUs: t.tracedRelayCPU() + t.RelayRecordsUs, CountedUs: *s, DiffPct: diff, SameRound: true}, true
 	}
-	return fmt.Sprintf("%s: the traced split gives the relay %s µs on CPU per request and the kernel counted %s untraced (%+.0f%%, more than %d%%): take the relay's code from the kernel's count (relay_cpu_us) for this path",
-		path, Us(t.tracedRelayCPU()), Us(*t.SchedstatRelayCPUUs), diff, SchedstatTolerancePct)
+	return SchedstatGap{SplitUs: t.tracedRelayCPU(), CountedUs: *t.SchedstatRelayCPUUs, DiffPct: diff}, true
 }
 
 // OverheadBand is the range of overhead_pct in which a traced round saw
@@ -240,9 +300,9 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 	}
 	grew, saved := max(0, relay), max(0, -relay)
 	var restGrew float64
-	var savings []string
+	var savings []Saving
 	if relay < 0 {
-		savings = append(savings, fmt.Sprintf("relay code %s", Us(-relay)))
+		savings = append(savings, Saving{"relay code", -relay})
 	}
 	for _, q := range rest {
 		if q.v >= 0 {
@@ -250,13 +310,12 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 			restGrew += q.v
 		} else {
 			saved -= q.v
-			savings = append(savings, fmt.Sprintf("%s %s", q.name, Us(-q.v)))
+			savings = append(savings, Saving{q.name, -q.v})
 		}
 	}
 	added := p.AddedUs.P50
 	if grew <= 0 || added <= 0 {
-		return Decomposition{Method: "trace", Residual: added,
-			Note: fmt.Sprintf("the traced hop (%s µs) has no part that grew over its baseline's: not split", Us(grew-saved))}, true
+		return Decomposition{Method: "trace", Residual: added, Split: &SplitNote{NotSplit: true, TracedUs: grew - saved}}, true
 	}
 	code := min(max(0, relay), added)
 	left := added - code
@@ -267,20 +326,15 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		return max(0, v) / restGrew * left
 	}
 	traced := grew - saved
-	note := fmt.Sprintf("relay code as traced, the rest the traced shares of the untraced added p50 (the traced hop: %s µs", Us(traced))
+	note := &SplitNote{TracedUs: traced, Untrusted: p.Trace.Untrusted}
 	if len(savings) > 0 {
-		note += fmt.Sprintf(", %s µs of parts that grew less %s µs the path spent less of than its baseline: %s",
-			Us(grew), Us(saved), strings.Join(savings, ", "))
+		note.GrewUs, note.SavedUs, note.Savings = grew, saved, savings
 	}
-	note += ")"
 	if code < max(0, relay) {
-		note += fmt.Sprintf("; the relays' traced time (%s µs) is more than the untraced hop", Us(relay))
+		note.RelayOverUs = relay
 	}
 	if traced > 0 && (traced/added > 2 || added/traced > 2) {
-		note += fmt.Sprintf("; the traced hop is %.1f× the untraced one, so its shares may not hold untraced", traced/added)
-	}
-	if p.Trace.NotTrusted != "" {
-		note += "; the split is not trusted: " + p.Trace.NotTrusted
+		note.TracedRatio = traced / added
 	}
 	ends := share(rest[2].v)
 	residual := share(rest[3].v)
@@ -304,7 +358,7 @@ func decomposeTrace(p PathResult, base *PathResult) (Decomposition, bool) {
 		Kernel:    share(rest[1].v),
 		Endpoints: &ends,
 		Residual:  residual,
-		Note:      note,
+		Split:     note,
 	}
 	return d, true
 }
@@ -321,22 +375,4 @@ func (t *Trace) pace() float64 {
 		return 1
 	}
 	return t.Pace
-}
-
-// String is the check in one sentence: the traced wake-ups by kind, then
-// what the probe priced them at.
-func (c *WakeCheck) String() string {
-	part := func(s Spread, what string) string {
-		if s.N == 0 {
-			return "none " + what
-		}
-		return fmt.Sprintf("%s µs %s (p25 %s, p75 %s; %d)", Us(s.P50), what, Us(s.P25), Us(s.P75), s.N)
-	}
-	line := "wake-ups the traced requests waited for, waking to on CPU, median: " +
-		part(c.CrossIdle, "onto another, idle CPU") + ", " + part(c.SameCPU, "onto the waker's own")
-	if c.ProbeCrossUS > 0 {
-		line += fmt.Sprintf("; the probe's pipe wake-up one way: %s µs cross-CPU, %s same CPU, %s µs more across",
-			Us(c.ProbeCrossUS), Us(c.ProbeSameUS), Us(c.ProbeExtraUS))
-	}
-	return line
 }

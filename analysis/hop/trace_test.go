@@ -1,50 +1,41 @@
 package hop
 
 import (
-	"strings"
+	"math"
 	"testing"
 
 	"github.com/hoplat/hoplat/tracer/split"
 )
 
-// The warning line appears where a packed split's relay parts and the
-// relay's schedstat time on CPU differ by more than 10%, and only there;
-// where the kernel counted the traced round, the split (its records put
-// back) is set against that round's count, not the untraced rounds'.
-func TestSchedstatWarning(t *testing.T) {
+// A packed split's relay parts and the relay's schedstat time on CPU
+// stand apart past 10% only where they do; where the kernel counted the
+// traced round, the split (its records put back) is set against that
+// round's count, not the untraced rounds'. The words are present's
+// (phrase.SchedstatWarning).
+func TestSchedstatGap(t *testing.T) {
 	count := func(v float64) *float64 { return &v }
 	// 17.0 µs of relay parts.
 	short := split.Split{RelayUser: 5, RelayKernel: 10, RelaySoftirq: 2, Runnable: 6, Endpoints: 10}
 	tests := []struct {
 		name string
 		tr   *Trace
-		want string // "" for no warning
+		want SchedstatGap
+		ok   bool
 	}{
-		{"disagree", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(23.7)}, "17.0 µs on CPU per request and the kernel counted 23.7 untraced (-28%"},
-		{"agree within 10%", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(18.5)}, ""},
-		{"more than schedstat", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(15)}, "(+13%"},
-		// The host ran slower in the untraced rounds (23.7) than in the
-		// traced one, whose count (18.0) the split with its records (1.0)
-		// matches exactly: no warning.
-		{"same round agrees", &Trace{View: ViewHolder, RelayCPUUs: 17, RelayRecordsUs: 1, SchedstatRelayCPUUs: count(23.7), SchedstatTracedRelayCPUUs: count(18)}, ""},
-		// Agreeing with the untraced count (17.0) is not enough where the
-		// traced round's count says otherwise.
-		{"same round disagrees", &Trace{View: ViewHolder, RelayCPUUs: 17, RelayRecordsUs: 1, SchedstatRelayCPUUs: count(17), SchedstatTracedRelayCPUUs: count(15)}, "18.0 µs on CPU per request and the kernel counted 15.0 over the same round (+20%"},
-		{"critical path", &Trace{View: ViewCriticalPath, P50Split: short, SchedstatRelayCPUUs: count(23.7)}, ""},
-		{"no count", &Trace{View: ViewHolder, P50Split: short}, ""},
-		{"no trace", nil, ""},
+		{"disagree", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(23.7)}, SchedstatGap{SplitUs: 17, CountedUs: 23.7, DiffPct: 100 * (17.0 - 23.7) / 23.7}, true},
+		{"agree within 10%", &Trace{View: ViewHolder, P50Split: short, SchedstatRelayCPUUs: count(18.5)}, SchedstatGap{}, false},
+		{"same round agrees", &Trace{View: ViewHolder, RelayCPUUs: 17, RelayRecordsUs: 1, SchedstatRelayCPUUs: count(23.7), SchedstatTracedRelayCPUUs: count(18)}, SchedstatGap{}, false},
+		{"same round disagrees", &Trace{View: ViewHolder, RelayCPUUs: 17, RelayRecordsUs: 1, SchedstatRelayCPUUs: count(17), SchedstatTracedRelayCPUUs: count(15)},
+			SchedstatGap{SplitUs: 18, CountedUs: 15, DiffPct: 20, SameRound: true}, true},
+		{"critical path", &Trace{View: ViewCriticalPath, P50Split: short, SchedstatRelayCPUUs: count(23.7)}, SchedstatGap{}, false},
+		{"no count", &Trace{View: ViewHolder, P50Split: short}, SchedstatGap{}, false},
+		{"no trace", nil, SchedstatGap{}, false},
 	}
 	for _, tc := range tests {
-		got := tc.tr.SchedstatWarning("epoll tcp->tcp packed")
-		switch {
-		case tc.want == "" && got != "":
-			t.Errorf("%s: warning %q, want none", tc.name, got)
-		case tc.want != "" && !strings.Contains(got, tc.want):
-			t.Errorf("%s: warning %q, want it to hold %q", tc.name, got, tc.want)
-		case tc.want != "" && !strings.HasPrefix(got, "epoll tcp->tcp packed: "):
-			t.Errorf("%s: warning %q does not name the path", tc.name, got)
-		case tc.want != "" && !strings.HasSuffix(got, "for this path"):
-			t.Errorf("%s: warning %q does not say what to do", tc.name, got)
+		got, ok := tc.tr.SchedstatGap()
+		if ok != tc.ok || math.Abs(got.SplitUs-tc.want.SplitUs) > 1e-9 || math.Abs(got.CountedUs-tc.want.CountedUs) > 1e-9 ||
+			math.Abs(got.DiffPct-tc.want.DiffPct) > 1e-9 || got.SameRound != tc.want.SameRound {
+			t.Errorf("%s: %+v %v, want %+v %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 }

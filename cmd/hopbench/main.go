@@ -110,9 +110,8 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if rep.Sweep == nil { // a sweep's report carries its own
-		rep.Verdicts = present.Verdicts(rep)
-	}
+	rep.Verdicts = present.Verdicts(rep)
+	present.Words(rep)
 	// What made the run, for the report's reader to repeat it.
 	rep.CommandLine = append([]string{"hopbench"}, args...)
 	rep.Version = buildVersion()

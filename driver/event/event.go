@@ -81,7 +81,7 @@ type TraceBegun struct {
 type TraceAgain struct {
 	Regime string
 	Path   hop.Path
-	Why    string
+	Why    *hop.OutsideBand
 }
 
 // Traced is Path's traced round's split, or nil with Note saying why there

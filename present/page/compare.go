@@ -2,16 +2,17 @@ package page
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 
 	"github.com/hoplat/hoplat/analysis/compare"
-	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // WriteCompare writes a comparison of runs as one self-contained page: the
 // differences between the runs first, then per new run the table of every
 // path, "~" where the U test finds no significant change.
 func WriteCompare(w io.Writer, c *compare.Comparison) error {
+	phrase.FillComparison(c)
 	p := &page{w: w}
 	p.head("hoplat: " + c.Old + " against " + joinNew(c.New))
 	p.printf(`<header><h1>Comparing hopbench runs</h1><p>%s</p>`, esc(c.Test))
@@ -20,7 +21,7 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 	if len(c.Differences) > 0 {
 		p.printf(`<section id="differences"><h2>The runs differ</h2><ul>`)
 		for _, d := range c.Differences {
-			p.printf(`<li class="unstable">%s</li>`, esc(d.String()))
+			p.printf(`<li class="unstable">%s</li>`, esc(phrase.Difference(d)))
 		}
 		p.printf(`</ul></section>`)
 	}
@@ -31,18 +32,18 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 			if r.NewRun != nw {
 				continue
 			}
-			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), hop.Us(r.OldP50Us), hop.Us(r.NewP50Us),
-				esc(compare.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
+			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
+				esc(phrase.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
 			if r.OldAddedP50Us == nil {
 				p.printf(`<td></td><td></td><td></td><td></td></tr>`)
 				continue
 			}
 			ch, pv := "", ""
 			if r.AddedSignificant != nil {
-				ch = compare.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
+				ch = phrase.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
 				pv = trim3(*r.AddedPValue)
 			}
-			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, hop.Us(*r.OldAddedP50Us), hop.Us(*r.NewAddedP50Us), esc(ch), pv)
+			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), esc(ch), pv)
 		}
 		p.printf(`</table></div>`)
 		var degraded []string

@@ -3,6 +3,7 @@ package page
 import (
 	"bufio"
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"math"
 	"os"
@@ -111,6 +112,7 @@ func (p *page) foot() { p.printf("</body>\n</html>\n") }
 
 // Write writes the page for rep to w.
 func Write(w io.Writer, rep *hop.Report) error {
+	phrase.Fill(rep)
 	p := &page{w: w}
 	host := rep.Env.Hostname
 	if host == "" {
@@ -223,7 +225,7 @@ func (p *page) summary(rep *hop.Report) {
 func splitWarnings(rep *hop.Report) map[string]bool {
 	out := map[string]bool{}
 	for _, path := range rep.Paths {
-		if w := path.Trace.SchedstatWarning(path.Name); w != "" {
+		if w := phrase.SchedstatWarning(path.Trace, path.Name); w != "" {
 			out[w] = true
 		}
 	}
@@ -355,7 +357,7 @@ func barScale(paths []hop.PathResult) (lo, hi float64) {
 // interval and split bar (the direct path is the baseline), tps and
 // whether its rounds agreed.
 func (p *page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
-	p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), hop.Us(path.LatencyUs.P50), hop.Us(path.LatencyUs.P99))
+	p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), phrase.Us(path.LatencyUs.P50), phrase.Us(path.LatencyUs.P99))
 	a := path.AddedUs
 	switch {
 	case path.Relay == hop.Direct:
@@ -363,13 +365,13 @@ func (p *page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
 	case a == nil:
 		p.printf(`<td>-</td><td></td><td class="split"></td><td></td>`)
 	default:
-		p.printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), hop.Us(a.CI95P50[0]), hop.Us(a.CI95P50[1]))
+		p.printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), phrase.Us(a.CI95P50[0]), phrase.Us(a.CI95P50[1]))
 		if d := path.Decomposition; d != nil {
 			vals := splitOf(d)
 			var words []string
 			for i, v := range vals {
 				if v != 0 || i == len(vals)-1 {
-					words = append(words, fmt.Sprintf("%s %s", parts[i].short, hop.Us(v)))
+					words = append(words, fmt.Sprintf("%s %s", parts[i].short, phrase.Us(v)))
 				}
 			}
 			label := strings.Join(words, " · ")
@@ -435,18 +437,20 @@ func sweptOf(paths []hop.PathResult) swept { return swept{hop.SweptOf(paths)} }
 
 func (s swept) head() string {
 	var b strings.Builder
-	for _, h := range s.Heads() {
+	for _, h := range phrase.SweptHeads(s.Swept) {
 		b.WriteString("<th>" + h + "</th>")
 	}
 	return b.String()
 }
 
 // settingText is the cells' text, for a test to find a row by.
-func (s swept) settingText(p hop.PathResult) string { return strings.Join(s.Cells(p), " ") }
+func (s swept) settingText(p hop.PathResult) string {
+	return strings.Join(phrase.SweptCells(s.Swept, p), " ")
+}
 
 func (s swept) cells(p hop.PathResult) string {
 	var b strings.Builder
-	for _, c := range s.Cells(p) {
+	for _, c := range phrase.SweptCells(s.Swept, p) {
 		b.WriteString("<td>" + c + "</td>")
 	}
 	return b.String()
@@ -464,9 +468,9 @@ func unbroken(name string) string {
 
 func signed(v float64) string {
 	if v >= 0 {
-		return "+" + hop.Us(v)
+		return "+" + phrase.Us(v)
 	}
-	return hop.Us(v)
+	return phrase.Us(v)
 }
 
 // barCeil rounds v up to a scale end a reader can read a bar against,
@@ -655,13 +659,13 @@ func (p *page) run(rep *hop.Report) {
 	p.printf(`<p>Command line:</p><pre><code>%s</code></pre>`, esc(cmd))
 	p.printf(`<p>hoplat version %s; the run took %.1f s.</p>`, esc(orDash(rep.Version)), rep.Elapsed)
 	for _, s := range rep.Config.RoundSizing {
-		p.printf(`<p><small>%s</small></p>`, esc(s.String()))
+		p.printf(`<p><small>%s</small></p>`, esc(phrase.Sizing(s)))
 	}
 	if rep.Tracer != nil {
 		if rep.Tracer.On {
 			p.printf(`<p><small>traced: one more round of each path; the tracer's %.0f ns a record taken off</small></p>`, rep.Tracer.PerRecordNs)
 			if w := rep.Tracer.Wakes; w != nil {
-				p.printf(`<p><small>%s</small></p>`, esc(w.String()))
+				p.printf(`<p><small>%s</small></p>`, esc(phrase.Wakes(w)))
 			}
 		} else if rep.Tracer.Note != "" {
 			p.printf(`<p><small>not traced: %s</small></p>`, esc(rep.Tracer.Note))

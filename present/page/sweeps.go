@@ -2,6 +2,7 @@ package page
 
 import (
 	"fmt"
+	"github.com/hoplat/hoplat/present/phrase"
 	"math"
 	"slices"
 	"strings"
@@ -100,7 +101,7 @@ func (p *page) threadSweep(rep *hop.Report, th []float64) {
 		figure("Throughput by client threads", xa, axis{label: "requests/s", lo: 0, hi: niceCeil(maxTPS), ticks: linearTicks(0, niceCeil(maxTPS), "")}, tps),
 		figure("p50 round trip by client threads", xa, axis{label: "p50 round trip (µs)", lo: 0, hi: niceCeil(maxLat), ticks: linearTicks(0, niceCeil(maxLat), "")}, lat))
 	p.table(lines, "threads", func(r hop.PathResult) string {
-		return fmt.Sprintf("%.0f tps, %s µs", r.TPS, hop.Us(r.LatencyUs.P50))
+		return fmt.Sprintf("%.0f tps, %s µs", r.TPS, phrase.Us(r.LatencyUs.P50))
 	})
 	p.printf(`</div>`)
 }
@@ -161,7 +162,7 @@ func (p *page) chainSweep(rep *hop.Report) {
 			x = append(x, float64(h))
 			most = max(most, h)
 		}
-		name := fmt.Sprintf("%s %s: %s µs/hop", c.Relay, c.Transport, hop.Us(c.PerHopUs))
+		name := fmt.Sprintf("%s %s: %s µs/hop", c.Relay, c.Transport, phrase.Us(c.PerHopUs))
 		lines = append(lines, line{name: name, colour: colourOf(string(c.Relay)), width: 1.6, x: x, y: c.P50Us, marks: true})
 		for _, v := range c.P50Us {
 			top = max(top, v)
@@ -174,10 +175,10 @@ func (p *page) chainSweep(rep *hop.Report) {
 	for _, c := range rep.Chains {
 		var hs, ps []string
 		for i, h := range c.Hops {
-			hs, ps = append(hs, fmt.Sprint(h)), append(ps, hop.Us(c.P50Us[i]))
+			hs, ps = append(hs, fmt.Sprint(h)), append(ps, phrase.Us(c.P50Us[i]))
 		}
 		p.printf(`<tr><td>%s %s</td><td>%s</td><td>%s</td><td>%s</td><td>[%s, %s]</td><td>%s</td><td>%.3f</td></tr>`, esc(string(c.Relay)), esc(string(c.Transport)),
-			strings.Join(hs, ", "), strings.Join(ps, ", "), hop.Us(c.PerHopUs), hop.Us(c.PerHopCI95[0]), hop.Us(c.PerHopCI95[1]), hop.Us(c.InterceptUs), c.R2)
+			strings.Join(hs, ", "), strings.Join(ps, ", "), phrase.Us(c.PerHopUs), phrase.Us(c.PerHopCI95[0]), phrase.Us(c.PerHopCI95[1]), phrase.Us(c.InterceptUs), c.R2)
 	}
 	p.printf(`</table></div></div>`)
 }
