@@ -8,7 +8,7 @@ import (
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/analysis/hop"
-	"github.com/hoplat/hoplat/stats/series"
+	"github.com/hoplat/hoplat/series"
 )
 
 // comparedRun is a report of a direct TCP path and an epoll hop in front

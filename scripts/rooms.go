@@ -40,10 +40,11 @@ type pkg struct {
 }
 
 // allowed names, per package of a leaf room, the libraries outside the standard library it may
-// link: the rule for the statistics leaf (stats/series adds its series statistics).
+// link: the statistics leaf links only the histogram library, and series, beside it, the
+// statistics libraries.
 var allowed = map[string][]string{
-	"stats":        {"github.com/HdrHistogram/hdrhistogram-go"},
-	"stats/series": {"gonum.org/v1/gonum/", "github.com/montanaflynn/stats"},
+	"stats":  {"github.com/HdrHistogram/hdrhistogram-go"},
+	"series": {"gonum.org/v1/gonum/", "github.com/montanaflynn/stats"},
 }
 
 // pkgRow is one package: its imports within the module and outside it.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/analysis/hop"
-	"github.com/hoplat/hoplat/stats/series"
+	"github.com/hoplat/hoplat/series"
 )
 
 // path is a path result with the given kept round p50s (one discarded

@@ -3,8 +3,8 @@ package hop
 import (
 	"slices"
 
+	"github.com/hoplat/hoplat/series"
 	"github.com/hoplat/hoplat/stats"
-	"github.com/hoplat/hoplat/stats/series"
 )
 
 // kept reports whether round i counts: past the warm-up and with figures.

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hoplat/hoplat/series"
 	"github.com/hoplat/hoplat/stats"
-	"github.com/hoplat/hoplat/stats/series"
 )
 
 // A Finding is one thing the report found, as data: which kind (its

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/series"
 	"github.com/hoplat/hoplat/stats"
-	"github.com/hoplat/hoplat/stats/series"
 )
 
 // SchemaPingpong names the JSON layout that pingpong --format json writes.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/series"
 	"github.com/hoplat/hoplat/stats"
-	"github.com/hoplat/hoplat/stats/series"
 )
 
 // WriteText prints r in the layout of sysbench 1.0's final report, so that its

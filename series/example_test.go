@@ -3,7 +3,7 @@ package series_test
 import (
 	"fmt"
 
-	"github.com/hoplat/hoplat/stats/series"
+	"github.com/hoplat/hoplat/series"
 )
 
 // A queries/s series whose first run is half the steady rate: do a series

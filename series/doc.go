@@ -3,7 +3,8 @@
 // confidence interval of the mean (Student's t, from gonum) and a
 // distribution-free one of the median, with outlier runs named; paired
 // differences of interleaved rounds; and least-squares line fits. It is
-// the statistics room's part that needs gonum, apart from package stats so
-// that a binary that only records latencies (hoprelay) does not link it;
-// it imports stats, gonum's distuv and montanaflynn/stats.
+// the statistics that need gonum, a room of its own beside package stats
+// so that stats imports only the histogram library and a binary that only
+// records latencies (hoprelay) links neither; it imports stats, gonum's
+// distuv and montanaflynn/stats.
 package series
