@@ -88,8 +88,8 @@ func Sweep() *hop.Report {
 }
 
 // DirectRounds is the report of a run of one direct TCP path whose server
-// spent serviceUs per request: six kept rounds, their p50s 20 to 22.5 µs
-// plus serviceUs, and serviceUs its one service time. Two of them make a
+// spent serviceUs per request: six kept rounds, their p50s set at 20 to 22.5
+// microseconds plus serviceUs, and serviceUs its one service time. Two make a
 // comparison whose only change is the server's.
 func DirectRounds(serviceUs float64) *hop.Report {
 	p := hop.PathResult{Name: "direct tcp", Relay: hop.Direct, Regime: "packed", Threads: 1, Stable: true}
