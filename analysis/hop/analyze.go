@@ -84,20 +84,8 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 	judgeAgainstNoise(sums)
 	limitFlagged(sums)
 	for i, s := range all {
-		r := &sums[i]
-		r.RelayUs = s.RelayUs
-		if r.RelayUs != nil && r.AddedUs != nil {
-			// What the relay's own code does not account for is the
-			// kernel's: two more socket round trips through loopback and
-			// the wake-ups of the relay's thread.
-			// A residence longer than the whole hop is a mean over
-			// requests that queued inside the relay (many connections, one
-			// loop), not a part of the median request's hop: no
-			// remainder is left to give the kernel.
-			if kernel := r.AddedUs.P50 - *r.RelayUs; kernel >= 0 {
-				r.KernelUs = &kernel
-			}
-		}
+		sums[i].RelayUs = s.RelayUs
+		sums[i].KernelUs = kernelShare(sums[i])
 	}
 	if regimes(all) > 1 {
 		// One path in two regimes is two rows: the names say which.
@@ -113,6 +101,22 @@ func Analyze(all []Series, discard int, chains bool) ([]PathResult, []Chain) {
 		fits = fitChains(all, sums, discard)
 	}
 	return sums, fits
+}
+
+// kernelShare is what of r's added p50 the relay's own code (RelayUs)
+// does not account for: the kernel's, two more socket round trips through
+// loopback and the wake-ups of the relay's thread. A residence longer than
+// the whole hop is a mean over requests that queued inside the relay (many
+// connections, one loop), not a part of the median request's hop: then no
+// remainder is left to give the kernel, and it is nil.
+func kernelShare(r PathResult) *float64 {
+	if r.RelayUs == nil || r.AddedUs == nil {
+		return nil
+	}
+	if kernel := r.AddedUs.P50 - *r.RelayUs; kernel >= 0 {
+		return &kernel
+	}
+	return nil
 }
 
 func summarise(s Series, discard int) PathResult {
