@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/golden"
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/probe/machine"
 )
 
@@ -226,7 +227,7 @@ func TestWriteTextFits100Columns(t *testing.T) {
 	out := narrow.String()
 	for _, p := range rep.Paths {
 		short := strings.TrimSuffix(p.Name, " "+p.Regime)
-		if !regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(short) + ` .*` + regexp.QuoteMeta(hop.Us(p.LatencyUs.P50))).MatchString(out) {
+		if !regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(short) + ` .*` + regexp.QuoteMeta(phrase.Us(p.LatencyUs.P50))).MatchString(out) {
 			t.Errorf("%s: no row with its p50", p.Name)
 		}
 	}

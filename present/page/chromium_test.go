@@ -16,6 +16,7 @@ import (
 
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // browser is headless Chromium driven over the DevTools protocol on a
@@ -344,7 +345,7 @@ func checkInBrowser(t *testing.T, bin, file string, r *hop.Report, shots string)
 			t.Errorf("%s: not in the page as laid out", p.Name)
 		}
 		if a := p.AddedUs; a != nil && p.Relay != hop.Direct {
-			if !strings.Contains(flat, collapse(p.Name+" "+sw.settingText(p)+" "+hop.Us(p.LatencyUs.P50)+" "+hop.Us(p.LatencyUs.P99)+" "+signed(a.P50))) {
+			if !strings.Contains(flat, collapse(p.Name+" "+sw.settingText(p)+" "+phrase.Us(p.LatencyUs.P50)+" "+phrase.Us(p.LatencyUs.P99)+" "+signed(a.P50))) {
 				t.Errorf("%s: its row with added p50 %s not in the page", p.Name, signed(a.P50))
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/stats"
 )
 
@@ -148,7 +149,7 @@ func tableRows(text string, r *hop.Report) []rowCheck {
 		if p.Relay != hop.Direct && p.AddedUs != nil {
 			want = signed(p.AddedUs.P50)
 		}
-		row := p.Name + " " + sw.settingText(p) + "  " + hop.Us(p.LatencyUs.P50) + "  " + hop.Us(p.LatencyUs.P99) + "  " + want
+		row := p.Name + " " + sw.settingText(p) + "  " + phrase.Us(p.LatencyUs.P50) + "  " + phrase.Us(p.LatencyUs.P99) + "  " + want
 		out = append(out, rowCheck{p.Name, want, strings.Contains(collapse(text), collapse(row))})
 	}
 	return out

@@ -1,6 +1,10 @@
 package phrase
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hoplat/hoplat/analysis/hop"
+)
 
 func TestUs(t *testing.T) {
 	for _, c := range []struct {
@@ -12,6 +16,11 @@ func TestUs(t *testing.T) {
 	} {
 		if got := Us(c.v); got != c.want {
 			t.Errorf("Us(%v) = %q, want %q", c.v, got, c.want)
+		}
+		// A name that carries a figure (a stage, a comparison row's sweep
+		// point) is written by hop.Us; it must read as the sentences do.
+		if got := hop.Us(c.v); got != c.want {
+			t.Errorf("hop.Us(%v) = %q, want %q, as Us writes it", c.v, got, c.want)
 		}
 	}
 }
