@@ -3,14 +3,15 @@ package present
 import (
 	"bytes"
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/internal/sticky"
 	"github.com/hoplat/hoplat/present/machineline"
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/probe/machine"
 )
 
@@ -37,7 +38,7 @@ const (
 // (--verbose), the JSON and report.html.
 func WriteBrief(w io.Writer, r *hop.Report) error {
 	Words(r)
-	t := &text{w: w}
+	t := text{sticky.New(w)}
 	if r.Partial {
 		t.wrap(partialLine(r), "  ")
 	}
@@ -102,7 +103,7 @@ func WriteBrief(w io.Writer, r *hop.Report) error {
 	}
 	t.line("")
 	t.line("(--verbose: every table, verdict and flag's evidence; --out DIR: report.html, JSON and CSV)")
-	return t.err
+	return t.Err()
 }
 
 // briefHead is the path table's header: units in it, the split's parts
@@ -117,7 +118,7 @@ func briefHead(width int, sweep sweep, mysql bool) string {
 
 // briefTable is one regime's path table; a flagged path's row opens
 // with "!".
-func (t *text) briefTable(paths []hop.PathResult, grouped bool, sweep sweep, mysql bool) {
+func (t text) briefTable(paths []hop.PathResult, grouped bool, sweep sweep, mysql bool) {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := shortWidth(paths, grouped)
@@ -183,7 +184,7 @@ func flagged(p hop.PathResult) bool {
 // flaggedLines counts the flagged paths once, then gives each a whole
 // line: how far its rounds spread against the direct paths', or how far
 // it moved from its earlier runs.
-func (t *text) flaggedLines(r *hop.Report) {
+func (t text) flaggedLines(r *hop.Report) {
 	var ps []hop.PathResult
 	relays := 0
 	for _, p := range r.Paths {
@@ -209,7 +210,7 @@ func (t *text) flaggedLines(r *hop.Report) {
 // notes are the lines a reader can act on: errors, skipped paths, a run
 // not traced, and the run's other warnings. The split's disagreement
 // with the kernel's count is in --verbose: nothing follows from it here.
-func (t *text) notes(r *hop.Report) {
+func (t text) notes(r *hop.Report) {
 	var more []string
 	if e := errorLine(r.Paths); e != "" {
 		more = append(more, e+": see the server's log, or --verbose for the rounds")
@@ -371,7 +372,7 @@ func ints(vs []int) string {
 
 // machine is the text reports' opening: the machine in a line and what
 // happened to it during the run.
-func (t *text) machine(r *hop.Report) {
+func (t text) machine(r *hop.Report) {
 	if r.Partial {
 		t.wrap(partialLine(r), "  ")
 	}

@@ -3,13 +3,14 @@ package present
 import (
 	"bytes"
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/wordwrap"
+	"github.com/hoplat/hoplat/present/internal/sticky"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // TextWidth is the widest line WriteText prints, tables included, for a
@@ -24,7 +25,7 @@ const TextWidth = 100
 // keep them all). WriteWideText has every column.
 func WriteText(w io.Writer, r *hop.Report) error {
 	Words(r)
-	t := &text{w: w}
+	t := text{sticky.New(w)}
 	t.machine(r)
 	for _, g := range r.Regimes {
 		t.wrap(fmt.Sprintf("regime %s: %s", g.Name, g.Note), "  ")
@@ -109,7 +110,7 @@ func WriteText(w io.Writer, r *hop.Report) error {
 			t.wrap("* "+v, "  ")
 		}
 	}
-	return t.err
+	return t.Err()
 }
 
 // restatesSplit says whether a verdict is the split table's row in prose.
@@ -162,7 +163,7 @@ func shortWidth(paths []hop.PathResult, grouped bool) int {
 }
 
 // split is where each relay path's added p50 goes, one table per regime.
-func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
+func (t text) split(paths []hop.PathResult, groups []regimeGroup) {
 	t.line("")
 	from := "kernel legs from the probe; wake-ups from receive stamps or the probe, as \"from\" says"
 	excess := false
@@ -207,7 +208,7 @@ func (t *text) split(paths []hop.PathResult, groups []regimeGroup) {
 
 // traced is the traced requests per path, then each relay path's p99
 // request, wrapped.
-func (t *text) traced(r *hop.Report, groups []regimeGroup) {
+func (t text) traced(r *hop.Report, groups []regimeGroup) {
 	traced := pathsWith(r.Paths, hasTrace)
 	if len(traced) == 0 {
 		if note := notTraced(r); note != "" {
@@ -247,24 +248,12 @@ func (t *text) traced(r *hop.Report, groups []regimeGroup) {
 
 // text writes lines, keeping the first error; it is an io.Writer too,
 // for the tables shared with WriteWideText.
-type text struct {
-	w   io.Writer
-	err error
-}
+type text struct{ *sticky.Writer }
 
-func (t *text) Write(b []byte) (int, error) {
-	if t.err != nil {
-		return 0, t.err
-	}
-	n, err := t.w.Write(b)
-	t.err = err
-	return n, err
-}
-
-func (t *text) line(s string) { fmt.Fprintln(t, s) }
+func (t text) line(s string) { fmt.Fprintln(t, s) }
 
 // table lays a tabwriter table out and writes it.
-func (t *text) table(fill func(io.Writer)) {
+func (t text) table(fill func(io.Writer)) {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fill(tw)
@@ -274,7 +263,7 @@ func (t *text) table(fill func(io.Writer)) {
 
 // wrap writes s in lines of at most TextWidth columns, broken at spaces,
 // every line after the first starting with indent.
-func (t *text) wrap(s, indent string) {
+func (t text) wrap(s, indent string) {
 	for _, l := range wordwrap.Lines(s, TextWidth, indent) {
 		t.line(l)
 	}

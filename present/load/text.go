@@ -8,6 +8,7 @@ import (
 
 	"github.com/hoplat/hoplat/affinity"
 	"github.com/hoplat/hoplat/pingpong/report"
+	"github.com/hoplat/hoplat/present/internal/sticky"
 	"github.com/hoplat/hoplat/series"
 	"github.com/hoplat/hoplat/stats"
 )
@@ -18,10 +19,10 @@ import (
 // thread count gets one block over its kept runs, followed by the run series
 // (mean, median, stddev, 95% CI, discarded and outlier runs named).
 func WriteText(w io.Writer, r report.Report) error {
-	p := &printer{w: w}
+	p := printer{sticky.New(w)}
 	if line := partialLine(r); line != "" {
 		for _, l := range wrapIndent("", "    ", line) {
-			p.printf("%s\n", l)
+			p.Printf("%s\n", l)
 		}
 	}
 	if r.Config != nil {
@@ -30,27 +31,27 @@ func WriteText(w io.Writer, r report.Report) error {
 			return fmt.Errorf("results: text report: config: %w", err)
 		}
 		for _, l := range lines {
-			p.printf("%s\n", l)
+			p.Printf("%s\n", l)
 		}
 	}
 	for _, l := range packIndent("Env: ", "     ", envItems(r.Env)) {
-		p.printf("%s\n", l)
+		p.Printf("%s\n", l)
 	}
 	results := r.Results()
 	for _, s := range results {
-		p.printf("\n")
+		p.Printf("\n")
 		textStep(p, s)
 	}
 	if len(results) > 1 {
 		// One line per thread count, in the form of RonDB's result files
 		// ("Threads: 16 Mean: 1684") so existing scripts can read it.
-		p.printf("\nSummary (tps over kept runs):\n")
+		p.Printf("\nSummary (tps over kept runs):\n")
 		for _, s := range results {
-			p.printf("Threads: %d Mean: %.2f Median: %.2f CI95: [%.2f, %.2f] p95_us: %.2f\n",
+			p.Printf("Threads: %d Mean: %.2f Median: %.2f CI95: [%.2f, %.2f] p95_us: %.2f\n",
 				s.Threads, s.TPS.Mean, s.TPS.Median, s.TPS.CI95[0], s.TPS.CI95[1], s.Latency.P95)
 		}
 	}
-	return p.err
+	return p.Err()
 }
 
 // envItems are the environment's facts in the order the Env line gives
@@ -67,60 +68,60 @@ func envItems(e affinity.Env) []string {
 	return items
 }
 
-func textStep(p *printer, s report.StepResult) {
+func textStep(p printer, s report.StepResult) {
 	cut := ""
 	for _, run := range s.Runs {
 		if run.Partial {
 			cut = fmt.Sprintf("; run %d cut short after %.2fs", run.Index, run.ElapsedS)
 		}
 	}
-	p.printf("Threads: %d (%d runs, first %d discarded, figures over the %d kept%s)\n\n",
+	p.Printf("Threads: %d (%d runs, first %d discarded, figures over the %d kept%s)\n\n",
 		s.Threads, len(s.Runs), s.TPS.Discard, s.TPS.N, cut)
 	secs := s.ElapsedS
 
 	// sysbench heads this block "SQL statistics"; echo has no SQL.
 	if s.SQL {
-		p.printf("SQL statistics:\n")
+		p.Printf("SQL statistics:\n")
 	} else {
-		p.printf("Round-trip statistics:\n")
+		p.Printf("Round-trip statistics:\n")
 	}
 	p.count("transactions:", s.Transactions, secs)
 	p.count("queries:", s.Queries, secs)
 	p.count("ignored errors:", s.Errors, secs)
 	p.count("reconnects:", s.Reconnects, secs)
-	p.printf("\nGeneral statistics:\n")
-	p.printf("    %-37s%.4fs\n", "total time:", secs)
-	p.printf("    %-37s%d\n", "total number of events:", s.Transactions)
+	p.Printf("\nGeneral statistics:\n")
+	p.Printf("    %-37s%.4fs\n", "total time:", secs)
+	p.Printf("    %-37s%d\n", "total number of events:", s.Transactions)
 
-	p.printf("\nLatency (us):\n")
+	p.Printf("\nLatency (us):\n")
 	p.latency(s.Latency, true)
 	if s.Corrected != nil {
-		p.printf("\nLatency corrected for coordinated omission, from intended send (us):\n")
+		p.Printf("\nLatency corrected for coordinated omission, from intended send (us):\n")
 		p.latency(*s.Corrected, false)
 	}
 	if s.Connect != nil {
-		p.printf("\nConnect latency (us):\n")
+		p.Printf("\nConnect latency (us):\n")
 		p.row("connections:", "%d", s.Connect.Count)
 		p.latency(*s.Connect, false)
 	}
 	if s.RXWake != nil {
-		p.printf("\nClient wake-up per response, kernel receive stamp to read (us):\n")
+		p.Printf("\nClient wake-up per response, kernel receive stamp to read (us):\n")
 		p.row("stamped responses:", "%d", s.RXWake.Count)
 		p.row("unstamped responses:", "%d", s.RXWake.Unstamped)
 		p.latency(s.RXWake.Latency, false)
 	}
 
-	p.printf("\nThreads fairness:\n")
-	p.printf("    %-31s%.4f/%.2f\n", "events (avg/stddev):", s.Fairness.EventsAvg, s.Fairness.EventsStdDev)
+	p.Printf("\nThreads fairness:\n")
+	p.Printf("    %-31s%.4f/%.2f\n", "events (avg/stddev):", s.Fairness.EventsAvg, s.Fairness.EventsStdDev)
 
 	if len(s.ErrorSamples) > 0 {
-		p.printf("\nErrors (first distinct):\n")
+		p.Printf("\nErrors (first distinct):\n")
 		for _, e := range s.ErrorSamples {
-			p.printf("    %s\n", e)
+			p.Printf("    %s\n", e)
 		}
 	}
 
-	p.printf("\nRun series:\n")
+	p.Printf("\nRun series:\n")
 	p.series("tps", s.TPS)
 	if s.QPS != nil {
 		p.series("qps", *s.QPS)
@@ -139,8 +140,8 @@ func textStep(p *printer, s report.StepResult) {
 			outliers = append(outliers, desc)
 		}
 	}
-	p.printf("    %-31s%s\n", "discarded runs:", listOrNone(discarded))
-	p.printf("    %-31s%s\n", "outlier runs:", listOrNone(outliers))
+	p.Printf("    %-31s%s\n", "discarded runs:", listOrNone(discarded))
+	p.Printf("    %-31s%s\n", "outlier runs:", listOrNone(outliers))
 }
 
 func listOrNone(l []string) string {
@@ -151,32 +152,23 @@ func listOrNone(l []string) string {
 }
 
 // printer keeps the first write error so the layout code reads straight.
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) printf(format string, a ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, a...)
-	}
-}
+type printer struct{ *sticky.Writer }
 
 // count prints a sysbench counter line: "transactions:  N  (X per sec.)".
-func (p *printer) count(label string, n int64, secs float64) {
+func (p printer) count(label string, n int64, secs float64) {
 	rate := 0.0
 	if secs > 0 {
 		rate = float64(n) / secs
 	}
-	p.printf("    %-37s%-6d (%.2f per sec.)\n", label, n, rate)
+	p.Printf("    %-37s%-6d (%.2f per sec.)\n", label, n, rate)
 }
 
 // row prints a latency line; values end in column 53 as sysbench's do.
-func (p *printer) row(label, format string, v any) {
-	p.printf("         %-20s%24s\n", label, fmt.Sprintf(format, v))
+func (p printer) row(label, format string, v any) {
+	p.Printf("         %-20s%24s\n", label, fmt.Sprintf(format, v))
 }
 
-func (p *printer) latency(l stats.Latency, sum bool) {
+func (p printer) latency(l stats.Latency, sum bool) {
 	p.row("min:", "%.2f", l.Min)
 	p.row("avg:", "%.2f", l.Avg)
 	p.row("stddev:", "%.2f", l.StdDev)
@@ -194,17 +186,17 @@ func (p *printer) latency(l stats.Latency, sum bool) {
 	}
 }
 
-func (p *printer) series(name string, s series.Summary) {
-	p.printf("    %-31s%.2f/%.2f/%.2f\n", name+" mean/median/stddev:", s.Mean, s.Median, s.StdDev)
+func (p printer) series(name string, s series.Summary) {
+	p.Printf("    %-31s%.2f/%.2f/%.2f\n", name+" mean/median/stddev:", s.Mean, s.Median, s.StdDev)
 	label := name + " 95% CI of mean:"
 	switch s.N {
 	case 0:
-		p.printf("    %-31sn/a (no run kept)\n", label)
+		p.Printf("    %-31sn/a (no run kept)\n", label)
 	case 1:
 		// One run has no spread to bound: an interval [x, x] would read
 		// as a certainty it is not.
-		p.printf("    %-31sn/a (one run)\n", label)
+		p.Printf("    %-31sn/a (one run)\n", label)
 	default:
-		p.printf("    %-31s[%.2f, %.2f] (%d kept runs)\n", label, s.CI95[0], s.CI95[1], s.N)
+		p.Printf("    %-31s[%.2f, %.2f] (%d kept runs)\n", label, s.CI95[0], s.CI95[1], s.N)
 	}
 }

@@ -2,10 +2,11 @@ package page
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 
 	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/present/internal/sticky"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // WriteCompare writes a comparison of runs as one self-contained page: the
@@ -13,29 +14,29 @@ import (
 // path, "~" where the U test finds no significant change.
 func WriteCompare(w io.Writer, c *compare.Comparison) error {
 	phrase.FillComparison(c)
-	p := &page{w: w}
+	p := page{sticky.New(w)}
 	p.head("hoplat: " + c.Old + " against " + joinNew(c.New))
-	p.printf(`<header><h1>Comparing hopbench runs</h1><p>%s</p>`, esc(c.Test))
-	p.printf(`<p>~: no significant difference at α = %g; n: kept rounds old+new. p50: the median of the kept rounds' p50 round trips; added: the runs' added p50.</p></header>`, c.Alpha)
-	p.printf(`<p>noise: %s; a change is called only where p ≤ α and it is larger than the noise.</p>`, esc(c.Noise))
+	p.Printf(`<header><h1>Comparing hopbench runs</h1><p>%s</p>`, esc(c.Test))
+	p.Printf(`<p>~: no significant difference at α = %g; n: kept rounds old+new. p50: the median of the kept rounds' p50 round trips; added: the runs' added p50.</p></header>`, c.Alpha)
+	p.Printf(`<p>noise: %s; a change is called only where p ≤ α and it is larger than the noise.</p>`, esc(c.Noise))
 	if len(c.Differences) > 0 {
-		p.printf(`<section id="differences"><h2>The runs differ</h2><ul>`)
+		p.Printf(`<section id="differences"><h2>The runs differ</h2><ul>`)
 		for _, d := range c.Differences {
-			p.printf(`<li class="unstable">%s</li>`, esc(phrase.Difference(d)))
+			p.Printf(`<li class="unstable">%s</li>`, esc(phrase.Difference(d)))
 		}
-		p.printf(`</ul></section>`)
+		p.Printf(`</ul></section>`)
 	}
 	for i, nw := range c.New {
-		p.printf(`<section id="new%d"><h2>old %s, new %s</h2>`, i, esc(c.Old), esc(nw))
-		p.printf(`<div class="scroll"><table><tr><th>path</th><th>p50 old µs</th><th>p50 new µs</th><th>change</th><th>p</th><th>n</th><th>noise</th><th>added old µs</th><th>added new µs</th><th>change</th><th>p</th></tr>`)
+		p.Printf(`<section id="new%d"><h2>old %s, new %s</h2>`, i, esc(c.Old), esc(nw))
+		p.Printf(`<div class="scroll"><table><tr><th>path</th><th>p50 old µs</th><th>p50 new µs</th><th>change</th><th>p</th><th>n</th><th>noise</th><th>added old µs</th><th>added new µs</th><th>change</th><th>p</th></tr>`)
 		for _, r := range c.Rows {
 			if r.NewRun != nw {
 				continue
 			}
-			p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
+			p.Printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d+%d</td><td>%s</td>`, esc(compare.Label(r)), phrase.Us(r.OldP50Us), phrase.Us(r.NewP50Us),
 				esc(phrase.Delta(r.DeltaPct, r.Significant)), r.PValue, r.NOld, r.NNew, esc(noise(r)))
 			if r.OldAddedP50Us == nil {
-				p.printf(`<td></td><td></td><td></td><td></td></tr>`)
+				p.Printf(`<td></td><td></td><td></td><td></td></tr>`)
 				continue
 			}
 			ch, pv := "", ""
@@ -43,9 +44,9 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 				ch = phrase.Delta(*r.AddedDeltaPct, *r.AddedSignificant)
 				pv = trim3(*r.AddedPValue)
 			}
-			p.printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), esc(ch), pv)
+			p.Printf(`<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, phrase.Us(*r.OldAddedP50Us), phrase.Us(*r.NewAddedP50Us), esc(ch), pv)
 		}
-		p.printf(`</table></div>`)
+		p.Printf(`</table></div>`)
 		var degraded []string
 		for _, r := range c.Rows {
 			for _, d := range r.Degraded {
@@ -55,23 +56,23 @@ func WriteCompare(w io.Writer, c *compare.Comparison) error {
 			}
 		}
 		if len(degraded) > 0 {
-			p.printf(`<p>Degraded (no change called there unless --allow-degraded):</p><ul>`)
+			p.Printf(`<p>Degraded (no change called there unless --allow-degraded):</p><ul>`)
 			for _, d := range degraded {
-				p.printf(`<li class="unstable">%s</li>`, esc(d))
+				p.Printf(`<li class="unstable">%s</li>`, esc(d))
 			}
-			p.printf(`</ul>`)
+			p.Printf(`</ul>`)
 		}
-		p.printf(`</section>`)
+		p.Printf(`</section>`)
 	}
 	if len(c.Unmatched) > 0 {
-		p.printf(`<section id="unmatched"><h2>Unmatched</h2><ul>`)
+		p.Printf(`<section id="unmatched"><h2>Unmatched</h2><ul>`)
 		for _, u := range c.Unmatched {
-			p.printf(`<li>%s</li>`, esc(u))
+			p.Printf(`<li>%s</li>`, esc(u))
 		}
-		p.printf(`</ul></section>`)
+		p.Printf(`</ul></section>`)
 	}
 	p.foot()
-	return p.err
+	return p.Err()
 }
 
 func joinNew(names []string) string {

@@ -3,7 +3,6 @@ package page
 import (
 	"bufio"
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"math"
 	"os"
@@ -11,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/internal/sticky"
 	"github.com/hoplat/hoplat/present/machineline"
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/roles"
 )
 
@@ -72,21 +73,10 @@ nav a{margin-right:.8em}
 
 // page collects the figures' and tables' markup, keeping the first write
 // error.
-type page struct {
-	w   io.Writer
-	err error
-}
+type page struct{ *sticky.Writer }
 
-func (p *page) printf(format string, a ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, a...)
-	}
-}
-
-func (p *page) head(title string) {
-	if p.err == nil {
-		p.err = Head(p.w, title)
-	}
+func (p page) head(title string) {
+	p.Do(func(w io.Writer) error { return Head(w, title) })
 }
 
 // Head writes what every page opens with, up to and including <body>: the
@@ -108,33 +98,33 @@ func Head(w io.Writer, title string) error {
 	return err
 }
 
-func (p *page) foot() { p.printf("</body>\n</html>\n") }
+func (p page) foot() { p.Printf("</body>\n</html>\n") }
 
 // Write writes the page for rep to w.
 func Write(w io.Writer, rep *hop.Report) error {
 	phrase.Fill(rep)
-	p := &page{w: w}
+	p := page{sticky.New(w)}
 	host := rep.Env.Hostname
 	if host == "" {
 		host = "this machine"
 	}
 	p.head("hoplat: what each hop costs on " + host)
-	p.printf("%s\n", patternDefs())
+	p.Printf("%s\n", patternDefs())
 	regimes := regimesOf(rep)
-	p.printf(`<header><h1>What each hop costs on %s</h1>`, esc(host))
+	p.Printf(`<header><h1>What each hop costs on %s</h1>`, esc(host))
 	if rep.Partial {
-		p.printf(`<p>PARTIAL REPORT: %s; the figures are over the rounds completed.</p>`, esc(rep.PartialReason))
+		p.Printf(`<p>PARTIAL REPORT: %s; the figures are over the rounds completed.</p>`, esc(rep.PartialReason))
 	}
 	p.summary(rep)
-	p.printf(`<nav>`)
+	p.Printf(`<nav>`)
 	for _, g := range regimes {
-		p.printf(`<a href="#%s">%s</a>`, anchor("regime", g), esc(regimeTitle(g)))
+		p.Printf(`<a href="#%s">%s</a>`, anchor("regime", g), esc(regimeTitle(g)))
 	}
-	p.printf(`<a href="#spectrum">spectrum</a>`)
+	p.Printf(`<a href="#spectrum">spectrum</a>`)
 	if hasSweeps(rep) {
-		p.printf(`<a href="#sweeps">sweeps</a>`)
+		p.Printf(`<a href="#sweeps">sweeps</a>`)
 	}
-	p.printf(`<a href="#verdicts">verdicts</a><a href="#run">the run</a></nav></header>` + "\n")
+	p.Printf(`<a href="#verdicts">verdicts</a><a href="#run">the run</a></nav></header>` + "\n")
 	for _, g := range regimes {
 		p.regime(rep, g)
 	}
@@ -143,7 +133,7 @@ func Write(w io.Writer, rep *hop.Report) error {
 	p.verdicts(rep)
 	p.run(rep)
 	p.foot()
-	return p.err
+	return p.Err()
 }
 
 func regimesOf(rep *hop.Report) []string {
@@ -179,19 +169,19 @@ func anchor(prefix, s string) string {
 
 // summary is the machine line, the environment and where every component
 // ran.
-func (p *page) summary(rep *hop.Report) {
+func (p page) summary(rep *hop.Report) {
 	if rep.Machine != nil {
-		p.printf(`<p class="machine">%s</p>`, esc(machineline.Line(*rep.Machine)))
+		p.Printf(`<p class="machine">%s</p>`, esc(machineline.Line(*rep.Machine)))
 	}
 	e := rep.Env
-	p.printf(`<p>%s/%s, kernel %s, %s, %d cores, GOMAXPROCS %d, %s, clock %s. Backend %s (%s`,
+	p.Printf(`<p>%s/%s, kernel %s, %s, %d cores, GOMAXPROCS %d, %s, clock %s. Backend %s (%s`,
 		esc(e.OS), esc(e.Arch), esc(orDash(e.Kernel)), esc(orDash(e.CPUModel)), e.Cores, e.GOMAXPROCS, esc(e.GoVersion), esc(orDash(e.ClockSource)),
 		esc(rep.Config.Backend), esc(rep.Config.Proto))
 	if rep.Config.Command != "" {
-		p.printf(", %s", esc(rep.Config.Command))
+		p.Printf(", %s", esc(rep.Config.Command))
 	}
-	p.printf(`), client threads %s, %d rounds (%d discarded).</p>`, esc(joinInts(rep.Config.Threads)), rep.Config.Rounds, rep.Config.Discard)
-	p.printf(`<div class="scroll"><table><tr><th>regime</th><th>asked</th><th>client</th><th>relay</th><th>server</th><th>who shares a CPU</th></tr>`)
+	p.Printf(`), client threads %s, %d rounds (%d discarded).</p>`, esc(joinInts(rep.Config.Threads)), rep.Config.Rounds, rep.Config.Discard)
+	p.Printf(`<div class="scroll"><table><tr><th>regime</th><th>asked</th><th>client</th><th>relay</th><th>server</th><th>who shares a CPU</th></tr>`)
 	for _, g := range regimesOf(rep) {
 		info := hop.RegimeInfo{Name: g}
 		for _, r := range rep.Regimes {
@@ -200,21 +190,21 @@ func (p *page) summary(rep *hop.Report) {
 			}
 		}
 		got := obtained(rep, g)
-		p.printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, esc(regimeTitle(g)), esc(orDash(info.Placement)),
+		p.Printf(`<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, esc(regimeTitle(g)), esc(orDash(info.Placement)),
 			esc(got[roles.Client]), esc(got[roles.Relay]), esc(got[roles.Server]), esc(orDash(info.Note)))
 	}
-	p.printf(`</table></div>`)
+	p.Printf(`</table></div>`)
 	for _, h := range rep.Hosts {
-		p.printf(`<p>host %s: %s %s</p>`, esc(h.Name), esc(h.Kind), esc(h.Address))
+		p.Printf(`<p>host %s: %s %s</p>`, esc(h.Name), esc(h.Kind), esc(h.Address))
 	}
 	split := splitWarnings(rep)
 	for _, w := range rep.Warnings {
 		if !split[w] {
-			p.printf(`<p class="unstable">warning: %s</p>`, esc(w))
+			p.Printf(`<p class="unstable">warning: %s</p>`, esc(w))
 		}
 	}
 	for _, n := range rep.HostNoise {
-		p.printf(`<p>host noise, %s: the direct paths' rounds spread %.0f%% (%s, max/min of round p50s); a relay path is flagged past %.0f%%: %d of %d are.</p>`,
+		p.Printf(`<p>host noise, %s: the direct paths' rounds spread %.0f%% (%s, max/min of round p50s); a relay path is flagged past %.0f%%: %d of %d are.</p>`,
 			esc(n.Stage), n.SpreadPct, esc(n.Control), n.LimitPct, n.Flagged, n.Relays)
 	}
 }
@@ -289,7 +279,7 @@ func splitOf(d *hop.Decomposition) []float64 {
 // interval and its split drawn as a bar on one scale for the whole table,
 // the method, and whether the rounds agreed; then why the unstable paths
 // are, and the decompositions' notes.
-func (p *page) regime(rep *hop.Report, regime string) {
+func (p page) regime(rep *hop.Report, regime string) {
 	var paths []hop.PathResult
 	for _, path := range rep.Paths {
 		if path.Regime == regime {
@@ -298,36 +288,36 @@ func (p *page) regime(rep *hop.Report, regime string) {
 	}
 	p.regimeHead(rep, regime)
 	lo, hi := barScale(paths)
-	p.printf(`<p class="legend">Each hop's added p50 split (µs per request; bar scale 0 to %s µs):`, trim(hi))
+	p.Printf(`<p class="legend">Each hop's added p50 split (µs per request; bar scale 0 to %s µs):`, trim(hi))
 	for _, pt := range parts {
-		p.printf(`%s%s`, swatch(pt), esc(pt.name))
+		p.Printf(`%s%s`, swatch(pt), esc(pt.name))
 	}
-	p.printf("</p>\n")
+	p.Printf("</p>\n")
 	sw := sweptOf(rep.Paths)
-	p.printf(`<div class="scroll"><table class="paths"><tr><th>path</th>%s<th>p50 µs</th>`, sw.head())
-	p.printf(`<th>p99 µs</th><th>added p50 µs</th><th>95%% CI</th><th>split of the added p50</th><th>method</th><th>tps</th><th>rounds</th></tr>` + "\n")
+	p.Printf(`<div class="scroll"><table class="paths"><tr><th>path</th>%s<th>p50 µs</th>`, sw.head())
+	p.Printf(`<th>p99 µs</th><th>added p50 µs</th><th>95%% CI</th><th>split of the added p50</th><th>method</th><th>tps</th><th>rounds</th></tr>` + "\n")
 	for _, path := range paths {
 		p.pathRow(path, sw, lo, hi)
 	}
-	p.printf("</table></div>\n")
+	p.Printf("</table></div>\n")
 	p.unstable(paths)
 	p.decompositionNotes(paths)
-	p.printf("</section>\n")
+	p.Printf("</section>\n")
 }
 
 // regimeHead opens the regime's section with its title and note.
-func (p *page) regimeHead(rep *hop.Report, regime string) {
+func (p page) regimeHead(rep *hop.Report, regime string) {
 	info := ""
 	for _, r := range rep.Regimes {
 		if r.Name == regime {
 			info = r.Note
 		}
 	}
-	p.printf(`<section id="%s"><h2>%s`, anchor("regime", regime), esc(regimeTitle(regime)))
+	p.Printf(`<section id="%s"><h2>%s`, anchor("regime", regime), esc(regimeTitle(regime)))
 	if info != "" {
-		p.printf(`: %s`, esc(info))
+		p.Printf(`: %s`, esc(info))
 	}
-	p.printf("</h2>\n")
+	p.Printf("</h2>\n")
 }
 
 // barScale is the split bars' one scale for paths: from the most negative
@@ -356,16 +346,16 @@ func barScale(paths []hop.PathResult) (lo, hi float64) {
 // pathRow is one path's row: its round trip, the added p50 with its
 // interval and split bar (the direct path is the baseline), tps and
 // whether its rounds agreed.
-func (p *page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
-	p.printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), phrase.Us(path.LatencyUs.P50), phrase.Us(path.LatencyUs.P99))
+func (p page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
+	p.Printf(`<tr><td>%s</td>%s<td>%s</td><td>%s</td>`, unbroken(path.Name), sw.cells(path), phrase.Us(path.LatencyUs.P50), phrase.Us(path.LatencyUs.P99))
 	a := path.AddedUs
 	switch {
 	case path.Relay == hop.Direct:
-		p.printf(`<td>baseline</td><td></td><td class="split"></td><td></td>`)
+		p.Printf(`<td>baseline</td><td></td><td class="split"></td><td></td>`)
 	case a == nil:
-		p.printf(`<td>-</td><td></td><td class="split"></td><td></td>`)
+		p.Printf(`<td>-</td><td></td><td class="split"></td><td></td>`)
 	default:
-		p.printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), phrase.Us(a.CI95P50[0]), phrase.Us(a.CI95P50[1]))
+		p.Printf(`<td>%s</td><td>[%s, %s]</td>`, signed(a.P50), phrase.Us(a.CI95P50[0]), phrase.Us(a.CI95P50[1]))
 		if d := path.Decomposition; d != nil {
 			vals := splitOf(d)
 			var words []string
@@ -375,22 +365,22 @@ func (p *page) pathRow(path hop.PathResult, sw swept, lo, hi float64) {
 				}
 			}
 			label := strings.Join(words, " · ")
-			p.printf(`<td class="split">%s<small>%s</small></td><td>%s</td>`, stackBar(vals, lo, hi, path.Name+": "+label), esc(label), esc(d.Method))
+			p.Printf(`<td class="split">%s<small>%s</small></td><td>%s</td>`, stackBar(vals, lo, hi, path.Name+": "+label), esc(label), esc(d.Method))
 		} else {
-			p.printf(`<td class="split">%s<small>not split</small></td><td>-</td>`, plainBar(a.P50, lo, hi, path.Name))
+			p.Printf(`<td class="split">%s<small>not split</small></td><td>-</td>`, plainBar(a.P50, lo, hi, path.Name))
 		}
 	}
-	p.printf(`<td>%.0f</td>`, path.TPS)
+	p.Printf(`<td>%.0f</td>`, path.TPS)
 	if path.Stable {
-		p.printf(`<td>agree</td></tr>` + "\n")
+		p.Printf(`<td>agree</td></tr>` + "\n")
 	} else {
-		p.printf(`<td class="unstable">unstable</td></tr>` + "\n")
+		p.Printf(`<td class="unstable">unstable</td></tr>` + "\n")
 	}
 }
 
 // unstable lists the paths whose rounds disagreed, each with why and the
 // tracer's cause where the reason does not already say it.
-func (p *page) unstable(paths []hop.PathResult) {
+func (p page) unstable(paths []hop.PathResult) {
 	var unstable []hop.PathResult
 	for _, path := range paths {
 		if !path.Stable {
@@ -400,21 +390,21 @@ func (p *page) unstable(paths []hop.PathResult) {
 	if len(unstable) == 0 {
 		return
 	}
-	p.printf(`<h3>Unstable paths: their rounds disagree, or the hop moved between runs</h3><ul>`)
+	p.Printf(`<h3>Unstable paths: their rounds disagree, or the hop moved between runs</h3><ul>`)
 	for _, path := range unstable {
 		cause := ""
 		if path.Trace != nil && path.Trace.Cause != "" && !strings.Contains(path.UnstableReason, path.Trace.Cause) {
 			cause = "; cause: " + path.Trace.Cause
 		}
-		p.printf(`<li><span class="unstable">%s</span>: %s%s</li>`, esc(path.Name), esc(path.UnstableReason), esc(cause))
+		p.Printf(`<li><span class="unstable">%s</span>: %s%s</li>`, esc(path.Name), esc(path.UnstableReason), esc(cause))
 	}
-	p.printf("</ul>\n")
+	p.Printf("</ul>\n")
 }
 
 // decompositionNotes says the notes of the paths' decompositions (a
 // traced one's excepted): a note that several paths share once, naming
 // them.
-func (p *page) decompositionNotes(paths []hop.PathResult) {
+func (p page) decompositionNotes(paths []hop.PathResult) {
 	var notes []string
 	on := map[string][]string{}
 	for _, path := range paths {
@@ -426,7 +416,7 @@ func (p *page) decompositionNotes(paths []hop.PathResult) {
 		}
 	}
 	for _, n := range notes {
-		p.printf(`<p><small>%s: %s</small></p>`, esc(strings.Join(on[n], ", ")), esc(n))
+		p.Printf(`<p><small>%s: %s</small></p>`, esc(strings.Join(on[n], ", ")), esc(n))
 	}
 }
 
@@ -524,9 +514,9 @@ func spectrumOf(path hop.PathResult) (pct, us []float64, fromHist bool) {
 // spectra draws, per regime, every path's latency spectrum on a log
 // percentile axis (HdrHistogram's plot), its direct baseline drawn as the
 // reference in each.
-func (p *page) spectra(rep *hop.Report, regimes []string) {
-	p.printf(`<section id="spectrum"><h2>Latency spectrum</h2>`)
-	p.printf(`<p>Round trip by percentile, the percentile axis as 1/(1−q) on a log scale so that 90%%, 99%% and 99.9%% are evenly spaced; the latency axis is logarithmic. The black line in each is the path's direct baseline.</p>`)
+func (p page) spectra(rep *hop.Report, regimes []string) {
+	p.Printf(`<section id="spectrum"><h2>Latency spectrum</h2>`)
+	p.Printf(`<p>Round trip by percentile, the percentile axis as 1/(1−q) on a log scale so that 90%%, 99%% and 99.9%% are evenly spaced; the latency axis is logarithmic. The black line in each is the path's direct baseline.</p>`)
 	anyHist := false
 	for _, g := range regimes {
 		var paths []hop.PathResult
@@ -539,7 +529,7 @@ func (p *page) spectra(rep *hop.Report, regimes []string) {
 			continue
 		}
 		if len(regimes) > 1 {
-			p.printf(`<h3>%s</h3>`, esc(regimeTitle(g)))
+			p.Printf(`<h3>%s</h3>`, esc(regimeTitle(g)))
 		}
 		lo, hi, qmax := math.Inf(1), 0.0, 10.0
 		for _, path := range paths {
@@ -567,7 +557,7 @@ func (p *page) spectra(rep *hop.Report, regimes []string) {
 		}
 		lo = math.Pow(10, math.Floor(math.Log10(lo)))
 		hi = math.Pow(10, math.Ceil(math.Log10(hi)))
-		p.printf(`<div class="grid">`)
+		p.Printf(`<div class="grid">`)
 		for _, path := range paths {
 			var lines []line
 			if path.Relay != hop.Direct {
@@ -584,16 +574,16 @@ func (p *page) spectra(rep *hop.Report, regimes []string) {
 				dash = "6,3"
 			}
 			lines = append(lines, line{name: path.Name, colour: colourOf(string(path.Relay)), dash: dash, width: 1.6, x: qAxis(x), y: y, marks: !h})
-			p.printf(`<figure>%s</figure>`, figure(path.Name,
+			p.Printf(`<figure>%s</figure>`, figure(path.Name,
 				axis{label: "percentile", lo: 1, hi: qmax, log: true, ticks: qticks},
 				axis{label: "round trip (µs, log)", lo: lo, hi: hi, log: true, ticks: logTicks(lo, hi)}, lines))
 		}
-		p.printf("</div>\n")
+		p.Printf("</div>\n")
 	}
 	if !anyHist {
-		p.printf(`<p><small>Drawn from the report's percentiles (min, p50, p95, p99, p99.9, max at 99.99%%): the histograms were not at hand; the .hgrm files hold the full spectra.</small></p>`)
+		p.Printf(`<p><small>Drawn from the report's percentiles (min, p50, p95, p99, p99.9, max at 99.99%%): the histograms were not at hand; the .hgrm files hold the full spectra.</small></p>`)
 	}
-	p.printf("</section>\n")
+	p.Printf("</section>\n")
 }
 
 // qAxis maps percentiles to 1/(1-q), capped at the 99.9999th.
@@ -627,62 +617,62 @@ func baselineOf(path hop.PathResult, all []hop.PathResult) (hop.PathResult, bool
 	return hop.PathResult{}, false
 }
 
-func (p *page) verdicts(rep *hop.Report) {
-	p.printf(`<section id="verdicts"><h2>Verdicts</h2><ul class="verdicts">`)
+func (p page) verdicts(rep *hop.Report) {
+	p.Printf(`<section id="verdicts"><h2>Verdicts</h2><ul class="verdicts">`)
 	for _, v := range rep.Verdicts {
-		p.printf(`<li>%s</li>`, esc(v))
+		p.Printf(`<li>%s</li>`, esc(v))
 	}
 	if len(rep.Verdicts) == 0 {
-		p.printf(`<li>none</li>`)
+		p.Printf(`<li>none</li>`)
 	}
-	p.printf("</ul>\n")
+	p.Printf("</ul>\n")
 	for _, s := range rep.Skipped {
-		p.printf(`<p>skipped %s: %s</p>`, esc(s.Path), esc(s.Reason))
+		p.Printf(`<p>skipped %s: %s</p>`, esc(s.Path), esc(s.Reason))
 	}
 	split := splitWarnings(rep)
 	for _, w := range rep.Warnings {
 		if split[w] {
-			p.printf(`<p>note: %s</p>`, esc(w))
+			p.Printf(`<p>note: %s</p>`, esc(w))
 		}
 	}
-	p.printf("</section>\n")
+	p.Printf("</section>\n")
 }
 
 // run is what made the run and where its files are: the links are
 // relative, so the page and its directory travel together.
-func (p *page) run(rep *hop.Report) {
-	p.printf(`<section id="run"><h2>The run</h2>`)
+func (p page) run(rep *hop.Report) {
+	p.Printf(`<section id="run"><h2>The run</h2>`)
 	cmd := strings.Join(rep.CommandLine, " ")
 	if cmd == "" {
 		cmd = "(not recorded)"
 	}
-	p.printf(`<p>Command line:</p><pre><code>%s</code></pre>`, esc(cmd))
-	p.printf(`<p>hoplat version %s; the run took %.1f s.</p>`, esc(orDash(rep.Version)), rep.Elapsed)
+	p.Printf(`<p>Command line:</p><pre><code>%s</code></pre>`, esc(cmd))
+	p.Printf(`<p>hoplat version %s; the run took %.1f s.</p>`, esc(orDash(rep.Version)), rep.Elapsed)
 	for _, s := range rep.Config.RoundSizing {
-		p.printf(`<p><small>%s</small></p>`, esc(phrase.Sizing(s)))
+		p.Printf(`<p><small>%s</small></p>`, esc(phrase.Sizing(s)))
 	}
 	if rep.Tracer != nil {
 		if rep.Tracer.On {
-			p.printf(`<p><small>traced: one more round of each path; the tracer's %.0f ns a record taken off</small></p>`, rep.Tracer.PerRecordNs)
+			p.Printf(`<p><small>traced: one more round of each path; the tracer's %.0f ns a record taken off</small></p>`, rep.Tracer.PerRecordNs)
 			if w := rep.Tracer.Wakes; w != nil {
-				p.printf(`<p><small>%s</small></p>`, esc(phrase.Wakes(w)))
+				p.Printf(`<p><small>%s</small></p>`, esc(phrase.Wakes(w)))
 			}
 		} else if rep.Tracer.Note != "" {
-			p.printf(`<p><small>not traced: %s</small></p>`, esc(rep.Tracer.Note))
+			p.Printf(`<p><small>not traced: %s</small></p>`, esc(rep.Tracer.Note))
 		}
 	}
-	p.printf(`<p>Files of the run:</p><ul>`)
+	p.Printf(`<p>Files of the run:</p><ul>`)
 	for _, f := range []struct{ name, what string }{
 		{"report.json", "the report, hoplat.hopbench.v1"}, {"report.csv", "one row per path"}, {"report.txt", "the text report"},
 	} {
-		p.printf(`<li><a href="%s">%s</a>: %s</li>`, f.name, f.name, f.what)
+		p.Printf(`<li><a href="%s">%s</a>: %s</li>`, f.name, f.name, f.what)
 	}
 	if len(rep.TraceEvents) > 0 || (rep.Tracer != nil && rep.Tracer.Waterfall > 0) {
-		p.printf(`<li><a href="trace.json">trace.json</a>: the traced requests, for ui.perfetto.dev or chrome://tracing</li>`)
+		p.Printf(`<li><a href="trace.json">trace.json</a>: the traced requests, for ui.perfetto.dev or chrome://tracing</li>`)
 	}
 	for _, path := range rep.Paths {
 		name := hop.FileName(path, rep.Paths) + ".hgrm"
-		p.printf(`<li><a href="%s">%s</a>: %s, %d threads</li>`, esc(name), esc(name), esc(path.Name), path.Threads)
+		p.Printf(`<li><a href="%s">%s</a>: %s, %d threads</li>`, esc(name), esc(name), esc(path.Name), path.Threads)
 	}
-	p.printf("</ul></section>\n")
+	p.Printf("</ul></section>\n")
 }

@@ -2,12 +2,12 @@ package page
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // hasSweeps is whether the run swept threads, service time or chain length.
@@ -59,11 +59,11 @@ func sweepLines(paths []hop.PathResult, x func(hop.PathResult) float64, same fun
 // sweeps draws each sweep beside its table: throughput and p50 against
 // client threads, the added p50's share of the round trip against the
 // backend's service time, and p50 against chain length with its fit.
-func (p *page) sweeps(rep *hop.Report) {
+func (p page) sweeps(rep *hop.Report) {
 	if !hasSweeps(rep) {
 		return
 	}
-	p.printf(`<section id="sweeps"><h2>Sweeps</h2>`)
+	p.Printf(`<section id="sweeps"><h2>Sweeps</h2>`)
 	if th := distinct(rep.Paths, threadsOf); len(th) > 1 {
 		p.threadSweep(rep, th)
 	}
@@ -73,12 +73,12 @@ func (p *page) sweeps(rep *hop.Report) {
 	if len(rep.Chains) > 0 {
 		p.chainSweep(rep)
 	}
-	p.printf("</section>\n")
+	p.Printf("</section>\n")
 }
 
 // threadSweep draws throughput and p50 against client threads th, one
 // line per path at the first service time, size and rows, with its table.
-func (p *page) threadSweep(rep *hop.Report, th []float64) {
+func (p page) threadSweep(rep *hop.Report, th []float64) {
 	lines := sweepLines(rep.Paths, threadsOf, func(a, b hop.PathResult) bool {
 		return a.ServiceTimeUs == b.ServiceTimeUs && a.Size == b.Size && a.Rows == b.Rows
 	})
@@ -97,18 +97,18 @@ func (p *page) threadSweep(rep *hop.Report, th []float64) {
 	if !xa.log {
 		xa.ticks = linearTicks(th[0], th[len(th)-1], "")
 	}
-	p.printf(`<h3>Client threads</h3><div class="pair"><figure>%s</figure><figure>%s</figure>`,
+	p.Printf(`<h3>Client threads</h3><div class="pair"><figure>%s</figure><figure>%s</figure>`,
 		figure("Throughput by client threads", xa, axis{label: "requests/s", lo: 0, hi: niceCeil(maxTPS), ticks: linearTicks(0, niceCeil(maxTPS), "")}, tps),
 		figure("p50 round trip by client threads", xa, axis{label: "p50 round trip (µs)", lo: 0, hi: niceCeil(maxLat), ticks: linearTicks(0, niceCeil(maxLat), "")}, lat))
 	p.table(lines, "threads", func(r hop.PathResult) string {
 		return fmt.Sprintf("%.0f tps, %s µs", r.TPS, phrase.Us(r.LatencyUs.P50))
 	})
-	p.printf(`</div>`)
+	p.Printf(`</div>`)
 }
 
 // serviceSweep draws each relay path's added p50 as a share of its round
 // trip against the backend's service times svc, with its table.
-func (p *page) serviceSweep(rep *hop.Report, svc []float64) {
+func (p page) serviceSweep(rep *hop.Report, svc []float64) {
 	var relays []hop.PathResult
 	for _, r := range rep.Paths {
 		if r.Relay != hop.Direct && r.AddedUs != nil && r.LatencyUs.P50 > 0 {
@@ -142,18 +142,18 @@ func (p *page) serviceSweep(rep *hop.Report, svc []float64) {
 			}
 		}
 	}
-	p.printf(`<h3>Backend service time</h3><div class="pair"><figure>%s</figure>`,
+	p.Printf(`<h3>Backend service time</h3><div class="pair"><figure>%s</figure>`,
 		figure("Added p50 as a share of the round trip", xa, axis{label: "added p50 (% of round trip)", lo: floorOf(bottom), hi: niceCeil(top), ticks: linearTicks(floorOf(bottom), niceCeil(top), "%")}, over))
 	p.table(lines, "service µs", func(r hop.PathResult) string {
 		return fmt.Sprintf("%s µs (%.0f%%)", signed(r.AddedUs.P50), 100*r.AddedUs.P50/r.LatencyUs.P50)
 	})
-	p.printf(`</div>`)
+	p.Printf(`</div>`)
 }
 
 // chainSweep draws p50 against chain length, one line per relay and
 // transport, with a table of each chain's fit: per hop, its interval, the
 // intercept and r².
-func (p *page) chainSweep(rep *hop.Report) {
+func (p page) chainSweep(rep *hop.Report) {
 	var lines []line
 	top, most := 0.0, 0
 	for _, c := range rep.Chains {
@@ -168,19 +168,19 @@ func (p *page) chainSweep(rep *hop.Report) {
 			top = max(top, v)
 		}
 	}
-	p.printf(`<h3>Chain length</h3><div class="pair"><figure>%s</figure>`,
+	p.Printf(`<h3>Chain length</h3><div class="pair"><figure>%s</figure>`,
 		figure("p50 round trip by relay hops", axis{label: "relay hops", lo: 0, hi: float64(max(most, 1)), ticks: linearTicks(0, float64(max(most, 1)), "")},
 			axis{label: "p50 round trip (µs)", lo: 0, hi: niceCeil(top), ticks: linearTicks(0, niceCeil(top), "")}, lines))
-	p.printf(`<div class="scroll"><table><tr><th>chain</th><th>hops</th><th>p50 µs</th><th>per hop µs</th><th>95%% CI</th><th>intercept µs</th><th>r²</th></tr>`)
+	p.Printf(`<div class="scroll"><table><tr><th>chain</th><th>hops</th><th>p50 µs</th><th>per hop µs</th><th>95%% CI</th><th>intercept µs</th><th>r²</th></tr>`)
 	for _, c := range rep.Chains {
 		var hs, ps []string
 		for i, h := range c.Hops {
 			hs, ps = append(hs, fmt.Sprint(h)), append(ps, phrase.Us(c.P50Us[i]))
 		}
-		p.printf(`<tr><td>%s %s</td><td>%s</td><td>%s</td><td>%s</td><td>[%s, %s]</td><td>%s</td><td>%.3f</td></tr>`, esc(string(c.Relay)), esc(string(c.Transport)),
+		p.Printf(`<tr><td>%s %s</td><td>%s</td><td>%s</td><td>%s</td><td>[%s, %s]</td><td>%s</td><td>%.3f</td></tr>`, esc(string(c.Relay)), esc(string(c.Transport)),
 			strings.Join(hs, ", "), strings.Join(ps, ", "), phrase.Us(c.PerHopUs), phrase.Us(c.PerHopCI95[0]), phrase.Us(c.PerHopCI95[1]), phrase.Us(c.InterceptUs), c.R2)
 	}
-	p.printf(`</table></div></div>`)
+	p.Printf(`</table></div></div>`)
 }
 
 // floorOf is 0, or below a negative v the round value niceCeil gives.
@@ -204,7 +204,7 @@ func plotLine(l sweepLine, y []float64) line {
 }
 
 // table is a sweep's figures: one row per line, one column per x.
-func (p *page) table(lines []sweepLine, head string, cell func(hop.PathResult) string) {
+func (p page) table(lines []sweepLine, head string, cell func(hop.PathResult) string) {
 	var xs []float64
 	for _, l := range lines {
 		for _, x := range l.x {
@@ -214,24 +214,24 @@ func (p *page) table(lines []sweepLine, head string, cell func(hop.PathResult) s
 		}
 	}
 	slices.Sort(xs)
-	p.printf(`<div class="scroll"><table><tr><th>path \ %s</th>`, esc(head))
+	p.Printf(`<div class="scroll"><table><tr><th>path \ %s</th>`, esc(head))
 	for _, x := range xs {
-		p.printf(`<th>%s</th>`, trim(x))
+		p.Printf(`<th>%s</th>`, trim(x))
 	}
-	p.printf(`</tr>`)
+	p.Printf(`</tr>`)
 	for _, l := range lines {
-		p.printf(`<tr><td>%s</td>`, esc(l.name))
+		p.Printf(`<tr><td>%s</td>`, esc(l.name))
 		for _, x := range xs {
 			i := slices.Index(l.x, x)
 			if i < 0 {
-				p.printf(`<td>-</td>`)
+				p.Printf(`<td>-</td>`)
 				continue
 			}
-			p.printf(`<td>%s</td>`, esc(cell(l.rows[i])))
+			p.Printf(`<td>%s</td>`, esc(cell(l.rows[i])))
 		}
-		p.printf(`</tr>`)
+		p.Printf(`</tr>`)
 	}
-	p.printf(`</table></div>`)
+	p.Printf(`</table></div>`)
 }
 
 // valueTicks labels the values themselves (thread counts, service times).
