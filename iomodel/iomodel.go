@@ -78,7 +78,7 @@ func Parse(s string) (Model, error) {
 	case "spin":
 		return Spin, nil
 	}
-	return Netpoll, fmt.Errorf("pingpong: I/O model %q: want auto, netpoll, blocking or spin", s)
+	return Netpoll, fmt.Errorf("iomodel: I/O model %q: want auto, netpoll, blocking or spin", s)
 }
 
 // Limit is how many connections Auto serves blocking on cpus CPUs.

@@ -60,10 +60,10 @@ func (s *Server) Start(ctx context.Context) error {
 // Bind and Serve.
 func (s *Server) Bind(ctx context.Context) error {
 	if s.Handler == nil {
-		return errors.New("pingpong: server: no handler")
+		return errors.New("responder: server: no handler")
 	}
 	if len(s.Listen) == 0 {
-		return errors.New("pingpong: server: no listen address")
+		return errors.New("responder: server: no listen address")
 	}
 	s.conns = map[iomodel.Conn]struct{}{}
 	s.done = make(chan struct{})
@@ -146,12 +146,12 @@ func (s *Server) accept(ln *sockets.Listener) {
 				return
 			}
 			if !outOfFDs(err) {
-				s.logf("pingpong: accept on %s: %w", ln.Spec(), err)
+				s.logf("responder: accept on %s: %w", ln.Spec(), err)
 				return
 			}
 			if backoff == 0 {
 				// Once per episode: every retry would flood the log.
-				s.logf("pingpong: accept on %s: %w; retrying every %v to %v until connections close", ln.Spec(), err, acceptBackoffMin, acceptBackoffMax)
+				s.logf("responder: accept on %s: %w; retrying every %v to %v until connections close", ln.Spec(), err, acceptBackoffMin, acceptBackoffMax)
 			}
 			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
 			t := time.NewTimer(backoff)
@@ -192,7 +192,7 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	defer unlock()
 	if err != nil {
 		nc.Close()
-		s.logf("pingpong: serve %s: %w", peer, err)
+		s.logf("responder: serve %s: %w", peer, err)
 		return
 	}
 	if cpu >= 0 && s.Pinned != nil {
@@ -200,7 +200,7 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	}
 	c, err := iomodel.Adopt(nc, m)
 	if err != nil {
-		s.logf("pingpong: serve %s: %w", peer, err)
+		s.logf("responder: serve %s: %w", peer, err)
 		return
 	}
 	defer c.Close()
@@ -217,7 +217,7 @@ func (s *Server) serve(nc net.Conn, i int, unix bool) {
 	closing := s.closing
 	s.mu.Unlock()
 	if err != nil && !closing && !isDisconnect(err) {
-		s.logf("pingpong: serve %s: %w", peer, err)
+		s.logf("responder: serve %s: %w", peer, err)
 	}
 }
 

@@ -32,7 +32,7 @@ func ParseServiceMode(s string) (ServiceMode, error) {
 	case "sleep":
 		return Sleep, nil
 	}
-	return Busy, fmt.Errorf("pingpong: service mode %q: want busy or sleep", s)
+	return Busy, fmt.Errorf("responder: service mode %q: want busy or sleep", s)
 }
 
 // Service is the time a responder spends before each reply, to model a

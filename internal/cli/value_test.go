@@ -19,7 +19,7 @@ func TestBadValue(t *testing.T) {
 			`--threads "1,0": 0: want at least 1`},
 		{BadList("--threads", "-3", errors.New(`"-3": a negative number or a range with no start (ranges read LO-HI, as 1-4)`)),
 			`--threads "-3": a negative number or a range with no start (ranges read LO-HI, as 1-4)`},
-		{BadValue("--io", "fast", errors.New(`pingpong: I/O model "fast": want auto, netpoll, blocking or spin`)),
+		{BadValue("--io", "fast", errors.New(`iomodel: I/O model "fast": want auto, netpoll, blocking or spin`)),
 			`--io "fast": want auto, netpoll, blocking or spin`},
 		{BadValue("--format", "xml", errors.New(`results: unknown format "xml" (want text, json or csv)`)),
 			`--format "xml": unknown format (want text, json or csv)`},
