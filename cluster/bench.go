@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -63,9 +62,6 @@ type BenchConfig struct {
 	// Hoprelay is hoprelay's path; "" finds it next to this executable or
 	// on PATH.
 	Hoprelay string
-	// Progress receives the steps and sysbench's per-second lines; nil for
-	// none.
-	Progress io.Writer
 }
 
 // WithDefaults is c with every zero field at its documented default.
@@ -104,9 +100,6 @@ func (c *BenchConfig) defaults() {
 	}
 	if c.Runs == 0 {
 		c.Runs = 1
-	}
-	if c.Progress == nil {
-		c.Progress = io.Discard
 	}
 }
 

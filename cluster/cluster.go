@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -53,8 +52,10 @@ type Config struct {
 	// SyncTimeout bounds each node's wait for Synced; 0 for 3 minutes (a
 	// state transfer on a loaded two-core machine).
 	SyncTimeout time.Duration
-	// Log receives one line per step and the nodes' errors; nil for none.
-	Log io.Writer
+	// Steps is told each step (a node bootstrapping, joining, synced,
+	// stopping) as it is taken, on the goroutine of the call that takes
+	// it; nil for none.
+	Steps func(Step)
 }
 
 func (c *Config) defaults() {
@@ -176,12 +177,6 @@ func (c *Cluster) Nodes() []*Node { return c.nodes }
 // Account is the client account: user, password, database.
 func (c *Cluster) Account() (user, password, db string) { return c.cfg.User, c.cfg.Password, c.cfg.DB }
 
-func (c *Cluster) logf(format string, args ...any) {
-	if c.cfg.Log != nil {
-		fmt.Fprintf(c.cfg.Log, "galera: "+format+"\n", args...)
-	}
-}
-
 func (c *Cluster) makeDirs(ctx context.Context) error {
 	mysql, err := user.Lookup("mysql")
 	if err != nil {
@@ -276,7 +271,7 @@ func (c *Cluster) bootstrap(ctx context.Context) error {
 	if err := c.startNode(ctx, n, true); err != nil {
 		return err
 	}
-	c.logf("%s: bootstrapping a new cluster at %s", n.Name, n.Endpoint())
+	c.step(Step{Kind: Bootstrapping, Node: n.Name, Endpoint: n.Endpoint()})
 	// Root logs in over the node's socket alone (root@localhost); the
 	// accounts made here reach the other nodes with their state transfer.
 	grants := fmt.Sprintf("CREATE DATABASE IF NOT EXISTS %s; CREATE USER IF NOT EXISTS '%s'@'%%' IDENTIFIED BY '%s'; GRANT ALL ON *.* TO '%s'@'%%';",
@@ -299,7 +294,7 @@ func (c *Cluster) join(ctx context.Context, i int) error {
 	if err := c.startNode(ctx, n, false); err != nil {
 		return err
 	}
-	c.logf("%s: joining at %s (state transfer: %s)", n.Name, n.Endpoint(), c.cfg.SST)
+	c.step(Step{Kind: Joining, Node: n.Name, Endpoint: n.Endpoint(), SST: c.cfg.SST})
 	return c.WaitSynced(ctx, i, i+1)
 }
 
@@ -351,7 +346,7 @@ func (c *Cluster) WaitSynced(ctx context.Context, i, size int) error {
 		}
 		return fmt.Errorf("galera: node %s: waiting for Synced in %d: %w (last status: %s)", n.Name, size, err, last)
 	}
-	c.logf("%s: %s after %.1fs", n.Name, last, time.Since(start).Seconds())
+	c.step(Step{Kind: Reached, Node: n.Name, Status: last, After: time.Since(start)})
 	return nil
 }
 
@@ -446,7 +441,7 @@ func (c *Cluster) StopNode(i int) error {
 	if n.proc == nil {
 		return nil
 	}
-	c.logf("%s: stopping", n.Name)
+	c.step(Step{Kind: Stopping, Node: n.Name})
 	if err := n.proc.Stop(); err != nil {
 		return fmt.Errorf("galera: node %s: %w", n.Name, err)
 	}

@@ -44,15 +44,6 @@ func requireCluster(t *testing.T) {
 	}
 }
 
-// testLog sends each line to t.Log.
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Helper()
-	l.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
 // upCluster makes app and three node namespaces and a Synced cluster,
 // removed when the test ends.
 func upCluster(t *testing.T, ctx context.Context) (*hosts.Testbed, *Cluster) {
@@ -72,7 +63,7 @@ func upCluster(t *testing.T, ctx context.Context) (*hosts.Testbed, *Cluster) {
 			t.Error(err)
 		}
 	})
-	cl, err := Start(ctx, tb, Config{Nodes: nodes, Log: testLog{t}})
+	cl, err := Start(ctx, tb, Config{Nodes: nodes, Steps: func(s Step) { t.Logf("%+v", s) }})
 	if cl != nil {
 		t.Cleanup(func() { cl.Close() })
 	}

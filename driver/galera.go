@@ -34,13 +34,16 @@ const galeraCheckUser = "haproxy"
 // hopbench run builds (Build: HAProxy and hoprelay, as a cluster backend's
 // paths), runs every workload on every path in interleaved rounds, and
 // returns the table. Everything it started and made is stopped and
-// removed before it returns, ctx's cancellation included. Its steps go
-// to progress as events (nil for none); the hosts' and the cluster's own
-// lines to cfg.Progress.
+// removed before it returns, ctx's cancellation included. Its steps, and
+// the hosts' and the cluster's (event.HostStep, event.NodeStep), go to
+// progress as events (nil for none).
 func Galera(ctx context.Context, cfg cluster.BenchConfig, progress event.Sink) (*cluster.Report, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Check(); err != nil {
 		return nil, err
+	}
+	if progress == nil {
+		progress = discard{}
 	}
 	sysbench, err := locate.Find("sysbench")
 	if err != nil {
@@ -50,7 +53,7 @@ func Galera(ctx context.Context, cfg cluster.BenchConfig, progress event.Sink) (
 	if err != nil {
 		return nil, err
 	}
-	tb, cl, err := upGalera(ctx, cfg)
+	tb, cl, err := upGalera(ctx, cfg, progress)
 	if tb != nil {
 		defer tb.Close()
 	}
@@ -61,9 +64,6 @@ func Galera(ctx context.Context, cfg cluster.BenchConfig, progress event.Sink) (
 		return nil, err
 	}
 	rep := galeraReport(ctx, cfg, cl)
-	if progress == nil {
-		progress = discard{}
-	}
 	b := &galeraBench{cfg: cfg, progress: progress, tb: tb, cl: cl, sysbench: sysbench, programs: programs}
 	defer b.stopPaths()
 	if err := b.prepare(ctx); err != nil {
@@ -83,21 +83,22 @@ func Galera(ctx context.Context, cfg cluster.BenchConfig, progress event.Sink) (
 	return rep, nil
 }
 
-// upGalera brings up the namespaces and a Synced cluster of cfg.Nodes.
-// What it returns is the caller's to close, on error too.
-func upGalera(ctx context.Context, cfg cluster.BenchConfig) (*hosts.Testbed, *cluster.Cluster, error) {
+// upGalera brings up the namespaces and a Synced cluster of cfg.Nodes,
+// their steps told to progress. What it returns is the caller's to close,
+// on error too.
+func upGalera(ctx context.Context, cfg cluster.BenchConfig, progress event.Sink) (*hosts.Testbed, *cluster.Cluster, error) {
 	hs := []hosts.Host{{Name: galeraApp, Kind: hosts.NetNS, Namespace: galeraApp}}
 	var nodes []string
 	for i := range cfg.Nodes {
 		hs = append(hs, hosts.Host{Name: galeraNode(i), Kind: hosts.NetNS, Namespace: galeraNode(i)})
 		nodes = append(nodes, galeraNode(i))
 	}
-	tb, err := hosts.Up(ctx, hs, hosts.Options{Log: cfg.Progress})
+	tb, err := hosts.Up(ctx, hs, hosts.Options{Steps: hostSteps(progress)})
 	if err != nil {
 		return nil, nil, err
 	}
 	cl, err := cluster.Start(ctx, tb, cluster.Config{Nodes: nodes, CheckUser: galeraCheckUser,
-		SST: cfg.SST, BufferPool: cfg.BufferPool, Log: cfg.Progress})
+		SST: cfg.SST, BufferPool: cfg.BufferPool, Steps: nodeSteps(progress)})
 	return tb, cl, err
 }
 

@@ -44,7 +44,7 @@ func upHosts(ctx context.Context, cfg Config) (*hostBed, error) {
 			return nil, tp.Errorf(strings.ToUpper(c)+"_HOST", "%s is an ssh host: hopbench runs the server side (pongd) on ssh hosts, the %s on this machine or in a namespace", h, c)
 		}
 	}
-	tb, err := tp.Up(ctx, hosts.Options{Binary: localBinary(cfg.Locate), Log: logTo(cfg.Progress)})
+	tb, err := tp.Up(ctx, hosts.Options{Binary: localBinary(cfg.Locate), Steps: hostSteps(cfg.Progress)})
 	if err != nil {
 		return nil, err
 	}

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"sync"
 
+	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/driver/event"
+	"github.com/hoplat/hoplat/hosts"
 )
 
 // lineWriter hands each whole line written to it, without its newline, to
-// line. A child's output and a library's log reach the progress through
-// it as events.
+// line. A child's output reaches the progress through it as events.
 type lineWriter struct {
 	mu   sync.Mutex
 	line func([]byte)
@@ -31,8 +32,14 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// logTo is a writer for a library's own lines (hosts' steps) that hands
-// each to sink as an event.Line.
-func logTo(sink event.Sink) *lineWriter {
-	return &lineWriter{line: func(l []byte) { sink.Event(event.Line{Text: string(l)}) }}
+// hostSteps hands each of package hosts' steps to sink as an
+// event.HostStep.
+func hostSteps(sink event.Sink) func(hosts.Step) {
+	return func(s hosts.Step) { sink.Event(event.HostStep{Step: s}) }
+}
+
+// nodeSteps hands each of package cluster's steps to sink as an
+// event.NodeStep.
+func nodeSteps(sink event.Sink) func(cluster.Step) {
+	return func(s cluster.Step) { sink.Event(event.NodeStep{Step: s}) }
 }

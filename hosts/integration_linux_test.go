@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -268,13 +269,14 @@ func TestSignalLeavesNothing(t *testing.T) {
 				if ns := ours(t, helper); len(ns) != 2 {
 					t.Fatalf("after SIGKILL: namespaces %v, want the two left behind", ns)
 				}
-				var log strings.Builder
-				upOrSkip(t, context.Background(), []Host{{Name: "x", Kind: NetNS, Namespace: "x"}}, Options{Log: &log})
+				var steps []Step
+				upOrSkip(t, context.Background(), []Host{{Name: "x", Kind: NetNS, Namespace: "x"}},
+					Options{Steps: func(s Step) { steps = append(steps, s) }})
 				if ns := ours(t, helper); len(ns) != 0 {
 					t.Errorf("the next Up left the killed run's %v", ns)
 				}
-				if !strings.Contains(log.String(), "removed stale netns "+hostNS(helper, "db")) {
-					t.Errorf("log %q", log.String())
+				if !slices.Contains(steps, Step{Kind: StaleNetNSRemoved, Namespace: hostNS(helper, "db")}) {
+					t.Errorf("steps %+v", steps)
 				}
 			}
 			// pongd dies with its namespace, or with its parent.

@@ -117,8 +117,8 @@ func upNetNS(ctx context.Context, tb *Testbed) error {
 		if err := step(h, "add namespace "+name, "netns", "add", name); err != nil {
 			return err
 		}
-		tb.logf("netns %s: added %s", h.Name, name)
-		tb.push("delete netns "+name, func(ctx context.Context) error { return deleteNS(ctx, name) })
+		tb.step(Step{Kind: NetNSAdded, Host: h.Name, Namespace: name})
+		tb.push("delete netns "+name, Step{Kind: CloseNetNS, Namespace: name}, func(ctx context.Context) error { return deleteNS(ctx, name) })
 		return step(h, "loopback up", "-n", name, "link", "set", "lo", "up")
 	}
 	for i, h := range ns {
@@ -168,7 +168,7 @@ func upNetNS(ctx context.Context, tb *Testbed) error {
 		if err := step(h, "veth up", "-n", h.ns, "link", "set", ifName, "up"); err != nil {
 			return err
 		}
-		tb.logf("netns %s: %s on %s in %s", h.Name, h.addr, ifName, h.ns)
+		tb.step(Step{Kind: AddressSet, Host: h.Name, Address: h.addr, Interface: ifName, Namespace: h.ns})
 	}
 	return nil
 }
@@ -240,7 +240,7 @@ func cleanStale(ctx context.Context, tb *Testbed) error {
 			errs = append(errs, fmt.Errorf("hosts: remove stale %w", err))
 			continue
 		}
-		tb.logf("removed stale netns %s", name)
+		tb.step(Step{Kind: StaleNetNSRemoved, Namespace: name})
 	}
 	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(tb.tmp), nsPrefix+"*-ctl-*"))
 	for _, d := range dirs {
@@ -258,7 +258,7 @@ func cleanStale(ctx context.Context, tb *Testbed) error {
 			errs = append(errs, fmt.Errorf("hosts: remove stale %w", err))
 			continue
 		}
-		tb.logf("removed stale temp dir %s", d)
+		tb.step(Step{Kind: StaleTempDirRemoved, Path: d})
 	}
 	return errors.Join(errs...)
 }

@@ -147,7 +147,8 @@ func (tb *Testbed) Start(ctx context.Context, name string, c Command) (*Process,
 	tb.mu.Lock()
 	closed := tb.closed
 	if !closed {
-		tb.undo = append(tb.undo, undoStep{fmt.Sprintf("stop %s on %s", p.Name, name), func(context.Context) error { return p.stopLeft() }})
+		tb.undo = append(tb.undo, undoStep{fmt.Sprintf("stop %s on %s", p.Name, name),
+			Step{Kind: CloseProcess, Process: p.Name, Host: name}, func(context.Context) error { return p.stopLeft() }})
 	}
 	tb.mu.Unlock()
 	if closed {

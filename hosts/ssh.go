@@ -140,21 +140,21 @@ func (tb *Testbed) dial(ctx context.Context, h *host) (*sshConn, error) {
 	defer errFile.Close()
 	cmd := c.ssh(ctx, append(c.baseArgs(), "-o", "ControlMaster=yes", "-o", "ControlPersist=yes", "-N", "-f", "--", h.Target())...)
 	cmd.Stderr = errFile
-	tb.logf("ssh %s: connecting to %s", h.Name, h.dest())
+	tb.step(Step{Kind: SSHConnecting, Host: h.Name, Dest: h.dest()})
 	locked(func() { err = cmd.Run() })
 	if err != nil {
 		msg, _ := os.ReadFile(errFile.Name())
 		return nil, sshError(string(msg), err)
 	}
-	tb.push("close ssh "+h.Name, func(ctx context.Context) error { return c.closeMaster(ctx) })
+	tb.push("close ssh "+h.Name, Step{Kind: CloseSSH, Host: h.Name}, func(ctx context.Context) error { return c.closeMaster(ctx) })
 	if err := c.checkMaster(ctx); err != nil {
 		return nil, err
 	}
 	if err := c.setup(ctx, tb); err != nil {
 		return nil, err
 	}
-	tb.push("remove "+h.Name+":"+c.dir, func(ctx context.Context) error { return c.removeDir(ctx) })
-	tb.logf("ssh %s: %s/%s, temp dir %s", h.Name, c.goos, c.goarch, c.dir)
+	tb.push("remove "+h.Name+":"+c.dir, Step{Kind: CloseRemoteDir, Host: h.Name, Path: c.dir}, func(ctx context.Context) error { return c.removeDir(ctx) })
+	tb.step(Step{Kind: SSHReady, Host: h.Name, GOOS: c.goos, GOARCH: c.goarch, Path: c.dir})
 	return c, nil
 }
 
@@ -221,7 +221,7 @@ d=$(mktemp -d /tmp/hoplat-` + strconv.Itoa(tb.pid) + `-run-XXXXXX) && echo ` + s
 			if _, err := c.run(ctx, killScript(d), nil); err != nil {
 				return fmt.Errorf("remove stale %s: %w", d, err)
 			}
-			tb.logf("ssh %s: removed stale %s", c.h.Name, d)
+			tb.step(Step{Kind: SSHStaleRemoved, Host: c.h.Name, Path: d})
 		}
 	}
 	return nil
@@ -369,7 +369,7 @@ func (c *sshConn) binary(ctx context.Context, tb *Testbed, bin string) (string, 
 		if _, err := c.run(ctx, "cat > "+part+" && chmod 755 "+part+" && mv "+part+" "+shellQuote(p), f); err != nil {
 			return fail("ship %s: %w", local, err)
 		}
-		tb.logf("ssh %s: shipped %s to %s", c.h.Name, local, p)
+		tb.step(Step{Kind: BinaryShipped, Host: c.h.Name, Local: local, Path: p})
 	}
 	c.bins[bin] = p
 	return p, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -52,9 +51,10 @@ type Options struct {
 	// SSHOptions and RemoteBin are TopologyFile's fields of the same names.
 	SSHOptions []string
 	RemoteBin  string // "" for ship
-	// Log receives one line per step (namespace made, binary shipped…);
-	// nil for none.
-	Log io.Writer
+	// Steps is told each step (namespace made, binary shipped…) as it is
+	// taken, on the goroutine of the call that takes it (Up, Binary,
+	// Close); nil for none.
+	Steps func(Step)
 }
 
 // Testbed is a set of hosts brought up for a run: namespaces made and
@@ -74,8 +74,11 @@ type Testbed struct {
 	closed bool
 }
 
+// undoStep is one thing Close undoes: what for its error, step for
+// Options.Steps.
 type undoStep struct {
 	what string
+	step Step
 	fn   func(context.Context) error
 }
 
@@ -166,7 +169,7 @@ func (tb *Testbed) up(ctx context.Context) error {
 	// What a killed run left is removed if it can be; if not (not root),
 	// it is no reason to refuse a run that makes no namespaces.
 	if err := cleanStale(ctx, tb); err != nil {
-		tb.logf("%v", err)
+		tb.step(Step{Kind: StaleNotRemoved, Err: err})
 	}
 	if err := upNetNS(ctx, tb); err != nil {
 		return err
@@ -194,23 +197,17 @@ func (tb *Testbed) makeTemp() error {
 		return fmt.Errorf("hosts: temp dir: %w", err)
 	}
 	tb.tmp = dir
-	tb.push("remove "+dir, func(context.Context) error { return os.RemoveAll(dir) })
+	tb.push("remove "+dir, Step{Kind: CloseTempDir, Path: dir}, func(context.Context) error { return os.RemoveAll(dir) })
 	if err := os.WriteFile(dir+"/"+tempMarker, nil, 0o600); err != nil {
 		return fmt.Errorf("hosts: temp dir: %w", err)
 	}
 	return nil
 }
 
-func (tb *Testbed) push(what string, fn func(context.Context) error) {
+func (tb *Testbed) push(what string, step Step, fn func(context.Context) error) {
 	tb.mu.Lock()
-	tb.undo = append(tb.undo, undoStep{what, fn})
+	tb.undo = append(tb.undo, undoStep{what, step, fn})
 	tb.mu.Unlock()
-}
-
-func (tb *Testbed) logf(format string, args ...any) {
-	if tb.opt.Log != nil {
-		fmt.Fprintf(tb.opt.Log, "hosts: "+format+"\n", args...)
-	}
 }
 
 // Close stops every process still running and removes everything Up and
@@ -232,7 +229,7 @@ func (tb *Testbed) Close() error {
 	defer cancel()
 	var errs []error
 	for _, s := range slices.Backward(steps) {
-		tb.logf("close: %s", s.what)
+		tb.step(s.step)
 		if err := s.fn(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", s.what, err))
 		}

@@ -35,8 +35,9 @@ const ProgressWidth = 100
 // as they happen: where the run is and about how long is left, what
 // failed, was skipped or warned, at its level of detail. The messages of
 // a run's steps wrap at ProgressWidth columns; a resolution's, a sweep's
-// and hopbench galera's lines, and the lines it passes on (event.Line,
-// event.SysbenchLine), are said whole. It is an event.Sink, safe for use
+// and hopbench galera's lines, the hosts' and the Galera nodes' steps
+// (event.HostStep, event.NodeStep) and sysbench's lines it passes on
+// (event.SysbenchLine) are said whole. It is an event.Sink, safe for use
 // by several goroutines.
 type Progress struct {
 	mu     sync.Mutex
@@ -56,9 +57,12 @@ func (p *Progress) Event(e event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch e := e.(type) {
-	case event.Line:
+	case event.HostStep:
 		p.clear()
-		fmt.Fprintln(p.w, e.Text)
+		fmt.Fprintln(p.w, hostStep(e.Step))
+	case event.NodeStep:
+		p.clear()
+		fmt.Fprintln(p.w, nodeStep(e.Step))
 	case event.Probing:
 		p.say("probing the machine: wake-ups and loopback legs, pinned")
 	case event.Probed:

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/cluster"
 	"github.com/hoplat/hoplat/driver/event"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/stats"
 )
@@ -110,7 +112,8 @@ func TestProgressWholeLines(t *testing.T) {
 	var out bytes.Buffer
 	p := NewProgress(&out, ProgressLive)
 	for _, e := range []event.Event{
-		event.Line{Text: "hosts: netns client: added veth0"},
+		event.HostStep{Step: hosts.Step{Kind: hosts.NetNSAdded, Host: "client", Namespace: "hoplat-7-client"}},
+		event.NodeStep{Step: cluster.Step{Kind: cluster.Joining, Node: "galera2", Endpoint: "10.0.0.2:3306", SST: "rsync"}},
 		event.Resolving{Bound: 10*time.Minute + 400*time.Millisecond},
 		event.Unresolved{Paths: 3, After: 61*time.Second + 600*time.Millisecond, Growth: 2},
 		event.SweepBegun{Instances: 4, Servers: 2, Threads: []int{1, 8}, Runs: 3, Time: 10 * time.Second},
@@ -126,7 +129,8 @@ func TestProgressWholeLines(t *testing.T) {
 	} {
 		p.Event(e)
 	}
-	want := `hosts: netns client: added veth0
+	want := `hosts: netns client: added hoplat-7-client
+galera: galera2: joining at 10.0.0.2:3306 (state transfer: rsync)
 hopbench: against a real backend each round lengthens until every relay path's added p50 interval excludes zero, within 10m0s in all
 hopbench: 3 relay paths' intervals hold zero after 1m2s; again with rounds 2 times as long
 hopbench: sweep of 4 client instances against 2 servers, threads [1 8], 3 runs of 10s each

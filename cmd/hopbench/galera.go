@@ -23,17 +23,17 @@ import (
 // cluster, run by driver.Galera). Progress goes to stderr, the table to
 // stdout.
 func runGalera(args []string) error {
-	cfg, err := galeraFlags(args)
+	cfg, quiet, err := galeraFlags(args)
 	if err != nil {
 		return err
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	// The hosts' and the cluster's lines go to cfg.Progress as they
-	// are; the bench's steps are said by present.
+	// The bench's steps, and the hosts' and the nodes', are said by
+	// present.
 	var progress event.Sink
-	if cfg.Progress != nil {
-		progress = present.NewProgress(cfg.Progress, present.ProgressRounds)
+	if !quiet {
+		progress = present.NewProgress(os.Stderr, present.ProgressRounds)
 	}
 	rep, err := driver.Galera(ctx, cfg, progress)
 	if ctx.Err() != nil {
@@ -73,7 +73,9 @@ var galeraHelp = usage.Help{
 	},
 }
 
-func galeraFlags(args []string) (cluster.BenchConfig, error) {
+// galeraFlags reads hopbench galera's flags: the bench's config, and
+// whether --quiet turned its progress off.
+func galeraFlags(args []string) (cluster.BenchConfig, bool, error) {
 	var c cluster.BenchConfig
 	fs := pflag.NewFlagSet("hopbench galera", pflag.ContinueOnError)
 	workloads := fs.String("workloads", strings.Join(cluster.Workloads, ","), "sysbench tests to run, in order")
@@ -90,30 +92,27 @@ func galeraFlags(args []string) (cluster.BenchConfig, error) {
 	fs.StringVar(&c.BufferPool, "buffer-pool", "64M", "each node's innodb_buffer_pool_size")
 	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
 	if err := usage.Parse(fs, &galeraHelp, version, args, os.Stdout); err != nil {
-		return c, err
+		return c, false, err
 	}
 	if fs.NArg() > 0 {
-		return c, cli.Usage(fmt.Errorf("galera: unexpected argument %q", fs.Arg(0)))
+		return c, false, cli.Usage(fmt.Errorf("galera: unexpected argument %q", fs.Arg(0)))
 	}
 	// The library reads 0 as its default; on the command line it is a
 	// mistake.
 	for _, name := range []string{"tables", "table-size", "direct-threads", "proxy-threads", "runs", "nodes"} {
 		if v, _ := fs.GetInt(name); v < 1 {
-			return c, cli.Usage(fmt.Errorf("--%s \"%d\": want at least 1", name, v))
+			return c, false, cli.Usage(fmt.Errorf("--%s \"%d\": want at least 1", name, v))
 		}
 	}
 	var err error
 	if c.Workloads, err = list.Items(*workloads); err != nil {
-		return c, cli.BadList("--workloads", *workloads, err)
+		return c, false, cli.BadList("--workloads", *workloads, err)
 	}
 	if c.Paths, err = list.Items(*paths); err != nil {
-		return c, cli.BadList("--paths", *paths, err)
-	}
-	if !*quiet {
-		c.Progress = os.Stderr
+		return c, false, cli.BadList("--paths", *paths, err)
 	}
 	if err := c.Check(); err != nil {
-		return c, cli.Usage(err)
+		return c, false, cli.Usage(err)
 	}
-	return c, nil
+	return c, *quiet, nil
 }

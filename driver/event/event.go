@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/cluster"
+	"github.com/hoplat/hoplat/hosts"
 	"github.com/hoplat/hoplat/probe/machine"
 )
 
@@ -17,9 +19,13 @@ type Event interface{ event() }
 // run's goroutine waits for the child.
 type Sink interface{ Event(Event) }
 
-// Line is a line a library the driver calls wrote of its own steps
-// (package hosts: namespaces made, binaries shipped), passed on as it is.
-type Line struct{ Text string }
+// HostStep is a step package hosts took bringing the hosts up or down
+// (namespaces made, binaries shipped, ...), passed on as it is.
+type HostStep struct{ Step hosts.Step }
+
+// NodeStep is a step package cluster took with hopbench galera's nodes
+// (one bootstrapping, joining, synced, stopping), passed on as it is.
+type NodeStep struct{ Step cluster.Step }
 
 // Probing: the probe of the machine's constants begins.
 type Probing struct{}
@@ -190,7 +196,8 @@ type SysbenchLine struct {
 	Line           string
 }
 
-func (Line) event()            {}
+func (HostStep) event()        {}
+func (NodeStep) event()        {}
 func (Probing) event()         {}
 func (Probed) event()          {}
 func (Warning) event()         {}
