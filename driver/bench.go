@@ -3,7 +3,6 @@ package driver
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,7 +21,8 @@ import (
 // first SIGINT or SIGTERM) stops the run at once, every process with it:
 // the round in progress is dropped, and Run returns the report of the
 // rounds completed so far, marked Partial (paths with no kept round
-// Unmeasured); when no round was kept, it returns ctx's error.
+// Unmeasured) with where it stopped in Stop, which present.Words says in
+// PartialReason; when no round was kept, it returns ctx's error.
 func Run(ctx context.Context, cfg Config) (*hop.Report, error) {
 	if resolving(cfg) {
 		return resolve(ctx, cfg, func(ctx context.Context, cfg Config) (*hop.Report, error) {
@@ -213,7 +213,6 @@ func (b *bench) runStages(ctx context.Context, pl *plan, rep *hop.Report) ([]Cel
 		}
 		rep.Warn(sr.warnings...)
 		if stopped := sr.stopped; stopped != nil {
-			stopped.stage, stopped.regime = si, st.Regime
 			if !keptAny(all, cfg.Discard) {
 				return nil, ctx.Err()
 			}
@@ -227,8 +226,9 @@ func (b *bench) runStages(ctx context.Context, pl *plan, rep *hop.Report) ([]Cel
 				all = append(all, unmeasured(st, pl.paths, cfg.Threads, slices.Concat(rep.Skipped, sr.skipped))...)
 			}
 			rep.Partial = true
-			rep.PartialReason = stopped.reason(context.Cause(ctx), len(pl.stages), cfg.Rounds)
-			pl.progress.tell(event.Stopped{Reason: rep.PartialReason})
+			rep.Stop = &hop.Stop{Cause: context.Cause(ctx), Round: stopped.rounds, Rounds: cfg.Rounds,
+				Stage: si, Stages: len(pl.stages), Regime: st.Regime, Phase: stopped.phase}
+			pl.progress.tell(event.Stopped{Stop: *rep.Stop})
 			break
 		}
 	}
@@ -283,35 +283,11 @@ type stageResult struct {
 	stopped  *stop // the run was cancelled in this stage: series holds the rounds completed
 }
 
-// stop is where a cancelled run stopped, for its partial report.
+// stop is where a cancelled stage stopped; the run's report carries it,
+// with the stage and the cause, as a hop.Stop.
 type stop struct {
-	stage  int    // 0-based, among the run's stages
-	regime string // the stage's placement regime
-	rounds int    // rounds every cell of the stage completed
-	phase  string // what ran past the rounds, "" within them
-}
-
-// reason says what stopped the run and where: "interrupted by SIGINT
-// after round 3 of 11", with the stage when the run has several and the
-// phase when the rounds were all done.
-func (s stop) reason(cause error, stages, rounds int) string {
-	// A cause that names its signal (cli.Interrupted) is said by it.
-	var sig interface{ SignalName() string }
-	what := fmt.Sprintf("stopped (%v)", cause)
-	if errors.As(cause, &sig) {
-		what = "interrupted by " + sig.SignalName()
-	}
-	where := fmt.Sprintf("after round %d of %d", s.rounds, rounds)
-	if stages > 1 {
-		where += fmt.Sprintf(" in stage %d of %d", s.stage+1, stages)
-		if s.regime != "" {
-			where += " (" + s.regime + ")"
-		}
-	}
-	if s.phase != "" {
-		where += ", in " + s.phase
-	}
-	return what + " " + where
+	rounds int           // rounds every cell of the stage completed
+	phase  hop.StopPhase // what ran past the rounds, or before them
 }
 
 // keptAny reports whether any series holds a kept round.

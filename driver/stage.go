@@ -61,7 +61,7 @@ func (b *bench) runStage(ctx context.Context, s *stageRun) (sr stageResult, err 
 	s.topo, err = Build(ctx, s.spec)
 	if err != nil {
 		if ctx.Err() != nil {
-			return stageResult{stopped: &stop{phase: "starting the components"}}, nil
+			return stageResult{stopped: &stop{phase: hop.PhaseStarting}}, nil
 		}
 		return stageResult{}, err
 	}
@@ -78,7 +78,7 @@ func (b *bench) runStage(ctx context.Context, s *stageRun) (sr stageResult, err 
 		d, rs, err := b.sizeRounds(ctx, s, live)
 		if err != nil {
 			if ctx.Err() != nil {
-				s.sr.stopped = &stop{phase: "sizing the rounds"}
+				s.sr.stopped = &stop{phase: hop.PhaseSizing}
 				return s.sr, nil
 			}
 			return stageResult{}, err
@@ -104,7 +104,7 @@ func (b *bench) runStage(ctx context.Context, s *stageRun) (sr stageResult, err 
 			if ctx.Err() == nil {
 				return stageResult{}, err
 			}
-			s.stopIn("the connect-only series")
+			s.stopIn(hop.PhaseConnect)
 		}
 	}
 	s.settle()
@@ -296,7 +296,7 @@ func (s *stageRun) warn(ctx context.Context, err error) {
 
 // stopIn marks the stage stopped in a phase past its rounds, which are
 // all kept.
-func (s *stageRun) stopIn(phase string) {
+func (s *stageRun) stopIn(phase hop.StopPhase) {
 	if s.sr.stopped == nil {
 		s.sr.stopped = &stop{rounds: s.cfg.Rounds, phase: phase}
 	}
@@ -358,7 +358,7 @@ func (b *bench) traceFloor(ctx context.Context, s *stageRun) error {
 	s.progress.tell(event.TracerFloor{Path: c.Path})
 	b.tracing.measureFloor(ctx, argv, s.client.Env(), s.clientCPUs)
 	if ctx.Err() != nil {
-		s.stopIn("the tracer's floor")
+		s.stopIn(hop.PhaseTracerFloor)
 		b.tracing.floorPct, b.tracing.floorNote, b.tracing.floorFailed = nil, "tracer floor: the run was interrupted", nil
 	}
 	return nil
@@ -412,7 +412,7 @@ func (b *bench) traceCell(ctx context.Context, s *stageRun, i int) error {
 	if ctx.Err() != nil {
 		// The round in progress saw part of its requests: no split.
 		cr.Trace, cr.TraceNote = nil, "the run was interrupted in its traced round"
-		s.stopIn("the traced rounds")
+		s.stopIn(hop.PhaseTraced)
 		return nil
 	}
 	s.progress.traced(c, cr.Trace, cr.TraceNote)

@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg Config) (report.Report, error) {
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				rep.Partial, rep.PartialReason = true, cfg.partialReason(context.Cause(ctx), rep.Steps)
+				rep.Partial, rep.Stop = true, cfg.stop(context.Cause(ctx), rep.Steps)
 			}
 			return rep, err
 		}
@@ -59,27 +59,17 @@ func Run(ctx context.Context, cfg Config) (report.Report, error) {
 	return rep, nil
 }
 
-// partialReason says what stopped a run early and when: "interrupted by
-// SIGINT after 1.2s of 10s", the time measured (warm-ups left out) against
-// the time every run of every thread count would have taken.
-func (c Config) partialReason(cause error, steps []report.Step) string {
+// stop is what stopped a run early and when: the time measured
+// (warm-ups left out) against the time every run of every thread count
+// would have taken.
+func (c Config) stop(cause error, steps []report.Step) *report.Stop {
 	var ran time.Duration
 	for _, s := range steps {
 		for _, r := range s.Runs {
 			ran += r.Elapsed
 		}
 	}
-	planned := time.Duration(len(c.Threads)*c.Runs) * c.Time
-	return fmt.Sprintf("%v after %v of %v", cause, roundDuration(ran), roundDuration(planned))
-}
-
-// roundDuration keeps a duration's printed form short: tenths of a second
-// from one second up, milliseconds below.
-func roundDuration(d time.Duration) time.Duration {
-	if d >= time.Second {
-		return d.Round(100 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
+	return &report.Stop{Cause: cause, Ran: ran, Planned: time.Duration(len(c.Threads)*c.Runs) * c.Time}
 }
 
 // step is one thread count's series of runs, shared by its workers.

@@ -501,10 +501,9 @@ func TestCancel(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Run = %v, want context.Canceled", err)
 			}
-			planned := (6 * tc.runTime).String()
-			if !rep.Partial || !strings.HasPrefix(rep.PartialReason, "context canceled after ") ||
-				!strings.HasSuffix(rep.PartialReason, " of "+planned) {
-				t.Errorf("partial %v, reason %q; want partial, \"context canceled after D of %s\"", rep.Partial, rep.PartialReason, planned)
+			if st := rep.Stop; !rep.Partial || st == nil || !errors.Is(st.Cause, context.Canceled) ||
+				st.Planned != 6*tc.runTime || st.Ran <= 0 || st.Ran >= st.Planned {
+				t.Errorf("partial %v, stop %+v; want partial, cancelled after less than %v", rep.Partial, rep.Stop, 6*tc.runTime)
 			}
 			if len(rep.Steps) != 1 || rep.Steps[0].Threads != 1 {
 				t.Fatalf("%d steps, want the one at 1 thread: the second never started", len(rep.Steps))

@@ -100,7 +100,7 @@ func (p *Progress) Event(e event.Event) {
 	case event.Connected:
 		p.connected(e)
 	case event.Stopped:
-		p.say("%s: reporting the rounds completed", e.Reason)
+		p.say("%s: reporting the rounds completed", phrase.Stop(e.Stop))
 	case event.Ended:
 		p.clear()
 		p.round = "" // a run made again says its rounds again

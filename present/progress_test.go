@@ -85,7 +85,7 @@ func TestProgressGolden(t *testing.T) {
 		event.Connected{Path: epoll},
 		event.ConnectBegun{Regime: "packed", Path: epoll},
 		event.Connected{Path: epoll, Err: errors.New("dial unix /tmp/x: connection refused")},
-		event.Stopped{Reason: "interrupted by SIGINT after round 1 of 2 of stage 1 of 2"},
+		event.Stopped{Stop: hop.Stop{Cause: signalCause("SIGINT"), Round: 1, Rounds: 2, Stages: 2, Regime: "packed"}},
 		event.Ended{},
 	}
 	var all bytes.Buffer
@@ -148,3 +148,10 @@ galera: oltp_read_only haproxy: sysbench: exit status 1
 		t.Errorf("progress:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// signalCause is a cancellation cause that names its signal, as
+// cli.Interrupted does.
+type signalCause string
+
+func (s signalCause) Error() string      { return "interrupted by " + string(s) }
+func (s signalCause) SignalName() string { return string(s) }

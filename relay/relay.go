@@ -112,24 +112,17 @@ func (r *Relay) Batch() string { return r.batch }
 // Config returns the configuration in effect, defaults filled in.
 func (r *Relay) Config() Config { return r.cfg }
 
-// SnapshotWhileServing is the reason a snapshot taken while the relay
-// serves is partial.
-const SnapshotWhileServing = "snapshot while serving: live connections counted so far"
-
 // Stats returns the counters and the merged residence histogram now,
-// marked Partial while Serve runs and after a Serve that cut connections.
+// marked Partial while Serve runs (WhileServing) and after a Serve that
+// cut connections (Cut).
 func (r *Relay) Stats() Snapshot {
 	s := r.snapshot(r.eng.recorders(), r.eng.loopStats())
 	r.mu.Lock()
 	switch cut := r.cut.Load(); {
 	case r.serving && !r.served:
-		s.Partial, s.PartialReason = true, SnapshotWhileServing
+		s.Partial, s.WhileServing = true, true
 	case cut > 0:
-		conns := "connections"
-		if cut == 1 {
-			conns = "connection"
-		}
-		s.Partial, s.PartialReason = true, fmt.Sprintf("stopped with %d %s still open, closed by the relay: counted up to the stop", cut, conns)
+		s.Partial, s.Cut = true, cut
 	}
 	r.mu.Unlock()
 	if w, ok := r.eng.(interface{ wakeRecorders() []*recorder }); ok {

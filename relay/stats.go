@@ -154,16 +154,22 @@ type Snapshot struct {
 	Schema string `json:"schema"`
 	// Partial marks a snapshot taken while Serve runs (hoprelay's
 	// SIGUSR1), or after a Serve that closed connections still live when
-	// it stopped (at the end of Config.Grace, or Close), PartialReason
-	// saying which: their bytes and residence are counted up to then.
-	// One taken after Serve returned with every connection ended by its
-	// peers is whole and leaves both out.
-	Partial       bool           `json:"partial,omitempty"`
-	PartialReason string         `json:"partial_reason,omitempty"`
-	Time          time.Time      `json:"time"`
-	Config        SnapshotConfig `json:"config"`
-	Env           affinity.Env   `json:"env"`
-	Connections   ConnStats      `json:"connections"`
+	// it stopped (at the end of Config.Grace, or Close), WhileServing
+	// or Cut saying which: their bytes and residence are counted up to
+	// then. One taken after Serve returned with every connection ended
+	// by its peers is whole and leaves them out. PartialReason is the
+	// reason in words, which the command that writes the snapshot
+	// (hoprelay) composes from WhileServing and Cut.
+	Partial       bool   `json:"partial,omitempty"`
+	PartialReason string `json:"partial_reason,omitempty"`
+	WhileServing  bool   `json:"-"` // taken while Serve runs
+	// Cut is how many connections were still open, closed by the relay,
+	// when Serve stopped.
+	Cut         int64          `json:"-"`
+	Time        time.Time      `json:"time"`
+	Config      SnapshotConfig `json:"config"`
+	Env         affinity.Env   `json:"env"`
+	Connections ConnStats      `json:"connections"`
 	// Directions are indexed by ClientToUpstream and UpstreamToClient.
 	Directions struct {
 		ClientToUpstream DirStats `json:"client_to_upstream"`

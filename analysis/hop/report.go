@@ -17,12 +17,16 @@ type Report struct {
 	// Partial is set when the run was stopped before its end (SIGINT,
 	// SIGTERM): the figures are over the rounds that completed, and
 	// PartialReason says what stopped it and where ("interrupted by
-	// SIGINT after round 3 of 11"). Both are absent from a complete
-	// report.
-	Partial       bool         `json:"partial,omitempty"`
-	PartialReason string       `json:"partial_reason,omitempty"`
-	Config        ReportConfig `json:"config"`
-	Env           affinity.Env `json:"env"` // the machine it ran on, pinning obtained included
+	// SIGINT after round 3 of 11"), which package present words from
+	// Stop. Both are absent from a complete report.
+	Partial       bool   `json:"partial,omitempty"`
+	PartialReason string `json:"partial_reason,omitempty"`
+	// Stop is what stopped a partial run and where, as the driver saw
+	// it; nil on a complete report and on one read from JSON, which
+	// keeps its PartialReason.
+	Stop   *Stop        `json:"-"`
+	Config ReportConfig `json:"config"`
+	Env    affinity.Env `json:"env"` // the machine it ran on, pinning obtained included
 	// Machine is what a short probe measured before the first round: the
 	// wake-up and loopback-leg constants a hop is explained with, and the
 	// environment (idle governor, virtualization, steal over the run).
@@ -162,6 +166,35 @@ type Warning struct {
 	Text  string
 	Split string
 }
+
+// Stop is where a run was stopped before its end: ctx's cause, the
+// rounds every cell of the stage reached of the rounds asked for, the
+// stage (0-based) among the run's stages and its placement regime, and
+// the phase past the rounds that was running, if any.
+type Stop struct {
+	// Cause is the run's cancellation cause; one with a SignalName
+	// method (cli.Interrupted) is said by its signal.
+	Cause  error
+	Round  int // rounds every cell of the stage completed
+	Rounds int // rounds the run asked for
+	Stage  int // 0-based
+	Stages int
+	Regime string
+	Phase  StopPhase
+}
+
+// StopPhase is what ran past a stage's rounds, or before them, when the
+// run was stopped.
+type StopPhase int
+
+const (
+	PhaseRounds      StopPhase = iota // within the rounds
+	PhaseStarting                     // starting the stage's components
+	PhaseSizing                       // sizing the stage's rounds
+	PhaseConnect                      // the connect-only series
+	PhaseTracerFloor                  // measuring the tracer's floor
+	PhaseTraced                       // the traced rounds
+)
 
 // Warn adds the warning text to r, in Warnings and Warned.
 func (r *Report) Warn(text ...string) {

@@ -346,7 +346,9 @@ func (f *firstLine) String() string {
 }
 
 type relayStats struct {
-	Connections struct {
+	Partial       bool   `json:"partial"`
+	PartialReason string `json:"partial_reason"`
+	Connections   struct {
 		UpstreamFailed int64 `json:"upstream_failed"`
 	} `json:"connections"`
 	Upstreams []struct {
@@ -373,6 +375,9 @@ func readStats(t *testing.T, hr *exec.Cmd, path string) relayStats {
 	b, _ := os.ReadFile(path)
 	if err := json.Unmarshal(b, &s); err != nil || len(s.Upstreams) != 3 {
 		t.Fatalf("stats: %v\n%s", err, b)
+	}
+	if want := "snapshot while serving: live connections counted so far"; !s.Partial || s.PartialReason != want {
+		t.Errorf("a snapshot while serving: partial %v %q, want true %q", s.Partial, s.PartialReason, want)
 	}
 	return s
 }

@@ -240,8 +240,9 @@ func serve(o *options, stdout, stderr io.Writer) error {
 					// Serve, started just after the readiness line, has
 					// not yet marked itself serving: the relay listens
 					// all the same, and this is a snapshot of it.
-					s.Partial, s.PartialReason = true, relay.SnapshotWhileServing
+					s.Partial, s.WhileServing = true, true
 				}
+				s.PartialReason = partialReason(s)
 				if err := writeStats(*stats, s); err != nil {
 					logger.Printf("hoprelay: %v", err)
 				}
@@ -256,6 +257,7 @@ func serve(o *options, stdout, stderr io.Writer) error {
 			}
 			if *stats != "" {
 				s := r.Stats()
+				s.PartialReason = partialReason(s)
 				if s.Partial && sig.Signal != 0 {
 					s.PartialReason = sig.Error() + "; " + s.PartialReason
 				}
@@ -327,6 +329,19 @@ func flagError(fs *pflag.FlagSet, err error) error {
 		sep = ": "
 	}
 	return cli.Usage(errors.New(strings.Join(named, ", ") + sep + rest))
+}
+
+// partialReason says why a snapshot is partial, "" for a whole one.
+func partialReason(s relay.Snapshot) string {
+	switch {
+	case s.WhileServing:
+		return "snapshot while serving: live connections counted so far"
+	case s.Cut == 1:
+		return "stopped with 1 connection still open, closed by the relay: counted up to the stop"
+	case s.Cut > 1:
+		return fmt.Sprintf("stopped with %d connections still open, closed by the relay: counted up to the stop", s.Cut)
+	}
+	return ""
 }
 
 // writeStats replaces path atomically, so a reader never sees half a file.

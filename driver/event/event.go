@@ -112,8 +112,9 @@ type Connected struct {
 	Err     error
 }
 
-// Stopped: the run was interrupted, and reports the rounds completed.
-type Stopped struct{ Reason string }
+// Stopped: the run was interrupted where Stop says, and reports the
+// rounds completed.
+type Stopped struct{ Stop hop.Stop }
 
 // Ended is a run's last event.
 type Ended struct{}

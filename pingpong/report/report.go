@@ -88,10 +88,22 @@ type Report struct {
 	// Partial marks a report that covers less than the configuration
 	// asked for: stopped before its last run ended. Steps then hold
 	// what was measured up to the stop (the run it cut marked Partial,
-	// runs never started left out), and PartialReason says what stopped
-	// it and when ("interrupted by SIGINT after 1.2s of 10s").
+	// runs never started left out), and Stop says what stopped it and
+	// when, which package present words ("interrupted by SIGINT after
+	// 1.2s of 10s"). A report read back from JSON has no Stop and keeps
+	// those words in PartialReason.
 	Partial       bool
 	PartialReason string
+	Stop          *Stop
+}
+
+// Stop is what stopped a run before its end and when: ctx's cause, the
+// time measured (warm-ups left out), and the time every run of every
+// thread count would have taken.
+type Stop struct {
+	Cause   error
+	Ran     time.Duration
+	Planned time.Duration
 }
 
 // StepResult holds the figures of one step: what every reporter prints, and

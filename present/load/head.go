@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hoplat/hoplat/pingpong/report"
 )
@@ -13,6 +14,26 @@ import (
 // report pasted into an issue or a terminal reads without scrolling.
 const width = 100
 
+// partialReason says what stopped a partial run and when, "interrupted
+// by SIGINT after 1.2s of 10s": from its Stop, or as a report read back
+// from JSON gave it.
+func partialReason(r report.Report) string {
+	st := r.Stop
+	if st == nil {
+		return r.PartialReason
+	}
+	return fmt.Sprintf("%v after %v of %v", st.Cause, roundDuration(st.Ran), roundDuration(st.Planned))
+}
+
+// roundDuration keeps a duration's printed form short: tenths of a second
+// from one second up, milliseconds below.
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
 // partialLine is the report's first line when it covers less than was
 // asked, or "" for a complete one: the reason, and what it means for the
 // figures below.
@@ -20,7 +41,7 @@ func partialLine(r report.Report) string {
 	if !r.Partial {
 		return ""
 	}
-	reason := r.PartialReason
+	reason := partialReason(r)
 	if reason == "" {
 		reason = "stopped early"
 	}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func TestHeadWidth(t *testing.T) {
 		CPUModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26.0", ClockSource: "tsc", Pinning: pin}
 	run := report.Run{Elapsed: 1200 * time.Millisecond, Latency: stats.NewHistogram(), Events: []int64{10}, Partial: true}
 	r := report.Report{Config: cfg, Env: env, Steps: []report.Step{{Threads: 1, Runs: []report.Run{run}}},
-		Partial: true, PartialReason: "interrupted by SIGINT after 1.2s of 10s"}
+		Partial: true, Stop: &report.Stop{Cause: errors.New("interrupted by SIGINT"), Ran: 1234 * time.Millisecond, Planned: 10 * time.Second}}
 	var b strings.Builder
 	if err := WriteText(&b, r); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@
 package phrase
 
 import (
+	"errors"
 	"fmt"
 	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/analysis/hop"
@@ -216,14 +217,57 @@ func MachineNoise(n *hop.MachineNoise) string {
 	return fmt.Sprintf("%d of the run's %d paths' rounds spread so: likely the machine's noise, not this path's", n.Flagged, n.Paths)
 }
 
+// Stop says what stopped a run and where: "interrupted by SIGINT after
+// round 3 of 11", with the stage (and its regime) when the run has
+// several, and the phase when the run was past its rounds or before them.
+func Stop(s hop.Stop) string {
+	// A cause that names its signal (cli.Interrupted) is said by it.
+	var sig interface{ SignalName() string }
+	what := fmt.Sprintf("stopped (%v)", s.Cause)
+	if errors.As(s.Cause, &sig) {
+		what = "interrupted by " + sig.SignalName()
+	}
+	where := fmt.Sprintf("after round %d of %d", s.Round, s.Rounds)
+	if s.Stages > 1 {
+		where += fmt.Sprintf(" in stage %d of %d", s.Stage+1, s.Stages)
+		if s.Regime != "" {
+			where += " (" + s.Regime + ")"
+		}
+	}
+	if p := stopPhase(s.Phase); p != "" {
+		where += ", in " + p
+	}
+	return what + " " + where
+}
+
+// stopPhase names a phase a run was stopped in, "" within the rounds.
+func stopPhase(p hop.StopPhase) string {
+	switch p {
+	case hop.PhaseStarting:
+		return "starting the components"
+	case hop.PhaseSizing:
+		return "sizing the rounds"
+	case hop.PhaseConnect:
+		return "the connect-only series"
+	case hop.PhaseTracerFloor:
+		return "the tracer's floor"
+	case hop.PhaseTraced:
+		return "the traced rounds"
+	}
+	return ""
+}
+
 // Fill sets the words of rep that its typed findings carry, where the
-// JSON report keeps them as sentences: each traced decomposition's note,
-// each flagged path's unstable reason, and its machine noise; the
-// tracer's floor note; each trace's cause, p99 detail and why its split
-// is not trusted.
+// JSON report keeps them as sentences: a partial run's reason (Stop);
+// each traced decomposition's note, each flagged path's unstable reason,
+// and its machine noise; the tracer's floor note; each trace's cause, p99
+// detail and why its split is not trusted.
 // A report read back from JSON has its sentences and no findings; Fill
 // leaves those as they are, and filling twice changes nothing.
 func Fill(rep *hop.Report) {
+	if rep.Stop != nil {
+		rep.PartialReason = Stop(*rep.Stop)
+	}
 	for i := range rep.Regimes {
 		if g := &rep.Regimes[i]; g.Places != nil {
 			g.Note = RegimeNote(g.Places)
