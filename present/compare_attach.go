@@ -7,10 +7,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // WriteAttachComparisonJSON writes c as hoplat.compare.v1, indented.
 func WriteAttachComparisonJSON(w io.Writer, c *compare.AttachComparison) error {
+	phrase.FillAttachComparison(c)
 	return writeIndented(w, c)
 }
 
@@ -19,6 +21,7 @@ func WriteAttachComparisonJSON(w io.Writer, c *compare.AttachComparison) error {
 // its split, each side's median over its windows, the change in µs or
 // "~" where none is called, the p value and the windows each side had.
 func WriteAttachComparison(w io.Writer, c *compare.AttachComparison) error {
+	phrase.FillAttachComparison(c)
 	var b strings.Builder
 	for _, d := range c.Differences {
 		fmt.Fprintf(&b, "the runs differ: %s %s -> %s\n", d.Field, orEmpty(d.Old), orEmpty(d.New))

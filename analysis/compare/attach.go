@@ -70,7 +70,9 @@ type AttachComparison struct {
 	Old    string   `json:"old"`
 	New    []string `json:"new"` // one run: a list as hopbench's comparison has it
 
-	Alpha float64     `json:"alpha"`
+	Alpha float64 `json:"alpha"`
+	// Test and Noise name the test behind the p values and the noise a
+	// change must exceed, which package present words.
 	Test  string      `json:"test"`
 	Noise string      `json:"noise"`
 	Rows  []AttachRow `json:"rows"`
@@ -126,9 +128,7 @@ func CompareAttach(old, nw AttachRun, alpha float64) *AttachComparison {
 		alpha = DefaultAlpha
 	}
 	c := &AttachComparison{Schema: Schema, Old: old.Name, New: []string{nw.Name}, Alpha: alpha,
-		Test:  "Mann-Whitney U (two-sided) on the windows' figures (windows[]), each side's median shown",
-		Noise: fmt.Sprintf("a change is called only where p ≤ α and it exceeds %d%% of the old side's hop (both directions' mean residences summed)", AttachNoisePct),
-		Rows:  []AttachRow{}, Differences: attachDifferences(old, nw)}
+		Rows: []AttachRow{}, Differences: attachDifferences(old, nw)}
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = alpha
 	hop := 0.0

@@ -83,11 +83,16 @@ type Comparison struct {
 	Old    string   `json:"old"`
 	New    []string `json:"new"`
 	Alpha  float64  `json:"alpha"`
-	// Test names the test behind every p value.
+	// Test names the test behind every p value; package present says
+	// it, and a comparison read from JSON keeps its own.
 	Test string `json:"test"`
 	// Noise says how every row's noise_pct was measured: a change is
 	// called only where the test finds it and it exceeds that.
 	Noise string `json:"noise"`
+	// Method is Noise as what measured it, which package present says
+	// in Noise; nil on a comparison refused for its differences and on
+	// one read from JSON, which keeps its Noise.
+	Method *NoiseMethod `json:"-"`
 	// Within is the run both sides come from when two of its paths are
 	// compared (Within); empty when the sides are runs.
 	Within      string       `json:"within,omitempty"`
@@ -281,8 +286,7 @@ func compareSides(old side, news []side, opt Options) (*Comparison, error) {
 	if alpha <= 0 || alpha >= 1 {
 		return nil, fmt.Errorf("compare: alpha %v: want between 0 and 1", alpha)
 	}
-	c := &Comparison{Schema: Schema, Old: old.name, Alpha: alpha, Test: testName,
-		Rows: []Row{}, Differences: []Difference{}}
+	c := &Comparison{Schema: Schema, Old: old.name, Alpha: alpha, Rows: []Row{}, Differences: []Difference{}}
 	ref := old.runs[0]
 	for _, r := range old.runs[1:] {
 		c.Differences = append(c.Differences, differences(ref, r)...)
@@ -309,11 +313,9 @@ func compareSides(old side, news []side, opt Options) (*Comparison, error) {
 		c.Rows = append(c.Rows, rows...)
 		c.Alone = append(c.Alone, unmatched...)
 	}
-	c.Noise = noiseMethod(controls, repeated)
+	c.Method = &NoiseMethod{Repeated: repeated, Controls: controls}
 	return c, nil
 }
-
-const testName = "Mann-Whitney U (two-sided) on the kept rounds' p50s; added: on their per-round differences from the direct baseline"
 
 // key identifies a path result within a run: its name and regime, and the
 // sweep point where the run sweeps.

@@ -402,7 +402,7 @@ func TestWithin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Rows) != 1 || c.Within != "a.json" || c.Noise != withinNoise {
+	if len(c.Rows) != 1 || c.Within != "a.json" || c.Method == nil || !c.Method.Within {
 		t.Fatalf("%+v", c)
 	}
 	r := c.Rows[0]

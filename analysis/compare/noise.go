@@ -253,17 +253,14 @@ func spread(v []float64) float64 {
 	return 100 * (hi - lo) / m
 }
 
-// noiseMethod says in a sentence how the rows' noise was measured.
-func noiseMethod(controls, repeated bool) string {
-	s := "the largest of: "
-	if repeated {
-		s += "how far the repeated runs of a side lie apart on the row; "
-	}
-	if controls {
-		s += "the change of the regime's direct path (the control) between the sides; " +
-			"on a relay path, the most an outside relay's added p50 (socat, HAProxy) moved; "
-	} else {
-		s += "(the runs differ, so their direct paths are no control); "
-	}
-	return s + "how far a direct path's pace is from 1 in any run"
+// NoiseMethod is how a comparison's rows' noise was measured, which
+// package present says in Comparison.Noise: not at all where both sides
+// are paths of one run (Within), else the largest of the repeated runs'
+// spread (Repeated: a side has more than one run), the controls' moves
+// (Controls: the runs do not differ, so their direct paths and outside
+// relays are controls) and the direct paths' pace.
+type NoiseMethod struct {
+	Within   bool
+	Repeated bool
+	Controls bool
 }

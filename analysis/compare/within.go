@@ -7,11 +7,6 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// withinNoise is why a comparison of two paths of one run holds its rows
-// to no noise: both sides ran in the same invocation, in interleaved
-// rounds, so the machine's state between invocations is not between them.
-const withinNoise = "none: both sides are paths of one run, measured in interleaved rounds"
-
 // Within sets path b of run against path a of the same run, per regime
 // and sweep point, in the table Compare prints: the sharpest comparison,
 // since the machine moved under both alike. A path is named as the
@@ -24,8 +19,11 @@ func Within(run Run, a, b string, opt Options) (*Comparison, error) {
 	if alpha <= 0 || alpha >= 1 {
 		return nil, fmt.Errorf("compare: alpha %v: want between 0 and 1", alpha)
 	}
-	c := &Comparison{Schema: Schema, Old: a, New: []string{b}, Alpha: alpha, Test: testName,
-		Noise: withinNoise, Within: run.Name, Rows: []Row{}, Differences: []Difference{}}
+	// Its rows are held to no noise: both sides ran in the same
+	// invocation, in interleaved rounds, so the machine's state between
+	// invocations is not between them.
+	c := &Comparison{Schema: Schema, Old: a, New: []string{b}, Alpha: alpha,
+		Method: &NoiseMethod{Within: true}, Within: run.Name, Rows: []Row{}, Differences: []Difference{}}
 	c.Partial = append(partialOf("old", a, []Run{run}), partialOf("new", b, []Run{run})...)
 	v := varies(run)
 	order, by := side{run.Name, []Run{run}}.index(v)

@@ -417,10 +417,17 @@ func firstLine(s string) string {
 }
 
 // FillComparison sets the words of c that its typed findings carry, where
-// the JSON comparison keeps them as sentences: each row's noise_from and
-// degraded sides' reasons, and the unmatched paths. A comparison read back from JSON keeps its own, and
+// the JSON comparison keeps them as sentences: the test and the noise
+// method, each row's noise_from and degraded sides' reasons, and the
+// unmatched paths. A comparison read back from JSON keeps its own, and
 // filling twice changes nothing.
 func FillComparison(c *compare.Comparison) {
+	if c.Test == "" {
+		c.Test = CompareTest
+	}
+	if c.Noise == "" && c.Method != nil {
+		c.Noise = NoiseMethod(*c.Method)
+	}
 	for i := range c.Rows {
 		if r := &c.Rows[i]; r.NoiseFrom == "" {
 			r.NoiseFrom = NoiseFrom(r.Noise)
@@ -475,4 +482,39 @@ func SweptCells(s hop.Swept, p hop.PathResult) []string {
 		c = append(c, fmt.Sprint(p.Rows))
 	}
 	return c
+}
+
+// CompareTest names the test behind every p value of a comparison of
+// hopbench runs.
+const CompareTest = "Mann-Whitney U (two-sided) on the kept rounds' p50s; added: on their per-round differences from the direct baseline"
+
+// NoiseMethod says in a sentence how a comparison's rows' noise was
+// measured.
+func NoiseMethod(m compare.NoiseMethod) string {
+	if m.Within {
+		return "none: both sides are paths of one run, measured in interleaved rounds"
+	}
+	s := "the largest of: "
+	if m.Repeated {
+		s += "how far the repeated runs of a side lie apart on the row; "
+	}
+	if m.Controls {
+		s += "the change of the regime's direct path (the control) between the sides; " +
+			"on a relay path, the most an outside relay's added p50 (socat, HAProxy) moved; "
+	} else {
+		s += "(the runs differ, so their direct paths are no control); "
+	}
+	return s + "how far a direct path's pace is from 1 in any run"
+}
+
+// FillAttachComparison sets the words of an attach comparison: the test
+// behind its p values and the noise a change must exceed. One read back
+// from JSON keeps its own, and filling twice changes nothing.
+func FillAttachComparison(c *compare.AttachComparison) {
+	if c.Test == "" {
+		c.Test = "Mann-Whitney U (two-sided) on the windows' figures (windows[]), each side's median shown"
+	}
+	if c.Noise == "" {
+		c.Noise = fmt.Sprintf("a change is called only where p ≤ α and it exceeds %d%% of the old side's hop (both directions' mean residences summed)", compare.AttachNoisePct)
+	}
 }
