@@ -66,7 +66,7 @@ func TestGoldenOutputs(t *testing.T) {
 		{At: 3 * time.Second, Threads: 4, Interval: time.Second, Events: 1234, Queries: 19744, P95: 123.456, Errors: 2},
 		{At: 1500 * time.Millisecond, Threads: 1, Interval: 500 * time.Millisecond, Events: 100, Reconnects: 1, P95: 25},
 	} {
-		progress.WriteString(p.String() + "\n")
+		progress.WriteString(load.ProgressLine(p) + "\n")
 	}
 	golden.Check(t, filepath.Join("golden", "progress.txt"), progress.Bytes())
 }

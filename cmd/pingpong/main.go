@@ -168,7 +168,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.format != "text" {
 		progress = stderr
 	}
-	o.cfg.Progress = func(p report.Progress) { fmt.Fprintln(progress, p) }
+	o.cfg.Progress = func(p report.Progress) { fmt.Fprintln(progress, load.ProgressLine(p)) }
 
 	// The first signal ends the load; what it had measured is still
 	// written. The second ends pingpong at once, report or not.

@@ -9,8 +9,8 @@ import (
 
 func ExampleProgress() {
 	p := report.Progress{At: 3 * time.Second, Threads: 4, Interval: time.Second,
-		Events: 12345, P95: 41.7}
-	fmt.Println(p)
+		Events: 12345, Queries: 24690, P95: 41.7}
+	fmt.Printf("%.0f tps, %.0f qps\n", p.PerSecond(p.Events), p.PerSecond(p.QueryCount()))
 	// Output:
-	// [ 3s ] thds: 4 tps: 12345.00 qps: 12345.00 lat (us,95%): 41.70 err/s: 0.00 reconn/s: 0.00
+	// 12345 tps, 24690 qps
 }

@@ -1,9 +1,6 @@
 package report
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Progress is what the load client counted over one --report-interval.
 type Progress struct {
@@ -17,20 +14,15 @@ type Progress struct {
 	P95        float64 // round trip in microseconds over the interval
 }
 
-// String formats p as one line in the shape of sysbench's --report-interval
-// output, with latency in microseconds:
-//
-//	[ 3s ] thds: 4 tps: 1234.56 qps: 1234.56 lat (us,95%): 123.45 err/s: 0.00 reconn/s: 0.00
-func (p Progress) String() string {
-	q := p.Queries
-	if q == 0 {
-		q = p.Events
+// PerSecond is n counted over p's interval as a rate per second; 0 for
+// an empty interval.
+func (p Progress) PerSecond(n int64) float64 { return perSecond(n, p.Interval) }
+
+// QueryCount is the interval's queries: Queries, or Events where each
+// event is one query.
+func (p Progress) QueryCount() int64 {
+	if p.Queries == 0 {
+		return p.Events
 	}
-	at := fmt.Sprintf("%ds", int64(p.At/time.Second))
-	if p.At%time.Second != 0 {
-		at = fmt.Sprintf("%.1fs", p.At.Seconds())
-	}
-	return fmt.Sprintf("[ %s ] thds: %d tps: %.2f qps: %.2f lat (us,95%%): %.2f err/s: %.2f reconn/s: %.2f",
-		at, p.Threads, perSecond(p.Events, p.Interval), perSecond(q, p.Interval), p.P95,
-		perSecond(p.Errors, p.Interval), perSecond(p.Reconnects, p.Interval))
+	return p.Queries
 }
