@@ -3,11 +3,11 @@ package present
 import (
 	"cmp"
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"slices"
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/probe/machine"
 	"github.com/hoplat/hoplat/roles"
 )

@@ -3,12 +3,12 @@ package present
 import (
 	"bytes"
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // WriteComparisonJSON writes c as hoplat.compare.v1, indented.

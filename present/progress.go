@@ -2,7 +2,6 @@ package present
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/hoplat/hoplat/driver/event"
 	"github.com/hoplat/hoplat/internal/wordwrap"
 	"github.com/hoplat/hoplat/present/machineline"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // ProgressLevel is how much a Progress says.

@@ -2,12 +2,12 @@ package present
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"slices"
 	"text/tabwriter"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // WriteProxyTable prints a thread sweep in the shape of the mysql-proxy

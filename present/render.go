@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"io"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/hoplat/hoplat/analysis/hop"
 	"github.com/hoplat/hoplat/internal/wordwrap"
 	"github.com/hoplat/hoplat/present/machineline"
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/roles"
 )
 

@@ -2,11 +2,11 @@ package present
 
 import (
 	"fmt"
-	"github.com/hoplat/hoplat/present/phrase"
 	"slices"
 	"strings"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/present/phrase"
 )
 
 // Verdicts says the analysis's findings (hop.Findings) in sentences, one

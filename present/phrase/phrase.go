@@ -8,11 +8,12 @@ package phrase
 import (
 	"errors"
 	"fmt"
-	"github.com/hoplat/hoplat/analysis/compare"
-	"github.com/hoplat/hoplat/analysis/hop"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/hoplat/hoplat/analysis/compare"
+	"github.com/hoplat/hoplat/analysis/hop"
 )
 
 // Us writes a figure in microseconds: whole microseconds from 100 up,
