@@ -99,9 +99,12 @@ func (r *Relay) Upstreams() []UpstreamStats { return r.pool.stats() }
 func (r *Relay) Addr() sockets.Addr { return r.bound }
 
 // Wake says how the event loops wait for events (sleep, spin, busy-poll D
-// or adaptive) and why: chosen from Config and, for WakeAuto, the CPUs the
-// loops may run on. Both are empty for engines without loops of their own.
-func (r *Relay) Wake() (strategy, why string) { return r.wake.Strategy, r.wake.Why }
+// or adaptive) and by which rule: chosen from Config and, for WakeAuto,
+// the CPUs the loops may run on (cpus). The strategy is empty and the
+// rule WakeRuleNone for engines without loops of their own.
+func (r *Relay) Wake() (strategy string, rule WakeRule, cpus int) {
+	return r.wake.Strategy, r.wake.Rule, r.wake.CPUs
+}
 
 // Batch says whether the epoll engine's loops make the reads and writes
 // of a wake-up that finds several connections ready in one io_uring_enter

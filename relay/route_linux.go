@@ -70,7 +70,7 @@ func newRouteEngine(r *Relay) (engine, error) {
 	if err := e.listen(r); err != nil {
 		return nil, err
 	}
-	r.wake = wakeChoice{Strategy: "sleep", Why: "the router's loops sleep in epoll_wait"}
+	r.wake = wakeChoice{Strategy: "sleep", Rule: WakeRouter}
 	r.batch = "off (the router reads whole packets)"
 	if err := e.addLoops(func(id int) (*routeLoop, error) { return newRouteLoop(e, id) }); err != nil {
 		return nil, err

@@ -128,10 +128,13 @@ type SnapshotConfig struct {
 	Spin     bool   `json:"spin"`
 	BusyPoll string `json:"busy_poll"`
 	// Wake is how the event loops wait, as chosen (sleep, spin,
-	// busy-poll D, adaptive), and WakeWhy why; empty for engines without
-	// loops of their own.
-	Wake    string `json:"wake,omitempty"`
-	WakeWhy string `json:"wake_why,omitempty"`
+	// busy-poll D, adaptive), and WakeWhy why, in words the command that
+	// writes the snapshot (hoprelay) composes from WakeRule and WakeCPUs;
+	// empty for engines without loops of their own.
+	Wake     string   `json:"wake,omitempty"`
+	WakeWhy  string   `json:"wake_why,omitempty"`
+	WakeRule WakeRule `json:"-"`
+	WakeCPUs int      `json:"-"` // the CPUs the loops may run on, where an auto rule read them
 	// Batch is the epoll engine's batching: "io_uring", or "off (why)".
 	Batch string `json:"batch,omitempty"`
 	// Slice is the time slice the event loops' threads run with, as the
@@ -208,7 +211,7 @@ func (r *Relay) snapshot(recs []*recorder, loops []LoopStats) Snapshot {
 	s.Config = SnapshotConfig{
 		Listen: r.boundListen().String(), Connect: r.connect.String(), Engine: r.cfg.Engine,
 		Workers: r.cfg.Workers, Spin: r.cfg.Spin, BusyPoll: r.cfg.BusyPoll.String(), CPUs: r.cfg.CPUs, Lock: r.cfg.Lock,
-		Wake: r.wake.Strategy, WakeWhy: r.wake.Why, Batch: r.batch,
+		Wake: r.wake.Strategy, WakeRule: r.wake.Rule, WakeCPUs: r.wake.CPUs, Batch: r.batch,
 		Buffer: r.cfg.Buffer, MaxConns: r.cfg.MaxConns, Timed: r.cfg.Stats,
 	}
 	if e, ok := r.eng.(interface{ sliceGranted() string }); ok {

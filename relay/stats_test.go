@@ -85,8 +85,8 @@ func TestWakeReported(t *testing.T) {
 		}
 		c.Close()
 		s := rr.Stats()
-		if s.Config.Wake != string(w) || s.Config.WakeWhy == "" {
-			t.Errorf("%s: snapshot wake %q (%q)", w, s.Config.Wake, s.Config.WakeWhy)
+		if s.Config.Wake != string(w) || s.Config.WakeRule == relay.WakeRuleNone {
+			t.Errorf("%s: snapshot wake %q (rule %d)", w, s.Config.Wake, s.Config.WakeRule)
 		}
 		if len(s.Loops) != 1 {
 			t.Fatalf("%s: %d loops in the snapshot", w, len(s.Loops))
@@ -95,7 +95,7 @@ func TestWakeReported(t *testing.T) {
 		if (w == relay.WakeAdaptive) != (spins > 0) {
 			t.Errorf("%s: %d spins (%+v)", w, spins, s.Loops[0])
 		}
-		if strategy, _ := rr.Wake(); strategy != string(w) {
+		if strategy, _, _ := rr.Wake(); strategy != string(w) {
 			t.Errorf("%s: Relay.Wake says %q", w, strategy)
 		}
 	}

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -71,10 +70,30 @@ const (
 	OwnMaxWait = 0.1
 )
 
-// wakeChoice is the strategy a relay's loops run, and why.
+// WakeRule is the rule by which a relay's loops wait as they do, which
+// the command that writes the stats (hoprelay) says in wake_why.
+type WakeRule int
+
+// The rules chooseWake applies, in its order, and the router's.
+const (
+	WakeRuleNone   WakeRule = iota // no loops of their own
+	WakeBySpin                     // --spin: polls with a zero timeout
+	WakeByBusyPoll                 // --busy-poll D: polls D after each event
+	WakeBySleep                    // --wake sleep
+	WakeByAdaptive                 // --wake adaptive: polls AdaptiveSpin while that catches the next event
+	// WakeAutoOwn: auto on one CPU, adaptive (OwnSpin) while the loop's
+	// CPU is its own by OwnWindow and OwnMaxWait, asleep while not.
+	WakeAutoOwn
+	WakeAutoFew  // auto on fewer than AdaptiveCPUs CPUs: sleeps
+	WakeAutoMany // auto on AdaptiveCPUs or more: adaptive (AdaptiveSpin)
+	WakeRouter   // the router's loops sleep in epoll_wait
+)
+
+// wakeChoice is the strategy a relay's loops run, and by which rule.
 type wakeChoice struct {
 	Strategy string // "sleep", "spin", "busy-poll " and its duration, "adaptive" or "adaptive while its CPU is its own"
-	Why      string
+	Rule     WakeRule
+	CPUs     int // the CPUs the loops may run on, as the auto rules read them
 	adaptive bool
 	// spin is how long an adaptive loop polls after an event: AdaptiveSpin,
 	// or OwnSpin where it watches its CPU.
@@ -89,21 +108,19 @@ type wakeChoice struct {
 func chooseWake(c Config, cpus int) wakeChoice {
 	switch {
 	case c.Spin:
-		return wakeChoice{Strategy: "spin", Why: "--spin: polls with a zero timeout, never sleeps"}
+		return wakeChoice{Strategy: "spin", Rule: WakeBySpin}
 	case c.BusyPoll > 0:
-		return wakeChoice{Strategy: "busy-poll " + c.BusyPoll.String(), Why: "--busy-poll: polls for that long after each event"}
+		return wakeChoice{Strategy: "busy-poll " + c.BusyPoll.String(), Rule: WakeByBusyPoll}
 	case c.Wake == WakeSleep:
-		return wakeChoice{Strategy: "sleep", Why: "--wake sleep"}
+		return wakeChoice{Strategy: "sleep", Rule: WakeBySleep}
 	case c.Wake == WakeAdaptive:
-		return wakeChoice{Strategy: "adaptive", Why: fmt.Sprintf("--wake adaptive: polls up to %v after an event while that catches the next one", AdaptiveSpin), adaptive: true, spin: AdaptiveSpin}
+		return wakeChoice{Strategy: "adaptive", Rule: WakeByAdaptive, adaptive: true, spin: AdaptiveSpin}
 	case cpus <= 1:
-		return wakeChoice{Strategy: StrategyOwn, watch: true, spin: OwnSpin, Why: fmt.Sprintf("auto: the loop may run on 1 CPU: it polls up to %v after an event "+
-			"(adaptive) while, over the last %v, it waited for that CPU less than %.0f%% of the time it ran, and sleeps while it waited longer: another task wants the CPU",
-			OwnSpin, OwnWindow, 100*OwnMaxWait)}
+		return wakeChoice{Strategy: StrategyOwn, Rule: WakeAutoOwn, CPUs: cpus, watch: true, spin: OwnSpin}
 	case cpus < AdaptiveCPUs:
-		return wakeChoice{Strategy: "sleep", Why: fmt.Sprintf("auto: the loop may run on %d CPUs, fewer than %d: polling would hold a CPU its client or server needs", cpus, AdaptiveCPUs)}
+		return wakeChoice{Strategy: "sleep", Rule: WakeAutoFew, CPUs: cpus}
 	}
-	return wakeChoice{Strategy: "adaptive", Why: fmt.Sprintf("auto: the loop may run on %d CPUs: polls up to %v after an event while that catches the next one", cpus, AdaptiveSpin), adaptive: true, spin: AdaptiveSpin}
+	return wakeChoice{Strategy: "adaptive", Rule: WakeAutoMany, CPUs: cpus, adaptive: true, spin: AdaptiveSpin}
 }
 
 // spinScore decides, wake by wake, whether an adaptive loop's spin pays.

@@ -1,40 +1,42 @@
 package relay
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
 
 // TestChooseWake: explicit options win, auto sleeps on one CPU and adapts
-// on more, and every choice says why.
+// on more, and every choice names its rule.
 func TestChooseWake(t *testing.T) {
 	for _, tc := range []struct {
 		cfg      Config
 		cpus     int
 		strategy string
 		adaptive bool
+		rule     WakeRule
 	}{
-		{Config{}, 1, StrategyOwn, false},
-		{Config{}, 2, "sleep", false},
-		{Config{}, AdaptiveCPUs - 1, "sleep", false},
-		{Config{}, AdaptiveCPUs, "adaptive", true},
-		{Config{Wake: WakeAuto}, 64, "adaptive", true},
-		{Config{Wake: WakeSleep}, 8, "sleep", false},
-		{Config{Wake: WakeAdaptive}, 1, "adaptive", true},
-		{Config{Spin: true}, 1, "spin", false},
-		{Config{BusyPoll: 50 * time.Microsecond}, 2, "busy-poll 50µs", false},
+		{Config{}, 1, StrategyOwn, false, WakeAutoOwn},
+		{Config{}, 2, "sleep", false, WakeAutoFew},
+		{Config{}, AdaptiveCPUs - 1, "sleep", false, WakeAutoFew},
+		{Config{}, AdaptiveCPUs, "adaptive", true, WakeAutoMany},
+		{Config{Wake: WakeAuto}, 64, "adaptive", true, WakeAutoMany},
+		{Config{Wake: WakeSleep}, 8, "sleep", false, WakeBySleep},
+		{Config{Wake: WakeAdaptive}, 1, "adaptive", true, WakeByAdaptive},
+		{Config{Spin: true}, 1, "spin", false, WakeBySpin},
+		{Config{BusyPoll: 50 * time.Microsecond}, 2, "busy-poll 50µs", false, WakeByBusyPoll},
 	} {
 		w := chooseWake(tc.cfg, tc.cpus)
-		if w.Strategy != tc.strategy || w.adaptive != tc.adaptive || w.Why == "" {
-			t.Errorf("%+v on %d CPUs: %+v, want %s (adaptive %v) with a reason", tc.cfg, tc.cpus, w, tc.strategy, tc.adaptive)
+		if w.Strategy != tc.strategy || w.adaptive != tc.adaptive || w.Rule != tc.rule {
+			t.Errorf("%+v on %d CPUs: %+v, want %s (adaptive %v) by rule %d", tc.cfg, tc.cpus, w, tc.strategy, tc.adaptive, tc.rule)
+		}
+		if auto := tc.rule >= WakeAutoOwn; auto && w.CPUs != tc.cpus || !auto && w.CPUs != 0 {
+			t.Errorf("%+v on %d CPUs: rule read %d CPUs", tc.cfg, tc.cpus, w.CPUs)
 		}
 	}
-	if w := chooseWake(Config{}, 1); !strings.Contains(w.Why, "1 CPU") || !w.watch {
-		t.Errorf("auto on 1 CPU says %q (watch %v): want the CPU count, and the CPU watched", w.Why, w.watch)
+	if w := chooseWake(Config{}, 1); !w.watch {
+		t.Errorf("auto on 1 CPU does not watch its CPU")
 	}
-	// The poll after an event: the longer one only where the CPU is watched,
-	// and the reason names the one the loop runs.
+	// The poll after an event: the longer one only where the CPU is watched.
 	for _, tc := range []struct {
 		cfg  Config
 		cpus int
@@ -45,8 +47,8 @@ func TestChooseWake(t *testing.T) {
 		{Config{Wake: WakeAdaptive}, 1, AdaptiveSpin},
 	} {
 		w := chooseWake(tc.cfg, tc.cpus)
-		if w.spin != tc.spin || !strings.Contains(w.Why, tc.spin.String()) {
-			t.Errorf("%+v on %d CPUs polls %v after an event (%q), want %v, said", tc.cfg, tc.cpus, w.spin, w.Why, tc.spin)
+		if w.spin != tc.spin {
+			t.Errorf("%+v on %d CPUs polls %v after an event, want %v", tc.cfg, tc.cpus, w.spin, tc.spin)
 		}
 	}
 	for _, c := range []Config{{Wake: WakeSleep}, {Wake: WakeAdaptive}, {Spin: true}} {

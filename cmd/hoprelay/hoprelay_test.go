@@ -402,7 +402,9 @@ func TestHoprelayStatsBound(t *testing.T) {
 				Partial       bool   `json:"partial"`
 				PartialReason string `json:"partial_reason"`
 				Config        struct {
-					Listen string `json:"listen"`
+					Listen  string `json:"listen"`
+					Wake    string `json:"wake"`
+					WakeWhy string `json:"wake_why"`
 				} `json:"config"`
 			}) {
 				t.Helper()
@@ -416,6 +418,8 @@ func TestHoprelayStatsBound(t *testing.T) {
 			waitFile(t, stats)
 			if s := read(); s.Config.Listen != want || !s.Partial || s.PartialReason == "" {
 				t.Errorf("SIGUSR1 stats: listen %q, partial %v %q; want %q, partial with a reason", s.Config.Listen, s.Partial, s.PartialReason, want)
+			} else if (s.Config.Wake == "") != (s.Config.WakeWhy == "") {
+				t.Errorf("SIGUSR1 stats: wake %q, why %q: want both or neither", s.Config.Wake, s.Config.WakeWhy)
 			}
 			os.Remove(stats)
 			stopSignal(t, cmd, sig)

@@ -210,8 +210,8 @@ func serve(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer r.Close()
-	if strategy, why := r.Wake(); strategy != "" {
-		fmt.Fprintf(stderr, "hoprelay: wake %s (%s)\n", strategy, why)
+	if strategy, rule, cpus := r.Wake(); strategy != "" {
+		fmt.Fprintf(stderr, "hoprelay: wake %s (%s)\n", strategy, wakeWhy(rule, cpus))
 	}
 	if b := r.Batch(); b != "" {
 		fmt.Fprintf(stderr, "hoprelay: batch %s\n", b)
@@ -235,14 +235,14 @@ func serve(o *options, stdout, stderr io.Writer) error {
 		select {
 		case <-usr1:
 			if *stats != "" {
-				s := r.Stats()
+				s := worded(r.Stats())
 				if !s.Partial {
 					// Serve, started just after the readiness line, has
 					// not yet marked itself serving: the relay listens
 					// all the same, and this is a snapshot of it.
 					s.Partial, s.WhileServing = true, true
+					s.PartialReason = partialReason(s)
 				}
-				s.PartialReason = partialReason(s)
 				if err := writeStats(*stats, s); err != nil {
 					logger.Printf("hoprelay: %v", err)
 				}
@@ -256,8 +256,7 @@ func serve(o *options, stdout, stderr io.Writer) error {
 				err = sig
 			}
 			if *stats != "" {
-				s := r.Stats()
-				s.PartialReason = partialReason(s)
+				s := worded(r.Stats())
 				if s.Partial && sig.Signal != 0 {
 					s.PartialReason = sig.Error() + "; " + s.PartialReason
 				}
@@ -329,6 +328,40 @@ func flagError(fs *pflag.FlagSet, err error) error {
 		sep = ": "
 	}
 	return cli.Usage(errors.New(strings.Join(named, ", ") + sep + rest))
+}
+
+// worded is s with its words filled in: why it is partial, and why its
+// loops wait as they do.
+func worded(s relay.Snapshot) relay.Snapshot {
+	s.PartialReason = partialReason(s)
+	s.Config.WakeWhy = wakeWhy(s.Config.WakeRule, s.Config.WakeCPUs)
+	return s
+}
+
+// wakeWhy says the rule by which a relay's loops wait as they do, with
+// the CPUs an auto rule read; "" for engines without loops of their own.
+func wakeWhy(rule relay.WakeRule, cpus int) string {
+	switch rule {
+	case relay.WakeBySpin:
+		return "--spin: polls with a zero timeout, never sleeps"
+	case relay.WakeByBusyPoll:
+		return "--busy-poll: polls for that long after each event"
+	case relay.WakeBySleep:
+		return "--wake sleep"
+	case relay.WakeByAdaptive:
+		return fmt.Sprintf("--wake adaptive: polls up to %v after an event while that catches the next one", relay.AdaptiveSpin)
+	case relay.WakeAutoOwn:
+		return fmt.Sprintf("auto: the loop may run on 1 CPU: it polls up to %v after an event "+
+			"(adaptive) while, over the last %v, it waited for that CPU less than %.0f%% of the time it ran, and sleeps while it waited longer: another task wants the CPU",
+			relay.OwnSpin, relay.OwnWindow, 100*relay.OwnMaxWait)
+	case relay.WakeAutoFew:
+		return fmt.Sprintf("auto: the loop may run on %d CPUs, fewer than %d: polling would hold a CPU its client or server needs", cpus, relay.AdaptiveCPUs)
+	case relay.WakeAutoMany:
+		return fmt.Sprintf("auto: the loop may run on %d CPUs: polls up to %v after an event while that catches the next one", cpus, relay.AdaptiveSpin)
+	case relay.WakeRouter:
+		return "the router's loops sleep in epoll_wait"
+	}
+	return ""
 }
 
 // partialReason says why a snapshot is partial, "" for a whole one.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"os/exec"
 	"strings"
@@ -11,7 +12,45 @@ import (
 
 	"github.com/hoplat/hoplat/internal/cli"
 	"github.com/hoplat/hoplat/internal/peer"
+	"github.com/hoplat/hoplat/relay"
 )
+
+// TestWakeWhy: every rule a relay's loops wait by has its own words, and
+// those of the rules with figures say them: the CPUs the rule read and
+// the polls' lengths.
+func TestWakeWhy(t *testing.T) {
+	seen := map[string]relay.WakeRule{}
+	for rule := relay.WakeBySpin; rule <= relay.WakeRouter; rule++ {
+		why := wakeWhy(rule, 3)
+		if why == "" {
+			t.Errorf("rule %d has no words", rule)
+		}
+		if r, ok := seen[why]; ok {
+			t.Errorf("rules %d and %d both say %q", r, rule, why)
+		}
+		seen[why] = rule
+	}
+	for _, c := range []struct {
+		rule relay.WakeRule
+		cpus int
+		has  []string
+	}{
+		{relay.WakeByAdaptive, 0, []string{relay.AdaptiveSpin.String()}},
+		{relay.WakeAutoOwn, 1, []string{"1 CPU", relay.OwnSpin.String(), relay.OwnWindow.String(), "10%"}},
+		{relay.WakeAutoFew, 2, []string{"2 CPUs", fmt.Sprintf("fewer than %d", relay.AdaptiveCPUs)}},
+		{relay.WakeAutoMany, 8, []string{"8 CPUs", relay.AdaptiveSpin.String()}},
+	} {
+		why := wakeWhy(c.rule, c.cpus)
+		for _, w := range c.has {
+			if !strings.Contains(why, w) {
+				t.Errorf("rule %d on %d CPUs: %q lacks %q", c.rule, c.cpus, why, w)
+			}
+		}
+	}
+	if why := wakeWhy(relay.WakeRuleNone, 4); why != "" {
+		t.Errorf("no loops: %q, want nothing", why)
+	}
+}
 
 func TestParseBytes(t *testing.T) {
 	for _, tc := range []struct {
