@@ -27,7 +27,7 @@ type HostStep struct{ Step hosts.Step }
 // (one bootstrapping, joining, synced, stopping), passed on as it is.
 type NodeStep struct{ Step cluster.Step }
 
-// Probing: the probe of the machine's constants begins.
+// Probing tells that the probe of the machine's constants begins.
 type Probing struct{}
 
 // Probed is the machine's constants, as the probe measured them.
@@ -72,18 +72,18 @@ type RoundEnded struct {
 	Sample  hop.Sample
 }
 
-// TracerFloor: the tracer's floor (hooks that return at once) is measured
-// on Path.
+// TracerFloor tells that the tracer's floor (hooks that return at once) is
+// measured on Path.
 type TracerFloor struct{ Path hop.Path }
 
-// TraceBegun: Path's traced round begins.
+// TraceBegun tells that Path's traced round begins.
 type TraceBegun struct {
 	Regime string
 	Path   hop.Path
 }
 
-// TraceAgain: Path's traced round runs once more, for Why (its overhead
-// was outside its band).
+// TraceAgain tells that Path's traced round runs once more, for Why (its
+// overhead was outside its band).
 type TraceAgain struct {
 	Regime string
 	Path   hop.Path
@@ -98,7 +98,7 @@ type Traced struct {
 	Note  string
 }
 
-// ConnectBegun: Path's connect-only series begins.
+// ConnectBegun tells that Path's connect-only series begins.
 type ConnectBegun struct {
 	Regime string
 	Path   hop.Path
@@ -112,29 +112,29 @@ type Connected struct {
 	Err     error
 }
 
-// Stopped: the run was interrupted where Stop says, and reports the
-// rounds completed.
+// Stopped tells that the run was interrupted where Stop says, and reports
+// the rounds completed.
 type Stopped struct{ Stop hop.Stop }
 
 // Ended is a run's last event.
 type Ended struct{}
 
-// Resolving: against a real backend the run is made again with longer
-// rounds until every relay path's added p50 interval excludes zero,
+// Resolving tells that, against a real backend, the run is made again with
+// longer rounds until every relay path's added p50 interval excludes zero,
 // within Bound in all.
 type Resolving struct{ Bound time.Duration }
 
-// Unresolved: after an attempt, Paths relay paths' intervals still hold
-// zero After the time spent; the next attempt's rounds are Growth times
-// as long.
+// Unresolved tells that after an attempt, Paths relay paths' intervals
+// still hold zero After the time spent; the next attempt's rounds are
+// Growth times as long.
 type Unresolved struct {
 	Paths  int
 	After  time.Duration
 	Growth int
 }
 
-// SweepBegun: a sweep of Instances client instances against Servers
-// servers begins, Runs runs of Time at each thread count.
+// SweepBegun tells that a sweep of Instances client instances against
+// Servers servers begins, Runs runs of Time at each thread count.
 type SweepBegun struct {
 	Instances, Servers int
 	Threads            []int
@@ -150,14 +150,14 @@ type SweepRun struct {
 	Instances          int
 }
 
-// GaleraPreparing: sysbench's tables are being created and loaded through
-// Node.
+// GaleraPreparing tells that sysbench's tables are being created and
+// loaded through Node.
 type GaleraPreparing struct {
 	Tables, TableSize int
 	Node              string
 }
 
-// GaleraPrepared: the tables were loaded, in Took.
+// GaleraPrepared tells that the tables were loaded, in Took.
 type GaleraPrepared struct{ Took time.Duration }
 
 // GaleraPath is a proxy path started in front of Nodes nodes, listening on
@@ -169,13 +169,14 @@ type GaleraPath struct {
 	Err         error
 }
 
-// GaleraRound: round Round (0-based) of Rounds of Workload begins.
+// GaleraRound tells that round Round (0-based) of Rounds of Workload
+// begins.
 type GaleraRound struct {
 	Workload      string
 	Round, Rounds int
 }
 
-// GaleraRun: one sysbench of Workload through Path begins.
+// GaleraRun tells that one sysbench of Workload through Path begins.
 type GaleraRun struct {
 	Workload, Path string
 	Host           string
@@ -183,8 +184,8 @@ type GaleraRun struct {
 	Time           time.Duration
 }
 
-// GaleraFailed: Workload's run through Path failed; the path runs no more
-// of that workload.
+// GaleraFailed tells that Workload's run through Path failed; the path
+// runs no more of that workload.
 type GaleraFailed struct {
 	Workload, Path string
 	Err            error

@@ -13,7 +13,7 @@ import (
 	"hash"
 )
 
-// nativeToken is mysql_native_password's scramble (MySQL Source Code
+// NativeToken is mysql_native_password's scramble (MySQL Source Code
 // Documentation, Native Authentication):
 // SHA1(password) XOR SHA1(nonce ‖ SHA1(SHA1(password))). An empty password
 // sends an empty response.
@@ -26,7 +26,7 @@ func NativeToken(dst []byte, nonce []byte, password string) []byte {
 	return appendScramble(dst, sha1.New(), stage1[:], nonce, stage2[:])
 }
 
-// sha2Token is caching_sha2_password's scramble (MySQL Source Code
+// Sha2Token is caching_sha2_password's scramble (MySQL Source Code
 // Documentation, caching_sha2_password information):
 // SHA256(p) XOR SHA256(SHA256(SHA256(p)) ‖ nonce).
 func Sha2Token(dst []byte, nonce []byte, password string) []byte {
@@ -49,7 +49,7 @@ func appendScramble(dst []byte, h hash.Hash, key, a, b []byte) []byte {
 	return dst
 }
 
-// authToken returns the first response for plugin, or an error for a plugin
+// AuthToken returns the first response for plugin, or an error for a plugin
 // this package does not speak.
 func AuthToken(dst []byte, plugin string, nonce []byte, password string) ([]byte, error) {
 	switch plugin {
@@ -61,7 +61,7 @@ func AuthToken(dst []byte, plugin string, nonce []byte, password string) ([]byte
 	return dst, fmt.Errorf("mysql: auth plugin %q is not supported (only %s and %s)", plugin, PluginNative, PluginCachingSHA2)
 }
 
-// checkToken compares a client's response with the one expected from the
+// CheckToken compares a client's response with the one expected from the
 // known password, in constant time.
 func CheckToken(plugin string, nonce []byte, password string, got []byte) bool {
 	var buf [32]byte
@@ -72,7 +72,7 @@ func CheckToken(plugin string, nonce []byte, password string, got []byte) bool {
 	return subtle.ConstantTimeCompare(want, got) == 1 && len(want) == len(got)
 }
 
-// xorNonce is the plaintext caching_sha2_password encrypts for full
+// XorNonce is the plaintext caching_sha2_password encrypts for full
 // authentication over an insecure transport: (password ‖ NUL) XOR the nonce
 // repeated.
 func XorNonce(password string, nonce []byte) []byte {
@@ -84,7 +84,7 @@ func XorNonce(password string, nonce []byte) []byte {
 	return p
 }
 
-// encryptPassword encrypts the password with the server's PEM public key
+// EncryptPassword encrypts the password with the server's PEM public key
 // using RSA-OAEP with SHA-1, which is what MySQL's server decrypts.
 func EncryptPassword(pemKey []byte, password string, nonce []byte) ([]byte, error) {
 	block, _ := pem.Decode(pemKey)
@@ -118,7 +118,7 @@ func EncryptPassword(pemKey []byte, password string, nonce []byte) ([]byte, erro
 	return ct, nil
 }
 
-// decryptPassword is the server side of encryptPassword; it returns the
+// DecryptPassword is the server side of EncryptPassword; it returns the
 // password the client sent.
 func DecryptPassword(key *rsa.PrivateKey, ct []byte, nonce []byte) (string, error) {
 	pt, err := rsa.DecryptOAEP(sha1.New(), nil, key, ct, nil)

@@ -31,12 +31,12 @@ const (
 // in a greeting's and a handshake response's reserved bytes when the
 // capability set lacks CLIENT_MYSQL (MariaDB Knowledge Base, Connection).
 const (
-	// ExtCapExtendedMetadata: column definitions carry extended type
-	// information (a length-encoded block after the column's name).
+	// ExtCapExtendedMetadata says that column definitions carry extended
+	// type information (a length-encoded block after the column's name).
 	ExtCapExtendedMetadata = 0x00000008
-	// ExtCapCacheMetadata: a column-count packet carries one more byte,
-	// 1 when column definitions follow and 0 when they are left out, as
-	// a COM_STMT_EXECUTE's result leaves them out while the prepared
+	// ExtCapCacheMetadata says that a column-count packet carries one more
+	// byte, 1 when column definitions follow and 0 when they are left out,
+	// as a COM_STMT_EXECUTE's result leaves them out while the prepared
 	// statement's columns have not changed since the client cached them.
 	ExtCapCacheMetadata = 0x00000010
 )
@@ -125,6 +125,8 @@ const (
 	ErLockDeadlock    = 1213
 )
 
+// Authentication plugin names, as a greeting, a handshake response and an
+// auth switch carry them.
 const (
 	PluginNative      = "mysql_native_password"
 	PluginCachingSHA2 = "caching_sha2_password"

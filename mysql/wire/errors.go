@@ -9,6 +9,8 @@ type ServerError struct {
 	Message string
 }
 
+// Error formats e with its code, its SQLSTATE when the peer sent one, and its
+// message.
 func (e *ServerError) Error() string {
 	if e.State == "" {
 		return fmt.Sprintf("mysql: server error %d: %s", e.Code, e.Message)
@@ -16,9 +18,9 @@ func (e *ServerError) Error() string {
 	return fmt.Sprintf("mysql: server error %d (%s): %s", e.Code, e.State, e.Message)
 }
 
-// parseErr decodes an ERR packet (MySQL Source Code Documentation, ERR_Packet):
-// 0xFF, code, '#' + SQLSTATE when
-// the 4.1 protocol is on, then the message.
+// ParseErr decodes an ERR packet (MySQL Source Code Documentation, ERR_Packet):
+// 0xFF, code, '#' + SQLSTATE when the 4.1 protocol is on, then the message.
+// It returns a *ServerError, or the decoding error of a malformed packet.
 func ParseErr(b []byte) error {
 	d := Decoder{B: b, What: "ERR packet"}
 	d.Header(HeaderErr)
@@ -34,6 +36,8 @@ func ParseErr(b []byte) error {
 	return e
 }
 
+// AppendErr appends an ERR packet's payload: 0xFF, code, '#' and state (the
+// five-character SQLSTATE), then msg.
 func AppendErr(b []byte, code uint16, state, msg string) []byte {
 	b = append(b, HeaderErr, byte(code), byte(code>>8), '#')
 	b = append(b, state...)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// greeting is the server's Initial Handshake v10 (MySQL Source Code
+// Greeting is the server's Initial Handshake v10 (MySQL Source Code
 // Documentation, Protocol::HandshakeV10; MariaDB Knowledge Base,
 // Connection).
 type Greeting struct {
@@ -15,12 +15,12 @@ type Greeting struct {
 	Caps    uint32
 	Charset uint8
 	Status  uint16
-	ExtCaps uint32 // MariaDB extended capabilities, when caps lacks capLongPassword
+	ExtCaps uint32 // MariaDB extended capabilities, when Caps lacks CapLongPassword
 	Plugin  []byte
 	MariaDB bool
 }
 
-// parseGreeting decodes a greeting. The byte slices alias b.
+// ParseGreeting decodes a greeting. The byte slices alias b.
 func ParseGreeting(b []byte) (Greeting, error) {
 	var g Greeting
 	d := Decoder{B: b, What: "greeting"}
@@ -65,6 +65,10 @@ func ParseGreeting(b []byte) (Greeting, error) {
 	return g, d.Err
 }
 
+// AppendGreeting appends g as an Initial Handshake v10 payload, with an
+// auth-plugin-data length of 21: the nonce's 20 bytes and a NUL. MariaDB's
+// extended capabilities go in the reserved bytes when g.Caps lacks
+// CapLongPassword.
 func AppendGreeting(b []byte, g *Greeting) []byte {
 	b = append(b, 10)
 	b = append(b, g.Version...)
@@ -89,7 +93,7 @@ func AppendGreeting(b []byte, g *Greeting) []byte {
 	return append(b, 0)
 }
 
-// handshakeResponse is HandshakeResponse41 (MySQL Source Code
+// HandshakeResponse is HandshakeResponse41 (MySQL Source Code
 // Documentation, Protocol::HandshakeResponse41).
 type HandshakeResponse struct {
 	Caps      uint32
@@ -104,9 +108,13 @@ type HandshakeResponse struct {
 	Plugin  []byte
 }
 
-// sslRequestLen is the length of an SSLRequest: the response's fixed part.
+// SslRequestLen is the length of an SSLRequest: the response's fixed part.
 const SslRequestLen = 32
 
+// ParseHandshakeResponse decodes a HandshakeResponse41; the byte slices alias
+// b. It fails when the client lacks CLIENT_PROTOCOL_41, on an SSLRequest (TLS
+// is not offered), on a truncated packet, and on malformed connection
+// attributes, which it otherwise ignores.
 func ParseHandshakeResponse(b []byte) (HandshakeResponse, error) {
 	var r HandshakeResponse
 	d := Decoder{B: b, What: "handshake response"}
@@ -150,6 +158,10 @@ func ParseHandshakeResponse(b []byte) (HandshakeResponse, error) {
 	return r, d.Err
 }
 
+// AppendHandshakeResponse appends r as a HandshakeResponse41 payload, without
+// connection attributes. The auth response is length-encoded when r.Caps has
+// CapPluginAuthLenEnc, else prefixed by one length byte; the schema is written
+// when r.Caps has CapConnectWithDB, the plugin name when it has CapPluginAuth.
 func AppendHandshakeResponse(b []byte, r *HandshakeResponse) []byte {
 	b = binary.LittleEndian.AppendUint32(b, r.Caps)
 	b = binary.LittleEndian.AppendUint32(b, r.MaxPacket)
@@ -179,13 +191,15 @@ func AppendHandshakeResponse(b []byte, r *HandshakeResponse) []byte {
 	return b
 }
 
-// authSwitch is an AuthSwitchRequest (MySQL Source Code
+// AuthSwitch is an AuthSwitchRequest (MySQL Source Code
 // Documentation, Protocol::AuthSwitchRequest): 0xFE, plugin name, data.
 type AuthSwitch struct {
 	Plugin []byte
 	Data   []byte
 }
 
+// ParseAuthSwitch decodes an AuthSwitchRequest; the byte slices alias b. A
+// lone 0xFE, the pre-4.1 request for mysql_old_password, is refused.
 func ParseAuthSwitch(b []byte) (AuthSwitch, error) {
 	var s AuthSwitch
 	if len(b) == 1 && b[0] == HeaderEOF {
@@ -198,6 +212,8 @@ func ParseAuthSwitch(b []byte) (AuthSwitch, error) {
 	return s, d.Err
 }
 
+// AppendAuthSwitch appends an AuthSwitchRequest payload: 0xFE, plugin and a
+// NUL, then nonce and a NUL.
 func AppendAuthSwitch(b []byte, plugin string, nonce []byte) []byte {
 	b = append(b, HeaderEOF)
 	b = append(b, plugin...)

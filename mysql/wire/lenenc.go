@@ -17,6 +17,7 @@ const (
 	Lenenc8    = 0xFE
 )
 
+// AppendLenEncInt appends v as a length-encoded integer, in the fewest bytes.
 func AppendLenEncInt(b []byte, v uint64) []byte {
 	switch {
 	case v < LenencNull:
@@ -31,17 +32,21 @@ func AppendLenEncInt(b []byte, v uint64) []byte {
 	}
 }
 
+// AppendLenEncString appends s as a length-encoded string: its length as a
+// length-encoded integer, then its bytes.
 func AppendLenEncString(b []byte, s string) []byte {
 	return append(AppendLenEncInt(b, uint64(len(s))), s...)
 }
 
+// AppendLenEncBytes appends s as a length-encoded string, as
+// AppendLenEncString does.
 func AppendLenEncBytes(b []byte, s []byte) []byte {
 	return append(AppendLenEncInt(b, uint64(len(s))), s...)
 }
 
-// decoder walks one payload. The first failure sticks: later reads return
-// zero values and err names the packet and the field that did not fit, so a
-// parser can read every field and check err once.
+// A Decoder walks one payload. The first failure sticks: later reads return
+// zero values and Err names the packet and the field that did not fit, so a
+// parser can read every field and check Err once.
 type Decoder struct {
 	B    []byte
 	Off  int
@@ -49,6 +54,8 @@ type Decoder struct {
 	Err  error
 }
 
+// Fail fails d, unless it has failed already, with an error saying that field
+// is truncated at the current offset: need bytes wanted, fewer left.
 func (d *Decoder) Fail(field string, need int) {
 	if d.Err == nil {
 		d.Err = fmt.Errorf("mysql: decode %s: %s truncated at offset %d (need %d bytes, have %d)",
@@ -56,13 +63,15 @@ func (d *Decoder) Fail(field string, need int) {
 	}
 }
 
+// Failf fails d, unless it has failed already, with an error naming the
+// packet, then format and args.
 func (d *Decoder) Failf(format string, args ...any) {
 	if d.Err == nil {
 		d.Err = fmt.Errorf("mysql: decode %s: "+format, append([]any{d.What}, args...)...)
 	}
 }
 
-// header reads a packet's first byte, which says what the packet is, and
+// Header reads a packet's first byte, which says what the packet is, and
 // fails d unless it is one of want.
 func (d *Decoder) Header(want ...byte) {
 	h := d.U8("header")
@@ -76,8 +85,11 @@ func (d *Decoder) Header(want ...byte) {
 	d.Failf("header 0x%02x, want %s", h, strings.Join(names, " or "))
 }
 
+// Remaining returns the number of bytes not yet read.
 func (d *Decoder) Remaining() int { return len(d.B) - d.Off }
 
+// Bytes reads the next n bytes, aliasing B. It returns nil, and fails d, when
+// n is negative or more than the bytes left; it returns nil once d has failed.
 func (d *Decoder) Bytes(n int, field string) []byte {
 	if d.Err != nil {
 		return nil
@@ -91,8 +103,10 @@ func (d *Decoder) Bytes(n int, field string) []byte {
 	return p
 }
 
+// Skip reads past n bytes, failing d as Bytes does.
 func (d *Decoder) Skip(n int, field string) { d.Bytes(n, field) }
 
+// U8 reads one byte; it returns 0 once d has failed.
 func (d *Decoder) U8(field string) uint8 {
 	p := d.Bytes(1, field)
 	if p == nil {
@@ -101,6 +115,7 @@ func (d *Decoder) U8(field string) uint8 {
 	return p[0]
 }
 
+// U16 reads a little-endian uint16; it returns 0 once d has failed.
 func (d *Decoder) U16(field string) uint16 {
 	p := d.Bytes(2, field)
 	if p == nil {
@@ -109,6 +124,7 @@ func (d *Decoder) U16(field string) uint16 {
 	return binary.LittleEndian.Uint16(p)
 }
 
+// U32 reads a little-endian uint32; it returns 0 once d has failed.
 func (d *Decoder) U32(field string) uint32 {
 	p := d.Bytes(4, field)
 	if p == nil {
@@ -117,7 +133,7 @@ func (d *Decoder) U32(field string) uint32 {
 	return binary.LittleEndian.Uint32(p)
 }
 
-// lenEncInt reads a length-encoded integer; null reports the 0xFB marker.
+// LenEncInt reads a length-encoded integer; null reports the 0xFB marker.
 func (d *Decoder) LenEncInt(field string) (v uint64, null bool) {
 	first := d.U8(field)
 	if d.Err != nil {
@@ -149,7 +165,7 @@ func (d *Decoder) LenEncInt(field string) (v uint64, null bool) {
 	return v, false
 }
 
-// lenEncBytes reads a length-encoded string. The declared length is checked
+// LenEncBytes reads a length-encoded string. The declared length is checked
 // against what the payload holds before anything is sliced.
 func (d *Decoder) LenEncBytes(field string) (s []byte, null bool) {
 	n, null := d.LenEncInt(field)
@@ -163,7 +179,7 @@ func (d *Decoder) LenEncBytes(field string) (s []byte, null bool) {
 	return d.Bytes(int(n), field), false
 }
 
-// nulBytes reads a NUL-terminated string. A missing terminator at the end of
+// NulBytes reads a NUL-terminated string. A missing terminator at the end of
 // the payload is tolerated when lenient is set (some servers omit the NUL
 // after the auth plugin name).
 func (d *Decoder) NulBytes(field string, lenient bool) []byte {
@@ -185,6 +201,8 @@ func (d *Decoder) NulBytes(field string, lenient bool) []byte {
 	return nil
 }
 
+// Rest reads and returns every byte left, aliasing B; it returns nil once d
+// has failed.
 func (d *Decoder) Rest() []byte {
 	if d.Err != nil {
 		return nil
@@ -194,7 +212,7 @@ func (d *Decoder) Rest() []byte {
 	return p
 }
 
-// connectAttrs reads the connection attributes that end a handshake
+// ConnectAttrs reads the connection attributes that end a handshake
 // response or a COM_CHANGE_USER when CLIENT_CONNECT_ATTRS is on: one
 // length-encoded block of length-encoded key and value strings (MySQL Source
 // Code Documentation, Protocol::HandshakeResponse41 and COM_CHANGE_USER).

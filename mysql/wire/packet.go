@@ -6,12 +6,12 @@ import (
 	"io"
 )
 
-// maxPayload is the largest payload one packet carries; a longer payload is
+// MaxPayload is the largest payload one packet carries; a longer payload is
 // split into packets of exactly this size followed by a shorter (possibly
 // empty) one, and the reader concatenates until it sees the short packet.
 const MaxPayload = 0xFFFFFF
 
-// defaultMaxMessage caps a reassembled message. MariaDB's max_allowed_packet
+// DefaultMaxMessage caps a reassembled message. MariaDB's max_allowed_packet
 // defaults to 16 MiB; four times that leaves room for any result row either
 // end produces while keeping a hostile length prefix from growing memory
 // without bound.
@@ -26,30 +26,32 @@ var ErrPacketTooLarge = errors.New("mysql: packet too large")
 // the two ends have lost sync and the connection cannot be trusted.
 var ErrOutOfOrder = errors.New("mysql: packets out of order")
 
-// packetConn frames payloads over a byte stream. One sequence counter serves
+// PacketConn frames payloads over a byte stream. One sequence counter serves
 // both directions, as the protocol requires: it is reset to 0 before each
 // command and advances by one for every packet read or written.
 //
-// The read buffer is reused: a payload returned by readPacket is valid only
-// until the next read. Writes accumulate in wbuf and leave in one Write call.
+// The read buffer is reused: a payload returned by ReadPacket is valid only
+// until the next read. Writes accumulate in Wbuf and leave in one Write call.
 type PacketConn struct {
 	Rw  io.ReadWriter
 	Seq uint8
 
-	Rbuf       []byte // buffered input; rbuf[r:w] is unread
+	Rbuf       []byte // buffered input; Rbuf[R:W] is unread
 	R, W       int
 	Big        []byte // reassembly of payloads of 16 MiB or more
 	MaxMessage int
 
 	Wbuf     []byte
-	PktStart int // offset of the open packet's header in wbuf, or -1
+	PktStart int // offset of the open packet's header in Wbuf, or -1
 }
 
+// NewPacketConn frames payloads over rw, its read and write buffers starting
+// at 16 KiB each.
 func NewPacketConn(rw io.ReadWriter) *PacketConn {
 	return NewPacketConnSize(rw, 16<<10, 16<<10)
 }
 
-// newPacketConnSize starts the buffers at the given sizes; they grow as
+// NewPacketConnSize starts the buffers at the given sizes; they grow as
 // bytes arrive or are appended.
 func NewPacketConnSize(rw io.ReadWriter, rsize, wsize int) *PacketConn {
 	return &PacketConn{
@@ -61,10 +63,10 @@ func NewPacketConnSize(rw io.ReadWriter, rsize, wsize int) *PacketConn {
 	}
 }
 
-// resetSeq starts a new command exchange.
+// ResetSeq starts a new command exchange.
 func (c *PacketConn) ResetSeq() { c.Seq = 0 }
 
-// fill makes at least n unread bytes available in rbuf. The buffer grows
+// Fill makes at least n unread bytes available in Rbuf. The buffer grows
 // only when it is full of bytes that did arrive, and then at most doubles:
 // a header declaring 16 MiB costs memory in proportion to the bytes that
 // follow it, never to the declaration.
@@ -100,7 +102,7 @@ func (c *PacketConn) Fill(n int) error {
 	return nil
 }
 
-// readFrame reads one packet and checks its sequence id. already is the
+// ReadFrame reads one packet and checks its sequence id. already is the
 // length reassembled so far: the limit applies to the declared length before
 // any of it is buffered.
 func (c *PacketConn) ReadFrame(already int) ([]byte, error) {
@@ -129,7 +131,7 @@ func (c *PacketConn) ReadFrame(already int) ([]byte, error) {
 	return p, nil
 }
 
-// outOfOrder builds the error for a packet with sequence id got. A server
+// OutOfOrder builds the error for a packet with sequence id got. A server
 // about to close an idle connection (MySQL 8.0.24+, error 4031) sends an
 // unsolicited ERR with sequence 0; its message is the real diagnosis, so it
 // is read and reported along with the desynchronisation.
@@ -146,7 +148,7 @@ func (c *PacketConn) OutOfOrder(got uint8, n int) error {
 	return fmt.Errorf("%w: %w", err, ParseErr(p))
 }
 
-// readPacket returns the next logical payload, reassembling one that was
+// ReadPacket returns the next logical payload, reassembling one that was
 // split at 16 MiB boundaries. The slice is valid until the next read.
 func (c *PacketConn) ReadPacket() ([]byte, error) {
 	p, err := c.ReadFrame(0)
@@ -166,14 +168,14 @@ func (c *PacketConn) ReadPacket() ([]byte, error) {
 	}
 }
 
-// begin opens a packet in the write buffer and returns the buffer to append
-// the payload to; the caller stores the result back with end.
+// Begin opens a packet in the write buffer and returns the buffer to append
+// the payload to; the caller stores the result back with End.
 func (c *PacketConn) Begin() []byte {
 	c.PktStart = len(c.Wbuf)
 	return append(c.Wbuf, 0, 0, 0, 0)
 }
 
-// end closes the packet opened by begin, whose payload is the tail of b, and
+// End closes the packet opened by Begin, whose payload is the tail of b, and
 // assigns it the next sequence id. A payload of 16 MiB or more is split, with
 // an empty final packet when its length is a multiple of 0xFFFFFF: without
 // it the peer waits for more (verified against MariaDB).
@@ -202,16 +204,18 @@ func (c *PacketConn) End(b []byte) {
 	c.Wbuf = b
 }
 
+// PutHeader writes a packet header into b[:4]: the payload length n as three
+// little-endian bytes, then the sequence id seq.
 func PutHeader(b []byte, n int, seq uint8) {
 	b[0], b[1], b[2], b[3] = byte(n), byte(n>>8), byte(n>>16), seq
 }
 
-// writePacket frames payload as one logical packet into the write buffer.
+// WritePacket frames payload as one logical packet into the write buffer.
 func (c *PacketConn) WritePacket(payload []byte) {
 	c.End(append(c.Begin(), payload...))
 }
 
-// flush sends everything buffered in one Write.
+// Flush sends everything buffered in one Write.
 func (c *PacketConn) Flush() error {
 	if len(c.Wbuf) == 0 {
 		return nil
@@ -221,7 +225,7 @@ func (c *PacketConn) Flush() error {
 	return err
 }
 
-// writeRaw sends pre-framed packets that carry count sequence ids starting
+// WriteRaw sends pre-framed packets that carry count sequence ids starting
 // at the current one (canned responses are encoded with ids from 1).
 func (c *PacketConn) WriteRaw(frames []byte, count int) error {
 	if err := c.Flush(); err != nil {

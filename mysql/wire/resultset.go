@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// okPacket is an OK packet, or the 0xFE-headed OK that ends a result set
+// OkPacket is an OK packet, or the 0xFE-headed OK that ends a result set
 // when CLIENT_DEPRECATE_EOF is on.
 type OkPacket struct {
 	AffectedRows uint64
@@ -14,7 +14,7 @@ type OkPacket struct {
 	Warnings     uint16
 }
 
-// parseOK decodes OK (0x00) and EOF-style OK (0xFE). Anything after the
+// ParseOK decodes OK (0x00) and EOF-style OK (0xFE). Anything after the
 // warnings (info, session state) is optional and ignored.
 func ParseOK(b []byte) (OkPacket, error) {
 	var ok OkPacket
@@ -27,6 +27,9 @@ func ParseOK(b []byte) (OkPacket, error) {
 	return ok, d.Err
 }
 
+// AppendOK appends an OK packet's payload headed by header: HeaderOK, or
+// HeaderEOF for the OK that ends a result set when CLIENT_DEPRECATE_EOF is on.
+// It carries affected and status; last insert id and warnings are 0.
 func AppendOK(b []byte, header byte, affected uint64, status uint16) []byte {
 	b = append(b, header)
 	b = AppendLenEncInt(b, affected)
@@ -35,7 +38,7 @@ func AppendOK(b []byte, header byte, affected uint64, status uint16) []byte {
 	return append(b, 0, 0) // warnings
 }
 
-// parseEOF decodes a classic 5-byte EOF packet.
+// ParseEOF decodes a classic 5-byte EOF packet.
 func ParseEOF(b []byte) (status uint16, err error) {
 	d := Decoder{B: b, What: "EOF packet"}
 	d.Header(HeaderEOF)
@@ -44,18 +47,20 @@ func ParseEOF(b []byte) (status uint16, err error) {
 	return status, d.Err
 }
 
+// AppendEOF appends a classic 5-byte EOF packet's payload: 0xFE, 0 warnings,
+// then status.
 func AppendEOF(b []byte, status uint16) []byte {
 	return append(b, HeaderEOF, 0, 0, byte(status), byte(status>>8))
 }
 
-// isTerminator reports whether a packet inside a result set ends it: 0xFE
+// IsTerminator reports whether a packet inside a result set ends it: 0xFE
 // and shorter than a full packet (a row could start with 0xFE only if its
 // first value were 16 MiB or longer).
 func IsTerminator(b []byte) bool {
 	return len(b) > 0 && b[0] == HeaderEOF && len(b) < MaxPayload
 }
 
-// terminatorStatus reads the status flags of a result-set terminator in
+// TerminatorStatus reads the status flags of a result-set terminator in
 // either shape: classic EOF or, with DEPRECATE_EOF, a 0xFE-headed OK.
 func TerminatorStatus(b []byte, deprecateEOF bool) (uint16, error) {
 	if deprecateEOF {
@@ -65,9 +70,8 @@ func TerminatorStatus(b []byte, deprecateEOF bool) (uint16, error) {
 	return ParseEOF(b)
 }
 
-// columnDef is a ColumnDefinition41 (MySQL Source Code Documentation,
-// Column Definition). Byte slices alias the
-// payload.
+// ColumnDef is a ColumnDefinition41 (MySQL Source Code Documentation,
+// Column Definition). Byte slices alias the payload.
 type ColumnDef struct {
 	Schema, Table, OrgTable, Name, OrgName []byte
 	Charset                                uint16
@@ -77,6 +81,9 @@ type ColumnDef struct {
 	Decimals                               uint8
 }
 
+// ParseColumnDef decodes a column definition; the byte slices alias b. It
+// fails on a truncated packet, a catalog other than "def", or a fixed-fields
+// length below 0x0C; bytes after the decimals are not read.
 func ParseColumnDef(b []byte) (ColumnDef, error) {
 	var c ColumnDef
 	d := Decoder{B: b, What: "column definition"}
@@ -100,6 +107,9 @@ func ParseColumnDef(b []byte) (ColumnDef, error) {
 	return c, d.Err
 }
 
+// AppendColumnDef appends c as a column definition's payload: catalog "def",
+// the five names as length-encoded strings, fixed-fields length 0x0C, the
+// fixed fields, then two filler bytes.
 func AppendColumnDef(b []byte, c *ColumnDef) []byte {
 	b = AppendLenEncString(b, "def")
 	b = AppendLenEncBytes(b, c.Schema)
@@ -115,7 +125,7 @@ func AppendColumnDef(b []byte, c *ColumnDef) []byte {
 	return append(b, c.Decimals, 0, 0)
 }
 
-// checkTextRow walks a text-protocol row: cols values, each a lenenc string
+// CheckTextRow walks a text-protocol row: cols values, each a lenenc string
 // or 0xFB for NULL, filling the payload exactly.
 func CheckTextRow(b []byte, cols int) error {
 	d := Decoder{B: b, What: "text row"}
@@ -128,9 +138,8 @@ func CheckTextRow(b []byte, cols int) error {
 	return d.Err
 }
 
-// binaryValueLen returns the size of a binary-protocol value of type t whose
-// encoding starts at b[0], or -1 for a length-prefixed value (the caller
-// reads a lenenc string).
+// BinaryValueLen returns the size of a binary-protocol value of type t, or -1
+// for a length-prefixed value (the caller reads a lenenc string).
 func BinaryValueLen(t uint8) int {
 	switch t {
 	case TypeTiny:
@@ -147,10 +156,10 @@ func BinaryValueLen(t uint8) int {
 	return -1
 }
 
-// checkBinaryRow walks a binary-protocol row (MySQL Source Code Documentation,
-// Binary Protocol Resultset Row): 0x00, a NULL bitmap
-// of (cols+9)/8 bytes with a bit offset of 2, then each non-NULL value in
-// the encoding its column type dictates.
+// CheckBinaryRow walks a binary-protocol row (MySQL Source Code Documentation,
+// Binary Protocol Resultset Row): 0x00, a NULL bitmap of (cols+9)/8 bytes
+// with a bit offset of 2, then each non-NULL value in the encoding its column
+// type dictates.
 func CheckBinaryRow(b []byte, types []byte) error {
 	d := Decoder{B: b, What: "binary row"}
 	d.Header(HeaderOK)
@@ -180,7 +189,7 @@ func CheckBinaryRow(b []byte, types []byte) error {
 	return d.Err
 }
 
-// stmtPrepareOK is the first packet of a COM_STMT_PREPARE response.
+// StmtPrepareOK is the first packet of a COM_STMT_PREPARE response.
 type StmtPrepareOK struct {
 	Id       uint32
 	Columns  uint16
@@ -188,6 +197,9 @@ type StmtPrepareOK struct {
 	Warnings uint16
 }
 
+// ParseStmtPrepareOK decodes a COM_STMT_PREPARE response's first packet:
+// 0x00, statement id, column and parameter counts, a filler byte, then the
+// warning count when present. It fails on another header or a truncated packet.
 func ParseStmtPrepareOK(b []byte) (StmtPrepareOK, error) {
 	var p StmtPrepareOK
 	d := Decoder{B: b, What: "prepare OK"}
@@ -202,6 +214,9 @@ func ParseStmtPrepareOK(b []byte) (StmtPrepareOK, error) {
 	return p, d.Err
 }
 
+// AppendStmtPrepareOK appends p as a COM_STMT_PREPARE response's first
+// packet: 0x00, statement id, column and parameter counts, a filler byte and
+// a warning count of 0.
 func AppendStmtPrepareOK(b []byte, p *StmtPrepareOK) []byte {
 	b = append(b, HeaderOK)
 	b = binary.LittleEndian.AppendUint32(b, p.Id)
