@@ -11,11 +11,11 @@ import (
 // beyond.
 func ExampleChoose() {
 	for _, n := range []int{1, iomodel.AutoPerCPU, iomodel.AutoPerCPU + 1} {
-		m, _ := iomodel.Choose(n, 1)
-		fmt.Println(n, m)
+		c := iomodel.Choose(n, 1)
+		fmt.Println(n, c.Model, c.Limit)
 	}
 	// Output:
-	// 1 blocking
-	// 16 blocking
-	// 17 netpoll
+	// 1 blocking 16
+	// 16 blocking 16
+	// 17 netpoll 16
 }

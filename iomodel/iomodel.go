@@ -84,14 +84,25 @@ func Parse(s string) (Model, error) {
 // Limit is how many connections Auto serves blocking on cpus CPUs.
 func Limit(cpus int) int { return min(AutoHeldMax, AutoPerCPU*max(cpus, 1)) }
 
-// Choose is what Auto runs for n connections held at once on cpus CPUs,
-// and why.
-func Choose(n, cpus int) (Model, string) {
-	limit := Limit(cpus)
-	if n <= limit {
-		return Blocking, fmt.Sprintf("auto: blocking, one OS thread per connection as sysbench's and sockperf's (%d connections on %d CPUs, at most %d)", n, cpus, limit)
+// Choice is the I/O model a run uses and what chose it: the model asked
+// for, or Auto's pick for Conns connections held at once on CPUs CPUs,
+// against the Limit that may each hold an OS thread there.
+type Choice struct {
+	Model Model
+	Auto  bool // picked by Auto; else as asked, and the counts are 0
+	Conns int
+	CPUs  int
+	Limit int
+}
+
+// Choose is what Auto runs for n connections held at once on cpus CPUs:
+// Blocking up to Limit(cpus), Netpoll beyond.
+func Choose(n, cpus int) Choice {
+	c := Choice{Model: Blocking, Auto: true, Conns: n, CPUs: cpus, Limit: Limit(cpus)}
+	if n > c.Limit {
+		c.Model = Netpoll
 	}
-	return Netpoll, fmt.Sprintf("auto: netpoll, %d connections on %d CPUs are more than the %d that may each hold an OS thread (%d per CPU, at most %d)", n, cpus, limit, AutoPerCPU, AutoHeldMax)
+	return c
 }
 
 // CPUsFor is how many CPUs connections pinned over list may run on: the

@@ -2,7 +2,6 @@ package pingpong_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/iomodel"
 	"github.com/hoplat/hoplat/pingpong"
 	"github.com/hoplat/hoplat/pingpong/echo"
 	"github.com/hoplat/hoplat/pingpong/report"
@@ -94,20 +94,13 @@ func TestAutoIO(t *testing.T) {
 				t.Fatalf("%s, %d threads: %d round trips, %d errors %v", target, s.Threads, s.Transactions, s.Errors, s.ErrorSamples)
 			}
 		}
-		b, err := json.Marshal(rep.Config)
-		if err != nil {
-			t.Fatal(err)
+		c, ok := rep.Config.(*report.RunConfig)
+		if !ok {
+			t.Fatalf("%s: config %T, want *report.RunConfig", target, rep.Config)
 		}
-		var c struct{ IO, IOChosen, IOReason string }
-		if err := json.Unmarshal(b, &struct {
-			IO       *string `json:"io"`
-			IOChosen *string `json:"io_chosen"`
-			IOReason *string `json:"io_reason"`
-		}{&c.IO, &c.IOChosen, &c.IOReason}); err != nil {
-			t.Fatal(err)
-		}
-		if c.IO != "auto" || c.IOChosen != "blocking" || !strings.Contains(c.IOReason, "3 connections") {
-			t.Errorf("%s: config io %q, io_chosen %q, io_reason %q: want auto, blocking, for 3 connections", target, c.IO, c.IOChosen, c.IOReason)
+		if want := (iomodel.Choice{Model: pingpong.Blocking, Auto: true, Conns: 3, CPUs: c.IOChoice.CPUs, Limit: iomodel.Limit(c.IOChoice.CPUs)}); c.IO != pingpong.Auto ||
+			c.IOChosen != pingpong.Blocking || c.IOChoice != want || c.IOChoice.CPUs < 1 {
+			t.Errorf("%s: config io %v, io_chosen %v, chosen by %+v: want auto, blocking, for 3 connections", target, c.IO, c.IOChosen, c.IOChoice)
 		}
 	}
 	for _, tc := range []struct {
@@ -123,8 +116,8 @@ func TestAutoIO(t *testing.T) {
 		{pingpong.Config{IO: pingpong.Netpoll, Threads: []int{1}}, pingpong.Netpoll},
 		{pingpong.Config{IO: pingpong.Spin, Threads: []int{1}}, pingpong.Spin},
 	} {
-		if got, why := tc.cfg.ChosenIO(); got != tc.want || why == "" {
-			t.Errorf("%+v: ChosenIO = %v (%q), want %v", tc.cfg, got, why, tc.want)
+		if got := tc.cfg.ChosenIO(); got.Model != tc.want || got.Auto != (tc.cfg.IO == pingpong.Auto) {
+			t.Errorf("%+v: ChosenIO = %+v, want %v", tc.cfg, got, tc.want)
 		}
 	}
 }

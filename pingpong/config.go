@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/iomodel"
 	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/sockets"
 )
@@ -46,10 +47,10 @@ type Config struct {
 	// client makes read(2) calls only.
 	RXStamps bool
 
-	// asked and ioWhy are IO as given and why the model run was chosen,
-	// set by withDefaults, which resolves Auto into IO.
+	// asked and io are IO as given and what chose the model run, set by
+	// withDefaults, which resolves Auto into IO.
 	asked IOModel
-	ioWhy string
+	io    iomodel.Choice
 }
 
 const (
@@ -74,7 +75,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	c.asked = c.IO
-	c.IO, c.ioWhy = c.ChosenIO()
+	c.io = c.ChosenIO()
+	c.IO = c.io.Model
 	return c, nil
 }
 
@@ -121,14 +123,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ChosenIO is the I/O model a run of c uses and why: c.IO, or for Auto the
+// ChosenIO is the I/O model a run of c uses and what chose it: c.IO, or for Auto the
 // one it picks for the largest thread count (Threads default 1) on the
 // CPUs the workers may run on (CPUs, else the process's affinity mask),
 // open loop or closed alike (the pacer sleeps in nanosleep(2) under
 // either).
-func (c Config) ChosenIO() (IOModel, string) {
+func (c Config) ChosenIO() iomodel.Choice {
 	if c.IO != Auto {
-		return c.IO, "as asked"
+		return iomodel.Choice{Model: c.IO}
 	}
 	most := 1
 	for _, n := range c.Threads {
@@ -151,29 +153,11 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("pingpong: %s %v: want %s", strings.ReplaceAll(e.Flag, "-", " "), e.Value, e.Want)
 }
 
-// printed is the config as a report carries it.
-type printed struct {
-	Target         string  `json:"target"`
-	Proto          string  `json:"proto"`
-	Protocol       any     `json:"protocol"`
-	Threads        []int   `json:"threads"`
-	Time           string  `json:"time"`
-	Warmup         string  `json:"warmup"`
-	Runs           int     `json:"runs"`
-	Discard        int     `json:"discard"`
-	Rate           float64 `json:"rate"`
-	IO             IOModel `json:"io"`
-	IOChosen       IOModel `json:"io_chosen"`
-	IOReason       string  `json:"io_reason"`
-	CPUs           []int   `json:"cpus"`
-	ReportInterval string  `json:"report_interval"`
-	Clock          string  `json:"clock"`
-	RXStamps       bool    `json:"rx_stamps"`
-}
-
-func (c Config) printed() printed {
-	return printed{
-		IOChosen: c.IO, IOReason: c.ioWhy,
+// printed is the config as a report carries it; package present/load
+// words IOReason from IOChoice.
+func (c Config) printed() *report.RunConfig {
+	return &report.RunConfig{
+		IOChosen: c.IO, IOChoice: c.io,
 		Target: c.Target.String(), Proto: protoName(c.Protocol), Protocol: c.Protocol, Threads: c.Threads,
 		Time: c.Time.String(), Warmup: c.Warmup.String(), Runs: c.Runs, Discard: c.Discard,
 		Rate: c.Rate, IO: c.asked, CPUs: c.CPUs, ReportInterval: c.ReportInterval.String(),

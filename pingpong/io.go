@@ -41,6 +41,6 @@ func pinned(m IOModel, cpus []int, i int) (cpu int, unlock func(), err error) {
 	return iomodel.Pin(m, cpus, i)
 }
 
-func autoIO(n, cpus int) (IOModel, string) { return iomodel.Choose(n, cpus) }
+func autoIO(n, cpus int) iomodel.Choice { return iomodel.Choose(n, cpus) }
 
 func cpusFor(list []int) int { return iomodel.CPUsFor(list) }

@@ -129,7 +129,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	}
 	// A protocol that dials its own connections dials them as the
 	// workers do, under the model the run will use.
-	model, _ := o.cfg.ChosenIO()
+	model := o.cfg.ChosenIO().Model
 	if o.cfg.Protocol, err = protocol(fs, *proto, *size, my, a, model); err != nil {
 		return o, cli.Usage(err)
 	}

@@ -7,12 +7,40 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hoplat/hoplat/iomodel"
 	"github.com/hoplat/hoplat/pingpong/report"
 )
 
 // width is the text report's line length, as --help's (STYLE.md): a
 // report pasted into an issue or a terminal reads without scrolling.
 const width = 100
+
+// config is r's configuration as the report prints it: a load client's
+// with its IOReason worded from its IOChoice where it has none yet (a
+// report read back from JSON has its own), anything else as given.
+func config(r report.Report) any {
+	c, ok := r.Config.(*report.RunConfig)
+	if !ok || c.IOReason != "" {
+		return r.Config
+	}
+	worded := *c
+	worded.IOReason = ioReason(c.IOChoice)
+	return &worded
+}
+
+// ioReason says what chose a run's I/O model: the model as asked, or
+// Auto's rule with the counts it read.
+func ioReason(c iomodel.Choice) string {
+	switch {
+	case !c.Auto:
+		return "as asked"
+	case c.Model == iomodel.Blocking:
+		return fmt.Sprintf("auto: blocking, one OS thread per connection as sysbench's and sockperf's (%d connections on %d CPUs, at most %d)",
+			c.Conns, c.CPUs, c.Limit)
+	}
+	return fmt.Sprintf("auto: netpoll, %d connections on %d CPUs are more than the %d that may each hold an OS thread (%d per CPU, at most %d)",
+		c.Conns, c.CPUs, c.Limit, iomodel.AutoPerCPU, iomodel.AutoHeldMax)
+}
 
 // partialReason says what stopped a partial run and when, "interrupted
 // by SIGINT after 1.2s of 10s": from its Stop, or as a report read back

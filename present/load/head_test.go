@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hoplat/hoplat/affinity"
+	"github.com/hoplat/hoplat/iomodel"
 	"github.com/hoplat/hoplat/pingpong/report"
 	"github.com/hoplat/hoplat/stats"
 )
@@ -107,5 +109,43 @@ func TestPartialLine(t *testing.T) {
 		if got := partialLine(c.r); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// The report says what chose the I/O model, with the counts Auto read,
+// and keeps the words of a config read back from JSON.
+func TestIOReason(t *testing.T) {
+	for _, c := range []struct {
+		choice iomodel.Choice
+		want   string
+	}{
+		{iomodel.Choice{Model: iomodel.Spin}, "as asked"},
+		{iomodel.Choose(3, 2), "auto: blocking, one OS thread per connection as sysbench's and sockperf's (3 connections on 2 CPUs, at most 32)"},
+		{iomodel.Choose(40, 2), fmt.Sprintf("auto: netpoll, 40 connections on 2 CPUs are more than the 32 that may each hold an OS thread (%d per CPU, at most %d)",
+			iomodel.AutoPerCPU, iomodel.AutoHeldMax)},
+	} {
+		rc := &report.RunConfig{IO: iomodel.Auto, IOChosen: c.choice.Model, IOChoice: c.choice}
+		var b strings.Builder
+		if err := WriteJSON(&b, report.Report{Config: rc}); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Config struct {
+				IOReason string `json:"io_reason"`
+			} `json:"config"`
+		}
+		if err := json.Unmarshal([]byte(b.String()), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Config.IOReason != c.want {
+			t.Errorf("%+v: io_reason %q, want %q", c.choice, doc.Config.IOReason, c.want)
+		}
+		if rc.IOReason != "" {
+			t.Errorf("%+v: the report's own config was changed: %q", c.choice, rc.IOReason)
+		}
+	}
+	read := &report.RunConfig{IOReason: "from JSON"}
+	if got := config(report.Report{Config: read}).(*report.RunConfig).IOReason; got != "from JSON" {
+		t.Errorf("a config read back: io_reason %q", got)
 	}
 }

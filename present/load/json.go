@@ -11,7 +11,7 @@ import (
 // WriteJSON writes r as the hoplat.pingpong.v1 JSON document.
 func WriteJSON(w io.Writer, r report.Report) error {
 	doc := report.ReportJSON{Schema: r.Schema, Partial: r.Partial, PartialReason: partialReason(r),
-		Config: r.Config, Env: r.Env, Results: []report.StepJSON{}}
+		Config: config(r), Env: r.Env, Results: []report.StepJSON{}}
 	for _, s := range r.Results() {
 		enc, err := s.LatencyHist.Encode()
 		if err != nil {

@@ -26,7 +26,7 @@ func WriteText(w io.Writer, r report.Report) error {
 		}
 	}
 	if r.Config != nil {
-		lines, err := configLines(r.Config)
+		lines, err := configLines(config(r))
 		if err != nil {
 			return fmt.Errorf("results: text report: config: %w", err)
 		}
