@@ -334,8 +334,7 @@ func testChurn(t *testing.T, cfg relay.Config, conc, total int) relay.Snapshot {
 	}
 	// Goroutines of closed connections exit asynchronously in the net
 	// package; Serve has waited for the relay's own. There is no event to
-	// wait on for the net package's, so the count gets the settling the
-	// package's leak check gives (bounded; a loaded machine takes longer).
+	// wait on for the net package's, so the count polls, bounded.
 	// A closed connection's goroutine returns from its next read, µs to a
 	// scheduler slice later: 2 s is two orders of magnitude above that.
 	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > gor0 && time.Now().Before(deadline); {

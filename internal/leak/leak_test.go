@@ -2,12 +2,15 @@ package leak
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestFinishNamesAnFDLeak(t *testing.T) {
 	c := Start("leaktest")
+	c.settle = 100 * time.Millisecond // what leaks here stays
 	if got := c.Finish(0, true); got != 0 {
 		t.Fatalf("nothing leaked, Finish = %d", got)
 	}
@@ -23,6 +26,9 @@ func TestFinishNamesAnFDLeak(t *testing.T) {
 	if got := c.Finish(0, false); got != 1 {
 		t.Errorf("open files: Finish = %d, want 1", got)
 	}
+	if got := c.newFDs(); strings.Count(got, os.DevNull) != len(files) {
+		t.Errorf("the leak names %q, want the %d %s files", got, len(files), os.DevNull)
+	}
 	if got := c.Finish(3, false); got != 3 {
 		t.Errorf("failed tests keep their code: Finish = %d, want 3", got)
 	}
@@ -33,6 +39,7 @@ func TestFinishNamesAnFDLeak(t *testing.T) {
 
 func TestFinishNamesAGoroutineLeak(t *testing.T) {
 	c := Start("leaktest")
+	c.settle = 100 * time.Millisecond // what leaks here stays
 	// Several, so that a goroutine of the testing framework ending
 	// meanwhile cannot hide the leak from the count.
 	const n = 4
