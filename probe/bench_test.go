@@ -19,7 +19,7 @@ func BenchmarkProbe(b *testing.B) {
 		}
 	}
 	b.ReportMetric(m.Wake.SameCPU, "wake-same-µs")
-	if m.CrossCPUSkipped == "" {
+	if m.CrossSkip == nil {
 		b.ReportMetric(m.Wake.CrossCPU, "wake-cross-µs")
 		b.ReportMetric(m.WakeSocket.CrossCPU, "socketpair-cross-µs")
 	}

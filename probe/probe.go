@@ -54,7 +54,7 @@ func Run(ctx context.Context, o Options) (machine.Machine, error) {
 	if err != nil {
 		return machine.Machine{}, err
 	}
-	m.CPUs, m.CrossRelation, m.CrossCPUSkipped = cpus, relation, skip
+	m.CPUs, m.CrossRelation, m.CrossSkip = cpus, relation, skip
 	pairs, skipped, err := startPairs(cpus)
 	defer func() {
 		for _, p := range pairs {
@@ -200,7 +200,7 @@ func us(d time.Duration) float64 { return math.Round(float64(d)/1e1) / 1e2 }
 // chooseCPUs picks the probe's CPUs: the first it may use, and another one,
 // preferring another core to an SMT sibling since a hop's components
 // spread over cores first.
-func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
+func chooseCPUs(asked []int) (cpus []int, relation string, skip *machine.OneCPU, err error) {
 	topo, terr := affinity.ReadCPULayout()
 	rel := func(a, b int) string {
 		if terr != nil {
@@ -215,17 +215,17 @@ func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
 	if len(asked) > 0 {
 		cpus = asked[:min(2, len(asked))]
 		if len(cpus) == 1 {
-			return cpus, "", "one CPU asked for", nil
+			return cpus, "", &machine.OneCPU{Asked: true, CPU: cpus[0]}, nil
 		}
-		return cpus, rel(cpus[0], cpus[1]), "", nil
+		return cpus, rel(cpus[0], cpus[1]), nil, nil
 	}
 	allowed, err := affinity.ThreadCPUs()
 	if err != nil {
-		return nil, "", "", fmt.Errorf("probe: choose CPUs: %w", err)
+		return nil, "", nil, fmt.Errorf("probe: choose CPUs: %w", err)
 	}
 	list := allowed.CPUs()
 	if len(list) == 1 {
-		return list, "", fmt.Sprintf("this process may run on CPU %d only", list[0]), nil
+		return list, "", &machine.OneCPU{CPU: list[0]}, nil
 	}
 	first := list[0]
 	second := list[1]
@@ -235,7 +235,7 @@ func chooseCPUs(asked []int) (cpus []int, relation, skip string, err error) {
 			break
 		}
 	}
-	return []int{first, second}, rel(first, second), "", nil
+	return []int{first, second}, rel(first, second), nil, nil
 }
 
 // env fills in the environment facts; each is left empty when the kernel

@@ -93,15 +93,15 @@ func TestRunSane(t *testing.T) {
 	}
 
 	if len(m.CPUs) < 2 {
-		if m.CrossCPUSkipped == "" {
-			t.Error("one CPU and no reason given for the missing cross-CPU figure")
+		if m.CrossSkip == nil || m.CrossSkip.CPU != m.CPUs[0] {
+			t.Errorf("one CPU %v and the missing cross-CPU figure's reason %+v", m.CPUs, m.CrossSkip)
 		}
-		t.Skipf("cross-CPU figures: %s", m.CrossCPUSkipped)
+		t.Skipf("cross-CPU figures: one CPU (%+v)", m.CrossSkip)
 	}
 	plausible("wake cross-cpu", m.Wake.CrossCPU)
 	plausible("socketpair cross-cpu", m.WakeSocket.CrossCPU)
-	if m.CrossCPUSkipped != "" || m.CrossRelation == "" {
-		t.Errorf("two CPUs %v, yet skipped %q relation %q", m.CPUs, m.CrossCPUSkipped, m.CrossRelation)
+	if m.CrossSkip != nil || m.CrossRelation == "" {
+		t.Errorf("two CPUs %v, yet skipped %+v relation %q", m.CPUs, m.CrossSkip, m.CrossRelation)
 	}
 }
 
@@ -149,8 +149,8 @@ func TestRunPinnedOneCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.CrossCPUSkipped == "" || m.Wake.CrossCPU != 0 || m.Wake.SameCPU <= 0 {
-		t.Errorf("one CPU asked: skipped %q cross %v same %v", m.CrossCPUSkipped, m.Wake.CrossCPU, m.Wake.SameCPU)
+	if s := m.CrossSkip; s == nil || !s.Asked || s.CPU != 0 || m.Wake.CrossCPU != 0 || m.Wake.SameCPU <= 0 {
+		t.Errorf("one CPU asked: skipped %+v cross %v same %v", s, m.Wake.CrossCPU, m.Wake.SameCPU)
 	}
 }
 

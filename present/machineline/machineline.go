@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hoplat/hoplat/present/phrase"
 	"github.com/hoplat/hoplat/probe/machine"
 )
 
@@ -19,10 +20,14 @@ func Line(m machine.Machine) string {
 		fmt.Fprintf(&b, ", cpufreq %s", m.CPUFreqGovernor)
 	}
 	fmt.Fprintf(&b, "; wake-up one way %.1f µs same CPU%s", m.Wake.SameCPU, bimodal(m.Figure("pipe same-cpu")))
-	if m.CrossCPUSkipped == "" {
+	skipped := m.CrossCPUSkipped
+	if m.CrossSkip != nil {
+		skipped = phrase.OneCPU(*m.CrossSkip)
+	}
+	if skipped == "" {
 		fmt.Fprintf(&b, ", %.1f µs cross CPU%s", m.Wake.CrossCPU, bimodal(m.Figure("pipe cross-cpu")))
 	} else {
-		fmt.Fprintf(&b, ", cross CPU not measured (%s)", m.CrossCPUSkipped)
+		fmt.Fprintf(&b, ", cross CPU not measured (%s)", skipped)
 	}
 	fmt.Fprintf(&b, "; loopback leg %.1f µs tcp, %.1f µs unix; steal %.1f%%", m.Leg.TCP, m.Leg.UNIX, m.StealPct)
 	if m.SMT {

@@ -21,9 +21,19 @@ func TestLineSaysBimodal(t *testing.T) {
 // A cross-CPU figure the probe could not take is said missing, with why,
 // not printed as 0.
 func TestLineSaysCrossCPUNotMeasured(t *testing.T) {
-	m := machine.Machine{Wake: machine.WakeUS{SameCPU: 1.1}, CrossCPUSkipped: "one CPU allowed"}
-	s := Line(m)
-	if !strings.Contains(s, "cross CPU not measured (one CPU allowed)") || strings.Contains(s, "µs cross CPU") {
-		t.Errorf("summary does not say the cross-CPU figure is missing: %s", s)
+	for _, tc := range []struct {
+		m    machine.Machine
+		want string
+	}{
+		// As the probe hands it over.
+		{machine.Machine{CrossSkip: &machine.OneCPU{CPU: 3}}, "cross CPU not measured (this process may run on CPU 3 only)"},
+		{machine.Machine{CrossSkip: &machine.OneCPU{Asked: true}}, "cross CPU not measured (one CPU asked for)"},
+		// As a report's JSON gives it back: the words only.
+		{machine.Machine{CrossCPUSkipped: "one CPU allowed"}, "cross CPU not measured (one CPU allowed)"},
+	} {
+		tc.m.Wake.SameCPU = 1.1
+		if s := Line(tc.m); !strings.Contains(s, tc.want) || strings.Contains(s, "µs cross CPU") {
+			t.Errorf("summary %q, want it to say %q", s, tc.want)
+		}
 	}
 }

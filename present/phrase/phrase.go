@@ -14,6 +14,7 @@ import (
 
 	"github.com/hoplat/hoplat/analysis/compare"
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 // Us writes a figure in microseconds: whole microseconds from 100 up,
@@ -269,6 +270,9 @@ func Fill(rep *hop.Report) {
 	if rep.Stop != nil {
 		rep.PartialReason = Stop(*rep.Stop)
 	}
+	if m := rep.Machine; m != nil && m.CrossSkip != nil {
+		m.CrossCPUSkipped = OneCPU(*m.CrossSkip)
+	}
 	for i := range rep.Regimes {
 		if g := &rep.Regimes[i]; g.Places != nil {
 			g.Note = RegimeNote(g.Places)
@@ -518,4 +522,13 @@ func FillAttachComparison(c *compare.AttachComparison) {
 	if c.Noise == "" {
 		c.Noise = fmt.Sprintf("a change is called only where p ≤ α and it exceeds %d%% of the old side's hop (both directions' mean residences summed)", compare.AttachNoisePct)
 	}
+}
+
+// OneCPU says why the probe measured no cross-CPU figure, for the
+// machine's cross_cpu_skipped.
+func OneCPU(o machine.OneCPU) string {
+	if o.Asked {
+		return "one CPU asked for"
+	}
+	return fmt.Sprintf("this process may run on CPU %d only", o.CPU)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hoplat/hoplat/analysis/hop"
+	"github.com/hoplat/hoplat/probe/machine"
 )
 
 func TestSplitNote(t *testing.T) {
@@ -79,5 +80,26 @@ func TestFloorNote(t *testing.T) {
 	Fill(rep)
 	if got := rep.Tracer.FloorNote; got != "tracer floor: the run was interrupted" {
 		t.Errorf("a note of its own rewritten: %q", got)
+	}
+}
+
+// The probe hands over why it measured no cross-CPU figure; Fill words it
+// into the machine's cross_cpu_skipped, and leaves a read-back one alone.
+func TestFillOneCPU(t *testing.T) {
+	m := &machine.Machine{CrossSkip: &machine.OneCPU{CPU: 1}}
+	rep := &hop.Report{Machine: m}
+	Fill(rep)
+	if want := "this process may run on CPU 1 only"; m.CrossCPUSkipped != want {
+		t.Errorf("cross_cpu_skipped %q, want %q", m.CrossCPUSkipped, want)
+	}
+	m.CrossSkip = &machine.OneCPU{Asked: true}
+	Fill(rep)
+	if want := "one CPU asked for"; m.CrossCPUSkipped != want {
+		t.Errorf("cross_cpu_skipped %q, want %q", m.CrossCPUSkipped, want)
+	}
+	read := &machine.Machine{CrossCPUSkipped: "as read back"}
+	Fill(&hop.Report{Machine: read})
+	if read.CrossCPUSkipped != "as read back" {
+		t.Errorf("a reason read from JSON was rewritten: %q", read.CrossCPUSkipped)
 	}
 }

@@ -38,12 +38,16 @@ type Machine struct {
 	// CPUs are the two the figures ran on: same-CPU figures on the first,
 	// cross-CPU ones between both, whose relation (other-core,
 	// smt-sibling, ...) a cross-CPU figure depends on.
-	CPUs            []int    `json:"cpus"`
-	CrossRelation   string   `json:"cross_cpu_relation,omitempty"`
-	CrossCPUSkipped string   `json:"cross_cpu_skipped,omitempty"`
-	Figures         []Figure `json:"figures"`
-	Rounds          int      `json:"rounds"`
-	DurationMS      float64  `json:"duration_ms"`
+	CPUs            []int  `json:"cpus"`
+	CrossRelation   string `json:"cross_cpu_relation,omitempty"`
+	CrossCPUSkipped string `json:"cross_cpu_skipped,omitempty"`
+	// CrossSkip is why the probe measured no cross-CPU figure, nil when it
+	// did; present words it into CrossCPUSkipped. A machine read back
+	// from JSON has the words only.
+	CrossSkip  *OneCPU  `json:"-"`
+	Figures    []Figure `json:"figures"`
+	Rounds     int      `json:"rounds"`
+	DurationMS float64  `json:"duration_ms"`
 	// States are the speeds the host ran at during the run's rounds,
 	// where the control paths moved together between them (set by the
 	// analysis, not by the probe); none when the host kept one speed.
@@ -60,6 +64,13 @@ type State struct {
 	Control      string  `json:"control"`        // the control path whose rounds show it
 	ControlP50Us float64 `json:"control_p50_us"` // median of the control's round p50s in these rounds
 	Evidence     string  `json:"evidence"`
+}
+
+// OneCPU is why the probe ran on one CPU: one was asked for (Asked), or
+// the process may run on CPU only.
+type OneCPU struct {
+	Asked bool
+	CPU   int
 }
 
 // WakeUS is a one-way wake-up latency. CrossCPU is absent when the process
